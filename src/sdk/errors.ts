@@ -1,0 +1,183 @@
+/**
+ * Named error classes. Every error Sluice raises carries a stable string `code`
+ * (match on it, never on the message), an optional `cause`, and a message that
+ * says what to do about it.
+ *
+ * Errors cross process and storage boundaries as {@link SerializedError}; see
+ * `core/serde.ts` for the one place that converts in both directions.
+ */
+
+/** Base class of every error Sluice raises. */
+export class SluiceError extends Error {
+  /** Stable machine-readable code, e.g. `"UNKNOWN_WORKFLOW"`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** Input given to an API or the CLI is malformed (bad JSON, bad duration, bad id...). Not retryable. */
+export class InvalidInputError extends SluiceError {
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? "INVALID_INPUT", message, options);
+  }
+}
+
+/** A duration string or number could not be understood. */
+export class InvalidDurationError extends InvalidInputError {
+  constructor(input: unknown, options?: { cause?: unknown }) {
+    super(
+      `invalid duration ${JSON.stringify(input)}: use milliseconds as a number, or a string like "500ms", "30s", "5m", "2h", "7d"`,
+      { ...options, code: "INVALID_DURATION" },
+    );
+  }
+}
+
+/** A payload or result is not JSON-serialisable or is too large. */
+export class InvalidPayloadError extends InvalidInputError {
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(message, { code: options?.code ?? "INVALID_PAYLOAD", cause: options?.cause });
+  }
+}
+
+/** A payload, step result or run result exceeds the configured size limit. */
+export class PayloadTooLargeError extends InvalidPayloadError {
+  constructor(what: string, bytes: number, limit: number) {
+    super(
+      `${what} is ${bytes} bytes, over the ${limit}-byte limit: store large data elsewhere (a file or object store) and pass a reference`,
+      { code: "PAYLOAD_TOO_LARGE" },
+    );
+  }
+}
+
+/** An enqueue reused a run id with a different workflow or payload. */
+export class RunIdConflictError extends SluiceError {
+  constructor(readonly runId: string, detail: string) {
+    super(
+      "RUN_ID_CONFLICT",
+      `run id ${JSON.stringify(runId)} already belongs to a run with ${detail}: use a different id, or enqueue the same workflow and payload to get the existing run back`,
+    );
+  }
+}
+
+/** No workflow with that name is registered. */
+export class UnknownWorkflowError extends SluiceError {
+  constructor(readonly workflow: string, known: readonly string[] = []) {
+    const list = known.length > 0 ? `; known workflows: ${known.join(", ")}` : "; no workflows are registered yet";
+    super("UNKNOWN_WORKFLOW", `unknown workflow ${JSON.stringify(workflow)}${list}`);
+  }
+}
+
+/** No run with that id exists (or its history was deleted by retention). */
+export class RunNotFoundError extends SluiceError {
+  constructor(readonly runId: string) {
+    super("RUN_NOT_FOUND", `no run with id ${JSON.stringify(runId)}: check the id with \`sluice runs\` (finished runs are deleted after the retention period)`);
+  }
+}
+
+/**
+ * A replay reached a checkpoint key whose recorded kind or target differs from
+ * what the code now asks for: the workflow code is not deterministic, or it
+ * changed under a running run. The run is failed, never advanced with wrong data.
+ */
+export class NonDeterminismError extends SluiceError {
+  constructor(
+    readonly key: string,
+    readonly position: number,
+    readonly recorded: string,
+    readonly requested: string,
+  ) {
+    super(
+      "NON_DETERMINISM",
+      `non-deterministic replay at checkpoint ${JSON.stringify(key)} (call #${position + 1}): the history recorded ${recorded} but the code now calls ${requested}. Keep step names stable and move Date.now()/Math.random()/config reads into a step`,
+    );
+  }
+}
+
+/** The claim this attempt held was taken over (lease expired, run cancelled or reclaimed); its writes are refused. */
+export class LeaseLostError extends SluiceError {
+  constructor(readonly runId: string) {
+    super("LEASE_LOST", `lost the lease on run ${runId}: another attempt owns it now, so this attempt's writes were refused`);
+  }
+}
+
+/**
+ * Raised by an SDK call made after the workflow already suspended (for example
+ * from code racing a timer against a task). Never shown to code that simply awaits.
+ */
+export class WorkflowSuspendedError extends SluiceError {
+  constructor() {
+    super("SUSPENDED", "the workflow has suspended at an earlier call and this execution is over; it will resume from its checkpoint");
+  }
+}
+
+/** No Sluice engine is running in this process, so `.enqueue()` or `signal()` has nowhere to go. */
+export class SluiceUnavailableError extends SluiceError {
+  constructor(what: string) {
+    super(
+      "UNAVAILABLE",
+      `${what} needs a Sluice engine in this process: create one with createEngine() (or run the code under \`sluice dev\` / \`sluice worker\`)`,
+    );
+  }
+}
+
+/** The code version a run started with is no longer available to this worker. */
+export class CodeVersionMissingError extends SluiceError {
+  constructor(readonly workflow: string, readonly version: string) {
+    super(
+      "CODE_VERSION_MISSING",
+      `run of ${JSON.stringify(workflow)} started on code version ${version}, which is no longer stored; it cannot finish on the code it started with and was not restarted on new code (that would re-run finished steps). Re-enqueue it if that is safe`,
+    );
+  }
+}
+
+/** A cron expression or time zone is invalid. */
+export class InvalidScheduleError extends InvalidInputError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { ...options, code: "INVALID_SCHEDULE" });
+  }
+}
+
+/** Two workflows were registered under one name. */
+export class DuplicateWorkflowError extends SluiceError {
+  constructor(readonly workflow: string, where: string) {
+    super("DUPLICATE_WORKFLOW", `workflow name ${JSON.stringify(workflow)} is defined twice (${where}): workflow names must be unique`);
+  }
+}
+
+/**
+ * Throw from a handler or step to fail the run at once, without retries
+ * (the same outcome as `ctx.fail`).
+ */
+export class TerminalError extends SluiceError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("TERMINAL", message, options);
+  }
+}
+
+/** Awaiting a run's outcome found it failed; `error` is the run's serialised error. */
+export class RunFailedError extends SluiceError {
+  constructor(
+    readonly runId: string,
+    readonly error: { name: string; message: string; code?: string },
+  ) {
+    super("RUN_FAILED", `run ${runId} failed: ${error.message}`);
+  }
+}
+
+/** Awaiting a run's outcome found it cancelled (bailed or cancelled by an operator). */
+export class RunCancelledError extends SluiceError {
+  constructor(readonly runId: string, readonly reason: string | null) {
+    super("RUN_CANCELLED", `run ${runId} was cancelled${reason ? `: ${reason}` : ""}`);
+  }
+}
+
+/** Waiting for a run's outcome took longer than the caller allowed. */
+export class WaitTimeoutError extends SluiceError {
+  constructor(readonly runId: string, ms: number) {
+    super("WAIT_TIMEOUT", `run ${runId} did not finish within ${ms} ms; it keeps running, check it later with \`sluice show ${runId}\``);
+  }
+}

@@ -1,0 +1,159 @@
+import type { SerializedError } from "../../core/serde.js";
+import type { LogRecord, RunRecord, RunStatus, ScheduleRecord, StepKind, StepRecord, WorkflowInfo } from "../types.js";
+
+/** A `runs` row as better-sqlite3 returns it. */
+export interface RunRow {
+  seq: number;
+  id: string;
+  workflow: string;
+  task: string | null;
+  queue: string;
+  payload: string | null;
+  status: string;
+  priority: number;
+  ready_at: number | null;
+  attempt: number;
+  max_attempts: number;
+  backoff_base: number;
+  backoff_max: number;
+  claims: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  version: string | null;
+  parent_id: string | null;
+  parent_key: string | null;
+  root_id: string;
+  outstanding: number;
+  options: string | null;
+  result: string | null;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  updated_at: number;
+}
+
+/** A `steps` row. */
+export interface StepRow {
+  run_id: string;
+  key: string;
+  kind: string;
+  target: string | null;
+  status: string;
+  value: string | null;
+  error: string | null;
+  child_id: string | null;
+  event: string | null;
+  wake_at: number | null;
+  attempts: number;
+  position: number;
+  started_at: number;
+  finished_at: number | null;
+}
+
+function parseError(text: string | null): SerializedError | null {
+  return text === null ? null : (JSON.parse(text) as SerializedError);
+}
+
+/** Maps a `runs` row to a {@link RunRecord}. */
+export function toRun(r: RunRow): RunRecord {
+  return {
+    id: r.id,
+    seq: r.seq,
+    workflow: r.workflow,
+    task: r.task,
+    queue: r.queue,
+    payload: r.payload,
+    status: r.status as RunStatus,
+    priority: r.priority,
+    readyAt: r.ready_at,
+    attempt: r.attempt,
+    maxAttempts: r.max_attempts,
+    backoff: { base: r.backoff_base, max: r.backoff_max },
+    version: r.version,
+    parentId: r.parent_id,
+    parentKey: r.parent_key,
+    rootId: r.root_id,
+    outstanding: r.outstanding,
+    options: r.options,
+    result: r.result,
+    error: parseError(r.error),
+    leaseOwner: r.lease_owner,
+    leaseExpiresAt: r.lease_expires_at,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Maps a `steps` row to a {@link StepRecord}. */
+export function toStep(r: StepRow): StepRecord {
+  return {
+    runId: r.run_id,
+    key: r.key,
+    kind: r.kind as StepKind,
+    target: r.target,
+    status: r.status as StepRecord["status"],
+    value: r.value,
+    error: parseError(r.error),
+    childId: r.child_id,
+    event: r.event,
+    wakeAt: r.wake_at,
+    attempts: r.attempts,
+    position: r.position,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+/** Maps a `logs` row. */
+export function toLog(r: {
+  seq: number;
+  run_id: string;
+  step_key: string | null;
+  attempt: number;
+  level: string;
+  message: string;
+  ts: number;
+}): LogRecord {
+  return {
+    seq: r.seq,
+    runId: r.run_id,
+    stepKey: r.step_key,
+    attempt: r.attempt,
+    level: r.level as LogRecord["level"],
+    message: r.message,
+    ts: r.ts,
+  };
+}
+
+/** Maps a `workflows` row. */
+export function toWorkflow(r: { name: string; version: string | null; queue: string; source: string | null; schedule: string | null }): WorkflowInfo {
+  return {
+    name: r.name,
+    version: r.version,
+    queue: r.queue,
+    source: r.source,
+    schedule: r.schedule === null ? null : (JSON.parse(r.schedule) as WorkflowInfo["schedule"]),
+  };
+}
+
+/** Maps a `schedules` row. */
+export function toSchedule(r: {
+  workflow: string;
+  cron: string;
+  timezone: string;
+  next_at: number | null;
+  paused: number;
+  last_fired_at: number | null;
+}): ScheduleRecord {
+  return {
+    workflow: r.workflow,
+    cron: r.cron,
+    timezone: r.timezone,
+    nextAt: r.next_at,
+    paused: r.paused !== 0,
+    lastFiredAt: r.last_fired_at,
+  };
+}

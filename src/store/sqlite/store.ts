@@ -1,0 +1,359 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { type Clock, systemClock } from "../../core/clock.js";
+import type { SerializedError } from "../../core/serde.js";
+import type {
+  ClaimedRun,
+  ClaimRequest,
+  Command,
+  CommandResult,
+  FireScheduleRequest,
+  LogRecord,
+  RunFilter,
+  RunRecord,
+  RunStatus,
+  ScheduleRecord,
+  StepRecord,
+  Store,
+  WorkflowInfo,
+} from "../types.js";
+import { isTerminal } from "../types.js";
+import { migrate } from "./migrate.js";
+import { SqliteReads } from "./reads.js";
+import { type RunRow, type StepRow, toRun, toSchedule, toStep } from "./rows.js";
+import { Statements } from "./statements.js";
+import { EnqueueConflict, SqliteWrites } from "./writes.js";
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** Database file; created with its folder if missing. `:memory:` works for one process. */
+  path: string;
+  clock?: Clock;
+  /** How often `watch` polls for commits made by other processes (ms). Default 25. */
+  pollMs?: number;
+  /** How long a writer waits for another process's lock before failing (ms). Default 10 000. */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating and migrating if needed) the embedded SQLite store: WAL,
+ * `synchronous=FULL` (acknowledged writes survive a crash), busy timeout.
+ */
+export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
+  const db = new Database(options.path);
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = FULL");
+  migrate(db, options.path);
+  return new SqliteStore(db, options.clock ?? systemClock, options.pollMs ?? 25);
+}
+
+const CLAIMABLE = "ready_at <= ? AND status IN ('pending', 'waiting') AND workflow IN (SELECT value FROM json_each(?))";
+
+/** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
+export class SqliteStore implements Store {
+  readonly kind = "sqlite";
+  private readonly s: Statements;
+  private readonly w: SqliteWrites;
+  private readonly r: SqliteReads;
+  private readonly watchers = new Set<() => void>();
+  private watchTimer: NodeJS.Timeout | null = null;
+  private lastDataVersion = 0;
+  private closed = false;
+
+  constructor(
+    readonly db: Database.Database,
+    private readonly clock: Clock,
+    private readonly pollMs: number,
+  ) {
+    this.s = new Statements(db);
+    this.w = new SqliteWrites(this.s);
+    this.r = new SqliteReads(this.s);
+  }
+
+  async now(): Promise<number> {
+    return this.clock.now();
+  }
+
+  /** Runs `fn` in one IMMEDIATE transaction (takes the write lock up front, so no upgrade deadlocks). */
+  private tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  async commit(commands: Command[]): Promise<CommandResult[]> {
+    if (commands.length === 0) return [];
+    const now = this.clock.now();
+    return this.tx(() => commands.map((c) => this.apply(c, now)));
+  }
+
+  private apply(c: Command, now: number): CommandResult {
+    switch (c.verb) {
+      case "enqueue":
+        try {
+          return { ok: true, enqueued: this.w.enqueue(c.request, now) };
+        } catch (err) {
+          if (err instanceof EnqueueConflict) return { ok: false, error: err.error };
+          throw err;
+        }
+      case "heartbeat":
+        return { ok: true, lost: this.w.heartbeat(c.leases, c.leaseMs, now) };
+      case "appendLogs":
+        this.w.appendLogs(c.lines);
+        return { ok: true };
+      default: {
+        const fence = this.w.fence(c.lease);
+        if (!fence) return { ok: false, fenced: true };
+        if (c.verb === "saveSteps") this.w.writeSteps(c.lease.runId, c.steps, now);
+        else if (c.verb === "suspend") {
+          this.w.writeSteps(c.lease.runId, c.steps, now);
+          const root = this.s.get("SELECT root_id FROM runs WHERE id = ?").get(c.lease.runId) as { root_id: string };
+          this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now);
+        } else this.w.complete(c.lease, fence, c.outcome, now);
+        return { ok: true };
+      }
+    }
+  }
+
+  async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
+    if (req.limit <= 0 || req.workflows.length === 0) return [];
+    const now = this.clock.now();
+    const workflows = JSON.stringify(req.workflows);
+    const select = req.queues
+      ? this.s.get(`SELECT seq FROM runs WHERE ${CLAIMABLE} AND queue IN (SELECT value FROM json_each(?)) ORDER BY priority DESC, ready_at, seq LIMIT ?`)
+      : this.s.get(`SELECT seq FROM runs WHERE ${CLAIMABLE} ORDER BY priority DESC, ready_at, seq LIMIT ?`);
+    const take = this.s.get(
+      `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
+         started_at = COALESCE(started_at, ?), updated_at = ?,
+         version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))
+       WHERE seq = ? RETURNING *`,
+    );
+    const steps = this.s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
+    return this.tx(() => {
+      const params = req.queues ? [now, workflows, JSON.stringify(req.queues), req.limit] : [now, workflows, req.limit];
+      const seqs = select.all(...params) as Array<{ seq: number }>;
+      return seqs.map(({ seq }) => {
+        const row = take.get(req.workerId, now + req.leaseMs, now, now, seq) as RunRow;
+        return {
+          run: toRun(row),
+          token: row.claims,
+          steps: (steps.all(row.id) as StepRow[]).map(toStep),
+          claimedAt: now,
+        };
+      });
+    });
+  }
+
+  async signal(event: string, payload: string | null): Promise<number> {
+    const now = this.clock.now();
+    return this.tx(() => {
+      const waits = this.s
+        .get(
+          `SELECT s.run_id, s.key FROM steps s JOIN runs r ON r.id = s.run_id
+           WHERE s.event = ? AND s.status = 'pending' AND s.kind = 'wait' AND r.status = 'waiting'`,
+        )
+        .all(event) as Array<{ run_id: string; key: string }>;
+      const resolve = this.s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?");
+      const wake = this.s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'");
+      const woken = new Set<string>();
+      for (const w of waits) {
+        resolve.run(payload, now, w.run_id, w.key);
+        if (!woken.has(w.run_id)) {
+          wake.run(now, now, w.run_id);
+          woken.add(w.run_id);
+        }
+      }
+      return woken.size;
+    });
+  }
+
+  async cancel(runId: string, reason: string | null): Promise<RunStatus | null> {
+    const now = this.clock.now();
+    return this.tx(() => {
+      const row = this.s.get("SELECT status, parent_id, parent_key FROM runs WHERE id = ?").get(runId) as
+        | { status: RunStatus; parent_id: string | null; parent_key: string | null }
+        | undefined;
+      if (!row) return null;
+      if (isTerminal(row.status)) return row.status;
+      this.w.finish(runId, row, { status: "cancelled", reason }, now);
+      const error = JSON.stringify({ name: "Cancelled", code: "CANCELLED", message: "cancelled: its parent run was cancelled" });
+      this.s
+        .get(
+          `WITH RECURSIVE d(id) AS (SELECT id FROM runs WHERE parent_id = ? UNION ALL SELECT r.id FROM runs r JOIN d ON r.parent_id = d.id)
+           UPDATE runs SET status = 'cancelled', error = ?, finished_at = ?, updated_at = ?, ready_at = NULL, lease_owner = NULL,
+             lease_expires_at = NULL
+           WHERE id IN (SELECT id FROM d) AND status NOT IN ('succeeded', 'failed', 'cancelled')`,
+        )
+        .run(runId, error, now, now);
+      return "cancelled" as const;
+    });
+  }
+
+  async reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]> {
+    const now = this.clock.now();
+    return this.tx(() => {
+      const rows = this.s
+        .get(
+          `SELECT id, attempt, max_attempts, parent_id, parent_key FROM runs
+           WHERE status = 'running' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`,
+        )
+        .all(now, limit) as Array<{ id: string; attempt: number; max_attempts: number; parent_id: string | null; parent_key: string | null }>;
+      for (const row of rows) {
+        const error: SerializedError = {
+          name: "LeaseExpiredError",
+          code: "LEASE_EXPIRED",
+          message: `attempt ${row.attempt} stopped heartbeating (its worker died or stalled) and its lease expired`,
+        };
+        if (row.attempt < row.max_attempts) {
+          this.s
+            .get(
+              `UPDATE runs SET status = 'pending', attempt = attempt + 1, ready_at = ?, error = ?, lease_owner = NULL,
+                 lease_expires_at = NULL, updated_at = ? WHERE id = ?`,
+            )
+            .run(now + retryDelayMs(row.attempt), JSON.stringify(error), now, row.id);
+        } else {
+          error.message += `; that was the last of ${row.max_attempts} attempts`;
+          this.w.finish(row.id, row, { status: "failed", error }, now);
+        }
+      }
+      return rows.map((r) => r.id);
+    });
+  }
+
+  async nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null> {
+    const sql = `SELECT MIN(ready_at) AS t FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
+      AND workflow IN (SELECT value FROM json_each(?))${queues ? " AND queue IN (SELECT value FROM json_each(?))" : ""}`;
+    const params = queues ? [JSON.stringify(workflows), JSON.stringify(queues)] : [JSON.stringify(workflows)];
+    return (this.s.get(sql).get(...params) as { t: number | null }).t;
+  }
+
+  async getRun(id: string): Promise<RunRecord | null> {
+    return this.r.getRun(id);
+  }
+  async listRuns(filter: RunFilter): Promise<RunRecord[]> {
+    return this.r.listRuns(filter);
+  }
+  async countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): Promise<number> {
+    return this.r.countRuns(filter);
+  }
+  async getSteps(runId: string): Promise<StepRecord[]> {
+    return this.r.getSteps(runId);
+  }
+  async getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
+    return this.r.getLogs(runId, afterSeq);
+  }
+
+  async deleteFinished(finishedBefore: number, batch: number): Promise<number> {
+    return this.tx(() => {
+      const ids = this.s
+        .get("SELECT id FROM runs WHERE finished_at < ? AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?")
+        .all(finishedBefore, batch) as Array<{ id: string }>;
+      for (const { id } of ids) {
+        this.s.get("DELETE FROM steps WHERE run_id = ?").run(id);
+        this.s.get("DELETE FROM logs WHERE run_id = ?").run(id);
+        this.s.get("DELETE FROM runs WHERE id = ?").run(id);
+      }
+      return ids.length;
+    });
+  }
+
+  async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
+    const now = this.clock.now();
+    const upsert = this.s.get(
+      `INSERT INTO workflows (name, version, queue, source, schedule, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, source = excluded.source,
+         schedule = excluded.schedule, updated_at = excluded.updated_at`,
+    );
+    this.tx(() => {
+      for (const w of workflows) {
+        upsert.run(w.name, w.version, w.queue, w.source, w.schedule ? JSON.stringify(w.schedule) : null, now);
+      }
+    });
+  }
+  async listWorkflows(): Promise<WorkflowInfo[]> {
+    return this.r.listWorkflows();
+  }
+  async putBundle(hash: string, code: string): Promise<void> {
+    this.s.get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)").run(hash, code, this.clock.now());
+  }
+  async getBundle(hash: string): Promise<string | null> {
+    const row = this.s.get("SELECT code FROM bundles WHERE hash = ?").get(hash) as { code: string } | undefined;
+    return row?.code ?? null;
+  }
+
+  async syncSchedules(entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>): Promise<void> {
+    const now = this.clock.now();
+    this.tx(() => {
+      const existing = new Map(
+        (this.s.get("SELECT workflow, cron, timezone FROM schedules").all() as Array<{ workflow: string; cron: string; timezone: string }>).map(
+          (r) => [r.workflow, r],
+        ),
+      );
+      const keep = new Set(entries.map((e) => e.workflow));
+      for (const name of existing.keys()) if (!keep.has(name)) this.s.get("DELETE FROM schedules WHERE workflow = ?").run(name);
+      for (const e of entries) {
+        const old = existing.get(e.workflow);
+        if (old && old.cron === e.cron && old.timezone === e.timezone) continue;
+        this.s
+          .get(
+            `INSERT INTO schedules (workflow, cron, timezone, next_at, updated_at) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (workflow) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, next_at = excluded.next_at,
+               updated_at = excluded.updated_at`,
+          )
+          .run(e.workflow, e.cron, e.timezone, e.nextAt, now);
+      }
+    });
+  }
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    return (this.s.get("SELECT * FROM schedules ORDER BY workflow").all() as Parameters<typeof toSchedule>[0][]).map(toSchedule);
+  }
+  async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
+    const now = this.clock.now();
+    return this.tx(() => {
+      const changed = this.s
+        .get("UPDATE schedules SET next_at = ?, last_fired_at = ?, updated_at = ? WHERE workflow = ? AND next_at = ? AND paused = 0")
+        .run(req.nextAt, req.expectedNextAt, now, req.workflow, req.expectedNextAt).changes;
+      if (changed === 0) return false;
+      try {
+        this.w.enqueue(req.run, now);
+      } catch (err) {
+        if (!(err instanceof EnqueueConflict)) throw err;
+      }
+      return true;
+    });
+  }
+
+  watch(onChange: () => void): () => void {
+    this.watchers.add(onChange);
+    if (!this.watchTimer) {
+      this.lastDataVersion = this.db.pragma("data_version", { simple: true }) as number;
+      this.watchTimer = setInterval(() => this.poll(), this.pollMs);
+      this.watchTimer.unref();
+    }
+    return () => {
+      this.watchers.delete(onChange);
+      if (this.watchers.size === 0 && this.watchTimer) {
+        clearInterval(this.watchTimer);
+        this.watchTimer = null;
+      }
+    };
+  }
+
+  /** `data_version` changes when another connection commits; our own commits are announced in-process. */
+  private poll(): void {
+    if (this.closed) return;
+    const v = this.db.pragma("data_version", { simple: true }) as number;
+    if (v === this.lastDataVersion) return;
+    this.lastDataVersion = v;
+    for (const w of this.watchers) w();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchers.clear();
+    this.db.close();
+  }
+}

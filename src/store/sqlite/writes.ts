@@ -1,0 +1,209 @@
+import { type SerializedError, serializeError } from "../../core/serde.js";
+import { RunIdConflictError } from "../../sdk/errors.js";
+import type { ChildSpec, EnqueueRequest, EnqueueResult, Lease, LogLine, RunOutcome, StepWrite } from "../types.js";
+import { sameJson } from "./canonical.js";
+import type { Statements } from "./statements.js";
+
+/** What the fence check reads of a run. */
+interface FenceRow {
+  status: string;
+  claims: number;
+  parent_id: string | null;
+  parent_key: string | null;
+}
+
+/** Thrown inside a transaction to refuse one enqueue without aborting the batch. */
+export class EnqueueConflict {
+  constructor(readonly error: SerializedError) {}
+}
+
+/**
+ * The write half of the SQLite store. Every method runs inside the caller's
+ * transaction and uses `now` from the store's clock.
+ */
+export class SqliteWrites {
+  constructor(private readonly s: Statements) {}
+
+  /** Inserts a run, or returns the existing one for a repeated id with the same workflow and payload. */
+  enqueue(req: EnqueueRequest, now: number, parent?: { id: string; key: string; rootId: string }): EnqueueResult {
+    if (req.dedupe) {
+      const existing = this.s.get("SELECT workflow, task, payload FROM runs WHERE id = ?").get(req.id) as
+        | { workflow: string; task: string | null; payload: string | null }
+        | undefined;
+      if (existing) {
+        if (existing.workflow !== req.workflow || (existing.task ?? null) !== (req.task ?? null)) {
+          throw new EnqueueConflict(conflict(req.id, `workflow ${JSON.stringify(existing.task ?? existing.workflow)}`));
+        }
+        if (!sameJson(existing.payload, req.payload)) throw new EnqueueConflict(conflict(req.id, "a different payload"));
+        return { id: req.id, deduplicated: true };
+      }
+    }
+    this.s
+      .get(
+        `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
+           backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        req.id,
+        req.workflow,
+        req.task ?? null,
+        req.queue,
+        req.payload,
+        req.priority ?? 0,
+        Math.max(req.runAt ?? now, 0),
+        req.maxAttempts,
+        req.backoff.base,
+        req.backoff.max,
+        req.version ?? null,
+        parent?.id ?? null,
+        parent?.key ?? null,
+        parent?.rootId ?? req.id,
+        req.options ?? null,
+        now,
+        now,
+      );
+    return { id: req.id, deduplicated: false };
+  }
+
+  /** The run behind a lease if the lease is still the current claim, else undefined. */
+  fence(lease: Lease): FenceRow | undefined {
+    const row = this.s.get("SELECT status, claims, parent_id, parent_key FROM runs WHERE id = ?").get(lease.runId) as
+      | FenceRow
+      | undefined;
+    return row && row.status === "running" && row.claims === lease.token ? row : undefined;
+  }
+
+  /** Inserts or replaces checkpoints. */
+  writeSteps(runId: string, steps: StepWrite[], now: number): void {
+    const stmt = this.s.get(
+      `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
+         value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
+         wake_at = excluded.wake_at, attempts = excluded.attempts, finished_at = excluded.finished_at`,
+    );
+    for (const st of steps) {
+      stmt.run(
+        runId,
+        st.key,
+        st.kind,
+        st.target,
+        st.status,
+        st.value ?? null,
+        st.error ? JSON.stringify(st.error) : null,
+        st.childId ?? null,
+        st.event ?? null,
+        st.wakeAfterMs === undefined || st.wakeAfterMs === null ? null : now + st.wakeAfterMs,
+        st.attempts ?? 1,
+        st.position,
+        now,
+        st.status === "pending" ? null : now,
+      );
+    }
+  }
+
+  /** Creates children and parks the parent (see the `suspend` command). */
+  suspend(
+    lease: Lease,
+    rootId: string,
+    children: ChildSpec[],
+    wakeAfterMs: number | null,
+    awaitChildren: boolean,
+    now: number,
+  ): void {
+    for (const child of children) this.enqueue(child, now, { id: lease.runId, key: child.parentKey, rootId });
+    const row = this.s
+      .get(
+        `UPDATE runs SET status = 'waiting', outstanding = outstanding + ?, ready_at = ?, lease_owner = NULL,
+           lease_expires_at = NULL, updated_at = ? WHERE id = ? RETURNING outstanding`,
+      )
+      .get(children.length, wakeAfterMs === null ? null : now + wakeAfterMs, now, lease.runId) as { outstanding: number };
+    if (awaitChildren && row.outstanding <= 0) {
+      this.s.get("UPDATE runs SET status = 'pending', ready_at = ? WHERE id = ?").run(now, lease.runId);
+    }
+  }
+
+  /** Ends or re-queues a claimed run. */
+  complete(lease: Lease, fence: FenceRow, outcome: RunOutcome, now: number): void {
+    if (outcome.status === "retry") {
+      this.s
+        .get(
+          `UPDATE runs SET status = 'pending', attempt = attempt + 1, ready_at = ?, error = ?, lease_owner = NULL,
+             lease_expires_at = NULL, updated_at = ? WHERE id = ?`,
+        )
+        .run(now + outcome.delayMs, JSON.stringify(outcome.error), now, lease.runId);
+      return;
+    }
+    this.finish(lease.runId, fence, outcome, now);
+  }
+
+  /** Moves a run to a terminal status and resolves its parent's step. */
+  finish(
+    runId: string,
+    links: { parent_id: string | null; parent_key: string | null },
+    outcome: Exclude<RunOutcome, { status: "retry" }>,
+    now: number,
+  ): void {
+    const result = outcome.status === "succeeded" ? outcome.result : null;
+    const error: SerializedError | null =
+      outcome.status === "failed"
+        ? outcome.error
+        : outcome.status === "cancelled"
+          ? { name: "Cancelled", code: "CANCELLED", message: outcome.reason ? `cancelled: ${outcome.reason}` : "cancelled" }
+          : null;
+    this.s
+      .get(
+        `UPDATE runs SET status = ?, result = ?, error = ?, finished_at = ?, updated_at = ?, ready_at = NULL,
+           lease_owner = NULL, lease_expires_at = NULL WHERE id = ?`,
+      )
+      .run(outcome.status, result, error ? JSON.stringify(error) : null, now, now, runId);
+    if (links.parent_id !== null && links.parent_key !== null) {
+      this.resolveParent(links.parent_id, links.parent_key, result, error, now);
+    }
+  }
+
+  /**
+   * Resolves the parent's pending step for a finished child and decrements its
+   * outstanding count. The step's pending→done transition happens once, so the
+   * decrement happens exactly once per child.
+   */
+  private resolveParent(parentId: string, key: string, result: string | null, error: SerializedError | null, now: number): void {
+    const changed = this.s
+      .get(
+        `UPDATE steps SET status = ?, value = ?, error = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'`,
+      )
+      .run(error ? "error" : "done", result, error ? JSON.stringify(error) : null, now, parentId, key).changes;
+    if (changed === 0) return;
+    this.s
+      .get(
+        `UPDATE runs SET outstanding = outstanding - 1,
+           ready_at = CASE WHEN outstanding <= 1 AND status = 'waiting' THEN ? ELSE ready_at END,
+           status   = CASE WHEN outstanding <= 1 AND status = 'waiting' THEN 'pending' ELSE status END,
+           updated_at = ?
+         WHERE id = ?`,
+      )
+      .run(now, now, parentId);
+  }
+
+  /** Extends every still-current lease; returns the run ids whose lease is gone. */
+  heartbeat(leases: Lease[], leaseMs: number, now: number): string[] {
+    const stmt = this.s.get(
+      "UPDATE runs SET lease_expires_at = ? WHERE id = ? AND claims = ? AND status = 'running'",
+    );
+    const lost: string[] = [];
+    for (const l of leases) if (stmt.run(now + leaseMs, l.runId, l.token).changes === 0) lost.push(l.runId);
+    return lost;
+  }
+
+  /** Appends captured log lines. */
+  appendLogs(lines: LogLine[]): void {
+    const stmt = this.s.get("INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES (?, ?, ?, ?, ?, ?)");
+    for (const l of lines) stmt.run(l.runId, l.stepKey, l.attempt, l.level, l.message, l.ts);
+  }
+}
+
+function conflict(runId: string, detail: string): SerializedError {
+  const { stack: _stack, ...rest } = serializeError(new RunIdConflictError(runId, detail));
+  return rest;
+}

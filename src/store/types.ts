@@ -1,0 +1,324 @@
+/**
+ * The storage boundary. One interface in domain verbs, two implementations
+ * (SQLite now, Postgres next), one contract suite (`test/contract/`) run against both.
+ * Dialect SQL lives only inside an implementation.
+ *
+ * Glossary
+ * - run: one execution of a workflow or task: payload, status, attempts, result or error.
+ * - step: a checkpoint inside a run, addressed by its key (`charge`, `double#2`).
+ * - lease: a claim on a run: an expiry plus a fencing `token` unique to that one claim.
+ *   Every write made on behalf of a claim names its lease; a stale lease's writes are
+ *   refused (`{ ok: false, fenced: true }`), never applied.
+ * - ready_at: when a pending run may be claimed, or when a waiting run's timer fires.
+ * - outstanding: how many child runs a waiting parent still waits for. Decremented
+ *   inside each child's completion transaction, exactly once per child.
+ *
+ * Times are epoch milliseconds on the store's clock. Commands carry relative delays
+ * (`delayMs`, `wakeAfterMs`, `leaseMs`) so a store can apply its own clock (the
+ * database clock on Postgres).
+ */
+import type { BackoffPolicy } from "../core/backoff.js";
+import type { SerializedError } from "../core/serde.js";
+
+/** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"). */
+export type RunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+
+/** Statuses a run never leaves. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** True when `status` is final. */
+export function isTerminal(status: RunStatus): boolean {
+  return status === "succeeded" || status === "failed" || status === "cancelled";
+}
+
+/** What kind of primitive wrote a checkpoint. */
+export type StepKind = "step" | "sleep" | "wait" | "task" | "approval";
+
+/** A run as stored. JSON columns stay encoded (`payload`, `result`) so callers decode lazily. */
+export interface RunRecord {
+  id: string;
+  /** Insertion order; stable cursor for listings. */
+  seq: number;
+  workflow: string;
+  /** Function inside the workflow's module that this child run executes (`task(fn)`), else null. */
+  task: string | null;
+  /** Worker group that may claim it (`default` unless the workflow sets `worker`/`tag`). */
+  queue: string;
+  payload: string | null;
+  status: RunStatus;
+  /** Higher is claimed first. */
+  priority: number;
+  readyAt: number | null;
+  /** 1-based number of the current (or last) attempt. */
+  attempt: number;
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+  /** Code version (bundle hash) the run is pinned to; null for in-process definitions. */
+  version: string | null;
+  parentId: string | null;
+  parentKey: string | null;
+  rootId: string;
+  outstanding: number;
+  /** Extra per-run options (task options, schedule tick, ...), JSON-encoded. */
+  options: string | null;
+  result: string | null;
+  error: SerializedError | null;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  updatedAt: number;
+}
+
+/** A checkpoint as stored. */
+export interface StepRecord {
+  runId: string;
+  key: string;
+  kind: StepKind;
+  /** What the key pointed at when recorded (task name/path); used for determinism checks. */
+  target: string | null;
+  status: "done" | "error" | "pending";
+  value: string | null;
+  error: SerializedError | null;
+  childId: string | null;
+  /** Event a pending `wait` listens for. */
+  event: string | null;
+  /** Wake time of a sleep, deadline of a wait. */
+  wakeAt: number | null;
+  /** Attempts spent on this step (step-level retries). */
+  attempts: number;
+  /** Call index in the execution that first wrote it. */
+  position: number;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+/** One claim on a run. */
+export interface Lease {
+  runId: string;
+  token: number;
+}
+
+/** A request to create a run. */
+export interface EnqueueRequest {
+  /** Caller-chosen id (deduplicates) or a generated one (`dedupe: false`). */
+  id: string;
+  /** True when `id` came from the caller and repeats must deduplicate. */
+  dedupe: boolean;
+  workflow: string;
+  /** Function of the workflow's module to run as a child task; omit for a workflow run. */
+  task?: string | null;
+  queue: string;
+  payload: string | null;
+  priority?: number;
+  /** Pin to this code version (children inherit their parent's); else pinned at first claim. */
+  version?: string | null;
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+  /** Absolute earliest start (store clock); default now. */
+  runAt?: number;
+  options?: string | null;
+}
+
+/** Result of one enqueue. */
+export interface EnqueueResult {
+  id: string;
+  deduplicated: boolean;
+}
+
+/** A checkpoint to write (insert or replace by key). */
+export interface StepWrite {
+  key: string;
+  kind: StepKind;
+  target: string | null;
+  status: "done" | "error" | "pending";
+  value?: string | null;
+  error?: SerializedError | null;
+  event?: string | null;
+  /** For sleeps and wait deadlines: wake this long after the store's now. */
+  wakeAfterMs?: number | null;
+  attempts?: number;
+  position: number;
+  childId?: string | null;
+}
+
+/** A child run created by a suspending parent; its completion resolves the parent's step `parentKey`. */
+export interface ChildSpec extends EnqueueRequest {
+  parentKey: string;
+}
+
+/** How a claim ended. */
+export type RunOutcome =
+  | { status: "succeeded"; result: string | null }
+  | { status: "failed"; error: SerializedError }
+  | { status: "cancelled"; reason: string | null }
+  /** Back to pending for another attempt after `delayMs`; `error` is kept for display. */
+  | { status: "retry"; error: SerializedError; delayMs: number };
+
+/** A captured log line. */
+export interface LogLine {
+  runId: string;
+  stepKey: string | null;
+  attempt: number;
+  level: "debug" | "info" | "warn" | "error";
+  message: string;
+  ts: number;
+}
+
+/** A stored log line with its order. */
+export interface LogRecord extends LogLine {
+  seq: number;
+}
+
+/**
+ * A write applied by {@link Store.commit}. Many commands, from many runs, share one
+ * transaction (group commit); each is checked and answered on its own.
+ */
+export type Command =
+  | { verb: "enqueue"; request: EnqueueRequest }
+  /** Persist checkpoints of a running claim. */
+  | { verb: "saveSteps"; lease: Lease; steps: StepWrite[] }
+  /**
+   * Park a running claim: write its pending checkpoints, create its children, and
+   * make it `waiting` (holding no slot) until its children are done
+   * (`awaitChildren`), `wakeAfterMs` passes, or a signal/approval resolves a wait.
+   */
+  | {
+      verb: "suspend";
+      lease: Lease;
+      steps: StepWrite[];
+      children: ChildSpec[];
+      wakeAfterMs: number | null;
+      awaitChildren: boolean;
+    }
+  | { verb: "complete"; lease: Lease; outcome: RunOutcome }
+  | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }
+  | { verb: "appendLogs"; lines: LogLine[] };
+
+/** The answer to one {@link Command}. */
+export type CommandResult =
+  | { ok: true; enqueued?: EnqueueResult; lost?: string[] }
+  /** The lease is stale: the run was reclaimed, cancelled or finished elsewhere. */
+  | { ok: false; fenced: true }
+  /** The command was refused (e.g. an id conflict); nothing of it was written. */
+  | { ok: false; fenced?: false; error: SerializedError };
+
+/** Ask for runnable runs. */
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+  /** Only these workflow names (the ones this worker can run). */
+  workflows: readonly string[];
+  /** Only these worker groups; undefined means any. */
+  queues?: readonly string[];
+}
+
+/** A run handed to a worker, with its checkpoint. */
+export interface ClaimedRun {
+  run: RunRecord;
+  token: number;
+  steps: StepRecord[];
+  /** Store clock at claim time. */
+  claimedAt: number;
+}
+
+/** Filter for listings. */
+export interface RunFilter {
+  status?: RunStatus | RunStatus[];
+  workflow?: string;
+  parentId?: string;
+  /** Only runs created at or after / before (ms). */
+  createdAfter?: number;
+  createdBefore?: number;
+  /** Cursor: runs with seq below this. */
+  beforeSeq?: number;
+  limit?: number;
+}
+
+/** A workflow as published to the store by a loader or an embedding app. */
+export interface WorkflowInfo {
+  name: string;
+  /** Bundle hash of the module defining it; null for in-process definitions. */
+  version: string | null;
+  queue: string;
+  /** Source file relative to the project root, when loaded from a file. */
+  source: string | null;
+  schedule: { cron: string; timezone: string } | null;
+}
+
+/** A stored cron schedule. */
+export interface ScheduleRecord {
+  workflow: string;
+  cron: string;
+  timezone: string;
+  nextAt: number | null;
+  paused: boolean;
+  lastFiredAt: number | null;
+}
+
+/** Atomically record one cron tick and enqueue its run; refused if another server fired it first. */
+export interface FireScheduleRequest {
+  workflow: string;
+  /** The `nextAt` the caller read; the fire is refused unless it still holds. */
+  expectedNextAt: number;
+  nextAt: number | null;
+  run: EnqueueRequest;
+}
+
+/** The storage interface every engine part talks to. */
+export interface Store {
+  /** Short name for messages: `sqlite` or `postgres`. */
+  readonly kind: string;
+  /** The store's clock (database clock on Postgres). */
+  now(): Promise<number>;
+
+  /** Applies commands in one transaction (group commit); answers each. */
+  commit(commands: Command[]): Promise<CommandResult[]>;
+  /** Leases up to `limit` runnable runs, highest priority first, and loads their checkpoints. */
+  claim(request: ClaimRequest): Promise<ClaimedRun[]>;
+  /** Resolves every pending wait on `event` of a waiting run and re-queues those runs; returns how many. */
+  signal(event: string, payload: string | null): Promise<number>;
+  /**
+   * Cancels a run that has not finished (and its unfinished descendants); its lease
+   * is fenced. Returns the run's status after the call, or null if it does not exist.
+   */
+  cancel(runId: string, reason: string | null): Promise<RunStatus | null>;
+  /**
+   * Ends expired leases: another attempt if attempts remain, else `failed`.
+   * Returns the ids handled.
+   */
+  reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]>;
+  /** Earliest `ready_at` among runs these workers could claim, or null. */
+  nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null>;
+
+  getRun(id: string): Promise<RunRecord | null>;
+  listRuns(filter: RunFilter): Promise<RunRecord[]>;
+  countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): Promise<number>;
+  getSteps(runId: string): Promise<StepRecord[]>;
+  getLogs(runId: string, afterSeq?: number): Promise<LogRecord[]>;
+
+  /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */
+  deleteFinished(finishedBefore: number, batch: number): Promise<number>;
+
+  /** Publishes workflow definitions (name → current version, group, schedule). */
+  registerWorkflows(workflows: WorkflowInfo[]): Promise<void>;
+  listWorkflows(): Promise<WorkflowInfo[]>;
+  /** Stores a module bundle by content hash (no-op if present). */
+  putBundle(hash: string, code: string): Promise<void>;
+  getBundle(hash: string): Promise<string | null>;
+
+  /** Replaces the cron schedules with `entries`; keeps `nextAt` of unchanged ones. */
+  syncSchedules(entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>): Promise<void>;
+  listSchedules(): Promise<ScheduleRecord[]>;
+  /** See {@link FireScheduleRequest}. Returns false if the tick was already taken. */
+  fireSchedule(request: FireScheduleRequest): Promise<boolean>;
+
+  /**
+   * Calls `onChange` soon after any process commits a change (SQLite polls its
+   * data version; Postgres uses LISTEN/NOTIFY). Returns an unsubscribe function.
+   */
+  watch(onChange: () => void): () => void;
+  close(): Promise<void>;
+}

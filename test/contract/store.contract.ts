@@ -1,0 +1,424 @@
+/**
+ * The Store contract: every Store implementation runs this same suite
+ * (`runStoreContract("sqlite", factory)`, later `runStoreContract("postgres", factory)`).
+ * Tests use real time with short leases, so no implementation needs a fake clock.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ChildSpec, Command, EnqueueRequest, Lease, Store } from "../../src/store/types.js";
+import { delay } from "../helpers/tmp.js";
+
+/** Makes a fresh, empty, migrated store for one test. */
+export type StoreFactory = () => Promise<Store>;
+
+const WF = ["wf", "other", "email-wf"];
+let counter = 0;
+
+function req(over: Partial<EnqueueRequest> = {}): EnqueueRequest {
+  counter += 1;
+  return {
+    id: `run-${process.pid}-${counter}`,
+    dedupe: false,
+    workflow: "wf",
+    queue: "default",
+    payload: JSON.stringify({ n: counter }),
+    maxAttempts: 3,
+    backoff: { base: 1000, max: 3_600_000 },
+    ...over,
+  };
+}
+
+async function one(store: Store, cmd: Command) {
+  const [r] = await store.commit([cmd]);
+  return r!;
+}
+
+async function enqueue(store: Store, over: Partial<EnqueueRequest> = {}) {
+  const r = await one(store, { verb: "enqueue", request: req(over) });
+  if (!r.ok) throw new Error(`enqueue failed: ${JSON.stringify(r)}`);
+  return r.enqueued!.id;
+}
+
+async function claimOne(store: Store, leaseMs = 30_000): Promise<{ lease: Lease; attempt: number }> {
+  const [c] = await store.claim({ workerId: "w1", limit: 1, leaseMs, workflows: WF });
+  if (!c) throw new Error("nothing to claim");
+  return { lease: { runId: c.run.id, token: c.token }, attempt: c.run.attempt };
+}
+
+/** Runs the shared Store contract against `makeStore`. */
+export function runStoreContract(name: string, makeStore: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    const open: Store[] = [];
+    const fresh = async () => {
+      store = await makeStore();
+      open.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      while (open.length) await open.pop()!.close();
+    });
+
+    describe("enqueue", () => {
+      it("creates a pending run readable by id", async () => {
+        await fresh();
+        const id = await enqueue(store, { payload: '{"orderId":"ord_1"}' });
+        const run = await store.getRun(id);
+        expect(run).toMatchObject({ id, workflow: "wf", status: "pending", attempt: 1, maxAttempts: 3, payload: '{"orderId":"ord_1"}' });
+        expect(run!.rootId).toBe(id);
+      });
+
+      it("deduplicates a repeated id with the same workflow and payload (any key order), in any status", async () => {
+        await fresh();
+        const first = await one(store, { verb: "enqueue", request: req({ id: "order:1", dedupe: true, payload: '{"a":1,"b":2}' }) });
+        expect(first).toEqual({ ok: true, enqueued: { id: "order:1", deduplicated: false } });
+        const again = await one(store, { verb: "enqueue", request: req({ id: "order:1", dedupe: true, payload: '{"b":2,"a":1}' }) });
+        expect(again).toEqual({ ok: true, enqueued: { id: "order:1", deduplicated: true } });
+        const { lease } = await claimOne(store);
+        await one(store, { verb: "complete", lease, outcome: { status: "succeeded", result: "1" } });
+        const afterDone = await one(store, { verb: "enqueue", request: req({ id: "order:1", dedupe: true, payload: '{"a":1,"b":2}' }) });
+        expect(afterDone).toEqual({ ok: true, enqueued: { id: "order:1", deduplicated: true } });
+        expect((await store.getRun("order:1"))!.status).toBe("succeeded");
+      });
+
+      it("refuses a repeated id with a different payload or workflow, writing nothing", async () => {
+        await fresh();
+        await enqueue(store, { id: "order:2", dedupe: true, payload: '{"a":1}' });
+        const payloadClash = await one(store, { verb: "enqueue", request: req({ id: "order:2", dedupe: true, payload: '{"a":2}' }) });
+        expect(payloadClash).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
+        const wfClash = await one(store, { verb: "enqueue", request: req({ id: "order:2", dedupe: true, workflow: "other", payload: '{"a":1}' }) });
+        expect(wfClash).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
+        expect((await store.getRun("order:2"))!.payload).toBe('{"a":1}');
+        expect(await store.countRuns({})).toBe(1);
+      });
+
+      it("answers each command of a batch on its own", async () => {
+        await fresh();
+        await enqueue(store, { id: "taken", dedupe: true, payload: "1" });
+        const results = await store.commit([
+          { verb: "enqueue", request: req({ id: "a1", dedupe: true }) },
+          { verb: "enqueue", request: req({ id: "taken", dedupe: true, payload: "2" }) },
+          { verb: "enqueue", request: req({ id: "a2", dedupe: true }) },
+        ]);
+        expect(results.map((r) => r.ok)).toEqual([true, false, true]);
+        expect(await store.countRuns({})).toBe(3);
+      });
+
+      it("keeps runAt runs out of claims until due", async () => {
+        await fresh();
+        const now = await store.now();
+        await enqueue(store, { runAt: now + 60_000 });
+        expect(await store.claim({ workerId: "w", limit: 10, leaseMs: 1000, workflows: WF })).toEqual([]);
+        expect(await store.nextReadyAt(WF)).toBe(now + 60_000);
+      });
+    });
+
+    describe("claim and leases", () => {
+      it("claims highest priority first, then oldest, only known workflows and queues", async () => {
+        await fresh();
+        const low = await enqueue(store, { priority: 0 });
+        const high = await enqueue(store, { priority: 10 });
+        await enqueue(store, { workflow: "unknown-to-worker" });
+        const email = await enqueue(store, { workflow: "email-wf", queue: "email" });
+        const claimed = await store.claim({ workerId: "w", limit: 10, leaseMs: 1000, workflows: WF, queues: ["default"] });
+        expect(claimed.map((c) => c.run.id)).toEqual([high, low]);
+        expect(claimed.every((c) => c.run.status === "running" && c.run.leaseOwner === "w")).toBe(true);
+        const emailClaim = await store.claim({ workerId: "w2", limit: 10, leaseMs: 1000, workflows: WF, queues: ["email"] });
+        expect(emailClaim.map((c) => c.run.id)).toEqual([email]);
+      });
+
+      it("never hands one run to two claims", async () => {
+        await fresh();
+        for (let i = 0; i < 20; i++) await enqueue(store);
+        const batches = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => store.claim({ workerId: `w${i}`, limit: 7, leaseMs: 30_000, workflows: WF })),
+        );
+        const ids = batches.flat().map((c) => c.run.id);
+        expect(ids).toHaveLength(20);
+        expect(new Set(ids).size).toBe(20);
+      });
+
+      it("fences a stale claim after its lease expired and the run was claimed again", async () => {
+        await fresh();
+        await enqueue(store);
+        const first = await claimOne(store, 1);
+        await delay(15);
+        expect(await store.reclaimExpired(10, () => 0)).toEqual([first.lease.runId]);
+        const second = await claimOne(store);
+        expect(second.lease.token).not.toBe(first.lease.token);
+        expect(second.attempt).toBe(2);
+        const stale: Command[] = [
+          { verb: "saveSteps", lease: first.lease, steps: [{ key: "s", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
+          { verb: "heartbeat", leases: [first.lease], leaseMs: 30_000 },
+          { verb: "complete", lease: first.lease, outcome: { status: "succeeded", result: '"stale"' } },
+        ];
+        const [save, hb, done] = await store.commit(stale);
+        expect(save).toEqual({ ok: false, fenced: true });
+        expect(hb).toEqual({ ok: true, lost: [first.lease.runId] });
+        expect(done).toEqual({ ok: false, fenced: true });
+        expect(await store.getSteps(first.lease.runId)).toEqual([]);
+        const ok = await one(store, { verb: "complete", lease: second.lease, outcome: { status: "succeeded", result: '"fresh"' } });
+        expect(ok.ok).toBe(true);
+        expect((await store.getRun(first.lease.runId))!.result).toBe('"fresh"');
+      });
+
+      it("heartbeats keep a lease alive", async () => {
+        await fresh();
+        await enqueue(store);
+        const { lease } = await claimOne(store, 50);
+        const [hb] = await store.commit([{ verb: "heartbeat", leases: [lease], leaseMs: 60_000 }]);
+        expect(hb).toEqual({ ok: true, lost: [] });
+        await delay(80);
+        expect(await store.reclaimExpired(10, () => 0)).toEqual([]);
+      });
+
+      it("fails a run whose lease expires on its last attempt (no poison loop)", async () => {
+        await fresh();
+        const id = await enqueue(store, { maxAttempts: 2 });
+        await claimOne(store, 1);
+        await delay(10);
+        await store.reclaimExpired(10, () => 0);
+        expect((await store.getRun(id))!).toMatchObject({ status: "pending", attempt: 2 });
+        await claimOne(store, 1);
+        await delay(10);
+        await store.reclaimExpired(10, () => 0);
+        const run = (await store.getRun(id))!;
+        expect(run.status).toBe("failed");
+        expect(run.error).toMatchObject({ code: "LEASE_EXPIRED" });
+        expect(run.error!.message).toMatch(/last of 2 attempts/);
+      });
+    });
+
+    describe("checkpoints and outcomes", () => {
+      it("saves steps and returns them with the next claim", async () => {
+        await fresh();
+        await enqueue(store);
+        const { lease } = await claimOne(store, 1);
+        const r = await one(store, {
+          verb: "saveSteps",
+          lease,
+          steps: [
+            { key: "load", kind: "step", target: null, status: "done", value: '{"id":1}', position: 0 },
+            { key: "nap", kind: "sleep", target: null, status: "pending", wakeAfterMs: 5_000, position: 1 },
+          ],
+        });
+        expect(r.ok).toBe(true);
+        await delay(10);
+        await store.reclaimExpired(10, () => 0);
+        const [again] = await store.claim({ workerId: "w", limit: 1, leaseMs: 1000, workflows: WF });
+        expect(again!.steps.map((s) => [s.key, s.kind, s.status, s.value])).toEqual([
+          ["load", "step", "done", '{"id":1}'],
+          ["nap", "sleep", "pending", null],
+        ]);
+        expect(again!.steps[1]!.wakeAt! - again!.steps[1]!.startedAt).toBe(5_000);
+      });
+
+      it("retries with a delay and an incremented attempt, keeping steps", async () => {
+        await fresh();
+        const id = await enqueue(store);
+        const { lease } = await claimOne(store);
+        await store.commit([
+          { verb: "saveSteps", lease, steps: [{ key: "a", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
+          { verb: "complete", lease, outcome: { status: "retry", error: { name: "Error", message: "boom" }, delayMs: 60_000 } },
+        ]);
+        const run = (await store.getRun(id))!;
+        expect(run).toMatchObject({ status: "pending", attempt: 2, error: { message: "boom" } });
+        expect(run.readyAt! - (await store.now())).toBeGreaterThan(55_000);
+        expect(await store.getSteps(id)).toHaveLength(1);
+      });
+
+      it("records succeeded, failed and cancelled outcomes", async () => {
+        await fresh();
+        const ids = [await enqueue(store), await enqueue(store), await enqueue(store)];
+        const claims = await store.claim({ workerId: "w", limit: 3, leaseMs: 30_000, workflows: WF });
+        const byId = new Map(claims.map((c) => [c.run.id, { runId: c.run.id, token: c.token }]));
+        await store.commit([
+          { verb: "complete", lease: byId.get(ids[0]!)!, outcome: { status: "succeeded", result: "42" } },
+          { verb: "complete", lease: byId.get(ids[1]!)!, outcome: { status: "failed", error: { name: "Error", message: "bad", code: "TERMINAL" } } },
+          { verb: "complete", lease: byId.get(ids[2]!)!, outcome: { status: "cancelled", reason: "not needed" } },
+        ]);
+        const [a, b, c] = await Promise.all(ids.map((id) => store.getRun(id)));
+        expect(a).toMatchObject({ status: "succeeded", result: "42" });
+        expect(b).toMatchObject({ status: "failed", error: { code: "TERMINAL" } });
+        expect(c).toMatchObject({ status: "cancelled", error: { code: "CANCELLED", message: "cancelled: not needed" } });
+        expect(a!.finishedAt).not.toBeNull();
+        expect(await store.countRuns({ status: ["succeeded", "failed"] })).toBe(2);
+      });
+    });
+
+    describe("suspension and children", () => {
+      async function parentWithChildren(n: number) {
+        const parentId = await enqueue(store);
+        const { lease } = await claimOne(store);
+        const children: ChildSpec[] = Array.from({ length: n }, (_, i) => ({ ...req({ task: "double" }), parentKey: i ? `double#${i + 1}` : "double" }));
+        const steps = children.map((c, i) => ({ key: c.parentKey, kind: "task" as const, target: "double", status: "pending" as const, childId: c.id, position: i }));
+        const r = await one(store, { verb: "suspend", lease, steps, children, wakeAfterMs: null, awaitChildren: true });
+        expect(r.ok).toBe(true);
+        return { parentId, lease, children };
+      }
+
+      it("parks the parent holding no claim and creates its children in one step", async () => {
+        await fresh();
+        const { parentId, children } = await parentWithChildren(3);
+        const parent = (await store.getRun(parentId))!;
+        expect(parent).toMatchObject({ status: "waiting", outstanding: 3, leaseOwner: null, readyAt: null });
+        const kids = await store.listRuns({ parentId });
+        expect(kids.map((k) => k.id).sort()).toEqual(children.map((c) => c.id).sort());
+        expect(kids.every((k) => k.rootId === parentId && k.task === "double")).toBe(true);
+      });
+
+      it("re-queues the parent when its last child finishes, counting each child once", async () => {
+        await fresh();
+        const { parentId } = await parentWithChildren(2);
+        const kids = await store.claim({ workerId: "w", limit: 10, leaseMs: 30_000, workflows: WF });
+        expect(kids).toHaveLength(2);
+        const [k1, k2] = kids.map((k) => ({ runId: k.run.id, token: k.token }));
+        await one(store, { verb: "complete", lease: k1!, outcome: { status: "succeeded", result: "10" } });
+        expect((await store.getRun(parentId))!).toMatchObject({ status: "waiting", outstanding: 1 });
+        // A duplicate completion of the same child is fenced and changes nothing.
+        expect(await one(store, { verb: "complete", lease: k1!, outcome: { status: "succeeded", result: "10" } })).toEqual({ ok: false, fenced: true });
+        await one(store, { verb: "complete", lease: k2!, outcome: { status: "failed", error: { name: "Error", message: "child broke" } } });
+        const parent = (await store.getRun(parentId))!;
+        expect(parent).toMatchObject({ status: "pending", outstanding: 0 });
+        const steps = await store.getSteps(parentId);
+        expect(steps.map((s) => [s.key, s.status, s.value, s.error?.message ?? null])).toEqual([
+          ["double", "done", "10", null],
+          ["double#2", "error", null, "child broke"],
+        ]);
+        const [resumed] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        expect(resumed!.run.id).toBe(parentId);
+        expect(resumed!.run.attempt).toBe(1);
+      });
+
+      it("wakes a parked run when its timer is due, without spending an attempt", async () => {
+        await fresh();
+        const id = await enqueue(store);
+        const { lease } = await claimOne(store);
+        await one(store, {
+          verb: "suspend",
+          lease,
+          steps: [{ key: "nap", kind: "sleep", target: null, status: "pending", wakeAfterMs: 40, position: 0 }],
+          children: [],
+          wakeAfterMs: 40,
+          awaitChildren: false,
+        });
+        expect(await store.claim({ workerId: "w", limit: 1, leaseMs: 1000, workflows: WF })).toEqual([]);
+        await delay(60);
+        const [c] = await store.claim({ workerId: "w", limit: 1, leaseMs: 1000, workflows: WF });
+        expect(c!.run).toMatchObject({ id, attempt: 1, status: "running" });
+      });
+
+      it("signals wake exactly the runs waiting on the event and return their count", async () => {
+        await fresh();
+        const waiting: string[] = [];
+        for (const event of ["approval:1", "approval:1", "approval:2"]) {
+          const id = await enqueue(store);
+          const { lease } = await claimOne(store);
+          await one(store, {
+            verb: "suspend",
+            lease,
+            steps: [{ key: event, kind: "wait", target: null, status: "pending", event, position: 0 }],
+            children: [],
+            wakeAfterMs: null,
+            awaitChildren: false,
+          });
+          waiting.push(id);
+        }
+        expect(await store.signal("approval:1", '{"approved":true}')).toBe(2);
+        expect(await store.signal("approval:1", '{"approved":true}')).toBe(0);
+        expect(await store.signal("nobody", null)).toBe(0);
+        const statuses = await Promise.all(waiting.map(async (id) => (await store.getRun(id))!.status));
+        expect(statuses).toEqual(["pending", "pending", "waiting"]);
+        const steps = await store.getSteps(waiting[0]!);
+        expect(steps[0]).toMatchObject({ status: "done", value: '{"approved":true}' });
+      });
+
+      it("cancels a run and its unfinished descendants and fences the cancelled claim", async () => {
+        await fresh();
+        const { parentId, children } = await parentWithChildren(2);
+        const [kid] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        expect(await store.cancel(parentId, "operator said so")).toBe("cancelled");
+        const parent = (await store.getRun(parentId))!;
+        expect(parent).toMatchObject({ status: "cancelled", error: { message: "cancelled: operator said so" } });
+        for (const c of children) expect((await store.getRun(c.id))!.status).toBe("cancelled");
+        expect(await one(store, { verb: "complete", lease: { runId: kid!.run.id, token: kid!.token }, outcome: { status: "succeeded", result: "1" } })).toEqual({ ok: false, fenced: true });
+        expect(await store.cancel(parentId, null)).toBe("cancelled");
+        expect(await store.cancel("no-such-run", null)).toBeNull();
+      });
+    });
+
+    describe("logs, retention, registry and schedules", () => {
+      it("appends and pages logs in order", async () => {
+        await fresh();
+        const id = await enqueue(store);
+        const now = await store.now();
+        await one(store, {
+          verb: "appendLogs",
+          lines: ["a", "b", "c"].map((m, i) => ({ runId: id, stepKey: i === 1 ? "s" : null, attempt: 1, level: "info" as const, message: m, ts: now + i })),
+        });
+        const logs = await store.getLogs(id);
+        expect(logs.map((l) => [l.message, l.stepKey])).toEqual([["a", null], ["b", "s"], ["c", null]]);
+        expect((await store.getLogs(id, logs[1]!.seq)).map((l) => l.message)).toEqual(["c"]);
+      });
+
+      it("deletes finished runs in batches with their steps and logs, freeing the id, and keeps unfinished ones", async () => {
+        await fresh();
+        for (let i = 0; i < 5; i++) {
+          const id = await enqueue(store, { id: `done-${i}`, dedupe: true });
+          const { lease } = await claimOne(store);
+          expect(lease.runId).toBe(id);
+          await store.commit([
+            { verb: "saveSteps", lease, steps: [{ key: "s", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
+            { verb: "appendLogs", lines: [{ runId: id, stepKey: null, attempt: 1, level: "info", message: "x", ts: 0 }] },
+            { verb: "complete", lease, outcome: { status: "succeeded", result: null } },
+          ]);
+        }
+        const alive = await enqueue(store);
+        const cutoff = (await store.now()) + 1;
+        expect(await store.deleteFinished(cutoff, 2)).toBe(2);
+        expect(await store.deleteFinished(cutoff, 2)).toBe(2);
+        expect(await store.deleteFinished(cutoff, 2)).toBe(1);
+        expect(await store.deleteFinished(cutoff, 2)).toBe(0);
+        expect(await store.getRun(alive)).not.toBeNull();
+        expect(await store.getSteps("done-0")).toEqual([]);
+        expect(await store.getLogs("done-0")).toEqual([]);
+        const again = await one(store, { verb: "enqueue", request: req({ id: "done-0", dedupe: true, payload: '"new"' }) });
+        expect(again).toEqual({ ok: true, enqueued: { id: "done-0", deduplicated: false } });
+      });
+
+      it("stores workflows, pins a run's version at its first claim, and keeps bundles by hash", async () => {
+        await fresh();
+        await store.registerWorkflows([{ name: "wf", version: "v1", queue: "default", source: "workflows/wf.ts", schedule: null }]);
+        await store.putBundle("v1", "export default 1");
+        await store.putBundle("v1", "ignored");
+        expect(await store.getBundle("v1")).toBe("export default 1");
+        expect(await store.getBundle("nope")).toBeNull();
+        const id = await enqueue(store);
+        const first = await claimOne(store, 1);
+        await store.registerWorkflows([{ name: "wf", version: "v2", queue: "default", source: "workflows/wf.ts", schedule: null }]);
+        await delay(10);
+        await store.reclaimExpired(10, () => 0);
+        const [again] = await store.claim({ workerId: "w", limit: 1, leaseMs: 1000, workflows: WF });
+        expect(first.lease.runId).toBe(id);
+        expect(again!.run.version).toBe("v1");
+        expect((await store.listWorkflows()).map((w) => [w.name, w.version])).toEqual([["wf", "v2"]]);
+      });
+
+      it("fires a schedule tick once even when two schedulers race", async () => {
+        await fresh();
+        const now = await store.now();
+        await store.syncSchedules([{ workflow: "wf", cron: "* * * * *", timezone: "UTC", nextAt: now - 1 }]);
+        const tick = (id: string) =>
+          store.fireSchedule({ workflow: "wf", expectedNextAt: now - 1, nextAt: now + 60_000, run: req({ id, dedupe: true }) });
+        const results = await Promise.all([tick("cron:wf:1"), tick("cron:wf:1")]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await store.countRuns({ workflow: "wf" })).toBe(1);
+        const [sched] = await store.listSchedules();
+        expect(sched).toMatchObject({ workflow: "wf", nextAt: now + 60_000, lastFiredAt: now - 1 });
+        await store.syncSchedules([{ workflow: "wf", cron: "* * * * *", timezone: "UTC", nextAt: 1 }]);
+        expect((await store.listSchedules())[0]!.nextAt).toBe(now + 60_000);
+        await store.syncSchedules([]);
+        expect(await store.listSchedules()).toEqual([]);
+      });
+    });
+  });
+}
