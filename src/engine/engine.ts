@@ -1,0 +1,246 @@
+/**
+ * The engine: a store, the registered workflows, a group committer, and (when
+ * enabled) a worker and a scheduler, in one process. This is what `sluice dev`,
+ * `sluice worker` and an embedding application create.
+ */
+import { join } from "node:path";
+import { type Retention, retentionMillis } from "../core/retention.js";
+import { encodeValue } from "../core/serde.js";
+import { InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError, WaitTimeoutError } from "../sdk/errors.js";
+import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
+import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
+import type { AnyWorkflow } from "../sdk/workflow.js";
+import { Scheduler } from "../scheduler/scheduler.js";
+import { openSqliteStore } from "../store/sqlite/store.js";
+import { isTerminal, type LogLine, type RunRecord, type Store } from "../store/types.js";
+import { installConsoleCapture } from "../worker/console-capture.js";
+import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
+import { GroupCommitter } from "./committer.js";
+import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js";
+import { EngineEvents } from "./events.js";
+import { Registry } from "./registry.js";
+import { makeRunHandle } from "./run-handle.js";
+
+/** Options of {@link createEngine}. */
+export interface EngineOptions {
+  /** A store to use (the engine does not close it). Default: SQLite at `database`. */
+  store?: Store;
+  /** SQLite file when no `store` is given. Default `.sluice/sluice.db` in the working directory. */
+  database?: string;
+  /** Workflows to register. More can be added with `register`. */
+  workflows?: AnyWorkflow[];
+  /** Run a worker in this process (default true), with these options. */
+  worker?: boolean | Partial<WorkerOptions>;
+  /** Run the scheduler (cron, retention) in this process. Default true. */
+  scheduler?: boolean | { tickMs?: number };
+  /** Keep finished runs this long; default 184 days; `"forever"` keeps them. */
+  retention?: Retention;
+  /** Sleeps up to this long run inline holding the slot (ms). Default 30 000. */
+  inlineSleepMs?: number;
+  /** Largest payload/step result/run result (bytes). Default 1 MiB. */
+  maxValueBytes?: number;
+  /** Route console output of runs into their logs. Default true. */
+  captureConsole?: boolean;
+  /** Print captured log lines as they happen. */
+  echo?: (line: LogLine, run: RunRecord) => void;
+  /** Randomness for jitter (tests pin it). */
+  random?: () => number;
+}
+
+/** Creates an engine. Call `start()` to run its worker and scheduler, `stop()` to shut down. */
+export function createEngine(options: EngineOptions = {}): Engine {
+  return new Engine(options);
+}
+
+/** A Sluice engine in this process. */
+export class Engine implements SluiceRuntime {
+  readonly store: Store;
+  readonly registry = new Registry();
+  readonly events = new EngineEvents();
+  readonly committer: GroupCommitter;
+  readonly worker: Worker | null;
+  readonly scheduler: Scheduler | null;
+  private readonly ownsStore: boolean;
+  private readonly maxValueBytes: number | undefined;
+  private started = false;
+  private stopped = false;
+
+  constructor(private readonly options: EngineOptions = {}) {
+    this.ownsStore = !options.store;
+    this.store = options.store ?? openSqliteStore({ path: options.database ?? join(process.cwd(), ".sluice", "sluice.db") });
+    this.committer = new GroupCommitter(this.store);
+    this.maxValueBytes = options.maxValueBytes;
+    const random = options.random ?? Math.random;
+    if (options.captureConsole !== false) installConsoleCapture();
+    const workerOpts = options.worker === false ? null : defaultWorkerOptions(options.worker === true ? {} : options.worker);
+    this.worker = workerOpts
+      ? new Worker(
+          this.store,
+          this.registry,
+          this.events,
+          {
+            committer: this.committer,
+            runtime: this,
+            inlineSleepMs: options.inlineSleepMs ?? 30_000,
+            maxValueBytes: options.maxValueBytes ?? 1024 * 1024,
+            random,
+            echo: options.echo ?? null,
+          },
+          workerOpts,
+        )
+      : null;
+    const sched = options.scheduler ?? true;
+    this.scheduler = sched
+      ? new Scheduler(this.store, {
+          tickMs: (typeof sched === "object" ? sched.tickMs : undefined) ?? 1_000,
+          retentionMs: retentionMillis(options.retention),
+          retentionEveryMs: 60_000,
+          retentionBatch: 500,
+          onEnqueued: () => this.events.emit("work"),
+          onError: (err) => console.error(`sluice scheduler: ${(err as Error).message}`),
+        })
+      : null;
+    for (const wf of options.workflows ?? []) this.registry.add({ def: wf, version: null, source: null });
+    installRuntime(this);
+  }
+
+  /**
+   * Registers workflows and publishes them to the store. With `version` (a bundle
+   * hash) runs pin to that code; `replace` updates an existing name (hot reload).
+   */
+  async register(defs: AnyWorkflow | AnyWorkflow[], meta: { version?: string | null; source?: string | null; replace?: boolean } = {}): Promise<void> {
+    const list = Array.isArray(defs) ? defs : [defs];
+    for (const def of list) this.registry.add({ def, version: meta.version ?? null, source: meta.source ?? null }, meta.replace);
+    if (this.started) await this.publish();
+    this.events.emit("work");
+  }
+
+  /** Publishes the registry to the store and syncs cron schedules. */
+  async publish(): Promise<void> {
+    const infos = this.registry.infos();
+    await this.store.registerWorkflows(infos);
+    if (this.scheduler) await this.scheduler.sync(infos);
+  }
+
+  /** Publishes workflows and starts the worker and scheduler. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    installRuntime(this);
+    await this.publish();
+    this.worker?.start();
+    this.scheduler?.start();
+  }
+
+  /** Stops claiming, drains running claims (up to `drainMs`), flushes writes, closes an owned store. */
+  async stop(options: { drainMs?: number } = {}): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.worker?.stop(options.drainMs ?? 30_000);
+    await this.scheduler?.stop();
+    await this.committer.drain();
+    uninstallRuntime(this);
+    if (this.ownsStore) await this.store.close();
+  }
+
+  /** Enqueues a run of `workflow` (a name or a definition) and returns a handle to it. */
+  async enqueueRun<R = unknown>(workflow: string | AnyWorkflow, payload: unknown, options: EnqueueOptions = {}): Promise<RunHandle<R>> {
+    const [handle] = await this.enqueueMany<R>(workflow, [payload], options);
+    return handle!;
+  }
+
+  /** Enqueues many runs of one workflow in one group commit. `options.id` is not allowed here. */
+  async enqueueMany<R = unknown>(workflow: string | AnyWorkflow, payloads: unknown[], options: EnqueueOptions = {}): Promise<RunHandle<R>[]> {
+    if (payloads.length > 1 && options.id !== undefined) {
+      throw new InvalidInputError("enqueueMany cannot give every run the same id; enqueue them one by one with their own ids");
+    }
+    const defaults = await this.defaultsFor(workflow);
+    const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
+    const results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));
+    this.events.emit("work");
+    return results.map((r, i) => {
+      if (!r.ok) {
+        const err = "error" in r ? r.error : null;
+        if (err?.code === "RUN_ID_CONFLICT") throw Object.assign(new RunIdConflictError(requests[i]!.id, ""), { message: err.message });
+        throw new Error(err?.message ?? "enqueue refused");
+      }
+      return makeRunHandle<R>(this, r.enqueued!.id, r.enqueued!.deduplicated);
+    });
+  }
+
+  /** Sends a signal; returns how many waiting runs it woke. */
+  async signal(event: string, payload?: unknown): Promise<number> {
+    if (typeof event !== "string" || event.length === 0) throw new InvalidInputError("signal needs a non-empty event name");
+    const n = await this.store.signal(event, encodeValue(payload ?? null, `payload of signal ${JSON.stringify(event)}`, this.maxValueBytes));
+    if (n > 0) this.events.emit("work");
+    return n;
+  }
+
+  /**
+   * Cancels a run (and its unfinished children).
+   * @returns the run's status afterwards (its final status if it had already finished)
+   * @throws RunNotFoundError
+   */
+  async cancel(runId: string, reason: string | null = null): Promise<RunRecord["status"]> {
+    const status = await this.store.cancel(runId, reason);
+    if (status === null) throw new RunNotFoundError(runId);
+    this.events.emit("settled", runId);
+    this.events.emit("work");
+    return status;
+  }
+
+  /** A handle on an existing run. */
+  handle<R = unknown>(runId: string): RunHandle<R> {
+    return makeRunHandle<R>(this, runId, false);
+  }
+
+  /** The stored run, or null. */
+  getRun(id: string): Promise<RunRecord | null> {
+    return this.store.getRun(id);
+  }
+
+  /**
+   * Resolves with the run once it is finished (succeeded, failed or cancelled).
+   * @throws RunNotFoundError, WaitTimeoutError
+   */
+  async waitForRun(id: string, timeoutMs?: number): Promise<RunRecord> {
+    const check = async () => {
+      const run = await this.store.getRun(id);
+      if (!run) throw new RunNotFoundError(id);
+      return isTerminal(run.status) ? run : null;
+    };
+    const first = await check();
+    if (first) return first;
+    return new Promise<RunRecord>((resolve, reject) => {
+      let busy = false;
+      const attempt = () => {
+        if (busy) return;
+        busy = true;
+        check()
+          .then((run) => run && finish(() => resolve(run)))
+          .catch((err) => finish(() => reject(err)))
+          .finally(() => (busy = false));
+      };
+      const onSettled = (runId: string) => runId === id && attempt();
+      const poll = setInterval(attempt, 100);
+      const timer = timeoutMs === undefined ? null : setTimeout(() => finish(() => reject(new WaitTimeoutError(id, timeoutMs))), timeoutMs);
+      const finish = (fn: () => void) => {
+        clearInterval(poll);
+        if (timer) clearTimeout(timer);
+        this.events.off("settled", onSettled);
+        fn();
+      };
+      this.events.on("settled", onSettled);
+    });
+  }
+
+  private async defaultsFor(workflow: string | AnyWorkflow): Promise<WorkflowDefaults> {
+    if (typeof workflow !== "string") return workflow;
+    const local = this.registry.get(workflow)?.def;
+    if (local) return local;
+    const published = (await this.store.listWorkflows()).find((w) => w.name === workflow);
+    if (published) return published;
+    const known = new Set([...this.registry.names(), ...(await this.store.listWorkflows()).map((w) => w.name)]);
+    throw new UnknownWorkflowError(workflow, [...known].sort());
+  }
+}

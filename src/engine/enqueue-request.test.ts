@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { buildEnqueueRequest, parseRunAt } from "./enqueue-request.js";
+
+const wf = { name: "fulfill-order", queue: "default", maxAttempts: 5, backoff: { base: 1000, max: 3_600_000 } };
+
+describe("buildEnqueueRequest", () => {
+  it("applies workflow defaults and generates an id", () => {
+    const r = buildEnqueueRequest(wf, { orderId: "ord_123" });
+    expect(r).toMatchObject({ workflow: "fulfill-order", queue: "default", maxAttempts: 5, dedupe: false, payload: '{"orderId":"ord_123"}' });
+    expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.runAt).toBeUndefined();
+  });
+  it("lets per-enqueue retries win and keeps a caller id for deduplication", () => {
+    const r = buildEnqueueRequest(wf, {}, { retries: 6, id: "fulfill:ord_123", runAt: new Date(Date.UTC(2030, 0, 1)) });
+    expect(r).toMatchObject({ maxAttempts: 7, id: "fulfill:ord_123", dedupe: true, runAt: Date.UTC(2030, 0, 1) });
+  });
+  it("rejects bad ids, retries, priority and payloads with clear messages", () => {
+    expect(() => buildEnqueueRequest(wf, {}, { id: "" })).toThrow(/1–255 bytes/);
+    expect(() => buildEnqueueRequest(wf, {}, { retries: -1 })).toThrow(/retries must be a whole number/);
+    expect(() => buildEnqueueRequest(wf, {}, { priority: 1.5 })).toThrow(/priority must be a whole number/);
+    expect(() => buildEnqueueRequest(wf, "x".repeat(2000), {}, 1000)).toThrow(/over the 1000-byte limit/);
+    expect(() => buildEnqueueRequest(wf, { f: () => 1, s: Symbol("x") } as unknown, {})).not.toThrow();
+    expect(() => buildEnqueueRequest(wf, 10n as unknown, {})).toThrow(/not JSON-serialisable/);
+  });
+});
+
+describe("parseRunAt", () => {
+  it("accepts dates, numbers and ISO strings and rejects the rest", () => {
+    expect(parseRunAt("2026-12-01T09:00:00Z")).toBe(Date.UTC(2026, 11, 1, 9));
+    expect(parseRunAt(5)).toBe(5);
+    expect(() => parseRunAt("tomorrow-ish")).toThrow(/invalid runAt "tomorrow-ish"/);
+  });
+});

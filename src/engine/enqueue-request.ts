@@ -1,0 +1,61 @@
+/**
+ * Turning a caller's `enqueue(payload, options)` into a store request: validation
+ * and defaults, with no I/O.
+ */
+import type { BackoffPolicy } from "../core/backoff.js";
+import { newRunId, validateRunId } from "../core/ids.js";
+import { encodeValue } from "../core/serde.js";
+import { InvalidInputError } from "../sdk/errors.js";
+import type { EnqueueOptions } from "../sdk/types.js";
+import { validateRetries } from "../sdk/workflow.js";
+import type { EnqueueRequest } from "../store/types.js";
+
+/** The per-workflow defaults a request starts from. */
+export interface WorkflowDefaults {
+  name: string;
+  queue: string;
+  maxAttempts: number;
+  backoff: BackoffPolicy;
+}
+
+/**
+ * Validates and builds an {@link EnqueueRequest}.
+ * @throws InvalidInputError / InvalidPayloadError / PayloadTooLargeError naming the bad field
+ */
+export function buildEnqueueRequest(
+  wf: WorkflowDefaults,
+  payload: unknown,
+  options: EnqueueOptions = {},
+  maxValueBytes?: number,
+): EnqueueRequest {
+  const id = options.id === undefined ? newRunId() : validateRunId(options.id);
+  const retries = options.retries === undefined ? undefined : validateRetries(options.retries, "retries");
+  const priority = options.priority ?? 0;
+  if (!Number.isInteger(priority)) throw new InvalidInputError(`priority must be a whole number, got ${JSON.stringify(priority)}`, { code: "INVALID_PRIORITY" });
+  const request: EnqueueRequest = {
+    id,
+    dedupe: options.id !== undefined,
+    workflow: wf.name,
+    queue: wf.queue,
+    payload: encodeValue(payload ?? null, `payload of ${JSON.stringify(wf.name)}`, maxValueBytes),
+    priority,
+    maxAttempts: retries === undefined ? wf.maxAttempts : retries + 1,
+    backoff: wf.backoff,
+  };
+  if (options.runAt !== undefined) request.runAt = parseRunAt(options.runAt);
+  return request;
+}
+
+/**
+ * Reads a `runAt`: a Date, epoch milliseconds, or an ISO-8601 string.
+ * @throws InvalidInputError for anything else
+ */
+export function parseRunAt(value: Date | number | string): number {
+  const ms = value instanceof Date ? value.getTime() : typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new InvalidInputError(`invalid runAt ${JSON.stringify(value)}: use a Date, epoch milliseconds, or an ISO time such as "2026-12-01T09:00:00Z"`, {
+      code: "INVALID_RUN_AT",
+    });
+  }
+  return ms;
+}

@@ -1,0 +1,17 @@
+import { EventEmitter } from "node:events";
+
+/** In-process notifications between engine parts (cross-process ones come from `Store.watch`). */
+export interface EngineEventMap {
+  /** Something may have become runnable: wake idle workers. */
+  work: [];
+  /** A claim of this run ended in this process (finished, retrying, or cancelled here): re-read its status. */
+  settled: [runId: string];
+}
+
+/** Typed event bus of one engine. */
+export class EngineEvents extends EventEmitter<EngineEventMap> {
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+  }
+}

@@ -1,0 +1,94 @@
+import type { AnyWorkflow } from "../sdk/workflow.js";
+import { DuplicateWorkflowError } from "../sdk/errors.js";
+import type { WorkflowInfo } from "../store/types.js";
+
+/** One registered workflow: its definition and the code version it came from. */
+export interface RegisteredWorkflow {
+  def: AnyWorkflow;
+  /** Bundle hash, or null for definitions registered in-process. */
+  version: string | null;
+  /** Source file relative to the project root, if loaded from a file. */
+  source: string | null;
+}
+
+/** Loads the workflows of an older code version by its hash (from the store's bundles). */
+export type VersionLoader = (version: string) => Promise<Map<string, AnyWorkflow> | null>;
+
+/**
+ * The workflows this process can run: the current definition of each name, plus
+ * every version loaded so far, so a run finishes on the code it started with.
+ */
+export class Registry {
+  private readonly current = new Map<string, RegisteredWorkflow>();
+  private readonly versions = new Map<string, Map<string, AnyWorkflow>>();
+  private loader: VersionLoader | null = null;
+  private namesCache: string[] | null = null;
+
+  /** Registers (or, with `replace`, updates) a workflow. */
+  add(entry: RegisteredWorkflow, replace = false): void {
+    const existing = this.current.get(entry.def.name);
+    if (existing && !replace && existing.def !== entry.def) {
+      throw new DuplicateWorkflowError(entry.def.name, `${existing.source ?? "in-process"} and ${entry.source ?? "in-process"}`);
+    }
+    this.current.set(entry.def.name, entry);
+    if (entry.version) {
+      let v = this.versions.get(entry.version);
+      if (!v) this.versions.set(entry.version, (v = new Map()));
+      v.set(entry.def.name, entry.def);
+    }
+    this.namesCache = null;
+  }
+
+  /** Forgets a workflow name (its file was deleted); runs pinned to old versions can still load them. */
+  remove(name: string): void {
+    this.current.delete(name);
+    this.namesCache = null;
+  }
+
+  /** Sets how unknown versions are loaded. */
+  setLoader(loader: VersionLoader): void {
+    this.loader = loader;
+  }
+
+  /** The current registration of `name`. */
+  get(name: string): RegisteredWorkflow | undefined {
+    return this.current.get(name);
+  }
+
+  /** Names this process can run. */
+  names(): string[] {
+    return (this.namesCache ??= [...this.current.keys()].sort());
+  }
+
+  /** All current registrations. */
+  all(): RegisteredWorkflow[] {
+    return [...this.current.values()];
+  }
+
+  /**
+   * The definition for a run: its pinned version when it has one (loading it if
+   * needed), else the current one. Undefined when that version is gone.
+   */
+  async resolve(name: string, version: string | null): Promise<AnyWorkflow | undefined> {
+    if (version === null) return this.current.get(name)?.def;
+    let v = this.versions.get(version);
+    if (!v && this.loader) {
+      const loaded = await this.loader(version);
+      if (loaded) this.versions.set(version, (v = loaded));
+    }
+    return v?.get(name);
+  }
+
+  /** What to publish to the store about the current registrations. */
+  infos(): WorkflowInfo[] {
+    return this.all().map(({ def, version, source }) => ({
+      name: def.name,
+      version,
+      queue: def.queue,
+      maxAttempts: def.maxAttempts,
+      backoff: def.backoff,
+      source,
+      schedule: def.schedule,
+    }));
+  }
+}

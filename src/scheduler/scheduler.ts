@@ -1,0 +1,120 @@
+/**
+ * Time-driven work that is not tied to one run: cron ticks and retention.
+ * (Timers of sleeping runs need no scheduler: a parked run's `ready_at` makes it
+ * claimable when due. Expired leases are reclaimed by every worker.)
+ */
+import { nextFireAfter } from "../core/cron.js";
+import type { Store, WorkflowInfo } from "../store/types.js";
+
+/** Options of a {@link Scheduler}. */
+export interface SchedulerOptions {
+  /** How often to look for due cron ticks (ms). Default 1 000. */
+  tickMs: number;
+  /** Keep finished runs this long (ms), null for forever. */
+  retentionMs: number | null;
+  /** How often retention runs (ms). Default 60 000. */
+  retentionEveryMs: number;
+  /** Runs deleted per transaction. Default 500. */
+  retentionBatch: number;
+  /** Called after a tick enqueued runs (to wake local workers). */
+  onEnqueued?: () => void;
+  /** Called with errors of a tick (the next tick retries). */
+  onError?: (err: unknown) => void;
+}
+
+/** Fires cron schedules once per tick and deletes expired history. */
+export class Scheduler {
+  private timer: NodeJS.Timeout | null = null;
+  private lastRetention = 0;
+  private ticking: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: SchedulerOptions,
+  ) {}
+
+  /** Writes the schedules of `workflows` to the store (unchanged ones keep their next tick). */
+  async sync(workflows: WorkflowInfo[]): Promise<void> {
+    const now = await this.store.now();
+    await this.store.syncSchedules(
+      workflows.flatMap((w) => (w.schedule ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }] : [])),
+    );
+  }
+
+  /** Starts ticking. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), this.options.tickMs);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  /** Stops ticking and waits for a tick in progress. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.ticking;
+  }
+
+  /** One pass: due cron ticks, then retention if due. Safe to call concurrently. */
+  tick(): Promise<void> {
+    this.ticking ??= this.doTick().finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  private async doTick(): Promise<void> {
+    try {
+      if ((await this.fireDue()) > 0) this.options.onEnqueued?.();
+      const now = Date.now();
+      if (this.options.retentionMs !== null && now - this.lastRetention >= this.options.retentionEveryMs) {
+        this.lastRetention = now;
+        await this.retention(this.options.retentionMs);
+      }
+    } catch (err) {
+      this.options.onError?.(err);
+    }
+  }
+
+  /** Enqueues one run per due schedule (missed ticks collapse into one), returns how many. */
+  async fireDue(): Promise<number> {
+    const now = await this.store.now();
+    const due = (await this.store.listSchedules()).filter((s) => !s.paused && s.nextAt !== null && s.nextAt <= now);
+    if (due.length === 0) return 0;
+    const infos = new Map((await this.store.listWorkflows()).map((w) => [w.name, w]));
+    let fired = 0;
+    for (const s of due) {
+      const wf = infos.get(s.workflow);
+      const tick = s.nextAt!;
+      const tickIso = new Date(tick).toISOString();
+      const ok = await this.store.fireSchedule({
+        workflow: s.workflow,
+        expectedNextAt: tick,
+        nextAt: nextFireAfter(s, now),
+        run: {
+          id: `cron:${s.workflow}:${tickIso}`,
+          dedupe: true,
+          workflow: s.workflow,
+          queue: wf?.queue ?? "default",
+          payload: "{}",
+          maxAttempts: wf?.maxAttempts ?? 3,
+          backoff: wf?.backoff ?? { base: 1_000, max: 3_600_000 },
+          options: JSON.stringify({ scheduledAt: tickIso }),
+        },
+      });
+      if (ok) fired++;
+    }
+    return fired;
+  }
+
+  /** Deletes finished runs older than `retentionMs` in small batches; returns how many. */
+  async retention(retentionMs: number): Promise<number> {
+    const cutoff = (await this.store.now()) - retentionMs;
+    let total = 0;
+    for (;;) {
+      const n = await this.store.deleteFinished(cutoff, this.options.retentionBatch);
+      total += n;
+      if (n < this.options.retentionBatch) return total;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The process-wide meeting point between user code and the engine. Kept on
+ * `globalThis` under a registered symbol so that every copy of the SDK loaded in a
+ * process (the app's, a bundled workflow module's, a compatibility entry point's)
+ * sees the same engine and the same execution context.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { RunHandle, EnqueueOptions } from "./types.js";
+
+/** What the SDK needs of an engine; implemented by `engine/engine.ts`. */
+export interface SluiceRuntime {
+  enqueueRun(workflow: string, payload: unknown, options?: EnqueueOptions): Promise<RunHandle<unknown>>;
+  signal(event: string, payload?: unknown): Promise<number>;
+}
+
+/** The execution an SDK call belongs to; implemented by `worker/execution.ts`. */
+export interface ExecutionScope {
+  /** The execution (opaque to the SDK's free functions; they call its methods). */
+  readonly execution: unknown;
+  /** Key of the step whose body is running, for log attribution; null outside steps. */
+  readonly stepKey: string | null;
+  /** The engine running this execution. */
+  readonly runtime: SluiceRuntime;
+}
+
+interface GlobalRuntime {
+  als: AsyncLocalStorage<ExecutionScope>;
+  engines: SluiceRuntime[];
+}
+
+const KEY = Symbol.for("sluice.runtime.v1");
+
+/** The process-wide runtime record. */
+export function globalRuntime(): GlobalRuntime {
+  const g = globalThis as unknown as Record<symbol, GlobalRuntime | undefined>;
+  let rt = g[KEY];
+  if (!rt) {
+    rt = { als: new AsyncLocalStorage<ExecutionScope>(), engines: [] };
+    g[KEY] = rt;
+  }
+  return rt;
+}
+
+/** The execution scope of the calling code, if it runs inside a workflow. */
+export function currentScope(): ExecutionScope | undefined {
+  return globalRuntime().als.getStore();
+}
+
+/**
+ * The engine calls from this code should go to: the one running the current
+ * execution, else the most recently started engine in this process.
+ */
+export function currentRuntime(): SluiceRuntime | undefined {
+  const scope = currentScope();
+  if (scope) return scope.runtime;
+  const engines = globalRuntime().engines;
+  return engines[engines.length - 1];
+}
+
+/** Makes `engine` the process default (called by an engine when it starts). */
+export function installRuntime(engine: SluiceRuntime): void {
+  const engines = globalRuntime().engines;
+  if (!engines.includes(engine)) engines.push(engine);
+}
+
+/** Removes `engine` from the process (called when it stops). */
+export function uninstallRuntime(engine: SluiceRuntime): void {
+  const engines = globalRuntime().engines;
+  const i = engines.indexOf(engine);
+  if (i >= 0) engines.splice(i, 1);
+}

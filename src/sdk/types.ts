@@ -1,0 +1,47 @@
+import type { RunId } from "../core/ids.js";
+import type { SerializedError } from "../core/serde.js";
+
+/** Options of `.enqueue()` / `.start()`. */
+export interface EnqueueOptions {
+  /** Do not start before this time (Date, epoch ms or ISO string). Default now. */
+  runAt?: Date | number | string;
+  /** Retries after the first attempt for this run; overrides the workflow's `retries`. */
+  retries?: number;
+  /**
+   * Run id (1–255 bytes, no NUL). The same id with the same workflow and payload returns
+   * the existing run in any status; with a different workflow or payload it is a conflict.
+   */
+  id?: string;
+  /** Higher is claimed first. Default 0. */
+  priority?: number;
+}
+
+/** A run's public state. */
+export interface RunInfo {
+  id: RunId;
+  workflow: string;
+  status: "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+  attempt: number;
+  maxAttempts: number;
+  payload: unknown;
+  result: unknown;
+  error: SerializedError | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** A handle on one run. */
+export interface RunHandle<R> {
+  readonly id: RunId;
+  /** True when the enqueue found an existing run with this id. */
+  readonly deduplicated: boolean;
+  /**
+   * Resolves with the run's result once it succeeds.
+   * @throws RunFailedError when it failed, RunCancelledError when cancelled,
+   *   WaitTimeoutError after `timeoutMs` (the run keeps going)
+   */
+  result(options?: { timeoutMs?: number }): Promise<R>;
+  /** The run's current state. */
+  info(): Promise<RunInfo>;
+}

@@ -1,0 +1,42 @@
+/**
+ * Control-flow signals thrown through user code, and the marker that makes an
+ * error terminal (fail the run without retry).
+ */
+import { SluiceError } from "../sdk/errors.js";
+
+const TERMINAL = Symbol.for("sluice.terminal.v1");
+
+/** Thrown by `ctx.bail`: the run ends `cancelled`. */
+export class BailSignal extends SluiceError {
+  constructor(readonly reason: string | null) {
+    super("BAILED", reason ? `bailed: ${reason}` : "bailed");
+  }
+}
+
+/** Thrown by `ctx.fail`: the run ends `failed` with `error`. */
+export class FailSignal extends SluiceError {
+  constructor(readonly error: unknown) {
+    super("FAILED", error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/** Marks `err` so that, if it escapes the handler, the run fails without retry. Returns it. */
+export function markTerminal<E>(err: E): E {
+  if (err !== null && typeof err === "object") {
+    try {
+      Object.defineProperty(err, TERMINAL, { value: true, enumerable: false });
+    } catch {
+      // frozen error objects cannot be marked; they follow the normal retry policy
+    }
+  }
+  return err;
+}
+
+/** True when `err` must fail the run without retry. */
+export function isTerminalError(err: unknown): boolean {
+  if (err === null || typeof err !== "object") return false;
+  if ((err as Record<symbol, unknown>)[TERMINAL] === true) return true;
+  const code = (err as { code?: unknown }).code;
+  // Bad input to an SDK call (INVALID_DURATION, INVALID_PAYLOAD, ...) fails the same way on every attempt.
+  return code === "TERMINAL" || code === "NON_DETERMINISM" || (typeof code === "string" && code.startsWith("INVALID_")) || code === "PAYLOAD_TOO_LARGE";
+}

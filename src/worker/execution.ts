@@ -1,0 +1,290 @@
+/**
+ * One claim of one run: replays the handler against the run's checkpoint, lets
+ * uncached primitives suspend it, and reports how the claim ended.
+ *
+ * Suspension: an uncached primitive that must park the run (a long sleep, a wait,
+ * a child task) registers a pending call and returns a promise that never settles.
+ * At the end of the current event-loop turn (after every sibling call of a
+ * `Promise.all` has been made, and after in-flight inline steps have saved), all
+ * pending calls are written in one `suspend` command and the claim ends. User code
+ * never sees the suspension, so a `try/catch` cannot swallow it; an SDK call made
+ * after it (from code racing a timer) throws `WorkflowSuspendedError`.
+ */
+import { backoffDelay } from "../core/backoff.js";
+import { KeyAllocator } from "../core/keys.js";
+import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
+import type { GroupCommitter } from "../engine/committer.js";
+import { LeaseLostError, NonDeterminismError, WorkflowSuspendedError } from "../sdk/errors.js";
+import { globalRuntime, type SluiceRuntime } from "../sdk/runtime.js";
+import type { AnyWorkflow } from "../sdk/workflow.js";
+import type { ChildSpec, ClaimedRun, Lease, LogLine, RunOutcome, RunRecord, StepKind, StepRecord, StepWrite } from "../store/types.js";
+import type { LogTarget } from "./console-capture.js";
+import { createWorkflowContext } from "./context-impl.js";
+import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
+
+/** Settings and collaborators shared by every execution of one worker. */
+export interface ExecutionDeps {
+  committer: GroupCommitter;
+  runtime: SluiceRuntime;
+  /** Sleeps up to this long run inline, holding the lease (default 30 s). */
+  inlineSleepMs: number;
+  maxValueBytes: number;
+  random: () => number;
+  /** Prints captured lines as they happen (dev mode), or null. */
+  echo: ((line: LogLine, run: RunRecord) => void) | null;
+}
+
+/** How a claim ended. */
+export type ExecutionResult = "completed" | "suspended" | "fenced";
+
+/** A durable call that must park the run; written by the next suspend. */
+export interface PendingCall {
+  /** Checkpoint to write as pending (absent when re-parking on an existing one). */
+  step?: StepWrite;
+  child?: ChildSpec;
+  /** Wake the run after this long even if nothing else resolves. */
+  wakeAfterMs?: number | null;
+  /** The run waits for outstanding children. */
+  awaitChildren?: boolean;
+}
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+const NEVER = new Promise<never>(() => {});
+
+/** One claim of one run. */
+export class Execution implements LogTarget {
+  readonly run: RunRecord;
+  readonly lease: Lease;
+  private state: "running" | "suspended" | "finished" | "fenced" = "running";
+  private readonly journal: Map<string, StepRecord>;
+  private readonly keys = new KeyAllocator();
+  private position = 0;
+  private pending: PendingCall[] = [];
+  private flushScheduled = false;
+  private inflight = 0;
+  private inflightWaiters: Array<() => void> = [];
+  private bail: { reason: string | null } | null = null;
+  private failure: SerializedError | null = null;
+  private readonly t0 = performance.now();
+  private readonly claimedAt: number;
+  private resolveDone!: (r: ExecutionResult) => void;
+  /** Resolves when the claim has ended. */
+  readonly done: Promise<ExecutionResult>;
+
+  constructor(
+    claim: ClaimedRun,
+    private readonly def: AnyWorkflow,
+    readonly deps: ExecutionDeps,
+  ) {
+    this.run = claim.run;
+    this.lease = { runId: claim.run.id, token: claim.token };
+    this.claimedAt = claim.claimedAt;
+    this.journal = new Map(claim.steps.map((s) => [s.key, s]));
+    this.done = new Promise((r) => (this.resolveDone = r));
+  }
+
+  /** Starts the handler; returns {@link done}. */
+  start(): Promise<ExecutionResult> {
+    const ctx = createWorkflowContext(this);
+    const scope = { execution: this, stepKey: null, runtime: this.deps.runtime };
+    let payload: unknown;
+    try {
+      payload = decodeValue(this.run.payload);
+    } catch (err) {
+      void this.onHandlerSettled({ ok: false, error: markTerminal(err) });
+      return this.done;
+    }
+    const promise = globalRuntime().als.run(scope, () => {
+      try {
+        return Promise.resolve(this.def.handler(payload, ctx));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    });
+    promise.then(
+      (value) => this.onHandlerSettled({ ok: true, value }),
+      (error) => this.onHandlerSettled({ ok: false, error }),
+    );
+    return this.done;
+  }
+
+  /** Current time on the store's clock (claim time plus elapsed monotonic time). */
+  now(): number {
+    return this.claimedAt + (performance.now() - this.t0);
+  }
+
+  /** Whether the claim is still live (not suspended, finished or fenced). */
+  get active(): boolean {
+    return this.state === "running";
+  }
+
+  /** @throws when the execution is over: user code raced past a suspension, or the lease was lost */
+  assertActive(): void {
+    if (this.state === "fenced") throw new LeaseLostError(this.run.id);
+    if (this.state !== "running") throw new WorkflowSuspendedError();
+  }
+
+  /** Allocates the key and position of the next durable call named `name`. */
+  nextCall(name: string): { key: string; position: number } {
+    this.assertActive();
+    return { key: this.keys.next(name), position: this.position++ };
+  }
+
+  /**
+   * The checkpoint at `key`, checked against what the code now asks for.
+   * @throws NonDeterminismError when the recorded kind or target differs
+   */
+  lookup(key: string, kind: StepKind, target: string | null, position: number): StepRecord | undefined {
+    const rec = this.journal.get(key);
+    if (rec && (rec.kind !== kind || (rec.target ?? null) !== target)) {
+      throw new NonDeterminismError(key, position, describe(rec.kind, rec.target), describe(kind, target));
+    }
+    return rec;
+  }
+
+  /** Encodes a value with this engine's size limit. */
+  encode(value: unknown, what: string): string | null {
+    return encodeValue(value, what, this.deps.maxValueBytes);
+  }
+
+  /**
+   * Persists checkpoints before returning (group-committed with other runs).
+   * @throws LeaseLostError when the lease is stale (the write was refused)
+   */
+  async save(steps: StepWrite[]): Promise<void> {
+    const result = await this.deps.committer.submit({ verb: "saveSteps", lease: this.lease, steps });
+    if (!result.ok) {
+      this.markFenced();
+      throw new LeaseLostError(this.run.id);
+    }
+  }
+
+  /** Tracks inline work (a step body and its save) that a suspension must wait for. */
+  async track<T>(work: () => Promise<T>): Promise<T> {
+    this.inflight++;
+    try {
+      return await work();
+    } finally {
+      this.inflight--;
+      if (this.inflight === 0) for (const w of this.inflightWaiters.splice(0)) w();
+    }
+  }
+
+  /** Registers a call that parks the run; the returned promise never settles. */
+  defer<T>(call: PendingCall): Promise<T> {
+    this.assertActive();
+    this.pending.push(call);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => void this.flush());
+    }
+    return NEVER;
+  }
+
+  /** Records that the handler called `ctx.bail` (honoured even if the throw is caught). */
+  noteBail(reason: string | null): never {
+    this.bail ??= { reason };
+    throw new BailSignal(reason);
+  }
+
+  /** Records that the handler called `ctx.fail`. */
+  noteFail(error: unknown): never {
+    this.failure ??= serializeError(error);
+    throw new FailSignal(error);
+  }
+
+  /** Captures a log line for this run. */
+  log(level: LogLine["level"], message: string, stepKey: string | null): void {
+    const line: LogLine = { runId: this.run.id, stepKey, attempt: this.run.attempt, level, message, ts: Date.now() };
+    this.deps.committer.log(line);
+    this.deps.echo?.(line, this.run);
+  }
+
+  /** The lease was lost (heartbeat or write refused): stop writing. */
+  markFenced(): void {
+    if (this.state === "fenced" || this.state === "finished") return;
+    this.state = "fenced";
+    this.resolveDone("fenced");
+  }
+
+  private async waitInflight(): Promise<void> {
+    while (this.inflight > 0) {
+      await new Promise<void>((r) => this.inflightWaiters.push(r));
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  private async flush(): Promise<void> {
+    await this.waitInflight();
+    if (this.state !== "running" || this.handlerSettled) return;
+    this.state = "suspended";
+    const calls = this.pending.splice(0);
+    const steps = calls.flatMap((c) => (c.step ? [c.step] : []));
+    const children = calls.flatMap((c) => (c.child ? [c.child] : []));
+    const wakes = calls.map((c) => c.wakeAfterMs).filter((w): w is number => typeof w === "number");
+    const wakeAfterMs = wakes.length ? Math.max(0, Math.min(...wakes)) : null;
+    const awaitChildren = calls.some((c) => c.awaitChildren || c.child);
+    try {
+      const result = await this.deps.committer.submit({ verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren });
+      if (!result.ok) {
+        this.state = "running";
+        this.markFenced();
+        return;
+      }
+      this.resolveDone("suspended");
+    } catch (err) {
+      this.log("error", `could not park the run: ${(err as Error).message}`, null);
+      this.state = "running";
+      this.markFenced();
+    }
+  }
+
+  private handlerSettled = false;
+
+  private async onHandlerSettled(settled: Settled): Promise<void> {
+    if (this.state !== "running") return;
+    this.handlerSettled = true;
+    await this.waitInflight();
+    if (this.state !== "running") return;
+    if (this.pending.length) {
+      const keys = this.pending.map((p) => p.step?.key).filter(Boolean);
+      this.log("warn", `the workflow ended while ${this.pending.length} durable call(s) were never awaited (${keys.join(", ")}); they were dropped`, null);
+      this.pending = [];
+    }
+    if (!settled.ok && settled.error instanceof LeaseLostError) return this.markFenced();
+    const outcome = this.outcome(settled);
+    this.state = "finished";
+    try {
+      const result = await this.deps.committer.submit({ verb: "complete", lease: this.lease, outcome });
+      if (!result.ok) {
+        this.state = "running";
+        return this.markFenced();
+      }
+      this.resolveDone("completed");
+    } catch (err) {
+      this.state = "running";
+      this.markFenced();
+      throw err;
+    }
+  }
+
+  private outcome(settled: Settled): RunOutcome {
+    if (this.bail) return { status: "cancelled", reason: this.bail.reason };
+    if (this.failure) return { status: "failed", error: this.failure };
+    if (settled.ok) {
+      try {
+        return { status: "succeeded", result: this.encode(settled.value, `result of run ${this.run.id}`) };
+      } catch (err) {
+        return { status: "failed", error: serializeError(err) };
+      }
+    }
+    const error = serializeError(settled.error);
+    if (isTerminalError(settled.error) || this.run.attempt >= this.run.maxAttempts) return { status: "failed", error };
+    return { status: "retry", error, delayMs: backoffDelay(this.run.backoff, this.run.attempt, this.deps.random) };
+  }
+}
+
+function describe(kind: StepKind, target: string | null): string {
+  return target ? `${kind} ${JSON.stringify(target)}` : kind;
+}

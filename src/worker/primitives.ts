@@ -1,0 +1,132 @@
+/**
+ * The durable primitives of the Tako-style context (`ctx.run`, `ctx.sleep`,
+ * `ctx.waitFor`), written against an {@link Execution}. The Windmill-style free
+ * functions build on the same pieces.
+ */
+import { backoffDelay, DEFAULT_STEP_RETRIES, resolveBackoff, STEP_BACKOFF } from "../core/backoff.js";
+import { decodeValue } from "../core/serde.js";
+import type { RunId } from "../core/ids.js";
+import type { StepContext, StepOptions } from "../sdk/context.js";
+import { InvalidInputError } from "../sdk/errors.js";
+import { globalRuntime } from "../sdk/runtime.js";
+import { validateRetries } from "../sdk/workflow.js";
+import { isTerminalError, markTerminal } from "./control.js";
+import { createLogger } from "./logger.js";
+import type { Execution } from "./execution.js";
+
+const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** `ctx.run(name, fn, options)`: run once, checkpoint the result, replay it afterwards. */
+export async function runStep<T>(exec: Execution, name: string, fn: (step: StepContext) => T | Promise<T>, options: StepOptions = {}): Promise<T> {
+  requireName(name, "ctx.run");
+  const retries = validateRetries(options.retries ?? DEFAULT_STEP_RETRIES, `retries of step "${name}"`);
+  const backoff = resolveBackoff(options.backoff, STEP_BACKOFF);
+  const { key, position } = exec.nextCall(name);
+  const rec = exec.lookup(key, "step", null, position);
+  if (rec?.status === "done") return decodeValue<T>(rec.value);
+  let spent = rec?.attempts ?? 0;
+  if (rec?.status === "pending" && rec.wakeAt !== null) {
+    const wait = rec.wakeAt - exec.now();
+    if (wait > exec.deps.inlineSleepMs) return exec.defer<T>({ wakeAfterMs: wait });
+    if (wait > 0) await timer(wait);
+  }
+  for (;;) {
+    exec.assertActive();
+    const stepAttempt = ++spent;
+    try {
+      return await exec.track(async () => {
+        const value = await runBody(exec, key, stepAttempt, fn);
+        const encoded = markOnThrow(() => exec.encode(value, `result of step "${key}"`));
+        await exec.save([{ key, kind: "step", target: null, status: "done", value: encoded, attempts: stepAttempt, position }]);
+        return decodeValue<T>(encoded);
+      });
+    } catch (err) {
+      if (!exec.active || isTerminalError(err)) throw err;
+      if (options.retry === false) throw markTerminal(err);
+      if (stepAttempt > retries) throw err;
+      const delay = backoffDelay(backoff, stepAttempt, exec.deps.random);
+      exec.log("warn", `step "${key}" attempt ${stepAttempt} failed (${(err as Error)?.message ?? String(err)}); retrying in ${delay} ms`, key);
+      if (delay > exec.deps.inlineSleepMs) {
+        return exec.defer<T>({
+          step: { key, kind: "step", target: null, status: "pending", attempts: stepAttempt, wakeAfterMs: delay, position },
+          wakeAfterMs: delay,
+        });
+      }
+      await timer(delay);
+    }
+  }
+}
+
+async function runBody<T>(exec: Execution, key: string, stepAttempt: number, fn: (step: StepContext) => T | Promise<T>): Promise<T> {
+  const stepCtx: StepContext = {
+    runId: exec.run.id as RunId,
+    workflowName: exec.run.workflow,
+    attempt: exec.run.attempt,
+    stepName: key,
+    stepAttempt,
+    logger: createLogger(exec, key),
+  };
+  const scope = { execution: exec, stepKey: key, runtime: exec.deps.runtime };
+  return globalRuntime().als.run(scope, () => fn(stepCtx));
+}
+
+/**
+ * Durable sleep. Short sleeps (up to `inlineMaxMs`) wait in-process after
+ * recording their wake time; longer ones park the run.
+ */
+export async function sleepFor(exec: Execution, name: string, ms: number, inlineMaxMs: number): Promise<void> {
+  const { key, position } = exec.nextCall(name);
+  const rec = exec.lookup(key, "sleep", null, position);
+  if (rec?.status === "done") return;
+  const remaining = rec ? (rec.wakeAt ?? 0) - exec.now() : ms;
+  if (remaining <= 0) {
+    void exec.deps.committer.submit({ verb: "saveSteps", lease: exec.lease, steps: [{ key, kind: "sleep", target: null, status: "done", position }] });
+    return;
+  }
+  if (!rec && remaining <= inlineMaxMs) {
+    await exec.save([{ key, kind: "sleep", target: null, status: "pending", wakeAfterMs: remaining, position }]);
+  }
+  if (remaining <= inlineMaxMs) {
+    await timer(remaining);
+    exec.assertActive();
+    return;
+  }
+  return exec.defer<void>({
+    step: rec ? undefined : { key, kind: "sleep", target: null, status: "pending", wakeAfterMs: remaining, position },
+    wakeAfterMs: remaining,
+  });
+}
+
+/** `ctx.waitFor(event, { timeout })`: park until a signal, or return null after the timeout. */
+export async function waitForEvent<T>(exec: Execution, event: string, timeoutMs: number | null): Promise<T | null> {
+  requireName(event, "ctx.waitFor");
+  const { key, position } = exec.nextCall(event);
+  const rec = exec.lookup(key, "wait", null, position);
+  if (rec?.status === "done") return (decodeValue<T>(rec.value) ?? null) as T | null;
+  if (rec) {
+    const left = rec.wakeAt === null ? null : rec.wakeAt - exec.now();
+    if (left !== null && left <= 0) {
+      await exec.save([{ key, kind: "wait", target: null, status: "done", value: null, event, position }]);
+      return null;
+    }
+    return exec.defer<T | null>({ wakeAfterMs: left });
+  }
+  return exec.defer<T | null>({
+    step: { key, kind: "wait", target: null, status: "pending", event, wakeAfterMs: timeoutMs, position },
+    wakeAfterMs: timeoutMs,
+  });
+}
+
+function requireName(name: unknown, what: string): void {
+  if (typeof name !== "string" || name.length === 0) {
+    throw markTerminal(new InvalidInputError(`${what} needs a stable, non-empty name as its first argument (it is the checkpoint key)`));
+  }
+}
+
+function markOnThrow<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw markTerminal(err);
+  }
+}

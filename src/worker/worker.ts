@@ -1,0 +1,228 @@
+/**
+ * The claim loop: claims runnable runs into free slots, executes them, keeps their
+ * leases alive with one batched heartbeat, drains gracefully, and can exit when idle.
+ */
+import { hostname } from "node:os";
+import { backoffDelay, RUN_BACKOFF } from "../core/backoff.js";
+import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js";
+import { serializeError } from "../core/serde.js";
+import type { EngineEvents } from "../engine/events.js";
+import type { Registry } from "../engine/registry.js";
+import type { ClaimedRun, Store } from "../store/types.js";
+import { Execution, type ExecutionDeps } from "./execution.js";
+
+/** Options of a {@link Worker}. */
+export interface WorkerOptions {
+  /** Runs executed at once. Default 500. */
+  concurrency: number;
+  /** Worker groups to claim from; undefined claims every group. */
+  queues?: string[];
+  /** Lease length (ms). Default 30 000; heartbeats every third of it. */
+  leaseMs: number;
+  /** Longest idle wait before re-checking the store (ms), a safety net under notifications. Default 1 000. */
+  pollMs: number;
+  /** Identifies this worker in leases. */
+  workerId: string;
+}
+
+/** Default worker options. */
+export function defaultWorkerOptions(over: Partial<WorkerOptions> = {}): WorkerOptions {
+  return {
+    concurrency: 500,
+    leaseMs: 30_000,
+    pollMs: 1_000,
+    workerId: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+    ...over,
+  };
+}
+
+/** One worker: a claim loop with `concurrency` async slots. */
+export class Worker {
+  private readonly active = new Map<string, Execution>();
+  private running = false;
+  private draining = false;
+  private wake: (() => void) | null = null;
+  private loopDone: Promise<void> | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private reclaimTimer: NodeJS.Timeout | null = null;
+  private unwatch: (() => void) | null = null;
+  private idleSince: number | null = null;
+  private readonly onWork = () => this.poke();
+  /** Runs this worker has finished a claim of (completed, suspended or fenced). */
+  processed = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly registry: Registry,
+    private readonly events: EngineEvents,
+    private readonly deps: ExecutionDeps,
+    readonly options: WorkerOptions,
+  ) {}
+
+  /** Starts claiming. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.events.on("work", this.onWork);
+    this.unwatch = this.store.watch(this.onWork);
+    const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), beat);
+    this.heartbeatTimer.unref();
+    this.reclaimTimer = setInterval(() => void this.reclaim(), Math.max(100, Math.floor(this.options.leaseMs / 2)));
+    this.reclaimTimer.unref();
+    this.loopDone = this.loop();
+  }
+
+  /** Number of runs executing now. */
+  get busy(): number {
+    return this.active.size;
+  }
+
+  /** Milliseconds this worker has had nothing to do (null while busy or not started). */
+  idleFor(): number | null {
+    return this.idleSince === null ? null : Date.now() - this.idleSince;
+  }
+
+  /** Wakes the claim loop (work may be available). */
+  poke(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  /**
+   * Stops claiming and waits up to `timeoutMs` for running claims to finish (they keep
+   * heartbeating meanwhile). Claims still running after that keep their leases until
+   * they expire and another worker takes them over.
+   */
+  async stop(timeoutMs = 30_000): Promise<void> {
+    if (!this.running) return;
+    this.draining = true;
+    this.poke();
+    await this.loopDone;
+    const all = Promise.all([...this.active.values()].map((e) => e.done));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+    this.running = false;
+    this.events.off("work", this.onWork);
+    this.unwatch?.();
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.draining) {
+      const free = this.options.concurrency - this.active.size;
+      let claimed: ClaimedRun[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.store.claim({
+            workerId: this.options.workerId,
+            limit: free,
+            leaseMs: this.options.leaseMs,
+            workflows: this.registry.names(),
+            queues: this.options.queues,
+          });
+        } catch (err) {
+          console.error(`sluice worker: claim failed (${(err as Error).message}); retrying`);
+          await this.sleep(this.options.pollMs);
+          continue;
+        }
+        for (const c of claimed) this.execute(c);
+      }
+      if (claimed.length > 0) {
+        this.idleSince = null;
+        await new Promise((r) => setImmediate(r));
+        continue;
+      }
+      if (this.active.size === 0) this.idleSince ??= Date.now();
+      await this.sleep(await this.idleWait(free));
+    }
+  }
+
+  /** How long to wait before the next claim: until the next timer, capped by the poll interval. */
+  private async idleWait(free: number): Promise<number> {
+    if (free <= 0) return this.options.pollMs;
+    try {
+      const next = await this.store.nextReadyAt(this.registry.names(), this.options.queues);
+      if (next === null) return this.options.pollMs;
+      return Math.max(1, Math.min(this.options.pollMs, next - (await this.store.now()) + 1));
+    } catch {
+      return this.options.pollMs;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        setImmediate(resolve);
+      };
+    });
+  }
+
+  private execute(claim: ClaimedRun): void {
+    const id = claim.run.id;
+    const placeholder = { done: Promise.resolve("completed") } as unknown as Execution;
+    this.active.set(id, placeholder);
+    void this.runClaim(claim)
+      .catch((err) => console.error(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`))
+      .finally(() => {
+        this.active.delete(id);
+        this.processed++;
+        this.poke();
+      });
+  }
+
+  private async runClaim(claim: ClaimedRun): Promise<void> {
+    const { run } = claim;
+    const def = await this.registry.resolve(run.workflow, run.version);
+    if (!def) {
+      const error =
+        run.version && this.registry.get(run.workflow)
+          ? new CodeVersionMissingError(run.workflow, run.version)
+          : new UnknownWorkflowError(run.workflow, this.registry.names());
+      await this.deps.committer.submit({
+        verb: "complete",
+        lease: { runId: run.id, token: claim.token },
+        outcome: { status: "failed", error: serializeError(error) },
+      });
+      this.events.emit("settled", run.id);
+      return;
+    }
+    const exec = new Execution(claim, def, this.deps);
+    this.active.set(run.id, exec);
+    const result = await exec.start();
+    if (result === "completed") this.events.emit("settled", run.id);
+    // A completion may have re-queued a parent; a suspension may have created children.
+    if (result !== "fenced") this.events.emit("work");
+  }
+
+  private async heartbeat(): Promise<void> {
+    const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.active);
+    if (execs.length === 0) return;
+    try {
+      const r = await this.deps.committer.submit({ verb: "heartbeat", leases: execs.map((e) => e.lease), leaseMs: this.options.leaseMs });
+      if (r.ok && r.lost?.length) {
+        const lost = new Set(r.lost);
+        for (const e of execs) if (lost.has(e.run.id)) e.markFenced();
+      }
+    } catch (err) {
+      console.error(`sluice worker: heartbeat failed (${(err as Error).message})`);
+    }
+  }
+
+  private async reclaim(): Promise<void> {
+    try {
+      const ids = await this.store.reclaimExpired(500, (attempt) => backoffDelay(RUN_BACKOFF, attempt, this.deps.random));
+      if (ids.length) this.poke();
+    } catch {
+      // another process holds the lock; the next tick retries
+    }
+  }
+}
