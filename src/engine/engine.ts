@@ -6,13 +6,13 @@
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { encodeValue } from "../core/serde.js";
-import { InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError, WaitTimeoutError } from "../sdk/errors.js";
+import { InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
 import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { openSqliteStore } from "../store/sqlite/store.js";
-import { isTerminal, type LogLine, type RunRecord, type Store } from "../store/types.js";
+import type { CommandResult, LogLine, RunRecord, Store } from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
@@ -20,6 +20,7 @@ import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js
 import { EngineEvents } from "./events.js";
 import { Registry } from "./registry.js";
 import { makeRunHandle } from "./run-handle.js";
+import { RunWaiters } from "./run-waiters.js";
 
 /** Options of {@link createEngine}. */
 export interface EngineOptions {
@@ -60,6 +61,7 @@ export class Engine implements SluiceRuntime {
   readonly committer: GroupCommitter;
   readonly worker: Worker | null;
   readonly scheduler: Scheduler | null;
+  private readonly waiters: RunWaiters;
   private readonly ownsStore: boolean;
   private readonly maxValueBytes: number | undefined;
   private started = false;
@@ -69,6 +71,7 @@ export class Engine implements SluiceRuntime {
     this.ownsStore = !options.store;
     this.store = options.store ?? openSqliteStore({ path: options.database ?? join(process.cwd(), ".sluice", "sluice.db") });
     this.committer = new GroupCommitter(this.store);
+    this.waiters = new RunWaiters(this.store, this.events);
     this.maxValueBytes = options.maxValueBytes;
     const random = options.random ?? Math.random;
     if (options.captureConsole !== false) installConsoleCapture();
@@ -156,15 +159,35 @@ export class Engine implements SluiceRuntime {
     }
     const defaults = await this.defaultsFor(workflow);
     const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
-    const results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));
-    this.events.emit("work");
-    return results.map((r, i) => {
-      if (!r.ok) {
-        const err = "error" in r ? r.error : null;
+    // A local worker with free slots takes new runs in the enqueue transaction itself.
+    const local = this.worker && this.registry.get(defaults.name) ? this.worker.reserve(requests.length, defaults.queue) : null;
+    if (local) for (let i = 0; i < local.count; i++) requests[i]!.claimFor = { workerId: local.workerId, leaseMs: local.leaseMs };
+    let results: CommandResult[];
+    try {
+      results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));
+    } catch (err) {
+      if (local) this.worker!.release(local.count);
+      throw err;
+    }
+    let adopted = 0;
+    const handles = results.map((r) => {
+      if (!r.ok) return r;
+      const claimed = r.enqueued!.claimed;
+      if (claimed) {
+        adopted++;
+        this.worker!.adopt(claimed);
+      }
+      return makeRunHandle<R>(this, r.enqueued!.id, r.enqueued!.deduplicated);
+    });
+    if (local) this.worker!.release(local.count - adopted);
+    if (adopted < requests.length) this.events.emit("work");
+    return handles.map((h, i) => {
+      if ("ok" in h) {
+        const err = "error" in h ? h.error : null;
         if (err?.code === "RUN_ID_CONFLICT") throw Object.assign(new RunIdConflictError(requests[i]!.id, ""), { message: err.message });
         throw new Error(err?.message ?? "enqueue refused");
       }
-      return makeRunHandle<R>(this, r.enqueued!.id, r.enqueued!.deduplicated);
+      return h;
     });
   }
 
@@ -203,35 +226,8 @@ export class Engine implements SluiceRuntime {
    * Resolves with the run once it is finished (succeeded, failed or cancelled).
    * @throws RunNotFoundError, WaitTimeoutError
    */
-  async waitForRun(id: string, timeoutMs?: number): Promise<RunRecord> {
-    const check = async () => {
-      const run = await this.store.getRun(id);
-      if (!run) throw new RunNotFoundError(id);
-      return isTerminal(run.status) ? run : null;
-    };
-    const first = await check();
-    if (first) return first;
-    return new Promise<RunRecord>((resolve, reject) => {
-      let busy = false;
-      const attempt = () => {
-        if (busy) return;
-        busy = true;
-        check()
-          .then((run) => run && finish(() => resolve(run)))
-          .catch((err) => finish(() => reject(err)))
-          .finally(() => (busy = false));
-      };
-      const onSettled = (runId: string) => runId === id && attempt();
-      const poll = setInterval(attempt, 100);
-      const timer = timeoutMs === undefined ? null : setTimeout(() => finish(() => reject(new WaitTimeoutError(id, timeoutMs))), timeoutMs);
-      const finish = (fn: () => void) => {
-        clearInterval(poll);
-        if (timer) clearTimeout(timer);
-        this.events.off("settled", onSettled);
-        fn();
-      };
-      this.events.on("settled", onSettled);
-    });
+  waitForRun(id: string, timeoutMs?: number): Promise<RunRecord> {
+    return this.waiters.wait(id, timeoutMs);
   }
 
   private async defaultsFor(workflow: string | AnyWorkflow): Promise<WorkflowDefaults> {

@@ -119,12 +119,19 @@ export interface EnqueueRequest {
   /** Absolute earliest start (store clock); default now. */
   runAt?: number;
   options?: string | null;
+  /**
+   * Lease the new run to this worker in the same transaction (a local worker with a
+   * free slot), saving a separate claim. Ignored when the id deduplicates.
+   */
+  claimFor?: { workerId: string; leaseMs: number };
 }
 
 /** Result of one enqueue. */
 export interface EnqueueResult {
   id: string;
   deduplicated: boolean;
+  /** Set when the request asked for `claimFor` and the run was created leased. */
+  claimed?: ClaimedRun;
 }
 
 /** A checkpoint to write (insert or replace by key). */
@@ -243,6 +250,9 @@ export interface WorkflowInfo {
   /** Bundle hash of the module defining it; null for in-process definitions. */
   version: string | null;
   queue: string;
+  /** Attempts a new run gets unless its enqueue overrides them. */
+  maxAttempts: number;
+  backoff: BackoffPolicy;
   /** Source file relative to the project root, when loaded from a file. */
   source: string | null;
   schedule: { cron: string; timezone: string } | null;
@@ -294,6 +304,8 @@ export interface Store {
   nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null>;
 
   getRun(id: string): Promise<RunRecord | null>;
+  /** The runs among `ids` that exist (any order). */
+  getRuns(ids: readonly string[]): Promise<RunRecord[]>;
   listRuns(filter: RunFilter): Promise<RunRecord[]>;
   countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): Promise<number>;
   getSteps(runId: string): Promise<StepRecord[]>;

@@ -47,6 +47,8 @@ export class Worker {
   private reclaimTimer: NodeJS.Timeout | null = null;
   private unwatch: (() => void) | null = null;
   private idleSince: number | null = null;
+  /** Slots promised to runs being enqueued with `claimFor` (see {@link reserve}). */
+  private reserved = 0;
   private readonly onWork = () => this.poke();
   /** Runs this worker has finished a claim of (completed, suspended or fenced). */
   processed = 0;
@@ -71,6 +73,33 @@ export class Worker {
     this.reclaimTimer = setInterval(() => void this.reclaim(), Math.max(100, Math.floor(this.options.leaseMs / 2)));
     this.reclaimTimer.unref();
     this.loopDone = this.loop();
+  }
+
+  /**
+   * Reserves up to `wanted` slots for runs this process is enqueueing, so they can be
+   * created already leased to this worker (one transaction instead of two). Returns
+   * the lease parameters and how many slots were reserved; hand each created claim to
+   * {@link adopt} and give back unused ones with {@link release}.
+   */
+  reserve(wanted: number, queue: string): { workerId: string; leaseMs: number; count: number } {
+    const allowed = !this.draining && this.running && (!this.options.queues || this.options.queues.includes(queue));
+    const free = allowed ? this.options.concurrency - this.active.size - this.reserved : 0;
+    const count = Math.max(0, Math.min(wanted, free));
+    this.reserved += count;
+    return { workerId: this.options.workerId, leaseMs: this.options.leaseMs, count };
+  }
+
+  /** Returns reserved slots that were not used. */
+  release(count: number): void {
+    this.reserved = Math.max(0, this.reserved - count);
+    if (count > 0) this.poke();
+  }
+
+  /** Executes a run that was created leased to this worker, using one reserved slot. */
+  adopt(claim: ClaimedRun): void {
+    this.reserved = Math.max(0, this.reserved - 1);
+    this.idleSince = null;
+    this.execute(claim);
   }
 
   /** Number of runs executing now. */
@@ -113,7 +142,7 @@ export class Worker {
 
   private async loop(): Promise<void> {
     while (!this.draining) {
-      const free = this.options.concurrency - this.active.size;
+      const free = this.options.concurrency - this.active.size - this.reserved;
       let claimed: ClaimedRun[] = [];
       if (free > 0) {
         try {

@@ -387,14 +387,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
 
       it("stores workflows, pins a run's version at its first claim, and keeps bundles by hash", async () => {
         await fresh();
-        await store.registerWorkflows([{ name: "wf", version: "v1", queue: "default", source: "workflows/wf.ts", schedule: null }]);
+        await store.registerWorkflows([{ name: "wf", version: "v1", queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: "workflows/wf.ts", schedule: null }]);
         await store.putBundle("v1", "export default 1");
         await store.putBundle("v1", "ignored");
         expect(await store.getBundle("v1")).toBe("export default 1");
         expect(await store.getBundle("nope")).toBeNull();
         const id = await enqueue(store);
         const first = await claimOne(store, 1);
-        await store.registerWorkflows([{ name: "wf", version: "v2", queue: "default", source: "workflows/wf.ts", schedule: null }]);
+        await store.registerWorkflows([{ name: "wf", version: "v2", queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: "workflows/wf.ts", schedule: null }]);
         await delay(10);
         await store.reclaimExpired(10, () => 0);
         const [again] = await store.claim({ workerId: "w", limit: 1, leaseMs: 1000, workflows: WF });

@@ -11,6 +11,11 @@ export class SqliteReads {
     return row ? toRun(row) : null;
   }
 
+  getRuns(ids: readonly string[]): RunRecord[] {
+    if (ids.length === 0) return [];
+    return (this.s.get("SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as RunRow[]).map(toRun);
+  }
+
   listRuns(filter: RunFilter): RunRecord[] {
     const { where, params } = whereClause(filter);
     const rows = this.s

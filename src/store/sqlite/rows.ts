@@ -129,11 +129,22 @@ export function toLog(r: {
 }
 
 /** Maps a `workflows` row. */
-export function toWorkflow(r: { name: string; version: string | null; queue: string; source: string | null; schedule: string | null }): WorkflowInfo {
+export function toWorkflow(r: {
+  name: string;
+  version: string | null;
+  queue: string;
+  max_attempts: number;
+  backoff_base: number;
+  backoff_max: number;
+  source: string | null;
+  schedule: string | null;
+}): WorkflowInfo {
   return {
     name: r.name,
     version: r.version,
     queue: r.queue,
+    maxAttempts: r.max_attempts,
+    backoff: { base: r.backoff_base, max: r.backoff_max },
     source: r.source,
     schedule: r.schedule === null ? null : (JSON.parse(r.schedule) as WorkflowInfo["schedule"]),
   };

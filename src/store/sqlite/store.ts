@@ -138,7 +138,8 @@ export class SqliteStore implements Store {
         return {
           run: toRun(row),
           token: row.claims,
-          steps: (steps.all(row.id) as StepRow[]).map(toStep),
+          // Steps are only ever written under a claim, so a first claim has none.
+          steps: row.claims === 1 ? [] : (steps.all(row.id) as StepRow[]).map(toStep),
           claimedAt: now,
         };
       });
@@ -231,6 +232,9 @@ export class SqliteStore implements Store {
   async getRun(id: string): Promise<RunRecord | null> {
     return this.r.getRun(id);
   }
+  async getRuns(ids: readonly string[]): Promise<RunRecord[]> {
+    return this.r.getRuns(ids);
+  }
   async listRuns(filter: RunFilter): Promise<RunRecord[]> {
     return this.r.listRuns(filter);
   }
@@ -261,13 +265,15 @@ export class SqliteStore implements Store {
   async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
     const now = this.clock.now();
     const upsert = this.s.get(
-      `INSERT INTO workflows (name, version, queue, source, schedule, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, source = excluded.source,
+      `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
+         backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
          schedule = excluded.schedule, updated_at = excluded.updated_at`,
     );
     this.tx(() => {
       for (const w of workflows) {
-        upsert.run(w.name, w.version, w.queue, w.source, w.schedule ? JSON.stringify(w.schedule) : null, now);
+        upsert.run(w.name, w.version, w.queue, w.maxAttempts, w.backoff.base, w.backoff.max, w.source, w.schedule ? JSON.stringify(w.schedule) : null, now);
       }
     });
   }

@@ -2,7 +2,12 @@ import { type SerializedError, serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
 import type { ChildSpec, EnqueueRequest, EnqueueResult, Lease, LogLine, RunOutcome, StepWrite } from "../types.js";
 import { sameJson } from "./canonical.js";
+import { type RunRow, toRun } from "./rows.js";
 import type { Statements } from "./statements.js";
+
+const INSERT_RUN = `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
+  backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at, claims, lease_owner,
+  lease_expires_at, started_at)`;
 
 /** What the fence check reads of a run. */
 interface FenceRow {
@@ -38,32 +43,39 @@ export class SqliteWrites {
         return { id: req.id, deduplicated: true };
       }
     }
-    this.s
+    const runAt = Math.max(req.runAt ?? now, 0);
+    const claim = req.claimFor && runAt <= now ? req.claimFor : null;
+    const params = [
+      req.id,
+      req.workflow,
+      req.task ?? null,
+      req.queue,
+      req.payload,
+      req.priority ?? 0,
+      claim ? null : runAt,
+      req.maxAttempts,
+      req.backoff.base,
+      req.backoff.max,
+      req.version ?? null,
+      parent?.id ?? null,
+      parent?.key ?? null,
+      parent?.rootId ?? req.id,
+      req.options ?? null,
+      now,
+      now,
+    ];
+    if (!claim) {
+      this.s.get(`${INSERT_RUN} VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, NULL)`).run(...params);
+      return { id: req.id, deduplicated: false };
+    }
+    // Created already leased to a local worker: one transaction instead of enqueue + claim.
+    const row = this.s
       .get(
-        `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
-           backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `${INSERT_RUN} VALUES (?, ?, ?, ?, ?, 'running', ?, ?, 1, ?, ?, ?,
+           COALESCE(?, (SELECT w.version FROM workflows w WHERE w.name = ?)), ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) RETURNING *`,
       )
-      .run(
-        req.id,
-        req.workflow,
-        req.task ?? null,
-        req.queue,
-        req.payload,
-        req.priority ?? 0,
-        Math.max(req.runAt ?? now, 0),
-        req.maxAttempts,
-        req.backoff.base,
-        req.backoff.max,
-        req.version ?? null,
-        parent?.id ?? null,
-        parent?.key ?? null,
-        parent?.rootId ?? req.id,
-        req.options ?? null,
-        now,
-        now,
-      );
-    return { id: req.id, deduplicated: false };
+      .get(...params.slice(0, 11), req.workflow, ...params.slice(11), claim.workerId, now + claim.leaseMs, now) as RunRow;
+    return { id: req.id, deduplicated: false, claimed: { run: toRun(row), token: 1, steps: [], claimedAt: now } };
   }
 
   /** The run behind a lease if the lease is still the current claim, else undefined. */

@@ -1,7 +1,7 @@
 /** Migration 1: runs, steps, logs, workflow registry, bundles, schedules. */
 export const sql = /* sql */ `
 CREATE TABLE runs (
-  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq              INTEGER PRIMARY KEY,
   id               TEXT    NOT NULL UNIQUE,
   workflow         TEXT    NOT NULL,
   task             TEXT,
@@ -57,7 +57,7 @@ CREATE TABLE steps (
 CREATE INDEX steps_waiting ON steps (event) WHERE status = 'pending' AND event IS NOT NULL;
 
 CREATE TABLE logs (
-  seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq      INTEGER PRIMARY KEY,
   run_id   TEXT    NOT NULL,
   step_key TEXT,
   attempt  INTEGER NOT NULL,
@@ -71,6 +71,9 @@ CREATE TABLE workflows (
   name       TEXT PRIMARY KEY,
   version    TEXT,
   queue      TEXT NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  backoff_base INTEGER NOT NULL,
+  backoff_max  INTEGER NOT NULL,
   source     TEXT,
   schedule   TEXT,
   updated_at INTEGER NOT NULL

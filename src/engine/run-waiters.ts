@@ -1,0 +1,96 @@
+import { RunNotFoundError, WaitTimeoutError } from "../sdk/errors.js";
+import { isTerminal, type RunRecord, type Store } from "../store/types.js";
+import type { EngineEvents } from "./events.js";
+
+interface Waiter {
+  resolve: (run: RunRecord) => void;
+  reject: (err: unknown) => void;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * Everyone awaiting a run's outcome. Local completions are announced by the
+ * `settled` event (dispatched by run id, so many waiters cost nothing extra);
+ * completions made by other processes are found by one shared poll.
+ */
+export class RunWaiters {
+  private readonly waiting = new Map<string, Set<Waiter>>();
+  private readonly checking = new Set<string>();
+  private readonly recheck = new Set<string>();
+  private poll: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly store: Store,
+    events: EngineEvents,
+    private readonly pollMs = 500,
+  ) {
+    events.on("settled", (runId) => {
+      if (this.waiting.has(runId)) this.check(runId);
+    });
+  }
+
+  /** Resolves with the run once it is finished. @throws RunNotFoundError, WaitTimeoutError */
+  wait(id: string, timeoutMs?: number): Promise<RunRecord> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, timer: null };
+      if (timeoutMs !== undefined) {
+        waiter.timer = setTimeout(() => this.settle(id, waiter, () => reject(new WaitTimeoutError(id, timeoutMs))), timeoutMs);
+      }
+      let set = this.waiting.get(id);
+      if (!set) this.waiting.set(id, (set = new Set()));
+      set.add(waiter);
+      this.ensurePoll();
+      this.check(id);
+    });
+  }
+
+  private settle(id: string, waiter: Waiter, fn: () => void): void {
+    const set = this.waiting.get(id);
+    if (!set?.delete(waiter)) return;
+    if (waiter.timer) clearTimeout(waiter.timer);
+    if (set.size === 0) this.waiting.delete(id);
+    if (this.waiting.size === 0 && this.poll) {
+      clearInterval(this.poll);
+      this.poll = null;
+    }
+    fn();
+  }
+
+  private ensurePoll(): void {
+    if (this.poll) return;
+    this.poll = setInterval(() => void this.pollAll(), this.pollMs);
+    this.poll.unref();
+  }
+
+  /** Finds runs finished by other processes: one bulk read per chunk of waited-on ids. */
+  private async pollAll(): Promise<void> {
+    const ids = [...this.waiting.keys()];
+    for (let i = 0; i < ids.length; i += 500) {
+      const runs = await this.store.getRuns(ids.slice(i, i + 500)).catch(() => []);
+      for (const run of runs) if (isTerminal(run.status)) for (const w of [...(this.waiting.get(run.id) ?? [])]) this.settle(run.id, w, () => w.resolve(run));
+    }
+  }
+
+  private check(id: string): void {
+    if (this.checking.has(id)) {
+      this.recheck.add(id);
+      return;
+    }
+    this.checking.add(id);
+    this.store
+      .getRun(id)
+      .then((run) => {
+        const set = this.waiting.get(id);
+        if (!set) return;
+        if (!run) for (const w of [...set]) this.settle(id, w, () => w.reject(new RunNotFoundError(id)));
+        else if (isTerminal(run.status)) for (const w of [...set]) this.settle(id, w, () => w.resolve(run));
+      })
+      .catch((err) => {
+        for (const w of [...(this.waiting.get(id) ?? [])]) this.settle(id, w, () => w.reject(err));
+      })
+      .finally(() => {
+        this.checking.delete(id);
+        if (this.recheck.delete(id)) this.check(id);
+      });
+  }
+}
