@@ -1,0 +1,168 @@
+/**
+ * strftime patterns rendered (and parsed back) with luxon. No strftime library is
+ * installed, so each supported directive maps to a luxon token (or a tiny function where
+ * luxon has no token); the mapping table below is the whole implementation. Time-zone
+ * maths is always luxon's: callers pass a `DateTime` already set to the partition's zone.
+ *
+ * | strftime | luxon | meaning |
+ * | --- | --- | --- |
+ * | `%Y` `%y` | `yyyy` `yy` | year, 2-digit year |
+ * | `%m` `%b`/`%h` `%B` | `MM` `LLL` `LLLL` | month number, abbreviated name, full name |
+ * | `%d` `%e` | `dd` / space-padded `d` | day of month |
+ * | `%j` | `ooo` | day of year (001–366) |
+ * | `%H` `%I` `%p` | `HH` `hh` `a` | hour 00–23, hour 01–12, AM/PM |
+ * | `%M` `%S` | `mm` `ss` | minute, second |
+ * | `%G` `%g` `%V` | `kkkk` `kk` `WW` | ISO week-year, 2-digit ISO week-year, ISO week 01–53 |
+ * | `%u` `%w` `%a` `%A` | `E` / (1–7 mod 7) `ccc` `cccc` | weekday Mon=1…Sun=7, Sun=0…Sat=6, names |
+ * | `%F` `%D` `%T` `%R` | `yyyy-MM-dd` `MM/dd/yy` `HH:mm:ss` `HH:mm` | composites |
+ * | `%z` `%Z` | `ZZZ` `ZZZZ` | offset `+0500`, zone abbreviation |
+ * | `%%` | | a literal `%` |
+ */
+import { DateTime } from "luxon";
+import { PartitionConfigError } from "./errors.js";
+
+/** Calendar fields a pattern carries; used to check that a format identifies a bucket. */
+export type FormatField =
+  | "year" | "month" | "day" | "dayOfYear" | "hour" | "hour12" | "ampm" | "minute" | "second"
+  | "isoYear" | "isoWeek" | "weekday";
+
+interface Directive {
+  readonly render: (dt: DateTime) => string;
+  /** luxon parse token; absent when luxon cannot parse it back. */
+  readonly parse?: string;
+  readonly fields: readonly FormatField[];
+}
+
+/** A directive rendered by one luxon token; `parse` is the luxon parse token, `null` when not parseable. */
+const tok = (token: string, fields: readonly FormatField[], parse: string | null = token): Directive => ({
+  render: (dt) => dt.setLocale("en-US").toFormat(token),
+  fields,
+  ...(parse === null ? {} : { parse }),
+});
+
+const DIRECTIVES: Readonly<Record<string, Directive>> = {
+  Y: tok("yyyy", ["year"]),
+  y: tok("yy", ["year"]),
+  m: tok("MM", ["month"]),
+  b: tok("LLL", ["month"], "MMM"),
+  h: tok("LLL", ["month"], "MMM"),
+  B: tok("LLLL", ["month"], "MMMM"),
+  d: tok("dd", ["day"]),
+  e: { render: (dt) => String(dt.day).padStart(2, " "), fields: ["day"] },
+  j: tok("ooo", ["dayOfYear"]),
+  H: tok("HH", ["hour"]),
+  I: tok("hh", ["hour12"]),
+  p: tok("a", ["ampm"]),
+  M: tok("mm", ["minute"]),
+  S: tok("ss", ["second"]),
+  G: tok("kkkk", ["isoYear"]),
+  g: tok("kk", ["isoYear"]),
+  V: tok("WW", ["isoWeek"]),
+  u: tok("E", ["weekday"]),
+  w: { render: (dt) => String(dt.weekday % 7), fields: ["weekday"] },
+  a: tok("ccc", ["weekday"], "EEE"),
+  A: tok("cccc", ["weekday"], "EEEE"),
+  F: tok("yyyy-MM-dd", ["year", "month", "day"]),
+  D: tok("MM/dd/yy", ["year", "month", "day"]),
+  T: tok("HH:mm:ss", ["hour", "minute", "second"]),
+  R: tok("HH:mm", ["hour", "minute"]),
+  z: tok("ZZZ", [], null),
+  Z: tok("ZZZZ", [], null),
+};
+
+/** The supported directives, for messages and docs. */
+export const STRFTIME_DIRECTIVES: readonly string[] = [...Object.keys(DIRECTIVES).map((d) => `%${d}`), "%%"];
+
+type Piece = { readonly literal: string } | { readonly directive: Directive };
+
+/** A validated strftime pattern. */
+export interface CompiledFormat {
+  /** The pattern as written. */
+  readonly pattern: string;
+  /** The calendar fields it carries. */
+  readonly fields: ReadonlySet<FormatField>;
+  /** True when values rendered with it can be parsed back. */
+  readonly parseable: boolean;
+  /** Render a `DateTime` (already in the wanted zone). */
+  render(dt: DateTime): string;
+  /**
+   * Parse a rendered value back to a `DateTime` in `zone`; `undefined` when the text does not
+   * match or the pattern is not parseable. Strict: the value must re-render identically.
+   */
+  parse(text: string, zone: string): DateTime | undefined;
+}
+
+function tokenize(pattern: string): Piece[] {
+  const pieces: Piece[] = [];
+  let literal = "";
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch !== "%") {
+      literal += ch;
+      continue;
+    }
+    const name = pattern[i + 1];
+    i++;
+    if (name === "%") {
+      literal += "%";
+      continue;
+    }
+    const directive = name === undefined ? undefined : DIRECTIVES[name];
+    if (!directive) {
+      const shown = name === undefined ? "a trailing %" : `%${name}`;
+      throw new PartitionConfigError(
+        "PARTITION_FORMAT_INVALID",
+        `format ${JSON.stringify(pattern)} uses ${shown}, which is not supported; use ${STRFTIME_DIRECTIVES.join(" ")} (write %% for a literal %)`,
+      );
+    }
+    if (literal) pieces.push({ literal });
+    literal = "";
+    pieces.push({ directive });
+  }
+  if (literal) pieces.push({ literal });
+  return pieces;
+}
+
+function luxonParsePattern(pieces: readonly Piece[]): string | undefined {
+  let out = "";
+  for (const piece of pieces) {
+    if ("literal" in piece) {
+      if (piece.literal.includes("'")) return undefined;
+      out += `'${piece.literal}'`;
+    } else if (piece.directive.parse === undefined) {
+      return undefined;
+    } else {
+      out += piece.directive.parse;
+    }
+  }
+  return out;
+}
+
+/**
+ * Compile a strftime pattern.
+ *
+ * @throws PartitionConfigError (`PARTITION_FORMAT_INVALID`) for an empty pattern or an unsupported directive.
+ * @example compileStrftime("%G-W%V").render(DateTime.fromISO("2026-05-16", { zone: "UTC" })) // "2026-W20"
+ */
+export function compileStrftime(pattern: string): CompiledFormat {
+  if (pattern === "") {
+    throw new PartitionConfigError("PARTITION_FORMAT_INVALID", 'format is empty; remove format= to use the default or give a pattern like "%Y/%m/%d"');
+  }
+  const pieces = tokenize(pattern);
+  const fields = new Set<FormatField>();
+  for (const p of pieces) if ("directive" in p) for (const f of p.directive.fields) fields.add(f);
+  const parsePattern = luxonParsePattern(pieces);
+  const render = (dt: DateTime): string =>
+    pieces.map((p) => ("literal" in p ? p.literal : p.directive.render(dt))).join("");
+  return {
+    pattern,
+    fields,
+    parseable: parsePattern !== undefined,
+    render,
+    parse(text, zone) {
+      if (parsePattern === undefined) return undefined;
+      const dt = DateTime.fromFormat(text, parsePattern, { zone, locale: "en-US" });
+      return dt.isValid && render(dt) === text ? dt : undefined;
+    },
+  };
+}
