@@ -1,0 +1,67 @@
+import { createHash } from "node:crypto";
+import { join, relative } from "node:path";
+import { build, type Message, type Plugin } from "esbuild";
+import { SluiceError } from "../sdk/errors.js";
+import { sdkSpecifiers, virtualModuleSource } from "./sdk-modules.js";
+
+/** A user module bundled into one ESM file. */
+export interface Bundle {
+  /** SHA-256 of `code`: the code version runs are pinned to. */
+  hash: string;
+  code: string;
+}
+
+/** A module could not be bundled (syntax error, missing import...). */
+export class BundleError extends SluiceError {
+  constructor(
+    readonly file: string,
+    readonly messages: string[],
+  ) {
+    super("BUNDLE_FAILED", `cannot load ${file}:\n${messages.map((m) => `  ${m}`).join("\n")}\nfix the file and save it again`);
+  }
+}
+
+/**
+ * Bundles `file` (and the project files it imports) into one ESM module. npm
+ * packages stay external (resolved from the project's node_modules at import time);
+ * the SDK entry points are redirected to the running engine's SDK.
+ */
+export async function bundleModule(root: string, file: string): Promise<Bundle> {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [file],
+    // Not written: only fixes where the inline source map points (bundles live in .sluice/bundles/).
+    outfile: join(root, ".sluice", "bundles", "bundle.mjs"),
+    bundle: true,
+    write: false,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    sourcemap: "inline",
+    sourcesContent: false,
+    logLevel: "silent",
+    plugins: [sdkPlugin()],
+  }).catch((err: { errors?: Message[] }) => {
+    throw new BundleError(relative(root, file), (err.errors ?? []).map(formatMessage));
+  });
+  const code = result.outputFiles[0]!.text;
+  return { hash: createHash("sha256").update(code).digest("hex").slice(0, 32), code };
+}
+
+function sdkPlugin(): Plugin {
+  const specifiers = sdkSpecifiers();
+  const filter = new RegExp(`^(${specifiers.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})$`);
+  return {
+    name: "sluice-sdk",
+    setup(b) {
+      b.onResolve({ filter }, (args) => ({ path: args.path, namespace: "sluice-sdk" }));
+      b.onLoad({ filter: /.*/, namespace: "sluice-sdk" }, (args) => ({ contents: virtualModuleSource(args.path), loader: "js" }));
+    },
+  };
+}
+
+function formatMessage(m: Message): string {
+  const at = m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ` : "";
+  return `${at}${m.text}`;
+}

@@ -1,0 +1,41 @@
+import { readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+
+/** File extensions Sluice loads as modules. */
+export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
+
+/** Folder names never searched: dependencies, build output, version control. */
+const SKIP_DIRS = new Set(["node_modules", "dist", "build", "coverage"]);
+
+/** True for a file Sluice may load as a module (not a test, not a declaration). */
+export function isModuleFile(name: string): boolean {
+  if (name.endsWith(".d.ts") || /\.(test|spec)\.[mc]?[jt]s$/.test(name)) return false;
+  return MODULE_EXTENSIONS.some((ext) => name.endsWith(ext));
+}
+
+/**
+ * Lists module files under `root` (relative paths, sorted), skipping dot folders,
+ * `node_modules` and build output.
+ */
+export function listModuleFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith(".")) continue;
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIP_DIRS.has(entry.name)) walk(full);
+      } else if (entry.isFile() && isModuleFile(entry.name)) out.push(relative(root, full).split(sep).join("/"));
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+/**
+ * Workflow modules of a project: files inside a `workflows/` folder (Tako's
+ * `<app_root>/workflows/`, also `src/workflows/`).
+ */
+export function discoverWorkflowFiles(root: string): string[] {
+  return listModuleFiles(root).filter((f) => f.split("/").slice(0, -1).includes("workflows"));
+}

@@ -1,0 +1,98 @@
+/**
+ * A project on disk: discovers its workflow modules, bundles each one, stores the
+ * bundle by hash, imports it and registers its workflows with the engine pinned to
+ * that hash. Reloading a changed file registers a new version; runs that already
+ * started keep theirs (loaded again from the store after a restart).
+ */
+import { join } from "node:path";
+import type { Engine } from "../engine/engine.js";
+import { type AnyWorkflow, isWorkflow } from "../sdk/workflow.js";
+import { bundleModule } from "./bundle.js";
+import { discoverWorkflowFiles } from "./discover.js";
+import { importBundle } from "./import-bundle.js";
+
+/** One loaded module. */
+export interface LoadedModule {
+  /** Path relative to the project root, with `/`. */
+  file: string;
+  hash: string;
+  workflows: AnyWorkflow[];
+}
+
+/** The outcome of loading every module. */
+export interface LoadReport {
+  loaded: LoadedModule[];
+  errors: Array<{ file: string; error: Error }>;
+}
+
+/** The workflows a module exports. */
+export function workflowsOf(exports: Record<string, unknown>): AnyWorkflow[] {
+  const seen = new Set<AnyWorkflow>();
+  for (const value of Object.values(exports)) if (isWorkflow(value)) seen.add(value);
+  return [...seen];
+}
+
+/** Loads a project's workflow modules into an engine. */
+export class Project {
+  private readonly namesByFile = new Map<string, string[]>();
+
+  constructor(
+    readonly root: string,
+    private readonly engine: Engine,
+  ) {
+    engine.registry.setLoader((hash) => this.loadVersion(hash));
+  }
+
+  /** Module files this project loads. */
+  files(): string[] {
+    return discoverWorkflowFiles(this.root);
+  }
+
+  /** Loads every workflow module; a broken file is reported, the others still load. */
+  async loadAll(): Promise<LoadReport> {
+    const report: LoadReport = { loaded: [], errors: [] };
+    for (const file of this.files()) {
+      try {
+        report.loaded.push(await this.loadFile(file));
+      } catch (error) {
+        report.errors.push({ file, error: error as Error });
+      }
+    }
+    return report;
+  }
+
+  /** Bundles, stores, imports and registers one module (replacing its earlier version). */
+  async loadFile(file: string): Promise<LoadedModule> {
+    const bundle = await bundleModule(this.root, join(this.root, file));
+    await this.engine.store.putBundle(bundle.hash, bundle.code);
+    const exports = await importBundle(this.root, bundle.hash, bundle.code);
+    const workflows = workflowsOf(exports);
+    const before = this.namesByFile.get(file) ?? [];
+    const now = workflows.map((w) => w.name);
+    for (const wf of workflows) {
+      const owner = [...this.namesByFile].find(([f, names]) => f !== file && names.includes(wf.name));
+      if (owner) throw new Error(`workflow name ${JSON.stringify(wf.name)} in ${file} is already defined in ${owner[0]}: workflow names must be unique`);
+    }
+    for (const name of before) if (!now.includes(name)) this.engine.registry.remove(name);
+    await this.engine.register(workflows, { version: bundle.hash, source: file, replace: true });
+    this.namesByFile.set(file, now);
+    return { file, hash: bundle.hash, workflows };
+  }
+
+  /** Forgets a deleted module's workflows (runs pinned to its versions can still finish). */
+  async removeFile(file: string): Promise<string[]> {
+    const names = this.namesByFile.get(file) ?? [];
+    for (const name of names) this.engine.registry.remove(name);
+    this.namesByFile.delete(file);
+    await this.engine.publish();
+    return names;
+  }
+
+  /** Loads an older version from the store's bundles (a restart mid-run). */
+  private async loadVersion(hash: string): Promise<Map<string, AnyWorkflow> | null> {
+    const code = await this.engine.store.getBundle(hash);
+    if (code === null) return null;
+    const exports = await importBundle(this.root, hash, code);
+    return new Map(workflowsOf(exports).map((w) => [w.name, w]));
+  }
+}

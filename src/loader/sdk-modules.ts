@@ -1,0 +1,54 @@
+/**
+ * The SDK modules user code may import, by specifier. When Sluice bundles a user
+ * module, imports of these specifiers are replaced by a small virtual module that
+ * reads the namespace below from `globalThis`, so user code shares this very SDK
+ * instance (and its execution context) with the engine that runs it.
+ */
+import * as sluice from "../index.js";
+
+const KEY = Symbol.for("sluice.sdk-modules.v1");
+
+/** Specifier → namespace object. */
+export type SdkModules = Record<string, Record<string, unknown>>;
+
+/** `tako.sh`: the durable-workflow part of Tako's JavaScript SDK (seed 002). */
+const takoSh = {
+  defineWorkflow: sluice.defineWorkflow,
+  signal: sluice.signal,
+};
+
+/** The compatibility entry points and the native one. More are added by `registerSdkModule`. */
+const modules: SdkModules = {
+  sluice: { ...sluice },
+  "tako.sh": takoSh,
+};
+
+/** Adds (or replaces) an importable SDK module, e.g. `windmill-client`. */
+export function registerSdkModule(specifier: string, namespace: Record<string, unknown>): void {
+  modules[specifier] = namespace;
+  install();
+}
+
+/** Publishes the modules on `globalThis` for bundled code. Idempotent. */
+export function install(): SdkModules {
+  (globalThis as unknown as Record<symbol, SdkModules>)[KEY] = modules;
+  return modules;
+}
+
+/** Specifiers the bundler must redirect. */
+export function sdkSpecifiers(): string[] {
+  return Object.keys(modules);
+}
+
+/** Source of the virtual module standing in for `specifier`. */
+export function virtualModuleSource(specifier: string): string {
+  const ns = modules[specifier]!;
+  const names = Object.keys(ns).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
+  const lines = [
+    `const m = globalThis[Symbol.for("sluice.sdk-modules.v1")]?.[${JSON.stringify(specifier)}];`,
+    `if (!m) throw new Error(${JSON.stringify(`${specifier} is provided by Sluice: run this module with sluice dev / sluice worker, or import "sluice" in your own process`)});`,
+    ...names.map((n) => `export const ${n} = m.${n};`),
+    "export default m;",
+  ];
+  return lines.join("\n");
+}
