@@ -65,7 +65,7 @@ function walkGenericCall(w: Walker, call: ts.CallExpression, frontier: Frontier,
     const inner = unwrap(argument);
     if (isInlinable(inner) && w.flow.hasPrimitive(inner)) {
       w.warn(
-        "UNSUPPORTED_SYNTAX",
+        "UNKNOWN_CALLBACK",
         `the callback passed to ${shortText(call.expression, 40)}(…) is drawn as if it ran once, right here: call primitives from the workflow body, or through parallel(), for an exact diagram`,
         argument,
       );

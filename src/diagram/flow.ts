@@ -41,6 +41,7 @@ export class FlowIndex {
   private readonly primitiveMemo = new Map<ts.Node, boolean>();
   private readonly flowMemo = new Map<ts.Node, boolean>();
   private readonly helpersInProgress = new Set<HelperFunction>();
+  private readonly helperMemo = new Map<HelperFunction, boolean>();
 
   constructor(private readonly bindings: Bindings) {}
 
@@ -62,9 +63,15 @@ export class FlowIndex {
   /** Whether calling the helper `fn` reaches a durable primitive (recursion counts as no). */
   helperHasPrimitive(fn: HelperFunction): boolean {
     if (fn.body === undefined || this.helpersInProgress.has(fn)) return false;
+    const memo = this.helperMemo.get(fn);
+    if (memo !== undefined) return memo;
+    const outermost = this.helpersInProgress.size === 0;
     this.helpersInProgress.add(fn);
     try {
-      return this.hasPrimitive(fn.body);
+      const found = this.hasPrimitive(fn.body);
+      // Only an outermost answer is final: inner ones may have been cut by the recursion guard.
+      if (outermost) this.helperMemo.set(fn, found);
+      return found;
     } finally {
       this.helpersInProgress.delete(fn);
     }

@@ -131,12 +131,11 @@ export type WarningCode =
   | "DYNAMIC_KEY"
   | "ANONYMOUS_TASK"
   | "UNRESOLVED_TASK"
-  | "TASK_WRAPPER_ESCAPES"
   | "NESTED_PRIMITIVE"
   | "RECURSIVE_HELPER"
   | "UNREACHABLE_CODE"
   | "LABELED_JUMP"
-  | "UNSUPPORTED_SYNTAX";
+  | "UNKNOWN_CALLBACK";
 
 /** Something the analyser could not represent exactly; the diagram is still usable. */
 export interface DiagramWarning extends Partial<SourcePosition> {

@@ -33,6 +33,7 @@ function walkReturn(w: Walker, statement: ts.ReturnStatement, frontier: Frontier
   const after = statement.expression === undefined ? frontier : w.expression(statement.expression, frontier, scope);
   if (scope.returns !== undefined) {
     scope.returns.push(...after);
+    scope.returnKeys?.push(w.keys.snapshot());
     return [];
   }
   const { node } = w.structural(after, scope, "return", "return", statement);
@@ -87,11 +88,12 @@ function walkSwitch(w: Walker, statement: ts.SwitchStatement, frontier: Frontier
   for (const clause of statement.caseBlock.clauses) {
     if (fallthrough.length === 0) w.keys.restore(base);
     const edge = ts.isCaseClause(clause) ? `case ${shortText(clause.expression, 40)}` : "default";
-    fallthrough = w.statements(clause.statements, [{ from: node.id, label: edge }, ...fallthrough], inner);
+    fallthrough = w.statements(clause.statements, [...fallthrough, { from: node.id, label: edge }], inner);
     if (fallthrough.length === 0) ends.push(w.keys.snapshot());
   }
   if (fallthrough.length > 0) ends.push(w.keys.snapshot());
-  const exits: Exit[] = [...breaks, ...fallthrough];
+  // `break` is the ordinary way out of a switch: its edge needs no label.
+  const exits: Exit[] = [...breaks.map((exit) => (exit.label === "break" ? { from: exit.from } : exit)), ...fallthrough];
   if (!statement.caseBlock.clauses.some((clause) => ts.isDefaultClause(clause))) {
     exits.push({ from: node.id, label: "default" });
     ends.push(base);

@@ -34,6 +34,8 @@ export interface Scope {
   readonly catches?: Exit[];
   /** Collector for `return` exits of an inlined function (absent: returns end the workflow). */
   readonly returns?: Exit[];
+  /** Key-counter state at each `return` of an inlined function, joined where the call continues. */
+  readonly returnKeys?: KeySnapshot[];
 }
 
 /** A durable primitive to emit. */
@@ -181,6 +183,7 @@ export class Walker {
       return frontier;
     }
     const returns: Exit[] = [];
+    const returnKeys: KeySnapshot[] = [];
     const inner: Scope = {
       ...(scope.parent === undefined ? {} : { parent: scope.parent }),
       repeated: scope.repeated,
@@ -188,8 +191,12 @@ export class Walker {
       inlining: [...scope.inlining, fn],
       ...(scope.catches === undefined ? {} : { catches: scope.catches }),
       returns,
+      returnKeys,
     };
     const tail = ts.isBlock(fn.body) ? this.statements(fn.body.statements, frontier, inner) : this.expression(fn.body, frontier, inner);
+    // Every way out of the function (falling off the end, each return) continues after the call.
+    const outs = tail.length > 0 ? [...returnKeys, this.keys.snapshot()] : returnKeys;
+    if (outs.length > 0) this.keys.join(outs);
     return [...tail, ...returns];
   }
 
