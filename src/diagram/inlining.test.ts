@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { analyzeWorkflowSource } from "./analyze.js";
 import { chain, edgeList, ids, nodeById, warningCodes } from "./testkit.js";
+import { validateDiagram } from "./validate.js";
 
 const TASKS = `
 async function a(x?: unknown) { return 1 }
@@ -105,6 +106,22 @@ describe("helpers, callbacks and parallel shapes", () => {
       export const main = workflow(async () => { await again(3); });`);
     expect(warningCodes(d)).toContain("RECURSIVE_HELPER");
     expect(d.nodes.filter((n) => n.kind === "task")).toHaveLength(1);
+  });
+});
+
+describe("inlining limits", () => {
+  it("helpers that call helpers twice per level stop expanding instead of blowing up", () => {
+    const levels = Array.from({ length: 30 }, (_, i) =>
+      i === 0
+        ? "async function h0() { await task(a)(); }"
+        : `async function h${i}() { await h${i - 1}(); await h${i - 1}(); }`,
+    ).join("\n");
+    const started = performance.now();
+    const d = analyzeWorkflowSource(`${TASKS}\n${levels}\nexport const main = workflow(async () => { await h29(); });`);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(warningCodes(d)).toContain("INLINE_LIMIT");
+    expect(d.nodes.length).toBeLessThan(3000);
+    expect(validateDiagram(d)).toEqual([]);
   });
 });
 

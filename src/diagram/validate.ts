@@ -63,15 +63,19 @@ function reach(from: string, next: Map<string, string[]>): Set<string> {
   return seen;
 }
 
+/** Kahn's algorithm (iterative, so long chains cannot overflow the stack). */
 function hasCycle(ids: readonly string[], out: Map<string, string[]>): boolean {
-  const state = new Map<string, 1 | 2>();
-  const visit = (id: string): boolean => {
-    if (state.get(id) === 2) return false;
-    if (state.get(id) === 1) return true;
-    state.set(id, 1);
-    for (const to of out.get(id) ?? []) if (visit(to)) return true;
-    state.set(id, 2);
-    return false;
-  };
-  return ids.some((id) => visit(id));
+  const indegree = new Map(ids.map((id) => [id, 0]));
+  for (const targets of out.values()) for (const to of targets) indegree.set(to, (indegree.get(to) ?? 0) + 1);
+  const ready = [...indegree].filter(([, n]) => n === 0).map(([id]) => id);
+  let removed = 0;
+  for (let id = ready.pop(); id !== undefined; id = ready.pop()) {
+    removed += 1;
+    for (const to of out.get(id) ?? []) {
+      const left = (indegree.get(to) ?? 0) - 1;
+      indegree.set(to, left);
+      if (left === 0) ready.push(to);
+    }
+  }
+  return removed < indegree.size;
 }

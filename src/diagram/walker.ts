@@ -16,6 +16,11 @@ import { KeyCounter, type KeySnapshot } from "./keys.js";
 import type { DiagramNode, DiagramWarning, NodeKind, PrimitiveKind, WarningCode } from "./model.js";
 import { spanOf, startOf } from "./source-text.js";
 
+/** Deepest nesting of inlined functions (helpers calling helpers, IIFEs, callbacks). */
+export const MAX_INLINE_DEPTH = 12;
+/** Once the diagram has this many nodes, helpers are no longer inlined (they could multiply it). */
+export const MAX_INLINED_NODES = 2000;
+
 /** Where the code being walked sits: its group, and where jumps out of it go. */
 export interface Scope {
   /** Innermost group node (loop or dynamic parallel) the emitted nodes belong to. */
@@ -180,6 +185,14 @@ export class Walker {
     if (fn.body === undefined) return frontier;
     if (scope.inlining.includes(fn)) {
       this.warn("RECURSIVE_HELPER", `${name ?? "a function"} calls itself; its recursive call is drawn once, not expanded`, fn);
+      return frontier;
+    }
+    if (scope.inlining.length > MAX_INLINE_DEPTH || this.graph.nodes.length >= MAX_INLINED_NODES) {
+      this.warn(
+        "INLINE_LIMIT",
+        `${name ?? "this function"} is not expanded: the diagram is already ${scope.inlining.length > MAX_INLINE_DEPTH ? `${MAX_INLINE_DEPTH} helpers deep` : `${MAX_INLINED_NODES} nodes large`}; call tasks from fewer layers of helpers for a complete diagram`,
+        fn,
+      );
       return frontier;
     }
     const returns: Exit[] = [];
