@@ -1,9 +1,12 @@
 import { EventEmitter } from "node:events";
+import type { RunRecord } from "../store/types.js";
 
 /** In-process notifications between engine parts (cross-process ones come from `Store.watch`). */
 export interface EngineEventMap {
   /** Something may have become runnable: wake idle workers. */
   work: [];
+  /** A worker of this engine started executing a claim. */
+  started: [run: RunRecord];
   /** A claim of this run ended in this process (finished, retrying, or cancelled here): re-read its status. */
   settled: [runId: string];
 }

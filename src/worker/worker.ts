@@ -109,7 +109,7 @@ export class Worker {
 
   /** Milliseconds this worker has had nothing to do (null while busy or not started). */
   idleFor(): number | null {
-    return this.idleSince === null ? null : Date.now() - this.idleSince;
+    return this.idleSince === null || this.active.size > 0 || this.reserved > 0 ? null : Date.now() - this.idleSince;
   }
 
   /** Wakes the claim loop (work may be available). */
@@ -226,6 +226,7 @@ export class Worker {
     }
     const exec = new Execution(claim, def, this.deps);
     this.active.set(run.id, exec);
+    if (this.events.listenerCount("started")) this.events.emit("started", run);
     const result = await exec.start();
     if (result === "completed") this.events.emit("settled", run.id);
     // A completion may have re-queued a parent; a suspension may have created children.

@@ -1,0 +1,28 @@
+import type { Command } from "commander";
+import { json, type CommandContext } from "../command.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** `sluice cancel <run>`: cancel a run that has not finished (and its children). */
+export function registerCancel(program: Command, cx: CommandContext): void {
+  program
+    .command("cancel")
+    .description("cancel a run that has not finished, and its unfinished children")
+    .argument("<run>", "run id")
+    .option("--reason <text>", "why (stored with the run)")
+    .option("--dir <dir>", "project folder")
+    .option("--db <file>", "SQLite database file")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts) => {
+      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
+      try {
+        const before = await engine.store.getRun(id);
+        const status = await engine.cancel(id, opts.reason ?? null);
+        const already = before !== null && before.status !== "pending" && before.status !== "running" && before.status !== "waiting";
+        if (opts.json) json(cx, { id, status, cancelled: !already });
+        else if (already) cx.io.stdout(`run ${id} had already finished (${status}); nothing to cancel\n`);
+        else cx.io.stdout(`cancelled ${id}\n`);
+      } finally {
+        await engine.stop();
+      }
+    });
+}

@@ -1,0 +1,89 @@
+import { relative, sep } from "node:path";
+import chokidar from "chokidar";
+import type { Command } from "commander";
+import { Project } from "../../loader/project.js";
+import { discoverWorkflowFiles, isModuleFile } from "../../loader/discover.js";
+import { type CommandContext, untilAborted } from "../command.js";
+import { parseCount } from "../options.js";
+import { followRuns, logEcho } from "../printer.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
+export function registerDev(program: Command, cx: CommandContext): void {
+  program
+    .command("dev")
+    .description("run everything in one process on .sluice/sluice.db: discovers workflows, runs them, reloads on change")
+    .argument("[dir]", "project folder", ".")
+    .option("--db <file>", "SQLite database file (default: <dir>/.sluice/sluice.db)")
+    .option("--concurrency <n>", "runs executed at once", "500")
+    .option("--no-watch", "do not reload changed files")
+    .action(async (dir: string, opts) => {
+      const project = resolveProject(cx.io, dir, opts.db);
+      const write = (t: string) => cx.io.stdout(t);
+      const engine = openEngine(project, {
+        worker: { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) },
+        scheduler: true,
+        echo: logEcho(write),
+      });
+      const loader = new Project(project.root, engine);
+      const unfollow = followRuns(engine, write);
+      await engine.start();
+      const report = await loader.loadAll();
+      for (const m of report.loaded) write(`loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`);
+      for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
+      if (report.loaded.length === 0 && report.errors.length === 0) {
+        write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
+      }
+      write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
+      const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t));
+      for (const item of project.config.dev?.enqueue ?? []) {
+        try {
+          const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
+          write(`enqueued ${item.workflow} ${handle.id}${handle.deduplicated ? " (already there)" : ""}\n`);
+        } catch (err) {
+          cx.io.stderr(`error: could not enqueue ${item.workflow} from sluice.json: ${(err as Error).message}\n`);
+        }
+      }
+      await untilAborted(cx.io.signal);
+      write("stopping: waiting for running claims…\n");
+      await watcher?.close();
+      unfollow();
+      await engine.stop({ drainMs: 10_000 });
+      write("stopped\n");
+    });
+}
+
+/** Reloads workflow modules when they change; runs already started keep their code version. */
+function watchProject(root: string, loader: Project, write: (t: string) => void, warn: (t: string) => void) {
+  const isWorkflowFile = (file: string) => discoverWorkflowFiles(root).includes(file);
+  const watcher = chokidar.watch(root, {
+    ignoreInitial: true,
+    ignored: (path: string) => {
+      const rel = relative(root, path);
+      return rel.split(sep).some((part) => part.startsWith(".") || part === "node_modules");
+    },
+    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
+  });
+  const reload = async (path: string) => {
+    const file = relative(root, path).split(sep).join("/");
+    if (!isModuleFile(file)) return;
+    try {
+      if (isWorkflowFile(file)) {
+        const m = await loader.loadFile(file);
+        write(`reloaded ${file}: ${m.workflows.map((w) => w.name).join(", ")}  [code ${m.hash.slice(0, 8)}]\n`);
+      } else {
+        // A helper changed: reload every workflow module (each bundles its imports).
+        for (const wf of discoverWorkflowFiles(root)) await loader.loadFile(wf);
+        write(`reloaded workflows after ${file} changed\n`);
+      }
+    } catch (err) {
+      warn(`error: ${(err as Error).message}\n`);
+    }
+  };
+  watcher.on("add", reload).on("change", reload);
+  watcher.on("unlink", (path: string) => {
+    const file = relative(root, path).split(sep).join("/");
+    void loader.removeFile(file).then((names) => names.length && write(`removed ${file}: ${names.join(", ")}\n`));
+  });
+  return watcher;
+}

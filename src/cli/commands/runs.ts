@@ -1,0 +1,31 @@
+import type { Command } from "commander";
+import { json, type CommandContext } from "../command.js";
+import { runsTable } from "../format.js";
+import { runJson } from "../json.js";
+import { parseCount, parseStatuses } from "../options.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** `sluice runs`: list runs, newest first. */
+export function registerRuns(program: Command, cx: CommandContext): void {
+  program
+    .command("runs")
+    .description("list runs, newest first")
+    .option("--status <list>", "only these statuses, comma-separated: pending, running, waiting, succeeded, failed (dead), cancelled")
+    .option("--workflow <name>", "only runs of this workflow")
+    .option("--limit <n>", "how many (default 20)", "20")
+    .option("--dir <dir>", "project folder")
+    .option("--db <file>", "SQLite database file")
+    .option("--json", "print JSON")
+    .action(async (opts) => {
+      const status = opts.status ? parseStatuses(opts.status) : undefined;
+      const limit = parseCount(opts.limit, "--limit");
+      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
+      try {
+        const runs = await engine.store.listRuns({ status, workflow: opts.workflow, limit });
+        if (opts.json) json(cx, runs.map(runJson));
+        else cx.io.stdout(`${runsTable(runs)}\n`);
+      } finally {
+        await engine.stop();
+      }
+    });
+}

@@ -1,0 +1,34 @@
+import type { Command } from "commander";
+import { RunNotFoundError } from "../../sdk/errors.js";
+import { json, type CommandContext } from "../command.js";
+import { runReport } from "../format.js";
+import { logJson, runJson, stepJson } from "../json.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** `sluice show <run>`: a run with its steps, children, attempts, result or error, and logs. */
+export function registerShow(program: Command, cx: CommandContext): void {
+  program
+    .command("show")
+    .description("show a run: steps, attempts, result or error, children and logs")
+    .argument("<run>", "run id")
+    .option("--dir <dir>", "project folder")
+    .option("--db <file>", "SQLite database file")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts) => {
+      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
+      try {
+        const run = await engine.store.getRun(id);
+        if (!run) throw new RunNotFoundError(id);
+        const [steps, children, logs] = await Promise.all([
+          engine.store.getSteps(id),
+          engine.store.listRuns({ parentId: id, limit: 10_000 }),
+          engine.store.getLogs(id),
+        ]);
+        children.reverse();
+        if (opts.json) json(cx, { ...runJson(run), steps: steps.map(stepJson), children: children.map(runJson), logs: logs.map(logJson) });
+        else cx.io.stdout(`${runReport(run, steps, children, logs)}\n`);
+      } finally {
+        await engine.stop();
+      }
+    });
+}

@@ -1,0 +1,59 @@
+import type { Command } from "commander";
+import { Project } from "../../loader/project.js";
+import { type CommandContext, untilAborted } from "../command.js";
+import { parseCount, parseDurationOption } from "../options.js";
+import { followRuns, logEcho } from "../printer.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
+export function registerWorker(program: Command, cx: CommandContext): void {
+  program
+    .command("worker")
+    .description("run a worker: claims and executes runs; SIGTERM drains gracefully")
+    .option("--dir <dir>", "project folder")
+    .option("--db <file>", "SQLite database file")
+    .option("--group <groups>", "only claim these worker groups (comma-separated)")
+    .option("--concurrency <n>", "runs executed at once", "500")
+    .option("--exit-when-idle", "exit once there is no runnable work (scale to zero)")
+    .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
+    .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
+    .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
+    .option("--quiet", "do not print run lifecycle and logs")
+    .action(async (opts) => {
+      const concurrency = parseCount(opts.concurrency, "--concurrency");
+      const idleMs = parseDurationOption(opts.idle, "--idle");
+      const leaseMs = parseDurationOption(opts.lease, "--lease");
+      const drainMs = parseDurationOption(opts.drainTimeout, "--drain-timeout");
+      const queues = opts.group ? String(opts.group).split(",").map((g: string) => g.trim()).filter(Boolean) : undefined;
+      const project = resolveProject(cx.io, opts.dir, opts.db);
+      const write = (t: string) => cx.io.stdout(t);
+      const engine = openEngine(project, {
+        worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
+        echo: opts.quiet ? undefined : logEcho(write),
+      });
+      const report = await new Project(project.root, engine).loadAll();
+      for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+      const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
+      await engine.start();
+      const names = engine.registry.names();
+      cx.io.stdout(`worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`);
+      const idle = opts.exitWhenIdle ? waitForIdle(engine.worker!, idleMs, cx.io.signal) : new Promise<void>(() => {});
+      await Promise.race([untilAborted(cx.io.signal), idle]);
+      cx.io.stdout(cx.io.signal.aborted ? "draining…\n" : "idle: exiting\n");
+      unfollow();
+      await engine.stop({ drainMs });
+      cx.io.stdout(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
+    });
+}
+
+function waitForIdle(worker: { idleFor(): number | null }, idleMs: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      const idle = worker.idleFor();
+      if (signal.aborted || (idle !== null && idle >= idleMs)) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, Math.min(100, idleMs));
+  });
+}

@@ -1,0 +1,99 @@
+/** Human-readable output of the CLI (the `--json` forms are in `json.ts`). */
+import { formatMillis } from "../core/duration.js";
+import type { LogRecord, RunRecord, StepRecord } from "../store/types.js";
+
+const ICON: Record<RunRecord["status"], string> = {
+  pending: "…",
+  running: "▶",
+  waiting: "⏸",
+  succeeded: "✓",
+  failed: "✗",
+  cancelled: "⊘",
+};
+
+/** The run's status with its icon. */
+export function statusLabel(status: RunRecord["status"]): string {
+  return `${ICON[status]} ${status}`;
+}
+
+/** Shortens JSON text for one line. */
+export function preview(text: string | null, max = 80): string {
+  if (text === null) return "";
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `2026-11-29 22:33:52` in UTC. */
+export function timeLabel(ms: number | null): string {
+  return ms === null ? "-" : new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+}
+
+/** How long a run took, or has been going. */
+export function tookLabel(run: RunRecord, now = Date.now()): string {
+  if (run.startedAt === null) return "-";
+  return formatMillis((run.finishedAt ?? now) - run.startedAt);
+}
+
+/** The run's display name: `workflow` or `workflow:task`. */
+export function runName(run: RunRecord): string {
+  return run.task ? `${run.workflow}:${run.task}` : run.workflow;
+}
+
+/** Renders rows as an aligned text table. */
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [line(headers), ...rows.map(line)].join("\n");
+}
+
+/** The `sluice runs` table. */
+export function runsTable(runs: RunRecord[]): string {
+  if (runs.length === 0) return "no runs";
+  return table(
+    ["ID", "WORKFLOW", "STATUS", "ATTEMPT", "CREATED", "TOOK"],
+    runs.map((r) => [r.id, runName(r), statusLabel(r.status), `${r.attempt}/${r.maxAttempts}`, timeLabel(r.createdAt), tookLabel(r)]),
+  );
+}
+
+/** The `sluice show` report. */
+export function runReport(run: RunRecord, steps: StepRecord[], children: RunRecord[], logs: LogRecord[]): string {
+  const out: string[] = [];
+  out.push(`run       ${run.id}`);
+  out.push(`workflow  ${runName(run)}${run.version ? `  (code ${run.version.slice(0, 12)})` : ""}`);
+  out.push(`status    ${statusLabel(run.status)}`);
+  out.push(`attempt   ${run.attempt} of ${run.maxAttempts}`);
+  out.push(`created   ${timeLabel(run.createdAt)}   started ${timeLabel(run.startedAt)}   finished ${timeLabel(run.finishedAt)}   took ${tookLabel(run)}`);
+  if (run.parentId) out.push(`parent    ${run.parentId} (step ${run.parentKey})`);
+  out.push(`payload   ${preview(run.payload, 400)}`);
+  if (run.result !== null) out.push(`result    ${preview(run.result, 400)}`);
+  if (run.error) {
+    out.push(`error     ${run.error.name}${run.error.code ? ` [${run.error.code}]` : ""}: ${run.error.message}`);
+    if (run.error.stack && run.status === "failed") out.push(...run.error.stack.split("\n").slice(1, 6).map((l) => `          ${l.trim()}`));
+  }
+  out.push("");
+  out.push(steps.length ? "steps" : "steps     (none)");
+  for (const s of steps) {
+    const took = s.finishedAt === null ? "" : `  ${formatMillis(s.finishedAt - s.startedAt)}`;
+    const detail =
+      s.status === "error"
+        ? `error: ${s.error?.message ?? ""}`
+        : s.status === "pending"
+          ? s.wakeAt
+            ? `pending until ${timeLabel(s.wakeAt)}`
+            : "pending"
+          : preview(s.value, 60);
+    const extra = [s.attempts > 1 ? `${s.attempts} attempts` : "", s.childId ? `child ${s.childId}` : ""].filter(Boolean).join(", ");
+    out.push(`  ${s.status === "done" ? "✓" : s.status === "error" ? "✗" : "…"} ${s.kind.padEnd(8)} ${s.key}  ${detail}${took}${extra ? `  (${extra})` : ""}`);
+  }
+  if (children.length) {
+    out.push("");
+    out.push("children");
+    for (const c of children) out.push(`  ${statusLabel(c.status)}  ${c.id}  ${runName(c)}  ${tookLabel(c)}`);
+  }
+  out.push("");
+  out.push(logs.length ? "logs" : "logs      (none)");
+  for (const l of logs) {
+    const where = l.stepKey ? `[${l.stepKey}] ` : "";
+    out.push(`  ${timeLabel(l.ts).slice(11)} #${l.attempt} ${l.level.padEnd(5)} ${where}${l.message}`);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,25 @@
+/** Where a CLI command reads and writes; real process streams in `main.ts`, buffers in tests. */
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Working directory commands resolve relative paths against. */
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Aborted to stop long-running commands (`dev`, `worker`); SIGINT/SIGTERM in `main.ts`. */
+  signal: AbortSignal;
+}
+
+/** An IO that collects output, for tests and embedding. */
+export function bufferIO(cwd: string, signal: AbortSignal = new AbortController().signal): CliIO & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    cwd,
+    env: {},
+    signal,
+  };
+}

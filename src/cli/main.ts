@@ -1,0 +1,26 @@
+/** Process entry of the `sluice` command. */
+import { run } from "./run.js";
+
+const controller = new AbortController();
+let signals = 0;
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.on(sig, () => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`sluice: second ${sig}, exiting now\n`);
+      process.exit(130);
+    }
+    controller.abort();
+  });
+}
+
+const code = await run(process.argv.slice(2), {
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+  cwd: process.cwd(),
+  env: process.env,
+  signal: controller.signal,
+});
+process.exitCode = code;
+// Long-running commands have stopped their timers; anything left (a user module's handle) must not keep us alive.
+setTimeout(() => process.exit(code), 200).unref();

@@ -1,0 +1,58 @@
+/** Parsing of option values shared by commands; each error names the option and the fix. */
+import { toMillis } from "../core/duration.js";
+import { parseUserJson } from "../core/serde.js";
+import { InvalidInputError } from "../sdk/errors.js";
+import type { RunStatus } from "../store/types.js";
+
+const STATUSES: RunStatus[] = ["pending", "running", "waiting", "succeeded", "failed", "cancelled"];
+
+/** `--status a,b`: run statuses; `dead` (Tako's word) means `failed`. */
+export function parseStatuses(value: string): RunStatus[] {
+  return value.split(",").map((raw) => {
+    const s = raw.trim() === "dead" ? "failed" : raw.trim();
+    if (!STATUSES.includes(s as RunStatus)) {
+      throw new InvalidInputError(`unknown status "${raw}" for --status: use ${STATUSES.join(", ")} (or dead)`, { code: "INVALID_STATUS" });
+    }
+    return s as RunStatus;
+  });
+}
+
+/** A positive whole number option. */
+export function parseCount(value: string, name: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidInputError(`${name} must be a whole number, got "${value}"`, { code: "INVALID_NUMBER" });
+  return n;
+}
+
+/** A duration option (`30s`, `5m`, `1500`). */
+export function parseDurationOption(value: string, name: string): number {
+  try {
+    return toMillis(value);
+  } catch {
+    throw new InvalidInputError(`${name} "${value}" is not a duration: use a number of milliseconds or a value like 30s, 5m, 2h`, {
+      code: "INVALID_DURATION",
+    });
+  }
+}
+
+/** `--run-at`: an ISO time, epoch milliseconds, or a delay from now such as `10m` or `+10m`. */
+export function parseRunAtOption(value: string, now = Date.now()): number {
+  const v = value.trim();
+  if (/^\+?\d+(\.\d+)?\s*[a-z]+/i.test(v)) {
+    try {
+      return now + toMillis(v.replace(/^\+/, ""));
+    } catch {
+      // fall through to the clear error below
+    }
+  } else if (/^\d{10,}$/.test(v)) return Number(v);
+  const t = Date.parse(v);
+  if (Number.isFinite(t)) return t;
+  throw new InvalidInputError(`--run-at "${value}" is not a time: use an ISO time (2026-12-01T09:00:00Z), epoch milliseconds, or a delay like 10m`, {
+    code: "INVALID_RUN_AT",
+  });
+}
+
+/** A JSON argument typed on the command line. */
+export function parseJsonArg(value: string | undefined, what: string, fallback: unknown): unknown {
+  return value === undefined ? fallback : parseUserJson(value, what);
+}

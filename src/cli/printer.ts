@@ -1,0 +1,40 @@
+/** Live output of `sluice dev` and `sluice worker`: run lifecycle lines and captured logs. */
+import { formatMillis } from "../core/duration.js";
+import type { Engine } from "../engine/engine.js";
+import type { LogLine, RunRecord } from "../store/types.js";
+import { preview, runName } from "./format.js";
+
+/** Prints captured log lines of runs as they happen. */
+export function logEcho(write: (text: string) => void): (line: LogLine, run: RunRecord) => void {
+  return (line, run) => {
+    const where = line.stepKey ? ` [${line.stepKey}]` : "";
+    const level = line.level === "info" ? "" : ` ${line.level}`;
+    write(`  │ ${runName(run)} ${run.id}${where}${level}: ${line.message}\n`);
+  };
+}
+
+/** Prints a line when a run starts and when a claim of it ends. Returns an unsubscribe function. */
+export function followRuns(engine: Engine, write: (text: string) => void): () => void {
+  const onStarted = (run: RunRecord) => {
+    const resumed = run.startedAt !== null && run.startedAt < (run.updatedAt ?? 0) ? " (resumed)" : "";
+    write(`▶ ${runName(run)} ${run.id} attempt ${run.attempt}/${run.maxAttempts}${resumed}\n`);
+  };
+  const onSettled = (id: string) => {
+    void engine.getRun(id).then((run) => {
+      if (!run) return;
+      const took = run.startedAt !== null && run.finishedAt !== null ? ` in ${formatMillis(run.finishedAt - run.startedAt)}` : "";
+      if (run.status === "succeeded") write(`✓ ${runName(run)} ${run.id} succeeded${took} → ${preview(run.result, 120)}\n`);
+      else if (run.status === "failed") write(`✗ ${runName(run)} ${run.id} failed${took}: ${run.error?.message ?? ""}\n`);
+      else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${run.id} cancelled: ${run.error?.message ?? ""}\n`);
+      else if (run.status === "pending" && run.error) {
+        write(`↻ ${runName(run)} ${run.id} attempt ${run.attempt - 1} failed (${run.error.message}); retry ${run.attempt}/${run.maxAttempts} at ${new Date(run.readyAt ?? 0).toISOString()}\n`);
+      }
+    });
+  };
+  engine.events.on("started", onStarted);
+  engine.events.on("settled", onSettled);
+  return () => {
+    engine.events.off("started", onStarted);
+    engine.events.off("settled", onSettled);
+  };
+}

@@ -1,0 +1,34 @@
+import { isAbsolute, join, resolve } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { createEngine, type Engine, type EngineOptions } from "../engine/engine.js";
+import { InvalidInputError } from "../sdk/errors.js";
+import { loadProjectConfig, type ProjectConfig } from "./config.js";
+import type { CliIO } from "./io.js";
+
+/** The project a command works on. */
+export interface ProjectContext {
+  root: string;
+  dbPath: string;
+  config: ProjectConfig;
+}
+
+/**
+ * Resolves the project folder (`dir`, else `SLUICE_DIR`, else the working directory)
+ * and its database (`--db`, else `SLUICE_DATABASE`, else `sluice.json`'s `database`,
+ * else `.sluice/sluice.db`).
+ */
+export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectContext {
+  const root = resolve(io.cwd, dir ?? io.env.SLUICE_DIR ?? ".");
+  if (!existsSync(root) || !statSync(root).isDirectory()) {
+    throw new InvalidInputError(`project folder ${root} does not exist: pass an existing folder (sluice dev examples)`, { code: "INVALID_PROJECT" });
+  }
+  const config = loadProjectConfig(root);
+  const dbSetting = db ?? io.env.SLUICE_DATABASE ?? config.database ?? join(".sluice", "sluice.db");
+  const dbPath = isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
+  return { root, dbPath, config };
+}
+
+/** Opens an engine on the project's database (no worker or scheduler unless asked). */
+export function openEngine(ctx: ProjectContext, options: EngineOptions = {}): Engine {
+  return createEngine({ database: ctx.dbPath, retention: ctx.config.retention, worker: false, scheduler: false, ...options });
+}
