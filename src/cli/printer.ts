@@ -31,9 +31,12 @@ export function followRuns(engine: Engine, write: (text: string) => void): () =>
       }
     });
   };
+  const onFenced = (id: string) => write(`⚠ lost the lease on run ${id}: another attempt owns it, so this attempt's writes were refused\n`);
   engine.events.on("started", onStarted);
   engine.events.on("settled", onSettled);
+  engine.events.on("fenced", onFenced);
   return () => {
+    engine.events.off("fenced", onFenced);
     engine.events.off("started", onStarted);
     engine.events.off("settled", onSettled);
   };

@@ -7,6 +7,8 @@ export interface EngineEventMap {
   work: [];
   /** A worker of this engine started executing a claim. */
   started: [run: RunRecord];
+  /** A claim lost its lease: its writes were refused and it stopped (another attempt owns the run). */
+  fenced: [runId: string];
   /** A claim of this run ended in this process (finished, retrying, or cancelled here): re-read its status. */
   settled: [runId: string];
 }

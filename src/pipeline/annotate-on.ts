@@ -6,6 +6,7 @@
  * - Identical lines are de-duplicated; the same asset with a different `debounce=` keeps the first.
  * - A malformed `debounce=` is dropped: the input falls back to the script-level `// debounce`, else none.
  * - Unknown options are ignored with a warning; the input itself still counts.
+ * - Spaces around `=` are tolerated (`debounce = 30s` reads as `debounce=30s`).
  */
 import { isNativeTriggerKind, NATIVE_TRIGGER_KINDS, type AssetInput } from "./annotation-types.js";
 import { noteMemberOnly, reportLaterLine, words, type AnnotationHandler, type ParseState } from "./annotation-state.js";
@@ -70,7 +71,7 @@ function onAsset(state: ParseState, uriText: string, options: readonly string[],
 
 /** `// on …` */
 export const onOn: AnnotationHandler = (state, rest, line) => {
-  const [first, ...extra] = words(rest);
+  const [first, ...extra] = words(rest.replace(/\s*=\s*/g, "="));
   if (first === undefined) {
     state.sink.warn(line, "ON_EMPTY", "`// on` needs an asset URI or a trigger kind and is ignored; write e.g. `// on s3://bucket/key` or `// on schedule`");
     return;

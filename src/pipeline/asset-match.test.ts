@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { matchAssetUri, substitutePartition } from "./asset-match.js";
+import { assetContains, matchAssetUri, substitutePartition } from "./asset-match.js";
 import { PartitionResolutionError } from "./errors.js";
 import { assertPartitionValue, partitionValueProblem } from "./partition-value.js";
 
@@ -80,5 +80,32 @@ describe("matchAssetUri", () => {
   it("escapes regex characters in the declared URI", () => {
     expect(matchAssetUri("s3://x/a+b.(c)/{partition}", "s3://x/a+b.(c)/p")?.partition).toBe("p");
     expect(matchAssetUri("s3://x/a+b.(c)/{partition}", "s3://x/aab.(c)/p")).toBeUndefined();
+  });
+});
+
+describe("assetContains", () => {
+  it("a database or lake contains its tables, a volume its paths", () => {
+    expect(assetContains("datatable://main", "datatable://main/staged")).toBe(true);
+    expect(assetContains("ducklake://lake", "ducklake://lake/orders")).toBe(true);
+    expect(assetContains("volume://v", "volume://v/a/b")).toBe(true);
+    expect(assetContains("datatable://main", "datatable://mainx/staged")).toBe(false);
+    expect(assetContains("datatable://main", "ducklake://main/staged")).toBe(false);
+  });
+
+  it("an S3 prefix ending in / contains the keys below it; a key contains nothing", () => {
+    expect(assetContains("s3://lake/raw/", "s3://lake/raw/2026/x.parquet")).toBe(true);
+    expect(assetContains("s3://lake/raw", "s3://lake/raw/x.parquet")).toBe(false);
+    expect(assetContains("s3://lake/raw/", "s3://lake/rawx")).toBe(false);
+  });
+
+  it("never for itself, resources, templates or invalid URIs", () => {
+    expect(assetContains("datatable://main", "datatable://main")).toBe(false);
+    expect(assetContains("$res:f/a", "$res:f/a/b")).toBe(false);
+    expect(assetContains("s3://l/{partition}/", "s3://l/{partition}/x")).toBe(false);
+    expect(assetContains("nope", "s3://x")).toBe(false);
+  });
+
+  it("Hive-style keys are ordinary S3 paths", () => {
+    expect(matchAssetUri("s3://lake/events/date={partition}/x.parquet", "s3://lake/events/date=2026-05-16/x.parquet")?.partition).toBe("2026-05-16");
   });
 });

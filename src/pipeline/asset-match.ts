@@ -78,3 +78,24 @@ export function matchAssetUri(
   if (accept && !accept(partition)) return undefined;
   return { declared: d.uri, written: w.uri, partition };
 }
+
+/**
+ * True when the declared asset `container` contains the written asset `inner`, so a write to
+ * `inner` is also a write to `container`: `datatable://main` contains `datatable://main/staged`,
+ * `ducklake://lake` contains `ducklake://lake/orders`, `volume://v` contains `volume://v/a/b`, and
+ * an S3 prefix ending in `/` contains every key below it. Templates never contain anything.
+ */
+export function assetContains(container: string | AssetUri, inner: string | AssetUri): boolean {
+  let c: AssetUri;
+  let i: AssetUri;
+  try {
+    c = asUri(container);
+    i = asUri(inner);
+  } catch {
+    return false;
+  }
+  if (c.kind !== i.kind || c.partitioned || c.uri === i.uri) return false;
+  if (c.kind === "s3") return c.path.endsWith("/") && i.path.startsWith(c.path);
+  if (c.kind === "resource") return false;
+  return i.path.startsWith(`${c.path}/`);
+}

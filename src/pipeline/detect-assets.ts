@@ -111,34 +111,38 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
   const lineOf = lineLocator(text);
   const sink = new DiagnosticSink();
   const { raw, consumed } = collect(text, language);
-  const byUri = new Map<string, { asset: AssetUri; access: DetectedAccess; line: number; via: string[]; overridden: boolean }>();
-  const record = (asset: AssetUri, access: DetectedAccess, line: number, via: string): void => {
+  type Entry = { asset: AssetUri; access: DetectedAccess; line: number; via: string[]; overridden: boolean; offset: number };
+  const byUri = new Map<string, Entry>();
+  const record = (asset: AssetUri, access: DetectedAccess, offset: number, via: string): void => {
     const entry = byUri.get(asset.uri);
-    if (!entry) return void byUri.set(asset.uri, { asset, access, line, via: [via], overridden: false });
+    if (!entry) return void byUri.set(asset.uri, { asset, access, line: lineOf(offset), via: [via], overridden: false, offset });
     entry.access = combine(entry.access, access);
-    entry.line = Math.min(entry.line, line);
+    if (offset < entry.offset) Object.assign(entry, { offset, line: lineOf(offset) });
     if (!entry.via.includes(via)) entry.via.push(via);
   };
   for (const d of raw.detections) {
     const asset = tryParseAssetUri(d.uri);
     if (!asset) raw.dynamic.push({ offset: d.offset, via: d.via });
-    else if (!(d.access === "unknown" && consumed.has(asset.uri))) record(asset, d.access, lineOf(d.offset), d.via);
+    else if (!(d.access === "unknown" && consumed.has(asset.uri))) record(asset, d.access, d.offset, d.via);
   }
+  const lineStart = (line: number): number => text.split("\n").slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
   const materialize = options.annotations?.materialize;
-  if (materialize) record(materialize.target, "write", materialize.line, "// materialize");
+  if (materialize) record(materialize.target, "write", lineStart(materialize.line), "// materialize");
   const overrides = options.annotations?.assetOverrides ?? [];
   for (const o of overrides) {
     if (o.access === "ignore") { byUri.delete(o.asset.uri); continue; }
     const entry = byUri.get(o.asset.uri);
     if (entry) Object.assign(entry, { access: o.access, overridden: true, via: [...entry.via, "// asset"] });
-    else byUri.set(o.asset.uri, { asset: o.asset, access: o.access, line: o.line, via: ["// asset"], overridden: true });
+    else byUri.set(o.asset.uri, { asset: o.asset, access: o.access, line: o.line, via: ["// asset"], overridden: true, offset: lineStart(o.line) });
   }
   if (overrides.length === 0) {
     for (const d of raw.dynamic) {
       sink.warn(lineOf(d.offset), "DETECT_DYNAMIC_PATH", `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`// asset write <uri>\` or \`// asset read <uri>\` (use {partition} for the partition)`);
     }
   }
-  const assets = [...byUri.values()].sort((a, b) => a.line - b.line);
+  const assets: DetectedAsset[] = [...byUri.values()]
+    .sort((a, b) => a.offset - b.offset)
+    .map(({ offset: _offset, ...rest }) => rest);
   for (const a of assets.filter((x) => x.access === "unknown")) {
     sink.warn(a.line, "DETECT_ACCESS_UNKNOWN", `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`// asset read ${a.asset.uri}\` or \`// asset write ${a.asset.uri}\``);
   }

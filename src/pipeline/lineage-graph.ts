@@ -3,7 +3,7 @@
  * relations derived from it (which script fires which).
  */
 import { effectiveDebounce } from "./annotation-types.js";
-import { matchAssetUri } from "./asset-match.js";
+import { assetContains, matchAssetUri } from "./asset-match.js";
 import type { AssetUri } from "./asset-uri.js";
 import type {
   AssetNode, LineageEdge, LineageGraph, PipelineScript, ScriptNode, TriggerNode,
@@ -25,7 +25,9 @@ export function scriptName(path: string): string {
 /**
  * Build the graph. Only scripts with `// pipeline` become nodes (others are listed in
  * `excluded`). A concrete written URI that matches a declared `{partition}` input is
- * attached to the declared node (`written` keeps the concrete URI).
+ * attached to the declared node, and a write inside a declared container (a table of
+ * `datatable://main`, a key under an `s3://…/` prefix) also writes the container; such edges
+ * keep the concrete URI in `written`.
  */
 export function buildLineageGraph(scripts: Iterable<PipelineScript>): LineageGraph {
   const all = [...scripts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -36,7 +38,7 @@ export function buildLineageGraph(scripts: Iterable<PipelineScript>): LineageGra
     if (!assets.has(id)) assets.set(id, { type: "asset", id, asset });
     return id;
   };
-  const declared = members.flatMap((s) => s.annotations.inputs.map((i) => i.asset));
+  const declared = [...new Map(members.flatMap((s) => s.annotations.inputs.map((i) => [i.asset.uri, i.asset] as const))).values()];
   const edges: LineageEdge[] = [];
   const triggers: TriggerNode[] = [];
   const nodes: ScriptNode[] = members.map((s) => ({
@@ -57,11 +59,12 @@ export function buildLineageGraph(scripts: Iterable<PipelineScript>): LineageGra
       edges.push({ kind: "fires", from: tid, to: id, line: marker.line });
     }
     for (const w of s.assets.writes) {
-      const template = w.asset.partitioned ? undefined : declared.find((d) => d.uri !== w.asset.uri && matchAssetUri(d, w.asset));
-      if (template && !declared.some((d) => d.uri === w.asset.uri)) {
-        edges.push({ kind: "writes", from: id, to: addAsset(template), written: w.asset.uri });
-      } else {
-        edges.push({ kind: "writes", from: id, to: addAsset(w.asset) });
+      const exact = declared.some((d) => d.uri === w.asset.uri);
+      const template = exact || w.asset.partitioned ? undefined : declared.find((d) => d.partitioned && matchAssetUri(d, w.asset));
+      if (template) edges.push({ kind: "writes", from: id, to: addAsset(template), written: w.asset.uri });
+      else edges.push({ kind: "writes", from: id, to: addAsset(w.asset) });
+      for (const parent of declared.filter((d) => assetContains(d, w.asset))) {
+        edges.push({ kind: "writes", from: id, to: addAsset(parent), written: w.asset.uri });
       }
     }
     const inputs = new Set(s.annotations.inputs.map((i) => i.asset.uri));

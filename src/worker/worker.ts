@@ -230,7 +230,8 @@ export class Worker {
     const result = await exec.start();
     if (result === "completed") this.events.emit("settled", run.id);
     // A completion may have re-queued a parent; a suspension may have created children.
-    if (result !== "fenced") this.events.emit("work");
+    if (result === "fenced") this.events.emit("fenced", run.id);
+    else this.events.emit("work");
   }
 
   private async heartbeat(): Promise<void> {

@@ -18,18 +18,21 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
+    .option("--inline-sleep <duration>", "sleeps up to this long run inline, longer ones park the run", "30s")
     .option("--quiet", "do not print run lifecycle and logs")
     .action(async (opts) => {
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const idleMs = parseDurationOption(opts.idle, "--idle");
       const leaseMs = parseDurationOption(opts.lease, "--lease");
       const drainMs = parseDurationOption(opts.drainTimeout, "--drain-timeout");
+      const inlineSleepMs = parseDurationOption(opts.inlineSleep, "--inline-sleep");
       const queues = opts.group ? String(opts.group).split(",").map((g: string) => g.trim()).filter(Boolean) : undefined;
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
       const engine = openEngine(project, {
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
         echo: opts.quiet ? undefined : logEcho(write),
+        inlineSleepMs,
       });
       const report = await new Project(project.root, engine).loadAll();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
