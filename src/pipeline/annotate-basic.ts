@@ -35,7 +35,6 @@ export const onDebounce: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(line, "DEBOUNCE_INVALID", `debounce ${JSON.stringify(rest)} is not a positive duration, so there is no script-level debounce (every write fans out); ${DURATION_HINT}`);
     return;
   }
-  noteMemberOnly(state, line);
   if (state.debounce) return reportLaterLine(state, "debounce", line, state.debounce.line, state.debounce.duration.seconds === duration.seconds);
   state.debounce = { duration, line };
 };
@@ -51,7 +50,6 @@ export const onFreshness: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(line, "FRESHNESS_INVALID", `freshness ${JSON.stringify(rest)} is not a duration and is ignored; ${DURATION_HINT}`);
     return;
   }
-  noteMemberOnly(state, line);
   if (state.freshness) return reportLaterLine(state, "freshness", line, state.freshness.line, state.freshness.duration.seconds === duration.seconds);
   state.freshness = { duration, line };
 };
@@ -62,7 +60,6 @@ export const onTag: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(line, "TAG_EMPTY", "`// tag` has no worker tag and is ignored; write e.g. `// tag gpu`");
     return;
   }
-  noteMemberOnly(state, line);
   if (state.tag) return reportLaterLine(state, "tag", line, state.tag.line, state.tag.name === rest);
   if (/\s/.test(rest)) {
     state.sink.warn(line, "TAG_HAS_SPACE", `worker tag ${JSON.stringify(rest)} contains whitespace; it is used verbatim, but worker tags are usually one word — check this line is meant as an annotation`);
@@ -78,7 +75,6 @@ export const onRetry: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(line, "RETRY_COUNT_INVALID", `retry count ${JSON.stringify(countText)} is not a positive integer; this line is ignored (no retries). Write e.g. \`// retry 3 10s\``);
     return;
   }
-  noteMemberOnly(state, line);
   let delay = delayText === undefined ? undefined : parsePipelineDuration(delayText);
   if (state.retry) {
     const same = state.retry.count === count && state.retry.delay?.seconds === delay?.seconds;

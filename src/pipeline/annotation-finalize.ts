@@ -39,8 +39,24 @@ function checkCascadeOnly(state: ParseState): void {
   }
 }
 
+/**
+ * Warnings that ordinary prose comments trigger easily (`// on error, retry`, `// retry later`).
+ * They are dropped for scripts without `// pipeline`, which are not pipeline members anyway.
+ */
+const PROSE_PRONE = new Set([
+  "ON_EMPTY", "ON_URI_UNRECOGNIZED", "TRIGGER_VALUE_UNKNOWN", "DEBOUNCE_INVALID", "FRESHNESS_EMPTY", "FRESHNESS_INVALID",
+  "TAG_EMPTY", "TAG_HAS_SPACE", "RETRY_COUNT_INVALID", "PARTITIONED_EMPTY", "PARTITIONED_KIND_UNKNOWN",
+  "COLUMN_MALFORMED", "DATA_TEST_MALFORMED",
+]);
+
+function dropProseWarnings(state: ParseState): void {
+  const keep = state.sink.items.filter((d) => d.severity === "error" || !PROSE_PRONE.has(d.code));
+  state.sink.items.splice(0, state.sink.items.length, ...keep);
+}
+
 /** Run the whole-script checks and freeze the state. */
 export function finalizeAnnotations(state: ParseState): ScriptAnnotations {
+  if (!state.pipeline) dropProseWarnings(state);
   if (!state.pipeline && state.memberOnlyLine !== undefined) {
     state.sink.warn(state.memberOnlyLine, "NOT_A_PIPELINE_MEMBER", "this script has pipeline annotations but no `// pipeline` marker, so its triggers and options have no effect; add a `// pipeline` line");
   }

@@ -31,7 +31,10 @@ export interface ParseState {
   readonly dataTests: DataTest[];
   readonly columns: Map<string, { sources: AssetColumn[]; lines: number[] }>;
   readonly assetOverrides: AssetOverride[];
-  /** First line of an annotation that only has an effect on a `// pipeline` member. */
+  /**
+   * First line of an unmistakable pipeline annotation (`on`, `partitioned`, `trigger`) that only
+   * has an effect on a `// pipeline` member.
+   */
   memberOnlyLine?: number;
 }
 
@@ -46,7 +49,7 @@ export function createParseState(sink: DiagnosticSink, language: ScriptLanguage,
   };
 }
 
-/** Remember that a line needs the `// pipeline` marker to have an effect. */
+/** Remember that a line is an unmistakable pipeline annotation that needs the `// pipeline` marker. */
 export function noteMemberOnly(state: ParseState, line: number): void {
   state.memberOnlyLine ??= line;
 }

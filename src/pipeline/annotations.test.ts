@@ -82,14 +82,24 @@ describe("unknown annotations are ignored, not failed", () => {
 
 describe("annotations without // pipeline", () => {
   it("warns once that triggers and options need the marker", () => {
-    const r = ts("// on s3://a/b", "// partitioned daily", "// retry 3");
-    expect(codes(r)).toEqual(["warning:1:NOT_A_PIPELINE_MEMBER"]);
+    const r = ts("// retry 3", "// on s3://a/b", "// partitioned daily");
+    expect(codes(r)).toEqual(["warning:2:NOT_A_PIPELINE_MEMBER"]);
     expect(r.annotations.pipeline).toBe(false);
     expect(r.annotations.inputs).toHaveLength(1);
   });
 
   it("does not warn for annotations that work without membership (// asset)", () => {
     expect(ts("// asset write s3://a/b").diagnostics).toEqual([]);
+  });
+
+  it("stays quiet about prose in scripts that are not pipeline members", () => {
+    const r = ts("// on error, retry with backoff", "// retry later", "// tag the rows we keep", "// trigger the upload", "// freshness matters");
+    expect(r.diagnostics).toEqual([]);
+    expect(ts("// pipeline", "// on error, retry").diagnostics.map((d) => d.code)).toEqual(["ON_URI_UNRECOGNIZED"]);
+  });
+
+  it("still reports errors in non-member scripts", () => {
+    expect(codes(ts('// partitioned daily tz="Nowhere"'))).toEqual(["error:1:PARTITION_TZ_INVALID", "warning:1:NOT_A_PIPELINE_MEMBER"]);
   });
 });
 
