@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NATIVE_TRIGGER_KINDS } from "./annotation-types.js";
+import { NATIVE_TRIGGER_KINDS, partitionBearingInputs } from "./annotation-types.js";
 import { parseAnnotations } from "./annotations.js";
 
 const ts = (...lines: string[]) => parseAnnotations(["// pipeline", ...lines].join("\n"), { language: "typescript" });
@@ -26,6 +26,7 @@ describe("// on <asset-uri>", () => {
   it("marks {partition} inputs partition-bearing", () => {
     const r = ts("// on s3://lake/raw/events/{partition}/events.parquet", "// on s3://lake/dim/customers/current.parquet");
     expect(r.annotations.inputs.map((i) => i.asset.partitioned)).toEqual([true, false]);
+    expect(partitionBearingInputs(r.annotations).map((i) => i.line)).toEqual([2]);
   });
 
   it("an unrecognised URI is ignored", () => {
