@@ -2,23 +2,14 @@
  * Errors raised by the diagram analyser. The analyser throws only for source that is not valid
  * TypeScript; anything it merely does not understand becomes a warning in the diagram instead.
  *
- * (Self-contained on purpose: the SDK's `SluiceError` hierarchy is being built in parallel; these
- * classes follow the same shape — a stable `code`, an optional `cause`, a message that says what to do.)
+ * They extend the engine's `SluiceError`: a stable `code`, an optional `cause`, a message that says what to do.
  *
  * @module
  */
+import { SluiceError } from "../sdk/errors.js";
 
 /** Base class of the diagram analyser's errors. */
-export class DiagramError extends Error {
-  /** Stable machine-readable code; match on it, never on the message. */
-  readonly code: string;
-
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
+export class DiagramError extends SluiceError {}
 
 /** One syntax problem reported by the TypeScript parser (1-based position). */
 export interface SyntaxProblem {

@@ -3,9 +3,9 @@
  * (match on it, never on the message), an optional `cause`, and a message that says
  * what to do about it.
  *
- * These are the same shape as the engine's `SluiceError` (code + cause + name) but are
- * declared here so the pipeline layer stays free of imports from other folders.
+ * They extend the engine's `SluiceError`, so every Sluice error is caught and serialised alike.
  */
+import { SluiceError } from "../sdk/errors.js";
 
 /** Stable codes raised by the pipeline layer. */
 export type PipelineErrorCode =
@@ -33,14 +33,12 @@ export type PipelineErrorCode =
   | "PIPELINE_CYCLE";
 
 /** Base class of every error the pipeline layer throws. */
-export class PipelineError extends Error {
+export class PipelineError extends SluiceError {
   /** Stable machine-readable code. */
-  readonly code: PipelineErrorCode;
+  declare readonly code: PipelineErrorCode;
 
   constructor(code: PipelineErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.name = new.target.name;
+    super(code, message, options);
   }
 }
 

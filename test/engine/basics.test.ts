@@ -138,7 +138,7 @@ describe("defineWorkflow end to end on SQLite", () => {
     const parked = (await run.info()).status;
     expect(parked).toBe("waiting");
     expect(e.worker!.busy).toBe(0);
-    const result = await run.result<{ slept: number; attempt: number }>({ timeoutMs: 5000 } as never);
+    const result = (await run.result({ timeoutMs: 5000 })) as { slept: number; attempt: number };
     expect(result.slept).toBeGreaterThanOrEqual(300);
     expect(result.attempt).toBe(1);
   });
