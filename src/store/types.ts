@@ -65,10 +65,25 @@ export interface RunRecord {
   error: SerializedError | null;
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /** Identity that enqueued the run (CLI user, API token); used by `selfApproval: false`. */
+  createdBy: string | null;
+  /** Set on task runs with `cache_ttl`: same task and arguments share it. */
+  cacheKey: string | null;
+  concurrency: ConcurrencyLimit | null;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
   updatedAt: number;
+}
+
+/**
+ * At most `limit` runs sharing `key` may be running at once and, with `windowMs`,
+ * at most `limit` may have started within any `windowMs` (across all workers).
+ */
+export interface ConcurrencyLimit {
+  key: string;
+  limit: number;
+  windowMs: number | null;
 }
 
 /** A checkpoint as stored. */
@@ -119,6 +134,10 @@ export interface EnqueueRequest {
   /** Absolute earliest start (store clock); default now. */
   runAt?: number;
   options?: string | null;
+  createdBy?: string | null;
+  /** Task result cache key (see {@link ChildSpec.cacheTtlMs}). */
+  cacheKey?: string | null;
+  concurrency?: ConcurrencyLimit | null;
   /**
    * Lease the new run to this worker in the same transaction (a local worker with a
    * free slot), saving a separate claim. Ignored when the id deduplicates.
@@ -153,6 +172,11 @@ export interface StepWrite {
 /** A child run created by a suspending parent; its completion resolves the parent's step `parentKey`. */
 export interface ChildSpec extends EnqueueRequest {
   parentKey: string;
+  /**
+   * With `cacheKey`: if a run with that key succeeded within this many ms, the parent's
+   * step resolves to its result at once and no child is created.
+   */
+  cacheTtlMs?: number | null;
 }
 
 /** How a claim ended. */
@@ -231,6 +255,30 @@ export interface ClaimedRun {
   claimedAt: number;
 }
 
+/** See {@link Store.resolveWait}. */
+export interface ResolveWaitRequest {
+  runId: string;
+  key: string;
+  kind: "wait" | "approval";
+  /** JSON value the waiting call returns. */
+  value: string | null;
+  audit?: { actor: string | null; decision: string; via: string };
+}
+
+/** What happened to a {@link ResolveWaitRequest}. */
+export type ResolveWaitOutcome = "resolved" | "not-found" | "already-decided" | "expired" | "not-waiting";
+
+/** One recorded approval attempt. */
+export interface ApprovalEvent {
+  runId: string;
+  stepKey: string;
+  actor: string | null;
+  decision: string;
+  outcome: ResolveWaitOutcome | "forbidden" | "invalid";
+  via: string | null;
+  ts: number;
+}
+
 /** Filter for listings. */
 export interface RunFilter {
   status?: RunStatus | RunStatus[];
@@ -291,10 +339,27 @@ export interface Store {
   /** Resolves every pending wait on `event` of a waiting run and re-queues those runs; returns how many. */
   signal(event: string, payload: string | null): Promise<number>;
   /**
+   * Resolves one pending wait or approval of a waiting run (an approval decision, a
+   * resume link) and re-queues the run. Refused when the run is not waiting on that
+   * step, the step was already decided, or its deadline has passed. With `audit`, the
+   * attempt is recorded whatever its outcome.
+   */
+  resolveWait(request: ResolveWaitRequest): Promise<ResolveWaitOutcome>;
+  /** Approval attempts recorded for a run, oldest first. */
+  listApprovalEvents(runId: string): Promise<ApprovalEvent[]>;
+  /** A random secret persisted in the database under `name` (created on first use). */
+  secret(name: string): Promise<string>;
+  /**
    * Cancels a run that has not finished (and its unfinished descendants); its lease
    * is fenced. Returns the run's status after the call, or null if it does not exist.
    */
   cancel(runId: string, reason: string | null): Promise<RunStatus | null>;
+  /**
+   * Gives a finished `failed` or `cancelled` run another attempt: back to `pending` now,
+   * keeping its checkpoints (finished steps are not repeated). Returns the status
+   * afterwards, or null if the run does not exist; other statuses are left alone.
+   */
+  retry(runId: string): Promise<RunStatus | null>;
   /**
    * Ends expired leases: another attempt if attempts remain, else `failed`.
    * Returns the ids handled.
@@ -324,6 +389,8 @@ export interface Store {
   /** Replaces the cron schedules with `entries`; keeps `nextAt` of unchanged ones. */
   syncSchedules(entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>): Promise<void>;
   listSchedules(): Promise<ScheduleRecord[]>;
+  /** Pauses or resumes a schedule; false if there is none for that workflow. */
+  setSchedulePaused(workflow: string, paused: boolean): Promise<boolean>;
   /** See {@link FireScheduleRequest}. Returns false if the tick was already taken. */
   fireSchedule(request: FireScheduleRequest): Promise<boolean>;
 

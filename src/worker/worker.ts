@@ -176,7 +176,10 @@ export class Worker {
     try {
       const next = await this.store.nextReadyAt(this.registry.names(), this.options.queues);
       if (next === null) return this.options.pollMs;
-      return Math.max(1, Math.min(this.options.pollMs, next - (await this.store.now()) + 1));
+      const wait = next - (await this.store.now()) + 1;
+      // Due but not claimed: held back by a concurrency limit; completions will poke us.
+      if (wait <= 1) return Math.min(this.options.pollMs, 200);
+      return Math.min(this.options.pollMs, wait);
     } catch {
       return this.options.pollMs;
     }

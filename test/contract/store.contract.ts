@@ -226,6 +226,22 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.getSteps(id)).toHaveLength(1);
       });
 
+      it("retries a failed run on demand, keeping its checkpoints; leaves other statuses alone", async () => {
+        await fresh();
+        const id = await enqueue(store, { maxAttempts: 1 });
+        const { lease } = await claimOne(store);
+        await store.commit([
+          { verb: "saveSteps", lease, steps: [{ key: "a", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
+          { verb: "complete", lease, outcome: { status: "failed", error: { name: "Error", message: "boom" } } },
+        ]);
+        expect(await store.retry(id)).toBe("pending");
+        expect((await store.getRun(id))!).toMatchObject({ status: "pending", attempt: 2, maxAttempts: 2, finishedAt: null });
+        expect(await store.retry(id)).toBe("pending");
+        expect((await store.getRun(id))!.attempt).toBe(2);
+        expect(await store.getSteps(id)).toHaveLength(1);
+        expect(await store.retry("missing")).toBeNull();
+      });
+
       it("records succeeded, failed and cancelled outcomes", async () => {
         await fresh();
         const ids = [await enqueue(store), await enqueue(store), await enqueue(store)];
@@ -346,6 +362,112 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       });
     });
 
+    describe("approvals, caching and concurrency limits", () => {
+      async function parkedOnApproval(deadlineMs: number | null = null) {
+        const id = await enqueue(store, { createdBy: "alice" });
+        const { lease } = await claimOne(store);
+        await one(store, {
+          verb: "suspend",
+          lease,
+          steps: [{ key: "waitForApproval", kind: "approval", target: null, status: "pending", value: '{"form":null}', wakeAfterMs: deadlineMs, position: 0 }],
+          children: [],
+          wakeAfterMs: deadlineMs,
+          awaitChildren: false,
+        });
+        return id;
+      }
+
+      it("resolves a pending approval once, audits every attempt, and refuses late or repeated decisions", async () => {
+        await fresh();
+        const id = await parkedOnApproval();
+        expect((await store.getRun(id))!.createdBy).toBe("alice");
+        const decide = (actor: string, decision: string, key = "waitForApproval") =>
+          store.resolveWait({ runId: id, key, kind: "approval", value: JSON.stringify({ approved: decision === "approve", approver: actor }), audit: { actor, decision, via: "test" } });
+        expect(await decide("bob", "approve")).toBe("resolved");
+        expect(await decide("carol", "reject")).toBe("already-decided");
+        expect(await decide("bob", "approve", "nope")).toBe("not-found");
+        expect(await store.resolveWait({ runId: "missing", key: "k", kind: "approval", value: null })).toBe("not-found");
+        expect((await store.getRun(id))!.status).toBe("pending");
+        const step = (await store.getSteps(id))[0]!;
+        expect(step).toMatchObject({ status: "done", value: '{"approved":true,"approver":"bob"}' });
+        const events = await store.listApprovalEvents(id);
+        expect(events.map((e) => [e.actor, e.decision, e.outcome, e.via])).toEqual([
+          ["bob", "approve", "resolved", "test"],
+          ["carol", "reject", "already-decided", "test"],
+          ["bob", "approve", "not-found", "test"],
+        ]);
+      });
+
+      it("refuses a decision after the approval's deadline", async () => {
+        await fresh();
+        const id = await parkedOnApproval(20);
+        await delay(40);
+        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("expired");
+      });
+
+      it("refuses a decision for a cancelled run", async () => {
+        await fresh();
+        const id = await parkedOnApproval();
+        await store.cancel(id, null);
+        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("not-waiting");
+      });
+
+      it("keeps one secret per name", async () => {
+        await fresh();
+        const a = await store.secret("resume");
+        expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(await store.secret("resume")).toBe(a);
+        expect(await store.secret("other")).not.toBe(a);
+      });
+
+      it("answers a task from the cache within its TTL instead of creating a child", async () => {
+        await fresh();
+        const parent = await enqueue(store);
+        const { lease } = await claimOne(store);
+        const child = (key: string): ChildSpec => ({ ...req({ task: "double", cacheKey: "double:[2]" }), parentKey: key, cacheTtlMs: 60_000 });
+        const first = child("double");
+        await one(store, { verb: "suspend", lease, steps: [{ key: "double", kind: "task", target: "double", status: "pending", childId: first.id, position: 0 }], children: [first], wakeAfterMs: null, awaitChildren: true });
+        const [k] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        await one(store, { verb: "complete", lease: { runId: k!.run.id, token: k!.token }, outcome: { status: "succeeded", result: "4" } });
+        const [resumed] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        expect(resumed!.run.id).toBe(parent);
+        const second = child("double#2");
+        await one(store, {
+          verb: "suspend",
+          lease: { runId: parent, token: resumed!.token },
+          steps: [{ key: "double#2", kind: "task", target: "double", status: "pending", childId: second.id, position: 1 }],
+          children: [second],
+          wakeAfterMs: null,
+          awaitChildren: true,
+        });
+        expect(await store.getRun(second.id)).toBeNull();
+        expect((await store.getRun(parent))!).toMatchObject({ status: "pending", outstanding: 0 });
+        expect((await store.getSteps(parent)).find((s) => s.key === "double#2")).toMatchObject({ status: "done", value: "4", childId: first.id });
+      });
+
+      it("never claims more than a concurrency key's limit, across claims and within a window", async () => {
+        await fresh();
+        const limited = { key: "api", limit: 2, windowMs: null };
+        for (let i = 0; i < 5; i++) await enqueue(store, { concurrency: limited });
+        await enqueue(store);
+        const first = await store.claim({ workerId: "w1", limit: 10, leaseMs: 30_000, workflows: WF });
+        expect(first.filter((c) => c.run.concurrency?.key === "api")).toHaveLength(2);
+        expect(first).toHaveLength(3);
+        expect(await store.claim({ workerId: "w2", limit: 10, leaseMs: 30_000, workflows: WF })).toEqual([]);
+        const done = first.find((c) => c.run.concurrency)!;
+        await one(store, { verb: "complete", lease: { runId: done.run.id, token: done.token }, outcome: { status: "succeeded", result: null } });
+        expect(await store.claim({ workerId: "w2", limit: 10, leaseMs: 30_000, workflows: WF })).toHaveLength(1);
+
+        const windowed = { key: "burst", limit: 2, windowMs: 60_000 };
+        for (let i = 0; i < 3; i++) await enqueue(store, { concurrency: windowed, workflow: "other" });
+        const burst = await store.claim({ workerId: "w3", limit: 10, leaseMs: 30_000, workflows: ["other"] });
+        expect(burst).toHaveLength(2);
+        for (const b of burst) await one(store, { verb: "complete", lease: { runId: b.run.id, token: b.token }, outcome: { status: "succeeded", result: null } });
+        // Finished, but both started within the window: the third must wait for the window to pass.
+        expect(await store.claim({ workerId: "w3", limit: 10, leaseMs: 30_000, workflows: ["other"] })).toEqual([]);
+      });
+    });
+
     describe("logs, retention, registry and schedules", () => {
       it("appends and pages logs in order", async () => {
         await fresh();
@@ -414,6 +536,11 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.countRuns({ workflow: "wf" })).toBe(1);
         const [sched] = await store.listSchedules();
         expect(sched).toMatchObject({ workflow: "wf", nextAt: now + 60_000, lastFiredAt: now - 1 });
+        expect(await store.setSchedulePaused("wf", true)).toBe(true);
+        expect(await store.fireSchedule({ workflow: "wf", expectedNextAt: now + 60_000, nextAt: now + 120_000, run: req({ id: "cron:wf:2", dedupe: true }) })).toBe(false);
+        expect((await store.listSchedules())[0]!.paused).toBe(true);
+        expect(await store.setSchedulePaused("wf", false)).toBe(true);
+        expect(await store.setSchedulePaused("nope", false)).toBe(false);
         await store.syncSchedules([{ workflow: "wf", cron: "* * * * *", timezone: "UTC", nextAt: 1 }]);
         expect((await store.listSchedules())[0]!.nextAt).toBe(now + 60_000);
         await store.syncSchedules([]);

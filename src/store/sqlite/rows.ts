@@ -31,6 +31,11 @@ export interface RunRow {
   started_at: number | null;
   finished_at: number | null;
   updated_at: number;
+  created_by: string | null;
+  cache_key: string | null;
+  concurrency_key: string | null;
+  concurrency_limit: number | null;
+  concurrency_window_ms: number | null;
 }
 
 /** A `steps` row. */
@@ -80,6 +85,10 @@ export function toRun(r: RunRow): RunRecord {
     error: parseError(r.error),
     leaseOwner: r.lease_owner,
     leaseExpiresAt: r.lease_expires_at,
+    createdBy: r.created_by,
+    cacheKey: r.cache_key,
+    concurrency:
+      r.concurrency_key === null ? null : { key: r.concurrency_key, limit: r.concurrency_limit ?? 1, windowMs: r.concurrency_window_ms },
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,

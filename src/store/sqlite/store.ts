@@ -1,15 +1,19 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { SerializedError } from "../../core/serde.js";
 import type {
+  ApprovalEvent,
   ClaimedRun,
   ClaimRequest,
   Command,
   CommandResult,
   FireScheduleRequest,
   LogRecord,
+  ResolveWaitOutcome,
+  ResolveWaitRequest,
   RunFilter,
   RunRecord,
   RunStatus,
@@ -51,6 +55,9 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 const CLAIMABLE = "ready_at <= ? AND status IN ('pending', 'waiting') AND workflow IN (SELECT value FROM json_each(?))";
+/** Runs holding a slot of the candidate's concurrency key: running, or started within its window. Takes `now`. */
+const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_key = runs.concurrency_key AND r2.seq != runs.seq
+  AND (r2.status = 'running' OR (runs.concurrency_window_ms IS NOT NULL AND r2.started_at >= ? - runs.concurrency_window_ms))`;
 
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
 export class SqliteStore implements Store {
@@ -120,9 +127,16 @@ export class SqliteStore implements Store {
     if (req.limit <= 0 || req.workflows.length === 0) return [];
     const now = this.clock.now();
     const workflows = JSON.stringify(req.workflows);
-    const select = req.queues
-      ? this.s.get(`SELECT seq FROM runs WHERE ${CLAIMABLE} AND queue IN (SELECT value FROM json_each(?)) ORDER BY priority DESC, ready_at, seq LIMIT ?`)
-      : this.s.get(`SELECT seq FROM runs WHERE ${CLAIMABLE} ORDER BY priority DESC, ready_at, seq LIMIT ?`);
+    // Candidates skip concurrency keys already at their limit; more than `limit` are read
+    // because runs sharing a key may still block each other within this batch.
+    const select = this.s.get(
+      `SELECT seq, concurrency_key FROM runs WHERE ${CLAIMABLE}${req.queues ? " AND queue IN (SELECT value FROM json_each(?))" : ""}
+         AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
+       ORDER BY priority DESC, ready_at, seq LIMIT ?`,
+    );
+    const inUse = this.s.get(
+      `SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`,
+    );
     const take = this.s.get(
       `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
          started_at = COALESCE(started_at, ?), updated_at = ?,
@@ -131,18 +145,85 @@ export class SqliteStore implements Store {
     );
     const steps = this.s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
     return this.tx(() => {
-      const params = req.queues ? [now, workflows, JSON.stringify(req.queues), req.limit] : [now, workflows, req.limit];
-      const seqs = select.all(...params) as Array<{ seq: number }>;
-      return seqs.map(({ seq }) => {
-        const row = take.get(req.workerId, now + req.leaseMs, now, now, seq) as RunRow;
-        return {
+      const params = req.queues ? [now, workflows, JSON.stringify(req.queues), now, req.limit * 2] : [now, workflows, now, req.limit * 2];
+      const candidates = select.all(...params) as Array<{ seq: number; concurrency_key: string | null }>;
+      const claimed: ClaimedRun[] = [];
+      for (const c of candidates) {
+        if (claimed.length >= req.limit) break;
+        if (c.concurrency_key !== null) {
+          const u = inUse.get(now, c.seq) as { lim: number; used: number };
+          if (u.used >= u.lim) continue;
+        }
+        const row = take.get(req.workerId, now + req.leaseMs, now, now, c.seq) as RunRow;
+        claimed.push({
           run: toRun(row),
           token: row.claims,
           // Steps are only ever written under a claim, so a first claim has none.
           steps: row.claims === 1 ? [] : (steps.all(row.id) as StepRow[]).map(toStep),
           claimedAt: now,
-        };
-      });
+        });
+      }
+      return claimed;
+    });
+  }
+
+  async resolveWait(req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
+    const now = this.clock.now();
+    return this.tx(() => {
+      const outcome = this.resolveWaitTx(req, now);
+      if (req.audit) {
+        this.s
+          .get("INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES (?, ?, ?, ?, ?, ?, ?)")
+          .run(req.runId, req.key, req.audit.actor, req.audit.decision, outcome, req.audit.via, now);
+      }
+      return outcome;
+    });
+  }
+
+  private resolveWaitTx(req: ResolveWaitRequest, now: number): ResolveWaitOutcome {
+    const run = this.s.get("SELECT status FROM runs WHERE id = ?").get(req.runId) as { status: RunStatus } | undefined;
+    if (!run) return "not-found";
+    const step = this.s.get("SELECT kind, status, wake_at FROM steps WHERE run_id = ? AND key = ?").get(req.runId, req.key) as
+      | { kind: string; status: string; wake_at: number | null }
+      | undefined;
+    if (!step || step.kind !== req.kind) return "not-found";
+    if (step.status !== "pending") return "already-decided";
+    if (step.wake_at !== null && step.wake_at <= now) return "expired";
+    if (run.status !== "waiting") return "not-waiting";
+    this.s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?").run(req.value, now, req.runId, req.key);
+    this.s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ?").run(now, now, req.runId);
+    return "resolved";
+  }
+
+  async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
+    const rows = this.s.get("SELECT * FROM approval_events WHERE run_id = ? ORDER BY seq").all(runId) as Array<{
+      run_id: string;
+      step_key: string;
+      actor: string | null;
+      decision: string;
+      outcome: string;
+      via: string | null;
+      ts: number;
+    }>;
+    return rows.map((r) => ({
+      runId: r.run_id,
+      stepKey: r.step_key,
+      actor: r.actor,
+      decision: r.decision,
+      outcome: r.outcome as ApprovalEvent["outcome"],
+      via: r.via,
+      ts: r.ts,
+    }));
+  }
+
+  async secret(name: string): Promise<string> {
+    return this.tx(() => {
+      const key = `secret:${name}`;
+      const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
+      if (row) return row.value;
+      const value = randomBytes(32).toString("base64url");
+      this.s.get("INSERT INTO meta (key, value) VALUES (?, ?)").run(key, value);
+      return value;
     });
   }
 
@@ -188,6 +269,22 @@ export class SqliteStore implements Store {
         )
         .run(runId, error, now, now);
       return "cancelled" as const;
+    });
+  }
+
+  async retry(runId: string): Promise<RunStatus | null> {
+    const now = this.clock.now();
+    return this.tx(() => {
+      const row = this.s.get("SELECT status FROM runs WHERE id = ?").get(runId) as { status: RunStatus } | undefined;
+      if (!row) return null;
+      if (row.status !== "failed" && row.status !== "cancelled") return row.status;
+      this.s
+        .get(
+          `UPDATE runs SET status = 'pending', attempt = attempt + 1, max_attempts = MAX(max_attempts, attempt + 1), ready_at = ?,
+             finished_at = NULL, result = NULL, updated_at = ? WHERE id = ?`,
+        )
+        .run(now, now, runId);
+      return "pending" as const;
     });
   }
 
@@ -313,6 +410,10 @@ export class SqliteStore implements Store {
   }
   async listSchedules(): Promise<ScheduleRecord[]> {
     return (this.s.get("SELECT * FROM schedules ORDER BY workflow").all() as Parameters<typeof toSchedule>[0][]).map(toSchedule);
+  }
+  async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
+    const now = this.clock.now();
+    return this.s.get("UPDATE schedules SET paused = ?, updated_at = ? WHERE workflow = ?").run(paused ? 1 : 0, now, workflow).changes > 0;
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
     const now = this.clock.now();

@@ -7,7 +7,11 @@ import type { Statements } from "./statements.js";
 
 const INSERT_RUN = `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
   backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at, claims, lease_owner,
-  lease_expires_at, started_at)`;
+  lease_expires_at, started_at, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms)
+VALUES (@id, @workflow, @task, @queue, @payload, @status, @priority, @readyAt, 1, @maxAttempts,
+  @backoffBase, @backoffMax, COALESCE(@version, (SELECT w.version FROM workflows w WHERE w.name = @workflow AND @pinNow = 1)),
+  @parentId, @parentKey, @rootId, @options, @now, @now, @claims, @leaseOwner,
+  @leaseExpiresAt, @startedAt, @createdBy, @cacheKey, @concurrencyKey, @concurrencyLimit, @concurrencyWindowMs)`;
 
 /** What the fence check reads of a run. */
 interface FenceRow {
@@ -45,36 +49,42 @@ export class SqliteWrites {
     }
     const runAt = Math.max(req.runAt ?? now, 0);
     const claim = req.claimFor && runAt <= now ? req.claimFor : null;
-    const params = [
-      req.id,
-      req.workflow,
-      req.task ?? null,
-      req.queue,
-      req.payload,
-      req.priority ?? 0,
-      claim ? null : runAt,
-      req.maxAttempts,
-      req.backoff.base,
-      req.backoff.max,
-      req.version ?? null,
-      parent?.id ?? null,
-      parent?.key ?? null,
-      parent?.rootId ?? req.id,
-      req.options ?? null,
+    const params = {
+      id: req.id,
+      workflow: req.workflow,
+      task: req.task ?? null,
+      queue: req.queue,
+      payload: req.payload,
+      status: claim ? "running" : "pending",
+      priority: req.priority ?? 0,
+      readyAt: claim ? null : runAt,
+      maxAttempts: req.maxAttempts,
+      backoffBase: req.backoff.base,
+      backoffMax: req.backoff.max,
+      version: req.version ?? null,
+      // A run created already claimed is pinned now, as a claim would pin it.
+      pinNow: claim ? 1 : 0,
+      parentId: parent?.id ?? null,
+      parentKey: parent?.key ?? null,
+      rootId: parent?.rootId ?? req.id,
+      options: req.options ?? null,
       now,
-      now,
-    ];
+      claims: claim ? 1 : 0,
+      leaseOwner: claim?.workerId ?? null,
+      leaseExpiresAt: claim ? now + claim.leaseMs : null,
+      startedAt: claim ? now : null,
+      createdBy: req.createdBy ?? null,
+      cacheKey: req.cacheKey ?? null,
+      concurrencyKey: req.concurrency?.key ?? null,
+      concurrencyLimit: req.concurrency?.limit ?? null,
+      concurrencyWindowMs: req.concurrency?.windowMs ?? null,
+    };
     if (!claim) {
-      this.s.get(`${INSERT_RUN} VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, NULL)`).run(...params);
+      this.s.get(INSERT_RUN).run(params);
       return { id: req.id, deduplicated: false };
     }
     // Created already leased to a local worker: one transaction instead of enqueue + claim.
-    const row = this.s
-      .get(
-        `${INSERT_RUN} VALUES (?, ?, ?, ?, ?, 'running', ?, ?, 1, ?, ?, ?,
-           COALESCE(?, (SELECT w.version FROM workflows w WHERE w.name = ?)), ?, ?, ?, ?, ?, ?, 1, ?, ?, ?) RETURNING *`,
-      )
-      .get(...params.slice(0, 11), req.workflow, ...params.slice(11), claim.workerId, now + claim.leaseMs, now) as RunRow;
+    const row = this.s.get(`${INSERT_RUN} RETURNING *`).get(params) as RunRow;
     return { id: req.id, deduplicated: false, claimed: { run: toRun(row), token: 1, steps: [], claimedAt: now } };
   }
 
@@ -124,16 +134,40 @@ export class SqliteWrites {
     awaitChildren: boolean,
     now: number,
   ): void {
-    for (const child of children) this.enqueue(child, now, { id: lease.runId, key: child.parentKey, rootId });
+    let created = 0;
+    for (const child of children) {
+      if (this.resolveFromCache(lease.runId, child, now)) continue;
+      this.enqueue(child, now, { id: lease.runId, key: child.parentKey, rootId });
+      created++;
+    }
     const row = this.s
       .get(
         `UPDATE runs SET status = 'waiting', outstanding = outstanding + ?, ready_at = ?, lease_owner = NULL,
            lease_expires_at = NULL, updated_at = ? WHERE id = ? RETURNING outstanding`,
       )
-      .get(children.length, wakeAfterMs === null ? null : now + wakeAfterMs, now, lease.runId) as { outstanding: number };
+      .get(created, wakeAfterMs === null ? null : now + wakeAfterMs, now, lease.runId) as { outstanding: number };
     if (awaitChildren && row.outstanding <= 0) {
       this.s.get("UPDATE runs SET status = 'pending', ready_at = ? WHERE id = ?").run(now, lease.runId);
     }
+  }
+
+  /**
+   * `cache_ttl`: when a run with the child's cache key succeeded within the TTL, the
+   * parent's step takes its result and no child is created.
+   */
+  private resolveFromCache(parentId: string, child: ChildSpec, now: number): boolean {
+    if (!child.cacheKey || !child.cacheTtlMs) return false;
+    const hit = this.s
+      .get(
+        `SELECT id, result FROM runs WHERE cache_key = ? AND status = 'succeeded' AND finished_at >= ?
+         ORDER BY finished_at DESC LIMIT 1`,
+      )
+      .get(child.cacheKey, now - child.cacheTtlMs) as { id: string; result: string | null } | undefined;
+    if (!hit) return false;
+    this.s
+      .get("UPDATE steps SET status = 'done', value = ?, child_id = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'")
+      .run(hit.result, hit.id, now, parentId, child.parentKey);
+    return true;
   }
 
   /** Ends or re-queues a claimed run. */
