@@ -18,6 +18,8 @@ export { signal } from "./sdk/signal.js";
 export type { Logger, StepContext, StepOptions, WaitOptions, WorkflowContext } from "./sdk/context.js";
 export type { EnqueueOptions, RunHandle, RunInfo } from "./sdk/types.js";
 export * from "./sdk/errors.js";
+export { workflow, task, taskScript, taskFlow, step, sleep, waitForApproval, getResumeUrls, parallel, TaskError } from "./sdk/windmill/index.js";
+export type { TaskOptions, ApprovalOptions, ApprovalResult, ResumeUrls, WacWorkflow, TaskFn, PathTask } from "./sdk/windmill/index.js";
 export { createEngine, Engine } from "./engine/engine.js";
 export type { EngineOptions } from "./engine/engine.js";
 export { openSqliteStore } from "./store/sqlite/store.js";

@@ -15,8 +15,8 @@ export function logEcho(write: (text: string) => void): (line: LogLine, run: Run
 
 /** Prints a line when a run starts and when a claim of it ends. Returns an unsubscribe function. */
 export function followRuns(engine: Engine, write: (text: string) => void): () => void {
-  const onStarted = (run: RunRecord) => {
-    const resumed = run.startedAt !== null && run.startedAt < (run.updatedAt ?? 0) ? " (resumed)" : "";
+  const onStarted = (run: RunRecord, claim: number) => {
+    const resumed = claim > run.attempt ? " (resumed)" : "";
     write(`▶ ${runName(run)} ${run.id} attempt ${run.attempt}/${run.maxAttempts}${resumed}\n`);
   };
   const onSettled = (id: string) => {

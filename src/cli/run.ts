@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { SluiceError } from "../sdk/errors.js";
 import type { CommandContext } from "./command.js";
+import { registerApprove } from "./commands/approve.js";
 import { registerCancel } from "./commands/cancel.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEnqueue } from "./commands/enqueue.js";
@@ -24,7 +25,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");
-  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel]) {
+  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove]) {
     register(program, cx);
   }
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });

@@ -6,6 +6,12 @@
 export class KeyAllocator {
   private readonly counts = new Map<string, number>();
 
+  /** The key the next call named `name` will get, without taking it. */
+  peek(name: string): string {
+    const n = (this.counts.get(name) ?? 0) + 1;
+    return n === 1 ? name : `${name}#${n}`;
+  }
+
   /** The key for the next call named `name`. */
   next(name: string): string {
     const n = (this.counts.get(name) ?? 0) + 1;

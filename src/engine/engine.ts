@@ -19,6 +19,7 @@ import { GroupCommitter } from "./committer.js";
 import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js";
 import { EngineEvents } from "./events.js";
 import { Registry } from "./registry.js";
+import { type ApprovalDecision, type ApprovalDecisionResult, decideApproval } from "./approvals.js";
 import { makeRunHandle } from "./run-handle.js";
 import { RunWaiters } from "./run-waiters.js";
 
@@ -46,6 +47,8 @@ export interface EngineOptions {
   echo?: (line: LogLine, run: RunRecord) => void;
   /** Randomness for jitter (tests pin it). */
   random?: () => number;
+  /** Base URL that resume/approval links point at. Default `SLUICE_BASE_URL` or http://127.0.0.1:7777. */
+  baseUrl?: string;
 }
 
 /** Creates an engine. Call `start()` to run its worker and scheduler, `stop()` to shut down. */
@@ -65,10 +68,14 @@ export class Engine implements SluiceRuntime {
   private readonly ownsStore: boolean;
   private readonly maxValueBytes: number | undefined;
   private started = false;
+  private secretPromise: Promise<string> | null = null;
+  /** Where resume and approval links point. */
+  readonly baseUrl: string;
   private stopped = false;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.ownsStore = !options.store;
+    this.baseUrl = options.baseUrl ?? process.env.SLUICE_BASE_URL ?? "http://127.0.0.1:7777";
     this.store = options.store ?? openSqliteStore({ path: options.database ?? join(process.cwd(), ".sluice", "sluice.db") });
     this.committer = new GroupCommitter(this.store);
     this.waiters = new RunWaiters(this.store, this.events);
@@ -88,6 +95,7 @@ export class Engine implements SluiceRuntime {
             maxValueBytes: options.maxValueBytes ?? 1024 * 1024,
             random,
             echo: options.echo ?? null,
+            resumeLinks: { baseUrl: this.baseUrl, secret: () => this.resumeSecret() },
           },
           workerOpts,
         )
@@ -210,6 +218,23 @@ export class Engine implements SluiceRuntime {
     this.events.emit("settled", runId);
     this.events.emit("work");
     return status;
+  }
+
+  /** The secret that signs resume links (kept in the database, so every process agrees). */
+  resumeSecret(): Promise<string> {
+    this.secretPromise ??= this.store.secret("resume-links");
+    return this.secretPromise;
+  }
+
+  /**
+   * Approves or rejects a run's pending `waitForApproval`. Refused (never applied twice)
+   * after a decision, a timeout or a cancel; `selfApproval: false` refuses the run's
+   * creator. Every attempt is audited.
+   */
+  async decideApproval(decision: ApprovalDecision): Promise<ApprovalDecisionResult> {
+    const result = await decideApproval(this.store, decision);
+    if (result.outcome === "resolved") this.events.emit("work");
+    return result;
   }
 
   /** A handle on an existing run. */

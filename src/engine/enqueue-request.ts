@@ -41,6 +41,7 @@ export function buildEnqueueRequest(
     priority,
     maxAttempts: retries === undefined ? wf.maxAttempts : retries + 1,
     backoff: wf.backoff,
+    createdBy: options.createdBy ?? null,
   };
   if (options.runAt !== undefined) request.runAt = parseRunAt(options.runAt);
   return request;

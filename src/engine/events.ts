@@ -6,7 +6,7 @@ export interface EngineEventMap {
   /** Something may have become runnable: wake idle workers. */
   work: [];
   /** A worker of this engine started executing a claim. */
-  started: [run: RunRecord];
+  started: [run: RunRecord, claim: number];
   /** A claim lost its lease: its writes were refused and it stopped (another attempt owns the run). */
   fenced: [runId: string];
   /** A claim of this run ended in this process (finished, retrying, or cancelled here): re-read its status. */

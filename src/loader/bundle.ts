@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
-import { join, relative } from "node:path";
+import { readFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
 import { build, type Message, type Plugin } from "esbuild";
 import { SluiceError } from "../sdk/errors.js";
+import { functionTableSource, modulePathSource, moduleFunctionNames } from "./function-table.js";
 import { sdkSpecifiers, virtualModuleSource } from "./sdk-modules.js";
 
 /** A user module bundled into one ESM file. */
@@ -41,7 +43,9 @@ export async function bundleModule(root: string, file: string): Promise<Bundle> 
     sourcemap: "inline",
     sourcesContent: false,
     logLevel: "silent",
-    plugins: [sdkPlugin()],
+    // Function names survive bundling, so task(fn) children and stack traces keep them.
+    keepNames: true,
+    plugins: [sdkPlugin(), functionTablePlugin(file, relative(root, file).split("\\").join("/"))],
   }).catch((err: { errors?: Message[] }) => {
     throw new BundleError(relative(root, file), (err.errors ?? []).map(formatMessage));
   });
@@ -57,6 +61,25 @@ function sdkPlugin(): Plugin {
     setup(b) {
       b.onResolve({ filter }, (args) => ({ path: args.path, namespace: "sluice-sdk" }));
       b.onLoad({ filter: /.*/, namespace: "sluice-sdk" }, (args) => ({ contents: virtualModuleSource(args.path), loader: "js" }));
+    },
+  };
+}
+
+/**
+ * Appends to the entry module its function table and its project-relative path (see
+ * function-table.ts), so a stored bundle knows what it is when loaded back by hash.
+ */
+function functionTablePlugin(entry: string, relPath: string): Plugin {
+  const abs = resolve(entry);
+  return {
+    name: "sluice-function-table",
+    setup(b) {
+      b.onLoad({ filter: /\.(m?[jt]s)$/ }, async (args) => {
+        if (resolve(args.path) !== abs) return undefined;
+        const source = await readFile(args.path, "utf8");
+        const names = moduleFunctionNames(source, args.path);
+        return { contents: source + functionTableSource(names) + modulePathSource(relPath), loader: /\.m?ts$/.test(args.path) ? "ts" : "js" };
+      });
     },
   };
 }

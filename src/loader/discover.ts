@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 
 /** File extensions Sluice loads as modules. */
@@ -32,10 +32,32 @@ export function listModuleFiles(root: string): string[] {
   return out.sort();
 }
 
+/** Source that defines something runnable: a `defineWorkflow`, or a `main` export (workflow as code or script). */
+export function looksRunnable(source: string): boolean {
+  return (
+    /\bdefineWorkflow\s*[<(]/.test(source) ||
+    /\bexport\s+(?:const|let|var)\s+main\b/.test(source) ||
+    /\bexport\s+(?:async\s+)?function\s*\*?\s*main\b/.test(source) ||
+    /\bexport\s*\{[^}]*\bmain\b[^}]*\}/.test(source)
+  );
+}
+
+/** Largest file looked at when discovering modules. */
+const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+
 /**
- * Workflow modules of a project: files inside a `workflows/` folder (Tako's
- * `<app_root>/workflows/`, also `src/workflows/`).
+ * Runnable modules of a project: every file inside a `workflows/` folder (Tako's
+ * `<app_root>/workflows/`, also `src/workflows/`), and any other module file that
+ * defines a workflow or exports `main` (workflows as code and scripts, named by path).
  */
 export function discoverWorkflowFiles(root: string): string[] {
-  return listModuleFiles(root).filter((f) => f.split("/").slice(0, -1).includes("workflows"));
+  return listModuleFiles(root).filter((f) => {
+    if (f.split("/").slice(0, -1).includes("workflows")) return true;
+    const full = join(root, f);
+    try {
+      return statSync(full).size <= MAX_SOURCE_BYTES && looksRunnable(readFileSync(full, "utf8"));
+    } catch {
+      return false;
+    }
+  });
 }

@@ -6,10 +6,12 @@
  */
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
-import { type AnyWorkflow, isWorkflow } from "../sdk/workflow.js";
+import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule } from "./bundle.js";
 import { discoverWorkflowFiles } from "./discover.js";
 import { importBundle } from "./import-bundle.js";
+import { runnablesOf } from "./runnables.js";
+import { MODULE_PATH_EXPORT } from "./function-table.js";
 
 /** One loaded module. */
 export interface LoadedModule {
@@ -25,12 +27,6 @@ export interface LoadReport {
   errors: Array<{ file: string; error: Error }>;
 }
 
-/** The workflows a module exports. */
-export function workflowsOf(exports: Record<string, unknown>): AnyWorkflow[] {
-  const seen = new Set<AnyWorkflow>();
-  for (const value of Object.values(exports)) if (isWorkflow(value)) seen.add(value);
-  return [...seen];
-}
 
 /** Loads a project's workflow modules into an engine. */
 export class Project {
@@ -66,7 +62,7 @@ export class Project {
     const bundle = await bundleModule(this.root, join(this.root, file));
     await this.engine.store.putBundle(bundle.hash, bundle.code);
     const exports = await importBundle(this.root, bundle.hash, bundle.code);
-    const workflows = workflowsOf(exports);
+    const workflows = runnablesOf(exports, file);
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
     for (const wf of workflows) {
@@ -93,6 +89,7 @@ export class Project {
     const code = await this.engine.store.getBundle(hash);
     if (code === null) return null;
     const exports = await importBundle(this.root, hash, code);
-    return new Map(workflowsOf(exports).map((w) => [w.name, w]));
+    const file = typeof exports[MODULE_PATH_EXPORT] === "string" ? (exports[MODULE_PATH_EXPORT] as string) : null;
+    return new Map(runnablesOf(exports, file).map((w) => [w.name, w]));
   }
 }

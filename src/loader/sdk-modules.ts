@@ -5,6 +5,7 @@
  * instance (and its execution context) with the engine that runs it.
  */
 import * as sluice from "../index.js";
+import * as windmill from "../sdk/windmill/index.js";
 
 const KEY = Symbol.for("sluice.sdk-modules.v1");
 
@@ -21,6 +22,7 @@ const takoSh = {
 const modules: SdkModules = {
   sluice: { ...sluice },
   "tako.sh": takoSh,
+  "windmill-client": { ...windmill },
 };
 
 /** Adds (or replaces) an importable SDK module, e.g. `windmill-client`. */

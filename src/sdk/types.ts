@@ -14,6 +14,8 @@ export interface EnqueueOptions {
   id?: string;
   /** Higher is claimed first. Default 0. */
   priority?: number;
+  /** Who starts the run (a user name); `waitForApproval({ selfApproval: false })` refuses their decision. */
+  createdBy?: string;
 }
 
 /** A run's public state. */

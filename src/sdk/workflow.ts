@@ -21,6 +21,18 @@ export interface WorkflowOptions<P, R> {
   local?: boolean;
   /** The durable handler. Return a JSON-serialisable result. */
   handler: (payload: P, ctx: WorkflowContext) => R | Promise<R>;
+  /** @internal Set by the loader: where the workflow's code lives and its task functions. */
+  module?: WorkflowModule;
+}
+
+/**
+ * Facts about the module a workflow came from: its path (relative to the project
+ * root) and its module-scope functions by name, so `task(fn)` children can find `fn`
+ * in another process.
+ */
+export interface WorkflowModule {
+  path: string | null;
+  functions: Map<string, (...args: any[]) => unknown>;
 }
 
 const BRAND = Symbol.for("sluice.workflow.v1");
@@ -35,6 +47,8 @@ export interface WorkflowDefinition<P = unknown, R = unknown> {
   readonly queue: string;
   readonly schedule: CronSchedule | null;
   readonly local: boolean;
+  /** Module facts for workflows-as-code (task functions, `__mod/` scripts); absent for plain handlers. */
+  readonly module: WorkflowModule | null;
   /**
    * Enqueues a run and returns its id (your `id` when given). Repeating an `id` with the
    * same payload returns the same run, in any status.
@@ -81,6 +95,7 @@ export function defineWorkflow<P = unknown, R = unknown>(name: string, options: 
     queue: options.worker ?? "default",
     schedule: options.schedule === undefined ? null : parseSchedule(options.schedule),
     local: options.local ?? false,
+    module: options.module ?? null,
     async enqueue(payload, enqueueOptions) {
       return (await def.start(payload, enqueueOptions)).id;
     },

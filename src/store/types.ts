@@ -263,10 +263,12 @@ export interface ResolveWaitRequest {
   /** JSON value the waiting call returns. */
   value: string | null;
   audit?: { actor: string | null; decision: string; via: string };
+  /** False: refuse (`forbidden`) when `audit.actor` is the identity that started the run (`selfApproval: false`). */
+  creatorMayDecide?: boolean;
 }
 
 /** What happened to a {@link ResolveWaitRequest}. */
-export type ResolveWaitOutcome = "resolved" | "not-found" | "already-decided" | "expired" | "not-waiting";
+export type ResolveWaitOutcome = "resolved" | "not-found" | "already-decided" | "expired" | "not-waiting" | "forbidden";
 
 /** One recorded approval attempt. */
 export interface ApprovalEvent {
@@ -274,7 +276,7 @@ export interface ApprovalEvent {
   stepKey: string;
   actor: string | null;
   decision: string;
-  outcome: ResolveWaitOutcome | "forbidden" | "invalid";
+  outcome: ResolveWaitOutcome | "invalid";
   via: string | null;
   ts: number;
 }

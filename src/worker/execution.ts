@@ -14,13 +14,15 @@ import { backoffDelay } from "../core/backoff.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
-import { LeaseLostError, NonDeterminismError, WorkflowSuspendedError } from "../sdk/errors.js";
+import { InvalidInputError, LeaseLostError, NonDeterminismError, SluiceError, WorkflowSuspendedError } from "../sdk/errors.js";
+import type { ApprovalOptions, ApprovalResult, ResumeUrls, TaskOptions, TaskTarget, WacHost } from "../sdk/windmill/types.js";
 import { globalRuntime, type SluiceRuntime } from "../sdk/runtime.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import type { ChildSpec, ClaimedRun, Lease, LogLine, RunOutcome, RunRecord, StepKind, StepRecord, StepWrite } from "../store/types.js";
 import type { LogTarget } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
+import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
 
 /** Settings and collaborators shared by every execution of one worker. */
 export interface ExecutionDeps {
@@ -32,6 +34,8 @@ export interface ExecutionDeps {
   random: () => number;
   /** Prints captured lines as they happen (dev mode), or null. */
   echo: ((line: LogLine, run: RunRecord) => void) | null;
+  /** Where resume links point and the secret that signs them. */
+  resumeLinks: { baseUrl: string; secret: () => Promise<string> };
 }
 
 /** How a claim ended. */
@@ -52,8 +56,15 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 const NEVER = new Promise<never>(() => {});
 
+/** A task exceeded its `timeout` option. */
+export class TaskTimeoutError extends SluiceError {
+  constructor(ms: number) {
+    super("TASK_TIMEOUT", `the task ran longer than its timeout of ${ms / 1000} s and was stopped: raise the timeout or make the task faster`);
+  }
+}
+
 /** One claim of one run. */
-export class Execution implements LogTarget {
+export class Execution implements LogTarget, WacHost {
   readonly run: RunRecord;
   readonly lease: Lease;
   private state: "running" | "suspended" | "finished" | "fenced" = "running";
@@ -66,6 +77,8 @@ export class Execution implements LogTarget {
   private inflightWaiters: Array<() => void> = [];
   private bail: { reason: string | null } | null = null;
   private failure: SerializedError | null = null;
+  private readonly unobserved: Array<{ key: string; error: Error; observed: () => boolean }> = [];
+  private timeoutTimer: NodeJS.Timeout | null = null;
   private readonly t0 = performance.now();
   private readonly claimedAt: number;
   private resolveDone!: (r: ExecutionResult) => void;
@@ -86,6 +99,7 @@ export class Execution implements LogTarget {
 
   /** Starts the handler; returns {@link done}. */
   start(): Promise<ExecutionResult> {
+    this.armTimeout();
     const ctx = createWorkflowContext(this);
     const scope = { execution: this, stepKey: null, runtime: this.deps.runtime };
     let payload: unknown;
@@ -112,6 +126,11 @@ export class Execution implements LogTarget {
   /** Current time on the store's clock (claim time plus elapsed monotonic time). */
   now(): number {
     return this.claimedAt + (performance.now() - this.t0);
+  }
+
+  /** True while the handler is re-running calls already recorded in the checkpoint. */
+  replaying(): boolean {
+    return this.position < this.journal.size;
   }
 
   /** Whether the claim is still live (not suspended, finished or fenced). */
@@ -182,6 +201,67 @@ export class Execution implements LogTarget {
     return NEVER;
   }
 
+  // --- workflows as code (WacHost) -------------------------------------------------
+
+  callTask(target: TaskTarget, options: TaskOptions, args: unknown[] | Record<string, unknown>): Promise<unknown> {
+    return callTask(this, target, options, args);
+  }
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    return wacStep(this, name, fn);
+  }
+  sleepSeconds(seconds: number): Promise<void> {
+    return wacSleep(this, seconds);
+  }
+  waitForApproval(options: ApprovalOptions): Promise<ApprovalResult> {
+    return wacApproval(this, options);
+  }
+  resumeUrls(approver: string | null): Promise<ResumeUrls> {
+    return wacResumeUrls(this, approver);
+  }
+
+  /** The key the next call named `name` will get. */
+  peekKey(name: string): string {
+    return this.keys.peek(name);
+  }
+
+  /** Project-relative path of the workflow's module, if it came from a file. */
+  modulePath(): string | null {
+    return this.def.module?.path ?? null;
+  }
+
+  /**
+   * The name a `task(fn)` child uses to find `fn` again: its entry in the module's
+   * function table (by identity), else its own name, registered for this process.
+   */
+  functionName(fn: (...args: any[]) => unknown): string {
+    const table = this.def.module?.functions;
+    if (table) {
+      for (const [name, f] of table) if (f === fn) return name;
+    }
+    if (!fn.name) {
+      throw markTerminal(new InvalidInputError("task() needs a named module-scope function: declare it with `async function name(...)` or `const name = async (...) =>`"));
+    }
+    if (table && !table.has(fn.name)) table.set(fn.name, fn);
+    return fn.name;
+  }
+
+  /**
+   * A failed task's result as a rejected promise that is never reported as unhandled;
+   * if nobody awaits it before the workflow ends, the failure is logged instead.
+   */
+  trackRejection(key: string, error: Error): Promise<never> {
+    const rejected = Promise.reject(error);
+    rejected.catch(() => {});
+    let observed = false;
+    this.unobserved.push({ key, error, observed: () => observed });
+    const thenable = {
+      then: (f?: (v: never) => unknown, r?: (e: unknown) => unknown) => ((observed = true), rejected.then(f, r)),
+      catch: (r?: (e: unknown) => unknown) => ((observed = true), rejected.catch(r)),
+      finally: (f?: () => void) => ((observed = true), rejected.finally(f)),
+    };
+    return thenable as unknown as Promise<never>;
+  }
+
   /** Records that the handler called `ctx.bail` (honoured even if the throw is caught). */
   noteBail(reason: string | null): never {
     this.bail ??= { reason };
@@ -194,8 +274,13 @@ export class Execution implements LogTarget {
     throw new FailSignal(error);
   }
 
-  /** Captures a log line for this run. */
+  /**
+   * Captures a log line for this run. Lines the workflow body prints while replaying
+   * recorded history (before its last recorded call) were already captured by an
+   * earlier execution, so they are not repeated.
+   */
   log(level: LogLine["level"], message: string, stepKey: string | null): void {
+    if (stepKey === null && this.replaying()) return;
     const line: LogLine = { runId: this.run.id, stepKey, attempt: this.run.attempt, level, message, ts: Date.now() };
     this.deps.committer.log(line);
     this.deps.echo?.(line, this.run);
@@ -204,6 +289,7 @@ export class Execution implements LogTarget {
   /** The lease was lost (heartbeat or write refused): stop writing. */
   markFenced(): void {
     if (this.state === "fenced" || this.state === "finished") return;
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.state = "fenced";
     this.resolveDone("fenced");
   }
@@ -232,6 +318,7 @@ export class Execution implements LogTarget {
         this.markFenced();
         return;
       }
+      if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
       this.resolveDone("suspended");
     } catch (err) {
       this.log("error", `could not park the run: ${(err as Error).message}`, null);
@@ -252,8 +339,16 @@ export class Execution implements LogTarget {
       this.log("warn", `the workflow ended while ${this.pending.length} durable call(s) were never awaited (${keys.join(", ")}); they were dropped`, null);
       this.pending = [];
     }
+    for (const u of this.unobserved) {
+      if (!u.observed()) this.log("warn", `task "${u.key}" failed and its result was never awaited: ${u.error.message}`, null);
+    }
     if (!settled.ok && settled.error instanceof LeaseLostError) return this.markFenced();
-    const outcome = this.outcome(settled);
+    await this.finishWith(this.outcome(settled));
+  }
+
+  /** Writes the claim's outcome (fenced writes end the claim as fenced). */
+  private async finishWith(outcome: RunOutcome): Promise<void> {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.state = "finished";
     try {
       const result = await this.deps.committer.submit({ verb: "complete", lease: this.lease, outcome });
@@ -267,6 +362,26 @@ export class Execution implements LogTarget {
       this.markFenced();
       throw err;
     }
+  }
+
+  /** Tasks with a `timeout` option fail once it passes, measured from their first start. */
+  private armTimeout(): void {
+    if (!this.run.options) return;
+    let timeoutMs: unknown;
+    try {
+      timeoutMs = (JSON.parse(this.run.options) as { timeoutMs?: unknown }).timeoutMs;
+    } catch {
+      return;
+    }
+    if (typeof timeoutMs !== "number") return;
+    const left = (this.run.startedAt ?? this.claimedAt) + timeoutMs - this.now();
+    this.timeoutTimer = setTimeout(() => {
+      if (this.state !== "running") return;
+      this.handlerSettled = true;
+      this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
+      void this.finishWith({ status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) });
+    }, Math.max(0, left));
+    this.timeoutTimer.unref();
   }
 
   private outcome(settled: Settled): RunOutcome {

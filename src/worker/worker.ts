@@ -9,7 +9,9 @@ import { serializeError } from "../core/serde.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import type { ClaimedRun, Store } from "../store/types.js";
+import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
+import { taskDefinition } from "./task-definition.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -213,23 +215,32 @@ export class Worker {
 
   private async runClaim(claim: ClaimedRun): Promise<void> {
     const { run } = claim;
-    const def = await this.registry.resolve(run.workflow, run.version);
-    if (!def) {
-      const error =
-        run.version && this.registry.get(run.workflow)
-          ? new CodeVersionMissingError(run.workflow, run.version)
-          : new UnknownWorkflowError(run.workflow, this.registry.names());
+    let def: AnyWorkflow | undefined;
+    let failure: Error | null = null;
+    try {
+      def = await this.registry.resolve(run.workflow, run.version);
+      if (!def) {
+        failure =
+          run.version && this.registry.get(run.workflow)
+            ? new CodeVersionMissingError(run.workflow, run.version)
+            : new UnknownWorkflowError(run.workflow, this.registry.names());
+      } else if (run.task) def = taskDefinition(def, run.task);
+    } catch (err) {
+      failure = err as Error;
+    }
+    if (failure || !def) {
       await this.deps.committer.submit({
         verb: "complete",
         lease: { runId: run.id, token: claim.token },
-        outcome: { status: "failed", error: serializeError(error) },
+        outcome: { status: "failed", error: serializeError(failure) },
       });
       this.events.emit("settled", run.id);
+      this.events.emit("work");
       return;
     }
     const exec = new Execution(claim, def, this.deps);
     this.active.set(run.id, exec);
-    if (this.events.listenerCount("started")) this.events.emit("started", run);
+    if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
     const result = await exec.start();
     if (result === "completed") this.events.emit("settled", run.id);
     // A completion may have re-queued a parent; a suspension may have created children.

@@ -383,6 +383,9 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect((await store.getRun(id))!.createdBy).toBe("alice");
         const decide = (actor: string, decision: string, key = "waitForApproval") =>
           store.resolveWait({ runId: id, key, kind: "approval", value: JSON.stringify({ approved: decision === "approve", approver: actor }), audit: { actor, decision, via: "test" } });
+        expect(
+          await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null", creatorMayDecide: false, audit: { actor: "alice", decision: "approve", via: "test" } }),
+        ).toBe("forbidden");
         expect(await decide("bob", "approve")).toBe("resolved");
         expect(await decide("carol", "reject")).toBe("already-decided");
         expect(await decide("bob", "approve", "nope")).toBe("not-found");
@@ -392,6 +395,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(step).toMatchObject({ status: "done", value: '{"approved":true,"approver":"bob"}' });
         const events = await store.listApprovalEvents(id);
         expect(events.map((e) => [e.actor, e.decision, e.outcome, e.via])).toEqual([
+          ["alice", "approve", "forbidden", "test"],
           ["bob", "approve", "resolved", "test"],
           ["carol", "reject", "already-decided", "test"],
           ["bob", "approve", "not-found", "test"],

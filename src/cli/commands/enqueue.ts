@@ -16,6 +16,7 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
     .option("--id <id>", "run id: the same id with the same payload returns the existing run")
     .option("--run-at <time>", "do not start before: ISO time, epoch ms, or a delay like 10m")
     .option("--retries <n>", "retries after the first attempt (overrides the workflow's)")
+    .option("--as <user>", "who starts the run (default: $USER); used by approvals with selfApproval: false")
     .option("--wait", "wait for the run to finish and print its result")
     .option("--timeout <duration>", "with --wait: give up waiting after this long (the run keeps going)")
     .option("--dir <dir>", "project folder (default: current folder)")
@@ -35,7 +36,7 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
           const report = await new Project(project.root, engine).loadAll();
           for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
         }
-        const handle = await engine.enqueueRun(workflow, payload, { id: opts.id, runAt, retries });
+        const handle = await engine.enqueueRun(workflow, payload, { id: opts.id, runAt, retries, createdBy: opts.as ?? cx.io.env.USER ?? "cli" });
         if (!opts.wait) {
           if (opts.json) json(cx, { id: handle.id, deduplicated: handle.deduplicated, workflow });
           else cx.io.stdout(`${handle.id}${handle.deduplicated ? "  (existing run: same id and payload)" : ""}\n`);

@@ -181,7 +181,9 @@ export class SqliteStore implements Store {
   }
 
   private resolveWaitTx(req: ResolveWaitRequest, now: number): ResolveWaitOutcome {
-    const run = this.s.get("SELECT status FROM runs WHERE id = ?").get(req.runId) as { status: RunStatus } | undefined;
+    const run = this.s.get("SELECT status, created_by FROM runs WHERE id = ?").get(req.runId) as
+      | { status: RunStatus; created_by: string | null }
+      | undefined;
     if (!run) return "not-found";
     const step = this.s.get("SELECT kind, status, wake_at FROM steps WHERE run_id = ? AND key = ?").get(req.runId, req.key) as
       | { kind: string; status: string; wake_at: number | null }
@@ -190,6 +192,7 @@ export class SqliteStore implements Store {
     if (step.status !== "pending") return "already-decided";
     if (step.wake_at !== null && step.wake_at <= now) return "expired";
     if (run.status !== "waiting") return "not-waiting";
+    if (req.creatorMayDecide === false && run.created_by !== null && run.created_by === (req.audit?.actor ?? null)) return "forbidden";
     this.s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?").run(req.value, now, req.runId, req.key);
     this.s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ?").run(now, now, req.runId);
     return "resolved";

@@ -1,0 +1,45 @@
+import type { Command } from "commander";
+import { SluiceError } from "../../sdk/errors.js";
+import { explainOutcome } from "../../engine/approvals.js";
+import { json, type CommandContext } from "../command.js";
+import { parseJsonArg } from "../options.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** The decision was refused (already decided, timed out, self-approval, invalid form...). */
+export class ApprovalRefusedError extends SluiceError {
+  constructor(message: string, readonly outcome: string) {
+    super("APPROVAL_REFUSED", message);
+  }
+}
+
+/** `sluice approve <run>`: approve (or `--reject`) a run's pending waitForApproval. */
+export function registerApprove(program: Command, cx: CommandContext): void {
+  program
+    .command("approve")
+    .description("approve (or reject) a run waiting in waitForApproval; the workflow resumes")
+    .argument("<run>", "run id")
+    .option("--reject", "reject instead of approve")
+    .option("--value <json>", "form data as JSON (for approvals with a form)")
+    .option("--as <user>", "who decides (default: $USER)")
+    .option("--key <key>", "which approval, when a run waits on several (default: the pending one)")
+    .option("--dir <dir>", "project folder")
+    .option("--db <file>", "SQLite database file")
+    .option("--json", "print JSON")
+    .action(async (runId: string, opts) => {
+      const value = parseJsonArg(opts.value, "--value", undefined);
+      const actor = opts.as ?? cx.io.env.USER ?? "cli";
+      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
+      try {
+        const result = await engine.decideApproval({ runId, key: opts.key, approve: !opts.reject, value, actor, via: "cli" });
+        if (opts.json) {
+          json(cx, { runId, key: result.key, outcome: result.outcome, problems: result.problems ?? [] });
+          if (result.outcome !== "resolved") cx.setExitCode(1);
+          return;
+        }
+        if (result.outcome !== "resolved") throw new ApprovalRefusedError(explainOutcome(result.outcome, runId, result.problems), result.outcome);
+        cx.io.stdout(`${opts.reject ? "rejected" : "approved"} ${runId} (${result.key}) as ${actor}\n`);
+      } finally {
+        await engine.stop();
+      }
+    });
+}

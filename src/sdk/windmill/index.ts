@@ -1,0 +1,12 @@
+/**
+ * Workflows as code (seed 000): the API importable as `windmill-client` by user
+ * modules that Sluice loads, and from `sluice` directly.
+ */
+export { workflow, isWacWorkflow } from "./workflow.js";
+export type { WacWorkflow } from "./workflow.js";
+export { task, taskScript, taskFlow, validateTaskOptions } from "./task.js";
+export type { TaskFn, PathTask } from "./task.js";
+export { step, sleep, waitForApproval, getResumeUrls, parallel } from "./primitives.js";
+export { TaskError } from "./task-error.js";
+export { NotInWorkflowError } from "./host.js";
+export type { TaskOptions, ApprovalOptions, ApprovalResult, ResumeUrls } from "./types.js";

@@ -1,0 +1,296 @@
+/**
+ * Group commit on Postgres: a batch of commands from many runs is applied in one
+ * transaction with a handful of multi-row statements (arrays unnested), one per
+ * verb, instead of one statement per command. Commands keep their order where it
+ * matters: the batch is cut into segments in which no run appears twice, and each
+ * segment is applied verb by verb (fence, heartbeat, create runs, steps, suspend,
+ * complete, logs). Every command is answered on its own.
+ */
+import type pg from "pg";
+import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
+import { insertRuns, type NewRun } from "./enqueue.js";
+import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
+
+type LeaseCommand = Extract<Command, { lease: Lease }>;
+
+/** What a fence check reads of a run (locked until the transaction ends). */
+interface FenceRow {
+  id: string;
+  status: string;
+  claims: number;
+  parent_id: string | null;
+  parent_key: string | null;
+  root_id: string;
+}
+
+/** Settings of one group commit. */
+export interface CommitContext {
+  /** Write `claim_log` rows. */
+  audit: boolean;
+}
+
+/** Applies `commands` inside the caller's transaction; returns the answers and whether workers should be woken. */
+export async function applyCommands(c: pg.ClientBase, commands: Command[], ctx: CommitContext): Promise<{ results: CommandResult[]; wake: boolean }> {
+  const results = new Array<CommandResult>(commands.length);
+  let wake = false;
+  for (const seg of segments(commands)) {
+    if (await applySegment(c, commands, seg, results, ctx)) wake = true;
+  }
+  return { results, wake };
+}
+
+/** Splits command indexes into segments in which no run id repeats. */
+function segments(commands: Command[]): number[][] {
+  const out: number[][] = [];
+  let current: number[] = [];
+  let seen = new Set<string>();
+  commands.forEach((cmd, i) => {
+    const ids = touched(cmd);
+    if (ids.some((id) => seen.has(id))) {
+      out.push(current);
+      current = [];
+      seen = new Set();
+    }
+    for (const id of ids) seen.add(id);
+    current.push(i);
+  });
+  if (current.length) out.push(current);
+  return out;
+}
+
+function touched(cmd: Command): string[] {
+  switch (cmd.verb) {
+    case "enqueue":
+      return [cmd.request.id];
+    case "suspend":
+      return [cmd.lease.runId, ...cmd.children.map((ch) => ch.id)];
+    case "saveSteps":
+    case "complete":
+      return [cmd.lease.runId];
+    default:
+      return [];
+  }
+}
+
+async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], results: CommandResult[], ctx: CommitContext): Promise<boolean> {
+  let wake = false;
+  const leased = seg.filter((i) => "lease" in all[i]!);
+  const fence = await lockRuns(c, leased.map((i) => (all[i] as LeaseCommand).lease.runId));
+  const live = (i: number) => {
+    const lease = (all[i] as LeaseCommand).lease;
+    const row = fence.get(lease.runId);
+    return row !== undefined && row.status === "running" && row.claims === lease.token;
+  };
+  for (const i of leased) if (!live(i)) results[i] = { ok: false, fenced: true };
+  const ok = leased.filter(live);
+
+  await heartbeats(c, seg, all, results);
+
+  // Children answered from the task cache are not created.
+  const suspends = ok.filter((i) => all[i]!.verb === "suspend");
+  const cacheHits = await cacheLookup(c, suspends.flatMap((i) => (all[i] as Extract<Command, { verb: "suspend" }>).children));
+  const newRuns: Array<{ index: number; run: NewRun }> = [];
+  for (const i of seg) {
+    const cmd = all[i]!;
+    if (cmd.verb === "enqueue") newRuns.push({ index: i, run: { req: cmd.request } });
+  }
+  for (const i of suspends) {
+    const cmd = all[i] as Extract<Command, { verb: "suspend" }>;
+    const root = fence.get(cmd.lease.runId)!.root_id;
+    for (const child of cmd.children) {
+      if (!cacheHits.has(child.id)) newRuns.push({ index: i, run: { req: child, parent: { id: cmd.lease.runId, key: child.parentKey, rootId: root } } });
+    }
+  }
+  const outcomes = await insertRuns(c, newRuns.map((n) => n.run), ctx.audit);
+  const created = new Map<number, number>();
+  outcomes.forEach((o, k) => {
+    const { index } = newRuns[k]!;
+    if (all[index]!.verb === "enqueue") {
+      results[index] = o.created ? { ok: true, enqueued: o.result } : o.result;
+      if (o.created && !o.result.claimed) wake = true;
+    } else if (o.created) {
+      created.set(index, (created.get(index) ?? 0) + 1);
+      wake = true;
+    }
+  });
+
+  await upsertSteps(
+    c,
+    ok.flatMap((i) => {
+      const cmd = all[i]!;
+      return cmd.verb === "saveSteps" || cmd.verb === "suspend" ? [{ runId: cmd.lease.runId, steps: cmd.steps }] : [];
+    }),
+  );
+  if (cacheHits.size) await resolveFromCache(c, suspends, all, cacheHits);
+  if (suspends.length) {
+    await parkRuns(c, suspends.map((i) => ({ cmd: all[i] as Extract<Command, { verb: "suspend" }>, created: created.get(i) ?? 0 })));
+    wake = true;
+  }
+
+  const retries: Retry[] = [];
+  const finishes: Finish[] = [];
+  for (const i of ok) {
+    const cmd = all[i]!;
+    if (cmd.verb !== "complete") continue;
+    const row = fence.get(cmd.lease.runId)!;
+    if (cmd.outcome.status === "retry") retries.push({ runId: row.id, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
+    else finishes.push({ runId: row.id, parentId: row.parent_id, parentKey: row.parent_key, outcome: cmd.outcome });
+  }
+  await retryRuns(c, retries);
+  await finishRuns(c, finishes);
+  if (retries.length || finishes.length) wake = true;
+  if (ctx.audit) await releaseClaims(c, ok.filter((i) => all[i]!.verb !== "saveSteps").map((i) => (all[i] as LeaseCommand).lease), "released");
+
+  await appendLogs(c, seg.flatMap((i) => (all[i]!.verb === "appendLogs" ? (all[i] as Extract<Command, { verb: "appendLogs" }>).lines : [])));
+  for (const i of seg) results[i] ??= { ok: true };
+  return wake;
+}
+
+/** Locks the runs behind leases (in id order, so concurrent batches queue instead of deadlocking). */
+async function lockRuns(c: pg.ClientBase, ids: string[]): Promise<Map<string, FenceRow>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await c.query<FenceRow>(
+    "SELECT id, status, claims, parent_id, parent_key, root_id FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+async function heartbeats(c: pg.ClientBase, seg: number[], all: Command[], results: CommandResult[]): Promise<void> {
+  const beats = seg.filter((i) => all[i]!.verb === "heartbeat");
+  if (beats.length === 0) return;
+  const ids: string[] = [];
+  const tokens: number[] = [];
+  const ms: number[] = [];
+  for (const i of beats) {
+    const cmd = all[i] as Extract<Command, { verb: "heartbeat" }>;
+    for (const l of cmd.leases) {
+      ids.push(l.runId);
+      tokens.push(l.token);
+      ms.push(cmd.leaseMs);
+    }
+  }
+  const alive = new Set<string>();
+  if (ids.length) {
+    const { rows } = await c.query<{ id: string; claims: number }>(
+      `UPDATE runs r SET lease_expires_at = now_ms() + u.ms FROM unnest($1::text[], $2::int[], $3::bigint[]) u(id, token, ms)
+       WHERE r.id = u.id AND r.claims = u.token AND r.status = 'running' RETURNING r.id, r.claims`,
+      [ids, tokens, ms],
+    );
+    for (const r of rows) alive.add(`${r.id}\u0000${r.claims}`);
+  }
+  for (const i of beats) {
+    const cmd = all[i] as Extract<Command, { verb: "heartbeat" }>;
+    results[i] = { ok: true, lost: cmd.leases.filter((l) => !alive.has(`${l.runId}\u0000${l.token}`)).map((l) => l.runId) };
+  }
+}
+
+/** For children with a cache key and TTL: the newest succeeded run with that key still within the TTL. */
+async function cacheLookup(c: pg.ClientBase, children: ChildSpec[]): Promise<Map<string, { id: string; result: string | null }>> {
+  const cached = children.filter((ch) => ch.cacheKey && ch.cacheTtlMs);
+  const hits = new Map<string, { id: string; result: string | null }>();
+  if (cached.length === 0) return hits;
+  const { rows } = await c.query<{ child: string; id: string; result: string | null }>(
+    `SELECT u.child, h.id, h.result FROM unnest($1::text[], $2::text[], $3::bigint[]) u(child, key, ttl)
+     CROSS JOIN LATERAL (SELECT id, result FROM runs WHERE cache_key = u.key AND status = 'succeeded' AND finished_at >= now_ms() - u.ttl
+                         ORDER BY finished_at DESC LIMIT 1) h`,
+    [cached.map((ch) => ch.id), cached.map((ch) => ch.cacheKey), cached.map((ch) => ch.cacheTtlMs)],
+  );
+  for (const r of rows) hits.set(r.child, { id: r.id, result: r.result });
+  return hits;
+}
+
+async function resolveFromCache(c: pg.ClientBase, suspends: number[], all: Command[], hits: Map<string, { id: string; result: string | null }>): Promise<void> {
+  const parents: string[] = [];
+  const keys: string[] = [];
+  const values: (string | null)[] = [];
+  const childIds: string[] = [];
+  for (const i of suspends) {
+    const cmd = all[i] as Extract<Command, { verb: "suspend" }>;
+    for (const ch of cmd.children) {
+      const hit = hits.get(ch.id);
+      if (!hit) continue;
+      parents.push(cmd.lease.runId);
+      keys.push(ch.parentKey);
+      values.push(hit.result);
+      childIds.push(hit.id);
+    }
+  }
+  await c.query(
+    `UPDATE steps s SET status = 'done', value = u.value, child_id = u.child, finished_at = now_ms()
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) u(run, key, value, child)
+     WHERE s.run_id = u.run AND s.key = u.key AND s.status = 'pending'`,
+    [parents, keys, values, childIds],
+  );
+}
+
+/** Inserts or replaces checkpoints (a key written twice in one command keeps its last write). */
+async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; steps: StepWrite[] }>): Promise<void> {
+  const byKey = new Map<string, { runId: string; st: StepWrite }>();
+  for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
+  if (byKey.size === 0) return;
+  const list = [...byKey.values()];
+  const col = <T>(f: (x: { runId: string; st: StepWrite }) => T) => list.map(f);
+  await c.query(
+    `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
+     SELECT u.run_id, u.key, u.kind, u.target, u.status, u.value, u.error, u.child_id, u.event,
+       CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, now_ms(),
+       CASE WHEN u.status = 'pending' THEN NULL ELSE now_ms() END
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+       $10::bigint[], $11::int[], $12::int[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position)
+     ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
+       value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
+       wake_at = excluded.wake_at, attempts = excluded.attempts, finished_at = excluded.finished_at`,
+    [
+      col((x) => x.runId),
+      col((x) => x.st.key),
+      col((x) => x.st.kind),
+      col((x) => x.st.target),
+      col((x) => x.st.status),
+      col((x) => x.st.value ?? null),
+      col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
+      col((x) => x.st.childId ?? null),
+      col((x) => x.st.event ?? null),
+      col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
+      col((x) => x.st.attempts ?? 1),
+      col((x) => x.st.position),
+    ],
+  );
+}
+
+/** Parks suspended runs: `waiting` with their new children counted, or straight back to `pending` if nothing is outstanding. */
+async function parkRuns(c: pg.ClientBase, parks: Array<{ cmd: Extract<Command, { verb: "suspend" }>; created: number }>): Promise<void> {
+  await c.query(
+    `UPDATE runs r SET
+       status = CASE WHEN u.await AND r.outstanding + u.created <= 0 THEN 'pending' ELSE 'waiting' END,
+       ready_at = CASE WHEN u.await AND r.outstanding + u.created <= 0 THEN now_ms()
+                       WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END,
+       outstanding = r.outstanding + u.created, lease_owner = NULL, lease_expires_at = NULL, updated_at = now_ms()
+     FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bool[]) u(id, created, wake, await) WHERE r.id = u.id`,
+    [
+      parks.map((p) => p.cmd.lease.runId),
+      parks.map((p) => p.created),
+      parks.map((p) => (p.cmd.wakeAfterMs === null ? null : Math.max(0, Math.round(p.cmd.wakeAfterMs)))),
+      parks.map((p) => p.cmd.awaitChildren),
+    ],
+  );
+}
+
+/** Closes audit rows of claims that ended (`claim_log`). */
+export async function releaseClaims(c: pg.ClientBase, leases: Lease[], how: string): Promise<void> {
+  if (leases.length === 0) return;
+  await c.query(
+    `UPDATE claim_log l SET released_at = now_ms(), released_by = $3 FROM unnest($1::text[], $2::int[]) u(id, token)
+     WHERE l.run_id = u.id AND l.token = u.token AND l.released_at IS NULL`,
+    [leases.map((l) => l.runId), leases.map((l) => l.token), how],
+  );
+}
+
+async function appendLogs(c: pg.ClientBase, lines: LogLine[]): Promise<void> {
+  if (lines.length === 0) return;
+  await c.query(
+    `INSERT INTO logs (run_id, step_key, attempt, level, message, ts)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[])`,
+    [lines.map((l) => l.runId), lines.map((l) => l.stepKey), lines.map((l) => l.attempt), lines.map((l) => l.level), lines.map((l) => l.message), lines.map((l) => Math.round(l.ts))],
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * The connection pool and the transaction helper. A transaction that hits a
+ * deadlock, a serialization failure or a dropped connection (server restart,
+ * `pg_terminate_backend`) before its COMMIT is acknowledged is rolled back by
+ * Postgres and retried here on a fresh connection; every store write is safe to
+ * re-apply (fenced, conditional or deduplicated), so an ambiguous COMMIT is too.
+ */
+import pg from "pg";
+import type { PostgresTarget } from "./config.js";
+import { DatabaseUnreachableError } from "./errors.js";
+
+/** Something that runs parameterised SQL: the pool or a client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** int8 and numeric as JS numbers (epoch ms and counters fit in 2^53). */
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
+    return pg.types.getTypeParser(oid, format as "text");
+  },
+};
+
+/** pg settings with Sluice's type parsing. */
+export function clientConfig(target: PostgresTarget): pg.ClientConfig {
+  return { ...target.pool, types } as pg.ClientConfig;
+}
+
+/** SQLSTATEs and driver errors after which a rolled-back transaction may simply run again. */
+export function isTransient(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (e?.code && ["40P01", "40001", "57P01", "57P02", "57P03", "08000", "08003", "08006", "ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(e.code)) return true;
+  return /Connection terminated|connection error|Client has encountered a connection error|not queryable/i.test(e?.message ?? "");
+}
+
+/** The pool plus retrying transactions. */
+export class Db implements Queryable {
+  readonly pool: pg.Pool;
+
+  constructor(readonly target: PostgresTarget) {
+    this.pool = new pg.Pool({ ...clientConfig(target), max: target.poolSize } as pg.PoolConfig);
+    // An idle client whose backend was terminated emits here; the pool drops it.
+    this.pool.on("error", () => {});
+  }
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.retrying(() => this.pool.query<R>(text, values as unknown[]));
+  }
+
+  /** Runs `fn` in one transaction (READ COMMITTED), retried on transient failures. */
+  tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.retrying(async () => {
+      const client = await this.pool.connect();
+      let broken: unknown = undefined;
+      try {
+        await client.query("BEGIN");
+        const out = await fn(client);
+        await client.query("COMMIT");
+        return out;
+      } catch (err) {
+        broken = isTransient(err) ? err : undefined;
+        await client.query("ROLLBACK").catch((e) => (broken = e));
+        throw err;
+      } finally {
+        client.release(broken as Error | undefined);
+      }
+    });
+  }
+
+  private async retrying<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
+    for (let i = 1; ; i++) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (i >= attempts || !isTransient(err)) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(1_000, 10 * 2 ** i) * (0.5 + Math.random())));
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** Turns a connection failure into a {@link DatabaseUnreachableError} naming the target. */
+export function unreachable(target: PostgresTarget, err: unknown): Error {
+  const e = err as { code?: string; message?: string };
+  if (e?.code === "SCHEMA_TOO_NEW" || e?.code === "INVALID_DATABASE_URL") return err as Error;
+  const isConnect = e?.code && (/^(E[A-Z]+|08...|28...|3D000|57P03)$/.test(e.code) || e.code === "ETIMEDOUT");
+  if (!isConnect && !/timeout|connect|terminated/i.test(e?.message ?? "")) return err as Error;
+  return new DatabaseUnreachableError(target.display, e?.message || e?.code || "connection failed", { cause: err });
+}

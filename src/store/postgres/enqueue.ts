@@ -1,0 +1,114 @@
+/**
+ * Creating runs in bulk: one multi-row INSERT (arrays unnested) for every enqueue
+ * and child of a batch, `ON CONFLICT DO NOTHING` for ids that already exist, then
+ * one read of those to tell a deduplicated repeat from a conflict.
+ */
+import type pg from "pg";
+import { serializeError } from "../../core/serde.js";
+import { RunIdConflictError } from "../../sdk/errors.js";
+import { sameJson } from "../sqlite/canonical.js";
+import type { CommandResult, EnqueueRequest, EnqueueResult } from "../types.js";
+import { type RunRow, toRun } from "./rows.js";
+
+/** One run to create; `parent` for children of a suspending run. */
+export interface NewRun {
+  req: EnqueueRequest;
+  parent?: { id: string; key: string; rootId: string };
+}
+
+/** What became of one {@link NewRun}. */
+export type NewRunOutcome = { created: true; result: EnqueueResult } | { created: false; result: CommandResult };
+
+const INSERT = /* sql */ `
+INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, max_attempts, backoff_base, backoff_max,
+  version, parent_id, parent_key, root_id, options, created_by, cache_key, concurrency_key, concurrency_limit,
+  concurrency_window_ms, claims, lease_owner, lease_expires_at, started_at, created_at, updated_at)
+SELECT u.id, u.workflow, u.task, u.queue, u.payload, CASE WHEN u.take THEN 'running' ELSE 'pending' END, u.priority,
+  CASE WHEN u.take THEN NULL ELSE u.run_at END, u.max_attempts, u.backoff_base, u.backoff_max,
+  COALESCE(u.version, CASE WHEN u.take THEN (SELECT w.version FROM workflows w WHERE w.name = u.workflow) END),
+  u.parent_id, u.parent_key, COALESCE(u.root_id, u.id), u.options, u.created_by, u.cache_key, u.concurrency_key,
+  u.concurrency_limit, u.concurrency_window_ms, CASE WHEN u.take THEN 1 ELSE 0 END,
+  CASE WHEN u.take THEN u.lease_owner END, CASE WHEN u.take THEN now_ms() + u.lease_ms END,
+  CASE WHEN u.take THEN now_ms() END, now_ms(), now_ms()
+FROM (
+  SELECT v.*, GREATEST(COALESCE(v.run_at0, now_ms()), 0) AS run_at,
+    (v.lease_owner IS NOT NULL AND COALESCE(v.run_at0, now_ms()) <= now_ms()) AS take
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::bigint[], $8::int[], $9::bigint[],
+    $10::bigint[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[],
+    $19::int[], $20::bigint[], $21::text[], $22::bigint[])
+    AS v(id, workflow, task, queue, payload, priority, run_at0, max_attempts, backoff_base, backoff_max, version, parent_id,
+      parent_key, root_id, options, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms,
+      lease_owner, lease_ms)
+) u
+ON CONFLICT (id) DO NOTHING
+RETURNING runs.*`;
+
+/**
+ * Inserts `runs`; answers each in order. Existing ids deduplicate when workflow,
+ * task and payload match (payloads compared as JSON values), else conflict.
+ */
+export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolean): Promise<NewRunOutcome[]> {
+  if (runs.length === 0) return [];
+  const col = <T>(f: (n: NewRun) => T) => runs.map(f);
+  const { rows } = await c.query<RunRow>(INSERT, [
+    col((n) => n.req.id),
+    col((n) => n.req.workflow),
+    col((n) => n.req.task ?? null),
+    col((n) => n.req.queue),
+    col((n) => n.req.payload),
+    col((n) => n.req.priority ?? 0),
+    col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
+    col((n) => n.req.maxAttempts),
+    col((n) => n.req.backoff.base),
+    col((n) => n.req.backoff.max),
+    col((n) => n.req.version ?? null),
+    col((n) => n.parent?.id ?? null),
+    col((n) => n.parent?.key ?? null),
+    col((n) => n.parent?.rootId ?? null),
+    col((n) => n.req.options ?? null),
+    col((n) => n.req.createdBy ?? null),
+    col((n) => n.req.cacheKey ?? null),
+    col((n) => n.req.concurrency?.key ?? null),
+    col((n) => n.req.concurrency?.limit ?? null),
+    col((n) => n.req.concurrency?.windowMs ?? null),
+    col((n) => n.req.claimFor?.workerId ?? null),
+    col((n) => n.req.claimFor?.leaseMs ?? null),
+  ]);
+  const inserted = new Map(rows.map((r) => [r.id, r]));
+  const missing = runs.filter((n) => !inserted.has(n.req.id)).map((n) => n.req.id);
+  const existing = new Map<string, { workflow: string; task: string | null; payload: string | null }>();
+  if (missing.length) {
+    const found = await c.query<{ id: string; workflow: string; task: string | null; payload: string | null }>(
+      "SELECT id, workflow, task, payload FROM runs WHERE id = ANY($1::text[])",
+      [missing],
+    );
+    for (const r of found.rows) existing.set(r.id, r);
+  }
+  const claimedRows = rows.filter((r) => r.claims === 1);
+  if (audit && claimedRows.length) {
+    await c.query(
+      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, 1, u.w, now_ms() FROM unnest($1::text[], $2::text[]) u(id, w)",
+      [claimedRows.map((r) => r.id), claimedRows.map((r) => r.lease_owner)],
+    );
+  }
+  return runs.map((n): NewRunOutcome => {
+    const row = inserted.get(n.req.id);
+    if (row) {
+      const result: EnqueueResult = { id: n.req.id, deduplicated: false };
+      if (row.claims === 1) result.claimed = { run: toRun(row), token: 1, steps: [], claimedAt: row.created_at };
+      return { created: true, result };
+    }
+    const ex = existing.get(n.req.id);
+    if (!ex) return { created: false, result: { ok: false, error: conflict(n.req.id, "an id that could not be inserted") } };
+    if (ex.workflow !== n.req.workflow || (ex.task ?? null) !== (n.req.task ?? null)) {
+      return { created: false, result: { ok: false, error: conflict(n.req.id, `workflow ${JSON.stringify(ex.task ?? ex.workflow)}`) } };
+    }
+    if (!sameJson(ex.payload, n.req.payload)) return { created: false, result: { ok: false, error: conflict(n.req.id, "a different payload") } };
+    return { created: false, result: { ok: true, enqueued: { id: n.req.id, deduplicated: true } } };
+  });
+}
+
+function conflict(runId: string, detail: string) {
+  const { stack: _stack, ...rest } = serializeError(new RunIdConflictError(runId, detail));
+  return rest;
+}

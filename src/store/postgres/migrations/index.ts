@@ -1,0 +1,4 @@
+import { sql as m0001 } from "./0001_init.js";
+
+/** Numbered migrations, applied in order; `migrations` in the schema records each one applied. */
+export const MIGRATIONS: readonly string[] = [m0001];

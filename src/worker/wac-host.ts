@@ -1,0 +1,127 @@
+/**
+ * The workflows-as-code primitives (seed 000) on an {@link Execution}: child tasks,
+ * inline steps, server-side sleep, approvals and resume links.
+ */
+import { createHash } from "node:crypto";
+import { RUN_BACKOFF } from "../core/backoff.js";
+import { newRunId } from "../core/ids.js";
+import { resumeUrls } from "../core/resume-token.js";
+import { decodeValue, type SerializedError } from "../core/serde.js";
+import { InvalidInputError } from "../sdk/errors.js";
+import { TaskError } from "../sdk/windmill/task-error.js";
+import type { ApprovalOptions, ApprovalResult, ResumeUrls, TaskOptions, TaskTarget } from "../sdk/windmill/types.js";
+import type { ChildSpec } from "../store/types.js";
+import { markTerminal } from "./control.js";
+import type { Execution } from "./execution.js";
+import { runStep, sleepFor } from "./primitives.js";
+import { moduleScriptName } from "./script-paths.js";
+
+/** Checkpoint key base of `waitForApproval` calls (matches the workflow diagram). */
+export const APPROVAL_KEY = "waitForApproval";
+/** Checkpoint key base of Windmill-style `sleep` calls. */
+export const SLEEP_KEY = "sleep";
+/** Default approval timeout: 30 minutes. */
+export const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
+/** How long resume links stay valid (the wait's own deadline still applies). */
+const LINK_TTL_MS = 30 * 86_400_000;
+
+/** `task(...)(args)`, `taskScript(path)(args)`, `taskFlow(path)(args)`. */
+export function callTask(exec: Execution, target: TaskTarget, options: TaskOptions, args: unknown[] | Record<string, unknown>): Promise<unknown> {
+  exec.assertActive();
+  const { keyBase, workflow, task, version, label } = resolveTarget(exec, target);
+  const { key, position } = exec.nextCall(keyBase);
+  const rec = exec.lookup(key, "task", label, position);
+  if (rec?.status === "done") return Promise.resolve(decodeValue(rec.value));
+  if (rec?.status === "error") return exec.trackRejection(key, taskError(key, rec.childId, rec.error));
+  if (rec) return exec.defer({ awaitChildren: true });
+  const payload = exec.encode(args, `arguments of task "${key}"`);
+  const child: ChildSpec = {
+    id: newRunId(),
+    dedupe: false,
+    workflow,
+    task,
+    version,
+    queue: options.tag ?? "default",
+    payload,
+    priority: options.priority ?? 0,
+    maxAttempts: 1,
+    backoff: RUN_BACKOFF,
+    createdBy: exec.run.createdBy,
+    parentKey: key,
+    options: options.timeout ? JSON.stringify({ timeoutMs: Math.round(options.timeout * 1000) }) : null,
+  };
+  if (options.cache_ttl) {
+    child.cacheKey = createHash("sha256").update(`${workflow}\n${task ?? ""}\n${payload}`).digest("hex");
+    child.cacheTtlMs = Math.round(options.cache_ttl * 1000);
+  }
+  if (options.concurrency_limit) {
+    child.concurrency = {
+      key: options.concurrency_key ?? `${workflow}:${task ?? ""}`,
+      limit: options.concurrency_limit,
+      windowMs: options.concurrency_time_window_s ? Math.round(options.concurrency_time_window_s * 1000) : null,
+    };
+  }
+  return exec.defer({
+    step: { key, kind: "task", target: label, status: "pending", childId: child.id, position },
+    child,
+  });
+}
+
+function resolveTarget(exec: Execution, target: TaskTarget) {
+  if (target.kind === "function") {
+    const name = exec.functionName(target.fn);
+    return { keyBase: name, workflow: exec.run.workflow, task: name, version: exec.run.version, label: name };
+  }
+  const name = moduleScriptName(target.path, exec.modulePath());
+  return { keyBase: target.path, workflow: name, task: null, version: null, label: `${target.kind}:${name}` };
+}
+
+function taskError(key: string, childId: string | null, error: SerializedError | null): TaskError {
+  const message = error?.message ?? "task failed";
+  return new TaskError(message, key, childId, error);
+}
+
+/** `step(name, fn)`: inline, persisted, no retries. */
+export function wacStep<T>(exec: Execution, name: string, fn: () => T | Promise<T>): Promise<T> {
+  return runStep(exec, name, () => fn());
+}
+
+/** `sleep(seconds)`: always parks the run (minimum 1 s, rounded). */
+export function wacSleep(exec: Execution, seconds: number): Promise<void> {
+  const ms = Math.max(1, Math.round(seconds)) * 1000;
+  return sleepFor(exec, SLEEP_KEY, ms, 0);
+}
+
+/** `waitForApproval({ timeout, form, selfApproval })`. */
+export async function wacApproval(exec: Execution, options: ApprovalOptions): Promise<ApprovalResult> {
+  const timeoutS = options.timeout ?? DEFAULT_APPROVAL_TIMEOUT_S;
+  if (typeof timeoutS !== "number" || !(timeoutS > 0)) {
+    throw markTerminal(new InvalidInputError(`waitForApproval timeout must be a positive number of seconds, got ${JSON.stringify(options.timeout)}`));
+  }
+  const { key, position } = exec.nextCall(APPROVAL_KEY);
+  const rec = exec.lookup(key, "approval", null, position);
+  if (rec?.status === "done") return decodeValue<ApprovalResult>(rec.value);
+  if (rec) {
+    const left = rec.wakeAt === null ? null : rec.wakeAt - exec.now();
+    if (left !== null && left <= 0) {
+      const timedOut: ApprovalResult = { value: null, approver: null, approved: false };
+      await exec.save([{ key, kind: "approval", target: null, status: "done", value: JSON.stringify(timedOut), position }]);
+      exec.log("warn", `approval "${key}" timed out after ${timeoutS} s`, null);
+      return timedOut;
+    }
+    return exec.defer({ wakeAfterMs: left });
+  }
+  const request = { form: options.form ?? null, selfApproval: options.selfApproval ?? true, timeout: timeoutS };
+  const wakeAfterMs = Math.round(timeoutS * 1000);
+  return exec.defer({
+    step: { key, kind: "approval", target: null, status: "pending", value: JSON.stringify(request), wakeAfterMs, position },
+    wakeAfterMs,
+  });
+}
+
+/** `getResumeUrls(approver?)`: links bound to this run's next approval wait. */
+export async function wacResumeUrls(exec: Execution, approver: string | null): Promise<ResumeUrls> {
+  const links = exec.deps.resumeLinks;
+  const secret = await links.secret();
+  return resumeUrls(links.baseUrl, secret, { runId: exec.run.id, key: exec.peekKey(APPROVAL_KEY), approver, exp: exec.now() + LINK_TTL_MS });
+}
