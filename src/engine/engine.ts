@@ -237,6 +237,21 @@ export class Engine implements SluiceRuntime {
     return result;
   }
 
+  /**
+   * Gives a failed or cancelled run another attempt, keeping its checkpoints.
+   * @throws RunNotFoundError; InvalidInputError for a child task (retry its parent instead)
+   */
+  async retry(runId: string): Promise<RunRecord["status"]> {
+    const run = await this.store.getRun(runId);
+    if (!run) throw new RunNotFoundError(runId);
+    if (run.parentId) {
+      throw new InvalidInputError(`run ${runId} is a child task of ${run.parentId}: its result is already part of the parent; retry the parent run instead`, { code: "INVALID_RETRY" });
+    }
+    const status = await this.store.retry(runId);
+    if (status === "pending") this.events.emit("work");
+    return status ?? run.status;
+  }
+
   /** A handle on an existing run. */
   handle<R = unknown>(runId: string): RunHandle<R> {
     return makeRunHandle<R>(this, runId, false);

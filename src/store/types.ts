@@ -351,6 +351,11 @@ export interface Store {
   listApprovalEvents(runId: string): Promise<ApprovalEvent[]>;
   /** A random secret persisted in the database under `name` (created on first use). */
   secret(name: string): Promise<string>;
+  /** Small named settings and records (API tokens, …): get, put (insert or replace), delete, list by prefix. */
+  kvGet(key: string): Promise<string | null>;
+  kvPut(key: string, value: string): Promise<void>;
+  kvDelete(key: string): Promise<boolean>;
+  kvList(prefix: string): Promise<Array<{ key: string; value: string }>>;
   /**
    * Cancels a run that has not finished (and its unfinished descendants); its lease
    * is fenced. Returns the run's status after the call, or null if it does not exist.

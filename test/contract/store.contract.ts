@@ -416,6 +416,22 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("not-waiting");
       });
 
+      it("stores small records by key and lists them by prefix", async () => {
+        await fresh();
+        await store.kvPut("token:abc", '{"scope":"read"}');
+        await store.kvPut("token:abd", '{"scope":"admin"}');
+        await store.kvPut("token:abc", '{"scope":"operate"}');
+        await store.kvPut("tokenx", "other");
+        await store.kvPut("a%b", "literal");
+        expect(await store.kvGet("token:abc")).toBe('{"scope":"operate"}');
+        expect(await store.kvGet("missing")).toBeNull();
+        expect((await store.kvList("token:")).map((r) => r.key)).toEqual(["token:abc", "token:abd"]);
+        expect((await store.kvList("a%")).map((r) => r.key)).toEqual(["a%b"]);
+        expect(await store.kvDelete("token:abc")).toBe(true);
+        expect(await store.kvDelete("token:abc")).toBe(false);
+        expect((await store.kvList("token:")).map((r) => r.key)).toEqual(["token:abd"]);
+      });
+
       it("keeps one secret per name", async () => {
         await fresh();
         const a = await store.secret("resume");

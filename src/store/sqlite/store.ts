@@ -219,6 +219,23 @@ export class SqliteStore implements Store {
     }));
   }
 
+  async kvGet(key: string): Promise<string | null> {
+    const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(`kv:${key}`) as { value: string } | undefined;
+    return row?.value ?? null;
+  }
+  async kvPut(key: string, value: string): Promise<void> {
+    this.s.get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(`kv:${key}`, value);
+  }
+  async kvDelete(key: string): Promise<boolean> {
+    return this.s.get("DELETE FROM meta WHERE key = ?").run(`kv:${key}`).changes > 0;
+  }
+  async kvList(prefix: string): Promise<Array<{ key: string; value: string }>> {
+    // Range scan instead of LIKE, so `%` and `_` in a prefix mean themselves.
+    const from = `kv:${prefix}`;
+    const rows = this.s.get("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key").all(from, `${from}\uffff`) as Array<{ key: string; value: string }>;
+    return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
+  }
+
   async secret(name: string): Promise<string> {
     return this.tx(() => {
       const key = `secret:${name}`;
