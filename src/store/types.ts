@@ -162,7 +162,7 @@ export interface StepWrite {
   value?: string | null;
   error?: SerializedError | null;
   event?: string | null;
-  /** For sleeps and wait deadlines: wake this long after the store's now. */
+  /** For sleeps and wait deadlines: wake this long after the store's now. Absent on a rewrite: the stored wake time is kept. */
   wakeAfterMs?: number | null;
   attempts?: number;
   position: number;

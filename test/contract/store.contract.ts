@@ -210,6 +210,11 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
           ["nap", "sleep", "pending", null],
         ]);
         expect(again!.steps[1]!.wakeAt! - again!.steps[1]!.startedAt).toBe(5_000);
+        // Marking the sleep done later keeps its recorded wake time.
+        await one(store, { verb: "saveSteps", lease: { runId: again!.run.id, token: again!.token }, steps: [{ key: "nap", kind: "sleep", target: null, status: "done", position: 1 }] });
+        const nap = (await store.getSteps(again!.run.id)).find((s) => s.key === "nap")!;
+        expect(nap.status).toBe("done");
+        expect(nap.wakeAt! - nap.startedAt).toBe(5_000);
       });
 
       it("retries with a delay and an incremented attempt, keeping steps", async () => {

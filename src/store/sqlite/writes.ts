@@ -103,7 +103,7 @@ export class SqliteWrites {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
          value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
-         wake_at = excluded.wake_at, attempts = excluded.attempts, finished_at = excluded.finished_at`,
+         wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`,
     );
     for (const st of steps) {
       stmt.run(
