@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // One embedded Postgres cluster for the run; each Postgres test file makes its own database.
+    globalSetup: ["test/helpers/postgres-global.ts"],
   },
 });

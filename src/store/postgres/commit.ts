@@ -240,7 +240,7 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
        $10::bigint[], $11::int[], $12::int[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position)
      ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
        value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
-       wake_at = excluded.wake_at, attempts = excluded.attempts, finished_at = excluded.finished_at`,
+       wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`,
     [
       col((x) => x.runId),
       col((x) => x.st.key),

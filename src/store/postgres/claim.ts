@@ -1,0 +1,97 @@
+/**
+ * Claiming runnable runs with `FOR UPDATE SKIP LOCKED`: concurrent workers never
+ * wait on each other's candidates and never take the same run. Runs with a
+ * concurrency key are counted under a per-key advisory lock, so two workers on two
+ * machines cannot both take the last slot of a key.
+ */
+import type pg from "pg";
+import type { ClaimedRun, ClaimRequest } from "../types.js";
+import { LOCK_CLASS } from "./migrate.js";
+import { type RunRow, type StepRow, toRun, toStep } from "./rows.js";
+
+/** Runs holding a slot of `k`'s key at `now`: running, or started within its window. */
+const IN_USE = `(SELECT count(*) FROM runs r2 WHERE r2.concurrency_key = k.concurrency_key AND r2.seq <> k.seq
+  AND (r2.status = 'running' OR (k.concurrency_window_ms IS NOT NULL AND r2.started_at >= now_ms() - k.concurrency_window_ms)))`;
+
+interface Candidate {
+  seq: number;
+  concurrency_key: string | null;
+  concurrency_limit: number | null;
+  concurrency_window_ms: number | null;
+}
+
+/** Leases up to `req.limit` runs inside the caller's transaction. */
+export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: boolean): Promise<ClaimedRun[]> {
+  const queues = req.queues ? [...req.queues] : null;
+  // More than `limit` are read because runs sharing a key may still block each other within this batch.
+  const { rows: candidates } = await c.query<Candidate>(
+    `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms FROM runs k
+     WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
+       AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
+       AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
+     ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`,
+    [[...req.workflows], queues, req.limit * 2],
+  );
+  if (candidates.length === 0) return [];
+  const chosen = await withinLimits(c, candidates, req.limit);
+  if (chosen.length === 0) return [];
+  const { rows } = await c.query<RunRow & { now: number }>(
+    `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
+       ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
+       version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))
+     WHERE seq = ANY($1::bigint[]) RETURNING runs.*, now_ms() AS now`,
+    [chosen, req.workerId, req.leaseMs],
+  );
+  // Steps are only ever written under a claim, so a first claim has none to load.
+  const again = rows.filter((r) => r.claims > 1).map((r) => r.id);
+  const steps = new Map<string, StepRow[]>();
+  if (again.length) {
+    const s = await c.query<StepRow>("SELECT * FROM steps WHERE run_id = ANY($1::text[]) ORDER BY run_id, position, started_at", [again]);
+    for (const st of s.rows) {
+      let list = steps.get(st.run_id);
+      if (!list) steps.set(st.run_id, (list = []));
+      list.push(st);
+    }
+  }
+  if (audit) {
+    await c.query(
+      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, u.token, $3, now_ms() FROM unnest($1::text[], $2::int[]) u(id, token)",
+      [rows.map((r) => r.id), rows.map((r) => r.claims), req.workerId],
+    );
+  }
+  const order = new Map(chosen.map((seq, i) => [seq, i]));
+  rows.sort((a, b) => order.get(a.seq)! - order.get(b.seq)!);
+  return rows.map((r) => ({ run: toRun(r), token: r.claims, steps: (steps.get(r.id) ?? []).map(toStep), claimedAt: r.now }));
+}
+
+/**
+ * Picks candidates in order, at most `limit`, keeping every concurrency key within
+ * its limit. Keys are locked (advisory, transaction-scoped, in sorted order) and
+ * recounted first, so the count includes claims other workers just committed.
+ */
+async function withinLimits(c: pg.ClientBase, candidates: Candidate[], limit: number): Promise<number[]> {
+  const keys = [...new Set(candidates.flatMap((k) => (k.concurrency_key === null ? [] : [k.concurrency_key])))].sort();
+  const used = new Map<string, number>();
+  if (keys.length) {
+    await c.query("SELECT pg_advisory_xact_lock($1, hashtext(k)) FROM unnest($2::text[]) k ORDER BY k", [LOCK_CLASS + 1, keys]);
+    const windows = keys.map((key) => candidates.find((k) => k.concurrency_key === key)!.concurrency_window_ms);
+    const { rows } = await c.query<{ key: string; n: number }>(
+      `SELECT u.key, (SELECT count(*) FROM runs r2 WHERE r2.concurrency_key = u.key
+         AND (r2.status = 'running' OR (u.win IS NOT NULL AND r2.started_at >= now_ms() - u.win)))::int AS n
+       FROM unnest($1::text[], $2::bigint[]) u(key, win)`,
+      [keys, windows],
+    );
+    for (const r of rows) used.set(r.key, r.n);
+  }
+  const chosen: number[] = [];
+  for (const k of candidates) {
+    if (chosen.length >= limit) break;
+    if (k.concurrency_key !== null) {
+      const n = used.get(k.concurrency_key) ?? 0;
+      if (n >= (k.concurrency_limit ?? 1)) continue;
+      used.set(k.concurrency_key, n + 1);
+    }
+    chosen.push(k.seq);
+  }
+  return chosen;
+}

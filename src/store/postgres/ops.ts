@@ -1,0 +1,135 @@
+/**
+ * Verbs outside the group commit: signals, approval decisions, cancel, manual
+ * retry and lease reclaim. Each runs in its own transaction (the caller's client).
+ */
+import type pg from "pg";
+import type { SerializedError } from "../../core/serde.js";
+import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RunStatus } from "../types.js";
+import { isTerminal } from "../types.js";
+import { releaseClaims } from "./commit.js";
+import { finishRuns } from "./finish.js";
+
+/** Resolves every pending wait on `event` of a waiting run; returns how many runs woke. */
+export async function signalRuns(c: pg.ClientBase, event: string, payload: string | null): Promise<number> {
+  const { rows } = await c.query(
+    `WITH w AS (
+       SELECT s.run_id, s.key FROM steps s JOIN runs r ON r.id = s.run_id
+       WHERE s.event = $1 AND s.status = 'pending' AND s.kind = 'wait' AND r.status = 'waiting'
+       FOR UPDATE OF r
+     ), resolved AS (
+       UPDATE steps s SET status = 'done', value = $2, finished_at = now_ms() FROM w
+       WHERE s.run_id = w.run_id AND s.key = w.key RETURNING s.run_id
+     )
+     UPDATE runs SET status = 'pending', ready_at = now_ms(), updated_at = now_ms()
+     WHERE id IN (SELECT run_id FROM resolved) AND status = 'waiting' RETURNING id`,
+    [event, payload],
+  );
+  return rows.length;
+}
+
+/** See `Store.resolveWait`. */
+export async function resolveWait(c: pg.ClientBase, req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
+  const outcome = await decide(c, req);
+  if (req.audit) {
+    await c.query(
+      "INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES ($1, $2, $3, $4, $5, $6, now_ms())",
+      [req.runId, req.key, req.audit.actor, req.audit.decision, outcome, req.audit.via],
+    );
+  }
+  return outcome;
+}
+
+async function decide(c: pg.ClientBase, req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
+  const run = await c.query<{ status: RunStatus; created_by: string | null; now: number }>(
+    "SELECT status, created_by, now_ms() AS now FROM runs WHERE id = $1 FOR UPDATE",
+    [req.runId],
+  );
+  if (!run.rows[0]) return "not-found";
+  const step = await c.query<{ kind: string; status: string; wake_at: number | null }>(
+    "SELECT kind, status, wake_at FROM steps WHERE run_id = $1 AND key = $2",
+    [req.runId, req.key],
+  );
+  const st = step.rows[0];
+  if (!st || st.kind !== req.kind) return "not-found";
+  if (st.status !== "pending") return "already-decided";
+  if (st.wake_at !== null && st.wake_at <= run.rows[0].now) return "expired";
+  if (run.rows[0].status !== "waiting") return "not-waiting";
+  const creator = run.rows[0].created_by;
+  if (req.creatorMayDecide === false && creator !== null && creator === (req.audit?.actor ?? null)) return "forbidden";
+  await c.query("UPDATE steps SET status = 'done', value = $1, finished_at = now_ms() WHERE run_id = $2 AND key = $3", [req.value, req.runId, req.key]);
+  await c.query("UPDATE runs SET status = 'pending', ready_at = now_ms(), updated_at = now_ms() WHERE id = $1", [req.runId]);
+  return "resolved";
+}
+
+/** Cancels a run and its unfinished descendants; returns the status afterwards, null if missing. */
+export async function cancelRun(c: pg.ClientBase, runId: string, reason: string | null, audit: boolean): Promise<RunStatus | null> {
+  const { rows } = await c.query<{ status: RunStatus; parent_id: string | null; parent_key: string | null; claims: number }>(
+    "SELECT status, parent_id, parent_key, claims FROM runs WHERE id = $1 FOR UPDATE",
+    [runId],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  if (isTerminal(row.status)) return row.status;
+  await finishRuns(c, [{ runId, parentId: row.parent_id, parentKey: row.parent_key, outcome: { status: "cancelled", reason } }]);
+  const error = JSON.stringify({ name: "Cancelled", code: "CANCELLED", message: "cancelled: its parent run was cancelled" });
+  const { rows: kids } = await c.query<{ id: string; claims: number }>(
+    `WITH RECURSIVE d(id) AS (SELECT id FROM runs WHERE parent_id = $1 UNION ALL SELECT r.id FROM runs r JOIN d ON r.parent_id = d.id)
+     UPDATE runs SET status = 'cancelled', error = $2, finished_at = now_ms(), updated_at = now_ms(), ready_at = NULL,
+       lease_owner = NULL, lease_expires_at = NULL
+     WHERE id IN (SELECT id FROM d) AND status NOT IN ('succeeded', 'failed', 'cancelled') RETURNING id, claims`,
+    [runId, error],
+  );
+  if (audit) {
+    const leases: Lease[] = [{ runId, token: row.claims }, ...kids.map((k) => ({ runId: k.id, token: k.claims }))];
+    await releaseClaims(c, leases, "cancelled");
+  }
+  return "cancelled";
+}
+
+/** Gives a failed or cancelled run another attempt now; returns the status afterwards, null if missing. */
+export async function retryRun(c: pg.ClientBase, runId: string): Promise<RunStatus | null> {
+  const { rows } = await c.query<{ status: RunStatus }>(
+    `UPDATE runs SET status = 'pending', attempt = attempt + 1, max_attempts = GREATEST(max_attempts, attempt + 1), ready_at = now_ms(),
+       finished_at = NULL, result = NULL, updated_at = now_ms()
+     WHERE id = $1 AND status IN ('failed', 'cancelled') RETURNING status`,
+    [runId],
+  );
+  if (rows[0]) return rows[0].status;
+  const cur = await c.query<{ status: RunStatus }>("SELECT status FROM runs WHERE id = $1", [runId]);
+  return cur.rows[0]?.status ?? null;
+}
+
+/** Ends expired leases (skipping rows another process is handling); returns the ids handled. */
+export async function reclaimExpired(c: pg.ClientBase, limit: number, retryDelayMs: (attempt: number) => number, audit: boolean): Promise<string[]> {
+  const { rows } = await c.query<{ id: string; attempt: number; max_attempts: number; parent_id: string | null; parent_key: string | null; claims: number }>(
+    `SELECT id, attempt, max_attempts, parent_id, parent_key, claims FROM runs
+     WHERE status = 'running' AND lease_expires_at < now_ms() ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+    [limit],
+  );
+  if (rows.length === 0) return [];
+  const again = rows.filter((r) => r.attempt < r.max_attempts);
+  const last = rows.filter((r) => r.attempt >= r.max_attempts);
+  const errorOf = (r: { attempt: number }): SerializedError => ({
+    name: "LeaseExpiredError",
+    code: "LEASE_EXPIRED",
+    message: `attempt ${r.attempt} stopped heartbeating (its worker died or stalled) and its lease expired`,
+  });
+  if (again.length) {
+    await c.query(
+      `UPDATE runs r SET status = 'pending', attempt = r.attempt + 1, ready_at = now_ms() + u.delay, error = u.error,
+         lease_owner = NULL, lease_expires_at = NULL, updated_at = now_ms()
+       FROM unnest($1::text[], $2::bigint[], $3::text[]) u(id, delay, error) WHERE r.id = u.id`,
+      [again.map((r) => r.id), again.map((r) => Math.max(0, Math.round(retryDelayMs(r.attempt)))), again.map((r) => JSON.stringify(errorOf(r)))],
+    );
+  }
+  await finishRuns(
+    c,
+    last.map((r) => {
+      const error = errorOf(r);
+      error.message += `; that was the last of ${r.max_attempts} attempts`;
+      return { runId: r.id, parentId: r.parent_id, parentKey: r.parent_key, outcome: { status: "failed" as const, error } };
+    }),
+  );
+  if (audit) await releaseClaims(c, rows.map((r) => ({ runId: r.id, token: r.claims })), "expired");
+  return rows.map((r) => r.id);
+}

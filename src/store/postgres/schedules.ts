@@ -1,0 +1,36 @@
+/** Cron schedules on Postgres: sync, pause, and the compare-and-set that fires one tick once. */
+import type pg from "pg";
+import type { FireScheduleRequest } from "../types.js";
+import { insertRuns } from "./enqueue.js";
+import { LOCK_CLASS } from "./migrate.js";
+
+/** A schedule to keep (see `Store.syncSchedules`). */
+export type ScheduleEntry = { workflow: string; cron: string; timezone: string; nextAt: number | null };
+
+/** Replaces the schedules with `entries`, keeping `next_at` of unchanged ones. Serialised across processes. */
+export async function syncSchedules(c: pg.ClientBase, entries: ScheduleEntry[]): Promise<void> {
+  await c.query("SELECT pg_advisory_xact_lock($1, hashtext('schedules'))", [LOCK_CLASS + 3]);
+  await c.query("DELETE FROM schedules WHERE NOT (workflow = ANY($1::text[]))", [entries.map((e) => e.workflow)]);
+  if (entries.length === 0) return;
+  await c.query(
+    `INSERT INTO schedules (workflow, cron, timezone, next_at, updated_at)
+     SELECT u.workflow, u.cron, u.tz, u.next_at, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) u(workflow, cron, tz, next_at)
+     ON CONFLICT (workflow) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, next_at = excluded.next_at,
+       updated_at = excluded.updated_at
+     WHERE schedules.cron IS DISTINCT FROM excluded.cron OR schedules.timezone IS DISTINCT FROM excluded.timezone`,
+    [entries.map((e) => e.workflow), entries.map((e) => e.cron), entries.map((e) => e.timezone), entries.map((e) => e.nextAt)],
+  );
+}
+
+/** Records one tick and enqueues its run, unless another scheduler took the tick first. */
+export async function fireSchedule(c: pg.ClientBase, req: FireScheduleRequest, audit: boolean): Promise<boolean> {
+  const { rowCount } = await c.query(
+    `UPDATE schedules SET next_at = $1, last_fired_at = $2, updated_at = now_ms()
+     WHERE workflow = $3 AND next_at = $2 AND NOT paused`,
+    [req.nextAt, req.expectedNextAt, req.workflow],
+  );
+  if (!rowCount) return false;
+  // The run id is derived from the tick, so a repeat (any server) deduplicates.
+  await insertRuns(c, [{ req: req.run }], audit);
+  return true;
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from "node:crypto";
+import type {
+  ApprovalEvent,
+  ClaimedRun,
+  ClaimRequest,
+  Command,
+  CommandResult,
+  FireScheduleRequest,
+  LogRecord,
+  ResolveWaitOutcome,
+  ResolveWaitRequest,
+  RunFilter,
+  RunRecord,
+  RunStatus,
+  ScheduleRecord,
+  StepRecord,
+  Store,
+  WorkflowInfo,
+} from "../types.js";
+import { claimRuns } from "./claim.js";
+import { applyCommands } from "./commit.js";
+import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
+import { Db, unreachable } from "./db.js";
+import { Leadership } from "./leader.js";
+import { channelOf, Listener } from "./listener.js";
+import { migrate } from "./migrate.js";
+import * as ops from "./ops.js";
+import { PostgresReads } from "./reads.js";
+import { toSchedule } from "./rows.js";
+import * as schedules from "./schedules.js";
+
+/**
+ * Opens the Postgres store for `url` (`postgres://user:pass@host/db?schema=sluice`).
+ * Returns at once; the first call connects and migrates (several processes may
+ * start together: migrations are serialised by an advisory lock), and fails with
+ * `DATABASE_UNREACHABLE` or `SCHEMA_TOO_NEW` when it cannot. Call `ready()` to
+ * surface those errors at startup.
+ * @throws InvalidDatabaseUrlError for a malformed URL or schema name
+ */
+export function openPostgresStore(url: string, options: PostgresOptions = {}): PostgresStore {
+  return new PostgresStore(parsePostgresTarget(url, options));
+}
+
+/** The Postgres {@link Store}: shared by any number of servers and workers. */
+export class PostgresStore implements Store {
+  readonly kind = "postgres";
+  readonly db: Db;
+  private readonly reads: PostgresReads;
+  private readonly listener: Listener;
+  private readonly leadership: Leadership;
+  private readonly channel: string;
+  private migrated: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(readonly target: PostgresTarget) {
+    this.db = new Db(target);
+    this.reads = new PostgresReads({ query: async (text, values) => (await this.ready(), this.db.query(text, values)) });
+    this.listener = new Listener(target, () => this.ready());
+    this.leadership = new Leadership(target, () => this.ready());
+    this.channel = channelOf(target.schema);
+  }
+
+  /**
+   * Connects and migrates once (retried on the next call after a failure).
+   * @throws DatabaseUnreachableError, SchemaTooNewError
+   */
+  ready(): Promise<void> {
+    this.migrated ??= migrate(this.target).catch((err) => {
+      this.migrated = null;
+      throw unreachable(this.target, err);
+    });
+    return this.migrated;
+  }
+
+  private async tx<T>(fn: (c: import("pg").PoolClient) => Promise<T>): Promise<T> {
+    await this.ready();
+    return this.db.tx(fn);
+  }
+
+  /** Wakes every watcher of this schema when the transaction commits. */
+  private notify(c: import("pg").ClientBase): Promise<unknown> {
+    return c.query("SELECT pg_notify($1, '')", [this.channel]);
+  }
+
+  async now(): Promise<number> {
+    await this.ready();
+    return (await this.db.query<{ now: number }>("SELECT now_ms() AS now")).rows[0]!.now;
+  }
+
+  async commit(commands: Command[]): Promise<CommandResult[]> {
+    if (commands.length === 0) return [];
+    return this.tx(async (c) => {
+      const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
+      if (wake) await this.notify(c);
+      return results;
+    });
+  }
+
+  async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
+    if (req.limit <= 0 || req.workflows.length === 0) return [];
+    return this.tx((c) => claimRuns(c, req, this.target.auditClaims));
+  }
+
+  async signal(event: string, payload: string | null): Promise<number> {
+    return this.tx(async (c) => {
+      const n = await ops.signalRuns(c, event, payload);
+      if (n > 0) await this.notify(c);
+      return n;
+    });
+  }
+
+  async resolveWait(req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
+    return this.tx(async (c) => {
+      const outcome = await ops.resolveWait(c, req);
+      if (outcome === "resolved") await this.notify(c);
+      return outcome;
+    });
+  }
+
+  async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
+    await this.ready();
+    const { rows } = await this.db.query<{ run_id: string; step_key: string; actor: string | null; decision: string; outcome: string; via: string | null; ts: number }>(
+      "SELECT * FROM approval_events WHERE run_id = $1 ORDER BY seq",
+      [runId],
+    );
+    return rows.map((r) => ({ runId: r.run_id, stepKey: r.step_key, actor: r.actor, decision: r.decision, outcome: r.outcome as ApprovalEvent["outcome"], via: r.via, ts: r.ts }));
+  }
+
+  async secret(name: string): Promise<string> {
+    await this.ready();
+    const key = `secret:${name}`;
+    await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [key, randomBytes(32).toString("base64url")]);
+    return (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [key])).rows[0]!.value;
+  }
+
+  async kvGet(key: string): Promise<string | null> {
+    await this.ready();
+    return (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [`kv:${key}`])).rows[0]?.value ?? null;
+  }
+  async kvPut(key: string, value: string): Promise<void> {
+    await this.ready();
+    await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [`kv:${key}`, value]);
+  }
+  async kvDelete(key: string): Promise<boolean> {
+    await this.ready();
+    return ((await this.db.query("DELETE FROM meta WHERE key = $1", [`kv:${key}`])).rowCount ?? 0) > 0;
+  }
+  async kvList(prefix: string): Promise<Array<{ key: string; value: string }>> {
+    await this.ready();
+    // An exact prefix comparison instead of LIKE, so `%` and `_` in a prefix mean themselves.
+    const from = `kv:${prefix}`;
+    const { rows } = await this.db.query<{ key: string; value: string }>(
+      `SELECT key, value FROM meta WHERE left(key, char_length($1)) = $1 ORDER BY key COLLATE "C"`,
+      [from],
+    );
+    return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
+  }
+
+  async cancel(runId: string, reason: string | null): Promise<RunStatus | null> {
+    return this.tx(async (c) => {
+      const status = await ops.cancelRun(c, runId, reason, this.target.auditClaims);
+      if (status === "cancelled") await this.notify(c);
+      return status;
+    });
+  }
+
+  async retry(runId: string): Promise<RunStatus | null> {
+    return this.tx(async (c) => {
+      const status = await ops.retryRun(c, runId);
+      if (status === "pending") await this.notify(c);
+      return status;
+    });
+  }
+
+  async reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]> {
+    return this.tx(async (c) => {
+      const ids = await ops.reclaimExpired(c, limit, retryDelayMs, this.target.auditClaims);
+      if (ids.length) await this.notify(c);
+      return ids;
+    });
+  }
+
+  async nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null> {
+    await this.ready();
+    const { rows } = await this.db.query<{ t: number | null }>(
+      `SELECT min(ready_at) AS t FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
+         AND workflow = ANY($1::text[]) AND ($2::text[] IS NULL OR queue = ANY($2::text[]))`,
+      [[...workflows], queues ? [...queues] : null],
+    );
+    return rows[0]?.t ?? null;
+  }
+
+  getRun(id: string): Promise<RunRecord | null> {
+    return this.reads.getRun(id);
+  }
+  getRuns(ids: readonly string[]): Promise<RunRecord[]> {
+    return this.reads.getRuns(ids);
+  }
+  listRuns(filter: RunFilter): Promise<RunRecord[]> {
+    return this.reads.listRuns(filter);
+  }
+  countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): Promise<number> {
+    return this.reads.countRuns(filter);
+  }
+  getSteps(runId: string): Promise<StepRecord[]> {
+    return this.reads.getSteps(runId);
+  }
+  getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
+    return this.reads.getLogs(runId, afterSeq);
+  }
+
+  async deleteFinished(finishedBefore: number, batch: number): Promise<number> {
+    return this.tx(async (c) => {
+      const { rows } = await c.query<{ id: string }>(
+        `SELECT id FROM runs WHERE finished_at < $1 AND status IN ('succeeded', 'failed', 'cancelled') LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [finishedBefore, batch],
+      );
+      if (rows.length === 0) return 0;
+      const ids = rows.map((r) => r.id);
+      await c.query("DELETE FROM steps WHERE run_id = ANY($1::text[])", [ids]);
+      await c.query("DELETE FROM logs WHERE run_id = ANY($1::text[])", [ids]);
+      await c.query("DELETE FROM claim_log WHERE run_id = ANY($1::text[])", [ids]);
+      await c.query("DELETE FROM runs WHERE id = ANY($1::text[])", [ids]);
+      return ids.length;
+    });
+  }
+
+  async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
+    if (workflows.length === 0) return this.ready();
+    await this.tx(async (c) => {
+      await c.query(
+        `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, updated_at)
+         SELECT u.*, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[], $8::text[]) u
+         ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
+           backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
+           schedule = excluded.schedule, updated_at = excluded.updated_at`,
+        [
+          workflows.map((w) => w.name),
+          workflows.map((w) => w.version),
+          workflows.map((w) => w.queue),
+          workflows.map((w) => w.maxAttempts),
+          workflows.map((w) => w.backoff.base),
+          workflows.map((w) => w.backoff.max),
+          workflows.map((w) => w.source),
+          workflows.map((w) => (w.schedule ? JSON.stringify(w.schedule) : null)),
+        ],
+      );
+      await this.notify(c);
+    });
+  }
+  listWorkflows(): Promise<WorkflowInfo[]> {
+    return this.reads.listWorkflows();
+  }
+  async putBundle(hash: string, code: string): Promise<void> {
+    await this.ready();
+    await this.db.query("INSERT INTO bundles (hash, code, created_at) VALUES ($1, $2, now_ms()) ON CONFLICT (hash) DO NOTHING", [hash, code]);
+  }
+  async getBundle(hash: string): Promise<string | null> {
+    await this.ready();
+    return (await this.db.query<{ code: string }>("SELECT code FROM bundles WHERE hash = $1", [hash])).rows[0]?.code ?? null;
+  }
+
+  async syncSchedules(entries: schedules.ScheduleEntry[]): Promise<void> {
+    await this.tx((c) => schedules.syncSchedules(c, entries));
+  }
+  async listSchedules(): Promise<ScheduleRecord[]> {
+    await this.ready();
+    const { rows } = await this.db.query<Parameters<typeof toSchedule>[0]>("SELECT * FROM schedules ORDER BY workflow");
+    return rows.map(toSchedule);
+  }
+  async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
+    await this.ready();
+    const r = await this.db.query("UPDATE schedules SET paused = $1, updated_at = now_ms() WHERE workflow = $2", [paused, workflow]);
+    return (r.rowCount ?? 0) > 0;
+  }
+  async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
+    return this.tx(async (c) => {
+      const fired = await schedules.fireSchedule(c, req, this.target.auditClaims);
+      if (fired) await this.notify(c);
+      return fired;
+    });
+  }
+
+  async lead(name: string, holder: string, _ttlMs: number): Promise<boolean> {
+    return this.leadership.lead(name, holder);
+  }
+  async resign(name: string, holder: string): Promise<void> {
+    await this.leadership.resign(name, holder);
+  }
+
+  watch(onChange: () => void): () => void {
+    return this.listener.add(onChange);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.listener.close();
+    this.leadership.close();
+    await this.db.close();
+  }
+}
+
+export type { PostgresOptions, PostgresTarget };
