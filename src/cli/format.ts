@@ -55,7 +55,7 @@ export function runsTable(runs: RunRecord[]): string {
 }
 
 /** The `sluice show` report. */
-export function runReport(run: RunRecord, steps: StepRecord[], children: RunRecord[], logs: LogRecord[]): string {
+export function runReport(run: RunRecord, steps: StepRecord[], children: RunRecord[], logs: Array<LogRecord & { child?: RunRecord | null }>): string {
   const out: string[] = [];
   out.push(`run       ${run.id}`);
   out.push(`workflow  ${runName(run)}${run.version ? `  (code ${run.version.slice(0, 12)})` : ""}`);
@@ -92,7 +92,8 @@ export function runReport(run: RunRecord, steps: StepRecord[], children: RunReco
   out.push("");
   out.push(logs.length ? "logs" : "logs      (none)");
   for (const l of logs) {
-    const where = l.stepKey ? `[${l.stepKey}] ` : "";
+    const who = l.child ? `(${l.child.task ?? l.child.workflow} ${l.child.id.slice(-8)}) ` : "";
+    const where = `${who}${l.stepKey ? `[${l.stepKey}] ` : ""}`;
     out.push(`  ${timeLabel(l.ts).slice(11)} #${l.attempt} ${l.level.padEnd(5)} ${where}${l.message}`);
   }
   return out.join("\n");
