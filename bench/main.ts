@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchThroughput, durableSteps, openBenchEngine, sequentialLatency } from "./engine-bench.js";
+import { fanout, openFanoutEngine } from "./fanout-bench.js";
 import { rawSqliteCommitsPerSecond } from "./raw-sqlite.js";
 import { type Figure, fmt, printFigures, quantile } from "./report.js";
 
@@ -53,6 +54,16 @@ async function main(): Promise<void> {
       },
     ];
     printFigures("engine on SQLite (embedded worker)", figures);
+
+    const fan = await openFanoutEngine(dir);
+    await fanout(fan, 200); // warm-up
+    const f500 = [await fanout(fan, 500), await fanout(fan, 500), await fanout(fan, 500)].sort((x, y) => x.ms - y.ms)[1]!;
+    const f10k = await fanout(fan, 10_000);
+    await fan.stop();
+    printFigures("workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)", [
+      { name: "500 children", value: f500.ms, unit: "ms", target: "< 200 ms", met: f500.ms < 200, note: `${fmt(f500.tasksPerSecond)} tasks/s (median of 3)` },
+      { name: "10,000 children", value: f10k.ms, unit: "ms", target: "< 2,000 ms", met: f10k.ms < 2_000, note: `${fmt(f10k.tasksPerSecond)} tasks/s` },
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
