@@ -8,6 +8,7 @@ import { isWacWorkflow } from "../sdk/windmill/workflow.js";
 import { moduleName } from "../worker/script-paths.js";
 import { FUNCTION_TABLE_EXPORT } from "./function-table.js";
 import { argsFor, paramList } from "./params.js";
+import { markTerminal } from "../worker/control.js";
 
 /** Every runnable a module exports; `file` is its project-relative path. */
 export function runnablesOf(exports: Record<string, unknown>, file: string | null): AnyWorkflow[] {
@@ -22,17 +23,34 @@ export function runnablesOf(exports: Record<string, unknown>, file: string | nul
 }
 
 /**
+ * Attempts a workflow-as-code run or script gets. As in Windmill, an error thrown by the
+ * code is final (retry in the orchestration code, as the seed's backoff example does);
+ * the extra attempts only cover a worker that dies mid-run.
+ */
+export const WAC_MAX_ATTEMPTS = 3;
+
+/**
  * A workflow-as-code entry as a definition: its payload is mapped to the function's
- * parameters by name. No run-level retries, as in Windmill (retry with `task` options
- * or in the orchestration code).
+ * parameters by name; errors fail the run at once (see {@link WAC_MAX_ATTEMPTS}).
  */
 export function wacDefinition(name: string, fn: (...args: any[]) => unknown, module: WorkflowModule): AnyWorkflow {
   const params = paramList(fn);
-  return defineWorkflow(name, { retries: 0, module, handler: (payload) => fn(...argsFor(payload, params, name)) });
+  return defineWorkflow(name, { retries: WAC_MAX_ATTEMPTS - 1, module, handler: terminalOnError((payload) => fn(...argsFor(payload, params, name))) });
 }
 
 /** A script (a module's plain `main`) as a definition, run as a child by `taskScript` or directly. */
 export function scriptDefinition(name: string, main: (...args: any[]) => unknown, module: WorkflowModule): AnyWorkflow {
   const params = paramList(main);
-  return defineWorkflow(name, { retries: 0, module, handler: (payload) => main(...argsFor(payload, params, name)) });
+  return defineWorkflow(name, { retries: WAC_MAX_ATTEMPTS - 1, module, handler: terminalOnError((payload) => main(...argsFor(payload, params, name))) });
+}
+
+/** Wraps a handler so whatever it throws fails the run without retry. */
+export function terminalOnError<P>(handler: (payload: P) => unknown): (payload: P) => Promise<unknown> {
+  return async (payload) => {
+    try {
+      return await handler(payload);
+    } catch (err) {
+      throw markTerminal(err);
+    }
+  };
 }

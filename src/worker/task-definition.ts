@@ -1,5 +1,6 @@
 import { SluiceError } from "../sdk/errors.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
+import { markTerminal } from "./control.js";
 
 /** A `task(fn)` child names a function its workflow's module does not have (any more). */
 export class TaskFunctionMissingError extends SluiceError {
@@ -21,6 +22,13 @@ export function taskDefinition(def: AnyWorkflow, task: string): AnyWorkflow {
   if (!fn) throw new TaskFunctionMissingError(def.name, task);
   return {
     ...def,
-    handler: (payload: unknown) => fn(...(Array.isArray(payload) ? payload : payload === undefined || payload === null ? [] : [payload])),
+    // A task's own error is final (TaskError in the parent); only a lost worker costs an attempt.
+    handler: async (payload: unknown) => {
+      try {
+        return await fn(...(Array.isArray(payload) ? payload : payload === undefined || payload === null ? [] : [payload]));
+      } catch (err) {
+        throw markTerminal(err);
+      }
+    },
   };
 }

@@ -44,7 +44,8 @@ export function callTask(exec: Execution, target: TaskTarget, options: TaskOptio
     queue: options.tag ?? "default",
     payload,
     priority: options.priority ?? 0,
-    maxAttempts: 1,
+    // Errors in a task are final (see taskDefinition); the attempts cover a worker that dies.
+    maxAttempts: 3,
     backoff: RUN_BACKOFF,
     createdBy: exec.run.createdBy,
     parentKey: key,
