@@ -15,8 +15,8 @@ interface Waiter {
  */
 export class RunWaiters {
   private readonly waiting = new Map<string, Set<Waiter>>();
-  private readonly checking = new Set<string>();
-  private readonly recheck = new Set<string>();
+  private readonly queued = new Set<string>();
+  private flushScheduled = false;
   private poll: NodeJS.Timeout | null = null;
 
   constructor(
@@ -64,33 +64,39 @@ export class RunWaiters {
 
   /** Finds runs finished by other processes: one bulk read per chunk of waited-on ids. */
   private async pollAll(): Promise<void> {
-    const ids = [...this.waiting.keys()];
-    for (let i = 0; i < ids.length; i += 500) {
-      const runs = await this.store.getRuns(ids.slice(i, i + 500)).catch(() => []);
-      for (const run of runs) if (isTerminal(run.status)) for (const w of [...(this.waiting.get(run.id) ?? [])]) this.settle(run.id, w, () => w.resolve(run));
-    }
+    for (const id of this.waiting.keys()) this.queued.add(id);
+    await this.flush();
   }
 
+  /** Queues a check of `id`; all checks queued in one event-loop turn share one read. */
   private check(id: string): void {
-    if (this.checking.has(id)) {
-      this.recheck.add(id);
-      return;
-    }
-    this.checking.add(id);
-    this.store
-      .getRun(id)
-      .then((run) => {
+    this.queued.add(id);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.flushScheduled = false;
+    const ids = [...this.queued].filter((id) => this.waiting.has(id));
+    this.queued.clear();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      let runs: RunRecord[];
+      try {
+        runs = await this.store.getRuns(chunk);
+      } catch (err) {
+        for (const id of chunk) for (const w of [...(this.waiting.get(id) ?? [])]) this.settle(id, w, () => w.reject(err));
+        continue;
+      }
+      const found = new Map(runs.map((r) => [r.id, r]));
+      for (const id of chunk) {
+        const run = found.get(id);
         const set = this.waiting.get(id);
-        if (!set) return;
+        if (!set) continue;
         if (!run) for (const w of [...set]) this.settle(id, w, () => w.reject(new RunNotFoundError(id)));
         else if (isTerminal(run.status)) for (const w of [...set]) this.settle(id, w, () => w.resolve(run));
-      })
-      .catch((err) => {
-        for (const w of [...(this.waiting.get(id) ?? [])]) this.settle(id, w, () => w.reject(err));
-      })
-      .finally(() => {
-        this.checking.delete(id);
-        if (this.recheck.delete(id)) this.check(id);
-      });
+      }
+    }
   }
 }
