@@ -32,7 +32,7 @@ export function isTerminal(status: RunStatus): boolean {
 }
 
 /** What kind of primitive wrote a checkpoint. */
-export type StepKind = "step" | "sleep" | "wait" | "task" | "approval";
+export type StepKind = "step" | "sleep" | "wait" | "task" | "approval" | "asset";
 
 /** A run as stored. JSON columns stay encoded (`payload`, `result`) so callers decode lazily. */
 export interface RunRecord {
@@ -355,6 +355,12 @@ export interface Store {
   kvGet(key: string): Promise<string | null>;
   kvPut(key: string, value: string): Promise<void>;
   kvDelete(key: string): Promise<boolean>;
+  /**
+   * Compare-and-set: writes `value` (null deletes) only if the key's current value is
+   * `expected` (null: absent). Returns whether it wrote. For state that several
+   * processes update (pipeline joins, debounce windows).
+   */
+  kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean>;
   kvList(prefix: string): Promise<Array<{ key: string; value: string }>>;
   /**
    * Cancels a run that has not finished (and its unfinished descendants); its lease
@@ -400,6 +406,18 @@ export interface Store {
   setSchedulePaused(workflow: string, paused: boolean): Promise<boolean>;
   /** See {@link FireScheduleRequest}. Returns false if the tick was already taken. */
   fireSchedule(request: FireScheduleRequest): Promise<boolean>;
+
+  /**
+   * Takes or keeps the leadership `name` (e.g. `"scheduler"`) for `holder` (an id unique
+   * to the caller); true while `holder` leads. At most one holder leads a name at a time
+   * among all processes on the database; call it again at least every `ttlMs / 3` to
+   * keep it. Postgres holds a session advisory lock on a dedicated connection (freed by
+   * the server the moment the leader's process dies); SQLite keeps a lease row that
+   * another holder takes once `ttlMs` has passed without renewal.
+   */
+  lead(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Gives up leadership `name` if `holder` holds it, so another can take it at once. */
+  resign(name: string, holder: string): Promise<void>;
 
   /**
    * Calls `onChange` soon after any process commits a change (SQLite polls its

@@ -435,6 +435,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.kvDelete("token:abc")).toBe(true);
         expect(await store.kvDelete("token:abc")).toBe(false);
         expect((await store.kvList("token:")).map((r) => r.key)).toEqual(["token:abd"]);
+        // Compare-and-set: only one of two racing writers wins.
+        expect(await store.kvSwap("join:x", null, "1")).toBe(true);
+        const race = await Promise.all([store.kvSwap("join:x", "1", "2a"), store.kvSwap("join:x", "1", "2b")]);
+        expect(race.filter(Boolean)).toHaveLength(1);
+        expect(["2a", "2b"]).toContain(await store.kvGet("join:x"));
+        expect(await store.kvSwap("join:x", "nope", null)).toBe(false);
+        expect(await store.kvSwap("join:x", (await store.kvGet("join:x"))!, null)).toBe(true);
+        expect(await store.kvGet("join:x")).toBeNull();
       });
 
       it("keeps one secret per name", async () => {
@@ -548,6 +556,19 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(first.lease.runId).toBe(id);
         expect(again!.run.version).toBe("v1");
         expect((await store.listWorkflows()).map((w) => [w.name, w.version])).toEqual([["wf", "v2"]]);
+      });
+
+      it("lets one holder lead a name at a time; a resignation frees it at once", async () => {
+        await fresh();
+        expect(await store.lead("scheduler", "a", 10_000)).toBe(true);
+        expect(await store.lead("scheduler", "b", 10_000)).toBe(false);
+        expect(await store.lead("scheduler", "a", 10_000)).toBe(true);
+        expect(await store.lead("retention", "b", 10_000)).toBe(true);
+        await store.resign("scheduler", "b");
+        expect(await store.lead("scheduler", "b", 10_000)).toBe(false);
+        await store.resign("scheduler", "a");
+        expect(await store.lead("scheduler", "b", 10_000)).toBe(true);
+        expect(await store.lead("scheduler", "a", 10_000)).toBe(false);
       });
 
       it("fires a schedule tick once even when two schedulers race", async () => {

@@ -229,6 +229,16 @@ export class SqliteStore implements Store {
   async kvDelete(key: string): Promise<boolean> {
     return this.s.get("DELETE FROM meta WHERE key = ?").run(`kv:${key}`).changes > 0;
   }
+  async kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean> {
+    const k = `kv:${key}`;
+    return this.tx(() => {
+      const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(k) as { value: string } | undefined;
+      if ((row?.value ?? null) !== expected) return false;
+      if (value === null) this.s.get("DELETE FROM meta WHERE key = ?").run(k);
+      else this.s.get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(k, value);
+      return true;
+    });
+  }
   async kvList(prefix: string): Promise<Array<{ key: string; value: string }>> {
     // Range scan instead of LIKE, so `%` and `_` in a prefix mean themselves.
     const from = `kv:${prefix}`;
@@ -449,6 +459,22 @@ export class SqliteStore implements Store {
       }
       return true;
     });
+  }
+
+  async lead(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = this.clock.now();
+    const changed = this.s
+      .get(
+        `INSERT INTO leaders (name, holder, since, expires_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+           since = CASE WHEN leaders.holder = excluded.holder THEN leaders.since ELSE excluded.since END
+         WHERE leaders.holder = excluded.holder OR leaders.expires_at < excluded.since`,
+      )
+      .run(name, holder, now, now + ttlMs).changes;
+    return changed > 0;
+  }
+  async resign(name: string, holder: string): Promise<void> {
+    this.s.get("DELETE FROM leaders WHERE name = ? AND holder = ?").run(name, holder);
   }
 
   watch(onChange: () => void): () => void {
