@@ -2,20 +2,28 @@ import { isAbsolute, join, resolve } from "node:path";
 import { existsSync, statSync } from "node:fs";
 import { createEngine, type Engine, type EngineOptions } from "../engine/engine.js";
 import { InvalidInputError } from "../sdk/errors.js";
+import { describeDatabase, isPostgresUrl } from "../store/open.js";
 import { loadProjectConfig, type ProjectConfig } from "./config.js";
 import type { CliIO } from "./io.js";
+
+/** Help text of every command's `--db` option. */
+export const DB_OPTION_HELP = "Postgres URL (postgres://user:pass@host/db?schema=sluice) or SQLite file; default $SLUICE_DATABASE_URL, else <dir>/.sluice/sluice.db";
 
 /** The project a command works on. */
 export interface ProjectContext {
   root: string;
+  /** The store: a SQLite file (absolute path) or a `postgres://` URL. */
   dbPath: string;
+  /** {@link dbPath} without any password, for messages. */
+  dbLabel: string;
   config: ProjectConfig;
 }
 
 /**
  * Resolves the project folder (`dir`, else `SLUICE_DIR`, else the working directory)
- * and its database (`--db`, else `SLUICE_DATABASE`, else `sluice.json`'s `database`,
- * else `.sluice/sluice.db`).
+ * and its database (`--db`, else `SLUICE_DATABASE_URL`, else `SLUICE_DATABASE`, else
+ * `sluice.json`'s `database`, else `.sluice/sluice.db`). A `postgres://` URL selects
+ * the Postgres store; anything else is a SQLite file relative to the project.
  */
 export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectContext {
   const root = resolve(io.cwd, dir ?? io.env.SLUICE_DIR ?? ".");
@@ -23,9 +31,9 @@ export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectCon
     throw new InvalidInputError(`project folder ${root} does not exist: pass an existing folder (sluice dev examples)`, { code: "INVALID_PROJECT" });
   }
   const config = loadProjectConfig(root);
-  const dbSetting = db ?? io.env.SLUICE_DATABASE ?? config.database ?? join(".sluice", "sluice.db");
-  const dbPath = isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
-  return { root, dbPath, config };
+  const dbSetting = db ?? io.env.SLUICE_DATABASE_URL ?? io.env.SLUICE_DATABASE ?? config.database ?? join(".sluice", "sluice.db");
+  const dbPath = isPostgresUrl(dbSetting) || isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
+  return { root, dbPath, dbLabel: describeDatabase(dbPath), config };
 }
 
 /** Opens an engine on the project's database (no worker or scheduler unless asked). */

@@ -10,6 +10,7 @@ import { registerCancel } from "./commands/cancel.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEnqueue } from "./commands/enqueue.js";
 import { registerRuns } from "./commands/runs.js";
+import { registerServer } from "./commands/server.js";
 import { registerShow } from "./commands/show.js";
 import { registerSignal } from "./commands/signal.js";
 import { registerWorker } from "./commands/worker.js";
@@ -25,7 +26,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");
-  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove]) {
+  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove, registerServer]) {
     register(program, cx);
   }
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });

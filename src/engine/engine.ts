@@ -11,7 +11,7 @@ import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/run
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
-import { openSqliteStore } from "../store/sqlite/store.js";
+import { openStore } from "../store/open.js";
 import type { CommandResult, LogLine, RunRecord, Store } from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
@@ -27,14 +27,17 @@ import { RunWaiters } from "./run-waiters.js";
 export interface EngineOptions {
   /** A store to use (the engine does not close it). Default: SQLite at `database`. */
   store?: Store;
-  /** SQLite file when no `store` is given. Default `.sluice/sluice.db` in the working directory. */
+  /**
+   * When no `store` is given: a SQLite file, or a `postgres://` URL (see `openStore`).
+   * Default `.sluice/sluice.db` in the working directory.
+   */
   database?: string;
   /** Workflows to register. More can be added with `register`. */
   workflows?: AnyWorkflow[];
   /** Run a worker in this process (default true), with these options. */
   worker?: boolean | Partial<WorkerOptions>;
   /** Run the scheduler (cron, retention) in this process. Default true. */
-  scheduler?: boolean | { tickMs?: number };
+  scheduler?: boolean | { tickMs?: number; onLeadership?: (leading: boolean) => void };
   /** Keep finished runs this long; default 184 days; `"forever"` keeps them. */
   retention?: Retention;
   /** Sleeps up to this long run inline holding the slot (ms). Default 30 000. */
@@ -76,7 +79,7 @@ export class Engine implements SluiceRuntime {
   constructor(private readonly options: EngineOptions = {}) {
     this.ownsStore = !options.store;
     this.baseUrl = options.baseUrl ?? process.env.SLUICE_BASE_URL ?? "http://127.0.0.1:7777";
-    this.store = options.store ?? openSqliteStore({ path: options.database ?? join(process.cwd(), ".sluice", "sluice.db") });
+    this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
     this.committer = new GroupCommitter(this.store);
     this.waiters = new RunWaiters(this.store, this.events);
     this.maxValueBytes = options.maxValueBytes;
@@ -109,6 +112,7 @@ export class Engine implements SluiceRuntime {
           retentionBatch: 500,
           onEnqueued: () => this.events.emit("work"),
           onError: (err) => console.error(`sluice scheduler: ${(err as Error).message}`),
+          onLeadership: typeof sched === "object" ? sched.onLeadership : undefined,
         })
       : null;
     for (const wf of options.workflows ?? []) this.registry.add({ def: wf, version: null, source: null });

@@ -2,6 +2,12 @@
  * Time-driven work that is not tied to one run: cron ticks and retention.
  * (Timers of sleeping runs need no scheduler: a parked run's `ready_at` makes it
  * claimable when due. Expired leases are reclaimed by every worker.)
+ *
+ * Any number of processes may run a scheduler on one database; only the one that
+ * holds the store's `scheduler` leadership fires cron and runs retention, and
+ * another takes over within a few ticks when it dies. Firing stays compare-and-set
+ * with a run id derived from the tick, so even a deposed leader that has not
+ * noticed yet cannot fire a tick twice.
  */
 import { nextFireAfter } from "../core/cron.js";
 import type { Store, WorkflowInfo } from "../store/types.js";
@@ -20,18 +26,36 @@ export interface SchedulerOptions {
   onEnqueued?: () => void;
   /** Called with errors of a tick (the next tick retries). */
   onError?: (err: unknown) => void;
+  /** Identifies this scheduler in the leadership (default: a random id). */
+  holder?: string;
+  /** Leadership lease on stores that need one (SQLite), ms. Default max(5 000, 3 x tickMs). */
+  leaderTtlMs?: number;
+  /** Called when this scheduler becomes or stops being the leader. */
+  onLeadership?: (leading: boolean) => void;
 }
+
+/** Name of the leadership that decides which scheduler fires cron and runs retention. */
+export const SCHEDULER_LEADERSHIP = "scheduler";
 
 /** Fires cron schedules once per tick and deletes expired history. */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private lastRetention = 0;
   private ticking: Promise<void> | null = null;
+  private leading = false;
+  private readonly holder: string;
 
   constructor(
     private readonly store: Store,
     private readonly options: SchedulerOptions,
-  ) {}
+  ) {
+    this.holder = options.holder ?? `scheduler:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+  }
+
+  /** True while this scheduler is the leader (as of its last tick). */
+  get isLeader(): boolean {
+    return this.leading;
+  }
 
   /** Writes the schedules of `workflows` to the store (unchanged ones keep their next tick). */
   async sync(workflows: WorkflowInfo[]): Promise<void> {
@@ -49,11 +73,21 @@ export class Scheduler {
     void this.tick();
   }
 
-  /** Stops ticking and waits for a tick in progress. */
+  /** Stops ticking, waits for a tick in progress, and hands leadership over. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
+    if (this.leading) {
+      this.setLeading(false);
+      await this.store.resign(SCHEDULER_LEADERSHIP, this.holder).catch(() => {});
+    }
+  }
+
+  private setLeading(leading: boolean): void {
+    if (leading === this.leading) return;
+    this.leading = leading;
+    this.options.onLeadership?.(leading);
   }
 
   /** One pass: due cron ticks, then retention if due. Safe to call concurrently. */
@@ -64,6 +98,9 @@ export class Scheduler {
 
   private async doTick(): Promise<void> {
     try {
+      const ttl = this.options.leaderTtlMs ?? Math.max(5_000, 3 * this.options.tickMs);
+      this.setLeading(await this.store.lead(SCHEDULER_LEADERSHIP, this.holder, ttl));
+      if (!this.leading) return;
       if ((await this.fireDue()) > 0) this.options.onEnqueued?.();
       const now = Date.now();
       if (this.options.retentionMs !== null && now - this.lastRetention >= this.options.retentionEveryMs) {

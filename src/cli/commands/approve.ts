@@ -3,7 +3,7 @@ import { SluiceError } from "../../sdk/errors.js";
 import { explainOutcome } from "../../engine/approvals.js";
 import { json, type CommandContext } from "../command.js";
 import { parseJsonArg } from "../options.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** The decision was refused (already decided, timed out, self-approval, invalid form...). */
 export class ApprovalRefusedError extends SluiceError {
@@ -23,7 +23,7 @@ export function registerApprove(program: Command, cx: CommandContext): void {
     .option("--as <user>", "who decides (default: $USER)")
     .option("--key <key>", "which approval, when a run waits on several (default: the pending one)")
     .option("--dir <dir>", "project folder")
-    .option("--db <file>", "SQLite database file")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--json", "print JSON")
     .action(async (runId: string, opts) => {
       const value = parseJsonArg(opts.value, "--value", undefined);

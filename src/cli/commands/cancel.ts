@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { json, type CommandContext } from "../command.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice cancel <run>`: cancel a run that has not finished (and its children). */
 export function registerCancel(program: Command, cx: CommandContext): void {
@@ -10,7 +10,7 @@ export function registerCancel(program: Command, cx: CommandContext): void {
     .argument("<run>", "run id")
     .option("--reason <text>", "why (stored with the run)")
     .option("--dir <dir>", "project folder")
-    .option("--db <file>", "SQLite database file")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--json", "print JSON")
     .action(async (id: string, opts) => {
       const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));

@@ -6,7 +6,7 @@ import { discoverWorkflowFiles, isModuleFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
@@ -14,7 +14,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .command("dev")
     .description("run everything in one process on .sluice/sluice.db: discovers workflows, runs them, reloads on change")
     .argument("[dir]", "project folder", ".")
-    .option("--db <file>", "SQLite database file (default: <dir>/.sluice/sluice.db)")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--concurrency <n>", "runs executed at once", "500")
     .option("--no-watch", "do not reload changed files")
     .action(async (dir: string, opts) => {
@@ -34,7 +34,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       if (report.loaded.length === 0 && report.errors.length === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
-      write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
+      write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
       const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t));
       for (const item of project.config.dev?.enqueue ?? []) {
         try {

@@ -4,7 +4,7 @@ import { Project } from "../../loader/project.js";
 import { json, type CommandContext } from "../command.js";
 import { runJson } from "../json.js";
 import { parseCount, parseDurationOption, parseJsonArg, parseRunAtOption } from "../options.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice enqueue <workflow> [payload]`: create a run; `--wait` prints its result. */
 export function registerEnqueue(program: Command, cx: CommandContext): void {
@@ -20,7 +20,7 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
     .option("--wait", "wait for the run to finish and print its result")
     .option("--timeout <duration>", "with --wait: give up waiting after this long (the run keeps going)")
     .option("--dir <dir>", "project folder (default: current folder)")
-    .option("--db <file>", "SQLite database file (default: <dir>/.sluice/sluice.db)")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--json", "print JSON")
     .action(async (workflow: string, payloadText: string | undefined, opts) => {
       const payload = parseJsonArg(payloadText, "payload", {});

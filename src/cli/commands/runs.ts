@@ -3,7 +3,7 @@ import { json, type CommandContext } from "../command.js";
 import { runsTable } from "../format.js";
 import { runJson } from "../json.js";
 import { parseCount, parseStatuses } from "../options.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice runs`: list runs, newest first. */
 export function registerRuns(program: Command, cx: CommandContext): void {
@@ -14,7 +14,7 @@ export function registerRuns(program: Command, cx: CommandContext): void {
     .option("--workflow <name>", "only runs of this workflow")
     .option("--limit <n>", "how many (default 20)", "20")
     .option("--dir <dir>", "project folder")
-    .option("--db <file>", "SQLite database file")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--json", "print JSON")
     .action(async (opts) => {
       const status = opts.status ? parseStatuses(opts.status) : undefined;

@@ -4,7 +4,7 @@ import type { RunRecord } from "../../store/types.js";
 import { json, type CommandContext } from "../command.js";
 import { runReport } from "../format.js";
 import { logJson, runJson, stepJson } from "../json.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice show <run>`: a run with its steps, children, attempts, result or error, and logs. */
 export function registerShow(program: Command, cx: CommandContext): void {
@@ -13,7 +13,7 @@ export function registerShow(program: Command, cx: CommandContext): void {
     .description("show a run: steps, attempts, result or error, children and logs")
     .argument("<run>", "run id")
     .option("--dir <dir>", "project folder")
-    .option("--db <file>", "SQLite database file")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--json", "print JSON")
     .action(async (id: string, opts) => {
       const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));

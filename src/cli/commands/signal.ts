@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { json, type CommandContext } from "../command.js";
 import { parseJsonArg } from "../options.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice signal <event> [payload]`: wake the runs waiting on an event. */
 export function registerSignal(program: Command, cx: CommandContext): void {
@@ -11,7 +11,7 @@ export function registerSignal(program: Command, cx: CommandContext): void {
     .argument("<event>", "event name")
     .argument("[payload]", "JSON payload", undefined)
     .option("--dir <dir>", "project folder")
-    .option("--db <file>", "SQLite database file")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--json", "print JSON")
     .action(async (event: string, payloadText: string | undefined, opts) => {
       const payload = parseJsonArg(payloadText, "signal payload", null);

@@ -1,9 +1,10 @@
 import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
+import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
-import { openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -11,7 +12,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .command("worker")
     .description("run a worker: claims and executes runs; SIGTERM drains gracefully")
     .option("--dir <dir>", "project folder")
-    .option("--db <file>", "SQLite database file")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--group <groups>", "only claim these worker groups (comma-separated)")
     .option("--concurrency <n>", "runs executed at once", "500")
     .option("--exit-when-idle", "exit once there is no runnable work (scale to zero)")
@@ -34,6 +35,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         echo: opts.quiet ? undefined : logEcho(write),
         inlineSleepMs,
       });
+      await storeReady(engine.store);
       const report = await new Project(project.root, engine).loadAll();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);

@@ -156,6 +156,21 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
   }
 
+  async kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean> {
+    await this.ready();
+    const k = `kv:${key}`;
+    if (expected === null && value === null) {
+      return (await this.db.query("SELECT 1 FROM meta WHERE key = $1", [k])).rowCount === 0;
+    }
+    const r =
+      expected === null
+        ? await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [k, value])
+        : value === null
+          ? await this.db.query("DELETE FROM meta WHERE key = $1 AND value = $2", [k, expected])
+          : await this.db.query("UPDATE meta SET value = $3 WHERE key = $1 AND value = $2", [k, expected, value]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
   async cancel(runId: string, reason: string | null): Promise<RunStatus | null> {
     return this.tx(async (c) => {
       const status = await ops.cancelRun(c, runId, reason, this.target.auditClaims);

@@ -1,0 +1,46 @@
+/**
+ * `sluice server`: the scheduler of a multi-server installation (the HTTP API joins
+ * it later). Run any number of them on one Postgres database: exactly one is the
+ * scheduler leader at a time (it fires cron and runs retention); the others stand
+ * by and one of them takes over within a few ticks when the leader dies.
+ */
+import type { Command } from "commander";
+import { Project } from "../../loader/project.js";
+import { storeReady } from "../../store/open.js";
+import { type CommandContext, untilAborted } from "../command.js";
+import { parseDurationOption } from "../options.js";
+import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+
+/** Registers `sluice server`. */
+export function registerServer(program: Command, cx: CommandContext): void {
+  program
+    .command("server")
+    .description("run a server: the scheduler (cron, retention) with leader election across servers; SIGTERM stops it")
+    .option("--dir <dir>", "project folder")
+    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option("--scheduler-tick <duration>", "how often the scheduler looks for due cron ticks (and a standby for a dead leader)", "1s")
+    .action(async (opts) => {
+      const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
+      const project = resolveProject(cx.io, opts.dir, opts.db);
+      const write = (t: string) => cx.io.stdout(t);
+      const engine = openEngine(project, {
+        scheduler: {
+          tickMs,
+          onLeadership: (leading) => write(leading ? "scheduler: leader (this server fires cron and runs retention)\n" : "scheduler: standby (another server leads)\n"),
+        },
+      });
+      try {
+        await storeReady(engine.store);
+        const report = await new Project(project.root, engine).loadAll();
+        for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+        await engine.start();
+        const names = engine.registry.names();
+        write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}, scheduler tick ${tickMs} ms\n`);
+        await untilAborted(cx.io.signal);
+        write("server stopping\n");
+      } finally {
+        await engine.stop({ drainMs: 0 });
+      }
+      write("server stopped\n");
+    });
+}

@@ -1,0 +1,50 @@
+/**
+ * Choosing a store from one setting: a `postgres://` (or `postgresql://`) URL opens
+ * the Postgres store, anything else is a SQLite file path. Every CLI command and
+ * `createEngine({ database })` go through here.
+ */
+import { type Clock } from "../core/clock.js";
+import { isPostgresUrl } from "./postgres/config.js";
+import { openPostgresStore, type PostgresOptions } from "./postgres/store.js";
+import { openSqliteStore } from "./sqlite/store.js";
+import type { Store } from "./types.js";
+
+/** Options of {@link openStore}; each applies to the store kind that has it. */
+export interface OpenStoreOptions extends PostgresOptions {
+  /** SQLite: the store's clock (tests). Postgres always uses the database clock. */
+  clock?: Clock;
+}
+
+/**
+ * Opens the store named by `urlOrPath`. SQLite opens (and migrates) at once;
+ * Postgres connects and migrates on first use: await {@link storeReady} to surface
+ * an unreachable database or a schema newer than this Sluice at startup.
+ * @throws InvalidDatabaseUrlError for a malformed Postgres URL
+ */
+export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): Store {
+  if (isPostgresUrl(urlOrPath)) return openPostgresStore(urlOrPath, options);
+  return openSqliteStore({ path: urlOrPath, ...(options.clock ? { clock: options.clock } : {}) });
+}
+
+/**
+ * Resolves once `store` is connected and migrated.
+ * @throws DatabaseUnreachableError, SchemaTooNewError
+ */
+export async function storeReady(store: Store): Promise<void> {
+  const ready = (store as { ready?: () => Promise<void> }).ready;
+  if (typeof ready === "function") await ready.call(store);
+}
+
+/** The setting with any password hidden, for messages and logs. */
+export function describeDatabase(urlOrPath: string): string {
+  if (!isPostgresUrl(urlOrPath)) return urlOrPath;
+  try {
+    const u = new URL(urlOrPath);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "postgres://(unparseable URL)";
+  }
+}
+
+export { isPostgresUrl };
