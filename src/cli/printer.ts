@@ -29,6 +29,8 @@ export function followRuns(engine: Engine, write: (text: string) => void): () =>
       else if (run.status === "pending" && run.error) {
         write(`↻ ${runName(run)} ${run.id} attempt ${run.attempt - 1} failed (${run.error.message}); retry ${run.attempt}/${run.maxAttempts} at ${new Date(run.readyAt ?? 0).toISOString()}\n`);
       }
+    }).catch(() => {
+      // the store closed while shutting down: nothing left to print
     });
   };
   const onFenced = (id: string) => write(`⚠ lost the lease on run ${id}: another attempt owns it, so this attempt's writes were refused\n`);

@@ -47,8 +47,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await untilAborted(cx.io.signal);
       write("stopping: waiting for running claims…\n");
       await watcher?.close();
-      unfollow();
       await engine.stop({ drainMs: 10_000 });
+      unfollow();
       write("stopped\n");
     });
 }

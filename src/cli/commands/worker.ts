@@ -45,8 +45,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const idle = opts.exitWhenIdle ? waitForIdle(engine.worker!, idleMs, cx.io.signal) : new Promise<void>(() => {});
       await Promise.race([untilAborted(cx.io.signal), idle]);
       cx.io.stdout(cx.io.signal.aborted ? "draining…\n" : "idle: exiting\n");
-      unfollow();
       await engine.stop({ drainMs });
+      unfollow();
       cx.io.stdout(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
 }
