@@ -36,6 +36,29 @@ export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectCon
   return { root, dbPath, dbLabel: describeDatabase(dbPath), config };
 }
 
+/** `--dir` and `--db`, as `[flags, help]` for `.option(...)`. */
+export const DIR_OPTION = ["--dir <dir>", "project folder (default: current folder)"] as const;
+export const DB_OPTION = ["--db <url-or-file>", DB_OPTION_HELP] as const;
+
+/**
+ * Runs `fn` with an engine on the project named by `--dir`/`--db` (no worker or
+ * scheduler unless asked), stopping it afterwards whatever happens.
+ */
+export async function withEngine<T>(
+  io: CliIO,
+  opts: { dir?: string; db?: string },
+  fn: (engine: Engine, project: ProjectContext) => Promise<T>,
+  options: EngineOptions = {},
+): Promise<T> {
+  const project = resolveProject(io, opts.dir, opts.db);
+  const engine = openEngine(project, options);
+  try {
+    return await fn(engine, project);
+  } finally {
+    await engine.stop();
+  }
+}
+
 /** Opens an engine on the project's database (no worker or scheduler unless asked). */
 export function openEngine(ctx: ProjectContext, options: EngineOptions = {}): Engine {
   return createEngine({ database: ctx.dbPath, retention: ctx.config.retention, worker: false, scheduler: false, ...options });

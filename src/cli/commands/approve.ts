@@ -3,7 +3,7 @@ import { SluiceError } from "../../sdk/errors.js";
 import { explainOutcome } from "../../engine/approvals.js";
 import { json, type CommandContext } from "../command.js";
 import { parseJsonArg } from "../options.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** The decision was refused (already decided, timed out, self-approval, invalid form...). */
 export class ApprovalRefusedError extends SluiceError {
@@ -22,14 +22,13 @@ export function registerApprove(program: Command, cx: CommandContext): void {
     .option("--value <json>", "form data as JSON (for approvals with a form)")
     .option("--as <user>", "who decides (default: $USER)")
     .option("--key <key>", "which approval, when a run waits on several (default: the pending one)")
-    .option("--dir <dir>", "project folder")
-    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (runId: string, opts) => {
       const value = parseJsonArg(opts.value, "--value", undefined);
       const actor = opts.as ?? cx.io.env.USER ?? "cli";
-      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
-      try {
+      await withEngine(cx.io, opts, async (engine) => {
         const result = await engine.decideApproval({ runId, key: opts.key, approve: !opts.reject, value, actor, via: "cli" });
         if (opts.json) {
           json(cx, { runId, key: result.key, outcome: result.outcome, problems: result.problems ?? [] });
@@ -38,8 +37,6 @@ export function registerApprove(program: Command, cx: CommandContext): void {
         }
         if (result.outcome !== "resolved") throw new ApprovalRefusedError(explainOutcome(result.outcome, runId, result.problems), result.outcome);
         cx.io.stdout(`${opts.reject ? "rejected" : "approved"} ${runId} (${result.key}) as ${actor}\n`);
-      } finally {
-        await engine.stop();
-      }
+      });
     });
 }

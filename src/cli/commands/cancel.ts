@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { json, type CommandContext } from "../command.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** `sluice cancel <run>`: cancel a run that has not finished (and its children). */
 export function registerCancel(program: Command, cx: CommandContext): void {
@@ -9,20 +9,17 @@ export function registerCancel(program: Command, cx: CommandContext): void {
     .description("cancel a run that has not finished, and its unfinished children")
     .argument("<run>", "run id")
     .option("--reason <text>", "why (stored with the run)")
-    .option("--dir <dir>", "project folder")
-    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (id: string, opts) => {
-      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
-      try {
+      await withEngine(cx.io, opts, async (engine) => {
         const before = await engine.store.getRun(id);
         const status = await engine.cancel(id, opts.reason ?? null);
         const already = before !== null && before.status !== "pending" && before.status !== "running" && before.status !== "waiting";
         if (opts.json) json(cx, { id, status, cancelled: !already });
         else if (already) cx.io.stdout(`run ${id} had already finished (${status}); nothing to cancel\n`);
         else cx.io.stdout(`cancelled ${id}\n`);
-      } finally {
-        await engine.stop();
-      }
+      });
     });
 }

@@ -4,7 +4,7 @@ import { Project } from "../../loader/project.js";
 import { json, type CommandContext } from "../command.js";
 import { runJson } from "../json.js";
 import { parseCount, parseDurationOption, parseJsonArg, parseRunAtOption } from "../options.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** `sluice enqueue <workflow> [payload]`: create a run; `--wait` prints its result. */
 export function registerEnqueue(program: Command, cx: CommandContext): void {
@@ -19,17 +19,15 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
     .option("--as <user>", "who starts the run (default: $USER); used by approvals with selfApproval: false")
     .option("--wait", "wait for the run to finish and print its result")
     .option("--timeout <duration>", "with --wait: give up waiting after this long (the run keeps going)")
-    .option("--dir <dir>", "project folder (default: current folder)")
-    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (workflow: string, payloadText: string | undefined, opts) => {
       const payload = parseJsonArg(payloadText, "payload", {});
       const runAt = opts.runAt === undefined ? undefined : parseRunAtOption(opts.runAt);
       const retries = opts.retries === undefined ? undefined : parseCount(opts.retries, "--retries");
       const timeoutMs = opts.timeout === undefined ? undefined : parseDurationOption(opts.timeout, "--timeout");
-      const project = resolveProject(cx.io, opts.dir, opts.db);
-      const engine = openEngine(project);
-      try {
+      await withEngine(cx.io, opts, async (engine, project) => {
         await engine.start();
         if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
           // Not published by a running `sluice dev`/worker yet: load the project's modules to find it.
@@ -48,8 +46,6 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
         else if (run.status === "succeeded") cx.io.stdout(`${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
         else cx.io.stderr(`run ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`);
         if (run.status !== "succeeded") cx.setExitCode(1);
-      } finally {
-        await engine.stop();
-      }
+      });
     });
 }

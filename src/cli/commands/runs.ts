@@ -3,7 +3,7 @@ import { json, type CommandContext } from "../command.js";
 import { runsTable } from "../format.js";
 import { runJson } from "../json.js";
 import { parseCount, parseStatuses } from "../options.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** `sluice runs`: list runs, newest first. */
 export function registerRuns(program: Command, cx: CommandContext): void {
@@ -13,19 +13,16 @@ export function registerRuns(program: Command, cx: CommandContext): void {
     .option("--status <list>", "only these statuses, comma-separated: pending, running, waiting, succeeded, failed (dead), cancelled")
     .option("--workflow <name>", "only runs of this workflow")
     .option("--limit <n>", "how many (default 20)", "20")
-    .option("--dir <dir>", "project folder")
-    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (opts) => {
       const status = opts.status ? parseStatuses(opts.status) : undefined;
       const limit = parseCount(opts.limit, "--limit");
-      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
-      try {
+      await withEngine(cx.io, opts, async (engine) => {
         const runs = await engine.store.listRuns({ status, workflow: opts.workflow, limit });
         if (opts.json) json(cx, runs.map(runJson));
         else cx.io.stdout(`${runsTable(runs)}\n`);
-      } finally {
-        await engine.stop();
-      }
+      });
     });
 }

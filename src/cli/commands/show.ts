@@ -4,7 +4,7 @@ import type { RunRecord } from "../../store/types.js";
 import { json, type CommandContext } from "../command.js";
 import { runReport } from "../format.js";
 import { logJson, runJson, stepJson } from "../json.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** `sluice show <run>`: a run with its steps, children, attempts, result or error, and logs. */
 export function registerShow(program: Command, cx: CommandContext): void {
@@ -12,12 +12,11 @@ export function registerShow(program: Command, cx: CommandContext): void {
     .command("show")
     .description("show a run: steps, attempts, result or error, children and logs")
     .argument("<run>", "run id")
-    .option("--dir <dir>", "project folder")
-    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (id: string, opts) => {
-      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
-      try {
+      await withEngine(cx.io, opts, async (engine) => {
         const run = await engine.store.getRun(id);
         if (!run) throw new RunNotFoundError(id);
         const [steps, children, own] = await Promise.all([
@@ -38,8 +37,6 @@ export function registerShow(program: Command, cx: CommandContext): void {
           });
         }
         else cx.io.stdout(`${runReport(run, steps, children, logs)}\n`);
-      } finally {
-        await engine.stop();
-      }
+      });
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { json, type CommandContext } from "../command.js";
 import { parseJsonArg } from "../options.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** `sluice signal <event> [payload]`: wake the runs waiting on an event. */
 export function registerSignal(program: Command, cx: CommandContext): void {
@@ -10,18 +10,15 @@ export function registerSignal(program: Command, cx: CommandContext): void {
     .description("send a signal: wakes every run waiting on the event (ctx.waitFor) with the JSON payload")
     .argument("<event>", "event name")
     .argument("[payload]", "JSON payload", undefined)
-    .option("--dir <dir>", "project folder")
-    .option("--db <url-or-file>", DB_OPTION_HELP)
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (event: string, payloadText: string | undefined, opts) => {
       const payload = parseJsonArg(payloadText, "signal payload", null);
-      const engine = openEngine(resolveProject(cx.io, opts.dir, opts.db));
-      try {
+      await withEngine(cx.io, opts, async (engine) => {
         const woken = await engine.signal(event, payload);
         if (opts.json) json(cx, { event, woken });
         else cx.io.stdout(`woke ${woken} run${woken === 1 ? "" : "s"} waiting on ${JSON.stringify(event)}\n`);
-      } finally {
-        await engine.stop();
-      }
+      });
     });
 }
