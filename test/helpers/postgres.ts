@@ -55,12 +55,12 @@ export async function testDatabase(prefix = "t"): Promise<string> {
   return withDatabase(admin, name);
 }
 
-/** Runs one query against `url` on a short-lived connection. */
+/** Runs one query against `url` (in its `?schema=`, default `sluice`) on a short-lived connection. */
 export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
   const u = new URL(url);
-  const schema = u.searchParams.get("schema");
+  const schema = u.searchParams.get("schema") ?? "sluice";
   for (const p of ["schema", "pool", "audit_claims"]) u.searchParams.delete(p);
-  const client = new pg.Client({ connectionString: u.toString(), ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const client = new pg.Client({ connectionString: u.toString(), options: `-c search_path=${schema}` });
   await client.connect();
   try {
     return (await client.query<R>(text, values)).rows;

@@ -52,6 +52,10 @@ export class Db implements Queryable {
   tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     return this.retrying(async () => {
       const client = await this.pool.connect();
+      // A backend terminated mid-transaction emits 'error' on the checked-out client:
+      // the failing query rejects too, which is what we act on.
+      const onError = () => {};
+      client.on("error", onError);
       let broken: unknown = undefined;
       try {
         await client.query("BEGIN");
@@ -63,6 +67,7 @@ export class Db implements Queryable {
         await client.query("ROLLBACK").catch((e) => (broken = e));
         throw err;
       } finally {
+        client.off("error", onError);
         client.release(broken as Error | undefined);
       }
     });
