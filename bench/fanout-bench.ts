@@ -13,14 +13,14 @@ export const main = workflow(async (n: number) => {
 });
 `;
 
-/** Writes the fan-out workflow into a project folder and opens an engine on it. */
-export async function openFanoutEngine(dir: string): Promise<Engine> {
+/** Writes the fan-out workflow into a project folder and opens an engine on it (SQLite there, or `database`). */
+export async function openFanoutEngine(dir: string, database?: string): Promise<Engine> {
   const root = join(dir, "fanout-project");
   mkdirSync(join(root, "f"), { recursive: true });
   writeFileSync(join(root, "f", "fanout.ts"), SOURCE);
   const modules = resolve(import.meta.dirname, "..", "node_modules");
   if (!existsSync(join(root, "node_modules"))) symlinkSync(modules, join(root, "node_modules"), "dir");
-  const engine = createEngine({ database: join(root, "fanout.db"), scheduler: false });
+  const engine = createEngine({ database: database ?? join(root, "fanout.db"), scheduler: false });
   await engine.start();
   await new Project(root, engine).loadAll();
   return engine;

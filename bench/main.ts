@@ -2,12 +2,15 @@
  * `npm run bench`: reproducible figures, printed beside the machine's own raw
  * limit. Not a test: nothing here asserts.
  *   npm run bench                 all SQLite benchmarks
+ *   npm run bench -- --db postgres            the same on a throwaway embedded Postgres
+ *   npm run bench -- --db postgres://…        the same on an existing Postgres server
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { batchThroughput, durableSteps, openBenchEngine, sequentialLatency } from "./engine-bench.js";
 import { fanout, openFanoutEngine } from "./fanout-bench.js";
+import { postgresBench } from "./postgres.js";
 import { rawSqliteCommitsPerSecond } from "./raw-sqlite.js";
 import { type Figure, fmt, printFigures, quantile } from "./report.js";
 
@@ -15,7 +18,12 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "sluice-bench-"));
+  const db = process.argv[process.argv.indexOf("--db") + 1];
   try {
+    if (process.argv.includes("--db") && db?.startsWith("postgres")) {
+      console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, Postgres`);
+      return await postgresBench(db, dir);
+    }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [{ name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" }]);

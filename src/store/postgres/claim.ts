@@ -55,7 +55,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   }
   if (audit) {
     await c.query(
-      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, u.token, $3, now_ms() FROM unnest($1::text[], $2::int[]) u(id, token)",
+      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, u.token, $3, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM unnest($1::text[], $2::int[]) u(id, token)",
       [rows.map((r) => r.id), rows.map((r) => r.claims), req.workerId],
     );
   }

@@ -280,7 +280,7 @@ async function parkRuns(c: pg.ClientBase, parks: Array<{ cmd: Extract<Command, {
 export async function releaseClaims(c: pg.ClientBase, leases: Lease[], how: string): Promise<void> {
   if (leases.length === 0) return;
   await c.query(
-    `UPDATE claim_log l SET released_at = now_ms(), released_by = $3 FROM unnest($1::text[], $2::int[]) u(id, token)
+    `UPDATE claim_log l SET released_at = floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint, released_by = $3 FROM unnest($1::text[], $2::int[]) u(id, token)
      WHERE l.run_id = u.id AND l.token = u.token AND l.released_at IS NULL`,
     [leases.map((l) => l.runId), leases.map((l) => l.token), how],
   );

@@ -87,7 +87,7 @@ export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolea
   const claimedRows = rows.filter((r) => r.claims === 1);
   if (audit && claimedRows.length) {
     await c.query(
-      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, 1, u.w, now_ms() FROM unnest($1::text[], $2::text[]) u(id, w)",
+      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, 1, u.w, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM unnest($1::text[], $2::text[]) u(id, w)",
       [claimedRows.map((r) => r.id), claimedRows.map((r) => r.lease_owner)],
     );
   }
