@@ -61,7 +61,10 @@ export async function decideApproval(store: Store, d: ApprovalDecision): Promise
     // Let the store say why (already decided, not found) and record the attempt.
     return { outcome: await store.resolveWait({ runId: d.runId, key, kind: "approval", value: null, audit }), key };
   }
-  if (d.approve) {
+  // A wait that can no longer be decided (run cancelled or finished, deadline passed) is refused
+  // as such below, whatever the form value: the caller learns "too late", not "fix the form".
+  const open = (await store.getRun(d.runId))?.status === "waiting" && (target.deadline === null || target.deadline > (await store.now()));
+  if (d.approve && open) {
     const problems = validateFormValue(normaliseForm(target.form), d.value);
     if (problems.length) return { outcome: "invalid", key, problems };
   }
