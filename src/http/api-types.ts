@@ -1,0 +1,201 @@
+/**
+ * The JSON shapes of the HTTP API: the contract shared by the server (`views.ts`), the
+ * web UI (`src/ui`, type-only imports) and `docs/API.md`. Times are ISO 8601 strings.
+ */
+import type { SerializedError } from "../core/serde.js";
+import type { FormSchema } from "../core/approval-form.js";
+import type { WorkflowDiagram } from "../diagram/model.js";
+import type { StepKind } from "../store/types.js";
+
+/** A run's lifecycle status. */
+export type ApiRunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+
+/** A run. */
+export interface ApiRun {
+  id: string;
+  /** Listing order and the list cursor. */
+  seq: number;
+  workflow: string;
+  /** Function of the workflow's module this child run executes (`task(fn)`), else null. */
+  task: string | null;
+  /** `workflow` or `workflow:task`. */
+  name: string;
+  status: ApiRunStatus;
+  queue: string;
+  priority: number;
+  attempt: number;
+  maxAttempts: number;
+  payload: unknown;
+  result: unknown;
+  error: SerializedError | null;
+  parentId: string | null;
+  /** The parent's checkpoint key this run resolves. */
+  parentKey: string | null;
+  rootId: string;
+  createdBy: string | null;
+  version: string | null;
+  /** Children a waiting run still waits for. */
+  outstanding: number;
+  createdAt: string;
+  readyAt: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  updatedAt: string;
+  /** `finishedAt - startedAt`, when both are set. */
+  durationMs: number | null;
+}
+
+/** A checkpoint of a run. */
+export interface ApiStep {
+  key: string;
+  kind: StepKind;
+  target: string | null;
+  status: "done" | "error" | "pending";
+  value: unknown;
+  error: SerializedError | null;
+  attempts: number;
+  childId: string | null;
+  event: string | null;
+  wakeAt: string | null;
+  position: number;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** A pending `waitForApproval` of a run. */
+export interface ApiPendingApproval {
+  key: string;
+  /** The form, normalised (`order` and `required` filled in), or null without one. */
+  form: FormSchema | null;
+  selfApproval: boolean;
+  timeoutSeconds: number;
+  deadline: string | null;
+}
+
+/** One recorded approval attempt. */
+export interface ApiApprovalEvent {
+  key: string;
+  actor: string | null;
+  decision: string;
+  outcome: string;
+  via: string | null;
+  at: string;
+}
+
+/** `GET /api/runs/:id`. */
+export interface ApiRunDetail {
+  run: ApiRun;
+  steps: ApiStep[];
+  children: ApiRun[];
+  /** True when the run has more children than listed. */
+  childrenTruncated: boolean;
+  approvals: ApiPendingApproval[];
+  approvalEvents: ApiApprovalEvent[];
+}
+
+/** `GET /api/runs`. */
+export interface ApiRunList {
+  runs: ApiRun[];
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** A captured log line. */
+export interface ApiLogLine {
+  seq: number;
+  ts: string;
+  attempt: number;
+  level: "debug" | "info" | "warn" | "error";
+  step: string | null;
+  message: string;
+}
+
+/** A published workflow. */
+export interface ApiWorkflow {
+  name: string;
+  version: string | null;
+  queue: string;
+  maxAttempts: number;
+  source: string | null;
+  schedule: { cron: string; timezone: string } | null;
+}
+
+/** A workflow in the list, with its latest top-level run. */
+export interface ApiWorkflowSummary extends ApiWorkflow {
+  lastRun: ApiRun | null;
+}
+
+/** Outcome figures of a workflow's recent top-level runs. */
+export interface ApiWorkflowStats {
+  /** Finished runs the figures are computed over (the most recent ones, up to a limit). */
+  sample: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  /** `succeeded / (succeeded + failed)`, or null without any. */
+  successRate: number | null;
+  p50DurationMs: number | null;
+  p95DurationMs: number | null;
+  /** Runs pending, running or waiting right now. */
+  active: number;
+}
+
+/** `GET /api/workflows/:name`. */
+export interface ApiWorkflowDetail {
+  workflow: ApiWorkflow;
+  stats: ApiWorkflowStats;
+  recentRuns: ApiRun[];
+}
+
+/** `GET /api/workflows/:name/diagram`. */
+export interface ApiDiagram {
+  workflow: string;
+  file: string;
+  source: string;
+  diagram: WorkflowDiagram;
+}
+
+/** A cron schedule. */
+export interface ApiSchedule {
+  workflow: string;
+  cron: string;
+  timezone: string;
+  paused: boolean;
+  nextAt: string | null;
+  /** The next few fire times (empty when paused). */
+  upcoming: string[];
+  lastFiredAt: string | null;
+}
+
+/** `GET /api/me`. */
+export interface ApiMe {
+  name: string;
+  scope: "read" | "operate" | "admin";
+  /** `off` in `sluice dev` on loopback, else `tokens`. */
+  auth: "off" | "tokens";
+}
+
+/** An API token (its secret only once, at creation). */
+export interface ApiToken {
+  id: string;
+  name: string;
+  scope: "read" | "operate" | "admin";
+  createdAt: string;
+}
+
+/** The error body of every non-2xx JSON answer. */
+export interface ApiErrorBody {
+  error: { code: string; message: string; [extra: string]: unknown };
+}
+
+/** A decision on an approval. */
+export interface ApiApprovalResult {
+  runId: string;
+  key: string | null;
+  outcome: string;
+  approved: boolean;
+  actor: string | null;
+}
+
+/** Model types the UI needs, re-exported from their modules. */
+export type { WorkflowDiagram, FormSchema };

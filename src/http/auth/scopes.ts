@@ -1,0 +1,26 @@
+/**
+ * API token scopes, from least to most: `read` (look), `operate` (enqueue, cancel,
+ * retry, signal, approve, pause schedules), `admin` (manage tokens). A scope includes
+ * every scope below it.
+ */
+import { InvalidInputError } from "../../sdk/errors.js";
+
+/** What a token may do. */
+export type Scope = "read" | "operate" | "admin";
+
+/** Every scope, least first. */
+export const SCOPES: readonly Scope[] = ["read", "operate", "admin"];
+
+/** True when a token with `has` may call an endpoint that needs `needs`. */
+export function scopeAllows(has: Scope, needs: Scope): boolean {
+  return SCOPES.indexOf(has) >= SCOPES.indexOf(needs);
+}
+
+/**
+ * Checks a scope name.
+ * @throws InvalidInputError (code INVALID_SCOPE)
+ */
+export function parseScope(value: unknown): Scope {
+  if (typeof value === "string" && (SCOPES as readonly string[]).includes(value)) return value as Scope;
+  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use read, operate or admin`, { code: "INVALID_SCOPE" });
+}

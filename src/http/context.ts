@@ -1,0 +1,26 @@
+/** What every route handler gets: the app's dependencies and the per-request variables. */
+import type { IncomingMessage } from "node:http";
+import type { Clock } from "../core/clock.js";
+import type { Engine } from "../engine/engine.js";
+import type { AuthConfig, Identity } from "./auth/identity.js";
+import type { ApiTokens } from "./auth/tokens.js";
+import type { ChangeFeed } from "./change-feed.js";
+import type { DiagramSource } from "./diagram-source.js";
+import type { BodyLimits } from "./json-body.js";
+
+/** Hono environment of the app: node's request (when served over a socket) and the caller. */
+export interface AppEnv {
+  Bindings: { incoming?: IncomingMessage };
+  Variables: { identity: Identity | null };
+}
+
+/** The app's dependencies, shared by every route. */
+export interface AppDeps {
+  engine: Engine;
+  auth: AuthConfig;
+  clock: Clock;
+  tokens: ApiTokens;
+  limits: BodyLimits;
+  feed: ChangeFeed;
+  diagrams: DiagramSource;
+}

@@ -1,0 +1,106 @@
+/**
+ * Safe JSON bodies: a size limit, a nesting-depth limit checked before parsing (so a
+ * hostile body cannot exhaust the stack), and no prototype-pollution keys
+ * (`__proto__`, `constructor`, `prototype`) anywhere in the document.
+ */
+import type { Context } from "hono";
+import { BadBodyError, BodyTooLargeError } from "./errors.js";
+
+/** Limits applied to request bodies. */
+export interface BodyLimits {
+  /** Largest body in bytes. Default 1 MiB. */
+  maxBytes: number;
+  /** Deepest nesting of arrays and objects. Default 64. */
+  maxDepth: number;
+}
+
+/** Default {@link BodyLimits}. */
+export const DEFAULT_BODY_LIMITS: BodyLimits = { maxBytes: 1024 * 1024, maxDepth: 64 };
+
+/** Object keys refused in JSON bodies: they are how prototype pollution gets in. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/**
+ * Parses `text` as JSON under the limits.
+ * @throws BadBodyError (codes INVALID_JSON, JSON_TOO_DEEP, FORBIDDEN_KEY)
+ */
+export function parseSafeJson(text: string, maxDepth: number): unknown {
+  const depth = jsonDepth(text);
+  if (depth > maxDepth) throw new BadBodyError(`the JSON body is nested ${depth} levels deep, over the limit of ${maxDepth}: flatten it`, "JSON_TOO_DEEP");
+  let value: unknown;
+  try {
+    value = JSON.parse(text, (key, v) => {
+      if (FORBIDDEN_KEYS.has(key)) throw new ForbiddenKey(key);
+      return v;
+    });
+  } catch (err) {
+    if (err instanceof ForbiddenKey) {
+      throw new BadBodyError(`the JSON body uses the key ${JSON.stringify(err.key)}, which is refused (prototype pollution): rename the field`, "FORBIDDEN_KEY");
+    }
+    throw new BadBodyError(`the body is not valid JSON (${(err as Error).message}); example: {"workflow": "hello", "payload": {"name": "world"}}`, "INVALID_JSON");
+  }
+  return value;
+}
+
+class ForbiddenKey {
+  constructor(readonly key: string) {}
+}
+
+/** Deepest nesting of `[` and `{` in JSON text, ignoring brackets inside strings. Linear, no recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92 /* \ */) i++;
+      else if (ch === 34 /* " */) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 91 /* [ */ || ch === 123 /* { */) max = Math.max(max, ++depth);
+    else if (ch === 93 /* ] */ || ch === 125 /* } */) depth--;
+  }
+  return max;
+}
+
+/**
+ * Reads the request's JSON body under the limits. An empty body gives `undefined`.
+ * A non-empty body must be sent as `application/json`: that also keeps other sites'
+ * pages from posting to the API without a CORS preflight.
+ * @throws BodyTooLargeError, BadBodyError (INVALID_JSON, JSON_TOO_DEEP, FORBIDDEN_KEY, UNSUPPORTED_MEDIA_TYPE)
+ */
+export async function readJsonBody(c: Context, limits: BodyLimits): Promise<unknown> {
+  const text = await readBodyText(c, limits.maxBytes);
+  if (text.trim() === "") return undefined;
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) {
+    throw new BadBodyError(`send the body as JSON with "Content-Type: application/json" (got ${JSON.stringify(type || "none")})`, "UNSUPPORTED_MEDIA_TYPE", 415);
+  }
+  return parseSafeJson(text, limits.maxDepth);
+}
+
+/**
+ * Reads the body as text, refusing it once it passes `maxBytes` (checked on the
+ * declared length first, then on the bytes actually received).
+ * @throws BodyTooLargeError
+ */
+export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLargeError(maxBytes);
+  const body = c.req.raw.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,96 @@
+/** Converts stored records into the API's JSON shapes (`api-types.ts`). */
+import { normaliseForm } from "../core/approval-form.js";
+import { decodeValue } from "../core/serde.js";
+import type { PendingApproval } from "../engine/approvals.js";
+import type { ApprovalEvent, LogRecord, RunRecord, ScheduleRecord, StepRecord, WorkflowInfo } from "../store/types.js";
+import type { ApiApprovalEvent, ApiLogLine, ApiPendingApproval, ApiRun, ApiSchedule, ApiStep, ApiWorkflow } from "./api-types.js";
+
+/** Epoch ms → ISO string (null stays null). */
+export function iso(ms: number): string;
+export function iso(ms: number | null): string | null;
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** A run as JSON. */
+export function runView(r: RunRecord): ApiRun {
+  return {
+    id: r.id,
+    seq: r.seq,
+    workflow: r.workflow,
+    task: r.task,
+    name: r.task ? `${r.workflow}:${r.task}` : r.workflow,
+    status: r.status,
+    queue: r.queue,
+    priority: r.priority,
+    attempt: r.attempt,
+    maxAttempts: r.maxAttempts,
+    payload: decodeValue(r.payload) ?? null,
+    result: decodeValue(r.result) ?? null,
+    error: r.error,
+    parentId: r.parentId,
+    parentKey: r.parentKey,
+    rootId: r.rootId,
+    createdBy: r.createdBy,
+    version: r.version,
+    outstanding: r.outstanding,
+    createdAt: iso(r.createdAt),
+    readyAt: iso(r.readyAt),
+    startedAt: iso(r.startedAt),
+    finishedAt: iso(r.finishedAt),
+    updatedAt: iso(r.updatedAt),
+    durationMs: r.startedAt !== null && r.finishedAt !== null ? r.finishedAt - r.startedAt : null,
+  };
+}
+
+/** A checkpoint as JSON. */
+export function stepView(s: StepRecord): ApiStep {
+  return {
+    key: s.key,
+    kind: s.kind,
+    target: s.target,
+    status: s.status,
+    value: decodeValue(s.value) ?? null,
+    error: s.error,
+    attempts: s.attempts,
+    childId: s.childId,
+    event: s.event,
+    wakeAt: iso(s.wakeAt),
+    position: s.position,
+    startedAt: iso(s.startedAt),
+    finishedAt: iso(s.finishedAt),
+  };
+}
+
+/** A pending approval as JSON, its form normalised. */
+export function pendingApprovalView(p: PendingApproval): ApiPendingApproval {
+  return { key: p.key, form: normaliseForm(p.form), selfApproval: p.selfApproval, timeoutSeconds: p.timeout, deadline: iso(p.deadline) };
+}
+
+/** An approval attempt as JSON. */
+export function approvalEventView(e: ApprovalEvent): ApiApprovalEvent {
+  return { key: e.stepKey, actor: e.actor, decision: e.decision, outcome: e.outcome, via: e.via, at: iso(e.ts) };
+}
+
+/** A log line as JSON. */
+export function logView(l: LogRecord): ApiLogLine {
+  return { seq: l.seq, ts: iso(l.ts), attempt: l.attempt, level: l.level, step: l.stepKey, message: l.message };
+}
+
+/** A workflow as JSON. */
+export function workflowView(w: WorkflowInfo): ApiWorkflow {
+  return { name: w.name, version: w.version, queue: w.queue, maxAttempts: w.maxAttempts, source: w.source, schedule: w.schedule };
+}
+
+/** A schedule as JSON, with its next fire times. */
+export function scheduleView(s: ScheduleRecord, upcoming: number[]): ApiSchedule {
+  return {
+    workflow: s.workflow,
+    cron: s.cron,
+    timezone: s.timezone,
+    paused: s.paused,
+    nextAt: iso(s.nextAt),
+    upcoming: s.paused ? [] : upcoming.map((t) => iso(t)),
+    lastFiredAt: iso(s.lastFiredAt),
+  };
+}
