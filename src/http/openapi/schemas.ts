@@ -1,0 +1,165 @@
+/** Component schemas of the OpenAPI document (the shapes of `api-types.ts`). */
+
+type Schema = Record<string, unknown>;
+
+const str = (description?: string): Schema => (description ? { type: "string", description } : { type: "string" });
+const time = (description?: string): Schema => ({ type: "string", format: "date-time", ...(description ? { description } : {}) });
+const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
+const int = (description?: string): Schema => (description ? { type: "integer", description } : { type: "integer" });
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const obj = (properties: Record<string, Schema>, required = Object.keys(properties)): Schema => ({ type: "object", properties, required });
+const any: Schema = { description: "any JSON value" };
+
+const RUN_STATUS = { type: "string", enum: ["pending", "running", "waiting", "succeeded", "failed", "cancelled"] };
+
+/** `components.schemas`. */
+export const SCHEMAS: Record<string, Schema> = {
+  Error: obj({
+    error: obj(
+      {
+        code: str("stable machine-readable code, e.g. RUN_NOT_FOUND, AUTH_SCOPE, APPROVAL_ALREADY_DECIDED"),
+        message: str("what went wrong and what to do"),
+        outcome: str("approval refusals: the decision's outcome"),
+        problems: { type: "array", items: str(), description: "approval refusals: form problems" },
+      },
+      ["code", "message"],
+    ),
+  }),
+  SerializedError: obj(
+    { name: str(), message: str(), code: str(), stack: str(), cause: ref("SerializedError"), data: { type: "object" } },
+    ["name", "message"],
+  ),
+  RunStatus: RUN_STATUS,
+  Run: obj({
+    id: str(),
+    seq: int("listing order; the list cursor"),
+    workflow: str(),
+    task: nullable(str("function of the module this child run executes")),
+    name: str("workflow or workflow:task"),
+    status: ref("RunStatus"),
+    queue: str("worker group"),
+    priority: int(),
+    attempt: int("1-based current or last attempt"),
+    maxAttempts: int(),
+    payload: any,
+    result: any,
+    error: nullable(ref("SerializedError")),
+    parentId: nullable(str()),
+    parentKey: nullable(str("the parent's checkpoint key this run resolves")),
+    rootId: str(),
+    createdBy: nullable(str("identity that started the run")),
+    version: nullable(str("code version (bundle hash)")),
+    outstanding: int("children a waiting run still waits for"),
+    createdAt: time(),
+    readyAt: nullable(time()),
+    startedAt: nullable(time()),
+    finishedAt: nullable(time()),
+    updatedAt: time(),
+    durationMs: nullable(int()),
+  }),
+  Step: obj({
+    key: str("checkpoint key"),
+    kind: { type: "string", enum: ["step", "sleep", "wait", "task", "approval", "asset"] },
+    target: nullable(str()),
+    status: { type: "string", enum: ["done", "error", "pending"] },
+    value: any,
+    error: nullable(ref("SerializedError")),
+    attempts: int(),
+    childId: nullable(str()),
+    event: nullable(str()),
+    wakeAt: nullable(time("wake time of a sleep, deadline of a wait or approval")),
+    position: int(),
+    startedAt: time(),
+    finishedAt: nullable(time()),
+  }),
+  FormSchema: obj({
+    type: { type: "string", enum: ["object"] },
+    properties: { type: "object", additionalProperties: { type: "object" } },
+    required: { type: "array", items: str() },
+    order: { type: "array", items: str() },
+  }),
+  PendingApproval: obj({
+    key: str(),
+    form: nullable(ref("FormSchema")),
+    selfApproval: { type: "boolean" },
+    timeoutSeconds: { type: "number" },
+    deadline: nullable(time()),
+  }),
+  ApprovalEvent: obj({
+    key: str(),
+    actor: nullable(str()),
+    decision: { type: "string", enum: ["approve", "reject"] },
+    outcome: str("resolved, forbidden, already-decided, expired, not-waiting, not-found"),
+    via: nullable(str("api, link, page, cli")),
+    at: time(),
+  }),
+  RunDetail: obj({
+    run: ref("Run"),
+    steps: { type: "array", items: ref("Step") },
+    children: { type: "array", items: ref("Run") },
+    childrenTruncated: { type: "boolean" },
+    approvals: { type: "array", items: ref("PendingApproval") },
+    approvalEvents: { type: "array", items: ref("ApprovalEvent") },
+  }),
+  RunList: obj({ runs: { type: "array", items: ref("Run") }, nextCursor: nullable(str("pass as cursor for the next page")) }),
+  EnqueueRequest: obj(
+    {
+      workflow: str("workflow name (or path for workflows as code)"),
+      payload: any,
+      id: str("run id: the same id with the same workflow and payload returns the existing run"),
+      runAt: { description: "do not start before: ISO time or epoch ms", anyOf: [str(), int()] },
+      retries: int("retries after the first attempt"),
+      priority: int("higher is claimed first"),
+    },
+    ["workflow"],
+  ),
+  Enqueued: obj({ run: ref("Run"), deduplicated: { type: "boolean" } }),
+  LogLine: obj({
+    seq: int(),
+    ts: time(),
+    attempt: int(),
+    level: { type: "string", enum: ["debug", "info", "warn", "error"] },
+    step: nullable(str("step key the line was logged in")),
+    message: str(),
+  }),
+  LogPage: obj({ logs: { type: "array", items: ref("LogLine") }, nextAfter: int(), finished: { type: "boolean" } }),
+  ApprovalDecision: obj({ approve: { type: "boolean" }, value: { description: "form data (approvals only)" } }, ["approve"]),
+  ApprovalResult: obj({ runId: str(), key: nullable(str()), outcome: str(), approved: { type: "boolean" }, actor: nullable(str()) }),
+  Workflow: obj({
+    name: str(),
+    version: nullable(str()),
+    queue: str(),
+    maxAttempts: int(),
+    source: nullable(str("source file, relative to the project")),
+    schedule: nullable(obj({ cron: str(), timezone: str() })),
+  }),
+  WorkflowSummary: { allOf: [ref("Workflow"), obj({ lastRun: nullable(ref("Run")) })] },
+  WorkflowStats: obj({
+    sample: int("finished runs the figures are computed over"),
+    succeeded: int(),
+    failed: int(),
+    cancelled: int(),
+    successRate: nullable({ type: "number" }),
+    p50DurationMs: nullable(int()),
+    p95DurationMs: nullable(int()),
+    active: int(),
+  }),
+  WorkflowDetail: obj({ workflow: ref("Workflow"), stats: ref("WorkflowStats"), recentRuns: { type: "array", items: ref("Run") } }),
+  Diagram: obj({
+    workflow: str(),
+    file: str(),
+    source: str(),
+    diagram: { type: "object", description: "nodes and edges of the workflow DAG (src/diagram/README.md)" },
+  }),
+  Schedule: obj({
+    workflow: str(),
+    cron: str(),
+    timezone: str(),
+    paused: { type: "boolean" },
+    nextAt: nullable(time()),
+    upcoming: { type: "array", items: time() },
+    lastFiredAt: nullable(time()),
+  }),
+  Me: obj({ name: str(), scope: { type: "string", enum: ["read", "operate", "admin"] }, auth: { type: "string", enum: ["off", "tokens"] } }),
+  Token: obj({ id: str(), name: str(), scope: { type: "string", enum: ["read", "operate", "admin"] }, createdAt: time() }),
+};
