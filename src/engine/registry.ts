@@ -89,6 +89,7 @@ export class Registry {
       backoff: def.backoff,
       source,
       schedule: def.schedule,
+      local: def.local,
     }));
   }
 }

@@ -244,6 +244,12 @@ export interface ClaimRequest {
   workflows: readonly string[];
   /** Only these worker groups; undefined means any. */
   queues?: readonly string[];
+  /**
+   * This worker's server name. Queues named `group@server` belong to one server
+   * (`local: true` workflows on a shared database); with `server` set, runs in another
+   * server's local queue are skipped. (An explicit `queues` list is taken as given.)
+   */
+  server?: string;
 }
 
 /** A run handed to a worker, with its checkpoint. */
@@ -306,6 +312,8 @@ export interface WorkflowInfo {
   /** Source file relative to the project root, when loaded from a file. */
   source: string | null;
   schedule: { cron: string; timezone: string } | null;
+  /** `local: true`: its queue and cron are kept per server on a shared database. */
+  local?: boolean;
 }
 
 /** A stored cron schedule. */

@@ -126,6 +126,15 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(emailClaim.map((c) => c.run.id)).toEqual([email]);
       });
 
+      it("skips runs in other servers' local queues (group@server) when the claim names its server", async () => {
+        await fresh();
+        const mine = await enqueue(store, { queue: "default@a" });
+        await enqueue(store, { queue: "default@b" });
+        const plain = await enqueue(store);
+        const claimed = await store.claim({ workerId: "w", limit: 10, leaseMs: 30_000, workflows: WF, server: "a" });
+        expect(claimed.map((c) => c.run.id).sort()).toEqual([mine, plain].sort());
+      });
+
       it("never hands one run to two claims", async () => {
         await fresh();
         for (let i = 0; i < 20; i++) await enqueue(store);

@@ -23,17 +23,30 @@ interface Candidate {
 /** Leases up to `req.limit` runs inside the caller's transaction. */
 export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: boolean): Promise<ClaimedRun[]> {
   const queues = req.queues ? [...req.queues] : null;
-  // More than `limit` are read because runs sharing a key may still block each other within this batch.
-  const { rows: candidates } = await c.query<Candidate>(
-    `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms FROM runs k
-     WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
-       AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
-       AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
-     ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`,
-    [[...req.workflows], queues, req.limit * 2],
-  );
-  if (candidates.length === 0) return [];
-  const chosen = await withinLimits(c, candidates, req.limit);
+  // Lock only as many rows as are still wanted, so concurrent claimers are not starved by
+  // rows one of them locked and then left; runs held back by a concurrency key are
+  // skipped and the next ones read (a few rounds at most).
+  const chosen: number[] = [];
+  const passed: number[] = [];
+  const used = new Map<string, number>();
+  for (let round = 0; round < 4 && chosen.length < req.limit; round++) {
+    const want = req.limit - chosen.length;
+    const { rows: candidates } = await c.query<Candidate>(
+      `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms FROM runs k
+       WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
+         AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
+         AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
+         AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
+         AND NOT (k.seq = ANY($5::bigint[]))
+       ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [[...req.workflows], queues, want, req.server ? `@${req.server}` : null, [...chosen, ...passed]],
+    );
+    const picked = await withinLimits(c, candidates, want, used);
+    chosen.push(...picked);
+    const taken = new Set(picked);
+    for (const k of candidates) if (!taken.has(k.seq)) passed.push(k.seq);
+    if (candidates.length < want || picked.length === candidates.length) break;
+  }
   if (chosen.length === 0) return [];
   const { rows } = await c.query<RunRow & { now: number }>(
     `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
@@ -67,11 +80,11 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
 /**
  * Picks candidates in order, at most `limit`, keeping every concurrency key within
  * its limit. Keys are locked (advisory, transaction-scoped, in sorted order) and
- * recounted first, so the count includes claims other workers just committed.
+ * counted the first time they are seen, so the count includes claims other workers
+ * just committed; `used` carries the counts across rounds of one claim.
  */
-async function withinLimits(c: pg.ClientBase, candidates: Candidate[], limit: number): Promise<number[]> {
-  const keys = [...new Set(candidates.flatMap((k) => (k.concurrency_key === null ? [] : [k.concurrency_key])))].sort();
-  const used = new Map<string, number>();
+async function withinLimits(c: pg.ClientBase, candidates: Candidate[], limit: number, used: Map<string, number>): Promise<number[]> {
+  const keys = [...new Set(candidates.flatMap((k) => (k.concurrency_key === null || used.has(k.concurrency_key) ? [] : [k.concurrency_key])))].sort();
   if (keys.length) {
     await c.query("SELECT pg_advisory_xact_lock($1, hashtext(k)) FROM unnest($2::text[]) k ORDER BY k", [LOCK_CLASS + 1, keys]);
     const windows = keys.map((key) => candidates.find((k) => k.concurrency_key === key)!.concurrency_window_ms);

@@ -244,11 +244,11 @@ export class PostgresStore implements Store {
     if (workflows.length === 0) return this.ready();
     await this.tx(async (c) => {
       await c.query(
-        `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, updated_at)
-         SELECT u.*, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[], $8::text[]) u
+        `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, updated_at)
+         SELECT u.*, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bool[]) u
          ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
            backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
-           schedule = excluded.schedule, updated_at = excluded.updated_at`,
+           schedule = excluded.schedule, local = excluded.local, updated_at = excluded.updated_at`,
         [
           workflows.map((w) => w.name),
           workflows.map((w) => w.version),
@@ -258,6 +258,7 @@ export class PostgresStore implements Store {
           workflows.map((w) => w.backoff.max),
           workflows.map((w) => w.source),
           workflows.map((w) => (w.schedule ? JSON.stringify(w.schedule) : null)),
+          workflows.map((w) => w.local ?? false),
         ],
       );
       await this.notify(c);

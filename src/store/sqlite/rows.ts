@@ -147,6 +147,8 @@ export function toWorkflow(r: {
   backoff_max: number;
   source: string | null;
   schedule: string | null;
+  /** 0/1 on SQLite, a boolean on Postgres. */
+  local?: number | boolean | null;
 }): WorkflowInfo {
   return {
     name: r.name,
@@ -156,6 +158,7 @@ export function toWorkflow(r: {
     backoff: { base: r.backoff_base, max: r.backoff_max },
     source: r.source,
     schedule: r.schedule === null ? null : (JSON.parse(r.schedule) as WorkflowInfo["schedule"]),
+    local: Boolean(r.local),
   };
 }
 

@@ -129,8 +129,10 @@ export class SqliteStore implements Store {
     const workflows = JSON.stringify(req.workflows);
     // Candidates skip concurrency keys already at their limit; more than `limit` are read
     // because runs sharing a key may still block each other within this batch.
+    // With `server` and no explicit queues: skip runs in other servers' local queues (`group@server`).
+    const scope = req.queues ? " AND queue IN (SELECT value FROM json_each(?))" : req.server ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)" : "";
     const select = this.s.get(
-      `SELECT seq, concurrency_key FROM runs WHERE ${CLAIMABLE}${req.queues ? " AND queue IN (SELECT value FROM json_each(?))" : ""}
+      `SELECT seq, concurrency_key FROM runs WHERE ${CLAIMABLE}${scope}
          AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
        ORDER BY priority DESC, ready_at, seq LIMIT ?`,
     );
@@ -145,7 +147,8 @@ export class SqliteStore implements Store {
     );
     const steps = this.s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
     return this.tx(() => {
-      const params = req.queues ? [now, workflows, JSON.stringify(req.queues), now, req.limit * 2] : [now, workflows, now, req.limit * 2];
+      const scoped = req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : [];
+      const params = [now, workflows, ...scoped, now, req.limit * 2];
       const candidates = select.all(...params) as Array<{ seq: number; concurrency_key: string | null }>;
       const claimed: ClaimedRun[] = [];
       for (const c of candidates) {
@@ -392,15 +395,15 @@ export class SqliteStore implements Store {
   async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
     const now = this.clock.now();
     const upsert = this.s.get(
-      `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
          backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
-         schedule = excluded.schedule, updated_at = excluded.updated_at`,
+         schedule = excluded.schedule, local = excluded.local, updated_at = excluded.updated_at`,
     );
     this.tx(() => {
       for (const w of workflows) {
-        upsert.run(w.name, w.version, w.queue, w.maxAttempts, w.backoff.base, w.backoff.max, w.source, w.schedule ? JSON.stringify(w.schedule) : null, now);
+        upsert.run(w.name, w.version, w.queue, w.maxAttempts, w.backoff.base, w.backoff.max, w.source, w.schedule ? JSON.stringify(w.schedule) : null, w.local ? 1 : 0, now);
       }
     });
   }
