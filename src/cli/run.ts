@@ -13,6 +13,7 @@ import { registerRuns } from "./commands/runs.js";
 import { registerServer } from "./commands/server.js";
 import { registerShow } from "./commands/show.js";
 import { registerSignal } from "./commands/signal.js";
+import { registerToken } from "./commands/token.js";
 import { registerWorker } from "./commands/worker.js";
 import type { CliIO } from "./io.js";
 
@@ -26,7 +27,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");
-  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove, registerServer]) {
+  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove, registerServer, registerToken]) {
     register(program, cx);
   }
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });

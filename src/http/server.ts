@@ -3,7 +3,7 @@
  * otherwise; `close()` ends open streams (SSE) too, so shutdown never hangs.
  */
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { createAdaptorServer } from "@hono/node-server";
 import { SluiceError } from "../sdk/errors.js";
 
@@ -20,12 +20,12 @@ export interface HttpServer {
   url: string;
   host: string;
   port: number;
-  /** Stops listening and closes every open connection. */
+  /** Stops listening and closes every open connection (once; later calls return the same promise). */
   close(): Promise<void>;
 }
 
 /** What the server calls for each request (an app's `fetch`, or a function that forwards to one). */
-export type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
+export type FetchHandler = (request: Request, env: { incoming?: IncomingMessage }) => Response | Promise<Response>;
 
 /** Options of {@link startHttpServer}. */
 export interface ListenOptions {
@@ -47,7 +47,7 @@ export async function startHttpServer(fetch: FetchHandler, options: ListenOption
   let lastError: unknown;
   for (let i = 0; i < tries; i++) {
     const port = options.port === 0 ? 0 : options.port + i;
-    const server = createAdaptorServer({ fetch, hostname: host, port, overrideGlobalObjects: false }) as Server;
+    const server = createAdaptorServer({ fetch: (req, env) => fetch(req, env as { incoming?: IncomingMessage }), hostname: host, port, overrideGlobalObjects: false }) as Server;
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -63,15 +63,16 @@ export async function startHttpServer(fetch: FetchHandler, options: ListenOption
     }
     const bound = (server.address() as AddressInfo).port;
     const shown = host.includes(":") ? `[${host}]` : host;
+    let closing: Promise<void> | null = null;
     return {
       url: `http://${shown}:${bound}`,
       host,
       port: bound,
       close: () =>
-        new Promise<void>((resolve) => {
+        (closing ??= new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
-        }),
+        })),
     };
   }
   throw new PortInUseError(host, options.port, lastError);

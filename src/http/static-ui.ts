@@ -32,7 +32,7 @@ const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Sluice</title>
 /** Registers the UI routes (call last: it answers every remaining page path). */
 export function uiRoutes(app: Hono<AppEnv>, uiDir: string | null): void {
   const index = uiDir ? join(uiDir, "index.html") : null;
-  if (uiDir) {
+  if (uiDir && existsSync(uiDir)) {
     app.use(
       "/assets/*",
       serveStatic({ root: uiDir, onFound: (_path, c) => void c.header("Cache-Control", "public, max-age=31536000, immutable") }),

@@ -43,7 +43,7 @@ async function setup(files: Record<string, string>) {
   await store.ready();
   const env = { SLUICE_DATABASE_URL: url };
   const worker = () => spawnSluice(["worker", "--quiet", "--concurrency", "50", "--lease", "5s"], root, env);
-  const server = () => spawnSluice(["server", "--scheduler-tick", "100ms"], root, env);
+  const server = () => spawnSluice(["server", "--scheduler-tick", "100ms", "--port", "0"], root, env);
   return { url, root, store, env, worker, server };
 }
 

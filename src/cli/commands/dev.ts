@@ -1,6 +1,9 @@
 import { relative, sep } from "node:path";
 import chokidar from "chokidar";
 import type { Command } from "commander";
+import { createApp } from "../../http/app.js";
+import { LOCAL_USER } from "../../http/auth/identity.js";
+import { isLoopbackHost, listen } from "../../http/launch.js";
 import { Project } from "../../loader/project.js";
 import { discoverWorkflowFiles, isModuleFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
@@ -17,38 +20,51 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--concurrency <n>", "runs executed at once", "500")
     .option("--no-watch", "do not reload changed files")
+    .option("--port <n>", "port of the API and web UI (default 7777, or the next free one)")
+    .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
+    .option("--auth", "require API tokens even on loopback (sluice token create)")
     .action(async (dir: string, opts) => {
       const project = resolveProject(cx.io, dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
-      const engine = openEngine(project, {
-        worker: { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) },
-        scheduler: true,
-        echo: logEcho(write),
-      });
-      const loader = new Project(project.root, engine);
-      const unfollow = followRuns(engine, write);
-      await engine.start();
-      const report = await loader.loadAll();
-      for (const m of report.loaded) write(`loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`);
-      for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
-      if (report.loaded.length === 0 && report.errors.length === 0) {
-        write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
-      }
-      write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
-      const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t));
-      for (const item of project.config.dev?.enqueue ?? []) {
-        try {
-          const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
-          write(`enqueued ${item.workflow} ${handle.id}${handle.deduplicated ? " (already there)" : ""}\n`);
-        } catch (err) {
-          cx.io.stderr(`error: could not enqueue ${item.workflow} from sluice.json: ${(err as Error).message}\n`);
+      const http = await listen({ host: opts.host, port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"), fallbackPorts: opts.port === undefined ? 20 : 0, env: cx.io.env });
+      try {
+        const engine = openEngine(project, {
+          worker: { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) },
+          scheduler: true,
+          echo: logEcho(write),
+          baseUrl: http.baseUrl,
+        });
+        const loader = new Project(project.root, engine);
+        const unfollow = followRuns(engine, write);
+        await engine.start();
+        const report = await loader.loadAll();
+        for (const m of report.loaded) write(`loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`);
+        for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
+        if (report.loaded.length === 0 && report.errors.length === 0) {
+          write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
         }
+        write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
+        const tokens = opts.auth || !isLoopbackHost(opts.host);
+        http.attach(createApp({ engine, auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER }, projectRoot: project.root }));
+        write(`UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"})\n`);
+        const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t));
+        for (const item of project.config.dev?.enqueue ?? []) {
+          try {
+            const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
+            write(`enqueued ${item.workflow} ${handle.id}${handle.deduplicated ? " (already there)" : ""}\n`);
+          } catch (err) {
+            cx.io.stderr(`error: could not enqueue ${item.workflow} from sluice.json: ${(err as Error).message}\n`);
+          }
+        }
+        await untilAborted(cx.io.signal);
+        write("stopping: waiting for running claims…\n");
+        await http.server.close();
+        await watcher?.close();
+        await engine.stop({ drainMs: 10_000 });
+        unfollow();
+      } finally {
+        await http.server.close();
       }
-      await untilAborted(cx.io.signal);
-      write("stopping: waiting for running claims…\n");
-      await watcher?.close();
-      await engine.stop({ drainMs: 10_000 });
-      unfollow();
       write("stopped\n");
     });
 }

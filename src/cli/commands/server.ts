@@ -1,14 +1,16 @@
 /**
- * `sluice server`: the scheduler of a multi-server installation (the HTTP API joins
- * it later). Run any number of them on one Postgres database: exactly one is the
+ * `sluice server`: the HTTP API and web UI (bearer tokens required) and the scheduler
+ * of a multi-server installation. Run any number of them on one Postgres database: exactly one is the
  * scheduler leader at a time (it fires cron and runs retention); the others stand
  * by and one of them takes over within a few ticks when the leader dies.
  */
 import type { Command } from "commander";
+import { createApp } from "../../http/app.js";
+import { listen } from "../../http/launch.js";
 import { Project } from "../../loader/project.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
-import { parseDurationOption } from "../options.js";
+import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
 
 /** Registers `sluice server`. */
@@ -19,11 +21,15 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--dir <dir>", "project folder")
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--scheduler-tick <duration>", "how often the scheduler looks for due cron ticks (and a standby for a dead leader)", "1s")
+    .option("--port <n>", "port of the HTTP API and web UI", "7777")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
     .action(async (opts) => {
       const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
+      const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env });
       const engine = openEngine(project, {
+        baseUrl: http.baseUrl,
         scheduler: {
           tickMs,
           onLeadership: (leading) => write(leading ? "scheduler: leader (this server fires cron and runs retention)\n" : "scheduler: standby (another server leads)\n"),
@@ -34,11 +40,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
         const report = await new Project(project.root, engine).loadAll();
         for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
         await engine.start();
+        http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
+        write(`API and UI: ${http.baseUrl} (bearer tokens: sluice token create --name <you> --scope read|operate|admin)\n`);
         const names = engine.registry.names();
         write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}, scheduler tick ${tickMs} ms\n`);
         await untilAborted(cx.io.signal);
         write("server stopping\n");
       } finally {
+        await http.server.close();
         await engine.stop({ drainMs: 0 });
       }
       write("server stopped\n");
