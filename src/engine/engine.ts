@@ -16,6 +16,7 @@ import type { CommandResult, LogLine, RunRecord, Store } from "../store/types.js
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
+import { localServerFor, scopeToServer } from "../store/local-scope.js";
 import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js";
 import { EngineEvents } from "./events.js";
 import { Registry } from "./registry.js";
@@ -36,6 +37,11 @@ export interface EngineOptions {
   workflows?: AnyWorkflow[];
   /** Run a worker in this process (default true), with these options. */
   worker?: boolean | Partial<WorkerOptions>;
+  /**
+   * This server's name, to which `local: true` workflows are scoped on a shared
+   * (Postgres) database. Default `SLUICE_SERVER_NAME`, else the host name.
+   */
+  server?: string;
   /** Run the scheduler (cron, retention) in this process. Default true. */
   scheduler?: boolean | { tickMs?: number; onLeadership?: (leading: boolean) => void };
   /** Keep finished runs this long; default 184 days; `"forever"` keeps them. */
@@ -70,6 +76,8 @@ export class Engine implements SluiceRuntime {
   private readonly waiters: RunWaiters;
   private readonly ownsStore: boolean;
   private readonly maxValueBytes: number | undefined;
+  /** Server that `local: true` workflows are scoped to; null when the store is not shared across hosts. */
+  readonly localServer: string | null;
   private started = false;
   private secretPromise: Promise<string> | null = null;
   /** Where resume and approval links point. */
@@ -81,11 +89,13 @@ export class Engine implements SluiceRuntime {
     this.baseUrl = options.baseUrl ?? process.env.SLUICE_BASE_URL ?? "http://127.0.0.1:7777";
     this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
     this.committer = new GroupCommitter(this.store);
+    this.localServer = localServerFor(this.store, options.server);
     this.waiters = new RunWaiters(this.store, this.events);
     this.maxValueBytes = options.maxValueBytes;
     const random = options.random ?? Math.random;
     if (options.captureConsole !== false) installConsoleCapture();
-    const workerOpts = options.worker === false ? null : defaultWorkerOptions(options.worker === true ? {} : options.worker);
+    const workerOpts =
+      options.worker === false ? null : defaultWorkerOptions({ server: this.localServer ?? undefined, ...(options.worker === true ? {} : options.worker) });
     this.worker = workerOpts
       ? new Worker(
           this.store,
@@ -113,6 +123,7 @@ export class Engine implements SluiceRuntime {
           onEnqueued: () => this.events.emit("work"),
           onError: (err) => console.error(`sluice scheduler: ${(err as Error).message}`),
           onLeadership: typeof sched === "object" ? sched.onLeadership : undefined,
+          localServer: this.localServer,
         })
       : null;
     for (const wf of options.workflows ?? []) this.registry.add({ def: wf, version: null, source: null });
@@ -171,6 +182,7 @@ export class Engine implements SluiceRuntime {
     }
     const defaults = await this.defaultsFor(workflow);
     const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
+    if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
     // A local worker with free slots takes new runs in the enqueue transaction itself.
     const local = this.worker && this.registry.get(defaults.name) ? this.worker.reserve(requests.length, defaults.queue) : null;
     if (local) for (let i = 0; i < local.count; i++) requests[i]!.claimFor = { workerId: local.workerId, leaseMs: local.leaseMs };

@@ -9,7 +9,8 @@
  * with a run id derived from the tick, so even a deposed leader that has not
  * noticed yet cannot fire a tick twice.
  */
-import { nextFireAfter } from "../core/cron.js";
+import { type CronSchedule, nextFireAfter } from "../core/cron.js";
+import { localQueue } from "../store/local-scope.js";
 import type { Store, WorkflowInfo } from "../store/types.js";
 
 /** Options of a {@link Scheduler}. */
@@ -32,6 +33,12 @@ export interface SchedulerOptions {
   leaderTtlMs?: number;
   /** Called when this scheduler becomes or stops being the leader. */
   onLeadership?: (leading: boolean) => void;
+  /**
+   * On a shared database: this server's name. Schedules of `local: true` workflows are
+   * then kept by this scheduler alone and fire on every server, leader or not (see
+   * `store/local-scope.ts`); null or absent: every schedule is shared.
+   */
+  localServer?: string | null;
 }
 
 /** Name of the leadership that decides which scheduler fires cron and runs retention. */
@@ -42,6 +49,8 @@ export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private lastRetention = 0;
   private ticking: Promise<void> | null = null;
+  /** Schedules of local workflows (per server): next tick in memory, fired by every server. */
+  private local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
   private leading = false;
   private readonly holder: string;
 
@@ -60,9 +69,52 @@ export class Scheduler {
   /** Writes the schedules of `workflows` to the store (unchanged ones keep their next tick). */
   async sync(workflows: WorkflowInfo[]): Promise<void> {
     const now = await this.store.now();
+    const isLocal = (w: WorkflowInfo) => Boolean(this.options.localServer && w.local);
     await this.store.syncSchedules(
-      workflows.flatMap((w) => (w.schedule ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }] : [])),
+      workflows.flatMap((w) => (w.schedule && !isLocal(w) ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }] : [])),
     );
+    const local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
+    for (const w of workflows) {
+      if (!w.schedule || !isLocal(w)) continue;
+      const old = this.local.get(w.name);
+      const same = old && old.schedule.cron === w.schedule.cron && old.schedule.timezone === w.schedule.timezone;
+      local.set(w.name, { info: w, schedule: w.schedule, nextAt: same ? old.nextAt : nextFireAfter(w.schedule, now) });
+    }
+    this.local = local;
+  }
+
+  /**
+   * Fires due schedules of this server's local workflows (missed ticks collapse into
+   * one; ticks missed while the server was down are not replayed). The run id names
+   * the server and the tick, so a repeat deduplicates. Returns how many were enqueued.
+   */
+  async fireLocal(): Promise<number> {
+    const server = this.options.localServer;
+    if (!server || this.local.size === 0) return 0;
+    const now = await this.store.now();
+    let fired = 0;
+    for (const [name, entry] of this.local) {
+      if (entry.nextAt === null || entry.nextAt > now) continue;
+      const tickIso = new Date(entry.nextAt).toISOString();
+      entry.nextAt = nextFireAfter(entry.schedule, now);
+      const [result] = await this.store.commit([
+        {
+          verb: "enqueue",
+          request: {
+            id: `cron:${name}@${server}:${tickIso}`,
+            dedupe: true,
+            workflow: name,
+            queue: localQueue(entry.info.queue, server),
+            payload: "{}",
+            maxAttempts: entry.info.maxAttempts,
+            backoff: entry.info.backoff,
+            options: JSON.stringify({ scheduledAt: tickIso, server }),
+          },
+        },
+      ]);
+      if (result?.ok && !result.enqueued?.deduplicated) fired++;
+    }
+    return fired;
   }
 
   /** Starts ticking. */
@@ -98,6 +150,7 @@ export class Scheduler {
 
   private async doTick(): Promise<void> {
     try {
+      if ((await this.fireLocal()) > 0) this.options.onEnqueued?.();
       const ttl = this.options.leaderTtlMs ?? Math.max(5_000, 3 * this.options.tickMs);
       this.setLeading(await this.store.lead(SCHEDULER_LEADERSHIP, this.holder, ttl));
       if (!this.leading) return;

@@ -8,6 +8,7 @@ import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js"
 import { serializeError } from "../core/serde.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
+import { claimGroups } from "../store/local-scope.js";
 import type { ClaimedRun, Store } from "../store/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
@@ -19,6 +20,11 @@ export interface WorkerOptions {
   concurrency: number;
   /** Worker groups to claim from; undefined claims every group. */
   queues?: string[];
+  /**
+   * Server name for `local: true` workflows on a shared database: this worker also
+   * claims its server's local queues (`group@server`) and never another server's.
+   */
+  server?: string;
   /** Lease length (ms). Default 30 000; heartbeats every third of it. */
   leaseMs: number;
   /** Longest idle wait before re-checking the store (ms), a safety net under notifications. Default 1 000. */
@@ -153,7 +159,8 @@ export class Worker {
             limit: free,
             leaseMs: this.options.leaseMs,
             workflows: this.registry.names(),
-            queues: this.options.queues,
+            queues: claimGroups(this.options.queues, this.options.server),
+            server: this.options.server,
           });
         } catch (err) {
           console.error(`sluice worker: claim failed (${(err as Error).message}); retrying`);
@@ -176,7 +183,7 @@ export class Worker {
   private async idleWait(free: number): Promise<number> {
     if (free <= 0) return this.options.pollMs;
     try {
-      const next = await this.store.nextReadyAt(this.registry.names(), this.options.queues);
+      const next = await this.store.nextReadyAt(this.registry.names(), claimGroups(this.options.queues, this.options.server));
       if (next === null) return this.options.pollMs;
       const wait = next - (await this.store.now()) + 1;
       // Due but not claimed: held back by a concurrency limit; completions will poke us.

@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { createApp } from "../../http/app.js";
 import { listen } from "../../http/launch.js";
+import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
@@ -21,15 +22,19 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--dir <dir>", "project folder")
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--scheduler-tick <duration>", "how often the scheduler looks for due cron ticks (and a standby for a dead leader)", "1s")
+    .option("--name <name>", "this server's name, to which local: true workflows are scoped (default $SLUICE_SERVER_NAME, else the host name)")
+    .option("--servers <n>", "how many servers this project is deployed to (default $SLUICE_SERVERS, else 1): checks the storage model at startup")
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .action(async (opts) => {
       const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
+      const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
       const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env });
       const engine = openEngine(project, {
         baseUrl: http.baseUrl,
+        server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
         scheduler: {
           tickMs,
           onLeadership: (leading) => write(leading ? "scheduler: leader (this server fires cron and runs retention)\n" : "scheduler: standby (another server leads)\n"),
@@ -39,11 +44,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
         await storeReady(engine.store);
         const report = await new Project(project.root, engine).loadAll();
         for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+        // Seed 002: several servers need shared state unless every workflow is local.
+        checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
         await engine.start();
         http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
         write(`API and UI: ${http.baseUrl} (bearer tokens: sluice token create --name <you> --scope read|operate|admin)\n`);
         const names = engine.registry.names();
-        write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}, scheduler tick ${tickMs} ms\n`);
+        const scope = engine.localServer ? `, server name ${engine.localServer}` : "";
+        write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}${scope}, scheduler tick ${tickMs} ms\n`);
         await untilAborted(cx.io.signal);
         write("server stopping\n");
       } finally {

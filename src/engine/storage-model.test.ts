@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { checkStorageModel, StorageModelError } from "./storage-model.js";
+
+const wf = (name: string, local = false) => ({ name, local });
+
+describe("checkStorageModel (seed 002's multi-server table)", () => {
+  it("accepts one server with anything, and any project on a shared database", () => {
+    expect(() => checkStorageModel({ servers: 1, sharedStore: false, workflows: [wf("a"), wf("b", true)] })).not.toThrow();
+    expect(() => checkStorageModel({ servers: 3, sharedStore: true, workflows: [wf("a"), wf("b", true)] })).not.toThrow();
+  });
+
+  it("accepts several servers without a shared database when every workflow is local", () => {
+    expect(() => checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("warm", true)] })).not.toThrow();
+  });
+
+  it("refuses global workflows on several servers without a shared database", () => {
+    expect(() => checkStorageModel({ servers: 2, sharedStore: false, workflows: [wf("a"), wf("b")] })).toThrow(
+      /2-server setup has global workflows \(a, b\) but no shared workflow state: set SLUICE_DATABASE_URL .* or set local: true on every workflow/,
+    );
+  });
+
+  it("refuses mixed local and global workflows on several servers without a shared database", () => {
+    const err = (() => {
+      try {
+        checkStorageModel({ servers: 2, sharedStore: false, workflows: [wf("a"), wf("clean", true)] });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(StorageModelError);
+    expect(err).toMatchObject({ code: "STORAGE_MODEL" });
+    expect((err as Error).message).toMatch(/mixes local workflows \(clean\) with global ones \(a\), so it needs shared workflow state: set SLUICE_DATABASE_URL/);
+  });
+});
