@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { duration, relative, shortId } from "./format";
+
+describe("format", () => {
+  it("durations read naturally", () => {
+    expect([0, 850, 4200, 42_000, 60_000, 192_000, 3_600_000, 7_500_000, 3 * 86_400_000].map(duration)).toEqual([
+      "0 ms", "850 ms", "4.2 s", "42 s", "1 m", "3 m 12 s", "1 h", "2 h 5 m", "3 d",
+    ]);
+    expect(duration(null)).toBe("—");
+  });
+  it("relative times", () => {
+    const now = Date.UTC(2026, 0, 1);
+    expect(relative(new Date(now - 2000).toISOString(), now)).toBe("just now");
+    expect(relative(new Date(now - 90_000).toISOString(), now)).toBe("2 m ago");
+    expect(relative(new Date(now + 3 * 3_600_000).toISOString(), now)).toBe("in 3 h");
+  });
+  it("short ids keep the distinctive end of UUIDv7s", () => {
+    expect(shortId("01a22994-c119-75ad-8aa9-64625538593d")).toBe("64625538593d");
+    expect(shortId("order-42")).toBe("order-42");
+  });
+});

@@ -1,0 +1,29 @@
+/** Run and step statuses for display: labels, and the CSS class that colours them. */
+import type { ApiRunStatus } from "../../../http/api-types";
+
+/** Every display status: run statuses plus diagram/timeline states. */
+export type DisplayStatus = ApiRunStatus | "sleeping" | "skipped" | "idle";
+
+/** Statuses a run never leaves. */
+export const FINISHED: readonly ApiRunStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** True when the run is done. */
+export const isFinished = (s: ApiRunStatus) => FINISHED.includes(s);
+
+/** Every run status, in the order filters list them. */
+export const RUN_STATUSES: readonly ApiRunStatus[] = ["running", "waiting", "pending", "succeeded", "failed", "cancelled"];
+
+const LABELS: Record<DisplayStatus, string> = {
+  pending: "Queued",
+  running: "Running",
+  waiting: "Waiting",
+  succeeded: "Succeeded",
+  failed: "Failed",
+  cancelled: "Cancelled",
+  sleeping: "Sleeping",
+  skipped: "Not run",
+  idle: "Not reached",
+};
+
+/** People's word for a status. */
+export const statusLabel = (s: DisplayStatus) => LABELS[s];

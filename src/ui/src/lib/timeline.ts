@@ -1,0 +1,119 @@
+/**
+ * The run page's timeline (a Gantt chart) as data: one row for the run, then one per
+ * step in call order, child runs (tasks) with their queued and running spans, sleeps
+ * until their wake time, waits and approvals until decided (or now). Pure.
+ */
+import type { ApiRun, ApiRunDetail, ApiStep } from "../../../http/api-types";
+import type { DisplayStatus } from "./status";
+
+/** One bar of the chart. */
+export interface TimelineRow {
+  id: string;
+  label: string;
+  kind: "run" | ApiStep["kind"];
+  status: DisplayStatus;
+  /** Start and end of the bar (ms since epoch); end is now for unfinished rows. */
+  start: number;
+  end: number;
+  /** Part of the bar spent queued before running (tasks). */
+  queuedUntil: number | null;
+  /** Attempts used (step retries, or the child run's attempt). */
+  attempts: number;
+  open: boolean;
+  /** The child run behind a task row. */
+  child: ApiRun | null;
+  /** The step behind the row (null for the run row and for children without a step). */
+  step: ApiStep | null;
+}
+
+/** The chart: rows plus the time span they cover. */
+export interface Timeline {
+  rows: TimelineRow[];
+  start: number;
+  end: number;
+}
+
+const t = (iso: string | null) => (iso ? new Date(iso).getTime() : null);
+
+function stepStatus(step: ApiStep, child: ApiRun | null, runStatus: ApiRun["status"]): DisplayStatus {
+  if (child) return child.status;
+  if (step.status === "done") return "succeeded";
+  if (step.status === "error") return "failed";
+  if (runStatus === "cancelled" || runStatus === "failed") return "cancelled";
+  return step.kind === "sleep" ? "sleeping" : "waiting";
+}
+
+/** Builds the chart of a run at time `now`. */
+export function buildTimeline(detail: ApiRunDetail, now: number): Timeline {
+  const { run, steps, children } = detail;
+  const byId = new Map(children.map((c) => [c.id, c]));
+  const runStart = t(run.startedAt) ?? t(run.createdAt)!;
+  const runEnd = t(run.finishedAt) ?? now;
+  const rows: TimelineRow[] = [
+    {
+      id: `run:${run.id}`,
+      label: run.name,
+      kind: "run",
+      status: run.status,
+      start: t(run.createdAt)!,
+      end: runEnd,
+      queuedUntil: t(run.startedAt),
+      attempts: run.attempt,
+      open: run.finishedAt === null,
+      child: null,
+      step: null,
+    },
+  ];
+  const used = new Set<string>();
+  for (const step of [...steps].sort((a, b) => a.position - b.position || a.startedAt.localeCompare(b.startedAt))) {
+    const child = step.childId ? (byId.get(step.childId) ?? null) : null;
+    if (child) used.add(child.id);
+    const start = child ? t(child.createdAt)! : t(step.startedAt)!;
+    const planned = step.kind === "sleep" && step.status === "pending" ? t(step.wakeAt) : null;
+    const finished = child ? t(child.finishedAt) : t(step.finishedAt);
+    const stopped = run.finishedAt !== null ? runEnd : now;
+    const end = finished ?? planned ?? stopped;
+    rows.push({
+      id: `step:${step.key}`,
+      label: step.key,
+      kind: step.kind,
+      status: stepStatus(step, child, run.status),
+      start,
+      end: Math.max(end, start),
+      queuedUntil: child ? (t(child.startedAt) ?? (child.finishedAt ? null : now)) : null,
+      attempts: child ? child.attempt : step.attempts,
+      open: finished === null && run.finishedAt === null,
+      child,
+      step,
+    });
+  }
+  for (const child of children) {
+    if (used.has(child.id)) continue;
+    rows.push({
+      id: `child:${child.id}`,
+      label: child.parentKey ?? child.name,
+      kind: "task",
+      status: child.status,
+      start: t(child.createdAt)!,
+      end: t(child.finishedAt) ?? now,
+      queuedUntil: t(child.startedAt),
+      attempts: child.attempt,
+      open: child.finishedAt === null,
+      child,
+      step: null,
+    });
+  }
+  const start = Math.min(...rows.map((r) => r.start), runStart);
+  const end = Math.max(...rows.map((r) => r.end), start + 1);
+  return { rows, start, end };
+}
+
+/** "Nice" tick marks (ms offsets from the start) for a span: about `count` of them at 1/2/5 × 10^n steps. */
+export function ticks(spanMs: number, count = 6): number[] {
+  const raw = Math.max(1, spanMs / count);
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * pow).find((s) => s >= raw) ?? raw;
+  const out: number[] = [];
+  for (let x = 0; x <= spanMs + 1e-9; x += step) out.push(x);
+  return out;
+}
