@@ -66,7 +66,12 @@ export class Leadership {
     c.on("error", () => {
       if (this.client === c) this.drop();
     });
-    await c.connect();
+    try {
+      await c.connect();
+    } catch (err) {
+      await c.end().catch(() => {});
+      throw err;
+    }
     this.client = c;
     return c;
   }

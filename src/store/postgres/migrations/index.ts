@@ -1,5 +1,6 @@
 import { sql as m0001 } from "./0001_init.js";
 import { sql as m0002 } from "./0002_local_workflows.js";
+import { sql as m0003 } from "./0003_claim_index.js";
 
 /** Numbered migrations, applied in order; `migrations` in the schema records each one applied. */
-export const MIGRATIONS: readonly string[] = [m0001, m0002];
+export const MIGRATIONS: readonly string[] = [m0001, m0002, m0003];
