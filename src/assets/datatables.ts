@@ -1,0 +1,78 @@
+/**
+ * Data tables (`datatable://<name>[/<table>]`): SQL tables Sluice manages, one DuckDB
+ * database file per name (default `<project>/.sluice/datatables/<name>.duckdb`, or a file
+ * named in `sluice.json`). Queries are parameterised (`$1`, `$2`, … bound, never spliced
+ * into the text).
+ */
+import { tableUses } from "../pipeline/detect-sql.js";
+import { type AssetConfig, datatableFile } from "./config.js";
+import { resultRows, sqlString, withDuckDb } from "./duckdb.js";
+import { AssetError } from "./errors.js";
+
+/** The outcome of one data table query. */
+export interface DatatableResult {
+  /** Rows of the last statement. */
+  readonly rows: Record<string, unknown>[];
+  /** Canonical URIs of the tables the statements wrote (`datatable://main/orders`). */
+  readonly writes: string[];
+}
+
+/** The tables written by `sql`, as `datatable://<name>/<table>` URIs. */
+export function datatableWrites(name: string, sql: string): string[] {
+  return [...new Set(tableUses(sql).filter((u) => u.access === "write").map((u) => `datatable://${name}/${u.table}`))];
+}
+
+/** Runs SQL against data tables. */
+export class Datatables {
+  constructor(private readonly config: AssetConfig) {}
+
+  /** The DuckDB file of a data table. */
+  file(name: string): string {
+    return datatableFile(this.config, name);
+  }
+
+  /**
+   * Runs `sql` (one or more statements) on data table `name` with positional parameters
+   * `$1`, `$2`, … bound from `params`.
+   * @throws AssetError `DATATABLE_QUERY_FAILED` with DuckDB's message
+   */
+  async query(name: string, sql: string, params: readonly unknown[] = []): Promise<DatatableResult> {
+    const file = this.file(name);
+    const alias = `sluice_dt_${name.replace(/-/g, "_")}`;
+    const rows = await withDuckDb([file], async (conn) => {
+      try {
+        await conn.run(`ATTACH ${sqlString(file)} AS ${alias}`);
+        await conn.run(`USE ${alias}`);
+        const statements = await conn.extractStatements(sql);
+        let last: Record<string, unknown>[] = [];
+        for (let i = 0; i < statements.count; i++) {
+          const prepared = await statements.prepare(i);
+          const values: Record<string, unknown> = {};
+          for (let p = 1; p <= prepared.parameterCount; p++) {
+            const pname = prepared.parameterName(p);
+            const index = Number(pname);
+            if (!Number.isInteger(index) || index < 1 || index > params.length) {
+              throw new AssetError("DATATABLE_QUERY_FAILED", `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`);
+            }
+            values[pname] = toDuckValue(params[index - 1]);
+          }
+          if (prepared.parameterCount > 0) prepared.bind(values as Parameters<typeof prepared.bind>[0]);
+          last = resultRows(await prepared.runAndReadAll());
+        }
+        return last;
+      } catch (err) {
+        if (err instanceof AssetError) throw err;
+        throw new AssetError("DATATABLE_QUERY_FAILED", `query on data table ${JSON.stringify(name)} failed: ${(err as Error).message}`, { cause: err });
+      }
+    });
+    return { rows, writes: datatableWrites(name, sql) };
+  }
+}
+
+/** A JS value as something DuckDB can bind (objects as JSON text). */
+export function toDuckValue(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === "object" && v !== null) return JSON.stringify(v);
+  return v;
+}

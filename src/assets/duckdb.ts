@@ -1,0 +1,59 @@
+/**
+ * DuckDB sessions: a fresh in-memory instance per unit of work, with the DuckDB files it
+ * attaches locked in this process for its duration (DuckDB does not stop two instances
+ * of one process from opening the same file, which would corrupt it), closed afterwards
+ * so other processes can open the files. Results are converted to plain JSON values.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from "@duckdb/node-api";
+import { KeyedMutex } from "./keyed-mutex.js";
+
+const KEY = Symbol.for("sluice.duckdb-files.v1");
+
+/** The process-wide lock table of DuckDB files (shared by every copy of this module). */
+function fileLocks(): KeyedMutex {
+  const g = globalThis as unknown as Record<symbol, KeyedMutex | undefined>;
+  return (g[KEY] ??= new KeyedMutex());
+}
+
+/**
+ * Runs `fn` on a connection of a new in-memory DuckDB instance while holding the
+ * in-process locks of `files` (created folders included); closes the instance after.
+ */
+export async function withDuckDb<T>(files: readonly string[], fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+  for (const f of files) mkdirSync(dirname(f), { recursive: true });
+  return fileLocks().with(files, async () => {
+    const instance = await DuckDBInstance.create(":memory:");
+    const conn = await instance.connect();
+    try {
+      return await fn(conn);
+    } finally {
+      conn.closeSync();
+      instance.closeSync();
+    }
+  });
+}
+
+/** A string as a SQL string literal (single quotes doubled). For paths Sluice itself chose. */
+export function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** A DuckDB value as plain JSON: big integers as numbers (strings beyond 2^53), dates as ISO strings. */
+export function toJsonValue(value: unknown): unknown {
+  if (typeof value === "bigint") return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (Array.isArray(value)) return value.map(toJsonValue);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, toJsonValue(v)]));
+  }
+  return value;
+}
+
+/** The rows of a result as JSON objects (at most `limit`). */
+export function resultRows(reader: DuckDBResultReader, limit = Number.POSITIVE_INFINITY): Record<string, unknown>[] {
+  const rows = reader.getRowObjectsJS();
+  return rows.slice(0, limit).map((r) => toJsonValue(r) as Record<string, unknown>);
+}
