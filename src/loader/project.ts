@@ -28,15 +28,32 @@ export interface LoadReport {
 }
 
 
+/**
+ * Changes what a loaded module offers to run, given its project-relative path and exports
+ * (pipelines wrap their member scripts this way). Applied to current and older versions.
+ */
+export type RunnableTransform = (file: string, exports: Record<string, unknown>, runnables: AnyWorkflow[]) => AnyWorkflow[];
+
 /** Loads a project's workflow modules into an engine. */
 export class Project {
   private readonly namesByFile = new Map<string, string[]>();
+  private readonly transforms: RunnableTransform[] = [];
 
   constructor(
     readonly root: string,
-    private readonly engine: Engine,
+    readonly engine: Engine,
   ) {
     engine.registry.setLoader((hash) => this.loadVersion(hash));
+  }
+
+  /** Adds a transform applied to every module loaded from now on (see {@link RunnableTransform}). */
+  addTransform(transform: RunnableTransform): void {
+    this.transforms.push(transform);
+  }
+
+  private runnables(exports: Record<string, unknown>, file: string | null): AnyWorkflow[] {
+    const found = runnablesOf(exports, file);
+    return file === null ? found : this.transforms.reduce((defs, t) => t(file, exports, defs), found);
   }
 
   /** Module files this project loads. */
@@ -62,7 +79,7 @@ export class Project {
     const bundle = await bundleModule(this.root, join(this.root, file));
     await this.engine.store.putBundle(bundle.hash, bundle.code);
     const exports = await importBundle(this.root, bundle.hash, bundle.code);
-    const workflows = runnablesOf(exports, file);
+    const workflows = this.runnables(exports, file);
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
     for (const wf of workflows) {
@@ -90,6 +107,6 @@ export class Project {
     if (code === null) return null;
     const exports = await importBundle(this.root, hash, code);
     const file = typeof exports[MODULE_PATH_EXPORT] === "string" ? (exports[MODULE_PATH_EXPORT] as string) : null;
-    return new Map(runnablesOf(exports, file).map((w) => [w.name, w]));
+    return new Map(this.runnables(exports, file).map((w) => [w.name, w]));
   }
 }
