@@ -1,0 +1,52 @@
+/**
+ * The contract between the asset helpers of the SDK (`writeS3File`, `getResource`,
+ * `datatable`, …) and the engine side that implements them (the pipeline runtime). The
+ * implementation is found through a resolver kept on `globalThis`, so the SDK imports
+ * nothing but this file and every copy of the SDK in a process sees the same one.
+ */
+import { SluiceError } from "../errors.js";
+
+/** What the asset helpers need, bound to the calling run (if any). */
+export interface AssetSdkHost {
+  /** Writes an object; returns its key. Inside a pipeline run the write is recorded as `s3://<key>`. */
+  writeObject(key: string, body: Uint8Array, contentType?: string): Promise<string>;
+  /** An object's bytes, or undefined when absent. */
+  readObject(key: string): Promise<Uint8Array | undefined>;
+  getResource(path: string, undefinedIfEmpty: boolean): Promise<unknown>;
+  setResource(path: string, value: unknown, type: string): Promise<void>;
+  /** Runs parameterised SQL on a data table; inside a pipeline run, written tables are recorded. */
+  queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]>;
+  writeVolumeFile(volume: string, path: string, data: Uint8Array): Promise<void>;
+  readVolumeFile(volume: string, path: string): Promise<Uint8Array | undefined>;
+  volumeDir(volume: string): Promise<string>;
+  /** The partition of the calling pipeline run, if it has one. */
+  partition(): string | undefined;
+}
+
+const KEY = Symbol.for("sluice.asset-sdk-resolver.v1");
+
+/** Resolves the host for the calling code (set by the pipeline runtime). */
+export type AssetSdkResolver = () => AssetSdkHost | undefined;
+
+/** Installs the resolver (the pipeline runtime does it when attached). */
+export function setAssetSdkResolver(resolver: AssetSdkResolver): void {
+  (globalThis as unknown as Record<symbol, AssetSdkResolver>)[KEY] = resolver;
+}
+
+/** Storage helpers were called with no Sluice asset storage in this process. */
+export class AssetStorageUnavailableError extends SluiceError {
+  constructor(what: string) {
+    super(
+      "ASSET_HOST_MISSING",
+      `${what} needs Sluice's asset storage: run the script with sluice dev / sluice worker (or attach pipelines to your engine with attachPipelines)`,
+    );
+  }
+}
+
+/** The host for the calling code. @throws AssetStorageUnavailableError when none is installed */
+export function requireAssetHost(what: string): AssetSdkHost {
+  const resolver = (globalThis as unknown as Record<symbol, AssetSdkResolver | undefined>)[KEY];
+  const host = resolver?.();
+  if (!host) throw new AssetStorageUnavailableError(what);
+  return host;
+}
