@@ -1,0 +1,200 @@
+/**
+ * The pipelines of a project on disk: every script marked `// pipeline` (TypeScript,
+ * JavaScript, Python, Bash, DuckDB SQL), grouped by folder, analysed by the pure layer
+ * (`analyzePipeline`), with each folder's `pipeline.json` trigger rows. A folder with an
+ * error diagnostic is not loaded.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, posix, relative, sep } from "node:path";
+import { analyzePipeline, type AnalyzedPipeline, type AnalyzedScript } from "../analyze.js";
+import type { AssetInput } from "../annotation-types.js";
+import { type Diagnostic, hasErrors } from "../diagnostics.js";
+import { languageFromPath, type ScriptLanguage } from "../language.js";
+import { effectiveSchemes, type EffectiveScheme } from "../lineage-schemes.js";
+import { scriptId } from "../lineage-graph.js";
+import { moduleName } from "../../worker/script-paths.js";
+import { parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
+
+/** File extensions that can be pipeline scripts. */
+export const PIPELINE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".py", ".sh", ".sql"];
+const SKIP_DIRS = new Set(["node_modules", "dist", "build", "coverage"]);
+const MARKER = /^[ \t]*(?:\/\/|#|--)[ \t]*pipeline[ \t]*$/m;
+const MAX_BYTES = 2 * 1024 * 1024;
+
+/** One member script of a pipeline. */
+export interface MemberScript {
+  /** Project-relative path, e.g. `f/demo/ingest.ts`. */
+  readonly path: string;
+  /** Runnable (workflow) name: the path without extension, e.g. `f/demo/ingest`. */
+  readonly name: string;
+  /** Its folder, e.g. `f/demo`. */
+  readonly folder: string;
+  readonly language: ScriptLanguage;
+  readonly source: string;
+  /** Annotations and detected assets. */
+  readonly analyzed: AnalyzedScript;
+  /** Its rows of the folder's `pipeline.json`. */
+  readonly triggers: ScriptTriggers;
+}
+
+/** One folder's pipeline. */
+export interface PipelineFolder {
+  readonly folder: string;
+  readonly members: readonly MemberScript[];
+  readonly analysis: AnalyzedPipeline;
+  /** Every diagnostic: annotations, lineage validation, trigger rows, name clashes. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** False when a diagnostic is an error: the folder's scripts are not loaded as a pipeline. */
+  readonly ok: boolean;
+  /** Effective partition scheme by script id (`script:<path>`). */
+  readonly schemes: ReadonlyMap<string, EffectiveScheme>;
+}
+
+/** An asset input of a member script (what the cascade matches writes against). */
+export interface Subscription {
+  readonly member: MemberScript;
+  readonly input: AssetInput;
+}
+
+function candidateFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith(".")) continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) walk(full);
+      } else if (e.isFile() && PIPELINE_EXTENSIONS.some((x) => e.name.endsWith(x)) && !/\.(test|spec)\.[mc]?[jt]s$/.test(e.name) && !e.name.endsWith(".d.ts")) {
+        out.push(relative(root, full).split(sep).join("/"));
+      }
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+function readSource(root: string, rel: string): string | undefined {
+  try {
+    const full = join(root, rel);
+    if (statSync(full).size > MAX_BYTES) return undefined;
+    return readFileSync(full, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function triggersOf(file: ReturnType<typeof parseTriggersFile>, path: string, name: string): ScriptTriggers {
+  const base = posix.basename(name);
+  return file.byScript.get(path) ?? file.byScript.get(name) ?? file.byScript.get(base) ?? { other: [] };
+}
+
+function entryCheck(m: { path: string; language: ScriptLanguage; source: string }): Diagnostic | undefined {
+  const needs =
+    m.language === "typescript" || m.language === "javascript" ? /\bexport\s+(?:async\s+)?function\s+main\b|\bexport\s+(?:const|let)\s+main\b|\bexport\s*\{[^}]*\bmain\b/
+    : m.language === "python" ? /^def\s+main\s*\(/m
+    : undefined;
+  if (!needs || needs.test(m.source)) return undefined;
+  const hint = m.language === "python" ? "def main(...):" : "export async function main(...) { ... }";
+  return { severity: "error", line: 0, code: "SCRIPT_NO_MAIN", message: `this pipeline script has no entry point; add \`${hint}\``, script: m.path };
+}
+
+/** Analyse one folder's member sources (pure apart from reading `pipeline.json`). */
+function analyzeFolder(root: string, folder: string, sources: ReadonlyArray<{ path: string; source: string }>): PipelineFolder {
+  const triggersPath = folder === "" ? TRIGGERS_FILE : `${folder}/${TRIGGERS_FILE}`;
+  const triggersFile = parseTriggersFile(existsSync(join(root, triggersPath)) ? readSource(root, triggersPath) : undefined, triggersPath);
+  const analysis = analyzePipeline(sources.map((s) => ({ path: s.path, source: s.source })));
+  const members: MemberScript[] = analysis.scripts
+    .filter((s) => s.annotations.pipeline)
+    .map((s) => {
+      const name = moduleName(s.path);
+      const source = sources.find((x) => x.path === s.path)?.source ?? "";
+      return { path: s.path, name, folder, language: languageFromPath(s.path), source, analyzed: s, triggers: triggersOf(triggersFile, s.path, name) };
+    });
+  const extra: Diagnostic[] = [...triggersFile.diagnostics];
+  const byName = new Map<string, MemberScript[]>();
+  for (const m of members) byName.set(m.name, [...(byName.get(m.name) ?? []), m]);
+  for (const [name, same] of byName) {
+    if (same.length > 1) for (const m of same) extra.push({ severity: "error", line: 0, code: "PIPELINE_NAME_CLASH", message: `${same.map((x) => x.path).join(" and ")} would both run as ${name}; rename one of them`, script: m.path });
+  }
+  for (const m of members) {
+    const missingEntry = entryCheck(m);
+    if (missingEntry) extra.push(missingEntry);
+    const marked = new Set(m.analyzed.annotations.nativeTriggers.map((t) => t.kind));
+    for (const t of m.analyzed.annotations.nativeTriggers) {
+      const configured = t.kind === "schedule" ? !!m.triggers.schedule : t.kind === "webhook" ? !!m.triggers.webhook : false;
+      if (!configured && (t.kind === "schedule" || t.kind === "webhook")) {
+        extra.push({ severity: "warning", line: t.line, code: "TRIGGER_NOT_CONFIGURED", message: `\`// on ${t.kind}\` has no trigger row yet, so it never fires; add it to ${triggersPath}, e.g. {"triggers": {"${posix.basename(m.name)}": {${t.kind === "schedule" ? '"schedule": {"cron": "0 6 * * *"}' : '"webhook": true'}}}}`, script: m.path });
+      }
+    }
+    if (m.triggers.schedule && !marked.has("schedule")) extra.push({ severity: "warning", line: 0, code: "TRIGGER_WITHOUT_MARKER", message: `${triggersPath} configures a schedule for this script, but it has no \`// on schedule\` line, so the schedule is ignored; add the marker to opt in`, script: m.path });
+    if (m.triggers.webhook && !marked.has("webhook")) extra.push({ severity: "warning", line: 0, code: "TRIGGER_WITHOUT_MARKER", message: `${triggersPath} configures a webhook for this script, but it has no \`// on webhook\` line, so the webhook is refused; add the marker to opt in`, script: m.path });
+  }
+  const diagnostics = [...analysis.diagnostics, ...extra];
+  return { folder, members, analysis, diagnostics, ok: !hasErrors(diagnostics), schemes: effectiveSchemes(analysis.graph) };
+}
+
+/** Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. */
+export class PipelineCatalog {
+  private constructor(
+    readonly root: string,
+    private readonly byFolder: ReadonlyMap<string, PipelineFolder>,
+  ) {}
+
+  /** Find and analyse every pipeline script under `root`. */
+  static scan(root: string): PipelineCatalog {
+    const groups = new Map<string, Array<{ path: string; source: string }>>();
+    for (const path of candidateFiles(root)) {
+      const source = readSource(root, path);
+      if (source === undefined || !MARKER.test(source)) continue;
+      const folder = posix.dirname(path) === "." ? "" : posix.dirname(path);
+      groups.set(folder, [...(groups.get(folder) ?? []), { path, source }]);
+    }
+    const folders = new Map<string, PipelineFolder>();
+    for (const [folder, sources] of groups) {
+      const info = analyzeFolder(root, folder, sources);
+      if (info.members.length > 0) folders.set(folder, info);
+    }
+    return new PipelineCatalog(root, folders);
+  }
+
+  /** Every pipeline folder, sorted. */
+  folders(): PipelineFolder[] {
+    return [...this.byFolder.values()].sort((a, b) => (a.folder < b.folder ? -1 : 1));
+  }
+
+  /** A folder's pipeline (project-relative folder, no trailing slash). */
+  folder(folder: string): PipelineFolder | undefined {
+    return this.byFolder.get(folder.replace(/^\.\/?/, "").replace(/\/+$/, ""));
+  }
+
+  /** Every member script of every folder. */
+  members(): MemberScript[] {
+    return this.folders().flatMap((f) => f.members);
+  }
+
+  /** A member by project-relative path or runnable name. */
+  member(pathOrName: string): MemberScript | undefined {
+    return this.members().find((m) => m.path === pathOrName || m.name === pathOrName);
+  }
+
+  /** The folder a member belongs to. */
+  folderOf(member: MemberScript): PipelineFolder {
+    return this.byFolder.get(member.folder)!;
+  }
+
+  /** Every asset input of every member of a loadable folder: what the cascade fires. */
+  subscriptions(): Subscription[] {
+    return this.folders().filter((f) => f.ok).flatMap((f) => f.members.flatMap((member) => member.analyzed.annotations.inputs.map((input) => ({ member, input }))));
+  }
+
+  /** The effective partition scheme of a member (own, or inherited from upstream). */
+  scheme(member: MemberScript): EffectiveScheme | undefined {
+    return this.folderOf(member).schemes.get(scriptId(member.path));
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Named errors of the pipeline runtime (running scripts, dispatching the cascade,
+ * selective runs, triggers). Stable `code`s, messages that say what to do.
+ */
+import { SluiceError } from "../../sdk/errors.js";
+
+/** Stable codes raised by the pipeline runtime. */
+export type PipelineRuntimeErrorCode =
+  | "PIPELINE_FOLDER_NOT_FOUND"
+  | "PIPELINE_INVALID"
+  | "PIPELINE_SCRIPT_UNKNOWN"
+  | "PIPELINE_NAME_CLASH"
+  | "PIPELINE_CONFIG_INVALID"
+  | "PIPELINE_TRIGGER_NOT_CONFIGURED"
+  | "PIPELINE_PLAN_FAILED"
+  | "PIPELINE_NOT_IN_RUN"
+  | "SQL_ARGUMENT_INVALID"
+  | "SQL_PARTITION_MISSING"
+  | "SQL_FAILED"
+  | "SCRIPT_PROCESS_FAILED"
+  | "SCRIPT_INTERPRETER_MISSING"
+  | "BRIDGE_REQUEST_INVALID";
+
+/** Base class of the pipeline runtime's errors. */
+export class PipelineRuntimeError extends SluiceError {
+  declare readonly code: PipelineRuntimeErrorCode;
+
+  constructor(code: PipelineRuntimeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** A folder has annotation or lineage errors, so its pipeline is not loaded. */
+export class PipelineInvalidError extends PipelineRuntimeError {
+  constructor(readonly folder: string, readonly problems: readonly string[]) {
+    super("PIPELINE_INVALID", `pipeline ${folder} has errors, fix them and save the files again:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  }
+}
+
+/** A selective run or backfill stopped at a failed step. */
+export class PipelinePlanError extends PipelineRuntimeError {
+  constructor(
+    readonly failedStep: string,
+    readonly completed: readonly string[],
+    readonly notRun: readonly string[],
+    reason: string,
+  ) {
+    super(
+      "PIPELINE_PLAN_FAILED",
+      `step ${failedStep} failed: ${reason}; completed before it: ${completed.join(", ") || "none"}; not run: ${notRun.join(", ") || "none"}. Fix the step and run the plan again with --from ${failedStep}`,
+    );
+  }
+}
+
+/** A script subprocess (Python, Bash) exited with an error. */
+export class ScriptProcessError extends PipelineRuntimeError {
+  constructor(readonly script: string, readonly exitCode: number | null, readonly signal: string | null, detail: string) {
+    super("SCRIPT_PROCESS_FAILED", `${script} ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}${detail ? `: ${detail}` : ""}`);
+  }
+}

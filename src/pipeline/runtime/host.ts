@@ -1,0 +1,291 @@
+/**
+ * The pipeline runtime attached to a project loader and its engine: finds the pipelines
+ * on disk, wraps TypeScript members loaded by the project, registers Python, Bash and
+ * DuckDB SQL members, runs the cascade, the native triggers (schedule rows become the
+ * script's cron; webhooks go through {@link PipelineHost.webhook}) and the freshness
+ * watchdog. `sluice dev`, `sluice worker` and `sluice server` attach one; so can an
+ * embedding application:
+ *
+ * ```ts
+ * const project = new Project(root, engine);
+ * const pipelines = attachPipelines(project);
+ * await engine.start();
+ * await project.loadAll();
+ * await pipelines.start();
+ * ```
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { AssetConfig } from "../../assets/config.js";
+import { resolveAssetConfig } from "../../assets/config.js";
+import { type AssetHost, installAssetHost, openAssetHost, uninstallAssetHost } from "../../assets/host.js";
+import type { CronSchedule } from "../../core/cron.js";
+import type { Engine } from "../../engine/engine.js";
+import type { Project } from "../../loader/project.js";
+import { RunIdConflictError } from "../../sdk/errors.js";
+import type { RunHandle } from "../../sdk/types.js";
+import { isWacWorkflow } from "../../sdk/windmill/workflow.js";
+import type { AnyWorkflow } from "../../sdk/workflow.js";
+import type { Store } from "../../store/types.js";
+import { formatDiagnostic } from "../diagnostics.js";
+import { PipelineCatalog, type MemberScript } from "./catalog.js";
+import type { DispatchDecision } from "./decisions.js";
+import { pipelineDefinition, type PipelineServices, type ScriptRunner } from "./definition.js";
+import { dispatchCascade, type Enqueue, type ProducerRun } from "./dispatch.js";
+import { PipelineRuntimeError } from "./errors.js";
+import { FreshnessWatchdog } from "./freshness.js";
+import { buildPayload, type RunMeta } from "./meta.js";
+import { planWorkflow } from "./plan-workflow.js";
+import { renderText } from "./render.js";
+import { runnerFor } from "./runners/index.js";
+import { typescriptRunner } from "./runners/typescript.js";
+import { installAssetSdk } from "./sdk-host.js";
+import type { SubprocessSettings } from "./runners/subprocess.js";
+import { watchPipelines } from "./watch.js";
+
+/** Options of {@link attachPipelines}. */
+export interface PipelineOptions {
+  /** The `assets` value of `sluice.json` (object store, data tables, volumes). */
+  assets?: unknown;
+  /** Environment for `SLUICE_S3_*` overrides. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Where load summaries and diagnostics go (default: nowhere). */
+  log?: (line: string) => void;
+  /** Reload pipelines when Python/Bash/SQL scripts or `pipeline.json` change (dev). Default false. */
+  watch?: boolean;
+  /** The freshness watchdog: `false` turns it off; default tick 30 s. */
+  freshness?: false | { tickMs?: number };
+  /** Interpreters of Python and Bash scripts. */
+  subprocess?: Partial<SubprocessSettings>;
+}
+
+/** Attach the pipeline runtime to a project loader (before `project.loadAll()`). */
+export function attachPipelines(project: Project, options: PipelineOptions = {}): PipelineHost {
+  return new PipelineHost(project, options);
+}
+
+/** Options of {@link PipelineHost.runScript}. */
+export interface RunScriptOptions {
+  /** Dispatch the downstream when the run succeeds (default true). */
+  cascade?: boolean;
+  /** An explicit partition (wins over the script's own resolution). */
+  partition?: string;
+  /** Run id (deduplicates). */
+  id?: string;
+  /** How the run was started (recorded in its metadata). Default `manual`. */
+  trigger?: RunMeta["trigger"];
+  /** The triggering object (e.g. a webhook body). */
+  body?: unknown;
+}
+
+/** The pipeline runtime of one project in one process. */
+export class PipelineHost implements PipelineServices {
+  readonly engine: Engine;
+  readonly store: Store;
+  readonly root: string;
+  readonly config: AssetConfig;
+  private current: PipelineCatalog;
+  private readonly assetsReady: Promise<AssetHost>;
+  private readonly registered = new Set<string>();
+  private watchdog: FreshnessWatchdog | null = null;
+  private unwatch: (() => Promise<void>) | null = null;
+  private readonly subprocess: Partial<SubprocessSettings>;
+  private started = false;
+  private reported = new Set<string>();
+
+  constructor(
+    readonly project: Project,
+    private readonly options: PipelineOptions,
+  ) {
+    this.engine = project.engine;
+    this.store = this.engine.store;
+    this.root = project.root;
+    this.subprocess = options.subprocess ?? {};
+    this.config = resolveAssetConfig(this.root, options.assets, options.env ?? process.env);
+    this.current = PipelineCatalog.scan(this.root);
+    this.assetsReady = openAssetHost(this.config, this.store).then((host) => {
+      installAssetHost(host);
+      return host;
+    });
+    this.assetsReady.catch(() => {});
+    installAssetSdk();
+    project.addTransform((file, exports, defs) => this.transform(file, exports, defs));
+    void this.engine.register(planWorkflow(this), { replace: true });
+  }
+
+  /** The pipelines as last scanned. */
+  catalog(): PipelineCatalog {
+    return this.current;
+  }
+
+  /** The project's asset storage. */
+  assets(): Promise<AssetHost> {
+    return this.assetsReady;
+  }
+
+  /** The cron of a member's schedule row, when it also has `// on schedule`. */
+  scheduleOf(member: MemberScript): CronSchedule | undefined {
+    const marked = member.analyzed.annotations.nativeTriggers.some((t) => t.kind === "schedule");
+    return marked ? member.triggers.schedule : undefined;
+  }
+
+  /** Enqueue for the dispatcher: a conflicting id means "already dispatched". */
+  readonly enqueue: Enqueue = async (workflow, payload, options) => {
+    try {
+      const h = await this.engine.enqueueRun(workflow, payload, { id: options.id, ...(options.retries !== undefined && { retries: options.retries }), ...(options.runAt !== undefined && { runAt: options.runAt }) });
+      return { id: h.id, deduplicated: h.deduplicated };
+    } catch (err) {
+      if (err instanceof RunIdConflictError) return { id: options.id, deduplicated: true };
+      throw err;
+    }
+  };
+
+  /** Runs the cascade for a finished producer run. */
+  dispatch(producer: ProducerRun): Promise<DispatchDecision[]> {
+    return dispatchCascade({ store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() }, producer);
+  }
+
+  /** A member by path or runnable name. @throws PipelineRuntimeError `PIPELINE_SCRIPT_UNKNOWN` */
+  member(ref: string): MemberScript {
+    const clean = ref.replace(/^\/+/, "");
+    const m = this.current.member(clean) ?? this.current.members().find((x) => x.name === clean.replace(/\.(m?[jt]s|py|sh|sql)$/, ""));
+    if (!m) {
+      const known = this.current.members().map((x) => x.name);
+      throw new PipelineRuntimeError("PIPELINE_SCRIPT_UNKNOWN", `${JSON.stringify(ref)} is not a pipeline script of this project; known: ${known.join(", ") || "none (mark scripts with // pipeline)"}`);
+    }
+    return m;
+  }
+
+  /** Starts a run of a member script (the native API; `cascade: false` is the native `_wmill_skip_asset_dispatch`). */
+  async runScript(ref: string, args: Record<string, unknown> = {}, options: RunScriptOptions = {}): Promise<RunHandle<unknown>> {
+    const m = this.member(ref);
+    const meta: Partial<RunMeta> & { trigger: RunMeta["trigger"] } = {
+      trigger: options.trigger ?? "manual",
+      ...(options.cascade === false && { cascade: false, cascadeOffReason: "cascade: false" }),
+      ...(options.body !== undefined && { body: options.body }),
+    };
+    const payload = buildPayload({ ...args, ...(options.partition !== undefined && { partition: options.partition }) }, meta);
+    return this.engine.enqueueRun(m.name, payload, options.id ? { id: options.id } : {});
+  }
+
+  /**
+   * Runs a script from its webhook with the request body as its arguments (and trigger
+   * object). Refused unless the script has `// on webhook` and a webhook row.
+   * @throws PipelineRuntimeError `PIPELINE_SCRIPT_UNKNOWN`, `PIPELINE_TRIGGER_NOT_CONFIGURED`
+   */
+  async webhook(ref: string, body: unknown): Promise<RunHandle<unknown>> {
+    const m = this.member(ref);
+    const marked = m.analyzed.annotations.nativeTriggers.some((t) => t.kind === "webhook");
+    if (!marked || !m.triggers.webhook || !this.current.folderOf(m).ok) {
+      throw new PipelineRuntimeError("PIPELINE_TRIGGER_NOT_CONFIGURED", `${m.path} has no webhook: it needs a \`// on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${this.current.folderOf(m).ok ? "" : ", and its pipeline must load without errors"}`);
+    }
+    const args = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    return this.runScript(m.path, args, { trigger: "webhook", body });
+  }
+
+  /** Re-reads the pipelines from disk and re-registers what changed. */
+  async reload(): Promise<void> {
+    const before = this.current;
+    this.current = PipelineCatalog.scan(this.root);
+    this.reported.clear();
+    await this.registerScripts();
+    for (const m of this.current.members()) {
+      const old = before.member(m.path);
+      const tsLike = m.language === "typescript" || m.language === "javascript";
+      if (tsLike && old && JSON.stringify(old.triggers) !== JSON.stringify(m.triggers)) await this.project.loadFile(m.path).catch((err) => this.say(`error: ${(err as Error).message}`));
+    }
+    if (this.started) this.summary();
+  }
+
+  /** Registers non-TypeScript members, prints the pipelines, starts the watchdog (and the watcher). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.assetsReady;
+    await this.registerScripts();
+    this.summary();
+    if (this.options.freshness !== false) {
+      this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
+      this.watchdog.start();
+    }
+    if (this.options.watch) this.unwatch = watchPipelines(this.root, () => this.reload(), (e) => this.say(`error: ${e.message}`));
+  }
+
+  /** Stops the watchdog and the watcher, and releases the asset storage. */
+  async stop(): Promise<void> {
+    await this.watchdog?.stop();
+    await this.unwatch?.();
+    const { stopBridge } = await import("./runners/bridge.js");
+    await stopBridge(this);
+    uninstallAssetHost(await this.assetsReady.catch(() => undefined as unknown as AssetHost));
+  }
+
+  /** Runner settings for subprocess scripts. */
+  subprocessSettings(): Partial<SubprocessSettings> {
+    return this.subprocess;
+  }
+
+  private say(line: string): void {
+    this.options.log?.(`${line}\n`);
+  }
+
+  private summary(): void {
+    for (const f of this.current.folders()) this.say(renderText(f));
+  }
+
+  private definition(member: MemberScript, runner: ScriptRunner, original?: AnyWorkflow): AnyWorkflow {
+    return pipelineDefinition(this, member, runner, original?.module ?? undefined);
+  }
+
+  /** Registers (or replaces) the Python, Bash and SQL members of loadable folders. */
+  private async registerScripts(): Promise<void> {
+    const defs: AnyWorkflow[] = [];
+    const now = new Set<string>();
+    for (const f of this.current.folders()) {
+      if (!f.ok) continue;
+      for (const m of f.members) {
+        if (m.language === "typescript" || m.language === "javascript") continue;
+        const runner = runnerFor(this, m);
+        if (!runner) continue;
+        defs.push(this.definition(m, runner));
+        now.add(m.name);
+      }
+    }
+    for (const name of this.registered) if (!now.has(name)) this.engine.registry.remove(name);
+    this.registered.clear();
+    for (const n of now) this.registered.add(n);
+    if (defs.length) await this.engine.register(defs, { version: null, replace: true });
+    else await this.engine.publish();
+  }
+
+  /** The project transform: TypeScript members of loadable folders run as pipeline scripts. */
+  private transform(file: string, exports: Record<string, unknown>, defs: AnyWorkflow[]): AnyWorkflow[] {
+    this.refreshFor(file);
+    const member = this.current.member(file);
+    if (!member) return defs;
+    const folder = this.current.folderOf(member);
+    if (!folder.ok) {
+      if (!this.reported.has(folder.folder)) {
+        this.reported.add(folder.folder);
+        this.say(`pipeline ${folder.folder} is not loaded:\n${folder.diagnostics.filter((d) => d.severity === "error").map((d) => `  ${formatDiagnostic(d)}`).join("\n")}`);
+      }
+      return defs;
+    }
+    const main = exports.main;
+    if (typeof main !== "function" || isWacWorkflow(main)) return defs;
+    return defs.map((d) => (d.name === member.name ? this.definition(member, typescriptRunner(main as (...a: unknown[]) => unknown), d) : d));
+  }
+
+  /** Rescans when `file` changed since the last scan (dev reloads call the transform first). */
+  private refreshFor(file: string): void {
+    const known = this.current.member(file);
+    let source: string | undefined;
+    try {
+      source = readFileSync(join(this.root, file), "utf8");
+    } catch {
+      return;
+    }
+    const marked = /^[ \t]*(?:\/\/|#|--)[ \t]*pipeline[ \t]*$/m.test(source);
+    if ((known && known.source !== source) || (!known && marked)) this.current = PipelineCatalog.scan(this.root);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Resolving the partition of one pipeline run, once, by the seed's precedence: an
+ * explicit `partition` argument (a manual run, a backfill, or propagated from upstream),
+ * else the chain's fire time for a time scheme, else the payload key for a dynamic one.
+ */
+import type { RunRecord } from "../../store/types.js";
+import { resolvePartition } from "../partition-resolve.js";
+import type { PartitionSpec } from "../partition-spec.js";
+import type { RunMeta } from "./meta.js";
+
+/** A run's resolved partition, as checkpointed (`pipeline:partition`). */
+export interface ResolvedRunPartition {
+  /** The value, absent for an unpartitioned run or one before `start=`. */
+  readonly value?: string;
+  readonly source: "explicit" | "fire-time" | "payload" | "none" | "before-start";
+  readonly warning?: string;
+  /** The chain's fire time (epoch ms), carried down the cascade. */
+  readonly firedAt: number;
+}
+
+/** The fire time of a run: the chain's (cascade), the schedule tick (cron), else its creation. */
+export function fireTimeOf(run: RunRecord, meta: RunMeta): number {
+  if (meta.firedAt !== undefined) return meta.firedAt;
+  if (run.options) {
+    try {
+      const at = Date.parse((JSON.parse(run.options) as { scheduledAt?: string }).scheduledAt ?? "");
+      if (Number.isFinite(at)) return at;
+    } catch {
+      // not JSON: fall back to the creation time
+    }
+  }
+  return run.createdAt;
+}
+
+/**
+ * Resolve a run's partition.
+ * @throws PartitionResolutionError (missing dynamic key, invalid explicit value, …): the run fails with it
+ */
+export function resolveRunPartition(spec: PartitionSpec | undefined, run: RunRecord, meta: RunMeta, args: unknown, explicit: string | undefined): ResolvedRunPartition {
+  const firedAt = fireTimeOf(run, meta);
+  const r = resolvePartition(spec, { explicit, fireTime: firedAt, trigger: meta.body, args });
+  if (r.status === "resolved") return { value: r.value, source: r.source, firedAt };
+  if (r.status === "before-start") return { source: "before-start", warning: r.warning, firedAt };
+  return { source: "none", firedAt };
+}

@@ -1,0 +1,89 @@
+/**
+ * Selective runs and backfills as a durable workflow, `sluice:pipeline-plan`: it resolves
+ * the partition once, then runs the planned steps one after the other as child runs
+ * (holding no worker slot while a step runs), each with the cascade off and the same
+ * explicit partition, and stops at the first failure. Surviving restarts, it shows up in
+ * `sluice runs` / `sluice show` like any run.
+ */
+import type { WorkflowContext } from "../../sdk/context.js";
+import { InvalidInputError } from "../../sdk/errors.js";
+import { type AnyWorkflow, defineWorkflow } from "../../sdk/workflow.js";
+import { markTerminal } from "../../worker/control.js";
+import { resolvePartition } from "../partition-resolve.js";
+import type { MemberScript, PipelineCatalog } from "./catalog.js";
+import { PipelinePlanError } from "./errors.js";
+import { buildPayload } from "./meta.js";
+import { currentExecution } from "./run-context.js";
+
+/** Name of the plan workflow. */
+export const PLAN_WORKFLOW = "sluice:pipeline-plan";
+
+/** Payload of a plan run. */
+export interface PlanPayload {
+  readonly folder: string;
+  /** Member paths in run order. */
+  readonly steps: readonly string[];
+  /** An explicit partition for every step; else resolved from the first step's scheme at the plan's start. */
+  readonly partition?: string;
+  /** Extra arguments given to every step (e.g. a dynamic partition key). */
+  readonly args?: Record<string, unknown>;
+}
+
+/** One finished step of a plan. */
+export interface PlanStepResult {
+  readonly step: string;
+  readonly result: unknown;
+}
+
+/** What a plan run returns. */
+export interface PlanResult {
+  readonly partition: string | null;
+  readonly steps: readonly PlanStepResult[];
+}
+
+/** What the plan workflow needs from the host. */
+export interface PlanHost {
+  catalog(): PipelineCatalog;
+  member(ref: string): MemberScript;
+}
+
+function checkPayload(p: unknown): PlanPayload {
+  const x = p as PlanPayload;
+  if (!x || typeof x !== "object" || !Array.isArray(x.steps) || x.steps.some((s) => typeof s !== "string") || typeof x.folder !== "string") {
+    throw markTerminal(new InvalidInputError(`${PLAN_WORKFLOW} needs {"folder": "...", "steps": ["f/x/a.ts", …]}; start it with sluice pipeline run`));
+  }
+  return x;
+}
+
+/** The plan workflow, bound to a host. */
+export function planWorkflow(host: PlanHost): AnyWorkflow {
+  return defineWorkflow(PLAN_WORKFLOW, {
+    retries: 2,
+    handler: async (payload: unknown, ctx: WorkflowContext): Promise<PlanResult> => {
+      const plan = checkPayload(payload);
+      const exec = currentExecution()!;
+      const firedAt = exec.run.createdAt;
+      const partition = plan.partition ?? (await ctx.run("plan:partition", () => {
+        const first = plan.steps[0] ? host.member(plan.steps[0]) : undefined;
+        const spec = first ? host.catalog().scheme(first)?.spec : undefined;
+        const r = resolvePartition(spec, { fireTime: firedAt, args: plan.args ?? {} });
+        if (r.status === "before-start") ctx.logger.warn(r.warning);
+        return r.status === "resolved" ? r.value : null;
+      }, { retry: false })) ?? undefined;
+      const done: PlanStepResult[] = [];
+      for (const [i, step] of plan.steps.entries()) {
+        const m = host.member(step);
+        const args = buildPayload({ ...(plan.args ?? {}), ...(partition !== undefined && { partition }) }, {
+          trigger: "plan", depth: 0, cascade: false, cascadeOffReason: "selective run: the plan runs the next steps itself", firedAt,
+        });
+        try {
+          const result = await exec.callTask({ kind: "script", path: m.name }, m.analyzed.annotations.tag ? { tag: m.analyzed.annotations.tag.name } : {}, args);
+          done.push({ step, result });
+        } catch (err) {
+          throw markTerminal(new PipelinePlanError(step, done.map((d) => d.step), plan.steps.slice(i + 1), (err as Error)?.message ?? String(err)));
+        }
+      }
+      return { partition: partition ?? null, steps: done };
+    },
+  });
+}

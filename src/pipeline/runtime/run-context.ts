@@ -1,0 +1,115 @@
+/**
+ * The context of one running pipeline script: its member, partition, metadata and the
+ * assets it writes. When the script succeeds, each write is checkpointed on the run as an
+ * `asset` step (through the execution's fenced, group-committed save) and indexed per
+ * asset and partition for the status views. SDK helpers reach the context of the calling code through the execution
+ * in `currentScope()`.
+ */
+import type { AssetHost } from "../../assets/host.js";
+import { currentScope } from "../../sdk/runtime.js";
+import type { Store } from "../../store/types.js";
+import type { Execution } from "../../worker/execution.js";
+import { parseAssetUri } from "../asset-uri.js";
+import type { MemberScript } from "./catalog.js";
+import type { RunMeta } from "./meta.js";
+
+/** An asset write of a run. */
+export interface RecordedWrite {
+  /** Canonical concrete URI, e.g. `s3://lake/2026-05-16/x.parquet`. */
+  readonly uri: string;
+  /** What wrote it (`writeS3File`, `COPY … TO`, `static`, …). */
+  readonly via: string;
+  readonly at: number;
+}
+
+/** Prefix of the per-asset write index in the store's key-value records. */
+export const WRITTEN_PREFIX = "pipeline:written:";
+
+/** The index key of an asset write (`<uri> <partition>`; URIs never contain spaces). */
+export function writtenKey(uri: string, partition: string | undefined): string {
+  return `${WRITTEN_PREFIX}${uri} ${partition ?? ""}`;
+}
+
+/** One running pipeline script. */
+export class PipelineRunContext {
+  private readonly recorded = new Map<string, RecordedWrite>();
+
+  constructor(
+    readonly assets: AssetHost,
+    readonly store: Store,
+    readonly member: MemberScript,
+    readonly exec: Execution,
+    readonly meta: RunMeta,
+    /** The run's resolved partition (absent for unpartitioned runs). */
+    readonly partition: string | undefined,
+    /** The chain's fire time (epoch ms). */
+    readonly firedAt: number,
+  ) {}
+
+  /** The run id. */
+  get runId(): string {
+    return this.exec.run.id;
+  }
+
+  /** Every asset this run has written so far, in write order. */
+  writes(): RecordedWrite[] {
+    return [...this.recorded.values()];
+  }
+
+  /** Appends a line to the run's log. */
+  log(level: "debug" | "info" | "warn" | "error", message: string): void {
+    this.exec.log(level, message, null);
+  }
+
+  /**
+   * Notes that this run wrote `uri` (validated, once per URI). The writes become `asset`
+   * checkpoints of the run when it succeeds ({@link flushWrites}): a failed attempt leaves
+   * none, so a retry starts from a clean checkpoint.
+   * @throws AssetUriError for an invalid URI
+   */
+  async recordWrite(uri: string, via: string): Promise<void> {
+    const asset = parseAssetUri(uri);
+    if (!this.recorded.has(asset.uri)) this.recorded.set(asset.uri, { uri: asset.uri, via, at: Date.now() });
+  }
+
+  /**
+   * Checkpoints every noted write as an `asset` step (one group-committed save, fenced by
+   * the run's lease) and updates the per-asset index.
+   * @throws LeaseLostError when the run's lease is gone
+   */
+  async flushWrites(): Promise<void> {
+    const writes = this.writes();
+    if (writes.length === 0) return;
+    const steps = writes.map((w) => {
+      const { key, position } = this.exec.nextCall(`asset:${w.uri}`);
+      const value = JSON.stringify({ uri: w.uri, partition: this.partition ?? null, via: w.via, at: w.at });
+      return { key, kind: "asset" as const, target: w.uri, status: "done" as const, value, position };
+    });
+    await this.exec.save(steps);
+    for (const w of writes) await this.store.kvPut(writtenKey(w.uri, this.partition), JSON.stringify({ run: this.runId, script: this.member.path, at: w.at }));
+  }
+}
+
+const KEY = Symbol.for("sluice.pipeline-run-contexts.v1");
+
+function contexts(): WeakMap<object, PipelineRunContext> {
+  const g = globalThis as unknown as Record<symbol, WeakMap<object, PipelineRunContext> | undefined>;
+  return (g[KEY] ??= new WeakMap());
+}
+
+/** Binds a context to its execution, so SDK calls made by the script find it. */
+export function bindRunContext(exec: Execution, ctx: PipelineRunContext): void {
+  contexts().set(exec, ctx);
+}
+
+/** The pipeline run of the calling code, if it runs inside one. */
+export function currentRunContext(): PipelineRunContext | undefined {
+  const exec = currentScope()?.execution;
+  return exec && typeof exec === "object" ? contexts().get(exec) : undefined;
+}
+
+/** The execution of the calling code, if it runs inside a run. */
+export function currentExecution(): Execution | undefined {
+  const exec = currentScope()?.execution as Partial<Execution> | undefined;
+  return exec && typeof exec.save === "function" && typeof exec.nextCall === "function" ? (exec as Execution) : undefined;
+}

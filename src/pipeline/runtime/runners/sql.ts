@@ -1,0 +1,86 @@
+/**
+ * DuckDB SQL scripts, run in-process with `@duckdb/node-api`: `{partition}` replaced by
+ * the run's partition (a validated value of letters, digits and `-_:./T+`), `-- $name
+ * (type)` arguments bound as parameters, asset URIs mapped to files (see `sql-assets.ts`),
+ * statements run in order; the result is the last statement's rows (at most
+ * {@link MAX_RESULT_ROWS}). Writes (`COPY … TO`, data table tables) are recorded from the
+ * script's detected outputs when it succeeds.
+ */
+import { resultRows, withDuckDb } from "../../../assets/duckdb.js";
+import { AssetError } from "../../../assets/errors.js";
+import type { AssetHost } from "../../../assets/host.js";
+import { PARTITION_TOKEN } from "../../asset-uri.js";
+import type { MemberScript } from "../catalog.js";
+import type { ScriptRunner } from "../definition.js";
+import { PipelineRuntimeError } from "../errors.js";
+import type { PipelineRunContext } from "../run-context.js";
+import { coerceSqlArgument, parseSqlArguments } from "./sql-args.js";
+import { stageSqlAssets } from "./sql-assets.js";
+
+/** Rows of the last statement returned as the run's result. */
+export const MAX_RESULT_ROWS = 1_000;
+const SAFE_PARTITION = /^[A-Za-z0-9_\-:./T+]+$/;
+
+/** Replace `{partition}` with the run's partition. @throws PipelineRuntimeError when there is none or it is unsafe */
+export function substituteSqlPartition(sql: string, partition: string | undefined, script: string): string {
+  if (!sql.includes(PARTITION_TOKEN)) return sql;
+  if (partition === undefined) {
+    throw new PipelineRuntimeError("SQL_PARTITION_MISSING", `${script} uses {partition} but this run has no partition; run it with a partition argument (sluice pipeline run … --partition 2026-05-16) or from a partitioned upstream`);
+  }
+  if (!SAFE_PARTITION.test(partition)) {
+    throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `partition ${JSON.stringify(partition)} cannot be placed in SQL text (only letters, digits and - _ : . / T + are allowed there); declare -- $partition (text) and use $partition instead of {partition}`);
+  }
+  return sql.split(PARTITION_TOKEN).join(partition);
+}
+
+/** A runner for a DuckDB SQL member. */
+export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript): ScriptRunner {
+  const declared = parseSqlArguments(member.source);
+  return {
+    async run(ctx: PipelineRunContext, args: Record<string, unknown> | unknown[]): Promise<unknown> {
+      const named = Array.isArray(args) ? {} : args;
+      const host = await assets();
+      const values: Record<string, unknown> = {};
+      for (const a of declared) values[a.name] = coerceSqlArgument(a, named[a.name]);
+      const sql = substituteSqlPartition(member.source, ctx.partition, member.path);
+      const s3Args = declared.filter((a) => a.type === "s3object" && typeof values[a.name] === "string");
+      for (const a of s3Args) {
+        const key = values[a.name] as string;
+        const local = host.objects.localPath?.(key);
+        if (!local) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `argument $${a.name} (s3object) needs the local object store; with a bucket, write the path as a 's3://…' literal instead`);
+        values[a.name] = local;
+      }
+      const staged = await stageSqlAssets(sql, host);
+      try {
+        const rows = await withDuckDb(staged.files, async (conn) => {
+          const statements = await conn.extractStatements(staged.sql);
+          let last: Record<string, unknown>[] = [];
+          for (let i = 0; i < statements.count; i++) {
+            const prepared = await statements.prepare(i);
+            const bind: Record<string, unknown> = {};
+            for (let p = 1; p <= prepared.parameterCount; p++) {
+              const name = prepared.parameterName(p);
+              if (!(name in values)) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `$${name} is used in ${member.path} but not declared; add a line \`-- $${name} (text)\` (or another type)`);
+              bind[name] = values[name];
+            }
+            if (prepared.parameterCount > 0) prepared.bind(bind as Parameters<typeof prepared.bind>[0]);
+            const reader = await prepared.runAndReadAll();
+            last = resultRows(reader, MAX_RESULT_ROWS + 1);
+          }
+          return last;
+        });
+        await staged.finish();
+        if (rows.length > MAX_RESULT_ROWS) {
+          ctx.log("warn", `the result has more than ${MAX_RESULT_ROWS} rows; only the first ${MAX_RESULT_ROWS} are kept as the run's result`);
+          return rows.slice(0, MAX_RESULT_ROWS);
+        }
+        return rows;
+      } catch (err) {
+        if (err instanceof PipelineRuntimeError || err instanceof AssetError) throw err;
+        throw new PipelineRuntimeError("SQL_FAILED", `${member.path}: ${(err as Error).message}`, { cause: err });
+      } finally {
+        await staged.cleanup();
+      }
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The engine side of the SDK's asset helpers (`writeS3File`, `getResource`, `datatable`,
+ * …): the asset storage of the calling pipeline run (whose writes it records), else the
+ * process's default asset host.
+ */
+import type { AssetHost } from "../../assets/host.js";
+import { defaultAssetHost } from "../../assets/host.js";
+import { resourcePath } from "../../assets/resources.js";
+import { checkObjectKey } from "../../assets/object-store.js";
+import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
+import { currentRunContext, type PipelineRunContext } from "./run-context.js";
+
+/** Asset helpers bound to one host and (inside a pipeline run) its run context. */
+export class RunAssetSdk implements AssetSdkHost {
+  constructor(
+    private readonly assets: AssetHost,
+    private readonly run: PipelineRunContext | undefined,
+  ) {}
+
+  async writeObject(key: string, body: Uint8Array, contentType?: string): Promise<string> {
+    checkObjectKey(key);
+    await this.assets.objects.put(key, body, contentType);
+    await this.run?.recordWrite(`s3://${key}`, "writeS3File");
+    return key;
+  }
+
+  readObject(key: string): Promise<Uint8Array | undefined> {
+    return this.assets.objects.get(checkObjectKey(key));
+  }
+
+  getResource(path: string, undefinedIfEmpty: boolean): Promise<unknown> {
+    return this.assets.resources.get(path, undefinedIfEmpty);
+  }
+
+  async setResource(path: string, value: unknown, type: string): Promise<void> {
+    await this.assets.resources.set(path, value, type);
+    await this.run?.recordWrite(`$res:${resourcePath(path)}`, "setResource");
+  }
+
+  async queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    const result = await this.assets.datatables.query(name, sql, params);
+    for (const uri of result.writes) await this.run?.recordWrite(uri, "datatable");
+    return result.rows;
+  }
+
+  async writeVolumeFile(volume: string, path: string, data: Uint8Array): Promise<void> {
+    await this.assets.volumes.write(volume, path, data);
+    await this.run?.recordWrite(`volume://${volume}/${path}`, "writeVolumeFile");
+  }
+
+  readVolumeFile(volume: string, path: string): Promise<Uint8Array | undefined> {
+    return this.assets.volumes.read(volume, path);
+  }
+
+  volumeDir(volume: string): Promise<string> {
+    return this.assets.volumes.dir(volume);
+  }
+
+  partition(): string | undefined {
+    return this.run?.partition;
+  }
+}
+
+/** Installs the resolver the SDK's asset helpers use (idempotent). */
+export function installAssetSdk(): void {
+  setAssetSdkResolver(() => {
+    const run = currentRunContext();
+    if (run) return new RunAssetSdk(run.assets, run);
+    try {
+      return new RunAssetSdk(defaultAssetHost("asset helpers"), undefined);
+    } catch {
+      return undefined;
+    }
+  });
+}

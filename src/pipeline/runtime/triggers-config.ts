@@ -1,0 +1,86 @@
+/**
+ * Native trigger rows of a pipeline folder, from `<folder>/pipeline.json`:
+ *
+ * ```json
+ * { "triggers": { "ingest": { "schedule": { "cron": "0 6 * * *", "timezone": "UTC" }, "webhook": true } } }
+ * ```
+ *
+ * Keys are script names (file name without extension) or project-relative paths. A
+ * `// on <kind>` marker opts the script into the trigger; the row holds its options, as
+ * in the seed (the cron is not part of the annotation).
+ */
+import { type CronSchedule, parseSchedule } from "../../core/cron.js";
+import type { Diagnostic } from "../diagnostics.js";
+import { NATIVE_TRIGGER_KINDS, type NativeTriggerKind } from "../annotation-types.js";
+
+/** The configured triggers of one script. */
+export interface ScriptTriggers {
+  readonly schedule?: CronSchedule;
+  readonly webhook?: boolean;
+  /** Other kinds present in the file (recognised, not runnable in this version). */
+  readonly other: readonly NativeTriggerKind[];
+}
+
+/** The parsed trigger file of a folder: script key → triggers, plus problems. */
+export interface TriggersFile {
+  readonly byScript: ReadonlyMap<string, ScriptTriggers>;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** The name of the per-folder trigger file. */
+export const TRIGGERS_FILE = "pipeline.json";
+
+/**
+ * Parse a `pipeline.json`. Problems are diagnostics on `file` (line 0): a malformed file or
+ * an invalid cron is an error, an unknown key a warning.
+ */
+export function parseTriggersFile(text: string | undefined, file: string): TriggersFile {
+  const byScript = new Map<string, ScriptTriggers>();
+  const diagnostics: Diagnostic[] = [];
+  const error = (code: string, message: string) => diagnostics.push({ severity: "error", line: 0, code, message, script: file });
+  const warn = (code: string, message: string) => diagnostics.push({ severity: "warning", line: 0, code, message, script: file });
+  if (text === undefined) return { byScript, diagnostics };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    error("TRIGGERS_FILE_INVALID", `${file} is not valid JSON (${(err as Error).message}); expected {"triggers": {"<script>": {"schedule": {"cron": "0 6 * * *"}}}}`);
+    return { byScript, diagnostics };
+  }
+  const triggers = (raw as { triggers?: unknown } | null)?.triggers;
+  if (typeof raw !== "object" || raw === null || (triggers !== undefined && (typeof triggers !== "object" || triggers === null))) {
+    error("TRIGGERS_FILE_INVALID", `${file} must be an object with a "triggers" object keyed by script name`);
+    return { byScript, diagnostics };
+  }
+  for (const key of Object.keys(raw)) if (key !== "triggers" && key !== "$schema") warn("TRIGGERS_FILE_UNKNOWN_KEY", `unknown key ${JSON.stringify(key)} in ${file} is ignored (known: triggers)`);
+  for (const [script, rawRow] of Object.entries((triggers ?? {}) as Record<string, unknown>)) {
+    if (typeof rawRow !== "object" || rawRow === null) {
+      error("TRIGGERS_FILE_INVALID", `triggers.${script} must be an object such as {"schedule": {"cron": "0 6 * * *"}}`);
+      continue;
+    }
+    const row = rawRow as Record<string, unknown>;
+    let schedule: CronSchedule | undefined;
+    let webhook: boolean | undefined;
+    const other: NativeTriggerKind[] = [];
+    for (const [kind, value] of Object.entries(row)) {
+      if (kind === "schedule") {
+        try {
+          schedule = parseSchedule(typeof value === "string" ? value : (value as { cron: string; timezone?: string }));
+        } catch (err) {
+          error("TRIGGER_SCHEDULE_INVALID", `triggers.${script}.schedule: ${(err as Error).message}`);
+        }
+      } else if (kind === "webhook") {
+        if (value === false) continue;
+        if (value !== true && (typeof value !== "object" || value === null)) error("TRIGGERS_FILE_INVALID", `triggers.${script}.webhook must be true or an object`);
+        else webhook = true;
+      } else if ((NATIVE_TRIGGER_KINDS as readonly string[]).includes(kind)) {
+        other.push(kind as NativeTriggerKind);
+        warn("TRIGGER_KIND_UNSUPPORTED", `triggers.${script}.${kind}: ${kind} triggers are recognised but not run by Sluice yet; the graph shows the node as not configured`);
+      } else {
+        warn("TRIGGERS_FILE_UNKNOWN_KEY", `triggers.${script}.${kind} is not a trigger kind and is ignored (kinds: ${NATIVE_TRIGGER_KINDS.join(", ")})`);
+      }
+    }
+    byScript.set(script, { ...(schedule && { schedule }), ...(webhook && { webhook }), other });
+  }
+  return { byScript, diagnostics };
+}

@@ -1,0 +1,29 @@
+/**
+ * Dev reloading of what the project loader does not watch: Python, Bash and SQL pipeline
+ * scripts and `pipeline.json` trigger rows. (TypeScript members reload through the
+ * loader, whose transform rescans the pipelines.)
+ */
+import { relative, sep } from "node:path";
+import chokidar from "chokidar";
+
+const WATCHED = /(\.py|\.sh|\.sql|(^|\/)pipeline\.json)$/;
+
+/** Calls `reload` (coalesced) when a watched file under `root` changes; returns a stop function. */
+export function watchPipelines(root: string, reload: () => Promise<void>, onError: (err: Error) => void): () => Promise<void> {
+  let timer: NodeJS.Timeout | null = null;
+  const watcher = chokidar.watch(root, {
+    ignoreInitial: true,
+    ignored: (path: string) => relative(root, path).split(sep).some((part) => part.startsWith(".") || part === "node_modules"),
+    awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
+  });
+  const changed = (path: string) => {
+    if (!WATCHED.test(relative(root, path).split(sep).join("/"))) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => void reload().catch(onError), 100);
+  };
+  watcher.on("add", changed).on("change", changed).on("unlink", changed);
+  return async () => {
+    if (timer) clearTimeout(timer);
+    await watcher.close();
+  };
+}
