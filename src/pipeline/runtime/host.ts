@@ -161,6 +161,7 @@ export class PipelineHost implements PipelineServices {
     const m = this.member(ref);
     const meta: Partial<RunMeta> & { trigger: RunMeta["trigger"] } = {
       trigger: options.trigger ?? "manual",
+      depth: 0,
       ...(options.cascade === false && { cascade: false, cascadeOffReason: "cascade: false" }),
       ...(options.body !== undefined && { body: options.body }),
     };

@@ -1,0 +1,76 @@
+/** Debounce (10 quick writes → one run, last write wins) and the depth cap of the cascade. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeValue } from "../../src/core/serde.js";
+import { MAX_CASCADE_DEPTH, readDecisions } from "../../src/pipeline/runtime/index.js";
+import { startPipelines, type PipelineProject } from "./harness.js";
+
+const TICK = `// pipeline
+import * as wmill from 'windmill-client';
+
+export async function main(n: number) {
+	await wmill.writeS3File({ s3: 'noisy/data.json' }, JSON.stringify({ n }));
+}
+`;
+const CONSUME = `// pipeline
+// on s3://noisy/data.json
+// debounce 1s
+import * as wmill from 'windmill-client';
+
+export async function main() {
+	const data = JSON.parse(await wmill.loadS3File({ s3: 'noisy/data.json' }));
+	await wmill.writeS3File({ s3: 'noisy/out.json' }, JSON.stringify(data));
+	return data.n;
+}
+`;
+const LOOP = (me: string, other: string) => `// pipeline
+// on s3://loop/${other}.json
+import * as wmill from 'windmill-client';
+
+export async function main() {
+	await wmill.writeS3File({ s3: 'loop/${me}.json' }, String(Date.now()));
+}
+`;
+
+describe("cascade", () => {
+  let p: PipelineProject;
+  beforeAll(async () => {
+    p = await startPipelines({
+      "f/noisy/tick.ts": TICK,
+      "f/noisy/consume.ts": CONSUME,
+      "f/loop/a.ts": LOOP("a", "b").replace("// on s3://loop/b.json\n", "// on s3://loop/b.json\n// on s3://loop/start.json\n"),
+      "f/loop/b.ts": LOOP("b", "a"),
+    });
+  });
+  afterAll(async () => p?.close());
+
+  it("debounces 10 quick writes into one run that sees the last write", async () => {
+    const producers: string[] = [];
+    for (let n = 1; n <= 10; n++) {
+      const h = await p.engine.enqueueRun("f/noisy/tick", { n });
+      await h.result({ timeoutMs: 10_000 });
+      producers.push(h.id);
+    }
+    await p.settle({ quietMs: 1_500 });
+    const runs = await p.runsOf("f/noisy/consume");
+    expect(runs).toHaveLength(1);
+    expect(decodeValue(runs[0]!.result)).toBe(10);
+    const decisions = (await readDecisions(p.store, { limit: 100 })).filter((d) => d.subscriber === "f/noisy/consume.ts").reverse();
+    expect(decisions.map((d) => d.outcome)).toEqual(["debounce-scheduled", ...Array(9).fill("debounced")]);
+    expect(new Set(decisions.map((d) => d.run))).toEqual(new Set([runs[0]!.id]));
+    const logs = await p.store.getLogs(runs[0]!.id);
+    expect(logs.map((l) => l.message).join("\n")).toContain(`10 write(s) coalesced; running for the last one (run ${producers[9]}`);
+  });
+
+  it(`stops a cycle after ${MAX_CASCADE_DEPTH} hops and records why`, async () => {
+    const start = await p.pipelines.runScript("f/loop/a");
+    await start.result({ timeoutMs: 10_000 });
+    await p.settle();
+    const all = [...(await p.runsOf("f/loop/a")), ...(await p.runsOf("f/loop/b"))];
+    expect(all).toHaveLength(MAX_CASCADE_DEPTH + 1);
+    const depths = all.map((r) => decodeValue<{ _sluice: { depth: number } }>(r.payload)._sluice.depth).sort();
+    expect(depths).toEqual([0, 1, 2, 3, 4, 5]);
+    const [last] = await readDecisions(p.store, { limit: 1 });
+    expect(last).toMatchObject({ outcome: "skipped", subscriber: "f/loop/a.ts", depth: MAX_CASCADE_DEPTH + 1 });
+    expect(last!.reason).toContain("depth cap");
+  });
+});
