@@ -1,0 +1,35 @@
+/**
+ * Running pipeline plans from the CLI: an engine with a worker in this process, the
+ * project's pipelines attached, and only the TypeScript modules a plan needs loaded (so
+ * the worker does not take other work of the project). Other workers on the same
+ * database may take steps too; the plan run is durable either way.
+ */
+import type { Engine } from "../../engine/engine.js";
+import { Project } from "../../loader/project.js";
+import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
+import { storeReady } from "../../store/open.js";
+import type { CliIO } from "../io.js";
+import { openEngine, resolveProject } from "../project.js";
+
+/** Runs `fn` with a started engine and pipeline host; `load` lists the member scripts to load. */
+export async function withPipelineRuntime<T>(
+  io: CliIO,
+  opts: { dir?: string; db?: string },
+  load: readonly string[],
+  fn: (host: PipelineHost, engine: Engine) => Promise<T>,
+): Promise<T> {
+  const project = resolveProject(io, opts.dir, opts.db);
+  const engine = openEngine(project, { worker: { concurrency: 50 }, scheduler: false, captureConsole: true });
+  const loader = new Project(project.root, engine);
+  const host = attachPipelines(loader, { assets: project.config.assets, env: io.env, freshness: false });
+  try {
+    await storeReady(engine.store);
+    await engine.start();
+    for (const path of load) if (/\.(m?[jt]s)$/.test(path)) await loader.loadFile(path);
+    await host.start();
+    return await fn(host, engine);
+  } finally {
+    await host.stop();
+    await engine.stop({ drainMs: 10_000 });
+  }
+}

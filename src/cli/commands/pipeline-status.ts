@@ -1,0 +1,64 @@
+/** `sluice pipeline status [folder]`: last runs, freshness, open joins and debounce windows, partitions per asset, recent decisions. */
+import type { Command } from "commander";
+import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
+import { pipelineStatus, type PipelineStatus } from "../../pipeline/runtime/status.js";
+import { json, type CommandContext } from "../command.js";
+import { statusLabel, timeLabel } from "../format.js";
+import { parseCount } from "../options.js";
+import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
+import { folderArg, pipelineFolder } from "./pipeline-shared.js";
+
+function render(s: PipelineStatus): string {
+  const out = [`pipeline ${s.folder || "."}${s.ok ? "" : "  (NOT LOADED: see sluice pipeline graph)"}`, "  scripts:"];
+  for (const x of s.scripts) {
+    const r = x.lastRun;
+    const last = r ? `${statusLabel(r.status)} ${timeLabel(r.finishedAt ?? r.createdAt)} (${r.trigger}${r.partition ? `, partition ${r.partition}` : ""}) ${r.id}${r.error ? `: ${r.error}` : ""}` : "never run";
+    out.push(`    ${x.path}  ${last}`);
+    if (x.freshness) out.push(`      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? "STALE" : "fresh"} since ${timeLabel(x.freshness.since)}`);
+    for (const t of x.triggers) out.push(`      on ${t.kind}: ${t.state.replace("-", " ")}${t.detail ? ` (${t.detail})` : ""}`);
+  }
+  if (s.joins.length) {
+    out.push("  open joins (trigger all):");
+    for (const j of s.joins) out.push(`    ${j.script} partition ${j.partition}: have ${j.have.join(", ")}; waiting for ${j.missing.join(", ") || "nothing"}`);
+  }
+  const open = s.debounces.filter((d) => d.open);
+  if (open.length) {
+    out.push("  open debounce windows:");
+    for (const d of open) out.push(`    ${d.script}${d.partition ? ` partition ${d.partition}` : ""}: ${d.writes} write(s), run ${d.run} at ${timeLabel(d.until)}`);
+  }
+  out.push("  assets:");
+  for (const a of s.assets) {
+    const parts = a.partitions.map((p) => p.partition ?? "(unpartitioned)");
+    out.push(`    ${a.uri}  ${parts.length ? `written: ${parts.join(", ")}` : "not written yet"}`);
+  }
+  out.push("  recent decisions (newest first):");
+  if (s.decisions.length === 0) out.push("    none");
+  for (const d of s.decisions) {
+    const from = d.producer ? `${d.producer} → ` : "";
+    out.push(`    ${timeLabel(d.at)} ${from}${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` run ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`);
+  }
+  return out.join("\n");
+}
+
+/** Registers `sluice pipeline status`. */
+export function registerPipelineStatus(pipeline: Command, cx: CommandContext): void {
+  pipeline
+    .command("status")
+    .description("show a pipeline's last runs, freshness, open joins and debounce windows, written partitions and recent dispatch decisions")
+    .argument("[folder]", "pipeline folder (default: every pipeline of the project)")
+    .option("--decisions <n>", "how many recent decisions to show", "20")
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
+    .option("--json", "print JSON")
+    .action(async (folderText: string | undefined, opts) => {
+      const limit = parseCount(opts.decisions, "--decisions");
+      await withEngine(cx.io, opts, async (engine, project) => {
+        const catalog = PipelineCatalog.scan(project.root);
+        const folders = folderText === undefined ? catalog.folders() : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
+        const statuses: PipelineStatus[] = [];
+        for (const f of folders) statuses.push(await pipelineStatus(engine.store, f, { decisions: limit }));
+        if (opts.json) json(cx, folderText === undefined ? statuses : statuses[0]);
+        else cx.io.stdout(`${statuses.map(render).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`);
+      });
+    });
+}
