@@ -4,6 +4,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { resolveAssetConfig } from "../assets/config.js";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { InvalidInputError } from "../sdk/errors.js";
 
@@ -20,6 +21,8 @@ export interface ProjectConfig {
   /** SQLite file, relative to the project. Default `.sluice/sluice.db`. */
   database?: string;
   dev?: { enqueue?: DevEnqueue[] };
+  /** Where pipeline assets live (object store, data tables, volumes); see `assets/config.ts`. */
+  assets?: unknown;
 }
 
 /** Reads and validates `<root>/sluice.json` (empty config when absent). */
@@ -40,7 +43,14 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
   const bad = (msg: string) => new InvalidInputError(`${file}: ${msg}`, { code: "INVALID_CONFIG" });
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("must be a JSON object");
   const c = raw as Record<string, unknown>;
-  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev)`);
+  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "assets", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev, assets)`);
+  if (c.assets !== undefined) {
+    try {
+      resolveAssetConfig(".", c.assets);
+    } catch (err) {
+      throw bad((err as Error).message);
+    }
+  }
   if (c.retention !== undefined) {
     try {
       retentionMillis(c.retention as Retention);
