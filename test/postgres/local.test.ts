@@ -50,6 +50,13 @@ describe("local: true workflows on several servers", () => {
       ["warm-1@a", "default@a", "a"],
       ["warm-1@b", "default@b", "b"],
     ]);
+    // Read commands take the same setting.
+    const list = spawnSluice(["runs", "--workflow", "warm-cache", "--json"], root, { SLUICE_DATABASE_URL: url });
+    expect(await list.exited).toBe(0);
+    expect((JSON.parse(list.output()) as Array<{ id: string }>).map((r) => r.id).sort()).toEqual(["warm-1@a", "warm-1@b"]);
+    const show = spawnSluice(["show", "warm-1@b", "--json", "--db", url], root);
+    expect(await show.exited).toBe(0);
+    expect(show.output()).toMatch(/"status": "succeeded"/);
     for (const p of [...workers, ...servers]) p.proc.kill("SIGTERM");
     await Promise.all([...workers, ...servers].map((p) => p.exited));
   }, 60_000);
