@@ -104,6 +104,8 @@ export interface ApiRunList {
 export interface ApiLogLine {
   seq: number;
   ts: string;
+  /** The run that logged it (a child run's id with `children=true`). */
+  runId: string;
   attempt: number;
   level: "debug" | "info" | "warn" | "error";
   step: string | null;

@@ -81,7 +81,7 @@ export function createApp(options: AppOptions): SluiceApp {
     secureHeaders({
       contentSecurityPolicy: undefined,
       crossOriginResourcePolicy: "same-origin",
-      referrerPolicy: "no-referrer",
+      referrerPolicy: "same-origin",
       xFrameOptions: "DENY",
       strictTransportSecurity: false,
     }),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hostName, isLoopbackAddress } from "./guard.js";
+import { checkSameOrigin, hostName, isLoopbackAddress } from "./guard.js";
 
 describe("loopback checks", () => {
   it("recognises loopback peer addresses", () => {
@@ -11,5 +11,18 @@ describe("loopback checks", () => {
     expect(hostName("[::1]:7777")).toBe("[::1]");
     expect(hostName("127.0.0.1")).toBe("127.0.0.1");
     expect(hostName("evil.example:80")).toBe("evil.example");
+  });
+});
+
+describe("checkSameOrigin", () => {
+  it("trusts Sec-Fetch-Site first, then Origin; programs without either pass", () => {
+    expect(() => checkSameOrigin("same-origin", "null", "localhost:7777")).not.toThrow();
+    expect(() => checkSameOrigin("none", undefined, "localhost:7777")).not.toThrow();
+    expect(() => checkSameOrigin("cross-site", "https://evil.example", "localhost:7777")).toThrow(/cross-origin/);
+    expect(() => checkSameOrigin("same-site", "http://a.localhost:7777", "localhost:7777")).toThrow(/cross-origin/);
+    expect(() => checkSameOrigin(undefined, "http://localhost:7777", "localhost:7777")).not.toThrow();
+    expect(() => checkSameOrigin(undefined, "http://evil.example", "localhost:7777")).toThrow(/cross-origin/);
+    expect(() => checkSameOrigin(undefined, "null", "localhost:7777")).toThrow(/cross-origin/);
+    expect(() => checkSameOrigin(undefined, undefined, "localhost:7777")).not.toThrow();
   });
 });

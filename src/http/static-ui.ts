@@ -15,7 +15,7 @@ export const UI_HEADERS = {
   "Content-Security-Policy":
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "Cache-Control": "no-cache",
-  "Referrer-Policy": "no-referrer",
+  "Referrer-Policy": "same-origin",
 };
 
 /** The `dist/ui` folder of this package (found from this module's location, in `src/` or `dist/`). */

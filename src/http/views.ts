@@ -74,7 +74,7 @@ export function approvalEventView(e: ApprovalEvent): ApiApprovalEvent {
 
 /** A log line as JSON. */
 export function logView(l: LogRecord): ApiLogLine {
-  return { seq: l.seq, ts: iso(l.ts), attempt: l.attempt, level: l.level, step: l.stepKey, message: l.message };
+  return { seq: l.seq, ts: iso(l.ts), runId: l.runId, attempt: l.attempt, level: l.level, step: l.stepKey, message: l.message };
 }
 
 /** A workflow as JSON. */

@@ -41,7 +41,7 @@ describe("approval page", () => {
     const res = await h.call("GET", local(urls.approvalPage));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-security-policy")).toMatch(/default-src 'none'/);
-    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
     const html = await res.text();
     expect(html.startsWith("<!doctype html>")).toBe(true);
     expect(html).toContain("Approval requested");

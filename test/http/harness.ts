@@ -67,6 +67,17 @@ export const main = workflow(async (env: string) => {
   });
   return { env, approval, urls };
 });`,
+  "f/tasks.ts": `import { step, task, workflow } from "windmill-client";
+async function shout(word: string) {
+  console.log("shouting " + word);
+  return word.toUpperCase();
+}
+export const main = workflow(async () => {
+  await step("begin", () => console.log("begin"));
+  const a = await task(shout)("a");
+  const b = await task(shout)("b");
+  return a + b;
+});`,
   "f/open_gate.ts": `import { step, waitForApproval, workflow, getResumeUrls } from "windmill-client";
 export const main = workflow(async () => {
   const urls = await step("urls", () => getResumeUrls());

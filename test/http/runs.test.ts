@@ -170,6 +170,18 @@ describe("logs", () => {
     expect((await h.call("GET", `/api/runs/${run.id}/logs?after=x`, { token: h.tokens.read })).status).toBe(400);
   });
 
+  it("children=true interleaves the lines of the run's child runs, each naming its run", async () => {
+    const run = await h.start("f/tasks", {});
+    expect(run.status).toBe("succeeded");
+    const own = await json(await h.call("GET", `/api/runs/${run.id}/logs`, { token: h.tokens.read }));
+    expect(own.logs.map((l: any) => l.message)).toEqual(["begin"]);
+    const tree = await json(await h.call("GET", `/api/runs/${run.id}/logs?children=true`, { token: h.tokens.read }));
+    expect(tree.logs.map((l: any) => l.message)).toEqual(["begin", "shouting a", "shouting b"]);
+    expect(new Set(tree.logs.map((l: any) => l.runId)).size).toBe(3);
+    const events = await readSse(await h.call("GET", `/api/runs/${run.id}/logs/stream?children=true`, { token: h.tokens.read }), (evs) => evs.some((e) => e.event === "end"), 5000);
+    expect(events.filter((e) => e.event === "log").map((e) => JSON.parse(e.data).message)).toEqual(["begin", "shouting a", "shouting b"]);
+  });
+
   it("streams lines with Server-Sent Events while the run runs, then ends", async () => {
     const handle = await h.engine.enqueueRun("slow", { ms: 600 });
     await h.waitFor(handle.id, (r) => r.status !== "pending");

@@ -54,7 +54,7 @@ const Layout: FC<PropsWithChildren<{ title: string }>> = ({ title, children }) =
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="referrer" content="no-referrer" />
+      <meta name="referrer" content="same-origin" />
       <title>{title} · Sluice</title>
       <link rel="stylesheet" href={APPROVAL_CSS_PATH} />
     </head>

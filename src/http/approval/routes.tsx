@@ -22,7 +22,7 @@ import { APPROVAL_CSS, APPROVAL_CSS_PATH } from "./styles.js";
 const PAGE_HEADERS = {
   "Content-Security-Policy": "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
+  "Referrer-Policy": "same-origin",
 };
 
 /** Renders a page element into a complete HTML document (with its doctype). */

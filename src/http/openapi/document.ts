@@ -30,6 +30,7 @@ const path = (name: string, description: string): Json => ({ name, in: "path", r
 const query = (name: string, description: string, schema: Json = { type: "string" }): Json => ({ name, in: "query", required: false, description, schema });
 const RUN_ID = path("id", "run id (URL-encoded)");
 const KEY = path("key", "the approval's checkpoint key, e.g. waitForApproval");
+const CHILDREN = query("children", "true: include the lines of the run's child runs, interleaved", { type: "boolean" });
 const TOKEN = { name: "token", in: "query", required: true, description: "the signed token of the link", schema: { type: "string" } };
 const sse = (description: string): Json => ({ "200": { description, content: { "text/event-stream": { schema: { type: "string" } } } } });
 
@@ -85,13 +86,13 @@ const PATHS: Record<string, Json> = {
   },
   "/api/runs/{id}/logs": {
     get: op("read", "Log lines after a cursor", {
-      parameters: [RUN_ID, query("after", "seq of the last line you have", { type: "integer" })],
+      parameters: [RUN_ID, query("after", "seq of the last line you have", { type: "integer" }), CHILDREN],
       responses: { ...ok("log lines", ref("LogPage")), ...err("400", "401", "403", "404") },
     }),
   },
   "/api/runs/{id}/logs/stream": {
     get: op("read", "Log lines as Server-Sent Events (`log`, then `end` when the run finishes)", {
-      parameters: [RUN_ID, query("after", "seq to start after (or the Last-Event-ID header)", { type: "integer" })],
+      parameters: [RUN_ID, query("after", "seq to start after (or the Last-Event-ID header)", { type: "integer" }), CHILDREN],
       responses: { ...sse("event stream: `log` events (data: LogLine, id: seq), then one `end` event"), ...err("401", "403", "404") },
     }),
   },

@@ -117,6 +117,7 @@ export const SCHEMAS: Record<string, Schema> = {
   LogLine: obj({
     seq: int(),
     ts: time(),
+    runId: str("the run that logged it (a child's id with children=true)"),
     attempt: int(),
     level: { type: "string", enum: ["debug", "info", "warn", "error"] },
     step: nullable(str("step key the line was logged in")),

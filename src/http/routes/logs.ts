@@ -1,17 +1,21 @@
 /**
  * `GET /api/runs/:id/logs` (JSON, `after` cursor) and `GET /api/runs/:id/logs/stream`
  * (Server-Sent Events: `log` events while the run is unfinished, then one `end` event).
+ * With `children=true` both include the lines of the run's child runs (its tasks),
+ * interleaved in the order they happened, each line naming its run.
  */
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { InvalidInputError, RunNotFoundError } from "../../sdk/errors.js";
-import { isTerminal } from "../../store/types.js";
+import { isTerminal, type LogRecord, type Store } from "../../store/types.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { logView } from "../views.js";
 
 /** Lines returned by one JSON page at most. */
 export const MAX_LOG_PAGE = 5000;
+/** Child runs whose lines are included at most (`children=true`). */
+export const MAX_LOG_CHILDREN = 200;
 /** How often a stream re-checks for lines when nothing announced a change (ms). */
 const POLL_MS = 500;
 /** Comment lines keep idle streams open through proxies (ms). */
@@ -23,6 +27,15 @@ function parseAfter(value: string | undefined): number {
   return Number(value);
 }
 
+const byTime = (a: LogRecord, b: LogRecord) => a.ts - b.ts || a.seq - b.seq;
+
+/** The run and, with `children`, its child runs (oldest first, at most {@link MAX_LOG_CHILDREN}). */
+async function runsOf(store: Store, id: string, children: boolean): Promise<string[]> {
+  if (!children) return [id];
+  const kids = await store.listRuns({ parentId: id, limit: MAX_LOG_CHILDREN });
+  return [id, ...kids.reverse().map((k) => k.id)];
+}
+
 /** Registers the log routes. */
 export function logRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   const { store } = deps.engine;
@@ -30,26 +43,33 @@ export function logRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/runs/:id/logs", requireScope("read"), async (c) => {
     const id = c.req.param("id");
     const after = parseAfter(c.req.query("after"));
+    const tree = c.req.query("children") === "true";
     const run = await store.getRun(id);
     if (!run) throw new RunNotFoundError(id);
-    const lines = (await store.getLogs(id, after)).slice(0, MAX_LOG_PAGE);
+    const all = (await Promise.all((await runsOf(store, id, tree)).map((r) => store.getLogs(r, after)))).flat().sort((a, b) => a.seq - b.seq);
+    const lines = all.slice(0, MAX_LOG_PAGE);
     const last = lines.length ? lines[lines.length - 1]!.seq : after;
-    return c.json({ logs: lines.map(logView), nextAfter: last, finished: isTerminal(run.status) && lines.length < MAX_LOG_PAGE });
+    return c.json({ logs: lines.sort(byTime).map(logView), nextAfter: last, finished: isTerminal(run.status) && all.length <= MAX_LOG_PAGE });
   });
 
   app.get("/api/runs/:id/logs/stream", requireScope("read"), async (c) => {
     const id = c.req.param("id");
-    let after = parseAfter(c.req.header("last-event-id") ?? c.req.query("after"));
+    const tree = c.req.query("children") === "true";
+    const start = parseAfter(c.req.header("last-event-id") ?? c.req.query("after"));
     if (!(await store.getRun(id))) throw new RunNotFoundError(id);
     c.header("X-Accel-Buffering", "no");
     return streamSSE(c, async (stream) => {
       const abort = new AbortController();
       stream.onAbort(() => abort.abort());
+      const cursors = new Map<string, number>();
       let lastWrite = Date.now();
       const flush = async () => {
-        for (const line of await store.getLogs(id, after)) {
-          await stream.writeSSE({ event: "log", id: String(line.seq), data: JSON.stringify(logView(line)) });
-          after = line.seq;
+        const ids = await runsOf(store, id, tree);
+        const fresh = (await Promise.all(ids.map((r) => store.getLogs(r, cursors.get(r) ?? start)))).flat().sort(byTime);
+        for (const line of fresh) {
+          // Single-run streams carry the seq as the event id, so a reconnect resumes after it.
+          await stream.writeSSE({ event: "log", id: tree ? undefined : String(line.seq), data: JSON.stringify(logView(line)) });
+          cursors.set(line.runId, Math.max(cursors.get(line.runId) ?? 0, line.seq));
           lastWrite = Date.now();
         }
       };

@@ -7,8 +7,8 @@ import type { ApiLogLine } from "../../../http/api-types";
 import { seg } from "../api/client";
 import { openEventStream } from "../api/sse";
 
-/** The log lines of run `runId`, live until the run ends. */
-export function useLogStream(runId: string): { lines: ApiLogLine[]; ended: boolean } {
+/** The log lines of run `runId` (and of its child runs with `withChildren`), live until the run ends. */
+export function useLogStream(runId: string, withChildren: boolean): { lines: ApiLogLine[]; ended: boolean } {
   const [lines, setLines] = useState<ApiLogLine[]>([]);
   const [ended, setEnded] = useState(false);
   useEffect(() => {
@@ -22,10 +22,14 @@ export function useLogStream(runId: string): { lines: ApiLogLine[]; ended: boole
       buffer = [];
       setLines((prev) => [...prev, ...add]);
     };
-    const close = openEventStream(`/api/runs/${seg(runId)}/logs/stream`, {
+    const seen = new Set<number>();
+    const close = openEventStream(`/api/runs/${seg(runId)}/logs/stream${withChildren ? "?children=true" : ""}`, {
       onEvent: (ev) => {
         if (ev.event === "log") {
-          buffer.push(JSON.parse(ev.data) as ApiLogLine);
+          const line = JSON.parse(ev.data) as ApiLogLine;
+          if (seen.has(line.seq)) return; // a reconnected stream of a run tree starts over
+          seen.add(line.seq);
+          buffer.push(line);
           frame ??= requestAnimationFrame(flush);
         } else if (ev.event === "end") setEnded(true);
       },
@@ -35,15 +39,18 @@ export function useLogStream(runId: string): { lines: ApiLogLine[]; ended: boole
       close();
       if (frame !== null) cancelAnimationFrame(frame);
     };
-  }, [runId]);
+  }, [runId, withChildren]);
   return { lines, ended };
 }
 
 const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour12: false }) + "." + String(new Date(iso).getMilliseconds()).padStart(3, "0");
 
-/** See the module comment. */
-export function LogView({ runId, step, title }: { runId: string; step?: string | null; title: string }) {
-  const { lines, ended } = useLogStream(runId);
+/**
+ * See the module comment. `children` (child run id → label) includes the lines of those
+ * child runs, labelled; without it only the run's own lines are shown.
+ */
+export function LogView({ runId, step, title, children }: { runId: string; step?: string | null; title: string; children?: Map<string, string> }) {
+  const { lines, ended } = useLogStream(runId, children !== undefined);
   const shown = step ? lines.filter((l) => l.step === step) : lines;
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -73,7 +80,7 @@ export function LogView({ runId, step, title }: { runId: string; step?: string |
           shown.map((l) => (
             <div key={l.seq} className={`log log-${l.level}`} data-seq={l.seq}>
               <span className="log-ts">{time(l.ts)}</span>
-              {l.step && !step ? <span className="log-step">{l.step}</span> : null}
+              {l.runId !== runId ? <span className="log-child">{children?.get(l.runId) ?? "child"}</span> : l.step && !step ? <span className="log-step">{l.step}</span> : null}
               {l.attempt > 1 ? <span className="log-attempt">#{l.attempt}</span> : null}
               <span className="log-msg">{l.message}</span>
             </div>

@@ -33,7 +33,7 @@ describe("nodeStates", () => {
         { id: "c3", status: "succeeded" },
       ],
     } as unknown as ApiRunDetail;
-    const s = nodeStates(diagram, detail);
+    const s = nodeStates(diagram, detail, Date.now());
     expect(Object.fromEntries([...s].map(([id, st]) => [id, `${st.status}×${st.count}`]))).toEqual({
       start: "succeeded×1",
       "step:run_id": "succeeded×1",
@@ -48,7 +48,7 @@ describe("nodeStates", () => {
       steps: [{ key: "saveResults", kind: "task", status: "error", childId: "c" }],
       children: [{ id: "c", status: "failed" }],
     } as unknown as ApiRunDetail;
-    const s = nodeStates(diagram, detail);
+    const s = nodeStates(diagram, detail, Date.now());
     expect(s.get("task:saveResults")!.status).toBe("failed");
     expect(s.get("end")!.status).toBe("failed");
   });

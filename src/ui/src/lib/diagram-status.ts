@@ -3,9 +3,10 @@
  * the step's key, so its status is the step's (a task's is its child run's). Nodes
  * that stand for many calls (inside loops and fan-outs) sum up every `key#n` step. Pure.
  */
-import type { ApiRun, ApiRunDetail, ApiStep } from "../../../http/api-types";
+import type { ApiRunDetail } from "../../../http/api-types";
 import type { WorkflowDiagram } from "../../../diagram/model";
 import type { DisplayStatus } from "./status";
+import { stepStatus } from "./timeline";
 
 /** A node's live state. */
 export interface NodeState {
@@ -16,18 +17,10 @@ export interface NodeState {
 
 const baseKey = (key: string) => key.replace(/#\d+$/, "");
 
-function oneStatus(step: ApiStep, child: ApiRun | undefined, run: ApiRun): DisplayStatus {
-  if (child) return child.status;
-  if (step.status === "done") return "succeeded";
-  if (step.status === "error") return "failed";
-  if (run.status === "cancelled" || run.status === "failed") return "cancelled";
-  return step.kind === "sleep" ? "sleeping" : "waiting";
-}
-
 const RANK: DisplayStatus[] = ["failed", "running", "waiting", "sleeping", "pending", "cancelled", "succeeded"];
 
-/** The state of every node of `diagram` for the run in `detail` (nodes without a state are not reached). */
-export function nodeStates(diagram: WorkflowDiagram, detail: ApiRunDetail): Map<string, NodeState> {
+/** The state of every node of `diagram` for the run in `detail` at `now` (nodes without a state are not reached). */
+export function nodeStates(diagram: WorkflowDiagram, detail: ApiRunDetail, now: number): Map<string, NodeState> {
   const children = new Map(detail.children.map((c) => [c.id, c]));
   const byKey = new Map(detail.steps.map((s) => [s.key, s]));
   const states = new Map<string, NodeState>();
@@ -35,7 +28,7 @@ export function nodeStates(diagram: WorkflowDiagram, detail: ApiRunDetail): Map<
     if (!node.key) continue;
     const matches = node.repeated || node.approximateKey ? detail.steps.filter((s) => baseKey(s.key) === baseKey(node.key!)) : byKey.has(node.key) ? [byKey.get(node.key)!] : [];
     if (matches.length === 0) continue;
-    const statuses = matches.map((s) => oneStatus(s, s.childId ? children.get(s.childId) : undefined, detail.run));
+    const statuses = matches.map((s) => stepStatus(s, s.childId ? children.get(s.childId) : undefined, detail.run.status, now));
     const status = RANK.find((r) => statuses.includes(r)) ?? statuses[0]!;
     states.set(node.id, { status, count: matches.length });
   }

@@ -43,6 +43,9 @@ describe("buildTimeline", () => {
       ["sleeping", 9000, true],
       ["waiting", 2000, true],
     ]);
+    // An inline sleep stays pending in the checkpoint once over: past its wake time it is done.
+    const later = buildTimeline(detail, T0 + 10_000).rows[1]!;
+    expect([later.status, later.end - T0, later.open]).toEqual(["succeeded", 9000, false]);
     const cancelled = buildTimeline({ ...detail, run: run({ status: "cancelled", finishedAt: at(1500) }) }, now).rows;
     expect(cancelled.slice(1).map((r) => [r.status, r.end - T0])).toEqual([
       ["cancelled", 9000],

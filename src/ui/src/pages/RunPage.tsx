@@ -39,7 +39,8 @@ export function RunPage() {
   const diagram = useApi<ApiDiagram>(run && run.task === null ? `/api/workflows/${seg(run.workflow)}/diagram` : null);
   const [selected, setSelected] = useState<TimelineRow | null>(null);
   const timeline = useMemo(() => (detail.data ? buildTimeline(detail.data, now) : null), [detail.data, now]);
-  const states = useMemo(() => (diagram.data && detail.data ? nodeStates(diagram.data.diagram, detail.data) : null), [diagram.data, detail.data]);
+  const childLabels = useMemo(() => new Map((detail.data?.children ?? []).map((c) => [c.id, c.parentKey ?? c.name])), [detail.data]);
+  const states = useMemo(() => (diagram.data && detail.data ? nodeStates(diagram.data.diagram, detail.data, now) : null), [diagram.data, detail.data, now]);
 
   if (detail.error) return <div className="page"><LoadError error={detail.error} /></div>;
   if (!detail.data || !run || !timeline) return <div className="page"><div className="empty">Loading…</div></div>;
@@ -47,7 +48,7 @@ export function RunPage() {
   const row = selected ? (timeline.rows.find((r) => r.id === selected.id) ?? null) : null;
   const logRun = row?.child ? row.child.id : run.id;
   const logStep = row && !row.child && row.step ? row.step.key : null;
-  const logTitle = row?.child ? `child run ${row.child.name}` : logStep ? `step ${logStep}` : "whole run";
+  const logTitle = row?.child ? `child run ${row.child.name}` : logStep ? `step ${logStep}` : d.children.length ? "the run and its child runs" : "whole run";
   return (
     <div className="page">
       <nav className="crumbs">
@@ -120,7 +121,7 @@ export function RunPage() {
           </Link>
         ) : null}
       </div>
-      <LogView key={`${logRun}:${logStep ?? ""}`} runId={logRun} step={logStep} title={logTitle} />
+      <LogView key={`${logRun}:${logStep ?? ""}`} runId={logRun} step={logStep} title={logTitle} children={row ? undefined : childLabels} />
       <div className="two">
         <section className="card" aria-label="Payload">
           <div className="card-head"><h2>Payload</h2></div>
