@@ -75,6 +75,7 @@ export function parsePostgresTarget(url: string, options: PostgresOptions = {}):
       // Our own schema first; functions like now_ms() resolve there.
       options: `-c search_path=${schema}`,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       connectionTimeoutMillis: 10_000,
     },
     schema,

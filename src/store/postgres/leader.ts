@@ -3,7 +3,9 @@
  * a dedicated connection. When its process dies the server ends the session and
  * frees the lock, and the next `lead` call of another server takes it (within one
  * scheduler tick). A leader checks its connection on every call, so one whose
- * connection was terminated learns it lost the lock and tries again.
+ * connection was terminated learns it lost the lock and tries again. Server-side TCP
+ * keepalives on that connection free the lock within about 11 s even when the
+ * leader's host disappears without closing its connection.
  */
 import pg from "pg";
 import type { PostgresTarget } from "./config.js";
@@ -68,6 +70,9 @@ export class Leadership {
     });
     try {
       await c.connect();
+      // If the leader's host vanishes without closing its socket, the server must still
+      // notice within seconds (not the OS default of hours) to free the lock.
+      await c.query("SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3");
     } catch (err) {
       await c.end().catch(() => {});
       throw err;
