@@ -141,8 +141,12 @@ export class PipelineHost implements PipelineServices {
   };
 
   /** Runs the cascade for a finished producer run. */
-  dispatch(producer: ProducerRun): Promise<DispatchDecision[]> {
-    return dispatchCascade({ store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() }, producer);
+  async dispatch(producer: ProducerRun): Promise<DispatchDecision[]> {
+    const decisions = await dispatchCascade({ store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() }, producer);
+    for (const d of decisions) {
+      this.say(`⇢ ${producer.member.name} → ${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`);
+    }
+    return decisions;
   }
 
   /** A member by path or runnable name. @throws PipelineRuntimeError `PIPELINE_SCRIPT_UNKNOWN` */
