@@ -5,6 +5,7 @@ import { createApp } from "../../http/app.js";
 import { LOCAL_USER } from "../../http/auth/identity.js";
 import { isLoopbackHost, listen } from "../../http/launch.js";
 import { Project } from "../../loader/project.js";
+import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { discoverWorkflowFiles, isModuleFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
@@ -35,6 +36,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           baseUrl: http.baseUrl,
         });
         const loader = new Project(project.root, engine);
+        const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, watch: opts.watch !== false, log: write });
         const unfollow = followRuns(engine, write);
         await engine.start();
         const report = await loader.loadAll();
@@ -43,6 +45,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         if (report.loaded.length === 0 && report.errors.length === 0) {
           write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
         }
+        await pipelines.start();
         write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
         const tokens = opts.auth || !isLoopbackHost(opts.host);
         http.attach(createApp({ engine, auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER }, projectRoot: project.root }));
@@ -60,6 +63,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         write("stopping: waiting for running claims…\n");
         await http.server.close();
         await watcher?.close();
+        await pipelines.stop();
         await engine.stop({ drainMs: 10_000 });
         unfollow();
       } finally {

@@ -9,6 +9,7 @@ import { createApp } from "../../http/app.js";
 import { listen } from "../../http/launch.js";
 import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
+import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
@@ -40,9 +41,13 @@ export function registerServer(program: Command, cx: CommandContext): void {
           onLeadership: (leading) => write(leading ? "scheduler: leader (this server fires cron and runs retention)\n" : "scheduler: standby (another server leads)\n"),
         },
       });
+      let pipelines: PipelineHost | null = null;
       try {
         await storeReady(engine.store);
-        const report = await new Project(project.root, engine).loadAll();
+        const loader = new Project(project.root, engine);
+        pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
+        const report = await loader.loadAll();
+        await pipelines.start();
         for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
         // Seed 002: several servers need shared state unless every workflow is local.
         checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
@@ -56,6 +61,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         write("server stopping\n");
       } finally {
         await http.server.close();
+        await pipelines?.stop();
         await engine.stop({ drainMs: 0 });
       }
       write("server stopped\n");

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
+import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
@@ -36,7 +37,10 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         inlineSleepMs,
       });
       await storeReady(engine.store);
-      const report = await new Project(project.root, engine).loadAll();
+      const loader = new Project(project.root, engine);
+      const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
+      const report = await loader.loadAll();
+      await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
       await engine.start();
@@ -46,6 +50,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       await Promise.race([untilAborted(cx.io.signal), idle]);
       cx.io.stdout(cx.io.signal.aborted ? "draining…\n" : "idle: exiting\n");
       await engine.stop({ drainMs });
+      await pipelines.stop();
       unfollow();
       cx.io.stdout(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
