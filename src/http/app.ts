@@ -21,6 +21,7 @@ import { type BodyLimits, DEFAULT_BODY_LIMITS } from "./json-body.js";
 import { eventRoutes } from "./routes/events.js";
 import { logRoutes } from "./routes/logs.js";
 import { metaRoutes } from "./routes/meta.js";
+import { pipelineRoutes } from "./routes/pipelines.js";
 import { resumeLinkRoutes } from "./routes/resume-links.js";
 import { runActionRoutes } from "./routes/run-actions.js";
 import { runRoutes } from "./routes/runs.js";
@@ -103,6 +104,7 @@ export function createApp(options: AppOptions): SluiceApp {
   workflowRoutes(app, deps);
   scheduleRoutes(app, deps);
   tokenRoutes(app, deps);
+  pipelineRoutes(app, deps);
   approvalPageRoutes(app, deps);
   uiRoutes(app, options.uiDir === undefined ? defaultUiDir() : options.uiDir);
   return Object.assign(app, { deps });

@@ -3,12 +3,9 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { formatDiagnostic } from "../../pipeline/diagnostics.js";
-import { cascadeEdges, scriptId } from "../../pipeline/lineage-graph.js";
-import { planSelectiveRun, splitNodeList } from "../../pipeline/selective-run.js";
-import { resolveNode } from "../../pipeline/node-resolve.js";
-import { topologicalOrder } from "../../pipeline/topo-order.js";
 import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/catalog.js";
 import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
+export { planSteps } from "../../pipeline/runtime/plan.js";
 import type { CommandContext } from "../command.js";
 
 /** The project-relative folder named by a `<folder>` argument (relative to the project or to the working directory). */
@@ -35,26 +32,4 @@ export function pipelineFolder(catalog: PipelineCatalog, folder: string): Pipeli
 export function reportDiagnostics(cx: CommandContext, folder: PipelineFolder): boolean {
   for (const d of folder.diagnostics) cx.io.stderr(`${formatDiagnostic(d)}\n`);
   return folder.ok;
-}
-
-/** The ordered steps a `run`/`backfill` request names: `--to` (and `--from`), `--from` alone (it and downstream), or every script. */
-export function planSteps(folder: PipelineFolder, opts: { to?: string; from?: string }): { steps: string[]; start?: string; ends: string[] } {
-  const graph = folder.analysis.graph;
-  if (opts.to !== undefined) {
-    const plan = planSelectiveRun(graph, { to: splitNodeList(opts.to), ...(opts.from !== undefined && { from: opts.from }) });
-    return { steps: [...plan.steps], start: plan.start, ends: plan.ends.map((e) => (e.type === "script" ? e.node.path : e.node.asset.uri)) };
-  }
-  const edges = cascadeEdges(graph);
-  if (opts.from !== undefined) {
-    const start = resolveNode(graph, opts.from);
-    if (start.type !== "script") throw new InvalidInputError(`--from must be a script, not the asset ${start.node.asset.uri}`, { code: "INVALID_FROM" });
-    const seen = new Set([start.node.id]);
-    const queue = [start.node.id];
-    while (queue.length) {
-      const id = queue.shift()!;
-      for (const e of edges) if (e.from === id && !seen.has(e.to)) (seen.add(e.to), queue.push(e.to));
-    }
-    return { steps: topologicalOrder(seen, edges).map((id) => id.slice("script:".length)), start: start.node.path, ends: [] };
-  }
-  return { steps: topologicalOrder(graph.scripts.map((s) => scriptId(s.path)), edges).map((id) => id.slice("script:".length)), ends: [] };
 }

@@ -59,6 +59,18 @@ export interface PipelineOptions {
   subprocess?: Partial<SubprocessSettings>;
 }
 
+const HOSTS = Symbol.for("sluice.pipeline-hosts.v1");
+
+function hostsByEngine(): WeakMap<Engine, PipelineHost> {
+  const g = globalThis as unknown as Record<symbol, WeakMap<Engine, PipelineHost> | undefined>;
+  return (g[HOSTS] ??= new WeakMap());
+}
+
+/** The pipeline host attached to `engine` in this process, if any (the HTTP routes use it). */
+export function pipelineHostOf(engine: Engine): PipelineHost | undefined {
+  return hostsByEngine().get(engine);
+}
+
 /** Attach the pipeline runtime to a project loader (before `project.loadAll()`). */
 export function attachPipelines(project: Project, options: PipelineOptions = {}): PipelineHost {
   return new PipelineHost(project, options);
@@ -111,6 +123,7 @@ export class PipelineHost implements PipelineServices {
     installAssetSdk();
     project.addTransform((file, exports, defs) => this.transform(file, exports, defs));
     void this.engine.register(planWorkflow(this), { replace: true });
+    hostsByEngine().set(this.engine, this);
   }
 
   /** The pipelines as last scanned. */
@@ -218,6 +231,7 @@ export class PipelineHost implements PipelineServices {
 
   /** Stops the watchdog and the watcher, and releases the asset storage. */
   async stop(): Promise<void> {
+    if (hostsByEngine().get(this.engine) === this) hostsByEngine().delete(this.engine);
     await this.watchdog?.stop();
     await this.unwatch?.();
     const { stopBridge } = await import("./runners/bridge.js");

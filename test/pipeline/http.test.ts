@@ -1,0 +1,108 @@
+/**
+ * The pipeline routes of the HTTP API, in-process with `app.request`: graph and status,
+ * a webhook running a script with the request body, a plan ("run up to here"), one step
+ * with or without its downstream, and the token scopes they need.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp, type SluiceApp } from "../../src/http/app.js";
+import { ApiTokens } from "../../src/http/auth/tokens.js";
+import { decodeValue } from "../../src/core/serde.js";
+import { startPipelines, type PipelineProject } from "./harness.js";
+
+const FILES = {
+  "f/api/pipeline.json": JSON.stringify({ triggers: { hook: { webhook: true } } }),
+  "f/api/hook.ts": `// pipeline
+// on webhook
+import * as wmill from 'windmill-client';
+export async function main(order: string, amount: number) {
+  await wmill.writeS3File({ s3: 'api/orders/' + order + '.json' }, JSON.stringify({ amount }));
+  return { order, amount };
+}
+`,
+  "f/api/start.ts": `// pipeline
+import * as wmill from 'windmill-client';
+export async function main() { await wmill.writeS3File({ s3: 'api/a.json' }, '1'); }
+`,
+  "f/api/middle.ts": `// pipeline
+// on s3://api/a.json
+import * as wmill from 'windmill-client';
+export async function main() { await wmill.writeS3File({ s3: 'api/b.json' }, '2'); }
+`,
+  "f/api/last.ts": `// pipeline
+// on s3://api/b.json
+export async function main() { return 'last'; }
+`,
+};
+
+describe("pipeline HTTP routes", () => {
+  let p: PipelineProject;
+  let app: SluiceApp;
+  let readToken: string;
+  let operateToken: string;
+  const call = async (method: string, path: string, body?: unknown, token = operateToken) => {
+    const res = await app.request(`http://127.0.0.1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { "content-type": "application/json" }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+
+  beforeAll(async () => {
+    p = await startPipelines(FILES);
+    app = createApp({ engine: p.engine, auth: { mode: "tokens" }, uiDir: null });
+    const tokens = new ApiTokens(p.store);
+    readToken = (await tokens.create({ name: "viewer", scope: "read" })).token;
+    operateToken = (await tokens.create({ name: "ops", scope: "operate" })).token;
+  });
+  afterAll(async () => p?.close());
+
+  it("lists the graph of every pipeline", async () => {
+    const res = await call("GET", "/api/pipelines", undefined, readToken);
+    expect(res.status).toBe(200);
+    expect(res.json.pipelines[0].scripts.map((s: { name: string }) => s.name)).toEqual(["f/api/hook", "f/api/start", "f/api/middle", "f/api/last"]);
+  });
+
+  it("runs a script from its webhook with the body, and needs the operate scope", async () => {
+    expect((await call("POST", "/api/pipelines/webhook/f/api/hook", { order: "o-1", amount: 7 }, readToken)).status).toBe(403);
+    const res = await call("POST", "/api/pipelines/webhook/f/api/hook", { order: "o-1", amount: 7 });
+    expect(res.status).toBe(202);
+    expect(await p.engine.handle(res.json.run).result({ timeoutMs: 10_000 })).toEqual({ order: "o-1", amount: 7 });
+    const missing = await call("POST", "/api/pipelines/webhook/f/api/start", {});
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe("PIPELINE_TRIGGER_NOT_CONFIGURED");
+    expect((await call("POST", "/api/pipelines/webhook/f/api/nope", {})).status).toBe(404);
+  });
+
+  it("plans and runs up to a node, from any script", async () => {
+    const dry = await call("POST", "/api/pipelines/plan", { folder: "f/api", from: "middle", to: ["last"], dryRun: true });
+    expect(dry).toMatchObject({ status: 200, json: { steps: ["f/api/middle.ts", "f/api/last.ts"], run: null } });
+    const ambiguous = await call("POST", "/api/pipelines/plan", { folder: "f/api", to: "s3://api/b.json" });
+    expect(ambiguous).toMatchObject({ status: 400, json: { error: { code: "PIPELINE_AMBIGUOUS_START" } } });
+    const res = await call("POST", "/api/pipelines/plan", { folder: "f/api", from: "start", to: "s3://api/b.json" });
+    expect(res.status).toBe(202);
+    expect(res.json.steps).toEqual(["f/api/start.ts", "f/api/middle.ts"]);
+    await p.engine.handle(res.json.run).result({ timeoutMs: 10_000 });
+    await p.settle();
+    expect(await p.runsOf("f/api/last")).toHaveLength(0);
+    expect((await call("POST", "/api/pipelines/plan", { folder: "f/api", to: "nowhere" })).status).toBe(404);
+  });
+
+  it("runs one step with its downstream, or alone", async () => {
+    const alone = await call("POST", "/api/pipelines/scripts/f/api/middle/run", { cascade: false });
+    await p.engine.handle(alone.json.run).result({ timeoutMs: 10_000 });
+    await p.settle();
+    expect(await p.runsOf("f/api/last")).toHaveLength(0);
+    const down = await call("POST", "/api/pipelines/scripts/f/api/middle.ts/run", {});
+    await p.engine.handle(down.json.run).result({ timeoutMs: 10_000 });
+    await p.settle();
+    expect((await p.runsOf("f/api/last")).map((r) => decodeValue(r.result))).toEqual(["last"]);
+  });
+
+  it("reports status with written partitions and decisions", async () => {
+    const res = await call("GET", "/api/pipelines/status?folder=f/api", undefined, readToken);
+    expect(res.status).toBe(200);
+    expect(res.json.assets.find((a: { uri: string }) => a.uri === "s3://api/b.json").partitions).toHaveLength(1);
+    expect(res.json.decisions[0]).toMatchObject({ outcome: "dispatched", subscriber: "f/api/last.ts" });
+  });
+});
