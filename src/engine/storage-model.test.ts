@@ -11,6 +11,8 @@ describe("checkStorageModel (seed 002's multi-server table)", () => {
 
   it("accepts several servers without a shared database when every workflow is local", () => {
     expect(() => checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("warm", true)] })).not.toThrow();
+    // Sluice's own workflows do not count as the user's global ones.
+    expect(() => checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("sluice:pipeline-plan")] })).not.toThrow();
   });
 
   it("refuses global workflows on several servers without a shared database", () => {

@@ -7,6 +7,8 @@
  * | all workflows global               | a shared database (SLUICE_DATABASE_URL) |
  * | every workflow `local: true`       | nothing: each server keeps its own file |
  * | local and global workflows mixed   | a shared database (SLUICE_DATABASE_URL) |
+ *
+ * Sluice's own workflows (named `sluice:…`) are not the user's choice and are not counted.
  */
 import { SluiceError } from "../sdk/errors.js";
 
@@ -23,9 +25,11 @@ export class StorageModelError extends SluiceError {
  */
 export function checkStorageModel(input: { servers: number; sharedStore: boolean; workflows: Array<{ name: string; local?: boolean }> }): void {
   if (input.servers <= 1 || input.sharedStore) return;
-  const global = input.workflows.filter((w) => !w.local).map((w) => w.name);
+  // Sluice's own workflows (`sluice:…`, e.g. pipeline plans) follow the user's choice.
+  const user = input.workflows.filter((w) => !w.name.startsWith("sluice:"));
+  const global = user.filter((w) => !w.local).map((w) => w.name);
   if (global.length === 0) return;
-  const local = input.workflows.filter((w) => w.local).map((w) => w.name);
+  const local = user.filter((w) => w.local).map((w) => w.name);
   const list = (names: string[]) => names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
   const fix = "set SLUICE_DATABASE_URL (or --db postgres://…) so every server shares one Postgres database";
   throw new StorageModelError(
