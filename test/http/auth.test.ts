@@ -28,6 +28,8 @@ async function requestFor(method: string, template: string): Promise<{ path: str
   switch (`${method} ${template}`) {
     case "POST /api/runs":
       return { path: template, body: { workflow: "hello", payload: { name: "matrix" } } };
+    case "POST /api/pipelines/plan":
+      return { path: template, body: { folder: "f/demo", dryRun: true } };
     case "POST /api/signals":
       return { path: template, body: { event: "nobody-waits" } };
     case "POST /api/tokens":
@@ -48,7 +50,7 @@ async function requestFor(method: string, template: string): Promise<{ path: str
     case "POST /api/schedules/{workflow}/resume":
       return { path: template.replace("{workflow}", "nightly") };
   }
-  return { path: template.replace("{id}", enc(runId)).replace("{name}", "hello") };
+  return { path: template.replace("{id}", enc(runId)).replace("{name}", "hello").replace("{script}", "f/demo/extract.py") };
 }
 
 function expectedFor(scope: string, caller: Caller): "ok" | 401 | 403 {
@@ -68,7 +70,7 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, adm
     const routes = new Set(
       h.app.routes
         .filter((r) => r.method !== "ALL" && (r.path.startsWith("/api/") || r.path.startsWith("/approve/")))
-        .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`),
+        .map((r) => `${r.method} ${r.path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")}`),
     );
     const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
     expect([...documented].sort()).toEqual([...routes].sort());

@@ -3,6 +3,7 @@
  * scope it needs in `x-sluice-scope` (`public`, `link` for signed approval links,
  * `read`, `operate`, `admin`); the API tests check that it lists exactly the app's routes.
  */
+import { PIPELINE_PATHS } from "./pipeline-paths.js";
 import { SCHEMAS } from "./schemas.js";
 
 type Json = Record<string, unknown>;
@@ -200,6 +201,6 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: "/" }],
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: SCHEMAS },
-    paths: PATHS,
+    paths: { ...PATHS, ...PIPELINE_PATHS },
   };
 }
