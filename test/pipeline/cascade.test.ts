@@ -2,34 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
 import { MAX_CASCADE_DEPTH, readDecisions } from "../../src/pipeline/runtime/index.js";
+import { CONSUME, LOOP, TICK } from "./fixtures.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
-
-const TICK = `// pipeline
-import * as wmill from 'windmill-client';
-
-export async function main(n: number) {
-	await wmill.writeS3File({ s3: 'noisy/data.json' }, JSON.stringify({ n }));
-}
-`;
-const CONSUME = `// pipeline
-// on s3://noisy/data.json
-// debounce 1s
-import * as wmill from 'windmill-client';
-
-export async function main() {
-	const data = JSON.parse(await wmill.loadS3File({ s3: 'noisy/data.json' }));
-	await wmill.writeS3File({ s3: 'noisy/out.json' }, JSON.stringify(data));
-	return data.n;
-}
-`;
-const LOOP = (me: string, other: string) => `// pipeline
-// on s3://loop/${other}.json
-import * as wmill from 'windmill-client';
-
-export async function main() {
-	await wmill.writeS3File({ s3: 'loop/${me}.json' }, String(Date.now()));
-}
-`;
 
 describe("cascade", () => {
   let p: PipelineProject;

@@ -7,54 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
 import { listJoins, PipelineCatalog, readDecisions } from "../../src/pipeline/runtime/index.js";
 import { makeProject } from "../helpers/project.js";
+import { CUSTOMERS, ENRICH, producer } from "./fixtures.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
-
-const producer = (what: string) => `// pipeline
-// partitioned daily
-import * as wmill from 'windmill-client';
-
-export async function main(partition: string) {
-	await wmill.writeS3File(
-		{ s3: \`lake/raw/${what}/\${partition}/${what}.parquet\` },
-		JSON.stringify([{ ${what}: partition }])
-	);
-}
-`;
-
-const CUSTOMERS = `// pipeline
-import * as wmill from 'windmill-client';
-
-export async function main() {
-	await wmill.writeS3File({ s3: 'lake/dim/customers/current.parquet' }, JSON.stringify([{ customer: 'acme' }]));
-}
-`;
-
-/** The seed's join step; \`join\` is the example's own helper, defined here. */
-const ENRICH = `// Daily enriched table: join the day's events with the day's sessions
-// (both partitioned, must agree on the day) plus the current customers
-// dimension (unpartitioned reference).
-//
-// pipeline
-// on s3://lake/raw/events/{partition}/events.parquet
-// on s3://lake/raw/sessions/{partition}/sessions.parquet
-// on s3://lake/dim/customers/current.parquet
-// trigger all
-// partitioned daily
-import * as wmill from 'windmill-client';
-
-const join = (...parts: Uint8Array[]) => JSON.stringify(parts.map((p) => JSON.parse(String(p))));
-
-export async function main(partition: string) {
-	// guaranteed: both partition-bearing inputs exist for \`partition\`
-	const events = await wmill.loadS3File({ s3: \`lake/raw/events/\${partition}/events.parquet\` });
-	const sessions = await wmill.loadS3File({ s3: \`lake/raw/sessions/\${partition}/sessions.parquet\` });
-	const customers = await wmill.loadS3File({ s3: 'lake/dim/customers/current.parquet' });
-	await wmill.writeS3File(
-		{ s3: \`lake/marts/enriched/\${partition}/data.parquet\` },
-		join(events, sessions, customers)
-	);
-}
-`;
 
 describe("seed 001 partitioned join (trigger all)", () => {
   let p: PipelineProject;

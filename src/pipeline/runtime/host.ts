@@ -103,6 +103,7 @@ export class PipelineHost implements PipelineServices {
   private unwatch: (() => Promise<void>) | null = null;
   private readonly subprocess: Partial<SubprocessSettings>;
   private started = false;
+  private planRegistered = false;
   private reported = new Set<string>();
 
   constructor(
@@ -122,7 +123,7 @@ export class PipelineHost implements PipelineServices {
     this.assetsReady.catch(() => {});
     installAssetSdk();
     project.addTransform((file, exports, defs) => this.transform(file, exports, defs));
-    void this.engine.register(planWorkflow(this), { replace: true });
+    this.ensurePlanWorkflow();
     hostsByEngine().set(this.engine, this);
   }
 
@@ -206,6 +207,7 @@ export class PipelineHost implements PipelineServices {
     const before = this.current;
     this.current = PipelineCatalog.scan(this.root);
     this.reported.clear();
+    this.ensurePlanWorkflow();
     await this.registerScripts();
     for (const m of this.current.members()) {
       const old = before.member(m.path);
@@ -242,6 +244,13 @@ export class PipelineHost implements PipelineServices {
   /** Runner settings for subprocess scripts. */
   subprocessSettings(): Partial<SubprocessSettings> {
     return this.subprocess;
+  }
+
+  /** Registers the plan workflow once the project has a pipeline (a project without one sees nothing new). */
+  private ensurePlanWorkflow(): void {
+    if (this.planRegistered || this.current.folders().length === 0) return;
+    this.planRegistered = true;
+    void this.engine.register(planWorkflow(this), { replace: true });
   }
 
   private say(line: string): void {
