@@ -2,7 +2,8 @@
  * Detection of SDK calls in TypeScript/JavaScript/Python code: S3 object writes and loads
  * (`writeS3File`/`write_s3_file`, `loadS3File`/`load_s3_file` …), resource writes and reads
  * (`setResource`/`set_resource`, `getResource`/`get_resource`), dataframe writers with a
- * literal `s3://` target (`.write_parquet("s3://…")`), and datatable / ducklake clients
+ * literal `s3://` target (`.write_parquet("s3://…")`), volume files (`writeVolumeFile("v", "p")`
+ * is `volume://v/p`), and datatable / ducklake clients
  * (`datatable("main")`, whose tables are resolved from the SQL in `detect-sql.ts`).
  */
 import { emptyOutput, type DetectorOutput } from "./detect-types.js";
@@ -12,6 +13,8 @@ const S3_WRITES = ["writeS3File", "write_s3_file"];
 const S3_READS = ["loadS3File", "loadS3FileStream", "load_s3_file", "load_s3_file_reader", "loadS3FileReader"];
 const RES_WRITES = ["setResource", "set_resource"];
 const RES_READS = ["getResource", "get_resource"];
+const VOLUME_WRITES = ["writeVolumeFile", "write_volume_file"];
+const VOLUME_READS = ["loadVolumeFile", "load_volume_file"];
 const FRAME_WRITES = ["write_parquet", "write_csv", "write_json", "write_ndjson", "to_parquet", "to_csv", "to_json", "sink_parquet", "sink_csv"];
 const RESOURCE_PATH = /^(\$res:)?[ufg]\/[A-Za-z0-9_.@-]+(\/[A-Za-z0-9_.@-]+)*$/;
 
@@ -69,6 +72,14 @@ export function detectSdkCalls(text: string): DetectorOutput {
     for (const call of calls(text, names)) {
       const uri = resourceTarget(call.args);
       if (uri) out.detections.push({ uri, access, offset: call.offset, via: call.name });
+      else out.dynamic.push({ offset: call.offset, via: call.name });
+    }
+  }
+  for (const [names, access] of [[VOLUME_WRITES, "write"], [VOLUME_READS, "read"]] as const) {
+    for (const call of calls(text, names)) {
+      const volume = call.args[0] ? readStringLiteral(call.args[0].text, 0) : undefined;
+      const path = call.args[1] ? readStringLiteral(call.args[1].text, 0) : undefined;
+      if (volume && path && !volume.dynamic && !path.dynamic && volume.end === call.args[0]!.text.length) out.detections.push({ uri: `volume://${volume.value}/${path.value}`, access, offset: call.offset, via: call.name });
       else out.dynamic.push({ offset: call.offset, via: call.name });
     }
   }

@@ -1,0 +1,55 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { datatableFile, resolveAssetConfig, volumeDir } from "./config.js";
+import { KeyedMutex } from "./keyed-mutex.js";
+import { resolveInside } from "./safe-path.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "sluice-assets-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe("asset configuration", () => {
+  it("keeps everything under .sluice by default", () => {
+    const c = resolveAssetConfig("/app");
+    expect(c.s3).toEqual({ kind: "local", dir: "/app/.sluice/s3" });
+    expect(datatableFile(c, "main")).toBe("/app/.sluice/datatables/main.duckdb");
+    expect(volumeDir(c, "models")).toBe("/app/.sluice/volumes/models");
+  });
+
+  it("points s3:// at a bucket from the file or the environment (env wins)", () => {
+    const c = resolveAssetConfig("/app", { s3: { bucket: "data-lake", prefix: "team" }, datatables: { analytics: "db/a.duckdb" } }, { SLUICE_S3_ENDPOINT: "http://127.0.0.1:9000" });
+    expect(c.s3).toEqual({ kind: "s3", bucket: "data-lake", prefix: "team/", region: "us-east-1", forcePathStyle: true, endpoint: "http://127.0.0.1:9000" });
+    expect(datatableFile(c, "analytics")).toBe("/app/db/a.duckdb");
+  });
+
+  it("refuses bad settings with the field name", () => {
+    expect(() => resolveAssetConfig("/app", { s3: { bucket: "Bad_Bucket" } })).toThrow(/s3.bucket "Bad_Bucket" is not a valid bucket name/);
+    expect(() => resolveAssetConfig("/app", { disks: {} })).toThrow(/unknown setting "disks"/);
+    expect(() => datatableFile(resolveAssetConfig("/app"), "../x")).toThrow(/may only use letters, digits, _ and -/);
+  });
+});
+
+describe("safe paths", () => {
+  it("keeps keys inside their folder, symlinks included", () => {
+    const base = join(tmp, "store");
+    mkdirSync(base, { recursive: true });
+    expect(resolveInside(base, "demo/raw.json")).toBe(join(base, "demo", "raw.json"));
+    expect(() => resolveInside(base, "../etc/passwd")).toThrow(/`\.\.` segment/);
+    expect(() => resolveInside(base, "/etc/passwd")).toThrow(/absolute/);
+    symlinkSync(tmp, join(base, "escape"));
+    expect(() => resolveInside(base, "escape/secret.txt")).toThrow(/symbolic link/);
+  });
+
+  it("serialises work per key", async () => {
+    const mutex = new KeyedMutex();
+    const order: string[] = [];
+    const job = (name: string, ms: number) => mutex.with(["f"], async () => {
+      order.push(`${name}+`);
+      await new Promise((r) => setTimeout(r, ms));
+      order.push(`${name}-`);
+    });
+    await Promise.all([job("a", 20), job("b", 1)]);
+    expect(order).toEqual(["a+", "a-", "b+", "b-"]);
+  });
+});
