@@ -41,7 +41,7 @@ export class Datatables {
     const alias = `sluice_dt_${name.replace(/-/g, "_")}`;
     const rows = await withDuckDb([file], async (conn) => {
       try {
-        await conn.run(`ATTACH ${sqlString(file)} AS ${alias}`);
+        await attachWithRetry(conn, `ATTACH ${sqlString(file)} AS ${alias}`);
         await conn.run(`USE ${alias}`);
         const statements = await conn.extractStatements(sql);
         let last: Record<string, unknown>[] = [];
@@ -66,6 +66,23 @@ export class Datatables {
       }
     });
     return { rows, writes: datatableWrites(name, sql) };
+  }
+}
+
+/** How long a query waits for another process to release a data table's file. */
+export const LOCK_WAIT_MS = 10_000;
+
+/** Attaches, waiting while another process holds the file's lock (DuckDB allows one writer process per file). */
+async function attachWithRetry(conn: { run(sql: string): Promise<unknown> }, sql: string): Promise<void> {
+  const end = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 20; ; wait = Math.min(500, wait * 2)) {
+    try {
+      await conn.run(sql);
+      return;
+    } catch (err) {
+      if (!/lock/i.test((err as Error).message) || Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
   }
 }
 

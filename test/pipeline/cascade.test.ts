@@ -48,3 +48,22 @@ describe("cascade", () => {
     expect(last!.reason).toContain("depth cap");
   });
 });
+
+describe("slot housekeeping", () => {
+  it("deletes idle join slots and closed debounce windows once old, and keeps live ones", async () => {
+    const { openSqliteStore } = await import("../../src/store/sqlite/store.js");
+    const { pruneSlots } = await import("../../src/pipeline/runtime/prune.js");
+    const { offerJoin } = await import("../../src/pipeline/runtime/join.js");
+    const { tempDir } = await import("../helpers/tmp.js");
+    const store = openSqliteStore({ path: `${tempDir()}/s.db` });
+    try {
+      await offerJoin(store, "j.ts", "2026-01-01", "a", "r1", ["a"], () => ({}));
+      await offerJoin(store, "j.ts", "2026-01-02", "a", "r2", ["a", "b"], () => ({}));
+      expect(await pruneSlots(store, Date.now())).toBe(0);
+      expect(await pruneSlots(store, Date.now() + 31 * 86_400_000)).toBe(1);
+      expect((await store.kvList("pipeline:join:")).map((r) => r.key)).toEqual(["pipeline:join:j.ts 2026-01-02"]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -30,7 +30,7 @@ import { passDebounceGate } from "./debounce.js";
 import type { DispatchDecision } from "./decisions.js";
 import type { ProducerRun } from "./dispatch.js";
 import { type RunMeta, splitPayload } from "./meta.js";
-import { resolveRunPartition, type ResolvedRunPartition } from "./partition.js";
+import { resolveRunPartition, type ResolvedRunPartition, triggerOf } from "./partition.js";
 import { bindRunContext, currentExecution, PipelineRunContext } from "./run-context.js";
 
 /** Runs one script's code. */
@@ -100,7 +100,8 @@ async function runMember(services: PipelineServices, member: MemberScript, runne
   } catch (err) {
     throw markTerminal(err);
   }
-  const meta = split.meta.trigger === "debounce" ? await debounceGate(services, ctx, split.meta) : split.meta;
+  const given = { ...split.meta, trigger: triggerOf(exec.run, split.meta) };
+  const meta = given.trigger === "debounce" ? await debounceGate(services, ctx, given) : given;
   const spec = member.analyzed.annotations.partitioned?.spec;
   const resolved: ResolvedRunPartition = await ctx.run("pipeline:partition", () => resolveRunPartition(spec, exec.run, meta, split.args, split.partition), { retry: false });
   if (resolved.warning) ctx.logger.warn(resolved.warning);

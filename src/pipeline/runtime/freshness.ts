@@ -3,13 +3,15 @@
  * of a script has succeeded within its window (counted from its last success, or from
  * when the watchdog first saw it), the watchdog starts one and records why; any
  * successful run resets the window. One process leads it at a time (the store's
- * leadership `pipeline-freshness`); a window gets at most one watchdog run.
+ * leadership `pipeline-freshness`); a window gets at most one watchdog run. The same
+ * tick deletes old idle join and debounce slots (`prune.ts`).
  */
 import type { Store } from "../../store/types.js";
 import type { MemberScript, PipelineCatalog } from "./catalog.js";
 import { type DispatchDecision, logDecisions } from "./decisions.js";
 import { dispatchRunId } from "./ids.js";
 import { buildPayload } from "./meta.js";
+import { pruneSlots } from "./prune.js";
 
 /** Name of the store leadership the watchdog runs under. */
 export const FRESHNESS_LEADERSHIP = "pipeline-freshness";
@@ -105,6 +107,7 @@ export class FreshnessWatchdog {
         }
       }
       await logDecisions(this.host.store, decisions);
+      await pruneSlots(this.host.store, now);
     } catch (err) {
       console.error(`sluice pipelines: freshness watchdog: ${(err as Error).message}`);
     }

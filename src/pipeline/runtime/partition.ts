@@ -18,18 +18,25 @@ export interface ResolvedRunPartition {
   readonly firedAt: number;
 }
 
+/** The schedule tick a cron run was started for (epoch ms), if it is one. */
+export function scheduledAtOf(run: RunRecord): number | undefined {
+  if (!run.options) return undefined;
+  try {
+    const at = Date.parse((JSON.parse(run.options) as { scheduledAt?: string }).scheduledAt ?? "");
+    return Number.isFinite(at) ? at : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A run's trigger: a cron run carries no metadata of its own, so it is recognised by its schedule tick. */
+export function triggerOf(run: RunRecord, meta: RunMeta): RunMeta["trigger"] {
+  return meta.trigger === "manual" && scheduledAtOf(run) !== undefined ? "schedule" : meta.trigger;
+}
+
 /** The fire time of a run: the chain's (cascade), the schedule tick (cron), else its creation. */
 export function fireTimeOf(run: RunRecord, meta: RunMeta): number {
-  if (meta.firedAt !== undefined) return meta.firedAt;
-  if (run.options) {
-    try {
-      const at = Date.parse((JSON.parse(run.options) as { scheduledAt?: string }).scheduledAt ?? "");
-      if (Number.isFinite(at)) return at;
-    } catch {
-      // not JSON: fall back to the creation time
-    }
-  }
-  return run.createdAt;
+  return meta.firedAt ?? scheduledAtOf(run) ?? run.createdAt;
 }
 
 /**

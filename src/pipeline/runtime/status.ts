@@ -12,6 +12,7 @@ import { listDebounces } from "./debounce.js";
 import { freshnessOf, type FreshnessState } from "./freshness.js";
 import { listJoins } from "./join.js";
 import { splitPayload } from "./meta.js";
+import { triggerOf } from "./partition.js";
 import { orderedMembers, triggerViews, type TriggerView } from "./render.js";
 import { WRITTEN_PREFIX } from "./run-context.js";
 
@@ -51,7 +52,7 @@ async function lastRun(store: Store, name: string): Promise<ScriptStatus["lastRu
   let partition: string | null = null;
   try {
     const split = splitPayload(decodeValue(run.payload));
-    trigger = split.meta.trigger;
+    trigger = triggerOf(run, split.meta);
     partition = split.partition ?? null;
   } catch {
     // an unreadable payload keeps the defaults
