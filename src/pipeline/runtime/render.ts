@@ -98,6 +98,9 @@ export function renderMermaid(folder: PipelineFolder): string {
   return lines.join("\n");
 }
 
+/** The `--json` / API shape of a folder's graph (see {@link graphJson}). */
+export type PipelineGraphJson = ReturnType<typeof graphJson>;
+
 /** The stable `--json` shape of a folder's graph. */
 export function graphJson(folder: PipelineFolder) {
   return {

@@ -1,0 +1,68 @@
+/**
+ * The pipeline page in headless Chromium: the Quickstart's graph, "Run + downstream" on
+ * ingest with the cascade turning transform green live, and an asset's partitions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/http/app.js";
+import { startHttpServer, type HttpServer } from "../../src/http/server.js";
+import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
+import { type Browser, launch, skipReason } from "./browser.js";
+
+const skip = skipReason();
+
+const FILES = {
+  "f/demo/ingest.ts": `// pipeline
+// on schedule
+import * as wmill from 'windmill-client';
+export async function main() {
+	await wmill.writeS3File({ s3: 'demo/raw.json' }, JSON.stringify([{ n: 1 }, { n: 2 }]));
+}
+`,
+  "f/demo/transform.ts": `// pipeline
+// on s3://demo/raw.json
+import * as wmill from 'windmill-client';
+export async function main() {
+	const rows = JSON.parse(await wmill.loadS3File({ s3: 'demo/raw.json' }));
+	await new Promise((r) => setTimeout(r, 300));
+	await wmill.writeS3File({ s3: 'demo/sum.json' }, JSON.stringify({ sum: rows.length }));
+}
+`,
+};
+
+describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  let p: PipelineProject;
+  let http: HttpServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    p = await startPipelines(FILES);
+    const app = createApp({ engine: p.engine, auth: { mode: "off", user: "erin" }, projectRoot: p.root });
+    http = await startHttpServer((req, env) => app.fetch(req, env), { port: 0 });
+    browser = await launch();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await http?.close();
+    await p?.close();
+  });
+
+  it("shows the graph, runs a step with its downstream live, and lists an asset's writes", async () => {
+    const { page } = browser;
+    await page.goto(`${http.url}/pipelines`);
+    await page.locator('tr[data-pipeline="f/demo"] a').click();
+    await page.waitForURL(/\/pipelines\/f\/demo$/);
+    const graph = page.getByRole("region", { name: "Pipeline graph" });
+    await graph.locator('[data-node="script:f/demo/ingest.ts"]').waitFor();
+    await graph.locator('[data-node="asset:s3://demo/raw.json"]').waitFor();
+    expect(await graph.locator('[data-node="trigger:schedule:f/demo/ingest.ts"]').innerText()).toContain("schedule (not configured)");
+    await graph.locator('[data-node="script:f/demo/ingest.ts"]').click();
+    await page.getByRole("button", { name: "Run + downstream" }).click();
+    await page.getByRole("status").getByText("Started the step").waitFor();
+    await graph.locator('[data-node="script:f/demo/transform.ts"][data-status="succeeded"]').waitFor({ timeout: 15_000 });
+    await browser.shot("pipeline-page");
+    await graph.locator('[data-node="asset:s3://demo/sum.json"]').click();
+    await page.getByRole("table", { name: "Partitions" }).getByText("transform.ts").waitFor({ timeout: 10_000 });
+    await page.getByRole("region", { name: "Dispatch decisions" }).locator('tr[data-outcome="dispatched"]').first().waitFor();
+    expect(browser.errors).toEqual([]);
+  });
+});
