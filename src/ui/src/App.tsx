@@ -5,6 +5,8 @@ import type { ApiMe } from "../../http/api-types";
 import { saveToken } from "./api/auth";
 import { api, ApiError } from "./api/client";
 import { SessionContext } from "./app-context";
+import { PipelinePage } from "./pages/PipelinePage";
+import { PipelinesPage } from "./pages/PipelinesPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
 import { SchedulesPage } from "./pages/SchedulesPage";
@@ -59,6 +61,7 @@ export function App() {
               <NavLink href="/runs">Runs</NavLink>
               <NavLink href="/workflows">Workflows</NavLink>
               <NavLink href="/schedules">Schedules</NavLink>
+              <NavLink href="/pipelines">Pipelines</NavLink>
             </nav>
             <span className="spacer" />
             <div className="who">
@@ -85,6 +88,8 @@ export function App() {
             <Route path="/workflows" component={WorkflowsPage} />
             <Route path="/workflows/:name" component={WorkflowPage} />
             <Route path="/schedules" component={SchedulesPage} />
+            <Route path="/pipelines" component={PipelinesPage} />
+            <Route path="/pipelines/*" component={PipelinePage} />
             <Route>
               <div className="page">
                 <h1>Not found</h1>
