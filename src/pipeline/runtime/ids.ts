@@ -4,6 +4,7 @@
  * that dispatches again after a crash deduplicates instead of starting a second run.
  */
 import { createHash } from "node:crypto";
+import { PipelineRuntimeError } from "./errors.js";
 
 /** A run id for a dispatch: `pl-<kind>-<hash of the parts>`. */
 export function dispatchRunId(kind: "c" | "d" | "j" | "f", ...parts: ReadonlyArray<string | number>): string {
@@ -28,7 +29,7 @@ export async function swapJson<S, R>(
     if (next === undefined) return result;
     const value = next === null ? null : JSON.stringify(next);
     if (value === raw || (await store.kvSwap(key, raw, value))) return result;
-    if (attempt > 200) throw new Error(`could not update ${key}: too much contention`);
+    if (attempt > 200) throw new PipelineRuntimeError("PIPELINE_CONTENTION", `could not update ${key}: too many processes changed it at once; the run will be retried`);
     await new Promise((r) => setTimeout(r, Math.min(50, attempt * 2)));
   }
 }
