@@ -26,7 +26,7 @@ export interface PipelineProject {
 }
 
 /** Starts a project with `files`. */
-export async function startPipelines(files: Record<string, string>, options: PipelineOptions & { store?: Store; scheduler?: boolean; root?: string } = {}): Promise<PipelineProject> {
+export async function startPipelines(files: Record<string, string>, options: PipelineOptions & { store?: Store; scheduler?: boolean; root?: string; allowLoadErrors?: boolean } = {}): Promise<PipelineProject> {
   const root = options.root ?? makeProject(files, "sluice-pipe-");
   const store = options.store ?? openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
   const engine = createEngine({ store, scheduler: options.scheduler ? { tickMs: 100 } : false, worker: { pollMs: 50 } });
@@ -34,7 +34,7 @@ export async function startPipelines(files: Record<string, string>, options: Pip
   const pipelines = attachPipelines(project, { freshness: false, ...options });
   await engine.start();
   const report = await project.loadAll();
-  if (report.errors.length) throw new Error(`load failed: ${report.errors.map((e) => `${e.file}: ${e.error.message}`).join("\n")}`);
+  if (report.errors.length && !options.allowLoadErrors) throw new Error(`load failed: ${report.errors.map((e) => `${e.file}: ${e.error.message}`).join("\n")}`);
   await pipelines.start();
   return {
     root, store, engine, project, pipelines,

@@ -68,3 +68,21 @@ describe("seed 001 Quickstart: ingest → transform", () => {
     expect(await p.runsOf("f/demo/transform")).toHaveLength(1);
   });
 });
+
+describe("a subscriber that does not load", () => {
+  it("is skipped with the reason, and its producer still succeeds", async () => {
+    const p = await startPipelines({
+      "f/half/ingest.ts": INGEST,
+      "f/half/broken.ts": "// pipeline\n// on s3://demo/raw.json\nexport async function main( {\n",
+    }, { allowLoadErrors: true });
+    try {
+      const run = await p.engine.enqueueRun("f/half/ingest", {});
+      await run.result({ timeoutMs: 15_000 });
+      const [d] = await readDecisions(p.store, { limit: 1 });
+      expect(d).toMatchObject({ outcome: "skipped", subscriber: "f/half/broken.ts" });
+      expect(d!.reason).toContain("not loaded");
+    } finally {
+      await p.close();
+    }
+  });
+});

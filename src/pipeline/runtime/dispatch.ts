@@ -7,6 +7,7 @@
  */
 import { effectiveDebounce, partitionBearingInputs } from "../annotation-types.js";
 import { assetContains, matchAssetUri } from "../asset-match.js";
+import { UnknownWorkflowError } from "../../sdk/errors.js";
 import type { Store } from "../../store/types.js";
 import type { MemberScript, PipelineCatalog, Subscription } from "./catalog.js";
 import { debounceKey, offerDebounce } from "./debounce.js";
@@ -68,68 +69,79 @@ export async function dispatchCascade(deps: DispatchDeps, producer: ProducerRun)
   const decisions: DispatchDecision[] = [];
   const depth = producer.meta.depth + 1;
   for (const hit of hitsOf(deps.catalog, producer.writes)) {
-    const sub = hit.member;
-    const base = {
-      at: deps.now(), subscriber: sub.path, producer: producer.member.path, producerRun: producer.runId,
-      assets: [...hit.assets].sort(), inputs: hit.inputs.map((i) => i.asset.uri), partition: producer.partition ?? null, depth,
-    };
-    const skip = (reason: string) => decisions.push({ ...base, outcome: "skipped", reason });
-    if (!producer.meta.cascade) {
-      skip(`cascade off for this run (${producer.meta.cascadeOffReason ?? "cascade: false"})`);
-      continue;
+    try {
+      await decide(deps, producer, hit, depth, decisions);
+    } catch (err) {
+      // A subscriber that cannot run (its module failed to load) must not fail its producer.
+      if (!(err instanceof UnknownWorkflowError)) throw err;
+      decisions.push({ at: deps.now(), outcome: "skipped", subscriber: hit.member.path, producer: producer.member.path, producerRun: producer.runId, assets: [...hit.assets].sort(), partition: producer.partition ?? null, depth, reason: `${hit.member.name} cannot be started here: it is not loaded (fix the errors \`sluice dev\` printed for it)` });
     }
-    if (depth > MAX_CASCADE_DEPTH) {
-      skip(`depth cap: the chain already took ${MAX_CASCADE_DEPTH} hops (a cycle or a runaway fan-out stops here)`);
-      continue;
-    }
-    const partArgs = producer.partition === undefined ? {} : { partition: producer.partition };
-    const upstream = { run: producer.runId, script: producer.member.path, assets: [...hit.assets].sort() };
-    const retries = sub.analyzed.annotations.retry?.count;
-    const enqueue = async (id: string, payload: unknown, runAt?: number) => {
-      const r = await deps.enqueue(sub.name, payload, { id, ...(retries !== undefined && { retries }), ...(runAt !== undefined && { runAt }) });
-      return r.id;
-    };
-    if (sub.analyzed.annotations.trigger === "all") {
-      const required = partitionBearingInputs(sub.analyzed.annotations).map((i) => i.asset.uri);
-      for (const input of hit.inputs) {
-        const one = { ...base, inputs: [input.asset.uri] };
-        if (!input.asset.partitioned) {
-          decisions.push({ ...one, outcome: "skipped", reason: `${input.asset.uri} is a reference input (no {partition}): under \`trigger all\` it does not fire the join; it is read when a partition-bearing input completes it` });
-          continue;
-        }
-        if (producer.partition === undefined) {
-          decisions.push({ ...one, outcome: "skipped", reason: `the write carries no partition (the producer is not partitioned), so it cannot count towards the join of ${input.asset.uri}` });
-          continue;
-        }
-        const offer = await offerJoin(deps.store, sub.path, producer.partition, input.asset.uri, producer.runId, required, (generation) =>
-          buildPayload(partArgs, { trigger: "join", depth, cascade: true, firedAt: producer.firedAt, upstream, generation }));
-        if (offer.outcome === "pending") {
-          decisions.push({ ...one, outcome: "join-pending", reason: `waiting for ${offer.missing.join(", ")} for partition ${producer.partition}` });
-        } else {
-          const run = await enqueue(offer.run, offer.payload);
-          decisions.push({ ...one, outcome: "join-fired", run, reason: `every partition-bearing input is present for ${producer.partition} (generation ${offer.generation})${offer.again ? "; re-sent after a producer retry" : ""}` });
-        }
-      }
-      continue;
-    }
-    const windows = hit.inputs.map((i) => effectiveDebounce(sub.analyzed.annotations, i)?.seconds);
-    if (windows.some((w) => w === undefined)) {
-      const payload = buildPayload(partArgs, { trigger: "cascade", depth, cascade: true, firedAt: producer.firedAt, upstream });
-      const run = await enqueue(dispatchRunId("c", sub.path, producer.runId), payload);
-      decisions.push({ ...base, outcome: "dispatched", run });
-      continue;
-    }
-    const windowMs = Math.max(...(windows as number[])) * 1000;
-    const key = debounceKey(sub.path, producer.partition);
-    const now = deps.now();
-    const offer = await offerDebounce(deps.store, key, sub.path, windowMs, { run: producer.runId, script: producer.member.path, assets: upstream.assets, depth, firedAt: producer.firedAt, at: now }, now);
-    // Only slot-level facts: every writer of the window enqueues the same payload (depth and upstream come from the last write at the gate).
-    const payload = buildPayload(partArgs, { trigger: "debounce", cascade: true, slot: key, window: offer.window });
-    const run = await enqueue(offer.run, payload, offer.until);
-    decisions.push(offer.outcome === "scheduled"
-      ? { ...base, outcome: "debounce-scheduled", run, reason: `debounce window ${offer.window} (${windowMs / 1000}s) opened; the run starts at ${new Date(offer.until).toISOString()} with the last write` }
-      : { ...base, outcome: "debounced", run, reason: `coalesced into window ${offer.window} (${offer.count} writes so far; last write wins), run starts at ${new Date(offer.until).toISOString()}` });
   }
   await logDecisions(deps.store, decisions);
   return decisions;
+}
+
+/** The decision (and action) for one subscriber hit by a producer's writes. */
+async function decide(deps: DispatchDeps, producer: ProducerRun, hit: Hit, depth: number, decisions: DispatchDecision[]): Promise<void> {
+  const sub = hit.member;
+  const base = {
+    at: deps.now(), subscriber: sub.path, producer: producer.member.path, producerRun: producer.runId,
+    assets: [...hit.assets].sort(), inputs: hit.inputs.map((i) => i.asset.uri), partition: producer.partition ?? null, depth,
+  };
+  const skip = (reason: string) => decisions.push({ ...base, outcome: "skipped", reason });
+  if (!producer.meta.cascade) {
+    skip(`cascade off for this run (${producer.meta.cascadeOffReason ?? "cascade: false"})`);
+    return;
+  }
+  if (depth > MAX_CASCADE_DEPTH) {
+    skip(`depth cap: the chain already took ${MAX_CASCADE_DEPTH} hops (a cycle or a runaway fan-out stops here)`);
+    return;
+  }
+  const partArgs = producer.partition === undefined ? {} : { partition: producer.partition };
+  const upstream = { run: producer.runId, script: producer.member.path, assets: [...hit.assets].sort() };
+  const retries = sub.analyzed.annotations.retry?.count;
+  const enqueue = async (id: string, payload: unknown, runAt?: number) => {
+    const r = await deps.enqueue(sub.name, payload, { id, ...(retries !== undefined && { retries }), ...(runAt !== undefined && { runAt }) });
+    return r.id;
+  };
+  if (sub.analyzed.annotations.trigger === "all") {
+    const required = partitionBearingInputs(sub.analyzed.annotations).map((i) => i.asset.uri);
+    for (const input of hit.inputs) {
+      const one = { ...base, inputs: [input.asset.uri] };
+      if (!input.asset.partitioned) {
+        decisions.push({ ...one, outcome: "skipped", reason: `${input.asset.uri} is a reference input (no {partition}): under \`trigger all\` it does not fire the join; it is read when a partition-bearing input completes it` });
+        return;
+      }
+      if (producer.partition === undefined) {
+        decisions.push({ ...one, outcome: "skipped", reason: `the write carries no partition (the producer is not partitioned), so it cannot count towards the join of ${input.asset.uri}` });
+        return;
+      }
+      const offer = await offerJoin(deps.store, sub.path, producer.partition, input.asset.uri, producer.runId, required, (generation) =>
+        buildPayload(partArgs, { trigger: "join", depth, cascade: true, firedAt: producer.firedAt, upstream, generation }));
+      if (offer.outcome === "pending") {
+        decisions.push({ ...one, outcome: "join-pending", reason: `waiting for ${offer.missing.join(", ")} for partition ${producer.partition}` });
+      } else {
+        const run = await enqueue(offer.run, offer.payload);
+        decisions.push({ ...one, outcome: "join-fired", run, reason: `every partition-bearing input is present for ${producer.partition} (generation ${offer.generation})${offer.again ? "; re-sent after a producer retry" : ""}` });
+      }
+    }
+    return;
+  }
+  const windows = hit.inputs.map((i) => effectiveDebounce(sub.analyzed.annotations, i)?.seconds);
+  if (windows.some((w) => w === undefined)) {
+    const payload = buildPayload(partArgs, { trigger: "cascade", depth, cascade: true, firedAt: producer.firedAt, upstream });
+    const run = await enqueue(dispatchRunId("c", sub.path, producer.runId), payload);
+    decisions.push({ ...base, outcome: "dispatched", run });
+    return;
+  }
+  const windowMs = Math.max(...(windows as number[])) * 1000;
+  const key = debounceKey(sub.path, producer.partition);
+  const now = deps.now();
+  const offer = await offerDebounce(deps.store, key, sub.path, windowMs, { run: producer.runId, script: producer.member.path, assets: upstream.assets, depth, firedAt: producer.firedAt, at: now }, now);
+  // Only slot-level facts: every writer of the window enqueues the same payload (depth and upstream come from the last write at the gate).
+  const payload = buildPayload(partArgs, { trigger: "debounce", cascade: true, slot: key, window: offer.window });
+  const run = await enqueue(offer.run, payload, offer.until);
+  decisions.push(offer.outcome === "scheduled"
+    ? { ...base, outcome: "debounce-scheduled", run, reason: `debounce window ${offer.window} (${windowMs / 1000}s) opened; the run starts at ${new Date(offer.until).toISOString()} with the last write` }
+    : { ...base, outcome: "debounced", run, reason: `coalesced into window ${offer.window} (${offer.count} writes so far; last write wins), run starts at ${new Date(offer.until).toISOString()}` });
 }
