@@ -41,7 +41,7 @@ import { runnerFor } from "./runners/index.js";
 import { typescriptRunner } from "./runners/typescript.js";
 import { installAssetSdk } from "./sdk-host.js";
 import type { SubprocessSettings } from "./runners/subprocess.js";
-import { watchPipelines } from "./watch.js";
+import { type PipelineWatcher, watchPipelines } from "./watch.js";
 
 /** Options of {@link attachPipelines}. */
 export interface PipelineOptions {
@@ -100,7 +100,7 @@ export class PipelineHost implements PipelineServices {
   private readonly assetsReady: Promise<AssetHost>;
   private readonly registered = new Set<string>();
   private watchdog: FreshnessWatchdog | null = null;
-  private unwatch: (() => Promise<void>) | null = null;
+  private watcher: PipelineWatcher | null = null;
   private readonly subprocess: Partial<SubprocessSettings>;
   private started = false;
   private planRegistered = false;
@@ -228,14 +228,19 @@ export class PipelineHost implements PipelineServices {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
       this.watchdog.start();
     }
-    if (this.options.watch) this.unwatch = watchPipelines(this.root, () => this.reload(), (e) => this.say(`error: ${e.message}`));
+    if (this.options.watch) this.watcher = watchPipelines(this.root, () => this.reload(), (e) => this.say(`error: ${e.message}`));
+  }
+
+  /** Resolves once the file watcher (option `watch`) has finished its initial scan. */
+  async whenWatching(): Promise<void> {
+    await this.watcher?.ready;
   }
 
   /** Stops the watchdog and the watcher, and releases the asset storage. */
   async stop(): Promise<void> {
     if (hostsByEngine().get(this.engine) === this) hostsByEngine().delete(this.engine);
     await this.watchdog?.stop();
-    await this.unwatch?.();
+    await this.watcher?.close();
     const { stopBridge } = await import("./runners/bridge.js");
     await stopBridge(this);
     uninstallAssetHost(await this.assetsReady.catch(() => undefined as unknown as AssetHost));

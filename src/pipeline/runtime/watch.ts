@@ -8,8 +8,15 @@ import chokidar from "chokidar";
 
 const WATCHED = /(\.py|\.sh|\.sql|(^|\/)pipeline\.json)$/;
 
-/** Calls `reload` (coalesced) when a watched file under `root` changes; returns a stop function. */
-export function watchPipelines(root: string, reload: () => Promise<void>, onError: (err: Error) => void): () => Promise<void> {
+/** A running watcher. */
+export interface PipelineWatcher {
+  /** Resolves once the initial scan is done (changes before that may be missed). */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Calls `reload` (coalesced) when a watched file under `root` changes. */
+export function watchPipelines(root: string, reload: () => Promise<void>, onError: (err: Error) => void): PipelineWatcher {
   let timer: NodeJS.Timeout | null = null;
   const watcher = chokidar.watch(root, {
     ignoreInitial: true,
@@ -22,8 +29,12 @@ export function watchPipelines(root: string, reload: () => Promise<void>, onErro
     timer = setTimeout(() => void reload().catch(onError), 100);
   };
   watcher.on("add", changed).on("change", changed).on("unlink", changed);
-  return async () => {
-    if (timer) clearTimeout(timer);
-    await watcher.close();
+  const ready = new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
+  return {
+    ready,
+    async close() {
+      if (timer) clearTimeout(timer);
+      await watcher.close();
+    },
   };
 }
