@@ -243,7 +243,8 @@ export class PipelineHost implements PipelineServices {
     await this.watcher?.close();
     const { stopBridge } = await import("./runners/bridge.js");
     await stopBridge(this);
-    uninstallAssetHost(await this.assetsReady.catch(() => undefined as unknown as AssetHost));
+    const assets = await this.assetsReady.catch(() => undefined);
+    if (assets) uninstallAssetHost(assets);
   }
 
   /** Runner settings for subprocess scripts. */

@@ -1,13 +1,15 @@
 /**
  * The engine side of the SDK's asset helpers (`writeS3File`, `getResource`, `datatable`,
  * …): the asset storage of the calling pipeline run (whose writes it records), else the
- * process's default asset host.
+ * process's default asset host (writes from runs that are not pipeline members are stored
+ * but fire no cascade). Each write's asset URI is validated before anything is written.
  */
 import type { AssetHost } from "../../assets/host.js";
 import { defaultAssetHost } from "../../assets/host.js";
 import { resourcePath } from "../../assets/resources.js";
 import { checkObjectKey } from "../../assets/object-store.js";
 import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
+import { parseAssetUri } from "../asset-uri.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -19,8 +21,9 @@ export class RunAssetSdk implements AssetSdkHost {
 
   async writeObject(key: string, body: Uint8Array, contentType?: string): Promise<string> {
     checkObjectKey(key);
+    const uri = parseAssetUri(`s3://${key}`).uri;
     await this.assets.objects.put(key, body, contentType);
-    await this.run?.recordWrite(`s3://${key}`, "writeS3File");
+    await this.run?.recordWrite(uri, "writeS3File");
     return key;
   }
 
@@ -33,8 +36,9 @@ export class RunAssetSdk implements AssetSdkHost {
   }
 
   async setResource(path: string, value: unknown, type: string): Promise<void> {
+    const uri = parseAssetUri(`$res:${resourcePath(path)}`).uri;
     await this.assets.resources.set(path, value, type);
-    await this.run?.recordWrite(`$res:${resourcePath(path)}`, "setResource");
+    await this.run?.recordWrite(uri, "setResource");
   }
 
   async queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
@@ -44,8 +48,9 @@ export class RunAssetSdk implements AssetSdkHost {
   }
 
   async writeVolumeFile(volume: string, path: string, data: Uint8Array): Promise<void> {
+    const uri = parseAssetUri(`volume://${volume}/${path}`).uri;
     await this.assets.volumes.write(volume, path, data);
-    await this.run?.recordWrite(`volume://${volume}/${path}`, "writeVolumeFile");
+    await this.run?.recordWrite(uri, "writeVolumeFile");
   }
 
   readVolumeFile(volume: string, path: string): Promise<Uint8Array | undefined> {
