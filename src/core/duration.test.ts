@@ -28,5 +28,7 @@ describe("formatMillis", () => {
     expect(formatMillis(1_234)).toBe("1.23s");
     expect(formatMillis(184_000)).toBe("3m 4s");
     expect(formatMillis(3_780_000)).toBe("1h 3m");
+    expect(formatMillis(119_700)).toBe("2m 0s");
+    expect(formatMillis(3_599_700)).toBe("1h 0m");
   });
 });

@@ -62,8 +62,9 @@ function parseString(text: string): number | undefined {
 export function formatMillis(ms: number): string {
   if (ms < 1_000) return `${Math.round(ms)}ms`;
   if (ms < 60_000) return `${(ms / 1_000).toFixed(ms < 10_000 ? 2 : 1)}s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1_000);
-  if (m < 60) return `${m}m ${s}s`;
+  // Round to whole seconds first, so 3,599,700 ms reads "1h 0m", never "59m 60s".
+  const totalS = Math.round(ms / 1_000);
+  const m = Math.floor(totalS / 60);
+  if (m < 60) return `${m}m ${totalS % 60}s`;
   return `${Math.floor(m / 60)}h ${m % 60}m`;
 }
