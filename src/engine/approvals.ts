@@ -66,7 +66,10 @@ export async function decideApproval(store: Store, d: ApprovalDecision): Promise
   const open = (await store.getRun(d.runId))?.status === "waiting" && (target.deadline === null || target.deadline > (await store.now()));
   if (d.approve && open) {
     const problems = validateFormValue(normaliseForm(target.form), d.value);
-    if (problems.length) return { outcome: "invalid", key, problems };
+    if (problems.length) {
+      await store.recordApprovalEvent({ runId: d.runId, stepKey: target.key, actor: d.actor, decision: audit.decision, outcome: "invalid", via: d.via });
+      return { outcome: "invalid", key, problems };
+    }
   }
   const decision = { value: d.approve ? (d.value ?? null) : null, approver: d.actor, approved: d.approve };
   const outcome = await store.resolveWait({

@@ -355,6 +355,8 @@ export interface Store {
    * attempt is recorded whatever its outcome.
    */
   resolveWait(request: ResolveWaitRequest): Promise<ResolveWaitOutcome>;
+  /** Records an approval attempt refused before it reached {@link resolveWait} (an invalid form, a link used by the wrong person). */
+  recordApprovalEvent(event: Omit<ApprovalEvent, "ts">): Promise<void>;
   /** Approval attempts recorded for a run, oldest first. */
   listApprovalEvents(runId: string): Promise<ApprovalEvent[]>;
   /** A random secret persisted in the database under `name` (created on first use). */

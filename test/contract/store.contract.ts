@@ -407,12 +407,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect((await store.getRun(id))!.status).toBe("pending");
         const step = (await store.getSteps(id))[0]!;
         expect(step).toMatchObject({ status: "done", value: '{"approved":true,"approver":"bob"}' });
+        await store.recordApprovalEvent({ runId: id, stepKey: "waitForApproval", actor: "eve", decision: "approve", outcome: "invalid", via: "test" });
         const events = await store.listApprovalEvents(id);
         expect(events.map((e) => [e.actor, e.decision, e.outcome, e.via])).toEqual([
           ["alice", "approve", "forbidden", "test"],
           ["bob", "approve", "resolved", "test"],
           ["carol", "reject", "already-decided", "test"],
           ["bob", "approve", "not-found", "test"],
+          ["eve", "approve", "invalid", "test"],
         ]);
       });
 

@@ -137,6 +137,10 @@ describe("seed 000 examples", () => {
     });
     expect(result(run)).toEqual({ reason: "LGTM", environment: "production" });
     expect(await logsOfTree(run)).toEqual(["LGTM", "production"]);
+    expect((await h.engine.store.listApprovalEvents(run.id)).map((e) => [e.actor, e.outcome])).toEqual([
+      ["bob", "invalid"],
+      ["bob", "resolved"],
+    ]);
   });
 
   it("approval with a full JSON Schema: required fields are enforced", async () => {

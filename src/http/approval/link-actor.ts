@@ -34,13 +34,19 @@ export class ApproverRequiredError extends HttpError {
  */
 export async function linkActor(engine: Engine, identity: Identity | null, claims: ResumeClaims): Promise<string | null> {
   const tokenUser = identity?.tokenId ? identity.name : null;
+  // Refused attempts are audited like the others (who, when, which decision).
+  const refuse = async (actor: string | null, err: Error) => {
+    const decision = claims.action === "cancel" ? "reject" : "approve";
+    await engine.store.recordApprovalEvent({ runId: claims.runId, stepKey: claims.key, actor, decision, outcome: "forbidden", via: "link" });
+    throw err;
+  };
   if (claims.approver !== null) {
-    if (tokenUser !== null && tokenUser !== claims.approver) throw new LinkApproverMismatchError(claims.approver, tokenUser);
+    if (tokenUser !== null && tokenUser !== claims.approver) return refuse(tokenUser, new LinkApproverMismatchError(claims.approver, tokenUser));
     return claims.approver;
   }
   if (tokenUser === null) {
     const pending = pendingApprovals(await engine.store.getSteps(claims.runId)).find((p) => p.key === claims.key);
-    if (pending && !pending.selfApproval) throw new ApproverRequiredError();
+    if (pending && !pending.selfApproval) return refuse(null, new ApproverRequiredError());
   }
   return tokenUser;
 }

@@ -117,6 +117,14 @@ export class PostgresStore implements Store {
     });
   }
 
+  async recordApprovalEvent(e: Omit<ApprovalEvent, "ts">): Promise<void> {
+    await this.ready();
+    await this.db.query(
+      "INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES ($1, $2, $3, $4, $5, $6, now_ms())",
+      [e.runId, e.stepKey, e.actor, e.decision, e.outcome, e.via],
+    );
+  }
+
   async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
     await this.ready();
     const { rows } = await this.db.query<{ run_id: string; step_key: string; actor: string | null; decision: string; outcome: string; via: string | null; ts: number }>(

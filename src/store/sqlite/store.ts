@@ -201,6 +201,12 @@ export class SqliteStore implements Store {
     return "resolved";
   }
 
+  async recordApprovalEvent(e: Omit<ApprovalEvent, "ts">): Promise<void> {
+    this.s
+      .get("INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(e.runId, e.stepKey, e.actor, e.decision, e.outcome, e.via, this.clock.now());
+  }
+
   async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
     const rows = this.s.get("SELECT * FROM approval_events WHERE run_id = ? ORDER BY seq").all(runId) as Array<{
       run_id: string;
