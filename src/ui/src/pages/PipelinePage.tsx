@@ -26,6 +26,7 @@ const PipelineGraph = lazy(() => import("../components/PipelineGraph"));
 
 function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; graph: PipelineGraphJson }) {
   const [partition, setPartition] = useState("");
+  const [argsText, setArgsText] = useState("{}");
   const [from, setFrom] = useState("");
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ ok: boolean; text: string; run?: string } | null>(null);
@@ -44,13 +45,25 @@ function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; 
       setBusy(false);
     }
   };
-  const runScript = (cascade: boolean) => act(cascade ? "Started the step; its downstream runs as it writes" : "Started the step alone", () => api(`/api/pipelines/scripts/${target}/run`, { method: "POST", body: { cascade, ...withPartition } }));
+  const runScript = (cascade: boolean) =>
+    act(cascade ? "Started the step; its downstream runs as it writes" : "Started the step alone", () => {
+      let args: unknown;
+      try {
+        args = JSON.parse(argsText || "{}");
+      } catch (e) {
+        return Promise.reject({ message: `The arguments are not JSON: ${(e as Error).message}` });
+      }
+      return api(`/api/pipelines/scripts/${target}/run`, { method: "POST", body: { cascade, args, ...withPartition } });
+    });
   const upTo = () => act("Started the plan", () => api(`/api/pipelines/plan`, { method: "POST", body: { folder, to: [target], ...(from ? { from } : {}), ...withPartition } }));
   return (
     <div className="pl-actions" aria-label="Run actions">
       <label className="small muted">
         Partition <input className="mono" value={partition} placeholder="resolved automatically" onChange={(e) => setPartition(e.target.value)} aria-label="Partition" />
       </label>
+      {node.kind === "script" ? (
+        <textarea className="mono small pl-args" value={argsText} spellCheck={false} onChange={(e) => setArgsText(e.target.value)} aria-label="Arguments (JSON)" rows={2} />
+      ) : null}
       <div className="actions">
         {node.kind === "script" ? (
           <>
