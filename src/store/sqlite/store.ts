@@ -23,9 +23,11 @@ import type {
   WorkflowInfo,
 } from "../types.js";
 import { isTerminal } from "../types.js";
+import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
+import { claimRuns } from "./claim.js";
 import { migrate } from "./migrate.js";
 import { SqliteReads } from "./reads.js";
-import { type RunRow, type StepRow, toRun, toSchedule, toStep } from "./rows.js";
+import { toSchedule } from "./rows.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 
@@ -53,11 +55,6 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
   migrate(db, options.path);
   return new SqliteStore(db, options.clock ?? systemClock, options.pollMs ?? 25);
 }
-
-const CLAIMABLE = "ready_at <= ? AND status IN ('pending', 'waiting') AND workflow IN (SELECT value FROM json_each(?))";
-/** Runs holding a slot of the candidate's concurrency key: running, or started within its window. Takes `now`. */
-const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_key = runs.concurrency_key AND r2.seq != runs.seq
-  AND (r2.status = 'running' OR (runs.concurrency_window_ms IS NOT NULL AND r2.started_at >= ? - runs.concurrency_window_ms))`;
 
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
 export class SqliteStore implements Store {
@@ -126,106 +123,20 @@ export class SqliteStore implements Store {
   async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0 || req.workflows.length === 0) return [];
     const now = this.clock.now();
-    const workflows = JSON.stringify(req.workflows);
-    // Candidates skip concurrency keys already at their limit; more than `limit` are read
-    // because runs sharing a key may still block each other within this batch.
-    // With `server` and no explicit queues: skip runs in other servers' local queues (`group@server`).
-    const scope = req.queues ? " AND queue IN (SELECT value FROM json_each(?))" : req.server ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)" : "";
-    const select = this.s.get(
-      `SELECT seq, concurrency_key FROM runs WHERE ${CLAIMABLE}${scope}
-         AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
-       ORDER BY priority DESC, ready_at, seq LIMIT ?`,
-    );
-    const inUse = this.s.get(
-      `SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`,
-    );
-    const take = this.s.get(
-      `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
-         started_at = COALESCE(started_at, ?), updated_at = ?,
-         version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))
-       WHERE seq = ? RETURNING *`,
-    );
-    const steps = this.s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
-    return this.tx(() => {
-      const scoped = req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : [];
-      const params = [now, workflows, ...scoped, now, req.limit * 2];
-      const candidates = select.all(...params) as Array<{ seq: number; concurrency_key: string | null }>;
-      const claimed: ClaimedRun[] = [];
-      for (const c of candidates) {
-        if (claimed.length >= req.limit) break;
-        if (c.concurrency_key !== null) {
-          const u = inUse.get(now, c.seq) as { lim: number; used: number };
-          if (u.used >= u.lim) continue;
-        }
-        const row = take.get(req.workerId, now + req.leaseMs, now, now, c.seq) as RunRow;
-        claimed.push({
-          run: toRun(row),
-          token: row.claims,
-          // Steps are only ever written under a claim, so a first claim has none.
-          steps: row.claims === 1 ? [] : (steps.all(row.id) as StepRow[]).map(toStep),
-          claimedAt: now,
-        });
-      }
-      return claimed;
-    });
+    return this.tx(() => claimRuns(this.s, req, now));
   }
 
   async resolveWait(req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
     const now = this.clock.now();
-    return this.tx(() => {
-      const outcome = this.resolveWaitTx(req, now);
-      if (req.audit) {
-        this.s
-          .get("INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES (?, ?, ?, ?, ?, ?, ?)")
-          .run(req.runId, req.key, req.audit.actor, req.audit.decision, outcome, req.audit.via, now);
-      }
-      return outcome;
-    });
-  }
-
-  private resolveWaitTx(req: ResolveWaitRequest, now: number): ResolveWaitOutcome {
-    const run = this.s.get("SELECT status, created_by FROM runs WHERE id = ?").get(req.runId) as
-      | { status: RunStatus; created_by: string | null }
-      | undefined;
-    if (!run) return "not-found";
-    const step = this.s.get("SELECT kind, status, wake_at FROM steps WHERE run_id = ? AND key = ?").get(req.runId, req.key) as
-      | { kind: string; status: string; wake_at: number | null }
-      | undefined;
-    if (!step || step.kind !== req.kind) return "not-found";
-    if (step.status !== "pending") return "already-decided";
-    if (step.wake_at !== null && step.wake_at <= now) return "expired";
-    if (run.status !== "waiting") return "not-waiting";
-    if (req.creatorMayDecide === false && run.created_by !== null && run.created_by === (req.audit?.actor ?? null)) return "forbidden";
-    this.s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?").run(req.value, now, req.runId, req.key);
-    this.s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ?").run(now, now, req.runId);
-    return "resolved";
+    return this.tx(() => resolveWait(this.s, req, now));
   }
 
   async recordApprovalEvent(e: Omit<ApprovalEvent, "ts">): Promise<void> {
-    this.s
-      .get("INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(e.runId, e.stepKey, e.actor, e.decision, e.outcome, e.via, this.clock.now());
+    recordApprovalEvent(this.s, e, this.clock.now());
   }
 
   async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
-    const rows = this.s.get("SELECT * FROM approval_events WHERE run_id = ? ORDER BY seq").all(runId) as Array<{
-      run_id: string;
-      step_key: string;
-      actor: string | null;
-      decision: string;
-      outcome: string;
-      via: string | null;
-      ts: number;
-    }>;
-    return rows.map((r) => ({
-      runId: r.run_id,
-      stepKey: r.step_key,
-      actor: r.actor,
-      decision: r.decision,
-      outcome: r.outcome as ApprovalEvent["outcome"],
-      via: r.via,
-      ts: r.ts,
-    }));
+    return listApprovalEvents(this.s, runId);
   }
 
   async kvGet(key: string): Promise<string | null> {
