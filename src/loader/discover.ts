@@ -51,13 +51,18 @@ const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
  * defines a workflow or exports `main` (workflows as code and scripts, named by path).
  */
 export function discoverWorkflowFiles(root: string): string[] {
-  return listModuleFiles(root).filter((f) => {
-    if (f.split("/").slice(0, -1).includes("workflows")) return true;
-    const full = join(root, f);
-    try {
-      return statSync(full).size <= MAX_SOURCE_BYTES && looksRunnable(readFileSync(full, "utf8"));
-    } catch {
-      return false;
-    }
-  });
+  return listModuleFiles(root).filter((f) => isRunnableFile(root, f));
+}
+
+/** Whether one module file (project-relative, `/`-separated) is runnable by the rules of {@link discoverWorkflowFiles}. */
+export function isRunnableFile(root: string, file: string): boolean {
+  const dirs = file.split("/").slice(0, -1);
+  if (!isModuleFile(file) || dirs.some((d) => d.startsWith(".") || SKIP_DIRS.has(d))) return false;
+  if (dirs.includes("workflows")) return true;
+  const full = join(root, file);
+  try {
+    return statSync(full).size <= MAX_SOURCE_BYTES && looksRunnable(readFileSync(full, "utf8"));
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,7 @@ import { LOCAL_USER } from "../../http/auth/identity.js";
 import { isLoopbackHost, listen } from "../../http/launch.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
-import { discoverWorkflowFiles, isModuleFile } from "../../loader/discover.js";
+import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
@@ -75,7 +75,6 @@ export function registerDev(program: Command, cx: CommandContext): void {
 
 /** Reloads workflow modules when they change; runs already started keep their code version. */
 function watchProject(root: string, loader: Project, write: (t: string) => void, warn: (t: string) => void) {
-  const isWorkflowFile = (file: string) => discoverWorkflowFiles(root).includes(file);
   const watcher = chokidar.watch(root, {
     ignoreInitial: true,
     ignored: (path: string) => {
@@ -88,7 +87,7 @@ function watchProject(root: string, loader: Project, write: (t: string) => void,
     const file = relative(root, path).split(sep).join("/");
     if (!isModuleFile(file)) return;
     try {
-      if (isWorkflowFile(file)) {
+      if (isRunnableFile(root, file)) {
         const m = await loader.loadFile(file);
         write(`reloaded ${file}: ${m.workflows.map((w) => w.name).join(", ")}  [code ${m.hash.slice(0, 8)}]\n`);
       } else {
