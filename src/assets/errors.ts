@@ -16,13 +16,7 @@ export type AssetErrorCode =
   | "DUCKLAKE_NOT_AVAILABLE";
 
 /** Base class of the asset backends' errors. */
-export class AssetError extends SluiceError {
-  declare readonly code: AssetErrorCode;
-
-  constructor(code: AssetErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export class AssetError extends SluiceError<AssetErrorCode> {}
 
 /** A key, path or name would leave its storage root, or is malformed. */
 export class AssetPathError extends AssetError {

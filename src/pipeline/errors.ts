@@ -33,14 +33,7 @@ export type PipelineErrorCode =
   | "PIPELINE_CYCLE";
 
 /** Base class of every error the pipeline layer throws. */
-export class PipelineError extends SluiceError {
-  /** Stable machine-readable code. */
-  declare readonly code: PipelineErrorCode;
-
-  constructor(code: PipelineErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export class PipelineError extends SluiceError<PipelineErrorCode> {}
 
 /** An asset URI is not one of the supported kinds or is malformed. */
 export class AssetUriError extends PipelineError {

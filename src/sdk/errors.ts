@@ -7,12 +7,15 @@
  * `core/serde.ts` for the one place that converts in both directions.
  */
 
-/** Base class of every error Sluice raises. */
-export class SluiceError extends Error {
+/**
+ * Base class of every error Sluice raises. A family of errors narrows `C` to its own
+ * codes: `class AssetError extends SluiceError<AssetErrorCode> {}`.
+ */
+export class SluiceError<C extends string = string> extends Error {
   /** Stable machine-readable code, e.g. `"UNKNOWN_WORKFLOW"`. */
-  readonly code: string;
+  readonly code: C;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: C, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = new.target.name;

@@ -20,13 +20,7 @@ export type PipelineRuntimeErrorCode =
   | "BRIDGE_REQUEST_INVALID";
 
 /** Base class of the pipeline runtime's errors. */
-export class PipelineRuntimeError extends SluiceError {
-  declare readonly code: PipelineRuntimeErrorCode;
-
-  constructor(code: PipelineRuntimeErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
+export class PipelineRuntimeError extends SluiceError<PipelineRuntimeErrorCode> {}
 
 /** A folder has annotation or lineage errors, so its pipeline is not loaded. */
 export class PipelineInvalidError extends PipelineRuntimeError {
