@@ -6,7 +6,7 @@
  */
 import { tableUses } from "../pipeline/detect-sql.js";
 import { type AssetConfig, datatableFile } from "./config.js";
-import { resultRows, sqlString, withDuckDb } from "./duckdb.js";
+import { runStatements, sqlString, withDuckDb } from "./duckdb.js";
 import { AssetError } from "./errors.js";
 
 /** The outcome of one data table query. */
@@ -43,23 +43,13 @@ export class Datatables {
       try {
         await attachWithRetry(conn, `ATTACH ${sqlString(file)} AS ${alias}`);
         await conn.run(`USE ${alias}`);
-        const statements = await conn.extractStatements(sql);
-        let last: Record<string, unknown>[] = [];
-        for (let i = 0; i < statements.count; i++) {
-          const prepared = await statements.prepare(i);
-          const values: Record<string, unknown> = {};
-          for (let p = 1; p <= prepared.parameterCount; p++) {
-            const pname = prepared.parameterName(p);
-            const index = Number(pname);
-            if (!Number.isInteger(index) || index < 1 || index > params.length) {
-              throw new AssetError("DATATABLE_QUERY_FAILED", `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`);
-            }
-            values[pname] = toDuckValue(params[index - 1]);
+        return await runStatements(conn, sql, (pname) => {
+          const index = Number(pname);
+          if (!Number.isInteger(index) || index < 1 || index > params.length) {
+            throw new AssetError("DATATABLE_QUERY_FAILED", `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`);
           }
-          if (prepared.parameterCount > 0) prepared.bind(values as Parameters<typeof prepared.bind>[0]);
-          last = resultRows(await prepared.runAndReadAll());
-        }
-        return last;
+          return toDuckValue(params[index - 1]);
+        });
       } catch (err) {
         if (err instanceof AssetError) throw err;
         throw new AssetError("DATATABLE_QUERY_FAILED", `query on data table ${JSON.stringify(name)} failed: ${(err as Error).message}`, { cause: err });

@@ -57,3 +57,29 @@ export function resultRows(reader: DuckDBResultReader, limit = Number.POSITIVE_I
   const rows = reader.getRowObjectsJS();
   return rows.slice(0, limit).map((r) => toJsonValue(r) as Record<string, unknown>);
 }
+
+/**
+ * Runs every statement of `sql` on `conn`, binding each named parameter (`$name`, `$1`)
+ * to `valueOf(name)` (which throws, with the caller's own error, for a name it lacks),
+ * and returns the rows of the last statement (at most `limit`).
+ */
+export async function runStatements(
+  conn: DuckDBConnection,
+  sql: string,
+  valueOf: (name: string) => unknown,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<Record<string, unknown>[]> {
+  const statements = await conn.extractStatements(sql);
+  let last: Record<string, unknown>[] = [];
+  for (let i = 0; i < statements.count; i++) {
+    const prepared = await statements.prepare(i);
+    const bind: Record<string, unknown> = {};
+    for (let p = 1; p <= prepared.parameterCount; p++) {
+      const name = prepared.parameterName(p);
+      bind[name] = valueOf(name);
+    }
+    if (prepared.parameterCount > 0) prepared.bind(bind as Parameters<typeof prepared.bind>[0]);
+    last = resultRows(await prepared.runAndReadAll(), limit);
+  }
+  return last;
+}

@@ -6,7 +6,7 @@
  * {@link MAX_RESULT_ROWS}). Writes (`COPY … TO`, data table tables) are recorded from the
  * script's detected outputs when it succeeds.
  */
-import { resultRows, withDuckDb } from "../../../assets/duckdb.js";
+import { runStatements, withDuckDb } from "../../../assets/duckdb.js";
 import { AssetError } from "../../../assets/errors.js";
 import type { AssetHost } from "../../../assets/host.js";
 import { PARTITION_TOKEN } from "../../asset-uri.js";
@@ -53,21 +53,15 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
       const staged = await stageSqlAssets(sql, host);
       try {
         const rows = await withDuckDb(staged.files, async (conn) => {
-          const statements = await conn.extractStatements(staged.sql);
-          let last: Record<string, unknown>[] = [];
-          for (let i = 0; i < statements.count; i++) {
-            const prepared = await statements.prepare(i);
-            const bind: Record<string, unknown> = {};
-            for (let p = 1; p <= prepared.parameterCount; p++) {
-              const name = prepared.parameterName(p);
+          return runStatements(
+            conn,
+            staged.sql,
+            (name) => {
               if (!(name in values)) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `$${name} is used in ${member.path} but not declared; add a line \`-- $${name} (text)\` (or another type)`);
-              bind[name] = values[name];
-            }
-            if (prepared.parameterCount > 0) prepared.bind(bind as Parameters<typeof prepared.bind>[0]);
-            const reader = await prepared.runAndReadAll();
-            last = resultRows(reader, MAX_RESULT_ROWS + 1);
-          }
-          return last;
+              return values[name];
+            },
+            MAX_RESULT_ROWS + 1,
+          );
         });
         await staged.finish();
         if (rows.length > MAX_RESULT_ROWS) {
