@@ -167,6 +167,11 @@ export interface StepWrite {
   attempts?: number;
   position: number;
   childId?: string | null;
+  /**
+   * When the call began, on the store's clock (a step's body start, a sleep's start).
+   * Absent: the time of the write. A rewrite keeps the first recorded start.
+   */
+  startedAt?: number;
 }
 
 /** A child run created by a suspending parent; its completion resolves the parent's step `parentKey`. */
@@ -195,6 +200,12 @@ export interface LogLine {
   level: "debug" | "info" | "warn" | "error";
   message: string;
   ts: number;
+  /**
+   * Fencing token of the claim that printed the line. A line whose claim is no longer
+   * the run's current one (lease lost, run reclaimed, cancelled or parked) is dropped,
+   * as every other write of a stale claim is refused. Absent: not written for a claim.
+   */
+  token?: number;
 }
 
 /** A stored log line with its order. */
@@ -225,6 +236,7 @@ export type Command =
     }
   | { verb: "complete"; lease: Lease; outcome: RunOutcome }
   | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }
+  /** Append captured log lines; lines of a stale claim (see {@link LogLine.token}) are dropped. */
   | { verb: "appendLogs"; lines: LogLine[] };
 
 /** The answer to one {@link Command}. */

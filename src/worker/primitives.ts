@@ -30,6 +30,8 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
     if (wait > exec.deps.inlineSleepMs) return exec.defer<T>({ wakeAfterMs: wait });
     if (wait > 0) await timer(wait);
   }
+  // The body's real start (a rewrite of a pending record keeps the first one).
+  const startedAt = exec.now();
   for (;;) {
     exec.assertActive();
     const stepAttempt = ++spent;
@@ -37,7 +39,7 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
       return await exec.track(async () => {
         const value = await runBody(exec, key, stepAttempt, fn);
         const encoded = markOnThrow(() => exec.encode(value, `result of step "${key}"`));
-        await exec.save([{ key, kind: "step", target: null, status: "done", value: encoded, attempts: stepAttempt, position }]);
+        await exec.save([{ key, kind: "step", target: null, status: "done", value: encoded, attempts: stepAttempt, position, startedAt }]);
         return decodeValue<T>(encoded);
       });
     } catch (err) {
@@ -48,7 +50,7 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
       exec.log("warn", `step "${key}" attempt ${stepAttempt} failed (${(err as Error)?.message ?? String(err)}); retrying in ${delay} ms`, key);
       if (delay > exec.deps.inlineSleepMs) {
         return exec.defer<T>({
-          step: { key, kind: "step", target: null, status: "pending", attempts: stepAttempt, wakeAfterMs: delay, position },
+          step: { key, kind: "step", target: null, status: "pending", attempts: stepAttempt, wakeAfterMs: delay, position, startedAt },
           wakeAfterMs: delay,
         });
       }
@@ -72,24 +74,21 @@ async function runBody<T>(exec: Execution, key: string, stepAttempt: number, fn:
 
 /**
  * Durable sleep. Short sleeps (up to `inlineMaxMs`) wait in-process after
- * recording their wake time; longer ones park the run.
+ * recording their wake time, then are recorded done (so a finished run shows their
+ * real start and end); longer ones park the run.
  */
 export async function sleepFor(exec: Execution, name: string, ms: number, inlineMaxMs: number): Promise<void> {
   const { key, position } = exec.nextCall(name);
   const rec = exec.lookup(key, "sleep", null, position);
   if (rec?.status === "done") return;
   const remaining = rec ? (rec.wakeAt ?? 0) - exec.now() : ms;
-  if (remaining <= 0) {
-    void exec.deps.committer.submit({ verb: "saveSteps", lease: exec.lease, steps: [{ key, kind: "sleep", target: null, status: "done", position }] });
-    return;
-  }
-  if (!rec && remaining <= inlineMaxMs) {
-    await exec.save([{ key, kind: "sleep", target: null, status: "pending", wakeAfterMs: remaining, position }]);
-  }
+  const done = () => exec.track(() => exec.save([{ key, kind: "sleep", target: null, status: "done", position }]));
+  if (remaining <= 0) return done();
   if (remaining <= inlineMaxMs) {
+    if (!rec) await exec.save([{ key, kind: "sleep", target: null, status: "pending", wakeAfterMs: remaining, position, startedAt: exec.now() }]);
     await timer(remaining);
     exec.assertActive();
-    return;
+    return done();
   }
   return exec.defer<void>({
     step: rec ? undefined : { key, kind: "sleep", target: null, status: "pending", wakeAfterMs: remaining, position },

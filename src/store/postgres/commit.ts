@@ -84,6 +84,9 @@ async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], res
   for (const i of leased) if (!live(i)) results[i] = { ok: false, fenced: true };
   const ok = leased.filter(live);
 
+  // Logs first: a claim's last lines precede its own completion or suspension.
+  await appendLogs(c, seg.flatMap((i) => (all[i]!.verb === "appendLogs" ? (all[i] as Extract<Command, { verb: "appendLogs" }>).lines : [])));
+
   await heartbeats(c, seg, all, results);
 
   // Children answered from the task cache are not created.
@@ -141,7 +144,6 @@ async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], res
   if (retries.length || finishes.length) wake = true;
   if (ctx.audit) await releaseClaims(c, ok.filter((i) => all[i]!.verb !== "saveSteps").map((i) => (all[i] as LeaseCommand).lease), "released");
 
-  await appendLogs(c, seg.flatMap((i) => (all[i]!.verb === "appendLogs" ? (all[i] as Extract<Command, { verb: "appendLogs" }>).lines : [])));
   for (const i of seg) results[i] ??= { ok: true };
   return wake;
 }
@@ -234,10 +236,10 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
   await c.query(
     `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
      SELECT u.run_id, u.key, u.kind, u.target, u.status, u.value, u.error, u.child_id, u.event,
-       CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, now_ms(),
+       CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, LEAST(COALESCE(u.started, now_ms()), now_ms()),
        CASE WHEN u.status = 'pending' THEN NULL ELSE now_ms() END
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-       $10::bigint[], $11::int[], $12::int[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position)
+       $10::bigint[], $11::int[], $12::int[], $13::bigint[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position, started)
      ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
        value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
        wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`,
@@ -254,6 +256,7 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
       col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
       col((x) => x.st.attempts ?? 1),
       col((x) => x.st.position),
+      col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
     ],
   );
 }
@@ -286,11 +289,24 @@ export async function releaseClaims(c: pg.ClientBase, leases: Lease[], how: stri
   );
 }
 
+/** Appends log lines, dropping those of a claim that is no longer the run's current one. */
 async function appendLogs(c: pg.ClientBase, lines: LogLine[]): Promise<void> {
   if (lines.length === 0) return;
   await c.query(
     `INSERT INTO logs (run_id, step_key, attempt, level, message, ts)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[])`,
-    [lines.map((l) => l.runId), lines.map((l) => l.stepKey), lines.map((l) => l.attempt), lines.map((l) => l.level), lines.map((l) => l.message), lines.map((l) => Math.round(l.ts))],
+     SELECT u.run_id, u.step_key, u.attempt, u.level, u.message, u.ts
+     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bigint[], $7::int[]) WITH ORDINALITY
+       u(run_id, step_key, attempt, level, message, ts, token, n)
+     WHERE u.token IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.id = u.run_id AND r.status = 'running' AND r.claims = u.token)
+     ORDER BY u.n`,
+    [
+      lines.map((l) => l.runId),
+      lines.map((l) => l.stepKey),
+      lines.map((l) => l.attempt),
+      lines.map((l) => l.level),
+      lines.map((l) => l.message),
+      lines.map((l) => Math.round(l.ts)),
+      lines.map((l) => l.token ?? null),
+    ],
   );
 }

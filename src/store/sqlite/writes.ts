@@ -119,7 +119,7 @@ export class SqliteWrites {
         st.wakeAfterMs === undefined || st.wakeAfterMs === null ? null : now + st.wakeAfterMs,
         st.attempts ?? 1,
         st.position,
-        now,
+        st.startedAt === undefined ? now : Math.min(Math.round(st.startedAt), now),
         st.status === "pending" ? null : now,
       );
     }
@@ -242,10 +242,13 @@ export class SqliteWrites {
     return lost;
   }
 
-  /** Appends captured log lines. */
+  /** Appends captured log lines, dropping those of a claim that is no longer current. */
   appendLogs(lines: LogLine[]): void {
     const stmt = this.s.get("INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES (?, ?, ?, ?, ?, ?)");
-    for (const l of lines) stmt.run(l.runId, l.stepKey, l.attempt, l.level, l.message, l.ts);
+    for (const l of lines) {
+      if (l.token !== undefined && !this.fence({ runId: l.runId, token: l.token })) continue;
+      stmt.run(l.runId, l.stepKey, l.attempt, l.level, l.message, l.ts);
+    }
   }
 }
 
