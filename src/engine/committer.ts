@@ -67,17 +67,18 @@ export class GroupCommitter {
     while (this.queue.length || this.logs.length) {
       const batch = this.queue.splice(0, this.maxBatch);
       const commands = batch.map((q) => q.command);
-      let logCommand = false;
-      if (this.logs.length) {
-        commands.push({ verb: "appendLogs", lines: this.logs });
+      // Logs go first: a claim's lines are fenced, and its last lines precede its own completion.
+      const logCommand = this.logs.length > 0;
+      if (logCommand) {
+        commands.unshift({ verb: "appendLogs", lines: this.logs });
         this.logs = [];
-        logCommand = true;
       }
+      const skip = logCommand ? 1 : 0;
       try {
         const results = await this.store.commit(commands);
         this.stats.batches += 1;
-        this.stats.commands += commands.length - (logCommand ? 1 : 0);
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]!);
+        this.stats.commands += batch.length;
+        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i + skip]!);
       } catch (err) {
         for (const q of batch) q.reject(err);
       }

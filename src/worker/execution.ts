@@ -281,7 +281,7 @@ export class Execution implements LogTarget, WacHost {
    */
   log(level: LogLine["level"], message: string, stepKey: string | null): void {
     if (stepKey === null && this.replaying()) return;
-    const line: LogLine = { runId: this.run.id, stepKey, attempt: this.run.attempt, level, message, ts: Date.now() };
+    const line: LogLine = { runId: this.run.id, stepKey, attempt: this.run.attempt, level, message, ts: Date.now(), token: this.lease.token };
     this.deps.committer.log(line);
     this.deps.echo?.(line, this.run);
   }

@@ -526,6 +526,35 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect((await store.getLogs(id, logs[1]!.seq)).map((l) => l.message)).toEqual(["c"]);
       });
 
+      it("fences log lines: a stale claim's lines are dropped, the current claim's (before its completion) and unclaimed lines kept", async () => {
+        await fresh();
+        const id = await enqueue(store);
+        const first = await claimOne(store, 1);
+        await delay(15);
+        await store.reclaimExpired(10, () => 0);
+        const second = await claimOne(store);
+        const line = (message: string, token?: number) => ({ runId: id, stepKey: null, attempt: 1, level: "info" as const, message, ts: 0, ...(token !== undefined && { token }) });
+        const [stale] = await store.commit([{ verb: "appendLogs", lines: [line("stale", first.lease.token), line("current", second.lease.token), line("engine")] }]);
+        expect(stale).toEqual({ ok: true });
+        await store.commit([
+          { verb: "appendLogs", lines: [line("last words", second.lease.token)] },
+          { verb: "complete", lease: second.lease, outcome: { status: "succeeded", result: null } },
+        ]);
+        await one(store, { verb: "appendLogs", lines: [line("after the end", second.lease.token)] });
+        expect((await store.getLogs(id)).map((l) => l.message)).toEqual(["current", "engine", "last words"]);
+      });
+
+      it("keeps a step's recorded start time, so its duration is the body's", async () => {
+        await fresh();
+        await enqueue(store);
+        const { lease } = await claimOne(store);
+        const began = (await store.now()) - 8_000;
+        await one(store, { verb: "saveSteps", lease, steps: [{ key: "slow", kind: "step", target: null, status: "done", value: "1", position: 0, startedAt: began }] });
+        const [slow] = await store.getSteps(lease.runId);
+        expect(slow!.startedAt).toBe(began);
+        expect(slow!.finishedAt! - slow!.startedAt).toBeGreaterThanOrEqual(8_000);
+      });
+
       it("deletes finished runs in batches with their steps and logs, freeing the id, and keeps unfinished ones", async () => {
         await fresh();
         for (let i = 0; i < 5; i++) {
