@@ -14,6 +14,8 @@ export interface BackoffPolicy {
 export const RUN_BACKOFF: BackoffPolicy = { base: 1_000, max: 3_600_000 };
 /** Step-level default when a step has retries but no backoff of its own. */
 export const STEP_BACKOFF: BackoffPolicy = { base: 1_000, max: 60_000 };
+/** Retrying a write the database refused (locked, full, I/O error): base 250 ms, cap 10 s. */
+export const STORAGE_BACKOFF: BackoffPolicy = { base: 250, max: 10_000 };
 /** Default run retries after the first attempt (three attempts in all). */
 export const DEFAULT_RUN_RETRIES = 2;
 /** Default step retries: none, errors go to the run-level policy. */

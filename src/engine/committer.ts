@@ -1,4 +1,9 @@
+import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
+import { toStorageError } from "../store/storage-error.js";
 import type { Command, CommandResult, LogLine, Store } from "../store/types.js";
+
+/** Log lines kept for the next batch while the database refuses writes; older ones are dropped past this. */
+const MAX_HELD_LOG_LINES = 10_000;
 
 interface Queued {
   command: Command;
@@ -11,12 +16,19 @@ interface Queued {
  * applied by the store in one transaction (one fsync), then each caller gets its own
  * answer. While a commit is in flight (Postgres), new commands gather for the next.
  * Log lines ride along with the next batch.
+ *
+ * When the store throws (database locked, disk full, I/O error: not a fencing
+ * refusal), every command of the batch is rejected with a {@link StorageError};
+ * callers decide whether to retry. Log lines are kept for the next batch, and the
+ * next commit waits a backoff that grows with consecutive failures.
  */
 export class GroupCommitter {
   private queue: Queued[] = [];
   private logs: LogLine[] = [];
   private scheduled = false;
   private flushing: Promise<void> | null = null;
+  /** Consecutive failed commits (0 when the last one succeeded). */
+  private failures = 0;
   /** Batches committed and commands they held, for benchmarks and tests. */
   readonly stats = { batches: 0, commands: 0 };
 
@@ -39,18 +51,23 @@ export class GroupCommitter {
     this.schedule();
   }
 
-  /** Resolves once everything submitted so far is committed. */
+  /**
+   * Resolves once everything submitted so far is committed, or once a commit has
+   * failed (what the database refused stays queued; callers were told).
+   */
   async drain(): Promise<void> {
     while (this.scheduled || this.flushing || this.queue.length || this.logs.length) {
       if (this.flushing) await this.flushing;
       else await this.flush();
+      if (this.failures > 0) return;
     }
   }
 
   private schedule(): void {
     if (this.scheduled || this.flushing) return;
     this.scheduled = true;
-    setImmediate(() => void this.flush());
+    if (this.failures === 0) setImmediate(() => void this.flush());
+    else setTimeout(() => void this.flush(), backoffDelay(STORAGE_BACKOFF, this.failures));
   }
 
   private flush(): Promise<void> {
@@ -76,11 +93,20 @@ export class GroupCommitter {
       const skip = logCommand ? 1 : 0;
       try {
         const results = await this.store.commit(commands);
+        this.failures = 0;
         this.stats.batches += 1;
         this.stats.commands += batch.length;
         for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i + skip]!);
       } catch (err) {
-        for (const q of batch) q.reject(err);
+        const failure = toStorageError(err);
+        this.failures += 1;
+        if (logCommand && failure.transient) {
+          const held = (commands[0] as Extract<Command, { verb: "appendLogs" }>).lines;
+          this.logs = [...held, ...this.logs].slice(-MAX_HELD_LOG_LINES);
+        }
+        for (const q of batch) q.reject(failure);
+        // Wait out the backoff before the next commit (the queue is rescheduled by flush).
+        return;
       }
     }
   }

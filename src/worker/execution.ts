@@ -10,7 +10,8 @@
  * never sees the suspension, so a `try/catch` cannot swallow it; an SDK call made
  * after it (from code racing a timer) throws `WorkflowSuspendedError`.
  */
-import { backoffDelay } from "../core/backoff.js";
+import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
+import { formatMillis } from "../core/duration.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
@@ -18,7 +19,8 @@ import { InvalidInputError, LeaseLostError, NonDeterminismError, SluiceError, Wo
 import type { ApprovalOptions, ApprovalResult, ResumeUrls, TaskOptions, TaskTarget, WacHost } from "../sdk/windmill/types.js";
 import { globalRuntime, type SluiceRuntime } from "../sdk/runtime.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
-import type { ChildSpec, ClaimedRun, Lease, LogLine, RunOutcome, RunRecord, StepKind, StepRecord, StepWrite } from "../store/types.js";
+import { StorageError, toStorageError } from "../store/storage-error.js";
+import type { ChildSpec, ClaimedRun, Command, CommandResult, Lease, LogLine, RunOutcome, RunRecord, StepKind, StepRecord, StepWrite } from "../store/types.js";
 import type { LogTarget } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
@@ -34,12 +36,19 @@ export interface ExecutionDeps {
   random: () => number;
   /** Prints captured lines as they happen (dev mode), or null. */
   echo: ((line: LogLine, run: RunRecord) => void) | null;
+  /** Tells the operator about a problem of this process (a write the database refused). Default: stderr. */
+  warn?: (message: string) => void;
   /** Where resume links point and the secret that signs them. */
   resumeLinks: { baseUrl: string; secret: () => Promise<string> };
 }
 
-/** How a claim ended. */
-export type ExecutionResult = "completed" | "suspended" | "fenced";
+/**
+ * How a claim ended: its outcome written (`completed`), parked (`suspended`), refused
+ * because another attempt owns the run (`fenced`), or given up because the database
+ * failed in a way a retry cannot pass (`abandoned`: nothing more is written; the
+ * lease expires and the run is retried from its checkpoint).
+ */
+export type ExecutionResult = "completed" | "suspended" | "fenced" | "abandoned";
 
 /** A durable call that must park the run; written by the next suspend. */
 export interface PendingCall {
@@ -67,7 +76,11 @@ export class TaskTimeoutError extends SluiceError {
 export class Execution implements LogTarget, WacHost {
   readonly run: RunRecord;
   readonly lease: Lease;
-  private state: "running" | "suspended" | "finished" | "fenced" = "running";
+  private state: "running" | "suspended" | "finished" | "fenced" | "abandoned" = "running";
+  /** A write of this claim is being retried after a storage failure: keep its lease alive. */
+  private retryingWrite = false;
+  /** A heartbeat found the lease gone. */
+  private leaseLost = false;
   private readonly journal: Map<string, StepRecord>;
   private readonly keys = new KeyAllocator();
   private position = 0;
@@ -138,6 +151,11 @@ export class Execution implements LogTarget, WacHost {
     return this.state === "running";
   }
 
+  /** Whether heartbeats should extend this claim's lease (live, or retrying a write the database refused). */
+  get holdsLease(): boolean {
+    return (this.state === "running" || this.retryingWrite) && !this.leaseLost;
+  }
+
   /** @throws when the execution is over: user code raced past a suspension, or the lease was lost */
   assertActive(): void {
     if (this.state === "fenced") throw new LeaseLostError(this.run.id);
@@ -172,7 +190,7 @@ export class Execution implements LogTarget, WacHost {
    * @throws LeaseLostError when the lease is stale (the write was refused)
    */
   async save(steps: StepWrite[]): Promise<void> {
-    const result = await this.deps.committer.submit({ verb: "saveSteps", lease: this.lease, steps });
+    const result = await this.write({ verb: "saveSteps", lease: this.lease, steps }, `save ${steps.map((s) => `"${s.key}"`).join(", ")}`);
     if (!result.ok) {
       this.markFenced();
       throw new LeaseLostError(this.run.id);
@@ -286,6 +304,51 @@ export class Execution implements LogTarget, WacHost {
     this.deps.echo?.(line, this.run);
   }
 
+  /** A heartbeat found the lease gone: stop writing, including a write being retried. */
+  markLeaseLost(): void {
+    this.leaseLost = true;
+    this.markFenced();
+  }
+
+  /**
+   * Submits one write of this claim. A storage failure (locked, disk full, I/O
+   * error) is reported and retried with backoff while the lease is ours; a fencing
+   * refusal is returned as the store's answer.
+   * @throws StorageError when the failure is not one a retry can pass
+   */
+  private async write(command: Command, what: string): Promise<CommandResult> {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await this.deps.committer.submit(command);
+      } catch (err) {
+        const failure = toStorageError(err);
+        const warn = this.deps.warn ?? ((m: string) => console.error(m));
+        const who = `run ${this.run.id} (${this.run.workflow})`;
+        if (!failure.transient) {
+          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
+          throw failure;
+        }
+        if (this.leaseLost) return { ok: false, fenced: true };
+        const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
+        warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
+        this.retryingWrite = true;
+        try {
+          await new Promise((r) => setTimeout(r, delay));
+        } finally {
+          this.retryingWrite = false;
+        }
+        if (this.leaseLost) return { ok: false, fenced: true };
+      }
+    }
+  }
+
+  /** The database failed in a way a retry cannot pass: stop here and let the lease expire. */
+  private abandon(): void {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.state = "abandoned";
+    this.resolveDone("abandoned");
+  }
+
   /** The lease was lost (heartbeat or write refused): stop writing. */
   markFenced(): void {
     if (this.state === "fenced" || this.state === "finished") return;
@@ -312,7 +375,7 @@ export class Execution implements LogTarget, WacHost {
     const wakeAfterMs = wakes.length ? Math.max(0, Math.min(...wakes)) : null;
     const awaitChildren = calls.some((c) => c.awaitChildren || c.child);
     try {
-      const result = await this.deps.committer.submit({ verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren });
+      const result = await this.write({ verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren }, "park the run");
       if (!result.ok) {
         this.state = "running";
         this.markFenced();
@@ -320,10 +383,8 @@ export class Execution implements LogTarget, WacHost {
       }
       if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
       this.resolveDone("suspended");
-    } catch (err) {
-      this.log("error", `could not park the run: ${(err as Error).message}`, null);
-      this.state = "running";
-      this.markFenced();
+    } catch {
+      this.abandon();
     }
   }
 
@@ -343,6 +404,8 @@ export class Execution implements LogTarget, WacHost {
       if (!u.observed()) this.log("warn", `task "${u.key}" failed and its result was never awaited: ${u.error.message}`, null);
     }
     if (!settled.ok && settled.error instanceof LeaseLostError) return this.markFenced();
+    // A checkpoint the database refused for good: writing an outcome would fail the same way.
+    if (!settled.ok && settled.error instanceof StorageError && !settled.error.transient) return this.abandon();
     await this.finishWith(this.outcome(settled));
   }
 
@@ -351,16 +414,14 @@ export class Execution implements LogTarget, WacHost {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.state = "finished";
     try {
-      const result = await this.deps.committer.submit({ verb: "complete", lease: this.lease, outcome });
+      const result = await this.write({ verb: "complete", lease: this.lease, outcome }, `record its outcome (${outcome.status})`);
       if (!result.ok) {
         this.state = "running";
         return this.markFenced();
       }
       this.resolveDone("completed");
-    } catch (err) {
-      this.state = "running";
-      this.markFenced();
-      throw err;
+    } catch {
+      this.abandon();
     }
   }
 

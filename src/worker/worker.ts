@@ -256,13 +256,13 @@ export class Worker {
   }
 
   private async heartbeat(): Promise<void> {
-    const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.active);
+    const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.holdsLease);
     if (execs.length === 0) return;
     try {
       const r = await this.deps.committer.submit({ verb: "heartbeat", leases: execs.map((e) => e.lease), leaseMs: this.options.leaseMs });
       if (r.ok && r.lost?.length) {
         const lost = new Set(r.lost);
-        for (const e of execs) if (lost.has(e.run.id)) e.markFenced();
+        for (const e of execs) if (lost.has(e.run.id)) e.markLeaseLost();
       }
     } catch (err) {
       console.error(`sluice worker: heartbeat failed (${(err as Error).message})`);

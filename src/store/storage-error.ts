@@ -1,0 +1,61 @@
+/**
+ * Failures of the database itself (locked by another process past the busy timeout,
+ * disk full, I/O error, file made read-only, connection lost), as opposed to a
+ * fencing refusal (`{ ok: false, fenced: true }`: the lease is really gone).
+ *
+ * The rule "which driver failures pass once storage works again" lives here, once,
+ * as a pure function of the error's code; the committer wraps what a store throws
+ * in {@link StorageError} and callers holding a lease back off and retry.
+ */
+import { SluiceError } from "../sdk/errors.js";
+
+/** SQLite result codes (better-sqlite3 `err.code`, extended codes start with these) that clear up on their own. */
+const SQLITE_TRANSIENT = ["SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PROTOCOL", "SQLITE_NOMEM"];
+/** Node socket errors of a lost database connection. */
+const NET_TRANSIENT = ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"];
+/**
+ * Postgres SQLSTATEs: 08 connection, 53 insufficient resources (disk full, out of
+ * memory, too many connections), 57P01-03 shutdown/cannot connect now, 40001/40P01
+ * serialization failure/deadlock, 55P03 lock not available, 25006 read-only transaction.
+ */
+const PG_TRANSIENT_CLASSES = ["08", "53"];
+const PG_TRANSIENT = ["57P01", "57P02", "57P03", "40001", "40P01", "55P03", "25006"];
+
+/** True when `err` is a database failure that a later retry of the same write can get past. */
+export function isTransientStorageFailure(err: unknown): boolean {
+  if (err === null || typeof err !== "object") return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (SQLITE_TRANSIENT.some((c) => code === c || code.startsWith(`${c}_`))) return true;
+    if (NET_TRANSIENT.includes(code)) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && (PG_TRANSIENT.includes(code) || PG_TRANSIENT_CLASSES.includes(code.slice(0, 2)))) return true;
+  }
+  const message = (err as { message?: unknown }).message;
+  // node-postgres reports a dropped connection without a code.
+  return typeof message === "string" && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+/**
+ * A write could not be committed because of the database, not because of the lease.
+ * `transient` says whether retrying the same write later can succeed.
+ */
+export class StorageError extends SluiceError<"STORAGE_ERROR"> {
+  readonly transient: boolean;
+
+  constructor(cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    const code = (cause as { code?: unknown } | null)?.code;
+    const transient = isTransientStorageFailure(cause);
+    super(
+      "STORAGE_ERROR",
+      `the database refused the write (${typeof code === "string" ? `${code}: ` : ""}${detail})${transient ? "" : "; this is not expected to pass on retry"}`,
+      { cause },
+    );
+    this.transient = transient;
+  }
+}
+
+/** Wraps whatever a store threw as a {@link StorageError} (kept as is when it already is one). */
+export function toStorageError(err: unknown): StorageError {
+  return err instanceof StorageError ? err : new StorageError(err);
+}
