@@ -1,5 +1,6 @@
 /** Human-readable output of the CLI (the `--json` forms are in `json.ts`). */
 import { formatMillis } from "../core/duration.js";
+import { timeText } from "../core/time.js";
 import type { LogRecord, RunRecord, StepRecord } from "../store/types.js";
 
 const ICON: Record<RunRecord["status"], string> = {
@@ -22,9 +23,9 @@ export function preview(text: string | null, max = 80): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-/** `2026-11-29 22:33:52` in UTC. */
+/** `2026-11-29 22:33:52` in UTC; a stored value that is not a date is shown as such (never throws). */
 export function timeLabel(ms: number | null): string {
-  return ms === null ? "-" : new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+  return timeText(ms);
 }
 
 /** How long a run took, or has been going. */

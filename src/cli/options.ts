@@ -1,5 +1,6 @@
 /** Parsing of option values shared by commands; each error names the option and the fix. */
 import { toMillis } from "../core/duration.js";
+import { isAcceptedTime } from "../core/time.js";
 import { parseUserJson } from "../core/serde.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import type { RunStatus } from "../store/types.js";
@@ -44,11 +45,11 @@ export function parseRunAtOption(value: string, now = Date.now()): number {
     } catch {
       // fall through to the clear error below
     }
-  } else if (/^\d{10,}$/.test(v)) return Number(v);
-  const t = Date.parse(v);
-  if (Number.isFinite(t)) return t;
-  throw new InvalidInputError(`--run-at "${value}" is not a time: use an ISO time (2026-12-01T09:00:00Z), epoch milliseconds, or a delay like 10m`, {
-    code: "INVALID_RUN_AT",
+  }
+  const t = /^\d{10,}$/.test(v) ? Number(v) : Date.parse(v);
+  if (isAcceptedTime(t)) return t;
+  throw new InvalidInputError(`--run-at "${value}" is not a time: use an ISO time (2026-12-01T09:00:00Z), epoch milliseconds, or a delay like 10m, between 1970 and 9999`, {
+    code: "INVALID_TIME",
   });
 }
 

@@ -2,7 +2,7 @@
 import { formatMillis } from "../core/duration.js";
 import type { Engine } from "../engine/engine.js";
 import type { LogLine, RunRecord } from "../store/types.js";
-import { preview, runName } from "./format.js";
+import { preview, runName, timeLabel } from "./format.js";
 
 /** Prints captured log lines of runs as they happen. */
 export function logEcho(write: (text: string) => void): (line: LogLine, run: RunRecord) => void {
@@ -27,7 +27,7 @@ export function followRuns(engine: Engine, write: (text: string) => void): () =>
       else if (run.status === "failed") write(`✗ ${runName(run)} ${run.id} failed${took}: ${run.error?.message ?? ""}\n`);
       else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${run.id} cancelled: ${run.error?.message ?? ""}\n`);
       else if (run.status === "pending" && run.error) {
-        write(`↻ ${runName(run)} ${run.id} attempt ${run.attempt - 1} failed (${run.error.message}); retry ${run.attempt}/${run.maxAttempts} at ${new Date(run.readyAt ?? 0).toISOString()}\n`);
+        write(`↻ ${runName(run)} ${run.id} attempt ${run.attempt - 1} failed (${run.error.message}); retry ${run.attempt}/${run.maxAttempts} at ${timeLabel(run.readyAt)}\n`);
       }
     }).catch(() => {
       // the store closed while shutting down: nothing left to print

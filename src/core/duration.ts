@@ -1,5 +1,6 @@
 import parseMs from "ms";
 import { InvalidDurationError } from "../sdk/errors.js";
+import { MAX_DURATION_MS } from "./time.js";
 
 /**
  * A length of time. A number is milliseconds (as in Tako's `ctx.sleep(name, ms)`);
@@ -15,12 +16,13 @@ const UNIT_MS = { ms: 1, seconds: 1_000, minutes: 60_000, hours: 3_600_000, days
 
 /**
  * Converts a {@link Duration} to whole milliseconds.
- * @throws InvalidDurationError for negative, non-finite or unparseable input.
+ * @throws InvalidDurationError for negative, non-finite, unparseable or too long input (over 1000 years).
  * @example toMillis("1h30m") // 5_400_000
  */
 export function toMillis(input: Duration): number {
   const value = rawMillis(input);
   if (value === undefined || !Number.isFinite(value) || value < 0) throw new InvalidDurationError(input);
+  if (value > MAX_DURATION_MS) throw new InvalidDurationError(input, { hint: "longer than the 1000-year limit" });
   return Math.round(value);
 }
 

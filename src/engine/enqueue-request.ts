@@ -5,7 +5,8 @@
 import type { BackoffPolicy } from "../core/backoff.js";
 import { newRunId, validateRunId } from "../core/ids.js";
 import { encodeValue } from "../core/serde.js";
-import { InvalidInputError } from "../sdk/errors.js";
+import { isAcceptedTime } from "../core/time.js";
+import { InvalidInputError, InvalidTimeError } from "../sdk/errors.js";
 import type { EnqueueOptions } from "../sdk/types.js";
 import { validateRetries } from "../sdk/workflow.js";
 import type { EnqueueRequest } from "../store/types.js";
@@ -48,15 +49,11 @@ export function buildEnqueueRequest(
 }
 
 /**
- * Reads a `runAt`: a Date, epoch milliseconds, or an ISO-8601 string.
- * @throws InvalidInputError for anything else
+ * Reads a `runAt`: a Date, epoch milliseconds, or an ISO-8601 string, in 1970–9999.
+ * @throws InvalidTimeError (`INVALID_TIME`) for anything else
  */
 export function parseRunAt(value: Date | number | string): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms)) {
-    throw new InvalidInputError(`invalid runAt ${JSON.stringify(value)}: use a Date, epoch milliseconds, or an ISO time such as "2026-12-01T09:00:00Z"`, {
-      code: "INVALID_RUN_AT",
-    });
-  }
-  return ms;
+  if (!isAcceptedTime(ms)) throw new InvalidTimeError("runAt", value);
+  return Math.round(ms);
 }

@@ -2,6 +2,7 @@
  * Validation of request bodies and query strings: each failure is an
  * {@link InvalidInputError} that names the field and says what to send.
  */
+import { isAcceptedTime } from "../core/time.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import type { RunFilter, RunStatus } from "../store/types.js";
 
@@ -50,13 +51,9 @@ export function optInt(body: Record<string, unknown>, field: string, min: number
 
 /** A time given as an ISO string or epoch milliseconds. */
 export function parseTime(value: unknown, field: string): number {
-  if (typeof value === "number" && Number.isFinite(value)) return value;
-  if (typeof value === "string") {
-    if (/^\d{10,}$/.test(value)) return Number(value);
-    const t = Date.parse(value);
-    if (Number.isFinite(t)) return t;
-  }
-  throw new InvalidInputError(`"${field}" must be an ISO time (2026-12-01T09:00:00Z) or epoch milliseconds`, { code: "INVALID_TIME" });
+  const t = typeof value === "number" ? value : typeof value === "string" ? (/^\d{10,}$/.test(value) ? Number(value) : Date.parse(value)) : Number.NaN;
+  if (isAcceptedTime(t)) return t;
+  throw new InvalidInputError(`"${field}" must be an ISO time (2026-12-01T09:00:00Z) or epoch milliseconds, between 1970 and 9999`, { code: "INVALID_TIME" });
 }
 
 /** A run listing request parsed from the query string. */

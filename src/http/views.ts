@@ -1,15 +1,19 @@
 /** Converts stored records into the API's JSON shapes (`api-types.ts`). */
 import { normaliseForm } from "../core/approval-form.js";
 import { decodeValue } from "../core/serde.js";
+import { isoOrNull } from "../core/time.js";
 import type { PendingApproval } from "../engine/approvals.js";
 import type { ApprovalEvent, LogRecord, RunRecord, ScheduleRecord, StepRecord, WorkflowInfo } from "../store/types.js";
 import type { ApiApprovalEvent, ApiLogLine, ApiPendingApproval, ApiRun, ApiSchedule, ApiStep, ApiWorkflow } from "./api-types.js";
 
-/** Epoch ms → ISO string (null stays null). */
+/**
+ * Epoch ms → ISO string (null stays null). A stored value that is not a date (written
+ * by an older version or by hand) becomes null rather than failing the whole answer.
+ */
 export function iso(ms: number): string;
 export function iso(ms: number | null): string | null;
 export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
+  return isoOrNull(ms);
 }
 
 /** A run as JSON. */

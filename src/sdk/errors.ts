@@ -31,10 +31,21 @@ export class InvalidInputError extends SluiceError {
 
 /** A duration string or number could not be understood. */
 export class InvalidDurationError extends InvalidInputError {
-  constructor(input: unknown, options?: { cause?: unknown }) {
+  /** `hint` replaces the default advice (e.g. for a duration that is too long). */
+  constructor(input: unknown, options?: { cause?: unknown; hint?: string }) {
     super(
-      `invalid duration ${JSON.stringify(input)}: use milliseconds as a number, or a string like "500ms", "30s", "5m", "2h", "7d"`,
-      { ...options, code: "INVALID_DURATION" },
+      `invalid duration ${JSON.stringify(input)}: ${options?.hint ?? 'use milliseconds as a number, or a string like "500ms", "30s", "5m", "2h", "7d"'}`,
+      { cause: options?.cause, code: "INVALID_DURATION" },
+    );
+  }
+}
+
+/** A time (`runAt`, a wake time) is not a time, or is outside the accepted range (1970–9999). */
+export class InvalidTimeError extends InvalidInputError {
+  constructor(field: string, input: unknown, options?: { cause?: unknown }) {
+    super(
+      `invalid ${field} ${JSON.stringify(input)}: use a Date, epoch milliseconds, or an ISO time such as "2026-12-01T09:00:00Z", between 1970 and 9999`,
+      { ...options, code: "INVALID_TIME" },
     );
   }
 }

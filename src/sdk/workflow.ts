@@ -1,4 +1,5 @@
 import { type BackoffPolicy, DEFAULT_RUN_RETRIES, RUN_BACKOFF, resolveBackoff } from "../core/backoff.js";
+import { isAcceptedDuration } from "../core/time.js";
 import { type CronSchedule, parseSchedule, type ScheduleInput } from "../core/cron.js";
 import { validateWorkflowName } from "../core/ids.js";
 import type { RunId } from "../core/ids.js";
@@ -121,8 +122,12 @@ export function validateRetries(n: unknown, what: string): number {
   return n;
 }
 
-function validateBackoff(b: BackoffPolicy, what: string): void {
-  if (!(Number.isFinite(b.base) && b.base >= 0 && Number.isFinite(b.max) && b.max >= b.base)) {
-    throw new InvalidInputError(`${what} must have 0 <= base <= max (milliseconds), got ${JSON.stringify(b)}`, { code: "INVALID_BACKOFF" });
+/**
+ * Checks a backoff policy: 0 <= base <= max, each at most 1000 years.
+ * @throws InvalidInputError (`INVALID_BACKOFF`)
+ */
+export function validateBackoff(b: BackoffPolicy, what: string): void {
+  if (!(isAcceptedDuration(b.base) && isAcceptedDuration(b.max) && b.max >= b.base)) {
+    throw new InvalidInputError(`${what} must have 0 <= base <= max (milliseconds, at most 1000 years), got ${JSON.stringify(b)}`, { code: "INVALID_BACKOFF" });
   }
 }

@@ -9,7 +9,7 @@ import type { RunId } from "../core/ids.js";
 import type { StepContext, StepOptions } from "../sdk/context.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { globalRuntime } from "../sdk/runtime.js";
-import { validateRetries } from "../sdk/workflow.js";
+import { validateBackoff, validateRetries } from "../sdk/workflow.js";
 import { isTerminalError, markTerminal } from "./control.js";
 import { createLogger } from "./logger.js";
 import type { Execution } from "./execution.js";
@@ -21,6 +21,7 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
   requireName(name, "ctx.run");
   const retries = validateRetries(options.retries ?? DEFAULT_STEP_RETRIES, `retries of step "${name}"`);
   const backoff = resolveBackoff(options.backoff, STEP_BACKOFF);
+  markOnThrow(() => validateBackoff(backoff, `backoff of step "${name}"`));
   const { key, position } = exec.nextCall(name);
   const rec = exec.lookup(key, "step", null, position);
   if (rec?.status === "done") return decodeValue<T>(rec.value);

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { RUN_BACKOFF } from "../core/backoff.js";
 import { newRunId } from "../core/ids.js";
 import { resumeUrls } from "../core/resume-token.js";
+import { isAcceptedDuration } from "../core/time.js";
 import { decodeValue, type SerializedError } from "../core/serde.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { TaskError } from "../sdk/windmill/task-error.js";
@@ -96,8 +97,8 @@ export function wacSleep(exec: Execution, seconds: number): Promise<void> {
 /** `waitForApproval({ timeout, form, selfApproval })`. */
 export async function wacApproval(exec: Execution, options: ApprovalOptions): Promise<ApprovalResult> {
   const timeoutS = options.timeout ?? DEFAULT_APPROVAL_TIMEOUT_S;
-  if (typeof timeoutS !== "number" || !(timeoutS > 0)) {
-    throw markTerminal(new InvalidInputError(`waitForApproval timeout must be a positive number of seconds, got ${JSON.stringify(options.timeout)}`));
+  if (typeof timeoutS !== "number" || !(timeoutS > 0) || !isAcceptedDuration(timeoutS * 1000)) {
+    throw markTerminal(new InvalidInputError(`waitForApproval timeout must be a positive number of seconds (at most 1000 years), got ${JSON.stringify(options.timeout)}`));
   }
   const { key, position } = exec.nextCall(APPROVAL_KEY);
   const rec = exec.lookup(key, "approval", null, position);

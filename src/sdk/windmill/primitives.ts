@@ -1,3 +1,4 @@
+import { isAcceptedDuration } from "../../core/time.js";
 import { InvalidInputError } from "../errors.js";
 import { requireHost } from "./host.js";
 import type { ApprovalOptions, ApprovalResult, ResumeUrls } from "./types.js";
@@ -17,8 +18,8 @@ export function step<T>(name: string, fn: () => T | Promise<T>): Promise<Awaited
  * @example await sleep(3600);
  */
 export function sleep(seconds: number): Promise<void> {
-  if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) {
-    throw new InvalidInputError(`sleep() takes a number of seconds, got ${JSON.stringify(seconds)}`, { code: "INVALID_DURATION" });
+  if (typeof seconds !== "number" || !isAcceptedDuration(seconds * 1000)) {
+    throw new InvalidInputError(`sleep() takes a number of seconds (at most 1000 years), got ${JSON.stringify(seconds)}`, { code: "INVALID_DURATION" });
   }
   return requireHost("sleep()").sleepSeconds(seconds);
 }
