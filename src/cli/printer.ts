@@ -2,14 +2,18 @@
 import { formatMillis } from "../core/duration.js";
 import type { Engine } from "../engine/engine.js";
 import type { LogLine, RunRecord } from "../store/types.js";
-import { preview, runName, timeLabel } from "./format.js";
+import { terminalSafe } from "../core/terminal-text.js";
+import { preview, runName, safe, timeLabel } from "./format.js";
+
+/** Continuation lines of a multi-line log line in the live output. */
+const CONTINUATION = "  │   ";
 
 /** Prints captured log lines of runs as they happen. */
 export function logEcho(write: (text: string) => void): (line: LogLine, run: RunRecord) => void {
   return (line, run) => {
-    const where = line.stepKey ? ` [${line.stepKey}]` : "";
-    const level = line.level === "info" ? "" : ` ${line.level}`;
-    write(`  │ ${runName(run)} ${run.id}${where}${level}: ${line.message}\n`);
+    const where = line.stepKey ? ` [${safe(line.stepKey)}]` : "";
+    const level = line.level === "info" ? "" : ` ${safe(line.level)}`;
+    write(`  │ ${runName(run)} ${safe(run.id)}${where}${level}: ${terminalSafe(line.message, { indent: CONTINUATION })}\n`);
   };
 }
 
@@ -17,23 +21,24 @@ export function logEcho(write: (text: string) => void): (line: LogLine, run: Run
 export function followRuns(engine: Engine, write: (text: string) => void): () => void {
   const onStarted = (run: RunRecord, claim: number) => {
     const resumed = claim > run.attempt ? " (resumed)" : "";
-    write(`▶ ${runName(run)} ${run.id} attempt ${run.attempt}/${run.maxAttempts}${resumed}\n`);
+    write(`▶ ${runName(run)} ${safe(run.id)} attempt ${run.attempt}/${run.maxAttempts}${resumed}\n`);
   };
   const onSettled = (id: string) => {
     void engine.getRun(id).then((run) => {
       if (!run) return;
       const took = run.startedAt !== null && run.finishedAt !== null ? ` in ${formatMillis(run.finishedAt - run.startedAt)}` : "";
-      if (run.status === "succeeded") write(`✓ ${runName(run)} ${run.id} succeeded${took} → ${preview(run.result, 120)}\n`);
-      else if (run.status === "failed") write(`✗ ${runName(run)} ${run.id} failed${took}: ${run.error?.message ?? ""}\n`);
-      else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${run.id} cancelled: ${run.error?.message ?? ""}\n`);
+      const id = safe(run.id);
+      if (run.status === "succeeded") write(`✓ ${runName(run)} ${id} succeeded${took} → ${preview(run.result, 120)}\n`);
+      else if (run.status === "failed") write(`✗ ${runName(run)} ${id} failed${took}: ${safe(run.error?.message)}\n`);
+      else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${id} cancelled: ${safe(run.error?.message)}\n`);
       else if (run.status === "pending" && run.error) {
-        write(`↻ ${runName(run)} ${run.id} attempt ${run.attempt - 1} failed (${run.error.message}); retry ${run.attempt}/${run.maxAttempts} at ${timeLabel(run.readyAt)}\n`);
+        write(`↻ ${runName(run)} ${id} attempt ${run.attempt - 1} failed (${safe(run.error.message)}); retry ${run.attempt}/${run.maxAttempts} at ${timeLabel(run.readyAt)}\n`);
       }
     }).catch(() => {
       // the store closed while shutting down: nothing left to print
     });
   };
-  const onFenced = (id: string) => write(`⚠ lost the lease on run ${id}: another attempt owns it, so this attempt's writes were refused\n`);
+  const onFenced = (id: string) => write(`⚠ lost the lease on run ${safe(id)}: another attempt owns it, so this attempt's writes were refused\n`);
   engine.events.on("started", onStarted);
   engine.events.on("settled", onSettled);
   engine.events.on("fenced", onFenced);

@@ -3,6 +3,7 @@
  * code, so every command is testable without spawning a process.
  */
 import { Command, CommanderError } from "commander";
+import { terminalSafe } from "../core/terminal-text.js";
 import { SluiceError } from "../sdk/errors.js";
 import type { CommandContext } from "./command.js";
 import { registerApprove } from "./commands/approve.js";
@@ -41,10 +42,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       return err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help" ? 0 : 2;
     }
     if (err instanceof SluiceError) {
-      io.stderr(`sluice: ${err.message}\n`);
+      io.stderr(`sluice: ${terminalSafe(err.message)}\n`);
       return 1;
     }
-    io.stderr(`sluice: unexpected error: ${(err as Error)?.stack ?? String(err)}\n`);
+    io.stderr(`sluice: unexpected error: ${terminalSafe((err as Error)?.stack ?? String(err), { indent: "" })}\n`);
     return 1;
   }
 }

@@ -12,6 +12,7 @@
  */
 import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { formatMillis } from "../core/duration.js";
+import { terminalSafe } from "../core/terminal-text.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
@@ -323,7 +324,7 @@ export class Execution implements LogTarget, WacHost {
       } catch (err) {
         const failure = toStorageError(err);
         const warn = this.deps.warn ?? ((m: string) => console.error(m));
-        const who = `run ${this.run.id} (${this.run.workflow})`;
+        const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
         if (!failure.transient) {
           warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
           throw failure;

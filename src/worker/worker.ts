@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { backoffDelay, RUN_BACKOFF } from "../core/backoff.js";
 import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js";
 import { serializeError } from "../core/serde.js";
+import { terminalSafe } from "../core/terminal-text.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
@@ -212,7 +213,7 @@ export class Worker {
     const placeholder = { done: Promise.resolve("completed") } as unknown as Execution;
     this.active.set(id, placeholder);
     void this.runClaim(claim)
-      .catch((err) => console.error(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`))
+      .catch((err) => console.error(terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, { indent: "  " })))
       .finally(() => {
         this.active.delete(id);
         this.processed++;

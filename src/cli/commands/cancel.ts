@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { safe } from "../format.js";
 import { json, type CommandContext } from "../command.js";
 import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
@@ -18,8 +19,8 @@ export function registerCancel(program: Command, cx: CommandContext): void {
         const status = await engine.cancel(id, opts.reason ?? null);
         const already = before !== null && before.status !== "pending" && before.status !== "running" && before.status !== "waiting";
         if (opts.json) json(cx, { id, status, cancelled: !already });
-        else if (already) cx.io.stdout(`run ${id} had already finished (${status}); nothing to cancel\n`);
-        else cx.io.stdout(`cancelled ${id}\n`);
+        else if (already) cx.io.stdout(`run ${safe(id)} had already finished (${status}); nothing to cancel\n`);
+        else cx.io.stdout(`cancelled ${safe(id)}\n`);
       });
     });
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { safe } from "../format.js";
 import { decodeValue } from "../../core/serde.js";
 import { Project } from "../../loader/project.js";
 import { json, type CommandContext } from "../command.js";
@@ -37,14 +38,14 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
         const handle = await engine.enqueueRun(workflow, payload, { id: opts.id, runAt, retries, createdBy: opts.as ?? cx.io.env.USER ?? "cli" });
         if (!opts.wait) {
           if (opts.json) json(cx, { id: handle.id, deduplicated: handle.deduplicated, workflow });
-          else cx.io.stdout(`${handle.id}${handle.deduplicated ? "  (existing run: same id and payload)" : ""}\n`);
+          else cx.io.stdout(`${safe(handle.id)}${handle.deduplicated ? "  (existing run: same id and payload)" : ""}\n`);
           return;
         }
-        if (!opts.json) cx.io.stderr(`enqueued ${handle.id}; waiting for a worker (sluice dev or sluice worker) to finish it…\n`);
+        if (!opts.json) cx.io.stderr(`enqueued ${safe(handle.id)}; waiting for a worker (sluice dev or sluice worker) to finish it…\n`);
         const run = await engine.waitForRun(handle.id, timeoutMs);
         if (opts.json) json(cx, runJson(run));
         else if (run.status === "succeeded") cx.io.stdout(`${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
-        else cx.io.stderr(`run ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`);
+        else cx.io.stderr(`run ${safe(run.id)} ${run.status}: ${safe(run.error?.message)}\n`);
         if (run.status !== "succeeded") cx.setExitCode(1);
       });
     });
