@@ -1,7 +1,23 @@
 import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { SluiceError } from "../sdk/errors.js";
 import { install } from "./sdk-modules.js";
+
+/** A module threw while it was being imported (top-level code), so its workflows are not loaded. */
+export class ModuleImportError extends SluiceError<"MODULE_IMPORT_FAILED"> {
+  constructor(
+    /** The module's path, relative to the project. */
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(
+      "MODULE_IMPORT_FAILED",
+      `${file}: ${cause instanceof Error ? cause.message : String(cause)} (thrown at import time, so its workflows are not loaded): fix the module's top-level code and save it again`,
+      { cause },
+    );
+  }
+}
 
 /**
  * Imports a bundle by writing it to `<root>/.sluice/bundles/<hash>.mjs` (once) and

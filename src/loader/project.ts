@@ -9,7 +9,7 @@ import type { Engine } from "../engine/engine.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule } from "./bundle.js";
 import { discoverWorkflowFiles } from "./discover.js";
-import { importBundle } from "./import-bundle.js";
+import { importBundle, ModuleImportError } from "./import-bundle.js";
 import { runnablesOf } from "./runnables.js";
 import { MODULE_PATH_EXPORT } from "./function-table.js";
 
@@ -78,7 +78,12 @@ export class Project {
   async loadFile(file: string): Promise<LoadedModule> {
     const bundle = await bundleModule(this.root, join(this.root, file));
     await this.engine.store.putBundle(bundle.hash, bundle.code);
-    const exports = await importBundle(this.root, bundle.hash, bundle.code);
+    let exports: Record<string, unknown>;
+    try {
+      exports = await importBundle(this.root, bundle.hash, bundle.code);
+    } catch (err) {
+      throw new ModuleImportError(file, err);
+    }
     const workflows = this.runnables(exports, file);
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
