@@ -2,7 +2,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { existsSync, statSync } from "node:fs";
 import { createEngine, type Engine, type EngineOptions } from "../engine/engine.js";
 import { InvalidInputError } from "../sdk/errors.js";
-import { describeDatabase, isPostgresUrl } from "../store/open.js";
+import { describeDatabase, isPostgresUrl, openStore } from "../store/open.js";
 import { loadProjectConfig, type ProjectConfig } from "./config.js";
 import type { CliIO } from "./io.js";
 
@@ -56,6 +56,25 @@ export async function withEngine<T>(
     return await fn(engine, project);
   } finally {
     await engine.stop();
+  }
+}
+
+/**
+ * {@link withEngine} for commands that only read: a SQLite file this process may not
+ * write is opened read-only (with a note on stderr) instead of failing.
+ */
+export async function withReadEngine<T>(io: CliIO, opts: { dir?: string; db?: string }, fn: (engine: Engine, project: ProjectContext) => Promise<T>): Promise<T> {
+  const project = resolveProject(io, opts.dir, opts.db);
+  const store = openStore(project.dbPath, { readOnlyFallback: true });
+  if ((store as { readOnly?: boolean }).readOnly) {
+    io.stderr(`note: ${project.dbLabel} is read-only for this user: showing what it holds; commands that change runs will fail until it is writable\n`);
+  }
+  const engine = openEngine(project, { store });
+  try {
+    return await fn(engine, project);
+  } finally {
+    await engine.stop();
+    await store.close();
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { terminalSafe } from "../core/terminal-text.js";
+import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import { SluiceError } from "../sdk/errors.js";
 import type { CommandContext } from "./command.js";
 import { registerApprove } from "./commands/approve.js";
@@ -43,6 +44,11 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     }
     if (err instanceof SluiceError) {
       io.stderr(`sluice: ${terminalSafe(err.message)}\n`);
+      return 1;
+    }
+    // The database failed under a command (locked, read-only, full): one line, not a stack trace.
+    if (isDriverFailure(err)) {
+      io.stderr(`sluice: ${terminalSafe(toStorageError(err).message)}\n`);
       return 1;
     }
     io.stderr(`sluice: unexpected error: ${terminalSafe((err as Error)?.stack ?? String(err), { indent: "" })}\n`);

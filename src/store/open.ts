@@ -13,6 +13,8 @@ import type { Store } from "./types.js";
 export interface OpenStoreOptions extends PostgresOptions {
   /** SQLite: the store's clock (tests). Postgres always uses the database clock. */
   clock?: Clock;
+  /** SQLite: open a file this process may not write read-only instead of failing (for read commands). */
+  readOnlyFallback?: boolean;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface OpenStoreOptions extends PostgresOptions {
  */
 export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): Store {
   if (isPostgresUrl(urlOrPath)) return openPostgresStore(urlOrPath, options);
-  return openSqliteStore({ path: urlOrPath, ...(options.clock ? { clock: options.clock } : {}) });
+  return openSqliteStore({ path: urlOrPath, ...(options.clock ? { clock: options.clock } : {}), readOnlyFallback: options.readOnlyFallback ?? false });
 }
 
 /**

@@ -27,7 +27,8 @@ describe("StorageError", () => {
     expect(err).toBeInstanceOf(StorageError);
     expect(err.code).toBe("STORAGE_ERROR");
     expect(err.transient).toBe(true);
-    expect(err.message).toBe("the database refused the write (SQLITE_BUSY: database is locked)");
+    expect(err.message).toBe("database error (SQLITE_BUSY: database is locked): another process holds the database lock");
+    expect(toStorageError(coded("SQLITE_FULL", "database or disk is full")).message).toMatch(/: the disk is full: free some space$/);
     expect(err.cause).toBe(cause);
     expect(toStorageError(err)).toBe(err);
     expect(new StorageError(new TypeError("nope")).message).toMatch(/not expected to pass on retry/);

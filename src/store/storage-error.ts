@@ -21,6 +21,16 @@ const NET_TRANSIENT = ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOS
 const PG_TRANSIENT_CLASSES = ["08", "53"];
 const PG_TRANSIENT = ["57P01", "57P02", "57P03", "40001", "40P01", "55P03", "25006"];
 
+/** What to do about a failure, by its code. */
+function hintFor(code: string): string | null {
+  if (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "55P03") return "another process holds the database lock";
+  if (/^SQLITE_FULL/.test(code) || code === "53100") return "the disk is full: free some space";
+  if (/^SQLITE_READONLY/.test(code) || code === "25006") return "the database is read-only: make the file and its folder writable";
+  if (/^SQLITE_(IOERR|CANTOPEN)/.test(code)) return "the database file cannot be read or written: check the disk and the file's permissions";
+  if (NET_TRANSIENT.includes(code) || code.startsWith("08") || code.startsWith("57P")) return "the database server cannot be reached";
+  return null;
+}
+
 /** True when `err` is a database failure that a later retry of the same write can get past. */
 export function isTransientStorageFailure(err: unknown): boolean {
   if (err === null || typeof err !== "object") return false;
@@ -46,13 +56,20 @@ export class StorageError extends SluiceError<"STORAGE_ERROR"> {
     const detail = cause instanceof Error ? cause.message : String(cause);
     const code = (cause as { code?: unknown } | null)?.code;
     const transient = isTransientStorageFailure(cause);
+    const hint = typeof code === "string" ? hintFor(code) : null;
     super(
       "STORAGE_ERROR",
-      `the database refused the write (${typeof code === "string" ? `${code}: ` : ""}${detail})${transient ? "" : "; this is not expected to pass on retry"}`,
+      `database error (${typeof code === "string" ? `${code}: ` : ""}${detail})${hint ? `: ${hint}` : ""}${transient ? "" : "; this is not expected to pass on retry"}`,
       { cause },
     );
     this.transient = transient;
   }
+}
+
+/** True when `err` came from the database driver (an SQLite result code or a Postgres SQLSTATE), not from Sluice's own code. */
+export function isDriverFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return isTransientStorageFailure(err) || (typeof code === "string" && (code.startsWith("SQLITE_") || /^[0-9A-Z]{5}$/.test(code)));
 }
 
 /** Wraps whatever a store threw as a {@link StorageError} (kept as is when it already is one). */

@@ -55,7 +55,7 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
     try {
       await eventually(() => lockerOut.includes("locked"), 10_000);
       writeFileSync(join(flags, "go"), "");
-      await worker.waitFor(/could not record its outcome \(succeeded\): the database refused the write \(SQLITE_BUSY: database is locked\); retrying in/, 20_000);
+      await worker.waitFor(/could not record its outcome \(succeeded\): database error \(SQLITE_BUSY: database is locked\): another process holds the database lock; retrying in/, 20_000);
       expect(worker.proc.exitCode).toBeNull();
       await eventually(() => lockerOut.includes("released"), 20_000);
       await worker.waitFor(/✓ gated locked-run succeeded/, 20_000);
@@ -96,7 +96,7 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
         // dd stops with "No space left on device": that is the point
       }
       writeFileSync(join(flags, "go"), "");
-      await worker.waitFor(/could not record its outcome \(succeeded\): the database refused the write \(SQLITE_FULL: database or disk is full\); retrying in/, 20_000);
+      await worker.waitFor(/could not record its outcome \(succeeded\): database error \(SQLITE_FULL: database or disk is full\): the disk is full: free some space; retrying in/, 20_000);
       expect(worker.proc.exitCode).toBeNull();
       rmSync(filler);
       await worker.waitFor(/✓ gated full-run succeeded/, 30_000);

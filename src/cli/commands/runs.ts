@@ -3,7 +3,7 @@ import { json, type CommandContext } from "../command.js";
 import { runsTable } from "../format.js";
 import { runJson } from "../json.js";
 import { parseCount, parseStatuses } from "../options.js";
-import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withReadEngine } from "../project.js";
 
 /** `sluice runs`: list runs, newest first. */
 export function registerRuns(program: Command, cx: CommandContext): void {
@@ -19,7 +19,7 @@ export function registerRuns(program: Command, cx: CommandContext): void {
     .action(async (opts) => {
       const status = opts.status ? parseStatuses(opts.status) : undefined;
       const limit = parseCount(opts.limit, "--limit");
-      await withEngine(cx.io, opts, async (engine) => {
+      await withReadEngine(cx.io, opts, async (engine) => {
         const runs = await engine.store.listRuns({ status, workflow: opts.workflow, limit });
         if (opts.json) json(cx, runs.map(runJson));
         else cx.io.stdout(`${runsTable(runs)}\n`);

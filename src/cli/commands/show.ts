@@ -4,7 +4,7 @@ import type { RunRecord } from "../../store/types.js";
 import { json, type CommandContext } from "../command.js";
 import { runReport } from "../format.js";
 import { logJson, runJson, stepJson } from "../json.js";
-import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
+import { DB_OPTION, DIR_OPTION, withReadEngine } from "../project.js";
 
 /** `sluice show <run>`: a run with its steps, children, attempts, result or error, and logs. */
 export function registerShow(program: Command, cx: CommandContext): void {
@@ -16,7 +16,7 @@ export function registerShow(program: Command, cx: CommandContext): void {
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (id: string, opts) => {
-      await withEngine(cx.io, opts, async (engine) => {
+      await withReadEngine(cx.io, opts, async (engine) => {
         const run = await engine.store.getRun(id);
         if (!run) throw new RunNotFoundError(id);
         const [steps, children, own] = await Promise.all([

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
+import { SluiceError } from "../../sdk/errors.js";
 import type { SerializedError } from "../../core/serde.js";
 import type {
   ApprovalEvent,
@@ -25,7 +27,9 @@ import type {
 import { isTerminal } from "../types.js";
 import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
 import { claimRuns } from "./claim.js";
-import { migrate } from "./migrate.js";
+import { DatabaseOpenError, isNotWritable, ReadOnlySchemaError } from "./errors.js";
+import { migrate, schemaVersion } from "./migrate.js";
+import { MIGRATIONS } from "./migrations/index.js";
 import { SqliteReads } from "./reads.js";
 import { toSchedule } from "./rows.js";
 import { Statements } from "./statements.js";
@@ -40,20 +44,74 @@ export interface SqliteStoreOptions {
   pollMs?: number;
   /** How long a writer waits for another process's lock before failing (ms). Default 10 000. */
   busyTimeoutMs?: number;
+  /**
+   * When the file exists but may not be written (read-only file or folder), open it
+   * read-only instead of failing: reads work, writes fail. For commands that only read.
+   */
+  readOnlyFallback?: boolean;
 }
 
 /**
  * Opens (creating and migrating if needed) the embedded SQLite store: WAL,
  * `synchronous=FULL` (acknowledged writes survive a crash), busy timeout.
+ * @throws DatabaseOpenError when the file cannot be opened (for writing, unless `readOnlyFallback`)
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  if (options.path !== ":memory:") mkdirSync(dirname(options.path), { recursive: true });
-  const db = new Database(options.path);
-  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
-  db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = FULL");
-  migrate(db, options.path);
+  const { path } = options;
+  const busy = options.busyTimeoutMs ?? 10_000;
+  let db: Database.Database | undefined;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path);
+    db.pragma(`busy_timeout = ${busy}`);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    migrate(db, path);
+  } catch (err) {
+    db?.close();
+    if (err instanceof SluiceError) throw err;
+    if (!options.readOnlyFallback || !isNotWritable(err) || path === ":memory:" || !existsSync(path)) throw new DatabaseOpenError(path, err);
+    const ro = openReadOnly(path, busy);
+    return new SqliteStore(ro.db, options.clock ?? systemClock, options.pollMs ?? 25, ro.cleanup);
+  }
   return new SqliteStore(db, options.clock ?? systemClock, options.pollMs ?? 25);
+}
+
+/**
+ * Opens an existing file read-only. In WAL mode SQLite needs its `-shm` file beside the
+ * database; when the folder is read-only too, a snapshot copy in a temporary folder is
+ * read instead (removed on close).
+ */
+function openReadOnly(path: string, busy: number): { db: Database.Database; cleanup: (() => void) | null } {
+  const open = (file: string) => {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma(`busy_timeout = ${busy}`);
+      const version = schemaVersion(db);
+      if (version !== MIGRATIONS.length) throw new ReadOnlySchemaError(path, version, MIGRATIONS.length);
+      db.prepare("SELECT 1 FROM runs LIMIT 1").get();
+      return db;
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  };
+  try {
+    return { db: open(path), cleanup: null };
+  } catch (err) {
+    if (err instanceof SluiceError || !isNotWritable(err)) throw err instanceof SluiceError ? err : new DatabaseOpenError(path, err);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "sluice-readonly-"));
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const copy = join(dir, "sluice.db");
+    copyFileSync(path, copy);
+    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
+    return { db: open(copy), cleanup };
+  } catch (err) {
+    cleanup();
+    throw err instanceof SluiceError ? err : new DatabaseOpenError(path, err);
+  }
 }
 
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
@@ -67,11 +125,16 @@ export class SqliteStore implements Store {
   private lastDataVersion = 0;
   private closed = false;
 
+  /** True when the file was opened read-only ({@link SqliteStoreOptions.readOnlyFallback}): writes fail. */
+  readonly readOnly: boolean;
+
   constructor(
     readonly db: Database.Database,
     private readonly clock: Clock,
     private readonly pollMs: number,
+    private readonly cleanup: (() => void) | null = null,
   ) {
+    this.readOnly = db.readonly;
     this.s = new Statements(db);
     this.w = new SqliteWrites(this.s);
     this.r = new SqliteReads(this.s);
@@ -428,5 +491,6 @@ export class SqliteStore implements Store {
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchers.clear();
     this.db.close();
+    this.cleanup?.();
   }
 }
