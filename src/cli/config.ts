@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveAssetConfig } from "../assets/config.js";
 import { type Retention, retentionMillis } from "../core/retention.js";
+import { normalizePublicUrl } from "../core/public-url.js";
 import { InvalidInputError } from "../sdk/errors.js";
 
 /** A run `sluice dev` enqueues when it starts (a demo, a smoke test). */
@@ -23,6 +24,8 @@ export interface ProjectConfig {
   dev?: { enqueue?: DevEnqueue[] };
   /** Where pipeline assets live (object store, data tables, volumes); see `assets/config.ts`. */
   assets?: unknown;
+  /** Public URL of the server (behind a proxy): where resume and approval links point. */
+  publicUrl?: string;
 }
 
 /** Reads and validates `<root>/sluice.json` (empty config when absent). */
@@ -43,7 +46,15 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
   const bad = (msg: string) => new InvalidInputError(`${file}: ${msg}`, { code: "INVALID_CONFIG" });
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("must be a JSON object");
   const c = raw as Record<string, unknown>;
-  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "assets", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev, assets)`);
+  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "assets", "publicUrl", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl)`);
+  if (c.publicUrl !== undefined) {
+    if (typeof c.publicUrl !== "string") throw bad('"publicUrl" must be a URL such as "https://sluice.example.com"');
+    try {
+      normalizePublicUrl(c.publicUrl, '"publicUrl"');
+    } catch (err) {
+      throw bad((err as Error).message);
+    }
+  }
   if (c.assets !== undefined) {
     try {
       resolveAssetConfig(".", c.assets);

@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { existsSync, statSync } from "node:fs";
 import { createEngine, type Engine, type EngineOptions } from "../engine/engine.js";
+import { configuredPublicUrl } from "../core/public-url.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { describeDatabase, isPostgresUrl, openStore } from "../store/open.js";
 import { loadProjectConfig, type ProjectConfig } from "./config.js";
@@ -35,6 +36,23 @@ export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectCon
   const dbPath = isPostgresUrl(dbSetting) || isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
   return { root, dbPath, dbLabel: describeDatabase(dbPath), config };
 }
+
+/**
+ * The configured public URL (resume and approval links): `--public-url`, else
+ * `SLUICE_PUBLIC_URL`, else `SLUICE_BASE_URL`, else `sluice.json` `publicUrl`; null when none is set.
+ * @throws InvalidInputError (`INVALID_PUBLIC_URL`) naming the setting
+ */
+export function publicUrlSetting(io: CliIO, project: ProjectContext, flag?: string): string | null {
+  return configuredPublicUrl([
+    ["--public-url", flag],
+    ["SLUICE_PUBLIC_URL", io.env.SLUICE_PUBLIC_URL],
+    ["SLUICE_BASE_URL", io.env.SLUICE_BASE_URL],
+    ["sluice.json publicUrl", project.config.publicUrl],
+  ]);
+}
+
+/** `--public-url`, as `[flags, help]` for `.option(...)`. */
+export const PUBLIC_URL_OPTION = ["--public-url <url>", "public URL of this server (behind a proxy), where approval links point; recorded in the database for workers (default $SLUICE_PUBLIC_URL, sluice.json publicUrl, else the bound address)"] as const;
 
 /** `--dir` and `--db`, as `[flags, help]` for `.option(...)`. */
 export const DIR_OPTION = ["--dir <dir>", "project folder (default: current folder)"] as const;

@@ -3,6 +3,7 @@
  * enabled) a worker and a scheduler, in one process. This is what `sluice dev`,
  * `sluice worker` and an embedding application create.
  */
+import { choosePublicUrl, configuredPublicUrl, DEFAULT_PUBLIC_URL, normalizePublicUrl, PUBLIC_URL_KEY } from "../core/public-url.js";
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { encodeValue } from "../core/serde.js";
@@ -56,7 +57,11 @@ export interface EngineOptions {
   echo?: (line: LogLine, run: RunRecord) => void;
   /** Randomness for jitter (tests pin it). */
   random?: () => number;
-  /** Base URL that resume/approval links point at. Default `SLUICE_BASE_URL` or http://127.0.0.1:7777. */
+  /**
+   * Public URL that resume/approval links point at. Default `SLUICE_PUBLIC_URL` (or the
+   * older `SLUICE_BASE_URL`), else the URL a `sluice server`/`dev` recorded in the
+   * database ({@link Engine.recordPublicUrl}), else http://127.0.0.1:7777.
+   */
   baseUrl?: string;
 }
 
@@ -80,13 +85,19 @@ export class Engine implements SluiceRuntime {
   readonly localServer: string | null;
   private started = false;
   private secretPromise: Promise<string> | null = null;
-  /** Where resume and approval links point. */
+  /** Where resume and approval links point when configured (option or environment), else the default; see {@link publicUrl}. */
   readonly baseUrl: string;
+  private readonly configuredUrl: string | null;
   private stopped = false;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.ownsStore = !options.store;
-    this.baseUrl = options.baseUrl ?? process.env.SLUICE_BASE_URL ?? "http://127.0.0.1:7777";
+    this.configuredUrl = configuredPublicUrl([
+      ["baseUrl", options.baseUrl],
+      ["SLUICE_PUBLIC_URL", process.env.SLUICE_PUBLIC_URL],
+      ["SLUICE_BASE_URL", process.env.SLUICE_BASE_URL],
+    ]);
+    this.baseUrl = this.configuredUrl ?? DEFAULT_PUBLIC_URL;
     this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
     this.committer = new GroupCommitter(this.store);
     this.localServer = localServerFor(this.store, options.server);
@@ -108,7 +119,7 @@ export class Engine implements SluiceRuntime {
             maxValueBytes: options.maxValueBytes ?? 1024 * 1024,
             random,
             echo: options.echo ?? null,
-            resumeLinks: { baseUrl: this.baseUrl, secret: () => this.resumeSecret() },
+            resumeLinks: { baseUrl: () => this.publicUrl(), secret: () => this.resumeSecret() },
           },
           workerOpts,
         )
@@ -128,6 +139,21 @@ export class Engine implements SluiceRuntime {
       : null;
     for (const wf of options.workflows ?? []) this.registry.add({ def: wf, version: null, source: null });
     installRuntime(this);
+  }
+
+  /**
+   * Where resume and approval links point now: the configured URL, else the one a
+   * server recorded in the database, else http://127.0.0.1:7777.
+   */
+  async publicUrl(): Promise<string> {
+    if (this.configuredUrl) return this.configuredUrl;
+    const recorded = await this.store.kvGet(PUBLIC_URL_KEY).catch(() => null);
+    return choosePublicUrl(null, recorded);
+  }
+
+  /** Records this server's public URL in the database, so workers in other processes link to it. */
+  async recordPublicUrl(url: string): Promise<void> {
+    await this.store.kvPut(PUBLIC_URL_KEY, normalizePublicUrl(url, "public URL"));
   }
 
   /**

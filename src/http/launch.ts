@@ -9,7 +9,7 @@ import { type FetchHandler, type HttpServer, startHttpServer } from "./server.js
 /** A bound server waiting for its app. */
 export interface PendingServer {
   server: HttpServer;
-  /** Where resume and approval links should point: `SLUICE_BASE_URL`, else the server's own URL. */
+  /** Where resume and approval links should point: the configured public URL, else the server's own URL. */
   baseUrl: string;
   /** Starts answering with `app`. */
   attach(app: { fetch: FetchHandler }): void;
@@ -24,12 +24,19 @@ export function isLoopbackHost(host: string): boolean {
  * Binds `host:port` (trying up to `fallbackPorts` more when the port is taken).
  * @throws PortInUseError
  */
-export async function listen(options: { host: string; port: number; fallbackPorts?: number; env?: Record<string, string | undefined> }): Promise<PendingServer> {
+export async function listen(options: {
+  host: string;
+  port: number;
+  fallbackPorts?: number;
+  env?: Record<string, string | undefined>;
+  /** The configured public URL (`--public-url`, `SLUICE_PUBLIC_URL`, `sluice.json`); wins over `env.SLUICE_BASE_URL` and the bound address. */
+  publicUrl?: string | null;
+}): Promise<PendingServer> {
   let app: { fetch: FetchHandler } | null = null;
   const fetch: FetchHandler = (req, env) =>
     app ? app.fetch(req, env) : new Response(JSON.stringify({ error: { code: "STARTING", message: "the server is starting: retry in a moment" } }), { status: 503, headers: { "content-type": "application/json", "retry-after": "1" } });
   const server = await startHttpServer(fetch, options);
   const wildcard = options.host === "0.0.0.0" || options.host === "::";
   const own = wildcard ? `http://127.0.0.1:${server.port}` : server.url;
-  return { server, baseUrl: (options.env?.SLUICE_BASE_URL ?? own).replace(/\/+$/, ""), attach: (a) => void (app = a) };
+  return { server, baseUrl: (options.publicUrl ?? options.env?.SLUICE_BASE_URL ?? own).replace(/\/+$/, ""), attach: (a) => void (app = a) };
 }

@@ -40,7 +40,7 @@ export interface ExecutionDeps {
   /** Tells the operator about a problem of this process (a write the database refused). Default: stderr. */
   warn?: (message: string) => void;
   /** Where resume links point and the secret that signs them. */
-  resumeLinks: { baseUrl: string; secret: () => Promise<string> };
+  resumeLinks: { baseUrl: () => Promise<string>; secret: () => Promise<string> };
 }
 
 /**

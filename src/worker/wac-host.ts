@@ -124,6 +124,6 @@ export async function wacApproval(exec: Execution, options: ApprovalOptions): Pr
 /** `getResumeUrls(approver?)`: links bound to this run's next approval wait. */
 export async function wacResumeUrls(exec: Execution, approver: string | null): Promise<ResumeUrls> {
   const links = exec.deps.resumeLinks;
-  const secret = await links.secret();
-  return resumeUrls(links.baseUrl, secret, { runId: exec.run.id, key: exec.peekKey(APPROVAL_KEY), approver, exp: exec.now() + LINK_TTL_MS });
+  const [secret, baseUrl] = await Promise.all([links.secret(), links.baseUrl()]);
+  return resumeUrls(baseUrl, secret, { runId: exec.run.id, key: exec.peekKey(APPROVAL_KEY), approver, exp: exec.now() + LINK_TTL_MS });
 }

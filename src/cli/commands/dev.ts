@@ -10,7 +10,7 @@ import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loade
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
@@ -24,10 +24,12 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--port <n>", "port of the API and web UI (default 7777, or the next free one)")
     .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
     .option("--auth", "require API tokens even on loopback (sluice token create)")
+    .option(...PUBLIC_URL_OPTION)
     .action(async (dir: string, opts) => {
       const project = resolveProject(cx.io, dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
-      const http = await listen({ host: opts.host, port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"), fallbackPorts: opts.port === undefined ? 20 : 0, env: cx.io.env });
+      const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
+      const http = await listen({ host: opts.host, port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"), fallbackPorts: opts.port === undefined ? 20 : 0, env: cx.io.env, publicUrl });
       try {
         const engine = openEngine(project, {
           worker: { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) },
@@ -39,6 +41,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, watch: opts.watch !== false, log: write });
         const unfollow = followRuns(engine, write);
         await engine.start();
+        await engine.recordPublicUrl(http.baseUrl);
         const report = await loader.loadAll();
         for (const m of report.loaded) write(`loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`);
         for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);

@@ -13,7 +13,7 @@ import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -27,12 +27,13 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--servers <n>", "how many servers this project is deployed to (default $SLUICE_SERVERS, else 1): checks the storage model at startup")
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option(...PUBLIC_URL_OPTION)
     .action(async (opts) => {
       const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
       const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
-      const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env });
+      const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env, publicUrl: publicUrlSetting(cx.io, project, opts.publicUrl) });
       const engine = openEngine(project, {
         baseUrl: http.baseUrl,
         server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
@@ -52,6 +53,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         // Seed 002: several servers need shared state unless every workflow is local.
         checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
         await engine.start();
+        await engine.recordPublicUrl(http.baseUrl);
         http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
         write(`API and UI: ${http.baseUrl} (bearer tokens: sluice token create --name <you> --scope read|operate|admin)\n`);
         const names = engine.registry.names();

@@ -5,7 +5,7 @@ import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
-import { DB_OPTION_HELP, openEngine, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -31,7 +31,10 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const queues = opts.group ? String(opts.group).split(",").map((g: string) => g.trim()).filter(Boolean) : undefined;
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
+      // Links point at the configured public URL, else at the one a server recorded in the database.
+      const publicUrl = publicUrlSetting(cx.io, project);
       const engine = openEngine(project, {
+        ...(publicUrl && { baseUrl: publicUrl }),
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
         echo: opts.quiet ? undefined : logEcho(write),
         inlineSleepMs,
