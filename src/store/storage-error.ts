@@ -25,7 +25,8 @@ const PG_TRANSIENT = ["57P01", "57P02", "57P03", "40001", "40P01", "55P03", "250
 function hintFor(code: string): string | null {
   if (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "55P03") return "another process holds the database lock";
   if (/^SQLITE_FULL/.test(code) || code === "53100") return "the disk is full: free some space";
-  if (/^SQLITE_READONLY/.test(code) || code === "25006") return "the database is read-only: make the file and its folder writable";
+  if (/^SQLITE_READONLY/.test(code)) return "the database is read-only: make the file and its folder writable";
+  if (code === "25006") return "the database is read-only (a standby, or default_transaction_read_only): point Sluice at the writable primary";
   if (/^SQLITE_(IOERR|CANTOPEN)/.test(code)) return "the database file cannot be read or written: check the disk and the file's permissions";
   if (NET_TRANSIENT.includes(code) || code.startsWith("08") || code.startsWith("57P")) return "the database server cannot be reached";
   return null;
@@ -42,7 +43,7 @@ export function isTransientStorageFailure(err: unknown): boolean {
   }
   const message = (err as { message?: unknown }).message;
   // node-postgres reports a dropped connection without a code.
-  return typeof message === "string" && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  return typeof message === "string" && /Connection terminated|connection timeout|connection error|Client has encountered a connection error/i.test(message);
 }
 
 /**

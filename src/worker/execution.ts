@@ -318,28 +318,29 @@ export class Execution implements LogTarget, WacHost {
    * @throws StorageError when the failure is not one a retry can pass
    */
   private async write(command: Command, what: string): Promise<CommandResult> {
-    for (let failures = 1; ; failures++) {
-      try {
-        return await this.deps.committer.submit(command);
-      } catch (err) {
-        const failure = toStorageError(err);
-        const warn = this.deps.warn ?? ((m: string) => console.error(m));
-        const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
-        if (!failure.transient) {
-          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
-          throw failure;
-        }
-        if (this.leaseLost) return { ok: false, fenced: true };
-        const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
-        warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
-        this.retryingWrite = true;
+    try {
+      for (let failures = 1; ; failures++) {
         try {
+          return await this.deps.committer.submit(command);
+        } catch (err) {
+          const failure = toStorageError(err);
+          const warn = this.deps.warn ?? ((m: string) => console.error(m));
+          const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
+          if (!failure.transient) {
+            warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
+            throw failure;
+          }
+          if (this.leaseLost) return { ok: false, fenced: true };
+          const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
+          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
+          // Until the write lands, heartbeats keep extending the lease (once the database answers again).
+          this.retryingWrite = true;
           await new Promise((r) => setTimeout(r, delay));
-        } finally {
-          this.retryingWrite = false;
+          if (this.leaseLost) return { ok: false, fenced: true };
         }
-        if (this.leaseLost) return { ok: false, fenced: true };
       }
+    } finally {
+      this.retryingWrite = false;
     }
   }
 

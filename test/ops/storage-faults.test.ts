@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { postgresAdminUrl, sql, testDatabase } from "../helpers/postgres.js";
 import { makeProject, REPO } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually, tempDir } from "../helpers/tmp.js";
@@ -110,4 +111,37 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
       execFileSync("umount", ["-l", mnt], { stdio: "ignore" });
     }
   }, 90_000);
+});
+
+describe("a final write Postgres refuses", () => {
+  it("the database turns read-only (a failover to a standby) for longer than the store's own retries: the worker stays up, reports 25006, and succeeds once it is writable", async () => {
+    const url = await testDatabase("readonly");
+    const dbName = new URL(url).pathname.slice(1);
+    const flags = tempDir("sluice-flags-");
+    const root = makeProject(gatedWorkflow(flags, `"done"`), "sluice-pg-ro-");
+    const env = { SLUICE_DATABASE_URL: url };
+    const enq = spawnSluice(["enqueue", "gated", "--id", "pg-run"], root, env);
+    expect(await enq.exited).toBe(0);
+    const worker = spawnSluice(["worker"], root, env);
+    await eventually(() => existsSync(join(flags, "ready")), 30_000);
+    // New sessions are read-only, and the worker's current ones are cut (as a failover does).
+    const admin = postgresAdminUrl();
+    const cut = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`;
+    await sql(admin, `ALTER DATABASE ${JSON.stringify(dbName)} SET default_transaction_read_only = on`);
+    await sql(admin, cut, [dbName]);
+    writeFileSync(join(flags, "go"), "");
+    await worker.waitFor(/could not record its outcome \(succeeded\): database error \(25006: cannot execute [A-Z ]+ in a read-only transaction\): the database is read-only \(a standby, or default_transaction_read_only\): point Sluice at the writable primary; retrying in/, 30_000);
+    // Past the store's own quick retries (a few seconds): the worker is still up and still trying.
+    await new Promise((r) => setTimeout(r, 6_000));
+    expect(worker.proc.exitCode).toBeNull();
+    await sql(admin, `ALTER DATABASE ${JSON.stringify(dbName)} SET default_transaction_read_only = off`);
+    await sql(admin, cut, [dbName]);
+    await worker.waitFor(/✓ gated pg-run succeeded/, 40_000);
+    expect(worker.output()).not.toMatch(/lost the lease|Unhandled|unhandled/);
+    const show = spawnSluice(["show", "pg-run", "--json"], root, env);
+    expect(await show.exited).toBe(0);
+    expect(JSON.parse(show.output())).toMatchObject({ status: "succeeded", attempt: 1, result: "done" });
+    worker.proc.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+  }, 120_000);
 });

@@ -7,6 +7,7 @@
  */
 import pg from "pg";
 import type { PostgresTarget } from "./config.js";
+import { isTransientStorageFailure } from "../storage-error.js";
 import { DatabaseUnreachableError } from "./errors.js";
 
 /** Something that runs parameterised SQL: the pool or a client inside a transaction. */
@@ -27,11 +28,12 @@ export function clientConfig(target: PostgresTarget): pg.ClientConfig {
   return { ...target.pool, types } as pg.ClientConfig;
 }
 
-/** SQLSTATEs and driver errors after which a rolled-back transaction may simply run again. */
+/**
+ * SQLSTATEs and driver errors after which a rolled-back transaction may simply run
+ * again: the one rule of `storage-error.ts`, plus a client pg reports as not queryable.
+ */
 export function isTransient(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (e?.code && ["40P01", "40001", "57P01", "57P02", "57P03", "08000", "08003", "08006", "ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(e.code)) return true;
-  return /Connection terminated|connection error|Client has encountered a connection error|not queryable/i.test(e?.message ?? "");
+  return isTransientStorageFailure(err) || /not queryable/i.test((err as { message?: string } | null)?.message ?? "");
 }
 
 /** The pool plus retrying transactions. */
