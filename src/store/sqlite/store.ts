@@ -1,10 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
-import { SluiceError } from "../../sdk/errors.js";
 import type { SerializedError } from "../../core/serde.js";
 import type {
   ApprovalEvent,
@@ -27,9 +23,7 @@ import type {
 import { isTerminal } from "../types.js";
 import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
 import { claimRuns } from "./claim.js";
-import { DatabaseOpenError, isNotWritable, ReadOnlySchemaError } from "./errors.js";
-import { migrate, schemaVersion } from "./migrate.js";
-import { MIGRATIONS } from "./migrations/index.js";
+import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import { toSchedule } from "./rows.js";
 import { Statements } from "./statements.js";
@@ -57,61 +51,8 @@ export interface SqliteStoreOptions {
  * @throws DatabaseOpenError when the file cannot be opened (for writing, unless `readOnlyFallback`)
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const { path } = options;
-  const busy = options.busyTimeoutMs ?? 10_000;
-  let db: Database.Database | undefined;
-  try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
-    db.pragma(`busy_timeout = ${busy}`);
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    migrate(db, path);
-  } catch (err) {
-    db?.close();
-    if (err instanceof SluiceError) throw err;
-    if (!options.readOnlyFallback || !isNotWritable(err) || path === ":memory:" || !existsSync(path)) throw new DatabaseOpenError(path, err);
-    const ro = openReadOnly(path, busy);
-    return new SqliteStore(ro.db, options.clock ?? systemClock, options.pollMs ?? 25, ro.cleanup);
-  }
-  return new SqliteStore(db, options.clock ?? systemClock, options.pollMs ?? 25);
-}
-
-/**
- * Opens an existing file read-only. In WAL mode SQLite needs its `-shm` file beside the
- * database; when the folder is read-only too, a snapshot copy in a temporary folder is
- * read instead (removed on close).
- */
-function openReadOnly(path: string, busy: number): { db: Database.Database; cleanup: (() => void) | null } {
-  const open = (file: string) => {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    try {
-      db.pragma(`busy_timeout = ${busy}`);
-      const version = schemaVersion(db);
-      if (version !== MIGRATIONS.length) throw new ReadOnlySchemaError(path, version, MIGRATIONS.length);
-      db.prepare("SELECT 1 FROM runs LIMIT 1").get();
-      return db;
-    } catch (err) {
-      db.close();
-      throw err;
-    }
-  };
-  try {
-    return { db: open(path), cleanup: null };
-  } catch (err) {
-    if (err instanceof SluiceError || !isNotWritable(err)) throw err instanceof SluiceError ? err : new DatabaseOpenError(path, err);
-  }
-  const dir = mkdtempSync(join(tmpdir(), "sluice-readonly-"));
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
-  try {
-    const copy = join(dir, "sluice.db");
-    copyFileSync(path, copy);
-    if (existsSync(`${path}-wal`)) copyFileSync(`${path}-wal`, `${copy}-wal`);
-    return { db: open(copy), cleanup };
-  } catch (err) {
-    cleanup();
-    throw err instanceof SluiceError ? err : new DatabaseOpenError(path, err);
-  }
+  const { db, cleanup } = openConnection(options);
+  return new SqliteStore(db, options.clock ?? systemClock, options.pollMs ?? 25, cleanup);
 }
 
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */

@@ -245,8 +245,13 @@ export class SqliteWrites {
   /** Appends captured log lines, dropping those of a claim that is no longer current. */
   appendLogs(lines: LogLine[]): void {
     const stmt = this.s.get("INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES (?, ?, ?, ?, ?, ?)");
+    const live = new Map<string, boolean>();
     for (const l of lines) {
-      if (l.token !== undefined && !this.fence({ runId: l.runId, token: l.token })) continue;
+      if (l.token !== undefined) {
+        const claim = `${l.runId}\u0000${l.token}`;
+        if (!live.has(claim)) live.set(claim, this.fence({ runId: l.runId, token: l.token }) !== undefined);
+        if (!live.get(claim)) continue;
+      }
       stmt.run(l.runId, l.stepKey, l.attempt, l.level, l.message, l.ts);
     }
   }
