@@ -3,6 +3,7 @@
  * enabled) a worker and a scheduler, in one process. This is what `sluice dev`,
  * `sluice worker` and an embedding application create.
  */
+import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import { choosePublicUrl, configuredPublicUrl, DEFAULT_PUBLIC_URL, normalizePublicUrl, PUBLIC_URL_KEY } from "../core/public-url.js";
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
@@ -132,7 +133,7 @@ export class Engine implements SluiceRuntime {
           retentionEveryMs: 60_000,
           retentionBatch: 500,
           onEnqueued: () => this.events.emit("work"),
-          onError: (err) => console.error(`sluice scheduler: ${(err as Error).message}`),
+          onError: (err) => console.error(`sluice scheduler: ${isDriverFailure(err) ? toStorageError(err).message : (err as Error).message}`),
           onLeadership: typeof sched === "object" ? sched.onLeadership : undefined,
           localServer: this.localServer,
         })

@@ -7,6 +7,7 @@ import { backoffDelay, RUN_BACKOFF } from "../core/backoff.js";
 import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js";
 import { serializeError } from "../core/serde.js";
 import { terminalSafe } from "../core/terminal-text.js";
+import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
@@ -164,7 +165,7 @@ export class Worker {
             server: this.options.server,
           });
         } catch (err) {
-          console.error(`sluice worker: claim failed (${(err as Error).message}); retrying`);
+          console.error(`sluice worker: claim failed (${describeFailure(err)}); retrying`);
           await this.sleep(this.options.pollMs);
           continue;
         }
@@ -237,11 +238,16 @@ export class Worker {
       failure = err as Error;
     }
     if (failure || !def) {
-      await this.deps.committer.submit({
-        verb: "complete",
-        lease: { runId: run.id, token: claim.token },
-        outcome: { status: "failed", error: serializeError(failure) },
-      });
+      try {
+        await this.deps.committer.submit({
+          verb: "complete",
+          lease: { runId: run.id, token: claim.token },
+          outcome: { status: "failed", error: serializeError(failure) },
+        });
+      } catch (err) {
+        console.error(terminalSafe(`sluice worker: run ${run.id}: could not record that it failed (${failure?.message}): ${describeFailure(err)}; it is retried when its lease expires`));
+        return;
+      }
       this.events.emit("settled", run.id);
       this.events.emit("work");
       return;
@@ -266,7 +272,7 @@ export class Worker {
         for (const e of execs) if (lost.has(e.run.id)) e.markLeaseLost();
       }
     } catch (err) {
-      console.error(`sluice worker: heartbeat failed (${(err as Error).message})`);
+      console.error(`sluice worker: heartbeat failed (${describeFailure(err)})`);
     }
   }
 
@@ -278,4 +284,9 @@ export class Worker {
       // another process holds the lock; the next tick retries
     }
   }
+}
+
+/** An error for the operator: a database failure with its code and what to do, else its message. */
+function describeFailure(err: unknown): string {
+  return isDriverFailure(err) || (err as { code?: unknown } | null)?.code === "STORAGE_ERROR" ? toStorageError(err).message : (err as Error)?.message ?? String(err);
 }
