@@ -57,7 +57,7 @@ describe("approval links from a separate worker", () => {
   it("use `sluice dev --public-url` recorded in the database, and a worker's own SLUICE_PUBLIC_URL wins over it", async () => {
     const root = makeProject(FILES, "sluice-url-dev-");
     const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch", "--public-url", "https://sluice.example.com/ops/"], root);
-    await dev.waitFor(/UI: https:\/\/sluice\.example\.com\/ops /, 30_000);
+    await dev.waitFor(/UI: https:\/\/sluice\.example\.com\/ops .*, listening on http:\/\/127\.0\.0\.1:\d+\)/, 30_000);
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
 

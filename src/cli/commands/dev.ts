@@ -52,7 +52,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
         write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
         const tokens = opts.auth || !isLoopbackHost(opts.host);
         http.attach(createApp({ engine, auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER }, projectRoot: project.root }));
-        write(`UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"})\n`);
+        const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
+        write(`UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`);
         const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t));
         for (const item of project.config.dev?.enqueue ?? []) {
           try {
