@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { encodeValue } from "../core/serde.js";
-import { InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
+import { EngineStoppedError, InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
 import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -162,6 +162,7 @@ export class Engine implements SluiceRuntime {
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.waiters.close((id) => new EngineStoppedError(id));
     await this.worker?.stop(options.drainMs ?? 30_000);
     await this.scheduler?.stop();
     await this.committer.drain();

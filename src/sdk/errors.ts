@@ -184,3 +184,10 @@ export class WaitTimeoutError extends SluiceError {
     super("WAIT_TIMEOUT", `run ${runId} did not finish within ${ms} ms; it keeps running, check it later with \`sluice show ${runId}\``);
   }
 }
+
+/** The engine was stopped while something still awaited a run's outcome; the run itself is unaffected. */
+export class EngineStoppedError extends SluiceError {
+  constructor(readonly runId: string | null = null) {
+    super("ENGINE_STOPPED", `the engine stopped before ${runId ? `run ${runId}` : "the run"} finished; the run keeps going: check it with \`sluice show${runId ? ` ${runId}` : ""}\``);
+  }
+}

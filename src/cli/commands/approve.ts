@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { SluiceError } from "../../sdk/errors.js";
 import { explainOutcome } from "../../engine/approvals.js";
 import { json, type CommandContext } from "../command.js";
-import { parseJsonArg } from "../options.js";
+import { readJsonInput } from "../json-input.js";
 import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** The decision was refused (already decided, timed out, self-approval, invalid form...). */
@@ -20,13 +20,14 @@ export function registerApprove(program: Command, cx: CommandContext): void {
     .argument("<run>", "run id")
     .option("--reject", "reject instead of approve")
     .option("--value <json>", "form data as JSON (for approvals with a form)")
+    .option("--value-file <file>", "read the form data from a JSON file (- for standard input)")
     .option("--as <user>", "who decides (default: $USER)")
     .option("--key <key>", "which approval, when a run waits on several (default: the pending one)")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (runId: string, opts) => {
-      const value = parseJsonArg(opts.value, "--value", undefined);
+      const value = await readJsonInput(cx.io, { inline: opts.value, file: opts.valueFile, inlineName: "--value", fileFlag: "--value-file", fallback: undefined });
       const actor = opts.as ?? cx.io.env.USER ?? "cli";
       await withEngine(cx.io, opts, async (engine) => {
         const result = await engine.decideApproval({ runId, key: opts.key, approve: !opts.reject, value, actor, via: "cli" });
