@@ -425,6 +425,18 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("expired");
       });
 
+      it("still calls a decision late after the timeout closed the approval (expired, not already-decided)", async () => {
+        await fresh();
+        const id = await parkedOnApproval(20);
+        await delay(40);
+        // The worker wakes at the deadline and records the timeout, as waitForApproval does.
+        const { lease } = await claimOne(store);
+        const timedOut = JSON.stringify({ value: null, approver: null, approved: false });
+        expect((await one(store, { verb: "saveSteps", lease, steps: [{ key: "waitForApproval", kind: "approval", target: null, status: "done", value: timedOut, position: 0 }] })).ok).toBe(true);
+        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null", audit: { actor: "bob", decision: "approve", via: "test" } })).toBe("expired");
+        expect((await store.getSteps(id))[0]!.value).toBe(timedOut);
+      });
+
       it("refuses a decision for a cancelled run", async () => {
         await fresh();
         const id = await parkedOnApproval();
