@@ -141,6 +141,18 @@ export class Engine implements SluiceRuntime {
     this.events.emit("work");
   }
 
+  /**
+   * Forgets workflows whose module was removed: this process no longer runs new runs of
+   * them, the store marks them removed (enqueue refuses them) and their cron stops.
+   * Runs pinned to their code versions can still finish.
+   */
+  async unregister(names: readonly string[]): Promise<void> {
+    for (const name of names) this.registry.remove(name);
+    if (!this.started) return;
+    await this.store.removeWorkflows(names);
+    await this.publish();
+  }
+
   /** Publishes the registry to the store and syncs cron schedules. */
   async publish(): Promise<void> {
     const infos = this.registry.infos();
@@ -291,9 +303,9 @@ export class Engine implements SluiceRuntime {
     if (typeof workflow !== "string") return workflow;
     const local = this.registry.get(workflow)?.def;
     if (local) return local;
-    const published = (await this.store.listWorkflows()).find((w) => w.name === workflow);
-    if (published) return published;
+    const published = await this.store.getWorkflow(workflow);
+    if (published && !published.removedAt) return published;
     const known = new Set([...this.registry.names(), ...(await this.store.listWorkflows()).map((w) => w.name)]);
-    throw new UnknownWorkflowError(workflow, [...known].sort());
+    throw new UnknownWorkflowError(workflow, [...known].sort(), published ? { source: published.source } : undefined);
   }
 }

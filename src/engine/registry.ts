@@ -90,6 +90,7 @@ export class Registry {
       source,
       schedule: def.schedule,
       local: def.local,
+      params: def.params,
     }));
   }
 }

@@ -66,11 +66,18 @@ export class RunIdConflictError extends SluiceError {
   }
 }
 
-/** No workflow with that name is registered. */
+/** No workflow with that name is registered (or it was, and its module was removed: `removed`). */
 export class UnknownWorkflowError extends SluiceError {
-  constructor(readonly workflow: string, known: readonly string[] = []) {
+  constructor(
+    readonly workflow: string,
+    known: readonly string[] = [],
+    readonly removed?: { source: string | null },
+  ) {
     const list = known.length > 0 ? `; known workflows: ${known.join(", ")}` : "; no workflows are registered yet";
-    super("UNKNOWN_WORKFLOW", `unknown workflow ${JSON.stringify(workflow)}${list}`);
+    const what = removed
+      ? `workflow ${JSON.stringify(workflow)} was removed${removed.source ? ` (its file ${removed.source} was deleted)` : ""}: restore it to enqueue it again (runs already started finish on their code)`
+      : `unknown workflow ${JSON.stringify(workflow)}`;
+    super("UNKNOWN_WORKFLOW", `${what}${list}`);
   }
 }
 
