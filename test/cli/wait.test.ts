@@ -134,6 +134,19 @@ describe("enqueue --wait with no worker", () => {
     expect(JSON.parse(j.out)).toMatchObject({ id: "lonely", status: "pending" });
   });
 
+  it("Ctrl-C stops waiting with exit 130 and leaves the run queued; --timeout without --wait is refused", async () => {
+    const root = makeProject(FILES);
+    const waiting = sluice(root, ["enqueue", "echo", "{}", "--wait", "--id", "interrupted"]);
+    await waiting.waitFor(/enqueued interrupted; waiting/);
+    waiting.proc.kill("SIGINT");
+    const r = await done(waiting);
+    expect(r.code).toBe(130);
+    expect(r.err).toMatch(/sluice: stopped waiting; run interrupted keeps going \(pending\): check it with `sluice show interrupted`\n$/);
+    await eventuallyStatus(root, "interrupted", "pending");
+    const noWait = await done(sluice(root, ["enqueue", "echo", "{}", "--timeout", "5s"]));
+    expect(noWait).toEqual({ code: 1, out: "", err: "sluice: --timeout only applies with --wait: add --wait, or drop --timeout\n" });
+  });
+
   it("keeps waiting without --timeout until a worker shows up and finishes the run", async () => {
     const root = makeProject(FILES);
     const waiting = sluice(root, ["enqueue", "echo", '{"late":true}', "--wait"], { SLUICE_WAIT_HINT_AFTER: "200ms" });

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
+import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
 import { readJsonInput } from "../json-input.js";
 import { parseCount, parseDurationOption, parseRunAtOption } from "../options.js";
@@ -38,6 +39,7 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
       const runAt = opts.runAt === undefined ? undefined : parseRunAtOption(opts.runAt);
       const retries = opts.retries === undefined ? undefined : parseCount(opts.retries, "--retries");
       const timeoutMs = opts.timeout === undefined ? undefined : parseDurationOption(opts.timeout, "--timeout");
+      if (timeoutMs !== undefined && !opts.wait) throw new InvalidInputError("--timeout only applies with --wait: add --wait, or drop --timeout", { code: "INVALID_OPTION" });
       await withEngine(cx.io, opts, async (engine, project) => {
         await engine.start();
         if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
