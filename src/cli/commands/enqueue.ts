@@ -10,7 +10,7 @@ import { EXIT_WAIT_TIMEOUT, waitAndReport } from "../wait.js";
 const WAIT_HELP = `
 With --wait the command blocks until the run finishes and prints its result (the run as JSON
 with --json). After 10 s without a worker claiming the run it says so on stderr and keeps
-waiting. Exit codes: 0 succeeded, 1 failed or cancelled (or bad input), ${EXIT_WAIT_TIMEOUT} --timeout passed
+waiting ($SLUICE_WAIT_HINT_AFTER, e.g. 30s, changes the delay). Exit codes: 0 succeeded, 1 failed or cancelled (or bad input), ${EXIT_WAIT_TIMEOUT} --timeout passed
 first, 130 interrupted; in the last two cases the run keeps going.
 
 A payload too large for the command line (the OS limit is about 128 KiB) can come from a file:
