@@ -54,7 +54,8 @@ async function done(p: SluiceProcess) {
   return { code, out: p.stdout(), err: p.stderr() };
 }
 
-describe("the CLI as processes, against one sluice dev", () => {
+// Each test spawns several processes; on a loaded machine one costs seconds.
+describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, () => {
   let root: string;
   let dev: SluiceProcess;
   let url: string;
@@ -122,8 +123,8 @@ describe("the CLI as processes, against one sluice dev", () => {
   });
 
   it("runs, show, signal and cancel", async () => {
-    expect((await sluice("enqueue", "waiter", '{"id": "1"}', "--id", "w1")).code).toBe(0);
-    expect((await sluice("enqueue", "waiter", '{"id": "2"}', "--id", "w2")).code).toBe(0);
+    const enqueued = await Promise.all(["1", "2"].map((n) => sluice("enqueue", "waiter", `{"id": "${n}"}`, "--id", `w${n}`)));
+    expect(enqueued.map((r) => [r.code, r.out])).toEqual([[0, "w1\n"], [0, "w2\n"]]);
     await until("w1", "waiting");
     await until("w2", "waiting");
     const list = await sluice("runs", "--status", "waiting", "--json");
@@ -142,8 +143,7 @@ describe("the CLI as processes, against one sluice dev", () => {
     const cancel = await sluice("cancel", "w2", "--reason", "not needed");
     expect(cancel).toEqual({ code: 0, out: "cancelled w2\n", err: "" });
     expect((await sluice("cancel", "w2")).out).toBe("run w2 had already finished (cancelled); nothing to cancel\n");
-    for (const cmd of ["show", "cancel"]) {
-      const missing = await sluice(cmd, "nope");
+    for (const missing of await Promise.all(["show", "cancel"].map((cmd) => sluice(cmd, "nope")))) {
       expect(missing).toMatchObject({ code: 1, out: "" });
       expect(missing.err).toMatch(/^sluice: no run with id "nope": check the id with `sluice runs`/);
     }
@@ -186,7 +186,7 @@ describe("the CLI as processes, against one sluice dev", () => {
   });
 });
 
-describe("worker, server and tokens as processes", () => {
+describe("worker, server and tokens as processes", { timeout: 120_000 }, () => {
   it("a worker process runs what the CLI enqueued and exits when idle", async () => {
     const root = makeProject(FILES);
     expect((await done(spawnSluice(["enqueue", "hello", '{"name": "ana"}', "--id", "h1"], root))).code).toBe(0);

@@ -44,7 +44,8 @@ async function done(p: SluiceProcess) {
   return { code, out: p.stdout(), err: p.stderr() };
 }
 
-describe("enqueue --wait against a separate sluice dev", () => {
+// Each test spawns several processes; on a loaded machine one costs seconds.
+describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, () => {
   let root: string;
   let dev: SluiceProcess;
   beforeAll(async () => {
@@ -119,7 +120,7 @@ describe("enqueue --wait against a separate sluice dev", () => {
   });
 });
 
-describe("enqueue --wait with no worker", () => {
+describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
   it("says no worker has claimed the run, and --timeout gives up with exit 124 while the run stays queued", async () => {
     const root = makeProject(FILES);
     const started = Date.now();

@@ -30,8 +30,9 @@ export function resumeLinkRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       const result: ApiApprovalResult = { runId, key: resolved, outcome: "resolved", approved: approve, actor };
       return c.json(result);
     });
-    // A browser opening the link sends GET: say how to use it instead of a bare 404.
-    app.on(["GET", "PUT", "PATCH", "DELETE"], `/api/runs/:id/approvals/:key/${action}`, (c) =>
+    // Any other method (a browser opening the link sends GET): say how to use it instead of a bare 404.
+    // Registered after the POST route, which answers POSTs first.
+    app.all(`/api/runs/:id/approvals/:key/${action}`, (c) =>
       c.json(
         {
           error: {
