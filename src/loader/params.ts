@@ -3,8 +3,9 @@
  * convention: `main(url, limit)` receives `{ "url": …, "limit": … }`). Parameter names
  * are read from the function's source with the TypeScript parser.
  */
-import ts from "typescript";
+import type TS from "typescript";
 import { checkArguments, type ParamSpec } from "../core/params.js";
+import { typescript } from "./typescript.js";
 
 /** A function's parameters: names in order, or null when they cannot be named (destructuring). */
 export interface ParamList {
@@ -15,10 +16,11 @@ export interface ParamList {
 
 /** Reads the parameter names of `fn` from its source text. */
 export function paramList(fn: (...args: any[]) => unknown): ParamList {
+  const ts = typescript();
   const text = Function.prototype.toString.call(fn);
   const file = ts.createSourceFile("fn.js", `(${text})`, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-  let found: ts.SignatureDeclarationBase | undefined;
-  const visit = (node: ts.Node): void => {
+  let found: TS.SignatureDeclarationBase | undefined;
+  const visit = (node: TS.Node): void => {
     if (found) return;
     if (ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node)) {
       found = node;
@@ -73,8 +75,9 @@ export function paramSpec(fn: (...args: any[]) => unknown, source?: string | nul
  * `main` has another shape.
  */
 export function mainParamsOf(source: string): Array<{ name: string; optional: boolean }> | null {
+  const ts = typescript();
   const file = ts.createSourceFile("main.ts", source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
-  let fn: ts.SignatureDeclarationBase | undefined;
+  let fn: TS.SignatureDeclarationBase | undefined;
   for (const st of file.statements) {
     if (ts.isFunctionDeclaration(st) && st.name?.text === "main") fn = st;
     if (ts.isVariableStatement(st)) {
