@@ -5,13 +5,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import { makeProject, writeFiles } from "../helpers/project.js";
+import { eventually } from "../helpers/tmp.js";
 
 const engines: Engine[] = [];
 afterEach(async () => {
   while (engines.length) await engines.pop()!.stop({ drainMs: 100 });
 });
-function engineFor(root: string) {
-  const e = createEngine({ database: join(root, ".sluice", "sluice.db"), worker: false, scheduler: false });
+function engineFor(root: string, worker = false) {
+  const e = createEngine({ database: join(root, ".sluice", "sluice.db"), worker, scheduler: false });
   engines.push(e);
   return e;
 }
@@ -57,5 +58,24 @@ describe("removed workflows", () => {
     expect((await engine.enqueueRun("beta", {})).id).toEqual(expect.any(String));
     expect(await project.removeFile("workflows/pair.ts")).toEqual(["alpha", "beta"]);
     expect(await engine.store.listWorkflows()).toEqual([]);
+  });
+
+  it("runs queued or waiting when their module is removed still finish on its last code", async () => {
+    const root = makeProject({
+      "workflows/gate.ts": `import { defineWorkflow } from "sluice";\nexport const gate = defineWorkflow<{ n: number }>("gate", { handler: async (p, ctx) => ({ n: p.n, got: await ctx.waitFor("open") }) });\n`,
+    });
+    const engine = engineFor(root, true);
+    await engine.start();
+    const project = new Project(root, engine);
+    await project.loadAll();
+    const waiting = await engine.enqueueRun("gate", { n: 1 });
+    await eventually(async () => (await engine.getRun(waiting.id))?.status === "waiting");
+    const queued = await engine.enqueueRun("gate", { n: 2 }, { runAt: Date.now() + 300 });
+    expect(await project.removeFile("workflows/gate.ts")).toEqual(["gate"]);
+    await expect(engine.enqueueRun("gate", { n: 3 })).rejects.toThrow(/workflow "gate" was removed/);
+    await eventually(async () => (await engine.getRun(queued.id))?.status === "waiting");
+    expect(await engine.signal("open", "now")).toBe(2);
+    expect(await waiting.result({ timeoutMs: 10_000 })).toEqual({ n: 1, got: "now" });
+    expect(await queued.result({ timeoutMs: 10_000 })).toEqual({ n: 2, got: "now" });
   });
 });
