@@ -7,10 +7,12 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   /** Aborted to stop long-running commands (`dev`, `worker`); SIGINT/SIGTERM in `main.ts`. */
   signal: AbortSignal;
+  /** Reads all of standard input (for `--payload-file -`); absent where there is none. */
+  readStdin?(): Promise<string>;
 }
 
 /** An IO that collects output, for tests and embedding. */
-export function bufferIO(cwd: string, signal: AbortSignal = new AbortController().signal): CliIO & { out: string[]; err: string[] } {
+export function bufferIO(cwd: string, signal: AbortSignal = new AbortController().signal, stdin?: string): CliIO & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
   return {
@@ -21,5 +23,6 @@ export function bufferIO(cwd: string, signal: AbortSignal = new AbortController(
     cwd,
     env: {},
     signal,
+    ...(stdin !== undefined && { readStdin: async () => stdin }),
   };
 }

@@ -20,6 +20,11 @@ const code = await run(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,
   signal: controller.signal,
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  },
 });
 process.exitCode = code;
 // Long-running commands have stopped their timers; anything left (a user module's handle) must not keep us alive.

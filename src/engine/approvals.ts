@@ -4,6 +4,7 @@
  * attempt is audited by the store.
  */
 import { normaliseForm, validateFormValue } from "../core/approval-form.js";
+import { RunNotFoundError } from "../sdk/errors.js";
 import type { ResolveWaitOutcome, Store, StepRecord } from "../store/types.js";
 
 /** A decision on an approval. */
@@ -22,7 +23,7 @@ export interface ApprovalDecision {
 
 /** What became of a decision. `invalid` comes with `problems`. */
 export interface ApprovalDecisionResult {
-  outcome: ResolveWaitOutcome | "invalid" | "no-pending-approval";
+  outcome: ResolveWaitOutcome | "invalid" | "no-pending-approval" | "run-not-found";
   key: string | null;
   problems?: string[];
 }
@@ -50,15 +51,14 @@ export function pendingApprovals(steps: StepRecord[]): PendingApproval[] {
 export async function decideApproval(store: Store, d: ApprovalDecision): Promise<ApprovalDecisionResult> {
   const audit = { actor: d.actor, decision: d.approve ? "approve" : "reject", via: d.via };
   const steps = await store.getSteps(d.runId);
+  if (steps.length === 0 && !(await store.getRun(d.runId))) return { outcome: "run-not-found", key: d.key ?? null };
   const pending = pendingApprovals(steps);
   const target = d.key ? pending.find((p) => p.key === d.key) : pending[pending.length - 1];
-  const key = target?.key ?? d.key ?? null;
+  // Nothing pending: the run's latest approval (if any) is the one the caller meant.
+  const key = target?.key ?? d.key ?? latestApprovalKey(steps);
   if (!target) {
-    if (key === null) {
-      const run = await store.getRun(d.runId);
-      return { outcome: run ? "no-pending-approval" : "not-found", key: null };
-    }
-    // Let the store say why (already decided, not found) and record the attempt.
+    if (key === null) return { outcome: "no-pending-approval", key: null };
+    // Let the store say why (timed out, already decided, not found) and record the attempt.
     return { outcome: await store.resolveWait({ runId: d.runId, key, kind: "approval", value: null, audit }), key };
   }
   // A wait that can no longer be decided (run cancelled or finished, deadline passed) is refused
@@ -83,6 +83,23 @@ export async function decideApproval(store: Store, d: ApprovalDecision): Promise
   return { outcome, key: target.key };
 }
 
+function latestApprovalKey(steps: StepRecord[]): string | null {
+  const approvals = steps.filter((s) => s.kind === "approval").sort((a, b) => a.position - b.position);
+  return approvals[approvals.length - 1]?.key ?? null;
+}
+
+/** The stable error code of each outcome that did not resolve the approval (CLI and HTTP alike). */
+export const APPROVAL_REFUSAL_CODES: Record<Exclude<ApprovalDecisionResult["outcome"], "resolved">, string> = {
+  forbidden: "APPROVAL_FORBIDDEN",
+  "already-decided": "APPROVAL_ALREADY_DECIDED",
+  expired: "APPROVAL_EXPIRED",
+  "not-waiting": "APPROVAL_NOT_WAITING",
+  "no-pending-approval": "NO_PENDING_APPROVAL",
+  "not-found": "APPROVAL_NOT_FOUND",
+  "run-not-found": "RUN_NOT_FOUND",
+  invalid: "APPROVAL_INVALID_VALUE",
+};
+
 /** A sentence for people about an outcome that did not resolve the approval. */
 export function explainOutcome(outcome: ApprovalDecisionResult["outcome"], runId: string, problems: string[] = []): string {
   switch (outcome) {
@@ -93,13 +110,15 @@ export function explainOutcome(outcome: ApprovalDecisionResult["outcome"], runId
     case "already-decided":
       return `this approval of run ${runId} was already decided`;
     case "expired":
-      return `this approval of run ${runId} timed out`;
+      return `this approval of run ${runId} timed out: it can no longer be decided`;
     case "not-waiting":
       return `run ${runId} is not waiting for this approval (cancelled or finished)`;
     case "no-pending-approval":
       return `run ${runId} has no pending approval`;
     case "invalid":
       return `the form value is not valid: ${problems.join("; ")}`;
+    case "run-not-found":
+      return new RunNotFoundError(runId).message;
     default:
       return `no approval of run ${runId} with that key`;
   }

@@ -8,7 +8,7 @@ import { choosePublicUrl, configuredPublicUrl, DEFAULT_PUBLIC_URL, normalizePubl
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { encodeValue } from "../core/serde.js";
-import { InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
+import { EngineStoppedError, InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
 import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -168,6 +168,18 @@ export class Engine implements SluiceRuntime {
     this.events.emit("work");
   }
 
+  /**
+   * Forgets workflows whose module was removed: this process no longer runs new runs of
+   * them, the store marks them removed (enqueue refuses them) and their cron stops.
+   * Runs pinned to their code versions can still finish.
+   */
+  async unregister(names: readonly string[]): Promise<void> {
+    for (const name of names) this.registry.remove(name);
+    if (!this.started) return;
+    await this.store.removeWorkflows(names);
+    await this.publish();
+  }
+
   /** Publishes the registry to the store and syncs cron schedules. */
   async publish(): Promise<void> {
     const infos = this.registry.infos();
@@ -189,6 +201,7 @@ export class Engine implements SluiceRuntime {
   async stop(options: { drainMs?: number } = {}): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.waiters.close((id) => new EngineStoppedError(id));
     await this.worker?.stop(options.drainMs ?? 30_000);
     await this.scheduler?.stop();
     await this.committer.drain();
@@ -317,9 +330,9 @@ export class Engine implements SluiceRuntime {
     if (typeof workflow !== "string") return workflow;
     const local = this.registry.get(workflow)?.def;
     if (local) return local;
-    const published = (await this.store.listWorkflows()).find((w) => w.name === workflow);
-    if (published) return published;
+    const published = await this.store.getWorkflow(workflow);
+    if (published && !published.removedAt) return published;
     const known = new Set([...this.registry.names(), ...(await this.store.listWorkflows()).map((w) => w.name)]);
-    throw new UnknownWorkflowError(workflow, [...known].sort());
+    throw new UnknownWorkflowError(workflow, [...known].sort(), published ? { source: published.source } : undefined);
   }
 }

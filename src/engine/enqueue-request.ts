@@ -4,6 +4,7 @@
  */
 import type { BackoffPolicy } from "../core/backoff.js";
 import { newRunId, validateRunId } from "../core/ids.js";
+import { checkArguments, type ParamSpec } from "../core/params.js";
 import { encodeValue } from "../core/serde.js";
 import { isAcceptedTime } from "../core/time.js";
 import { InvalidInputError, InvalidTimeError } from "../sdk/errors.js";
@@ -17,11 +18,14 @@ export interface WorkflowDefaults {
   queue: string;
   maxAttempts: number;
   backoff: BackoffPolicy;
+  /** Named parameters the payload must fit (workflows as code), if known. */
+  params?: ParamSpec | null;
 }
 
 /**
  * Validates and builds an {@link EnqueueRequest}.
- * @throws InvalidInputError / InvalidPayloadError / PayloadTooLargeError naming the bad field
+ * @throws InvalidInputError / InvalidPayloadError / PayloadTooLargeError naming the bad field;
+ *   InvalidArgumentsError when the payload names a parameter the workflow does not have or misses a required one
  */
 export function buildEnqueueRequest(
   wf: WorkflowDefaults,
@@ -29,6 +33,7 @@ export function buildEnqueueRequest(
   options: EnqueueOptions = {},
   maxValueBytes?: number,
 ): EnqueueRequest {
+  if (wf.params) checkArguments(wf.name, wf.params, payload);
   const id = options.id === undefined ? newRunId() : validateRunId(options.id);
   const retries = options.retries === undefined ? undefined : validateRetries(options.retries, "retries");
   const priority = options.priority ?? 0;

@@ -21,8 +21,11 @@ export type VersionLoader = (version: string) => Promise<Map<string, AnyWorkflow
 export class Registry {
   private readonly current = new Map<string, RegisteredWorkflow>();
   private readonly versions = new Map<string, Map<string, AnyWorkflow>>();
+  /** Names removed after being registered: their runs already queued or started still finish on their last code. */
+  private readonly retired = new Set<string>();
   private loader: VersionLoader | null = null;
   private namesCache: string[] | null = null;
+  private claimableCache: string[] | null = null;
 
   /** Registers (or, with `replace`, updates) a workflow. */
   add(entry: RegisteredWorkflow, replace = false): void {
@@ -31,18 +34,25 @@ export class Registry {
       throw new DuplicateWorkflowError(entry.def.name, `${existing.source ?? "in-process"} and ${entry.source ?? "in-process"}`);
     }
     this.current.set(entry.def.name, entry);
+    this.retired.delete(entry.def.name);
     if (entry.version) {
       let v = this.versions.get(entry.version);
       if (!v) this.versions.set(entry.version, (v = new Map()));
       v.set(entry.def.name, entry.def);
     }
-    this.namesCache = null;
+    this.namesCache = this.claimableCache = null;
   }
 
-  /** Forgets a workflow name (its file was deleted); runs pinned to old versions can still load them. */
+  /**
+   * Forgets a workflow name (its file was deleted): new runs are refused, while runs
+   * already queued or started keep being claimed ({@link claimable}) and run on the last
+   * code version they are pinned to.
+   */
   remove(name: string): void {
+    const had = this.current.get(name);
     this.current.delete(name);
-    this.namesCache = null;
+    if (had?.version) this.retired.add(name);
+    this.namesCache = this.claimableCache = null;
   }
 
   /** Sets how unknown versions are loaded. */
@@ -58,6 +68,11 @@ export class Registry {
   /** Names this process can run. */
   names(): string[] {
     return (this.namesCache ??= [...this.current.keys()].sort());
+  }
+
+  /** Names whose runs this process claims: the current ones plus removed ones with a code version. */
+  claimable(): string[] {
+    return (this.claimableCache ??= [...new Set([...this.current.keys(), ...this.retired])].sort());
   }
 
   /** All current registrations. */
@@ -90,6 +105,7 @@ export class Registry {
       source,
       schedule: def.schedule,
       local: def.local,
+      params: def.params,
     }));
   }
 }

@@ -1,4 +1,4 @@
-import { RunNotFoundError, WaitTimeoutError } from "../sdk/errors.js";
+import { RunNotFoundError, SluiceError, WaitTimeoutError } from "../sdk/errors.js";
 import { isTerminal, type RunRecord, type Store } from "../store/types.js";
 import type { EngineEvents } from "./events.js";
 
@@ -12,6 +12,10 @@ interface Waiter {
  * Everyone awaiting a run's outcome. Local completions are announced by the
  * `settled` event (dispatched by run id, so many waiters cost nothing extra);
  * completions made by other processes are found by one shared poll.
+ *
+ * The poll keeps the process alive while anyone waits: a CLI `enqueue --wait` has
+ * nothing else on its event loop (its run finishes in another process), so an
+ * unreferenced poll would let Node exit at once with the run still pending.
  */
 export class RunWaiters {
   private readonly waiting = new Map<string, Set<Waiter>>();
@@ -59,7 +63,11 @@ export class RunWaiters {
   private ensurePoll(): void {
     if (this.poll) return;
     this.poll = setInterval(() => void this.pollAll(), this.pollMs);
-    this.poll.unref();
+  }
+
+  /** Rejects every waiter with `reason(runId)` and stops polling (the engine is stopping). */
+  close(reason: (runId: string) => SluiceError): void {
+    for (const [id, set] of [...this.waiting]) for (const w of [...set]) this.settle(id, w, () => w.reject(reason(id)));
   }
 
   /** Finds runs finished by other processes: one bulk read per chunk of waited-on ids. */

@@ -5,7 +5,7 @@
  */
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
-import { analyzeWorkflowSource, type WorkflowDiagram } from "../diagram/index.js";
+import type { WorkflowDiagram } from "../diagram/index.js";
 import type { WorkflowInfo } from "../store/types.js";
 import { NotFoundError } from "./errors.js";
 
@@ -52,6 +52,8 @@ export class DiagramSource {
     const cached = this.cache.get(file);
     if (cached?.stamp === stamp) return { workflow: info.name, ...cached.view };
     const source = await readFile(file, "utf8");
+    // Loaded on first use: the analyser brings the TypeScript compiler, which most processes never need.
+    const { analyzeWorkflowSource } = await import("../diagram/index.js");
     const view = { file: info.source, source, diagram: analyzeWorkflowSource(source, info.source) };
     this.cache.set(file, { stamp, view });
     return { workflow: info.name, ...view };

@@ -4,6 +4,8 @@
  * that hash. Reloading a changed file registers a new version; runs that already
  * started keep theirs (loaded again from the store after a restart).
  */
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -51,8 +53,8 @@ export class Project {
     this.transforms.push(transform);
   }
 
-  private runnables(exports: Record<string, unknown>, file: string | null): AnyWorkflow[] {
-    const found = runnablesOf(exports, file);
+  private runnables(exports: Record<string, unknown>, file: string | null, source: string | null = null): AnyWorkflow[] {
+    const found = runnablesOf(exports, file, source);
     return file === null ? found : this.transforms.reduce((defs, t) => t(file, exports, defs), found);
   }
 
@@ -84,26 +86,41 @@ export class Project {
     } catch (err) {
       throw new ModuleImportError(file, err);
     }
-    const workflows = this.runnables(exports, file);
+    const workflows = this.runnables(exports, file, await readFile(join(this.root, file), "utf8").catch(() => null));
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
     for (const wf of workflows) {
       const owner = [...this.namesByFile].find(([f, names]) => f !== file && names.includes(wf.name));
       if (owner) throw new Error(`workflow name ${JSON.stringify(wf.name)} in ${file} is already defined in ${owner[0]}: workflow names must be unique`);
     }
-    for (const name of before) if (!now.includes(name)) this.engine.registry.remove(name);
+    const gone = before.filter((name) => !now.includes(name));
+    if (gone.length) await this.engine.unregister(gone);
     await this.engine.register(workflows, { version: bundle.hash, source: file, replace: true });
     this.namesByFile.set(file, now);
     return { file, hash: bundle.hash, workflows };
   }
 
-  /** Forgets a deleted module's workflows (runs pinned to its versions can still finish). */
+  /**
+   * Forgets a deleted module's workflows: they are marked removed in the store, so
+   * enqueueing them is refused (runs pinned to its versions can still finish).
+   */
   async removeFile(file: string): Promise<string[]> {
     const names = this.namesByFile.get(file) ?? [];
-    for (const name of names) this.engine.registry.remove(name);
     this.namesByFile.delete(file);
-    await this.engine.publish();
+    if (names.length) await this.engine.unregister(names);
     return names;
+  }
+
+  /**
+   * Marks removed the published workflows whose module file no longer exists in the
+   * project (deleted while nothing was watching). Returns their names.
+   */
+  async forgetDeletedFiles(): Promise<string[]> {
+    const gone = (await this.engine.store.listWorkflows()).filter(
+      (w) => w.source !== null && !this.engine.registry.get(w.name) && !existsSync(join(this.root, w.source)),
+    );
+    if (gone.length) await this.engine.store.removeWorkflows(gone.map((w) => w.name));
+    return gone.map((w) => w.name);
   }
 
   /** Loads an older version from the store's bundles (a restart mid-run). */

@@ -77,11 +77,18 @@ export class RunIdConflictError extends SluiceError {
   }
 }
 
-/** No workflow with that name is registered. */
+/** No workflow with that name is registered (or it was, and its module was removed: `removed`). */
 export class UnknownWorkflowError extends SluiceError {
-  constructor(readonly workflow: string, known: readonly string[] = []) {
+  constructor(
+    readonly workflow: string,
+    known: readonly string[] = [],
+    readonly removed?: { source: string | null },
+  ) {
     const list = known.length > 0 ? `; known workflows: ${known.join(", ")}` : "; no workflows are registered yet";
-    super("UNKNOWN_WORKFLOW", `unknown workflow ${JSON.stringify(workflow)}${list}`);
+    const what = removed
+      ? `workflow ${JSON.stringify(workflow)} was removed${removed.source ? ` (its file ${removed.source} was deleted)` : ""}: restore it to enqueue it again (runs already started finish on their code)`
+      : `unknown workflow ${JSON.stringify(workflow)}`;
+    super("UNKNOWN_WORKFLOW", `${what}${list}`);
   }
 }
 
@@ -193,5 +200,12 @@ export class RunCancelledError extends SluiceError {
 export class WaitTimeoutError extends SluiceError {
   constructor(readonly runId: string, ms: number) {
     super("WAIT_TIMEOUT", `run ${runId} did not finish within ${ms} ms; it keeps running, check it later with \`sluice show ${runId}\``);
+  }
+}
+
+/** The engine was stopped while something still awaited a run's outcome; the run itself is unaffected. */
+export class EngineStoppedError extends SluiceError {
+  constructor(readonly runId: string | null = null) {
+    super("ENGINE_STOPPED", `the engine stopped before ${runId ? `run ${runId}` : "the run"} finished; the run keeps going: check it with \`sluice show${runId ? ` ${runId}` : ""}\``);
   }
 }

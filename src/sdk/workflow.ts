@@ -2,6 +2,7 @@ import { type BackoffPolicy, DEFAULT_RUN_RETRIES, RUN_BACKOFF, resolveBackoff } 
 import { isAcceptedDuration } from "../core/time.js";
 import { type CronSchedule, parseSchedule, type ScheduleInput } from "../core/cron.js";
 import { validateWorkflowName } from "../core/ids.js";
+import type { ParamSpec } from "../core/params.js";
 import type { RunId } from "../core/ids.js";
 import type { WorkflowContext } from "./context.js";
 import { InvalidInputError, SluiceUnavailableError } from "./errors.js";
@@ -24,6 +25,8 @@ export interface WorkflowOptions<P, R> {
   handler: (payload: P, ctx: WorkflowContext) => R | Promise<R>;
   /** @internal Set by the loader: where the workflow's code lives and its task functions. */
   module?: WorkflowModule;
+  /** @internal Set by the loader for workflows as code: the named parameters a payload maps onto. */
+  params?: ParamSpec | null;
 }
 
 /**
@@ -50,6 +53,8 @@ export interface WorkflowDefinition<P = unknown, R = unknown> {
   readonly local: boolean;
   /** Module facts for workflows-as-code (task functions, `__mod/` scripts); absent for plain handlers. */
   readonly module: WorkflowModule | null;
+  /** Named parameters an enqueue's payload is checked against (workflows as code); null for a plain payload. */
+  readonly params: ParamSpec | null;
   /**
    * Enqueues a run and returns its id (your `id` when given). Repeating an `id` with the
    * same payload returns the same run, in any status.
@@ -97,6 +102,7 @@ export function defineWorkflow<P = unknown, R = unknown>(name: string, options: 
     schedule: options.schedule === undefined ? null : parseSchedule(options.schedule),
     local: options.local ?? false,
     module: options.module ?? null,
+    params: options.params ?? null,
     async enqueue(payload, enqueueOptions) {
       return (await def.start(payload, enqueueOptions)).id;
     },

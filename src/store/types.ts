@@ -19,6 +19,7 @@
  */
 import type { BackoffPolicy } from "../core/backoff.js";
 import type { SerializedError } from "../core/serde.js";
+import type { ParamSpec } from "../core/params.js";
 
 /** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"). */
 export type RunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
@@ -326,6 +327,10 @@ export interface WorkflowInfo {
   schedule: { cron: string; timezone: string } | null;
   /** `local: true`: its queue and cron are kept per server on a shared database. */
   local?: boolean;
+  /** Named parameters an enqueue's payload is checked against (workflows as code); null when not mapped by name. */
+  params?: ParamSpec | null;
+  /** When its module was removed (`Store.removeWorkflows`); null or absent while it is published. */
+  removedAt?: number | null;
 }
 
 /** A stored cron schedule. */
@@ -414,9 +419,14 @@ export interface Store {
   /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */
   deleteFinished(finishedBefore: number, batch: number): Promise<number>;
 
-  /** Publishes workflow definitions (name → current version, group, schedule). */
+  /** Publishes workflow definitions (name → current version, group, schedule); publishing a removed name restores it. */
   registerWorkflows(workflows: WorkflowInfo[]): Promise<void>;
+  /** Marks workflows as removed (their module was deleted): no longer listed, kept for {@link getWorkflow} to explain. */
+  removeWorkflows(names: readonly string[]): Promise<void>;
+  /** Published workflows, by name (removed ones are not listed). */
   listWorkflows(): Promise<WorkflowInfo[]>;
+  /** One workflow by name, removed or not (see `removedAt`); null if it was never published. */
+  getWorkflow(name: string): Promise<WorkflowInfo | null>;
   /** Stores a module bundle by content hash (no-op if present). */
   putBundle(hash: string, code: string): Promise<void>;
   getBundle(hash: string): Promise<string | null>;

@@ -160,7 +160,7 @@ export class Worker {
             workerId: this.options.workerId,
             limit: free,
             leaseMs: this.options.leaseMs,
-            workflows: this.registry.names(),
+            workflows: this.registry.claimable(),
             queues: claimGroups(this.options.queues, this.options.server),
             server: this.options.server,
           });
@@ -185,7 +185,7 @@ export class Worker {
   private async idleWait(free: number): Promise<number> {
     if (free <= 0) return this.options.pollMs;
     try {
-      const next = await this.store.nextReadyAt(this.registry.names(), claimGroups(this.options.queues, this.options.server));
+      const next = await this.store.nextReadyAt(this.registry.claimable(), claimGroups(this.options.queues, this.options.server));
       if (next === null) return this.options.pollMs;
       const wait = next - (await this.store.now()) + 1;
       // Due but not claimed: held back by a concurrency limit; completions will poke us.

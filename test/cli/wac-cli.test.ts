@@ -53,7 +53,8 @@ describe("CLI with workflows as code", () => {
     expect(text).toMatch(/children\n\s+✓ succeeded\s+\S+\s+f\/data\/etl:extract/);
     expect(text).toMatch(/\(extract \w{8}\) extracting/);
     const bad = await cli(root, "enqueue", "f/data/etl", '{"uri": "typo"}');
-    expect(bad.code).toBe(0); // accepted: arguments are checked when the run starts
+    expect(bad.code).toBe(1); // refused at enqueue, not when the run starts
+    expect(bad.err).toBe('sluice: unknown parameter "uri" for f/data/etl: its parameters are url, limit\n');
   });
 
   it("approve refuses the creator when selfApproval is false, then accepts another user with a form value", async () => {

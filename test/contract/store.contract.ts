@@ -425,6 +425,18 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("expired");
       });
 
+      it("still calls a decision late after the timeout closed the approval (expired, not already-decided)", async () => {
+        await fresh();
+        const id = await parkedOnApproval(20);
+        await delay(40);
+        // The worker wakes at the deadline and records the timeout, as waitForApproval does.
+        const { lease } = await claimOne(store);
+        const timedOut = JSON.stringify({ value: null, approver: null, approved: false });
+        expect((await one(store, { verb: "saveSteps", lease, steps: [{ key: "waitForApproval", kind: "approval", target: null, status: "done", value: timedOut, position: 0 }] })).ok).toBe(true);
+        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null", audit: { actor: "bob", decision: "approve", via: "test" } })).toBe("expired");
+        expect((await store.getSteps(id))[0]!.value).toBe(timedOut);
+      });
+
       it("refuses a decision for a cancelled run", async () => {
         await fresh();
         const id = await parkedOnApproval();
@@ -596,6 +608,27 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(first.lease.runId).toBe(id);
         expect(again!.run.version).toBe("v1");
         expect((await store.listWorkflows()).map((w) => [w.name, w.version])).toEqual([["wf", "v2"]]);
+      });
+
+      it("keeps a workflow's parameters, and marks removed workflows: not listed, still found by name, restored by publishing", async () => {
+        await fresh();
+        const info = (name: string, params: { names: string[]; required: string[] } | null = null) => ({
+          name, version: "v1", queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: `f/${name}.ts`, schedule: null, params,
+        });
+        await store.registerWorkflows([info("etl", { names: ["baseUrl", "pages"], required: ["baseUrl"] }), info("plain")]);
+        expect(await store.getWorkflow("etl")).toMatchObject({ name: "etl", params: { names: ["baseUrl", "pages"], required: ["baseUrl"] }, removedAt: null });
+        expect((await store.getWorkflow("plain"))!.params).toBeNull();
+        expect(await store.getWorkflow("never")).toBeNull();
+        await store.removeWorkflows(["etl", "never"]);
+        expect((await store.listWorkflows()).map((w) => w.name)).toEqual(["plain"]);
+        const removed = await store.getWorkflow("etl");
+        expect(removed).toMatchObject({ name: "etl", source: "f/etl.ts" });
+        expect(removed!.removedAt).toEqual(expect.any(Number));
+        await store.registerWorkflows([info("etl", { names: ["baseUrl"], required: [] })]);
+        expect((await store.listWorkflows()).map((w) => [w.name, w.removedAt, w.params])).toEqual([
+          ["etl", null, { names: ["baseUrl"], required: [] }],
+          ["plain", null, null],
+        ]);
       });
 
       it("lets one holder lead a name at a time; a resignation frees it at once", async () => {

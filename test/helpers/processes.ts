@@ -1,48 +1,72 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import { REPO } from "./project.js";
 import { eventually } from "./tmp.js";
 
 const BIN = join(REPO, "bin", "sluice.js");
 const live = new Set<ChildProcess>();
+/** Processes shared by the tests of a file (`shared: true`): killed after the file's last test. */
+const shared = new Set<ChildProcess>();
 
-afterEach(() => {
-  // A test must not leak processes: kill what it started (by pid) and fail loudly.
-  for (const p of live) {
+function killAll(set: Set<ChildProcess>): void {
+  for (const p of set) {
     if (p.exitCode === null && p.signalCode === null) {
       p.kill("SIGCONT");
       p.kill("SIGKILL");
     }
   }
-  live.clear();
-});
+  set.clear();
+}
+
+// A test must not leak processes: kill what it started (by pid) and fail loudly.
+afterEach(() => killAll(live));
+afterAll(() => killAll(shared));
 
 /** A running `sluice` child process with its combined output. */
 export interface SluiceProcess {
   proc: ChildProcess;
   pid: number;
+  /** Standard output and error, interleaved as they arrived. */
   output(): string;
+  /** Standard output alone. */
+  stdout(): string;
+  /** Standard error alone. */
+  stderr(): string;
   /** Resolves once the output matches. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** Resolves with the exit code (or the signal name). */
   exited: Promise<number | string>;
 }
 
+/** Extra settings of {@link spawnSluice}. */
+export interface SpawnOptions {
+  /** Written to the child's standard input, which is then closed (default: no standard input). */
+  stdin?: string;
+  /** Keep the process across the file's tests (a `sluice dev` they share); killed after the last one. */
+  shared?: boolean;
+}
+
 /** Spawns the built CLI (`npm run build` first; `npm test` does it). */
-export function spawnSluice(args: string[], cwd: string, env: Record<string, string> = {}): SluiceProcess {
+export function spawnSluice(args: string[], cwd: string, env: Record<string, string> = {}, options: SpawnOptions = {}): SluiceProcess {
   if (!existsSync(join(REPO, "dist", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
-  const proc = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  live.add(proc);
+  const stdin = options.stdin === undefined ? "ignore" : "pipe";
+  const proc = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] });
+  (options.shared ? shared : live).add(proc);
+  if (options.stdin !== undefined) proc.stdin!.end(options.stdin);
   let out = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  proc.stderr!.on("data", (d) => (out += d));
+  let stdout = "";
+  let stderr = "";
+  proc.stdout!.on("data", (d) => ((out += d), (stdout += d)));
+  proc.stderr!.on("data", (d) => ((out += d), (stderr += d)));
   const exited = new Promise<number | string>((resolve) => proc.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
   return {
     proc,
     pid: proc.pid!,
     output: () => out,
+    stdout: () => stdout,
+    stderr: () => stderr,
     waitFor: async (pattern, timeoutMs = 15_000) => {
       await eventually(() => pattern.test(out), timeoutMs).catch(() => {
         throw new Error(`output did not match ${pattern} within ${timeoutMs} ms; output so far:\n${out}`);

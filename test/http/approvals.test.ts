@@ -219,12 +219,31 @@ describe("approval races", () => {
     h.clock.advance(2 * 3_600_000);
     const res = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true, value: { reason: "late" } } });
     expect(res.status).toBe(409);
-    expect(["APPROVAL_EXPIRED", "APPROVAL_ALREADY_DECIDED"]).toContain((await json(res)).error.code);
+    expect((await json(res)).error).toMatchObject({ code: "APPROVAL_EXPIRED", outcome: "expired" });
     const link = await h.call("POST", local(urls.resume), { token: h.tokens.operate });
     expect(link.status).toBe(409);
     const page = await h.call("GET", local(urls.approvalPage));
     expect(await page.text()).toContain("This approval timed out");
     expect((await result(id)).approval).toEqual({ value: null, approver: null, approved: false });
+    // Once the run recorded the timeout and finished, a decision is still "expired", not "already decided".
+    const after = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true, value: { reason: "late" } } });
+    expect(after.status).toBe(409);
+    expect((await json(after)).error).toMatchObject({ code: "APPROVAL_EXPIRED", message: expect.stringMatching(/timed out/) });
+    expect((await json(await h.call("POST", local(urls.resume), { token: h.tokens.operate }))).error.code).toBe("APPROVAL_EXPIRED");
+  });
+
+  it("GET (or PUT, DELETE) on a resume or cancel link is 405 with Allow: POST, and acts on nothing", async () => {
+    const { id, urls } = await openGate();
+    for (const link of [urls.resume, urls.cancel]) {
+      for (const method of ["GET", "DELETE"]) {
+        const res = await h.call(method, local(link));
+        expect(res.status, `${method} ${link}`).toBe(405);
+        expect(res.headers.get("allow")).toBe("POST");
+        expect((await json(res)).error).toMatchObject({ code: "METHOD_NOT_ALLOWED", message: expect.stringMatching(/acts only on POST: curl -X POST/) });
+      }
+    }
+    expect((await h.store.getRun(id))!.status).toBe("waiting");
+    expect(await h.store.listApprovalEvents(id)).toEqual([]);
   });
 
   it("self-approval: the run's creator gets 403 (audited), someone else may approve", async () => {
@@ -261,6 +280,9 @@ describe("approval races", () => {
       expect.objectContaining({ key: "waitForApproval", selfApproval: false, timeoutSeconds: 3600, form: expect.objectContaining({ order: ["environment", "reason", "priority", "notify"], required: ["reason"] }) }),
     ]);
     await h.engine.cancel(id);
+    const missing = await h.call("POST", `/api/runs/no-such-run/approvals/waitForApproval`, { token: h.tokens.admin, body: { approve: true } });
+    expect(missing.status).toBe(404);
+    expect((await json(missing)).error).toMatchObject({ code: "RUN_NOT_FOUND", message: expect.stringMatching(/no run with id "no-such-run"/) });
     const hello = await h.start("hello", {});
     expect((await h.call("POST", `/api/runs/${hello.id}/approvals/waitForApproval`, { token: h.tokens.admin, body: { approve: true } })).status).toBe(404);
   });

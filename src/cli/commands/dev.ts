@@ -45,6 +45,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         const report = await loader.loadAll();
         for (const m of report.loaded) write(`loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`);
         for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
+        for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
         if (report.loaded.length === 0 && report.errors.length === 0) {
           write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
         }

@@ -1,33 +1,46 @@
 import type { Command } from "commander";
 import { safe } from "../format.js";
-import { decodeValue } from "../../core/serde.js";
 import { Project } from "../../loader/project.js";
+import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
-import { runJson } from "../json.js";
-import { parseCount, parseDurationOption, parseJsonArg, parseRunAtOption } from "../options.js";
+import { readJsonInput } from "../json-input.js";
+import { parseCount, parseDurationOption, parseRunAtOption } from "../options.js";
 import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
+import { EXIT_WAIT_TIMEOUT, waitAndReport } from "../wait.js";
 
-/** `sluice enqueue <workflow> [payload]`: create a run; `--wait` prints its result. */
+const WAIT_HELP = `
+With --wait the command blocks until the run finishes and prints its result (the run as JSON
+with --json). After 10 s without a worker claiming the run it says so on stderr and keeps
+waiting ($SLUICE_WAIT_HINT_AFTER, e.g. 30s, changes the delay). Exit codes: 0 succeeded, 1 failed or cancelled (or bad input), ${EXIT_WAIT_TIMEOUT} --timeout passed
+first, 130 interrupted; in the last two cases the run keeps going.
+
+A payload too large for the command line (the OS limit is about 128 KiB) can come from a file:
+--payload-file payload.json, or standard input: --payload-file -`;
+
+/** `sluice enqueue <workflow> [payload]`: create a run; `--wait` blocks until it finishes and prints its result. */
 export function registerEnqueue(program: Command, cx: CommandContext): void {
   program
     .command("enqueue")
     .description("enqueue a run of a workflow (payload is JSON)")
     .argument("<workflow>", "workflow name (or path, for workflows as code)")
     .argument("[payload]", "JSON payload", undefined)
+    .option("--payload-file <file>", "read the JSON payload from a file (- for standard input)")
     .option("--id <id>", "run id: the same id with the same payload returns the existing run")
     .option("--run-at <time>", "do not start before: ISO time, epoch ms, or a delay like 10m")
     .option("--retries <n>", "retries after the first attempt (overrides the workflow's)")
     .option("--as <user>", "who starts the run (default: $USER); used by approvals with selfApproval: false")
-    .option("--wait", "wait for the run to finish and print its result")
-    .option("--timeout <duration>", "with --wait: give up waiting after this long (the run keeps going)")
+    .option("--wait", "wait for the run to finish and print its result (exit 1 if it failed or was cancelled)")
+    .option("--timeout <duration>", `with --wait: give up waiting after this long, exit ${EXIT_WAIT_TIMEOUT} (the run keeps going)`)
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
+    .addHelpText("after", WAIT_HELP)
     .action(async (workflow: string, payloadText: string | undefined, opts) => {
-      const payload = parseJsonArg(payloadText, "payload", {});
+      const payload = await readJsonInput(cx.io, { inline: payloadText, file: opts.payloadFile, inlineName: "payload", fileFlag: "--payload-file", fallback: {} });
       const runAt = opts.runAt === undefined ? undefined : parseRunAtOption(opts.runAt);
       const retries = opts.retries === undefined ? undefined : parseCount(opts.retries, "--retries");
       const timeoutMs = opts.timeout === undefined ? undefined : parseDurationOption(opts.timeout, "--timeout");
+      if (timeoutMs !== undefined && !opts.wait) throw new InvalidInputError("--timeout only applies with --wait: add --wait, or drop --timeout", { code: "INVALID_OPTION" });
       await withEngine(cx.io, opts, async (engine, project) => {
         await engine.start();
         if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
@@ -41,12 +54,8 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
           else cx.io.stdout(`${safe(handle.id)}${handle.deduplicated ? "  (existing run: same id and payload)" : ""}\n`);
           return;
         }
-        if (!opts.json) cx.io.stderr(`enqueued ${safe(handle.id)}; waiting for a worker (sluice dev or sluice worker) to finish it…\n`);
-        const run = await engine.waitForRun(handle.id, timeoutMs);
-        if (opts.json) json(cx, runJson(run));
-        else if (run.status === "succeeded") cx.io.stdout(`${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
-        else cx.io.stderr(`run ${safe(run.id)} ${run.status}: ${safe(run.error?.message)}\n`);
-        if (run.status !== "succeeded") cx.setExitCode(1);
+        if (!opts.json) cx.io.stderr(`enqueued ${safe(handle.id)}; waiting for it to finish…\n`);
+        await waitAndReport(cx, engine, handle.id, { timeoutMs, json: Boolean(opts.json), dbLabel: project.dbLabel });
       });
     });
 }

@@ -4,19 +4,20 @@
  * turns a refusal into an {@link ApprovalRefusedError} with its HTTP status.
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { explainOutcome, type ApprovalDecisionResult } from "../../engine/approvals.js";
+import { APPROVAL_REFUSAL_CODES, explainOutcome, type ApprovalDecisionResult } from "../../engine/approvals.js";
 import type { Engine } from "../../engine/engine.js";
 import { HttpError } from "../errors.js";
 
-/** Status and code of each refused outcome. */
-const REFUSALS: Record<Exclude<ApprovalDecisionResult["outcome"], "resolved">, [ContentfulStatusCode, string]> = {
-  forbidden: [403, "APPROVAL_FORBIDDEN"],
-  "already-decided": [409, "APPROVAL_ALREADY_DECIDED"],
-  expired: [409, "APPROVAL_EXPIRED"],
-  "not-waiting": [409, "APPROVAL_NOT_WAITING"],
-  "no-pending-approval": [409, "NO_PENDING_APPROVAL"],
-  "not-found": [404, "APPROVAL_NOT_FOUND"],
-  invalid: [422, "APPROVAL_INVALID_VALUE"],
+/** HTTP status of each refused outcome (codes: {@link APPROVAL_REFUSAL_CODES}). */
+const STATUSES: Record<Exclude<ApprovalDecisionResult["outcome"], "resolved">, ContentfulStatusCode> = {
+  forbidden: 403,
+  "already-decided": 409,
+  expired: 409,
+  "not-waiting": 409,
+  "no-pending-approval": 409,
+  "not-found": 404,
+  "run-not-found": 404,
+  invalid: 422,
 };
 
 /** A decision that was not applied: already decided, timed out, cancelled, self-approval, bad form value… */
@@ -26,7 +27,7 @@ export class ApprovalRefusedError extends HttpError {
     runId: string,
     readonly problems: string[] = [],
   ) {
-    const [status, code] = outcome === "resolved" ? ([500, "APPROVAL_RESOLVED"] as const) : REFUSALS[outcome];
+    const [status, code] = outcome === "resolved" ? ([500, "APPROVAL_RESOLVED"] as const) : [STATUSES[outcome], APPROVAL_REFUSAL_CODES[outcome]];
     super(status, code, explainOutcome(outcome, runId, problems));
   }
 }

@@ -2,7 +2,8 @@
  * The `resume` and `cancel` URLs of `getResumeUrls()`:
  * `POST /api/runs/:id/approvals/:key/resume?token=…` approves (an optional JSON body is
  * the form value) and `…/cancel?token=…` rejects. They work with a plain `curl -X POST`:
- * the signed token is the credential, no bearer token is needed.
+ * the signed token is the credential, no bearer token is needed. Other methods answer 405
+ * with `Allow: POST`.
  */
 import type { Hono } from "hono";
 import { verifyResumeToken } from "../../core/resume-token.js";
@@ -29,5 +30,19 @@ export function resumeLinkRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       const result: ApiApprovalResult = { runId, key: resolved, outcome: "resolved", approved: approve, actor };
       return c.json(result);
     });
+    // Any other method (a browser opening the link sends GET): say how to use it instead of a bare 404.
+    // Registered after the POST route, which answers POSTs first.
+    app.all(`/api/runs/:id/approvals/:key/${action}`, (c) =>
+      c.json(
+        {
+          error: {
+            code: "METHOD_NOT_ALLOWED",
+            message: `this ${action} link acts only on POST: curl -X POST '<the link>'; to decide in a browser, open the approvalPage link of getResumeUrls()`,
+          },
+        },
+        405,
+        { Allow: "POST" },
+      ),
+    );
   }
 }

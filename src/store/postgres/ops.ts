@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { SerializedError } from "../../core/serde.js";
 import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RunStatus } from "../types.js";
 import { isTerminal } from "../types.js";
+import { waitOutcome } from "../wait-outcome.js";
 import { releaseClaims } from "./commit.js";
 import { finishRuns } from "./finish.js";
 
@@ -44,18 +45,16 @@ async function decide(c: pg.ClientBase, req: ResolveWaitRequest): Promise<Resolv
     "SELECT status, created_by, now_ms() AS now FROM runs WHERE id = $1 FOR UPDATE",
     [req.runId],
   );
-  if (!run.rows[0]) return "not-found";
-  const step = await c.query<{ kind: string; status: string; wake_at: number | null }>(
-    "SELECT kind, status, wake_at FROM steps WHERE run_id = $1 AND key = $2",
+  const r = run.rows[0];
+  if (!r) return "not-found";
+  const step = await c.query<{ kind: string; status: string; wake_at: number | null; finished_at: number | null }>(
+    "SELECT kind, status, wake_at, finished_at FROM steps WHERE run_id = $1 AND key = $2",
     [req.runId, req.key],
   );
   const st = step.rows[0];
-  if (!st || st.kind !== req.kind) return "not-found";
-  if (st.status !== "pending") return "already-decided";
-  if (st.wake_at !== null && st.wake_at <= run.rows[0].now) return "expired";
-  if (run.rows[0].status !== "waiting") return "not-waiting";
-  const creator = run.rows[0].created_by;
-  if (req.creatorMayDecide === false && creator !== null && creator === (req.audit?.actor ?? null)) return "forbidden";
+  const facts = { run: { status: r.status, createdBy: r.created_by }, step: st ? { kind: st.kind, status: st.status, wakeAt: st.wake_at === null ? null : Number(st.wake_at), finishedAt: st.finished_at === null ? null : Number(st.finished_at) } : null };
+  const outcome = waitOutcome(facts, req, Number(r.now));
+  if (outcome !== "resolved") return outcome;
   await c.query("UPDATE steps SET status = 'done', value = $1, finished_at = now_ms() WHERE run_id = $2 AND key = $3", [req.value, req.runId, req.key]);
   await c.query("UPDATE runs SET status = 'pending', ready_at = now_ms(), updated_at = now_ms() WHERE id = $1", [req.runId]);
   return "resolved";

@@ -42,8 +42,13 @@ export class PostgresReads {
   }
 
   async listWorkflows(): Promise<WorkflowInfo[]> {
-    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>("SELECT * FROM workflows ORDER BY name");
+    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>("SELECT * FROM workflows WHERE removed_at IS NULL ORDER BY name");
     return rows.map(toWorkflow);
+  }
+
+  async getWorkflow(name: string): Promise<WorkflowInfo | null> {
+    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>("SELECT * FROM workflows WHERE name = $1", [name]);
+    return rows[0] ? toWorkflow(rows[0]) : null;
   }
 }
 

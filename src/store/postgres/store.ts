@@ -252,11 +252,11 @@ export class PostgresStore implements Store {
     if (workflows.length === 0) return this.ready();
     await this.tx(async (c) => {
       await c.query(
-        `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, updated_at)
-         SELECT u.*, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bool[]) u
+        `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, params, updated_at)
+         SELECT u.*, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bool[], $10::text[]) u
          ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
            backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
-           schedule = excluded.schedule, local = excluded.local, updated_at = excluded.updated_at`,
+           schedule = excluded.schedule, local = excluded.local, params = excluded.params, removed_at = NULL, updated_at = excluded.updated_at`,
         [
           workflows.map((w) => w.name),
           workflows.map((w) => w.version),
@@ -267,13 +267,24 @@ export class PostgresStore implements Store {
           workflows.map((w) => w.source),
           workflows.map((w) => (w.schedule ? JSON.stringify(w.schedule) : null)),
           workflows.map((w) => w.local ?? false),
+          workflows.map((w) => (w.params ? JSON.stringify(w.params) : null)),
         ],
       );
       await this.notify(c);
     });
   }
+  async removeWorkflows(names: readonly string[]): Promise<void> {
+    if (names.length === 0) return this.ready();
+    await this.tx(async (c) => {
+      await c.query("UPDATE workflows SET removed_at = now_ms(), updated_at = now_ms() WHERE name = ANY($1::text[]) AND removed_at IS NULL", [[...names]]);
+      await this.notify(c);
+    });
+  }
   listWorkflows(): Promise<WorkflowInfo[]> {
     return this.reads.listWorkflows();
+  }
+  getWorkflow(name: string): Promise<WorkflowInfo | null> {
+    return this.reads.getWorkflow(name);
   }
   async putBundle(hash: string, code: string): Promise<void> {
     await this.ready();

@@ -1,4 +1,5 @@
 import type { ApprovalEvent, ResolveWaitOutcome, ResolveWaitRequest, RunStatus } from "../types.js";
+import { waitOutcome } from "../wait-outcome.js";
 import type { Statements } from "./statements.js";
 
 /** Resolves one pending wait or approval (see `Store.resolveWait`) and audits the attempt. In the caller's transaction. */
@@ -10,15 +11,18 @@ export function resolveWait(s: Statements, req: ResolveWaitRequest, now: number)
 
 function decide(s: Statements, req: ResolveWaitRequest, now: number): ResolveWaitOutcome {
   const run = s.get("SELECT status, created_by FROM runs WHERE id = ?").get(req.runId) as { status: RunStatus; created_by: string | null } | undefined;
-  if (!run) return "not-found";
-  const step = s.get("SELECT kind, status, wake_at FROM steps WHERE run_id = ? AND key = ?").get(req.runId, req.key) as
-    | { kind: string; status: string; wake_at: number | null }
+  const step = s.get("SELECT kind, status, wake_at, finished_at FROM steps WHERE run_id = ? AND key = ?").get(req.runId, req.key) as
+    | { kind: string; status: string; wake_at: number | null; finished_at: number | null }
     | undefined;
-  if (!step || step.kind !== req.kind) return "not-found";
-  if (step.status !== "pending") return "already-decided";
-  if (step.wake_at !== null && step.wake_at <= now) return "expired";
-  if (run.status !== "waiting") return "not-waiting";
-  if (req.creatorMayDecide === false && run.created_by !== null && run.created_by === (req.audit?.actor ?? null)) return "forbidden";
+  const outcome = waitOutcome(
+    {
+      run: run ? { status: run.status, createdBy: run.created_by } : null,
+      step: step ? { kind: step.kind, status: step.status, wakeAt: step.wake_at, finishedAt: step.finished_at } : null,
+    },
+    req,
+    now,
+  );
+  if (outcome !== "resolved") return outcome;
   s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?").run(req.value, now, req.runId, req.key);
   s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ?").run(now, now, req.runId);
   return "resolved";

@@ -40,7 +40,12 @@ export class SqliteReads {
   }
 
   listWorkflows(): WorkflowInfo[] {
-    return (this.s.get("SELECT * FROM workflows ORDER BY name").all() as Parameters<typeof toWorkflow>[0][]).map(toWorkflow);
+    return (this.s.get("SELECT * FROM workflows WHERE removed_at IS NULL ORDER BY name").all() as Parameters<typeof toWorkflow>[0][]).map(toWorkflow);
+  }
+
+  getWorkflow(name: string): WorkflowInfo | null {
+    const row = this.s.get("SELECT * FROM workflows WHERE name = ?").get(name) as Parameters<typeof toWorkflow>[0] | undefined;
+    return row ? toWorkflow(row) : null;
   }
 }
 

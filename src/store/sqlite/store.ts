@@ -316,20 +316,31 @@ export class SqliteStore implements Store {
   async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
     const now = this.clock.now();
     const upsert = this.s.get(
-      `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, params, removed_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
        ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
          backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
-         schedule = excluded.schedule, local = excluded.local, updated_at = excluded.updated_at`,
+         schedule = excluded.schedule, local = excluded.local, params = excluded.params, removed_at = NULL, updated_at = excluded.updated_at`,
     );
     this.tx(() => {
       for (const w of workflows) {
-        upsert.run(w.name, w.version, w.queue, w.maxAttempts, w.backoff.base, w.backoff.max, w.source, w.schedule ? JSON.stringify(w.schedule) : null, w.local ? 1 : 0, now);
+        const params = w.params ? JSON.stringify(w.params) : null;
+        upsert.run(w.name, w.version, w.queue, w.maxAttempts, w.backoff.base, w.backoff.max, w.source, w.schedule ? JSON.stringify(w.schedule) : null, w.local ? 1 : 0, params, now);
       }
+    });
+  }
+  async removeWorkflows(names: readonly string[]): Promise<void> {
+    const now = this.clock.now();
+    const mark = this.s.get("UPDATE workflows SET removed_at = ?, updated_at = ? WHERE name = ? AND removed_at IS NULL");
+    this.tx(() => {
+      for (const name of names) mark.run(now, now, name);
     });
   }
   async listWorkflows(): Promise<WorkflowInfo[]> {
     return this.r.listWorkflows();
+  }
+  async getWorkflow(name: string): Promise<WorkflowInfo | null> {
+    return this.r.getWorkflow(name);
   }
   async putBundle(hash: string, code: string): Promise<void> {
     this.s.get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)").run(hash, code, this.clock.now());
