@@ -18,10 +18,11 @@
  * database clock on Postgres).
  */
 import type { BackoffPolicy } from "../core/backoff.js";
+import type { RunStatus } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
 
-/** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"). */
-export type RunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+/** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"); names and Tako's aliases in `core/run-status.ts`. */
+export type { RunStatus };
 
 /** Statuses a run never leaves. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "cancelled"];
