@@ -3,8 +3,8 @@ import { type CronSchedule, parseSchedule, type ScheduleInput } from "../core/cr
 import { validateWorkflowName } from "../core/ids.js";
 import type { RunId } from "../core/ids.js";
 import type { WorkflowContext } from "./context.js";
-import { InvalidInputError, SluiceUnavailableError } from "./errors.js";
-import { currentRuntime } from "./runtime.js";
+import { InvalidInputError, SluiceUnavailableError, type UnavailableErrorFactory } from "./errors.js";
+import { acquireRuntime, type SluiceRuntime } from "./runtime.js";
 import type { EnqueueOptions, RunHandle } from "./types.js";
 
 /** Options of {@link defineWorkflow}. */
@@ -52,7 +52,10 @@ export interface WorkflowDefinition<P = unknown, R = unknown> {
   /**
    * Enqueues a run and returns its id (your `id` when given). Repeating an `id` with the
    * same payload returns the same run, in any status.
-   * @throws SluiceUnavailableError when no engine runs in this process
+   * Outside an engine's process it enqueues into the database named by
+   * `SLUICE_DATABASE` / `SLUICE_DATABASE_URL` (a producer: no worker runs here).
+   * @throws SluiceUnavailableError (`TakoError("TAKO_UNAVAILABLE")` from `tako.sh`) when
+   *   no engine runs in this process and none is configured, or its database cannot be reached
    * @throws RunIdConflictError when `id` belongs to another workflow or payload
    * @example const runId = await fulfillOrder.enqueue({ orderId: "ord_123" });
    */
@@ -78,6 +81,17 @@ export type AnyWorkflow = WorkflowDefinition<any, any>;
  * @throws InvalidInputError for a bad name, retries or backoff; InvalidScheduleError for a bad schedule
  */
 export function defineWorkflow<P = unknown, R = unknown>(name: string, options: WorkflowOptions<P, R>): WorkflowDefinition<P, R> {
+  return createWorkflow(name, options, sluiceUnavailable);
+}
+
+/** The `.enqueue()` error of `sluice`'s own definitions. */
+export const sluiceUnavailable: UnavailableErrorFactory = (what, cause) => new SluiceUnavailableError(what, { cause });
+
+/**
+ * {@link defineWorkflow} with the error `.enqueue()` throws when it has nowhere to go;
+ * a compatibility entry point passes its own (`tako.sh`: `TakoError`).
+ */
+export function createWorkflow<P, R>(name: string, options: WorkflowOptions<P, R>, unavailable: UnavailableErrorFactory): WorkflowDefinition<P, R> {
   validateWorkflowName(name);
   if (!options || typeof options.handler !== "function") {
     throw new InvalidInputError(`workflow ${JSON.stringify(name)} needs a handler: defineWorkflow("${name}", { handler: async (payload, ctx) => { ... } })`);
@@ -100,12 +114,26 @@ export function defineWorkflow<P = unknown, R = unknown>(name: string, options: 
       return (await def.start(payload, enqueueOptions)).id;
     },
     async start(payload, enqueueOptions) {
-      const runtime = currentRuntime();
-      if (!runtime) throw new SluiceUnavailableError(`enqueueing ${JSON.stringify(name)}`);
-      return (await runtime.enqueueRun(name, payload, enqueueOptions)) as RunHandle<Awaited<R>>;
+      const runtime = await requireRuntime(`enqueueing ${JSON.stringify(name)}`, unavailable);
+      return (await runtime.enqueueRun(def, payload, enqueueOptions)) as RunHandle<Awaited<R>>;
     },
   };
   return Object.freeze(def);
+}
+
+/**
+ * The runtime an SDK call goes to ({@link acquireRuntime}).
+ * @throws the `unavailable` error when there is none, with the connector's error as its cause
+ */
+export async function requireRuntime(what: string, unavailable: UnavailableErrorFactory): Promise<SluiceRuntime> {
+  let runtime: SluiceRuntime | null;
+  try {
+    runtime = await acquireRuntime();
+  } catch (err) {
+    throw unavailable(what, err);
+  }
+  if (!runtime) throw unavailable(what);
+  return runtime;
 }
 
 /** True when `value` is a workflow made by {@link defineWorkflow} (from any copy of the SDK). */
