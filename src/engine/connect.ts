@@ -6,7 +6,7 @@
  * scheduler, nothing claimed in this process. `sluice dev`, `sluice worker` or
  * `sluice server` on the same database run the work.
  */
-import { storeReady } from "../store/open.js";
+import { openStore, storeReady } from "../store/open.js";
 import type { RuntimeConnector } from "../sdk/runtime.js";
 import { createEngine, type Engine } from "./engine.js";
 
@@ -38,12 +38,15 @@ export function environmentConnector(env: Record<string, string | undefined> = p
 }
 
 async function openProducer(database: string): Promise<Engine> {
+  // Idle Postgres connections must not keep an app's script alive after its enqueue.
+  const store = openStore(database, { allowExitOnIdle: true });
   // The engine installs itself as this process's runtime; later calls find it directly.
-  const engine = createEngine({ database, worker: false, scheduler: false, captureConsole: false });
+  const engine = createEngine({ store, worker: false, scheduler: false, captureConsole: false });
   try {
-    await storeReady(engine.store);
+    await storeReady(store);
   } catch (err) {
     await engine.stop().catch(() => {});
+    await store.close().catch(() => {});
     throw err;
   }
   return engine;

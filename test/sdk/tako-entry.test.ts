@@ -23,6 +23,7 @@ afterEach(async () => {
   // Stop the producer engine a test opened (it installed itself as this process's runtime).
   const engine = currentRuntime() as Engine | undefined;
   await engine?.stop();
+  await engine?.store.close(); // a producer's store is opened by the connector, not owned by the engine
 });
 
 const order = defineWorkflow<{ orderId: string }>("fulfill-order", { retries: 4, handler: async (p) => p.orderId });
