@@ -5,6 +5,7 @@
  * sees the same engine and the same execution context.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { SluiceUnavailableError, type UnavailableErrorFactory } from "./errors.js";
 import type { RunHandle, EnqueueOptions } from "./types.js";
 import type { AnyWorkflow } from "./workflow.js";
 
@@ -91,6 +92,25 @@ export async function acquireRuntime(): Promise<SluiceRuntime | null> {
   const connector = globalRuntime().connector;
   return connector ? connector() : null;
 }
+
+/**
+ * The runtime an SDK call goes to ({@link acquireRuntime}).
+ * @param what the call, for the message (e.g. `enqueueing "fulfill-order"`)
+ * @throws the `unavailable` error when there is none, with the connector's error as its cause
+ */
+export async function requireRuntime(what: string, unavailable: UnavailableErrorFactory): Promise<SluiceRuntime> {
+  let runtime: SluiceRuntime | null;
+  try {
+    runtime = await acquireRuntime();
+  } catch (err) {
+    throw unavailable(what, err);
+  }
+  if (!runtime) throw unavailable(what);
+  return runtime;
+}
+
+/** The error of `sluice`'s own `.enqueue()` and `signal()` when they have nowhere to go. */
+export const sluiceUnavailable: UnavailableErrorFactory = (what, cause) => new SluiceUnavailableError(what, { cause });
 
 /** Makes `engine` the process default (called by an engine when it starts). */
 export function installRuntime(engine: SluiceRuntime): void {

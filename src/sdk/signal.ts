@@ -1,5 +1,5 @@
 import { type UnavailableErrorFactory } from "./errors.js";
-import { requireRuntime, sluiceUnavailable } from "./workflow.js";
+import { requireRuntime, sluiceUnavailable } from "./runtime.js";
 
 /**
  * Wakes every run waiting on `event` (via `ctx.waitFor(event)`) with `payload`, and

@@ -3,8 +3,8 @@ import { type CronSchedule, parseSchedule, type ScheduleInput } from "../core/cr
 import { validateWorkflowName } from "../core/ids.js";
 import type { RunId } from "../core/ids.js";
 import type { WorkflowContext } from "./context.js";
-import { InvalidInputError, SluiceUnavailableError, type UnavailableErrorFactory } from "./errors.js";
-import { acquireRuntime, type SluiceRuntime } from "./runtime.js";
+import { InvalidInputError, type UnavailableErrorFactory } from "./errors.js";
+import { requireRuntime, sluiceUnavailable } from "./runtime.js";
 import type { EnqueueOptions, RunHandle } from "./types.js";
 
 /** Options of {@link defineWorkflow}. */
@@ -84,9 +84,6 @@ export function defineWorkflow<P = unknown, R = unknown>(name: string, options: 
   return createWorkflow(name, options, sluiceUnavailable);
 }
 
-/** The `.enqueue()` error of `sluice`'s own definitions. */
-export const sluiceUnavailable: UnavailableErrorFactory = (what, cause) => new SluiceUnavailableError(what, { cause });
-
 /**
  * {@link defineWorkflow} with the error `.enqueue()` throws when it has nowhere to go;
  * a compatibility entry point passes its own (`tako.sh`: `TakoError`).
@@ -119,21 +116,6 @@ export function createWorkflow<P, R>(name: string, options: WorkflowOptions<P, R
     },
   };
   return Object.freeze(def);
-}
-
-/**
- * The runtime an SDK call goes to ({@link acquireRuntime}).
- * @throws the `unavailable` error when there is none, with the connector's error as its cause
- */
-export async function requireRuntime(what: string, unavailable: UnavailableErrorFactory): Promise<SluiceRuntime> {
-  let runtime: SluiceRuntime | null;
-  try {
-    runtime = await acquireRuntime();
-  } catch (err) {
-    throw unavailable(what, err);
-  }
-  if (!runtime) throw unavailable(what);
-  return runtime;
 }
 
 /** True when `value` is a workflow made by {@link defineWorkflow} (from any copy of the SDK). */
