@@ -12,12 +12,16 @@
  * console.log(await run.result()); // "hello world"
  * await engine.stop();
  */
+import { installEnvironmentConnector } from "./entry-runtime.js";
+
 export { defineWorkflow, isWorkflow } from "./sdk/workflow.js";
 export type { AnyWorkflow, WorkflowDefinition, WorkflowOptions } from "./sdk/workflow.js";
 export { signal } from "./sdk/signal.js";
 export type { Logger, StepContext, StepOptions, WaitOptions, WorkflowContext } from "./sdk/context.js";
 export type { EnqueueOptions, RunHandle, RunInfo } from "./sdk/types.js";
 export * from "./sdk/errors.js";
+export { TakoError } from "./sdk/tako/errors.js";
+export type { TakoErrorCode } from "./sdk/tako/errors.js";
 export { workflow, task, taskScript, taskFlow, step, sleep, waitForApproval, getResumeUrls, parallel, TaskError } from "./sdk/windmill/index.js";
 export type { TaskOptions, ApprovalOptions, ApprovalResult, ResumeUrls, WacWorkflow, TaskFn, PathTask } from "./sdk/windmill/index.js";
 export { createEngine, Engine } from "./engine/engine.js";
@@ -30,3 +34,5 @@ export type { RunId } from "./core/ids.js";
 export type { SerializedError } from "./core/serde.js";
 export type { BackoffPolicy } from "./core/backoff.js";
 export type { Retention } from "./core/retention.js";
+
+installEnvironmentConnector();

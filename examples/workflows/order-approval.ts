@@ -6,8 +6,9 @@ export default defineWorkflow<{ orderId: string }>("order-approval", {
     const decision = await ctx.waitFor<{ approved: boolean; by: string }>(`approval:order-${payload.orderId}`, {
       timeout: 7 * 24 * 60 * 60 * 1000,
     });
-    if (decision === null) ctx.bail("approval timed out");
-    if (!decision.approved) ctx.bail(`rejected by ${decision.by}`);
+    // `return` lets TypeScript narrow `decision` (bail never returns either way).
+    if (decision === null) return ctx.bail("approval timed out");
+    if (!decision.approved) return ctx.bail(`rejected by ${decision.by}`);
     return { approvedBy: decision.by };
   },
 });

@@ -3,19 +3,12 @@ import { toMillis } from "../core/duration.js";
 import { isAcceptedTime } from "../core/time.js";
 import { parseUserJson } from "../core/serde.js";
 import { InvalidInputError } from "../sdk/errors.js";
-import type { RunStatus } from "../store/types.js";
+import type { RunStatus } from "../core/run-status.js";
+import { parseStatusFilter } from "../core/status-filter.js";
 
-const STATUSES: RunStatus[] = ["pending", "running", "waiting", "succeeded", "failed", "cancelled"];
-
-/** `--status a,b`: run statuses; `dead` (Tako's word) means `failed`. */
+/** `--status a,b`: run statuses, or Tako's names for them (`dead` means `failed`). */
 export function parseStatuses(value: string): RunStatus[] {
-  return value.split(",").map((raw) => {
-    const s = raw.trim() === "dead" ? "failed" : raw.trim();
-    if (!STATUSES.includes(s as RunStatus)) {
-      throw new InvalidInputError(`unknown status "${raw}" for --status: use ${STATUSES.join(", ")} (or dead)`, { code: "INVALID_STATUS" });
-    }
-    return s as RunStatus;
-  });
+  return parseStatusFilter(value, "--status");
 }
 
 /** A positive whole number option. */

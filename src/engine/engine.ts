@@ -326,12 +326,18 @@ export class Engine implements SluiceRuntime {
     return this.waiters.wait(id, timeoutMs);
   }
 
+  /**
+   * The settings a new run of `workflow` starts from: this engine's registered
+   * definition, else the one a worker published, else (given a definition, as
+   * `.enqueue()` does in a producer process that registers nothing) the definition's own.
+   */
   private async defaultsFor(workflow: string | AnyWorkflow): Promise<WorkflowDefaults> {
-    if (typeof workflow !== "string") return workflow;
-    const local = this.registry.get(workflow)?.def;
+    const name = typeof workflow === "string" ? workflow : workflow.name;
+    const local = this.registry.get(name)?.def;
     if (local) return local;
-    const published = await this.store.getWorkflow(workflow);
+    const published = await this.store.getWorkflow(name);
     if (published && !published.removedAt) return published;
+    if (typeof workflow !== "string") return workflow;
     const known = new Set([...this.registry.names(), ...(await this.store.listWorkflows()).map((w) => w.name)]);
     throw new UnknownWorkflowError(workflow, [...known].sort(), published ? { source: published.source } : undefined);
   }

@@ -4,9 +4,8 @@
  */
 import { isAcceptedTime } from "../core/time.js";
 import { InvalidInputError } from "../sdk/errors.js";
-import type { RunFilter, RunStatus } from "../store/types.js";
-
-const STATUSES: RunStatus[] = ["pending", "running", "waiting", "succeeded", "failed", "cancelled"];
+import { parseStatusFilter } from "../core/status-filter.js";
+import type { RunFilter } from "../store/types.js";
 
 /** A JSON body that must be an object (an absent body is `{}`). */
 export function bodyObject(body: unknown, example: string): Record<string, unknown> {
@@ -67,15 +66,7 @@ export interface RunListQuery {
 /** Parses `GET /api/runs` query parameters. */
 export function parseRunListQuery(q: Record<string, string | undefined>): RunListQuery {
   const filter: RunFilter = {};
-  if (q.status) {
-    filter.status = q.status.split(",").map((raw) => {
-      const s = raw.trim() === "dead" ? "failed" : raw.trim();
-      if (!STATUSES.includes(s as RunStatus)) {
-        throw new InvalidInputError(`unknown status "${raw}": use ${STATUSES.join(", ")}`, { code: "INVALID_STATUS" });
-      }
-      return s as RunStatus;
-    });
-  }
+  if (q.status) filter.status = parseStatusFilter(q.status, '"status"');
   if (q.workflow) filter.workflow = q.workflow;
   if (q.parent) filter.parentId = q.parent;
   if (q.createdAfter) filter.createdAfter = parseTime(q.createdAfter, "createdAfter");

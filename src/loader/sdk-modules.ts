@@ -5,6 +5,7 @@
  * instance (and its execution context) with the engine that runs it.
  */
 import * as sluice from "../index.js";
+import * as tako from "../sdk/tako/index.js";
 import * as windmill from "../sdk/windmill/index.js";
 
 const KEY = Symbol.for("sluice.sdk-modules.v1");
@@ -12,16 +13,16 @@ const KEY = Symbol.for("sluice.sdk-modules.v1");
 /** Specifier → namespace object. */
 export type SdkModules = Record<string, Record<string, unknown>>;
 
-/** `tako.sh`: the durable-workflow part of Tako's JavaScript SDK (seed 002). */
-const takoSh = {
-  defineWorkflow: sluice.defineWorkflow,
-  signal: sluice.signal,
-};
-
-/** The compatibility entry points and the native one. More are added by `registerSdkModule`. */
+/**
+ * The native entry point and the compatibility ones, under the package's subpaths and
+ * under the seeds' package names (the same namespaces the `tako.sh` and
+ * `windmill-client` packages re-export). More are added by `registerSdkModule`.
+ */
 const modules: SdkModules = {
   sluice: { ...sluice },
-  "tako.sh": takoSh,
+  "sluice/tako": { ...tako },
+  "sluice/windmill": { ...windmill },
+  "tako.sh": { ...tako },
   "windmill-client": { ...windmill },
 };
 

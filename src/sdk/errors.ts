@@ -135,15 +135,35 @@ export class WorkflowSuspendedError extends SluiceError {
   }
 }
 
-/** No Sluice engine is running in this process, so `.enqueue()` or `signal()` has nowhere to go. */
+/**
+ * No Sluice engine runs in this process and none could be opened, so `.enqueue()` or
+ * `signal()` has nowhere to go. With a `cause`, the process is configured for a
+ * database (`SLUICE_DATABASE`, `SLUICE_DATABASE_URL`) that could not be reached.
+ */
 export class SluiceUnavailableError extends SluiceError {
-  constructor(what: string) {
-    super(
-      "UNAVAILABLE",
-      `${what} needs a Sluice engine in this process: create one with createEngine() (or run the code under \`sluice dev\` / \`sluice worker\`)`,
-    );
+  constructor(what: string, options?: { cause?: unknown }) {
+    super("UNAVAILABLE", unavailableMessage(what, options?.cause), options);
   }
 }
+
+/**
+ * The message of every "nowhere to send this" error (`SluiceUnavailableError`, and
+ * `TakoError("TAKO_UNAVAILABLE")` from `tako.sh`): what failed and how to fix it.
+ */
+export function unavailableMessage(what: string, cause?: unknown): string {
+  if (cause !== undefined) {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return `${what} could not reach the Sluice database set by SLUICE_DATABASE_URL / SLUICE_DATABASE: ${reason}`;
+  }
+  return (
+    `${what} needs a Sluice engine: set SLUICE_DATABASE (a SQLite file, e.g. the .sluice/sluice.db of \`sluice dev\`) ` +
+    "or SLUICE_DATABASE_URL (postgres://…) in this process's environment, create one with createEngine(), " +
+    "or run the code under `sluice dev` / `sluice worker`"
+  );
+}
+
+/** Makes the error a server-only SDK call throws when it has nowhere to go (see {@link unavailableMessage}). */
+export type UnavailableErrorFactory = (what: string, cause?: unknown) => Error;
 
 /** The code version a run started with is no longer available to this worker. */
 export class CodeVersionMissingError extends SluiceError {

@@ -5,11 +5,17 @@
  * sees the same engine and the same execution context.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { SluiceUnavailableError, type UnavailableErrorFactory } from "./errors.js";
 import type { RunHandle, EnqueueOptions } from "./types.js";
+import type { AnyWorkflow } from "./workflow.js";
 
 /** What the SDK needs of an engine; implemented by `engine/engine.ts`. */
 export interface SluiceRuntime {
-  enqueueRun(workflow: string, payload: unknown, options?: EnqueueOptions): Promise<RunHandle<unknown>>;
+  /**
+   * Enqueues a run of `workflow`. Given a definition, an engine that does not know its
+   * name (a producer process) uses the definition's own settings.
+   */
+  enqueueRun(workflow: string | AnyWorkflow, payload: unknown, options?: EnqueueOptions): Promise<RunHandle<unknown>>;
   signal(event: string, payload?: unknown): Promise<number>;
 }
 
@@ -23,9 +29,18 @@ export interface ExecutionScope {
   readonly runtime: SluiceRuntime;
 }
 
+/**
+ * Opens a runtime for code that runs outside any engine (an app's HTTP process calling
+ * `.enqueue()`), or resolves null when this process is not configured for one.
+ * Rejects when it is configured but cannot reach its store.
+ */
+export type RuntimeConnector = () => Promise<SluiceRuntime | null>;
+
 interface GlobalRuntime {
   als: AsyncLocalStorage<ExecutionScope>;
   engines: SluiceRuntime[];
+  /** Set by the package's entry points (`sluice`, `sluice/tako`): see `engine/connect.ts`. */
+  connector?: RuntimeConnector;
 }
 
 const KEY = Symbol.for("sluice.runtime.v1");
@@ -56,6 +71,46 @@ export function currentRuntime(): SluiceRuntime | undefined {
   const engines = globalRuntime().engines;
   return engines[engines.length - 1];
 }
+
+/**
+ * Sets how {@link acquireRuntime} connects when no engine runs in this process. The
+ * package's entry points set the environment connector (`engine/connect.ts`); the SDK
+ * itself never opens a store.
+ */
+export function setRuntimeConnector(connector: RuntimeConnector): void {
+  globalRuntime().connector = connector;
+}
+
+/**
+ * The engine an `.enqueue()` or `signal()` goes to: {@link currentRuntime}, else one
+ * opened by the process's connector; null when there is none.
+ * @throws whatever the connector throws when the configured store cannot be reached
+ */
+export async function acquireRuntime(): Promise<SluiceRuntime | null> {
+  const runtime = currentRuntime();
+  if (runtime) return runtime;
+  const connector = globalRuntime().connector;
+  return connector ? connector() : null;
+}
+
+/**
+ * The runtime an SDK call goes to ({@link acquireRuntime}).
+ * @param what the call, for the message (e.g. `enqueueing "fulfill-order"`)
+ * @throws the `unavailable` error when there is none, with the connector's error as its cause
+ */
+export async function requireRuntime(what: string, unavailable: UnavailableErrorFactory): Promise<SluiceRuntime> {
+  let runtime: SluiceRuntime | null;
+  try {
+    runtime = await acquireRuntime();
+  } catch (err) {
+    throw unavailable(what, err);
+  }
+  if (!runtime) throw unavailable(what);
+  return runtime;
+}
+
+/** The error of `sluice`'s own `.enqueue()` and `signal()` when they have nowhere to go. */
+export const sluiceUnavailable: UnavailableErrorFactory = (what, cause) => new SluiceUnavailableError(what, { cause });
 
 /** Makes `engine` the process default (called by an engine when it starts). */
 export function installRuntime(engine: SluiceRuntime): void {

@@ -5,8 +5,8 @@ import { validateWorkflowName } from "../core/ids.js";
 import type { ParamSpec } from "../core/params.js";
 import type { RunId } from "../core/ids.js";
 import type { WorkflowContext } from "./context.js";
-import { InvalidInputError, SluiceUnavailableError } from "./errors.js";
-import { currentRuntime } from "./runtime.js";
+import { InvalidInputError, type UnavailableErrorFactory } from "./errors.js";
+import { requireRuntime, sluiceUnavailable } from "./runtime.js";
 import type { EnqueueOptions, RunHandle } from "./types.js";
 
 /** Options of {@link defineWorkflow}. */
@@ -58,7 +58,10 @@ export interface WorkflowDefinition<P = unknown, R = unknown> {
   /**
    * Enqueues a run and returns its id (your `id` when given). Repeating an `id` with the
    * same payload returns the same run, in any status.
-   * @throws SluiceUnavailableError when no engine runs in this process
+   * Outside an engine's process it enqueues into the database named by
+   * `SLUICE_DATABASE` / `SLUICE_DATABASE_URL` (a producer: no worker runs here).
+   * @throws SluiceUnavailableError (`TakoError("TAKO_UNAVAILABLE")` from `tako.sh`) when
+   *   no engine runs in this process and none is configured, or its database cannot be reached
    * @throws RunIdConflictError when `id` belongs to another workflow or payload
    * @example const runId = await fulfillOrder.enqueue({ orderId: "ord_123" });
    */
@@ -84,6 +87,14 @@ export type AnyWorkflow = WorkflowDefinition<any, any>;
  * @throws InvalidInputError for a bad name, retries or backoff; InvalidScheduleError for a bad schedule
  */
 export function defineWorkflow<P = unknown, R = unknown>(name: string, options: WorkflowOptions<P, R>): WorkflowDefinition<P, R> {
+  return createWorkflow(name, options, sluiceUnavailable);
+}
+
+/**
+ * {@link defineWorkflow} with the error `.enqueue()` throws when it has nowhere to go;
+ * a compatibility entry point passes its own (`tako.sh`: `TakoError`).
+ */
+export function createWorkflow<P, R>(name: string, options: WorkflowOptions<P, R>, unavailable: UnavailableErrorFactory): WorkflowDefinition<P, R> {
   validateWorkflowName(name);
   if (!options || typeof options.handler !== "function") {
     throw new InvalidInputError(`workflow ${JSON.stringify(name)} needs a handler: defineWorkflow("${name}", { handler: async (payload, ctx) => { ... } })`);
@@ -107,9 +118,8 @@ export function defineWorkflow<P = unknown, R = unknown>(name: string, options: 
       return (await def.start(payload, enqueueOptions)).id;
     },
     async start(payload, enqueueOptions) {
-      const runtime = currentRuntime();
-      if (!runtime) throw new SluiceUnavailableError(`enqueueing ${JSON.stringify(name)}`);
-      return (await runtime.enqueueRun(name, payload, enqueueOptions)) as RunHandle<Awaited<R>>;
+      const runtime = await requireRuntime(`enqueueing ${JSON.stringify(name)}`, unavailable);
+      return (await runtime.enqueueRun(def, payload, enqueueOptions)) as RunHandle<Awaited<R>>;
     },
   };
   return Object.freeze(def);

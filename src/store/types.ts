@@ -18,11 +18,12 @@
  * database clock on Postgres).
  */
 import type { BackoffPolicy } from "../core/backoff.js";
+import type { RunStatus } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
 import type { ParamSpec } from "../core/params.js";
 
-/** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"). */
-export type RunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
+/** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"); names and Tako's aliases in `core/run-status.ts`. */
+export type { RunStatus };
 
 /** Statuses a run never leaves. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "cancelled"];

@@ -22,6 +22,8 @@ const example = (name: string) => readFileSync(join(REPO, "examples", "f", "wac"
 const FILES = {
   "f/wac/complete.ts": example("complete.ts"),
   "f/wac/approval_schema.ts": example("approval_schema.ts"),
+  "workflows/boom.ts": `import { defineWorkflow } from "tako.sh";
+export default defineWorkflow("boom", { retries: 0, handler: async () => { throw new Error("kaput"); } });`,
   "workflows/slow.ts": `import { defineWorkflow } from "sluice";
 export default defineWorkflow("slow", {
   handler: async (p: { ms?: number }, ctx) => {
@@ -91,6 +93,25 @@ describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: 
     await expect(page.locator(`tr[data-run="${id}"]`).count()).resolves.toBe(0);
     await page.locator('[data-filter="succeeded"]').click();
     await page.locator(`tr[data-run="${id}"]`).waitFor();
+    expect(browser.errors).toEqual([]);
+  });
+
+  it("runs page: Tako's status name ?status=dead selects the Failed filter, which shows the alias", async () => {
+    const { page } = browser;
+    const dead = await enqueue("boom", {});
+    const alive = await enqueue("slow", { ms: 50 });
+    await untilStatus(dead, (s) => s === "failed");
+    await untilStatus(alive, (s) => s === "succeeded");
+    await page.goto(`${url}/runs?status=dead`);
+    await page.locator(`tr[data-run="${dead}"]`).waitFor({ timeout: 10_000 });
+    expect(await page.locator(`tr[data-run="${alive}"]`).count()).toBe(0);
+    const failed = page.locator('[data-filter="failed"]');
+    expect(await failed.getAttribute("aria-pressed")).toBe("true");
+    expect(await page.locator('[data-filter="all"]').getAttribute("aria-pressed")).toBe("false");
+    expect(await failed.locator('[data-alias="dead"]').innerText()).toBe("dead");
+    expect(await failed.getAttribute("title")).toMatch(/Tako calls this status dead/);
+    expect(await page.locator("[data-alias]").count()).toBe(1);
+    expect(await page.locator(`tr[data-run="${dead}"]`).getAttribute("data-status")).toBe("failed");
     expect(browser.errors).toEqual([]);
   });
 

@@ -89,6 +89,28 @@ describe("list", () => {
     }
   });
 
+  it("takes Tako's status names: ?status=dead lists failed runs, without renaming the status", async () => {
+    const fixed = (globalThis as any).__sluiceFixed;
+    (globalThis as any).__sluiceFixed = false;
+    try {
+      const failed = await h.start("fails", {});
+      const ok = await h.start("hello", { name: "alive" });
+      expect([failed.status, ok.status]).toEqual(["failed", "succeeded"]);
+      const dead = await json(await h.call("GET", "/api/runs?status=dead&limit=500", { token: h.tokens.read }));
+      const deadIds = dead.runs.map((r: any) => r.id);
+      expect(deadIds).toContain(failed.id);
+      expect(deadIds).not.toContain(ok.id);
+      expect(dead.runs.every((r: any) => r.status === "failed")).toBe(true);
+      const both = await json(await h.call("GET", "/api/runs?status=dead,succeeded&limit=500", { token: h.tokens.read }));
+      expect(both.runs.map((r: any) => r.id)).toEqual(expect.arrayContaining([failed.id, ok.id]));
+      const bad = await h.call("GET", "/api/runs?status=zombie", { token: h.tokens.read });
+      expect(bad.status).toBe(400);
+      expect((await json(bad)).error).toMatchObject({ code: "INVALID_STATUS", message: expect.stringMatching(/unknown status "zombie" for "status": use .*dead \(= failed\)/) });
+    } finally {
+      (globalThis as any).__sluiceFixed = fixed;
+    }
+  });
+
   it("topLevel leaves out child tasks; parent lists a run's children", async () => {
     const gate = await h.start("f/open_gate", {}, { until: (r) => r.status === "waiting" });
     await h.call("POST", `/api/runs/${gate.id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true } });

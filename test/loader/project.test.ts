@@ -57,6 +57,32 @@ describe("Project loader", () => {
     ]);
   });
 
+  it("resolves sluice/tako and sluice/windmill like tako.sh and windmill-client: one SDK, one TakoError", async () => {
+    const root = makeProject({
+      "workflows/subpaths.ts": `
+        import { defineWorkflow, TakoError } from "sluice/tako";
+        import { TakoError as FromTakoSh } from "tako.sh";
+        import { step } from "sluice/windmill";
+        import * as wmill from "windmill-client";
+        export default defineWorkflow("subpaths", {
+          handler: async () => ({
+            same: TakoError === FromTakoSh,
+            code: new TakoError("TAKO_UNAVAILABLE").code,
+            windmill: step === wmill.step,
+            kind: TakoError.name,
+          }),
+        });
+      `,
+    });
+    const e = engineFor(root);
+    const report = await new Project(root, e).loadAll();
+    expect(report.errors).toEqual([]);
+    await e.start();
+    const { TakoError } = await import("../../src/tako.js");
+    const result = await (await e.enqueueRun("subpaths", {})).result({ timeoutMs: 5000 });
+    expect(result).toEqual({ same: true, code: "TAKO_UNAVAILABLE", windmill: true, kind: TakoError.name });
+  });
+
   it("reports a broken module with its file and line and keeps loading the others", async () => {
     const root = makeProject({
       "workflows/broken.ts": `import { defineWorkflow } from "tako.sh";\nexport default defineWorkflow("broken", { handler: async () => { return ; } ) });\n`,

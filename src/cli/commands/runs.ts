@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { describeStatusNames } from "../../core/run-status.js";
 import { json, type CommandContext } from "../command.js";
 import { runsTable } from "../format.js";
 import { runJson } from "../json.js";
@@ -10,7 +11,7 @@ export function registerRuns(program: Command, cx: CommandContext): void {
   program
     .command("runs")
     .description("list runs, newest first")
-    .option("--status <list>", "only these statuses, comma-separated: pending, running, waiting, succeeded, failed (dead), cancelled")
+    .option("--status <list>", `only these statuses, comma-separated: ${describeStatusNames()}`)
     .option("--workflow <name>", "only runs of this workflow")
     .option("--limit <n>", "how many (default 20)", "20")
     .option(...DIR_OPTION)

@@ -49,7 +49,7 @@ const PATHS: Record<string, Json> = {
   "/api/runs": {
     get: op("read", "List runs, newest first", {
       parameters: [
-        query("status", "comma-separated statuses (dead = failed)"),
+        query("status", "comma-separated statuses; Tako's names are accepted too (dead = failed)"),
         query("workflow", "workflow name"),
         query("parent", "only children of this run"),
         query("topLevel", "true: only runs without a parent", { type: "boolean" }),

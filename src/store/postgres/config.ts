@@ -18,6 +18,11 @@ export interface PostgresOptions {
   auditClaims?: boolean;
   /** Name shown in `pg_stat_activity.application_name`. Default `sluice`. */
   applicationName?: string;
+  /**
+   * Idle pooled connections do not keep the process alive (a producer script exits once
+   * its work is done instead of after the pool's idle timeout). Default false.
+   */
+  allowExitOnIdle?: boolean;
 }
 
 /** A parsed connection setting. */
@@ -77,6 +82,7 @@ export function parsePostgresTarget(url: string, options: PostgresOptions = {}):
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       connectionTimeoutMillis: 10_000,
+      allowExitOnIdle: options.allowExitOnIdle ?? false,
     },
     schema,
     poolSize,

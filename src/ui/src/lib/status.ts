@@ -1,4 +1,5 @@
 /** Run and step statuses for display: labels, and the CSS class that colours them. */
+import { aliasesOf, resolveStatusName } from "../../../core/run-status";
 import type { ApiRunStatus } from "../../../http/api-types";
 
 /** Every display status: run statuses plus diagram/timeline states. */
@@ -27,3 +28,9 @@ const LABELS: Record<DisplayStatus, string> = {
 
 /** People's word for a status. */
 export const statusLabel = (s: DisplayStatus) => LABELS[s];
+
+/** Tako's names for a run status (`failed` → `["dead"]`), shown beside the filter. */
+export const statusAliases = (s: ApiRunStatus): string[] => aliasesOf(s);
+
+/** The run status a `?status=` value selects: a status, or Tako's name for one (`dead`); null otherwise. */
+export const selectedStatus = (value: string | null): ApiRunStatus | null => (value ? resolveStatusName(value) : null);

@@ -7,7 +7,7 @@ import { useApi } from "../api/use-api";
 import { LoadError } from "../components/ErrorBlock";
 import { RunsTable } from "../components/RunsTable";
 import { useNow, useTitle } from "../hooks";
-import { RUN_STATUSES, statusLabel } from "../lib/status";
+import { RUN_STATUSES, selectedStatus, statusAliases, statusLabel } from "../lib/status";
 
 const PAGE = 50;
 
@@ -16,6 +16,8 @@ export function RunsPage() {
   useTitle("Runs");
   const [params, setParams] = useSearchParams();
   const status = params.get("status");
+  // `?status=dead` (Tako's name) selects the Failed filter; the API takes the alias as typed.
+  const selected = selectedStatus(status);
   const workflow = params.get("workflow");
   const tasks = params.get("tasks") === "1";
   const [limit, setLimit] = useState(PAGE);
@@ -48,17 +50,33 @@ export function RunsPage() {
       </header>
       <div className="toolbar">
         <div className="segmented" role="group" aria-label="Status">
-          {filters.map((s) => (
-            <button key={s ?? "all"} className={(status ?? null) === s ? "on" : ""} aria-pressed={(status ?? null) === s} onClick={() => set("status", s)} data-filter={s ?? "all"}>
-              {s ? (
-                <>
-                  <span className={`dot st-${s}`} /> {statusLabel(s)}
-                </>
-              ) : (
-                "All"
-              )}
-            </button>
-          ))}
+          {filters.map((s) => {
+            const on = status === null ? s === null : selected === s;
+            const aliases = s ? statusAliases(s) : [];
+            return (
+              <button
+                key={s ?? "all"}
+                className={on ? "on" : ""}
+                aria-pressed={on}
+                onClick={() => set("status", s)}
+                data-filter={s ?? "all"}
+                title={aliases.length ? `Tako calls this status ${aliases.join(", ")} (?status=${aliases[0]} works too)` : undefined}
+              >
+                {s ? (
+                  <>
+                    <span className={`dot st-${s}`} /> {statusLabel(s)}
+                    {aliases.map((a) => (
+                      <span key={a} className="alias" data-alias={a}>
+                        {a}
+                      </span>
+                    ))}
+                  </>
+                ) : (
+                  "All"
+                )}
+              </button>
+            );
+          })}
         </div>
         <span className="spacer" />
         <select aria-label="Workflow" value={workflow ?? ""} onChange={(e) => set("workflow", e.target.value || null)}>
