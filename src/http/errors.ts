@@ -93,6 +93,8 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   RESUME_TOKEN_INVALID: 403,
   RESUME_TOKEN_EXPIRED: 410,
   DIAGRAM_SYNTAX_ERROR: 422,
+  // The group's worker lane crashed at startup (see lanes/crash-record.ts): retry once it is fixed.
+  LANE_CRASHED: 503,
 };
 
 /** The HTTP status an error is answered with: its own for {@link HttpError}, 400 for bad input, 500 otherwise. */

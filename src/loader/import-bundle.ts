@@ -3,6 +3,11 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { install } from "./sdk-modules.js";
 
+/** True when the bundle of version `hash` is already written under `<root>/.sluice/bundles/`. */
+export function bundleFileExists(root: string, hash: string): boolean {
+  return existsSync(join(root, ".sluice", "bundles", `${hash}.mjs`));
+}
+
 /**
  * Imports a bundle by writing it to `<root>/.sluice/bundles/<hash>.mjs` (once) and
  * loading that file; Node caches it, so one version is evaluated once per process.

@@ -9,7 +9,7 @@ import type { Engine } from "../engine/engine.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule } from "./bundle.js";
 import { discoverWorkflowFiles } from "./discover.js";
-import { importBundle } from "./import-bundle.js";
+import { bundleFileExists, importBundle } from "./import-bundle.js";
 import { runnablesOf } from "./runnables.js";
 import { MODULE_PATH_EXPORT } from "./function-table.js";
 
@@ -37,6 +37,7 @@ export type RunnableTransform = (file: string, exports: Record<string, unknown>,
 /** Loads a project's workflow modules into an engine. */
 export class Project {
   private readonly namesByFile = new Map<string, string[]>();
+  private readonly hashByFile = new Map<string, string>();
   private readonly transforms: RunnableTransform[] = [];
 
   constructor(
@@ -79,6 +80,28 @@ export class Project {
     const bundle = await bundleModule(this.root, join(this.root, file));
     await this.engine.store.putBundle(bundle.hash, bundle.code);
     const exports = await importBundle(this.root, bundle.hash, bundle.code);
+    return this.registerModule(file, bundle.hash, exports);
+  }
+
+  /**
+   * Imports and registers a module version that was already bundled (by the server that
+   * started this worker), without bundling again: from `.sluice/bundles/<hash>.mjs` when
+   * that file is there, else from the store.
+   * @throws Error when the version is neither on disk nor stored
+   */
+  async loadBuilt(file: string, hash: string): Promise<LoadedModule> {
+    const code = bundleFileExists(this.root, hash) ? null : await this.engine.store.getBundle(hash);
+    if (code === null && !bundleFileExists(this.root, hash)) throw new Error(`code version ${hash} of ${file} is not stored: start the worker without --from-build`);
+    const exports = await importBundle(this.root, hash, code ?? "");
+    return this.registerModule(file, hash, exports);
+  }
+
+  /** Each loaded module and the code version loaded for it. */
+  builds(): Array<{ file: string; hash: string }> {
+    return [...this.hashByFile].map(([file, hash]) => ({ file, hash })).sort((a, b) => a.file.localeCompare(b.file));
+  }
+
+  private async registerModule(file: string, hash: string, exports: Record<string, unknown>): Promise<LoadedModule> {
     const workflows = this.runnables(exports, file);
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
@@ -87,9 +110,10 @@ export class Project {
       if (owner) throw new Error(`workflow name ${JSON.stringify(wf.name)} in ${file} is already defined in ${owner[0]}: workflow names must be unique`);
     }
     for (const name of before) if (!now.includes(name)) this.engine.registry.remove(name);
-    await this.engine.register(workflows, { version: bundle.hash, source: file, replace: true });
+    await this.engine.register(workflows, { version: hash, source: file, replace: true });
     this.namesByFile.set(file, now);
-    return { file, hash: bundle.hash, workflows };
+    this.hashByFile.set(file, hash);
+    return { file, hash, workflows };
   }
 
   /** Forgets a deleted module's workflows (runs pinned to its versions can still finish). */
@@ -97,6 +121,7 @@ export class Project {
     const names = this.namesByFile.get(file) ?? [];
     for (const name of names) this.engine.registry.remove(name);
     this.namesByFile.delete(file);
+    this.hashByFile.delete(file);
     await this.engine.publish();
     return names;
   }

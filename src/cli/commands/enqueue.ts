@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { decodeValue } from "../../core/serde.js";
+import { admitFromStore } from "../../lanes/crash-record.js";
 import { Project } from "../../loader/project.js";
 import { json, type CommandContext } from "../command.js";
 import { runJson } from "../json.js";
@@ -46,6 +47,6 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
         else if (run.status === "succeeded") cx.io.stdout(`${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
         else cx.io.stderr(`run ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`);
         if (run.status !== "succeeded") cx.setExitCode(1);
-      });
+      }, { admit: admitFromStore });
     });
 }
