@@ -24,7 +24,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
-    .option("--inline-sleep <duration>", "sleeps up to this long run inline, longer ones park the run", "30s")
+    .option("--inline-sleep <duration>", "sleeps up to this long run inline, longer ones park the run (default $SLUICE_INLINE_SLEEP, else 30s)", cx.io.env.SLUICE_INLINE_SLEEP ?? "30s")
     .option("--quiet", "do not print run lifecycle and logs")
     .option("--from-build <file>", "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)")
     .action(async (opts) => {
