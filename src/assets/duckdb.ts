@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { type DuckDBConnection, DuckDBInstance, type DuckDBResultReader } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
 import { KeyedMutex } from "./keyed-mutex.js";
 
 const KEY = Symbol.for("sluice.duckdb-files.v1");
@@ -24,6 +24,8 @@ function fileLocks(): KeyedMutex {
 export async function withDuckDb<T>(files: readonly string[], fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
   for (const f of files) mkdirSync(dirname(f), { recursive: true });
   return fileLocks().with(files, async () => {
+    // Loaded on first use: most workers never query a data table.
+    const { DuckDBInstance } = await import("@duckdb/node-api");
     const instance = await DuckDBInstance.create(":memory:");
     const conn = await instance.connect();
     try {

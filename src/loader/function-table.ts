@@ -3,7 +3,8 @@
  * not. When bundling a module, Sluice appends an export listing those functions
  * (`__sluice_functions`) so a child run in another process can call the same function.
  */
-import ts from "typescript";
+import type * as TS from "typescript";
+import { typescript } from "./typescript.js";
 
 /** Name of the export appended to workflow modules. */
 export const FUNCTION_TABLE_EXPORT = "__sluice_functions";
@@ -13,6 +14,7 @@ export const FUNCTION_TABLE_EXPORT = "__sluice_functions";
  * function) plus every top-level binding passed to `task(...)` (imported functions).
  */
 export function moduleFunctionNames(source: string, fileName: string): string[] {
+  const ts = typescript();
   const kind = /\.m?ts$/.test(fileName) ? ts.ScriptKind.TS : ts.ScriptKind.JS;
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, kind);
   const topLevel = new Set<string>();
@@ -35,7 +37,7 @@ export function moduleFunctionNames(source: string, fileName: string): string[] 
       if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) if (!el.isTypeOnly) topLevel.add(el.name.text);
     }
   }
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (ts.isCallExpression(node) && calleeName(node.expression) === "task") {
       const [first, second] = node.arguments;
       const fnArg = first && (ts.isStringLiteralLike(first) ? second : first);
@@ -61,13 +63,15 @@ export function functionTableSource(names: string[]): string {
   return `\nexport const ${FUNCTION_TABLE_EXPORT} = { ${names.map((n) => `${JSON.stringify(n)}: ${n}`).join(", ")} };\n`;
 }
 
-function calleeName(expr: ts.Expression): string | undefined {
+function calleeName(expr: TS.Expression): string | undefined {
+  const ts = typescript();
   if (ts.isIdentifier(expr)) return expr.text;
   if (ts.isPropertyAccessExpression(expr)) return expr.name.text;
   return undefined;
 }
 
-function skipWrappers(e: ts.Expression): ts.Expression {
+function skipWrappers(e: TS.Expression): TS.Expression {
+  const ts = typescript();
   while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
   return e;
 }

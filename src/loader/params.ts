@@ -3,7 +3,8 @@
  * convention: `main(url, limit)` receives `{ "url": …, "limit": … }`). Parameter names
  * are read from the function's source with the TypeScript parser.
  */
-import ts from "typescript";
+import type * as TS from "typescript";
+import { typescript } from "./typescript.js";
 import { InvalidInputError } from "../sdk/errors.js";
 
 /** A function's parameters: names in order, or null when they cannot be named (destructuring). */
@@ -15,10 +16,11 @@ export interface ParamList {
 
 /** Reads the parameter names of `fn` from its source text. */
 export function paramList(fn: (...args: any[]) => unknown): ParamList {
+  const ts = typescript();
   const text = Function.prototype.toString.call(fn);
   const file = ts.createSourceFile("fn.js", `(${text})`, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
-  let found: ts.SignatureDeclarationBase | undefined;
-  const visit = (node: ts.Node): void => {
+  let found: TS.SignatureDeclarationBase | undefined;
+  const visit = (node: TS.Node): void => {
     if (found) return;
     if (ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node)) {
       found = node;

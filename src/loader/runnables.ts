@@ -7,7 +7,7 @@ import { type AnyWorkflow, defineWorkflow, isWorkflow, type WorkflowModule } fro
 import { isWacWorkflow } from "../sdk/windmill/workflow.js";
 import { moduleName } from "../worker/script-paths.js";
 import { FUNCTION_TABLE_EXPORT } from "./function-table.js";
-import { argsFor, paramList } from "./params.js";
+import { argsFor, type ParamList, paramList } from "./params.js";
 import { markTerminal } from "../worker/control.js";
 
 /** Every runnable a module exports; `file` is its project-relative path. */
@@ -34,14 +34,20 @@ export const WAC_MAX_ATTEMPTS = 3;
  * parameters by name; errors fail the run at once (see {@link WAC_MAX_ATTEMPTS}).
  */
 export function wacDefinition(name: string, fn: (...args: any[]) => unknown, module: WorkflowModule): AnyWorkflow {
-  const params = paramList(fn);
-  return defineWorkflow(name, { retries: WAC_MAX_ATTEMPTS - 1, module, handler: terminalOnError((payload) => fn(...argsFor(payload, params, name))) });
+  const params = lazyParams(fn);
+  return defineWorkflow(name, { retries: WAC_MAX_ATTEMPTS - 1, module, handler: terminalOnError((payload) => fn(...argsFor(payload, params(), name))) });
 }
 
 /** A script (a module's plain `main`) as a definition, run as a child by `taskScript` or directly. */
 export function scriptDefinition(name: string, main: (...args: any[]) => unknown, module: WorkflowModule): AnyWorkflow {
-  const params = paramList(main);
-  return defineWorkflow(name, { retries: WAC_MAX_ATTEMPTS - 1, module, handler: terminalOnError((payload) => main(...argsFor(payload, params, name))) });
+  const params = lazyParams(main);
+  return defineWorkflow(name, { retries: WAC_MAX_ATTEMPTS - 1, module, handler: terminalOnError((payload) => main(...argsFor(payload, params(), name))) });
+}
+
+/** A function's parameter names, read when first needed (reading them loads the TypeScript parser). */
+function lazyParams(fn: (...args: any[]) => unknown): () => ParamList {
+  let params: ParamList | null = null;
+  return () => (params ??= paramList(fn));
 }
 
 /** Wraps a handler so whatever it throws fails the run without retry. */

@@ -1,9 +1,6 @@
 import { relative, sep } from "node:path";
 import chokidar from "chokidar";
 import type { Command } from "commander";
-import { createApp } from "../../http/app.js";
-import { LOCAL_USER } from "../../http/auth/identity.js";
-import { isLoopbackHost, listen } from "../../http/launch.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
@@ -32,6 +29,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
       const laneSettings = parseLaneSettings(opts);
       const project = resolveProject(cx.io, dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
+      // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
+      const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
       const http = await listen({ host: opts.host, port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"), fallbackPorts: opts.port === undefined ? 20 : 0, env: cx.io.env });
       try {
         let lanes: LaneSupervisor | null = null;

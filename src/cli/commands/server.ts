@@ -5,8 +5,6 @@
  * by and one of them takes over within a few ticks when the leader dies.
  */
 import type { Command } from "commander";
-import { createApp } from "../../http/app.js";
-import { listen } from "../../http/launch.js";
 import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
@@ -37,6 +35,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
+      // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
+      const { createApp, listen } = await import("../../http/serve.js");
       const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env });
       let lanes: LaneSupervisor | null = null;
       const engine = openEngine(project, {
