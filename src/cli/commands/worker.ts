@@ -47,7 +47,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
       const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
       // A lane worker runs the versions its server loaded: one that cannot is a startup crash.
-      if (build && report.errors.length) throw new WorkerStartupError(report.errors.map((e) => `${e.file}: ${e.error.stack ?? e.error.message}`));
+      if (build && report.errors.length) throw new WorkerStartupError(report.errors.map((e) => `${e.file}: ${e.error.message}`));
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
