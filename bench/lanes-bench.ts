@@ -6,7 +6,9 @@
  * spawning `node bin/sluice.js worker --from-build …`, its start-up, the claim and the
  * step. Between samples the worker exits after a 50 ms idle window.
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { createEngine } from "../dist/index.js";
 import { writeBuildManifest } from "../dist/lanes/build-manifest.js";
@@ -72,7 +74,15 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
   totals.sort((a, b) => a - b);
   claims.sort((a, b) => a - b);
   const p50 = quantile(totals, 0.5);
+  const bare: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    execFileSync(process.execPath, ["-e", "0"]);
+    bare.push(performance.now() - t);
+  }
+  bare.sort((a, b) => a - b);
   return [
+    { name: "machine floor: bare `node -e 0` start-up (p50 of 5)", value: quantile(bare, 0.5), unit: "ms", note: `load average ${loadavg()[0]!.toFixed(1)} on this machine during the run` },
     {
       name: "enqueue -> one-step run finished, cold lane (p50)",
       value: p50,
