@@ -120,6 +120,39 @@ describe("sluice server: one worker process per worker group, started on demand"
     await idledOut(server, "cron", value.pid);
   }, 120_000);
 
+  it("a lease reclaimed from a dead worker starts a lane worker for the next attempt", async () => {
+    const stuck = `import { defineWorkflow } from "sluice";
+export default defineWorkflow("stuck", {
+  handler: async (_p, ctx) => {
+    await ctx.run("work", () => new Promise((r) => setTimeout(r, ctx.attempt === 1 ? 600_000 : 0)));
+    return { attempt: ctx.attempt, pid: process.pid };
+  },
+});
+`;
+    const root = makeProject({ "workflows/stuck.ts": stuck });
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    stores.push(store);
+    // A hand-started worker with a 1 s lease takes the run, then dies.
+    const worker = spawnSluice(["worker", "--lease", "1s"], root);
+    await worker.waitFor(/ready/, 60_000);
+    const { code, out } = await cli(["enqueue", "stuck"], root);
+    expect(code, out).toBe(0);
+    const id = out.trim();
+    await eventually(async () => (await store.getRun(id))?.status === "running", 60_000);
+    worker.proc.kill("SIGKILL");
+    await worker.exited;
+    // The server has no worker until it reclaims the expired lease; then a lane runs attempt 2.
+    const server = spawnSluice(["server", "--port", "0", "--lane-idle", "1s"], root);
+    await server.waitFor(/server \d+ ready/, 60_000);
+    const run = await eventually(async () => {
+      const r = await store.getRun(id);
+      return r?.status === "succeeded" ? r : null;
+    }, 60_000);
+    const value = JSON.parse(run.result!);
+    expect(value.attempt).toBe(2);
+    expect(startedWorkers(server.output(), "default")).toEqual([value.pid]);
+  }, 120_000);
+
   it("a lane worker whose server dies (SIGKILL) drains and exits instead of living on", async () => {
     // A long idle window: the worker is still alive when its server is killed.
     const { server, store, enqueue } = await serve({}, "5m");
