@@ -5,7 +5,7 @@
  * channel closes), so an orphaned lane worker drains and exits instead of living on.
  */
 import type { EngineEvents } from "../engine/events.js";
-import type { LaneMessage } from "./protocol.js";
+import { LANE_ENV, type LaneMessage } from "./protocol.js";
 
 /** A link to the supervisor; `parentGone` resolves when the supervisor's process is gone. */
 export interface SupervisorLink {
@@ -16,9 +16,13 @@ export interface SupervisorLink {
   close(): void;
 }
 
-/** Links to the supervisor when this process was started as a lane (else null). */
-export function linkToSupervisor(events: EngineEvents, proc: NodeJS.Process = process): SupervisorLink | null {
-  if (typeof proc.send !== "function" || !proc.connected) return null;
+/**
+ * Links to the supervisor when this process was started as a lane: `SLUICE_LANE` is set
+ * and an IPC channel is open (else null: another parent's channel, such as a test
+ * runner's, is left alone).
+ */
+export function linkToSupervisor(events: EngineEvents, env: Record<string, string | undefined>, proc: NodeJS.Process = process): SupervisorLink | null {
+  if (!env[LANE_ENV] || typeof proc.send !== "function" || !proc.connected) return null;
   const send = (m: LaneMessage) => {
     if (proc.connected) proc.send!(m, undefined, undefined, () => {});
   };

@@ -52,7 +52,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
-      const link = linkToSupervisor(engine.events);
+      const link = linkToSupervisor(engine.events, cx.io.env);
       await engine.start();
       const names = engine.registry.names();
       cx.io.stdout(`worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`);
