@@ -55,6 +55,9 @@ export class LaneSupervisor {
   /** Serialises checks and crash-record writes, so a refresh never reads around a write. */
   private queue: Promise<void> = Promise.resolve();
   private pending = false;
+  /** When the last check's query ended and how long it took (performance.now() ms), for spacing checks. */
+  private lastCheckAt = -Infinity;
+  private lastCheckMs = 0;
   private running = false;
   private readonly onWork = () => this.wake();
 
@@ -124,10 +127,16 @@ export class LaneSupervisor {
   wake(): void {
     if (!this.running || this.pending) return;
     this.pending = true;
-    void this.serial(async () => {
-      this.pending = false;
-      await this.check();
-    });
+    // Busy workers commit constantly and every commit wakes us: space checks out so that
+    // they cost at most about a tenth of this process's time (and never less than 25 ms apart).
+    const wait = Math.max(0, this.lastCheckAt + Math.max(25, 10 * this.lastCheckMs) - performance.now());
+    const run = () =>
+      void this.serial(async () => {
+        this.pending = false;
+        await this.check();
+      });
+    if (wait === 0) run();
+    else setTimeout(run, wait).unref();
   }
 
   private serial(fn: () => Promise<void>): Promise<void> {
@@ -152,7 +161,10 @@ export class LaneSupervisor {
   private async check(): Promise<void> {
     if (!this.running) return;
     const store = this.options.store;
+    const started = performance.now();
     const rows = await store.readyByQueue(this.options.workflows());
+    this.lastCheckAt = performance.now();
+    this.lastCheckMs = this.lastCheckAt - started;
     const storeNow = await store.now();
     const demand = laneDemand(rows, storeNow, this.options.localServer);
     let next: number | null = demand.nextAt === null ? null : this.now() + (demand.nextAt - storeNow);
