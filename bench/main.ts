@@ -4,6 +4,7 @@
  *   npm run bench                 all SQLite benchmarks
  *   npm run bench -- --db postgres            the same on a throwaway embedded Postgres
  *   npm run bench -- --db postgres://…        the same on an existing Postgres server
+ *   npm run bench -- --lanes                  only the cold-lane start-up (scale to zero)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -14,11 +15,18 @@ import { postgresBench } from "./postgres.js";
 import { rawSqliteCommitsPerSecond } from "./raw-sqlite.js";
 import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
+import { laneColdStart } from "./lanes-bench.js";
+
+const LANES_TITLE = "scale to zero: a worker process started for the first run of an idle lane (SQLite)";
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "sluice-bench-"));
   const db = process.argv[process.argv.indexOf("--db") + 1];
   try {
+    if (process.argv.includes("--lanes")) {
+      console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, cold lanes only`);
+      return printFigures(LANES_TITLE, await laneColdStart(dir));
+    }
     if (process.argv.includes("--db") && db?.startsWith("postgres")) {
       console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, Postgres`);
       return await postgresBench(db, dir);
@@ -36,6 +44,8 @@ async function main(): Promise<void> {
     const fan = await openFanoutEngine(dir);
     printFigures("workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)", await fanoutFigures(fan, targets));
     await fan.stop();
+
+    printFigures(LANES_TITLE, await laneColdStart(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -64,6 +64,11 @@ export interface EngineOptions {
    * database ({@link Engine.recordPublicUrl}), else http://127.0.0.1:7777.
    */
   baseUrl?: string;
+  /**
+   * Asked before every enqueue with the runs' worker group; throwing refuses the enqueue
+   * with that error (a server refuses groups whose worker lane crashed at startup).
+   */
+  admit?: (group: string, store: Store) => void | Promise<void>;
 }
 
 /** Creates an engine. Call `start()` to run its worker and scheduler, `stop()` to shut down. */
@@ -221,6 +226,7 @@ export class Engine implements SluiceRuntime {
       throw new InvalidInputError("enqueueMany cannot give every run the same id; enqueue them one by one with their own ids");
     }
     const defaults = await this.defaultsFor(workflow);
+    await this.options.admit?.(defaults.queue, this.store);
     const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
     if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
     // A local worker with free slots takes new runs in the enqueue transaction itself.

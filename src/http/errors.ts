@@ -95,6 +95,8 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   DIAGRAM_SYNTAX_ERROR: 422,
   // The database refused the write (locked, full, read-only): nothing was stored, try again later.
   STORAGE_ERROR: 503,
+  // The group's worker lane crashed at startup (see lanes/crash-record.ts): retry once it is fixed.
+  LANE_CRASHED: 503,
 };
 
 /** The HTTP status an error is answered with: its own for {@link HttpError}, 400 for bad input, 500 otherwise. */

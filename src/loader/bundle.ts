@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { build, type Message, type Plugin } from "esbuild";
+import type { Message, Plugin } from "esbuild";
 import { SluiceError } from "../sdk/errors.js";
 import { functionTableSource, modulePathSource, moduleFunctionNames } from "./function-table.js";
 import { sdkSpecifiers, virtualModuleSource } from "./sdk-modules.js";
@@ -29,6 +29,8 @@ export class BundleError extends SluiceError {
  * the SDK entry points are redirected to the running engine's SDK.
  */
 export async function bundleModule(root: string, file: string): Promise<Bundle> {
+  // Loaded on first use: a lane worker started with --from-build never bundles.
+  const { build } = await import("esbuild");
   const result = await build({
     absWorkingDir: root,
     entryPoints: [file],

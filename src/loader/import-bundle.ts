@@ -19,6 +19,11 @@ export class ModuleImportError extends SluiceError<"MODULE_IMPORT_FAILED"> {
   }
 }
 
+/** True when the bundle of version `hash` is already written under `<root>/.sluice/bundles/`. */
+export function bundleFileExists(root: string, hash: string): boolean {
+  return existsSync(join(root, ".sluice", "bundles", `${hash}.mjs`));
+}
+
 /**
  * Imports a bundle by writing it to `<root>/.sluice/bundles/<hash>.mjs` (once) and
  * loading that file; Node caches it, so one version is evaluated once per process.

@@ -11,7 +11,7 @@ import type { Engine } from "../engine/engine.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule } from "./bundle.js";
 import { discoverWorkflowFiles } from "./discover.js";
-import { importBundle, ModuleImportError } from "./import-bundle.js";
+import { bundleFileExists, importBundle, ModuleImportError } from "./import-bundle.js";
 import { runnablesOf } from "./runnables.js";
 import { MODULE_PATH_EXPORT } from "./function-table.js";
 
@@ -39,6 +39,7 @@ export type RunnableTransform = (file: string, exports: Record<string, unknown>,
 /** Loads a project's workflow modules into an engine. */
 export class Project {
   private readonly namesByFile = new Map<string, string[]>();
+  private readonly hashByFile = new Map<string, string>();
   private readonly transforms: RunnableTransform[] = [];
 
   constructor(
@@ -86,6 +87,33 @@ export class Project {
     } catch (err) {
       throw new ModuleImportError(file, err);
     }
+    return this.registerModule(file, bundle.hash, exports);
+  }
+
+  /**
+   * Imports and registers a module version that was already bundled (by the server that
+   * started this worker), without bundling again: from `.sluice/bundles/<hash>.mjs` when
+   * that file is there, else from the store.
+   * @throws Error when the version is neither on disk nor stored
+   */
+  async loadBuilt(file: string, hash: string): Promise<LoadedModule> {
+    const code = bundleFileExists(this.root, hash) ? null : await this.engine.store.getBundle(hash);
+    if (code === null && !bundleFileExists(this.root, hash)) throw new Error(`code version ${hash} of ${file} is not stored: start the worker without --from-build`);
+    let exports: Record<string, unknown>;
+    try {
+      exports = await importBundle(this.root, hash, code ?? "");
+    } catch (err) {
+      throw new ModuleImportError(file, err);
+    }
+    return this.registerModule(file, hash, exports);
+  }
+
+  /** Each loaded module and the code version loaded for it. */
+  builds(): Array<{ file: string; hash: string }> {
+    return [...this.hashByFile].map(([file, hash]) => ({ file, hash })).sort((a, b) => a.file.localeCompare(b.file));
+  }
+
+  private async registerModule(file: string, hash: string, exports: Record<string, unknown>): Promise<LoadedModule> {
     const workflows = this.runnables(exports, file, await readFile(join(this.root, file), "utf8").catch(() => null));
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
@@ -95,9 +123,10 @@ export class Project {
     }
     const gone = before.filter((name) => !now.includes(name));
     if (gone.length) await this.engine.unregister(gone);
-    await this.engine.register(workflows, { version: bundle.hash, source: file, replace: true });
+    await this.engine.register(workflows, { version: hash, source: file, replace: true });
     this.namesByFile.set(file, now);
-    return { file, hash: bundle.hash, workflows };
+    this.hashByFile.set(file, hash);
+    return { file, hash, workflows };
   }
 
   /**
@@ -107,6 +136,7 @@ export class Project {
   async removeFile(file: string): Promise<string[]> {
     const names = this.namesByFile.get(file) ?? [];
     this.namesByFile.delete(file);
+    this.hashByFile.delete(file);
     if (names.length) await this.engine.unregister(names);
     return names;
   }

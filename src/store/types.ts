@@ -334,6 +334,13 @@ export interface WorkflowInfo {
   removedAt?: number | null;
 }
 
+/** See {@link Store.readyByQueue}. */
+export interface QueueReadiness {
+  queue: string;
+  /** Earliest `ready_at` among the queue's pending or waiting runs (store clock). */
+  readyAt: number;
+}
+
 /** A stored cron schedule. */
 export interface ScheduleRecord {
   workflow: string;
@@ -408,6 +415,13 @@ export interface Store {
   reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]>;
   /** Earliest `ready_at` among runs these workers could claim, or null. */
   nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null>;
+  /**
+   * Per worker group (queue), the earliest `ready_at` of its pending or waiting runs of
+   * these workflows: a group whose time has come has runnable work, the others say when
+   * they will. Queues without such runs are absent. The lane supervisor's question
+   * ("which worker groups need a worker now, and when next?").
+   */
+  readyByQueue(workflows: readonly string[]): Promise<QueueReadiness[]>;
 
   getRun(id: string): Promise<RunRecord | null>;
   /** The runs among `ids` that exist (any order). */

@@ -110,6 +110,30 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.claim({ workerId: "w", limit: 10, leaseMs: 1000, workflows: WF })).toEqual([]);
         expect(await store.nextReadyAt(WF)).toBe(now + 60_000);
       });
+
+      it("tells per worker group when its earliest pending or waiting run is ready (readyByQueue)", async () => {
+        await fresh();
+        expect(await store.readyByQueue(WF)).toEqual([]);
+        const now = await store.now();
+        await enqueue(store, { queue: "email", workflow: "email-wf", runAt: now + 60_000 });
+        await enqueue(store, { queue: "email", workflow: "email-wf", runAt: now + 30_000 });
+        await enqueue(store, { queue: "default" });
+        await enqueue(store, { queue: "gpu", workflow: "unknown-to-lanes" });
+        await enqueue(store, { queue: "default@a" });
+        const ready = await store.readyByQueue(WF);
+        expect(ready.map((r) => r.queue)).toEqual(["default", "default@a", "email"]);
+        const byQueue = new Map(ready.map((r) => [r.queue, r.readyAt]));
+        expect(byQueue.get("email")).toBe(now + 30_000);
+        expect(byQueue.get("default")!).toBeLessThanOrEqual(await store.now());
+        // A claimed run is no longer waiting for a worker; a parked one with a timer is.
+        const [c] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF, queues: ["default"] });
+        await one(store, { verb: "suspend", lease: { runId: c!.run.id, token: c!.token }, steps: [], children: [], wakeAfterMs: 45_000, awaitChildren: false });
+        const after = new Map((await store.readyByQueue(WF)).map((r) => [r.queue, r.readyAt]));
+        expect(after.get("default")).toBeGreaterThanOrEqual(now + 45_000);
+        expect(after.get("default")).toBeLessThan(now + 60_000);
+        await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF, queues: ["default@a"] });
+        expect((await store.readyByQueue(WF)).map((r) => r.queue)).toEqual(["default", "email"]);
+      });
     });
 
     describe("claim and leases", () => {

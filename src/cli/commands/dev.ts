@@ -1,9 +1,6 @@
 import { relative, sep } from "node:path";
 import chokidar from "chokidar";
 import type { Command } from "commander";
-import { createApp } from "../../http/app.js";
-import { LOCAL_USER } from "../../http/auth/identity.js";
-import { isLoopbackHost, listen } from "../../http/launch.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
@@ -11,10 +8,12 @@ import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
+import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
+import type { LaneSupervisor } from "../../lanes/supervisor.js";
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
-  program
+  const command = program
     .command("dev")
     .description("run everything in one process on .sluice/sluice.db: discovers workflows, runs them, reloads on change")
     .argument("[dir]", "project folder", ".")
@@ -25,14 +24,21 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
     .option("--auth", "require API tokens even on loopback (sluice token create)")
     .option(...PUBLIC_URL_OPTION)
-    .action(async (dir: string, opts) => {
+    .option("--workers <mode>", "inline: run workflows in this process; separate: one worker process per worker group, started when work is runnable and gone when idle (as sluice server does)", "inline");
+  laneOptions(command).action(async (dir: string, opts) => {
+      const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
+      const laneSettings = parseLaneSettings(opts);
       const project = resolveProject(cx.io, dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
       const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
+      // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
+      const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
       const http = await listen({ host: opts.host, port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"), fallbackPorts: opts.port === undefined ? 20 : 0, env: cx.io.env, publicUrl });
       try {
+        let lanes: LaneSupervisor | null = null;
         const engine = openEngine(project, {
-          worker: { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) },
+          worker: workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
+          admit: (group) => lanes?.admit(group),
           scheduler: true,
           echo: logEcho(write),
           baseUrl: http.baseUrl,
@@ -50,12 +56,17 @@ export function registerDev(program: Command, cx: CommandContext): void {
           write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
         }
         await pipelines.start();
+        if (workers === "separate") {
+          lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+          await lanes.start();
+          write(`lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`);
+        }
         write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
         const tokens = opts.auth || !isLoopbackHost(opts.host);
         http.attach(createApp({ engine, auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER }, projectRoot: project.root }));
         const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
         write(`UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`);
-        const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t));
+        const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t), () => lanes?.refresh());
         for (const item of project.config.dev?.enqueue ?? []) {
           try {
             const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
@@ -68,6 +79,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         write("stopping: waiting for running claims…\n");
         await http.server.close();
         await watcher?.close();
+        await lanes?.stop(10_000);
         await pipelines.stop();
         await engine.stop({ drainMs: 10_000 });
         unfollow();
@@ -79,7 +91,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
 }
 
 /** Reloads workflow modules when they change; runs already started keep their code version. */
-function watchProject(root: string, loader: Project, write: (t: string) => void, warn: (t: string) => void) {
+function watchProject(root: string, loader: Project, write: (t: string) => void, warn: (t: string) => void, reloaded: () => Promise<void> | undefined) {
   const watcher = chokidar.watch(root, {
     ignoreInitial: true,
     ignored: (path: string) => {
@@ -100,6 +112,8 @@ function watchProject(root: string, loader: Project, write: (t: string) => void,
         for (const wf of discoverWorkflowFiles(root)) await loader.loadFile(wf);
         write(`reloaded workflows after ${file} changed\n`);
       }
+      // Separate workers: the current ones drain and new work starts on the new code.
+      await reloaded();
     } catch (err) {
       warn(`error: ${(err as Error).message}\n`);
     }
@@ -107,7 +121,11 @@ function watchProject(root: string, loader: Project, write: (t: string) => void,
   watcher.on("add", reload).on("change", reload);
   watcher.on("unlink", (path: string) => {
     const file = relative(root, path).split(sep).join("/");
-    void loader.removeFile(file).then((names) => names.length && write(`removed ${file}: ${names.join(", ")}\n`));
+    void loader.removeFile(file).then(async (names) => {
+      if (names.length === 0) return;
+      write(`removed ${file}: ${names.join(", ")}\n`);
+      await reloaded();
+    });
   });
   return watcher;
 }

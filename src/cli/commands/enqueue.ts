@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { safe } from "../format.js";
+import { admitFromStore } from "../../lanes/crash-record.js";
 import { Project } from "../../loader/project.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
@@ -56,6 +57,6 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
         }
         if (!opts.json) cx.io.stderr(`enqueued ${safe(handle.id)}; waiting for it to finish…\n`);
         await waitAndReport(cx, engine, handle.id, { timeoutMs, json: Boolean(opts.json), dbLabel: project.dbLabel });
-      });
+      }, { admit: admitFromStore });
     });
 }

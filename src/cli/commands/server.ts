@@ -5,8 +5,6 @@
  * by and one of them takes over within a few ticks when the leader dies.
  */
 import type { Command } from "commander";
-import { createApp } from "../../http/app.js";
-import { listen } from "../../http/launch.js";
 import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
@@ -14,12 +12,14 @@ import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
+import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
+import type { LaneSupervisor } from "../../lanes/supervisor.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
-  program
+  const command = program
     .command("server")
-    .description("run a server: the scheduler (cron, retention) with leader election across servers; SIGTERM stops it")
+    .description("run a server: the scheduler (cron, retention) with leader election across servers, the API, and one worker process per worker group while work is runnable; SIGTERM stops it")
     .option("--dir <dir>", "project folder")
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--scheduler-tick <duration>", "how often the scheduler looks for due cron ticks (and a standby for a dead leader)", "1s")
@@ -28,13 +28,20 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(...PUBLIC_URL_OPTION)
-    .action(async (opts) => {
+    .option("--workers <mode>", "separate: start one worker process per worker group when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself", "separate");
+  laneOptions(command).action(async (opts) => {
+      const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
+      const laneSettings = parseLaneSettings(opts);
       const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
       const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
+      // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
+      const { createApp, listen } = await import("../../http/serve.js");
       const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env, publicUrl: publicUrlSetting(cx.io, project, opts.publicUrl) });
+      let lanes: LaneSupervisor | null = null;
       const engine = openEngine(project, {
+        admit: (group) => lanes?.admit(group),
         baseUrl: http.baseUrl,
         server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
         scheduler: {
@@ -54,6 +61,11 @@ export function registerServer(program: Command, cx: CommandContext): void {
         checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
         await engine.start();
         await engine.recordPublicUrl(http.baseUrl);
+        if (workers === "separate") {
+          lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+          await lanes.start();
+          write(`lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`);
+        }
         http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
         write(`API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|admin)\n`);
         const names = engine.registry.names();
@@ -63,6 +75,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         write("server stopping\n");
       } finally {
         await http.server.close();
+        await lanes?.stop(10_000);
         await pipelines?.stop();
         await engine.stop({ drainMs: 0 });
       }

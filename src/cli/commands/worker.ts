@@ -1,5 +1,9 @@
 import type { Command } from "commander";
-import { Project } from "../../loader/project.js";
+import { type LoadReport, Project } from "../../loader/project.js";
+import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
+import { clearCrashOnClaim } from "../../lanes/claim-recovery.js";
+import { WorkerStartupError } from "../../lanes/errors.js";
+import { linkToSupervisor } from "../../lanes/worker-link.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
@@ -20,8 +24,9 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
-    .option("--inline-sleep <duration>", "sleeps up to this long run inline, longer ones park the run", "30s")
+    .option("--inline-sleep <duration>", "sleeps up to this long run inline, longer ones park the run (default $SLUICE_INLINE_SLEEP, else 30s)", cx.io.env.SLUICE_INLINE_SLEEP ?? "30s")
     .option("--quiet", "do not print run lifecycle and logs")
+    .option("--from-build <file>", "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)")
     .action(async (opts) => {
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const idleMs = parseDurationOption(opts.idle, "--idle");
@@ -40,23 +45,45 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         inlineSleepMs,
       });
       await storeReady(engine.store);
+      const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
       const loader = new Project(project.root, engine);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
-      const report = await loader.loadAll();
+      const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
+      // A lane worker runs the versions its server loaded: one that cannot is a startup crash.
+      if (build && report.errors.length) throw new WorkerStartupError(report.errors.map((e) => `${e.file}: ${e.error.message}`));
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
+      const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
+      const link = linkToSupervisor(engine.events, cx.io.env);
       await engine.start();
       const names = engine.registry.names();
       cx.io.stdout(`worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`);
+      link?.ready();
       const idle = opts.exitWhenIdle ? waitForIdle(engine.worker!, idleMs, cx.io.signal) : new Promise<void>(() => {});
-      await Promise.race([untilAborted(cx.io.signal), idle]);
-      cx.io.stdout(cx.io.signal.aborted ? "draining…\n" : "idle: exiting\n");
+      const orphaned = link ? link.parentGone.then(() => "orphaned" as const) : new Promise<never>(() => {});
+      const why = await Promise.race([untilAborted(cx.io.signal).then(() => "signal" as const), idle.then(() => "idle" as const), orphaned]);
+      cx.io.stdout(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
       await engine.stop({ drainMs });
       await pipelines.stop();
       unfollow();
+      unclear();
+      link?.close();
       cx.io.stdout(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
+}
+
+/** Loads the versions a build manifest lists; each failure is reported like a broken file. */
+async function loadBuilt(loader: Project, build: BuildEntry[]): Promise<LoadReport> {
+  const report: LoadReport = { loaded: [], errors: [] };
+  for (const m of build) {
+    try {
+      report.loaded.push(await loader.loadBuilt(m.file, m.hash));
+    } catch (error) {
+      report.errors.push({ file: m.file, error: error as Error });
+    }
+  }
+  return report;
 }
 
 function waitForIdle(worker: { idleFor(): number | null }, idleMs: number, signal: AbortSignal): Promise<void> {

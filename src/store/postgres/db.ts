@@ -5,7 +5,8 @@
  * Postgres and retried here on a fresh connection; every store write is safe to
  * re-apply (fenced, conditional or deduplicated), so an ambiguous COMMIT is too.
  */
-import pg from "pg";
+import type * as pg from "pg";
+import { pgDriver } from "./driver.js";
 import type { PostgresTarget } from "./config.js";
 import { isTransientStorageFailure } from "../storage-error.js";
 import { DatabaseUnreachableError } from "./errors.js";
@@ -19,7 +20,7 @@ export interface Queryable {
 const types = {
   getTypeParser(oid: number, format?: string) {
     if (oid === 20 || oid === 1700) return (v: string) => (v === null ? null : Number(v));
-    return pg.types.getTypeParser(oid, format as "text");
+    return pgDriver().types.getTypeParser(oid, format as "text");
   },
 };
 
@@ -41,7 +42,7 @@ export class Db implements Queryable {
   readonly pool: pg.Pool;
 
   constructor(readonly target: PostgresTarget) {
-    this.pool = new pg.Pool({ ...clientConfig(target), max: target.poolSize } as pg.PoolConfig);
+    this.pool = new (pgDriver().Pool)({ ...clientConfig(target), max: target.poolSize } as pg.PoolConfig);
     // An idle client whose backend was terminated emits here; the pool drops it.
     this.pool.on("error", () => {});
   }

@@ -7,7 +7,8 @@
  * keepalives on that connection free the lock within about 11 s even when the
  * leader's host disappears without closing its connection.
  */
-import pg from "pg";
+import type * as pg from "pg";
+import { pgDriver } from "./driver.js";
 import type { PostgresTarget } from "./config.js";
 import { clientConfig } from "./db.js";
 import { LOCK_CLASS } from "./migrate.js";
@@ -64,7 +65,7 @@ export class Leadership {
   private async connection(): Promise<pg.Client> {
     if (this.client) return this.client;
     await this.ready();
-    const c = new pg.Client(clientConfig(this.target));
+    const c = new (pgDriver().Client)(clientConfig(this.target));
     c.on("error", () => {
       if (this.client === c) this.drop();
     });

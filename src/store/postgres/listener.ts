@@ -5,7 +5,8 @@
  * re-subscribed, and watchers are called once then, since notifications sent
  * meanwhile were lost. A poll timer is the safety net under all of it.
  */
-import pg from "pg";
+import type * as pg from "pg";
+import { pgDriver } from "./driver.js";
 import type { PostgresTarget } from "./config.js";
 import { clientConfig } from "./db.js";
 import { ident } from "./migrate.js";
@@ -50,7 +51,7 @@ export class Listener {
   private async connect(): Promise<void> {
     if (this.connecting || this.client || this.closed || this.watchers.size === 0) return;
     this.connecting = true;
-    const client = new pg.Client(clientConfig(this.target));
+    const client = new (pgDriver().Client)(clientConfig(this.target));
     client.on("error", () => this.lost(client));
     client.on("end", () => this.lost(client));
     client.on("notification", () => this.fire());

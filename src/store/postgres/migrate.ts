@@ -3,7 +3,8 @@
  * transaction lock keyed by the schema name makes concurrent starts apply each
  * migration exactly once (the others wait, then find nothing to do).
  */
-import pg from "pg";
+import type * as pg from "pg";
+import { pgDriver } from "./driver.js";
 import { clientConfig } from "./db.js";
 import type { PostgresTarget } from "./config.js";
 import { SchemaTooNewError } from "./errors.js";
@@ -23,7 +24,7 @@ export function ident(name: string): string {
  */
 export async function migrate(target: PostgresTarget): Promise<void> {
   // A dedicated connection without search_path: the schema may not exist yet.
-  const client = new pg.Client({ ...clientConfig(target), options: undefined } as pg.ClientConfig);
+  const client = new (pgDriver().Client)({ ...clientConfig(target), options: undefined } as pg.ClientConfig);
   client.on("error", () => {});
   await client.connect();
   try {

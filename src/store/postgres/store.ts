@@ -7,6 +7,7 @@ import type {
   CommandResult,
   FireScheduleRequest,
   LogRecord,
+  QueueReadiness,
   ResolveWaitOutcome,
   ResolveWaitRequest,
   RunFilter,
@@ -211,6 +212,16 @@ export class PostgresStore implements Store {
       [[...workflows], queues ? [...queues] : null],
     );
     return rows[0]?.t ?? null;
+  }
+
+  async readyByQueue(workflows: readonly string[]): Promise<QueueReadiness[]> {
+    await this.ready();
+    const { rows } = await this.db.query<{ queue: string; ready_at: number }>(
+      `SELECT queue, min(ready_at) AS ready_at FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
+         AND workflow = ANY($1::text[]) GROUP BY queue ORDER BY queue`,
+      [[...workflows]],
+    );
+    return rows.map((r) => ({ queue: r.queue, readyAt: Number(r.ready_at) }));
   }
 
   getRun(id: string): Promise<RunRecord | null> {

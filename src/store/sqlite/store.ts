@@ -10,6 +10,7 @@ import type {
   CommandResult,
   FireScheduleRequest,
   LogRecord,
+  QueueReadiness,
   ResolveWaitOutcome,
   ResolveWaitRequest,
   RunFilter,
@@ -278,6 +279,12 @@ export class SqliteStore implements Store {
       AND workflow IN (SELECT value FROM json_each(?))${queues ? " AND queue IN (SELECT value FROM json_each(?))" : ""}`;
     const params = queues ? [JSON.stringify(workflows), JSON.stringify(queues)] : [JSON.stringify(workflows)];
     return (this.s.get(sql).get(...params) as { t: number | null }).t;
+  }
+
+  async readyByQueue(workflows: readonly string[]): Promise<QueueReadiness[]> {
+    const sql = `SELECT queue, MIN(ready_at) AS readyAt FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
+      AND workflow IN (SELECT value FROM json_each(?)) GROUP BY queue ORDER BY queue`;
+    return this.s.get(sql).all(JSON.stringify(workflows)) as QueueReadiness[];
   }
 
   async getRun(id: string): Promise<RunRecord | null> {

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { decodeLaneCrash, describeLaneCrash, encodeLaneCrash, type LaneCrash, LaneCrashedError } from "./crash-record.js";
+
+const crash: LaneCrash = { group: "email", server: "web-1", exitCode: 1, signal: null, stderrTail: ["Error: no SMTP_URL"], at: 5 };
+
+describe("lane crash records", () => {
+  it("round-trip through the key-value store", () => {
+    expect(decodeLaneCrash("email", encodeLaneCrash(crash))).toEqual(crash);
+  });
+
+  it("a stored value that is not a record still reads as a crash (never a failing read)", () => {
+    for (const bad of ["", "not json", "[1]", "null", '{"stderrTail": [1, "x"], "exitCode": "1"}']) {
+      const c = decodeLaneCrash("gpu", bad);
+      expect(c.group).toBe("gpu");
+      expect(c.exitCode).toBeNull();
+      expect(Array.isArray(c.stderrTail)).toBe(true);
+    }
+    expect(decodeLaneCrash("gpu", '{"stderrTail": [1, "x"]}').stderrTail).toEqual(["x"]);
+  });
+
+  it("the error names the lane, the exit and the worker's stderr", () => {
+    const err = new LaneCrashedError(crash);
+    expect(err.code).toBe("LANE_CRASHED");
+    expect(err.message).toMatch(/^worker lane "email" is down: its worker exited with code 1 before claiming any run \(server web-1\)/);
+    expect(err.message).toMatch(/Worker stderr:\n {2}Error: no SMTP_URL$/);
+    expect(describeLaneCrash({ ...crash, signal: "SIGKILL", stderrTail: [] })).toMatch(/was killed by SIGKILL .*wrote nothing to stderr/);
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * One worker lane: the worker process of one group, started on demand and gone when
+ * idle. Owns its {@link LaneState}, its current process, the processes it retired
+ * after a code change (they drain on their own), and its back-off times.
+ */
+import type { LaneCrash } from "./crash-record.js";
+import { LaneState } from "./lane-state.js";
+import { crashRetryDelay, quietExitDelay } from "./policy.js";
+import type { LaneExit, LaneProcess, LaneSpawner } from "./spawn.js";
+
+/** What a lane needs from its supervisor. */
+export interface LaneHooks {
+  spawner: LaneSpawner;
+  /** Supervisor log lines (lifecycle of the lane). */
+  log: (text: string) => void;
+  /** Wall clock for back-off times (ms). */
+  now: () => number;
+  /** First wait before trying a crashed lane again (doubles per crash). */
+  crashRetryMs: number;
+  /** This server's name, recorded with a crash. */
+  server: string;
+  /** The worker crashed before its first claim. */
+  onCrash: (crash: LaneCrash) => void;
+  /** The worker exited (the supervisor re-checks for runnable work). */
+  onExit: () => void;
+}
+
+/** A snapshot of a lane for status output. */
+export interface LaneInfo {
+  group: string;
+  mode: LaneState["mode"];
+  pid: number | null;
+  /** Processes retired after a code change that are still draining. */
+  draining: number[];
+}
+
+/** One lane (see the module comment). */
+export class Lane {
+  readonly state: LaneState;
+  private proc: LaneProcess | null = null;
+  private readonly retiring = new Set<LaneProcess>();
+  private crashes = 0;
+  private quietExits = 0;
+  /** The lane does not start before this time (back-off after a crash or a quiet exit). */
+  private notBefore = 0;
+  private spawnedAt = 0;
+  private stopped: Promise<void> | null = null;
+
+  constructor(
+    readonly group: string,
+    private readonly hooks: LaneHooks,
+  ) {
+    this.state = new LaneState(group);
+  }
+
+  /** Status of this lane. */
+  info(): LaneInfo {
+    return { group: this.group, mode: this.state.mode, pid: this.proc?.pid ?? null, draining: [...this.retiring].map((p) => p.pid) };
+  }
+
+  /** When this lane may start again, if it is held back (else null). */
+  heldUntil(): number | null {
+    const mode = this.state.mode;
+    return (mode === "idle" || mode === "crashed") && this.notBefore > this.hooks.now() ? this.notBefore : null;
+  }
+
+  /**
+   * Runnable work is waiting in this lane's group: start a worker, unless one is up, the
+   * lane is held back, or it crashed and its retry time has not come (then one probe).
+   */
+  demand(): void {
+    const mode = this.state.mode;
+    if (mode !== "idle" && mode !== "crashed") return;
+    if (this.hooks.now() < this.notBefore) return;
+    if (mode === "crashed") {
+      this.state.setRecovered();
+      this.hooks.log(`lane ${this.group}: trying a fresh worker after its crash (attempt ${this.crashes + 1})\n`);
+    }
+    this.start();
+  }
+
+  /** A crash record was cleared elsewhere (a successful claim): a crashed lane may start again at once. */
+  recover(): void {
+    if (this.state.mode !== "crashed") return;
+    this.state.setRecovered();
+    this.crashes = 0;
+    this.notBefore = 0;
+  }
+
+  /**
+   * New code: the current worker drains in the background (it finishes what it runs) and
+   * the next runnable work gets a fresh worker; a crashed lane gets a fresh chance.
+   */
+  retire(): void {
+    const mode = this.state.mode;
+    if (mode === "crashed") this.recover();
+    else if ((mode === "starting" || mode === "running") && this.proc) {
+      const old = this.proc;
+      this.state.setRetired();
+      this.proc = null;
+      this.retiring.add(old);
+      old.drain();
+      this.hooks.log(`lane ${this.group}: new code, worker pid ${old.pid} drains its running claims; new work gets a fresh worker\n`);
+    }
+    this.quietExits = 0;
+    this.notBefore = 0;
+  }
+
+  /** Drains the worker (and retired ones) and stops the lane; kills what is still running after `drainMs`. */
+  stop(drainMs: number): Promise<void> {
+    this.stopped ??= this.doStop(drainMs);
+    return this.stopped;
+  }
+
+  private async doStop(drainMs: number): Promise<void> {
+    const procs = [...this.retiring];
+    const mode = this.state.mode;
+    if ((mode === "starting" || mode === "running") && this.proc) {
+      this.state.setDraining();
+      procs.push(this.proc);
+      this.proc.drain();
+    } else if (mode === "idle" || mode === "crashed") this.state.setStopped();
+    if (procs.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), drainMs)));
+    const all = Promise.all(procs.map((p) => p.exited));
+    if ((await Promise.race([all, timeout])) === "timeout") {
+      for (const p of procs) p.kill();
+      await all;
+    }
+    clearTimeout(timer);
+  }
+
+  private start(): void {
+    this.state.setStarting();
+    this.spawnedAt = this.hooks.now();
+    const proc = this.hooks.spawner.spawn(this.group);
+    this.proc = proc;
+    this.hooks.log(`lane ${this.group}: runnable work, starting worker pid ${proc.pid}\n`);
+    proc.onMessage((m) => {
+      if (proc !== this.proc) return;
+      if (m.sluiceLane === "claimed" && this.state.mode === "starting") {
+        this.state.setRunning();
+        this.crashes = 0;
+        this.quietExits = 0;
+        this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} claimed its first run ${this.hooks.now() - this.spawnedAt} ms after start\n`);
+      }
+    });
+    void proc.exited.then((exit) => this.exited(proc, exit));
+  }
+
+  private exited(proc: LaneProcess, exit: LaneExit): void {
+    if (this.retiring.delete(proc)) {
+      this.hooks.log(`lane ${this.group}: retired worker pid ${proc.pid} ${describeExit(exit)}\n`);
+      return;
+    }
+    if (proc !== this.proc) return;
+    this.proc = null;
+    const mode = this.state.mode;
+    if (mode === "draining") {
+      this.state.setStopped();
+      this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} ${describeExit(exit)}\n`);
+      return;
+    }
+    const failed = exit.code !== 0;
+    const now = this.hooks.now();
+    if (mode === "starting" && failed) {
+      this.state.setCrashed();
+      this.crashes++;
+      const wait = crashRetryDelay(this.crashes, this.hooks.crashRetryMs);
+      this.notBefore = now + wait;
+      this.hooks.log(
+        `lane ${this.group}: worker pid ${proc.pid} ${describeExit(exit)} before its first claim; not respawning ` +
+          `(new runs of group ${this.group} are refused; next try in ${Math.round(wait / 1000)} s if work is waiting)\n`,
+      );
+      this.hooks.onCrash({ group: this.group, server: this.hooks.server, exitCode: exit.code, signal: exit.signal, stderrTail: proc.stderrTail(), at: now });
+    } else if (mode === "starting") {
+      this.state.setExited();
+      this.quietExits++;
+      this.notBefore = now + quietExitDelay(this.quietExits);
+      this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} exited without claiming a run (another worker took it?)\n`);
+    } else {
+      this.state.setExited();
+      // A worker that crashed after doing work is started again for the next work, after a second.
+      if (failed) this.notBefore = now + 1_000;
+      this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} ${failed ? describeExit(exit) : "exited (idle)"}\n`);
+    }
+    this.hooks.onExit();
+  }
+}
+
+function describeExit(exit: LaneExit): string {
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  return exit.code === 0 ? "exited" : `exited with code ${exit.code ?? "unknown"}`;
+}

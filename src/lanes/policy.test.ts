@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { crashRetryDelay, laneDemand, laneOfQueue, LineTail, quietExitDelay } from "./policy.js";
+
+describe("laneDemand", () => {
+  it("splits queues into due lanes and the next future ready time", () => {
+    const rows = [
+      { queue: "default", readyAt: 100 },
+      { queue: "email", readyAt: 500 },
+      { queue: "gpu", readyAt: 300 },
+    ];
+    expect(laneDemand(rows, 200, null)).toEqual({ due: ["default"], nextAt: 300 });
+    expect(laneDemand(rows, 1_000, null)).toEqual({ due: ["default", "email", "gpu"], nextAt: null });
+    expect(laneDemand([], 0, null)).toEqual({ due: [], nextAt: null });
+  });
+
+  it("maps this server's local queues onto their group and ignores other servers'", () => {
+    const rows = [
+      { queue: "default@a", readyAt: 10 },
+      { queue: "email@b", readyAt: 10 },
+      { queue: "email", readyAt: 50 },
+    ];
+    expect(laneDemand(rows, 20, "a")).toEqual({ due: ["default"], nextAt: 50 });
+    expect(laneOfQueue("email@b", "a")).toBeNull();
+    expect(laneOfQueue("email@b", null)).toBe("email@b");
+  });
+});
+
+describe("back-off", () => {
+  it("a crashed lane waits its base, doubling, capped at 10 minutes", () => {
+    expect([1, 2, 3].map((n) => crashRetryDelay(n, 30_000))).toEqual([30_000, 60_000, 120_000]);
+    expect(crashRetryDelay(50, 30_000)).toBe(600_000);
+    expect(crashRetryDelay(3, 1_000_000)).toBe(1_000_000);
+  });
+
+  it("a worker that found nothing to claim holds its lane back 1 s, doubling, at most 30 s", () => {
+    expect([0, 1, 2, 3].map(quietExitDelay)).toEqual([0, 1_000, 2_000, 4_000]);
+    expect(quietExitDelay(40)).toBe(30_000);
+  });
+});
+
+describe("LineTail", () => {
+  it("keeps the last lines without colour codes or blank lines", () => {
+    const tail = new LineTail(2);
+    for (const l of ["a", "", "\u001b[31mb\u001b[0m  ", "c"]) tail.push(l);
+    expect(tail.get()).toEqual(["b", "c"]);
+  });
+});

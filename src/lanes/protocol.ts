@@ -1,0 +1,18 @@
+/**
+ * Messages a lane worker sends its supervisor over the IPC channel of the child process.
+ * The supervisor needs two facts it cannot read from the output reliably: the worker is
+ * up, and it claimed its first run (from then on an error exit is not a startup crash).
+ */
+
+/** One message from a lane worker. */
+export type LaneMessage = { sluiceLane: "ready" } | { sluiceLane: "claimed" };
+
+/** True when `value` is a {@link LaneMessage}. */
+export function isLaneMessage(value: unknown): value is LaneMessage {
+  if (!value || typeof value !== "object") return false;
+  const kind = (value as { sluiceLane?: unknown }).sluiceLane;
+  return kind === "ready" || kind === "claimed";
+}
+
+/** Environment variable set in a lane worker: its group. User code may read it. */
+export const LANE_ENV = "SLUICE_LANE";

@@ -1,0 +1,231 @@
+/**
+ * Scale to zero (seed 002): a server keeps no worker process while nothing is runnable
+ * and starts one worker per worker group ("lane") when work becomes runnable. The
+ * supervisor learns of work from this process's events (enqueue, a cron tick, a signal,
+ * an approval), from `Store.watch` (other processes' commits), and from a timer set to
+ * the next `ready_at` (a due sleep, retry or `runAt`); a poll is the safety net. It also
+ * reclaims expired leases, since no worker may be alive to do it. Each lane then runs at
+ * most one claiming worker per server; a worker that crashes before its first claim
+ * stops the lane and is recorded (see `crash-record.ts`).
+ */
+import { backoffDelay, RUN_BACKOFF } from "../core/backoff.js";
+import type { EngineEvents } from "../engine/events.js";
+import type { Store } from "../store/types.js";
+import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
+import { Lane, type LaneInfo } from "./lane.js";
+import { laneDemand } from "./policy.js";
+import type { LaneSpawner } from "./spawn.js";
+
+/** Options of a {@link LaneSupervisor}. */
+export interface LaneSupervisorOptions {
+  store: Store;
+  /** This process's engine events: `work` means something may have become runnable. */
+  events: EngineEvents;
+  /** Workflows the lanes' workers can run (the server's registry). */
+  workflows: () => readonly string[];
+  /** The server that local queues (`group@server`) belong to, or null when the store is not shared. */
+  localServer: string | null;
+  /** This server's name in crash records and messages. */
+  serverName: string;
+  spawner: LaneSpawner;
+  /** First wait before trying a crashed lane again while work is waiting (doubles per crash). Default 30 s. */
+  crashRetryMs?: number;
+  /** Safety-net poll and lease reclaim interval (ms). Default 1 000. */
+  pollMs?: number;
+  /** Supervisor log lines. */
+  log: (text: string) => void;
+  /** Wall clock (ms), for back-off times. */
+  now?: () => number;
+  random?: () => number;
+}
+
+/** Starts and stops lane workers on demand. */
+export class LaneSupervisor {
+  private readonly lanes = new Map<string, Lane>();
+  /** Recorded lane crashes of every server, by group (refreshed each poll): what enqueues are refused for. */
+  private crashes = new Map<string, LaneCrash>();
+  /** Crashes of this server's lanes not yet written to the store (kept across reloads of the records). */
+  private readonly unwritten = new Map<string, LaneCrash>();
+  private readonly pollMs: number;
+  private readonly now: () => number;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeAt: number | null = null;
+  private unwatch: (() => void) | null = null;
+  /** Serialises checks and crash-record writes, so a refresh never reads around a write. */
+  private queue: Promise<void> = Promise.resolve();
+  private pending = false;
+  /** When the last check's query ended and how long it took (performance.now() ms), for spacing checks. */
+  private lastCheckAt = -Infinity;
+  private lastCheckMs = 0;
+  private running = false;
+  private readonly onWork = () => this.wake();
+
+  constructor(private readonly options: LaneSupervisorOptions) {
+    this.pollMs = options.pollMs ?? 1_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Starts supervising: forgets this server's old crash records (a restarted server is a
+   * new attempt), then starts lanes for work that is already runnable.
+   */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.forgetOwnCrashes();
+    this.crashes = await this.loadCrashes();
+    this.options.events.on("work", this.onWork);
+    this.unwatch = this.options.store.watch(this.onWork);
+    this.pollTimer = setInterval(() => this.serial(() => this.poll()), this.pollMs);
+    this.pollTimer.unref();
+    await this.serial(() => this.check());
+  }
+
+  /**
+   * Refuses an enqueue into `group` while its lane is recorded as crashed (by this or
+   * another server).
+   * @throws LaneCrashedError
+   */
+  admit(group: string): void {
+    const crash = this.crashes.get(group);
+    if (crash) throw new LaneCrashedError(crash);
+  }
+
+  /** Every lane this supervisor has started, with its mode and worker pid. */
+  lanesInfo(): LaneInfo[] {
+    return [...this.lanes.values()].map((l) => l.info()).sort((a, b) => a.group.localeCompare(b.group));
+  }
+
+  /**
+   * The code changed: each lane's worker drains its running claims in the background and
+   * new work starts a fresh worker on the new code; crashed lanes get a fresh chance.
+   */
+  async refresh(): Promise<void> {
+    for (const lane of this.lanes.values()) lane.retire();
+    await this.serial(async () => {
+      this.unwritten.clear();
+      await this.forgetOwnCrashes();
+      this.crashes = await this.loadCrashes();
+      await this.check();
+    });
+  }
+
+  /** Stops starting workers, drains every lane (killing what still runs after `drainMs`). */
+  async stop(drainMs: number): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.options.events.off("work", this.onWork);
+    this.unwatch?.();
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    await this.queue;
+    await Promise.all([...this.lanes.values()].map((l) => l.stop(drainMs)));
+  }
+
+  /** Something may have become runnable: check soon (checks are coalesced). */
+  wake(): void {
+    if (!this.running || this.pending) return;
+    this.pending = true;
+    // Busy workers commit constantly and every commit wakes us: space checks out so that
+    // they cost at most about a tenth of this process's time (and never less than 25 ms apart).
+    const wait = Math.max(0, this.lastCheckAt + Math.max(25, 10 * this.lastCheckMs) - performance.now());
+    const run = () =>
+      void this.serial(async () => {
+        this.pending = false;
+        await this.check();
+      });
+    if (wait === 0) run();
+    else setTimeout(run, wait).unref();
+  }
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(fn).catch((err) => this.options.log(`lanes: ${(err as Error).message}\n`));
+    this.queue = next;
+    return next;
+  }
+
+  /** Reclaims expired leases, reloads crash records, then checks for work. */
+  private async poll(): Promise<void> {
+    if (!this.running) return;
+    const random = this.options.random ?? Math.random;
+    await this.options.store.reclaimExpired(500, (attempt) => backoffDelay(RUN_BACKOFF, attempt, random));
+    const crashes = await this.loadCrashes();
+    // A record cleared elsewhere (a successful claim) lets a crashed lane start again.
+    for (const [group, lane] of this.lanes) if (!crashes.has(group)) lane.recover();
+    this.crashes = crashes;
+    await this.check();
+  }
+
+  /** Starts lanes that have runnable work and sets the timer for the next due run. */
+  private async check(): Promise<void> {
+    if (!this.running) return;
+    const store = this.options.store;
+    const started = performance.now();
+    const rows = await store.readyByQueue(this.options.workflows());
+    this.lastCheckAt = performance.now();
+    this.lastCheckMs = this.lastCheckAt - started;
+    const storeNow = await store.now();
+    const demand = laneDemand(rows, storeNow, this.options.localServer);
+    let next: number | null = demand.nextAt === null ? null : this.now() + (demand.nextAt - storeNow);
+    for (const group of demand.due) {
+      const lane = this.lane(group);
+      lane.demand();
+      const held = lane.heldUntil();
+      if (held !== null) next = next === null ? held : Math.min(next, held);
+    }
+    this.wakeAt = next;
+    this.armTimer();
+  }
+
+  private armTimer(): void {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    if (this.wakeAt === null || !this.running) return;
+    const wait = Math.max(1, this.wakeAt - this.now() + 1);
+    // The poll runs anyway within pollMs; a timer only helps when it fires sooner.
+    if (wait >= this.pollMs) return;
+    this.wakeTimer = setTimeout(() => this.wake(), wait);
+    this.wakeTimer.unref();
+  }
+
+  private lane(group: string): Lane {
+    let lane = this.lanes.get(group);
+    if (!lane) {
+      lane = new Lane(group, {
+        spawner: this.options.spawner,
+        log: this.options.log,
+        now: this.now,
+        crashRetryMs: this.options.crashRetryMs ?? 30_000,
+        server: this.options.serverName,
+        onCrash: (crash) => this.recordCrash(crash),
+        onExit: () => this.wake(),
+      });
+      this.lanes.set(group, lane);
+    }
+    return lane;
+  }
+
+  private recordCrash(crash: LaneCrash): void {
+    this.crashes.set(crash.group, crash);
+    this.unwritten.set(crash.group, crash);
+    void this.serial(async () => {
+      await this.options.store.kvPut(laneCrashKey(crash.group), encodeLaneCrash(crash));
+      if (this.unwritten.get(crash.group) === crash) this.unwritten.delete(crash.group);
+    });
+  }
+
+  /** The stored crash records plus this server's crashes still being written. */
+  private async loadCrashes(): Promise<Map<string, LaneCrash>> {
+    const crashes = await listLaneCrashes(this.options.store);
+    for (const [group, crash] of this.unwritten) crashes.set(group, crash);
+    return crashes;
+  }
+
+  private async forgetOwnCrashes(): Promise<void> {
+    const store = this.options.store;
+    for (const [group, crash] of await listLaneCrashes(store)) {
+      if (crash.server === this.options.serverName) await store.kvDelete(laneCrashKey(group));
+    }
+  }
+}
