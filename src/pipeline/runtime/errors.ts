@@ -17,7 +17,8 @@ export type PipelineRuntimeErrorCode =
   | "SQL_FAILED"
   | "SCRIPT_PROCESS_FAILED"
   | "SCRIPT_INTERPRETER_MISSING"
-  | "BRIDGE_REQUEST_INVALID";
+  | "BRIDGE_REQUEST_INVALID"
+  | "MATERIALIZE_NOT_AVAILABLE";
 
 /** Base class of the pipeline runtime's errors. */
 export class PipelineRuntimeError extends SluiceError<PipelineRuntimeErrorCode> {}
@@ -48,5 +49,19 @@ export class PipelinePlanError extends PipelineRuntimeError {
 export class ScriptProcessError extends PipelineRuntimeError {
   constructor(readonly script: string, readonly exitCode: number | null, readonly signal: string | null, detail: string) {
     super("SCRIPT_PROCESS_FAILED", `${script} ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}${detail ? `: ${detail}` : ""}`);
+  }
+}
+
+/**
+ * A managed `// materialize` script ran where Sluice cannot write the DuckLake table yet.
+ * The run fails instead of recording a write that did not happen: the asset is not marked
+ * written and the cascade does not fire.
+ */
+export class MaterializeNotAvailableError extends PipelineRuntimeError {
+  constructor(readonly script: string, readonly target: string) {
+    super(
+      "MATERIALIZE_NOT_AVAILABLE",
+      `${script}: managed // materialize into ${target} is not available yet (Sluice's DuckLake writer is not wired into SQL scripts), so nothing was written; use \`// materialize manual ${target}\` and write the table yourself, or write a datatable:// table instead`,
+    );
   }
 }

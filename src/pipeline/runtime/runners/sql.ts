@@ -12,7 +12,7 @@ import type { AssetHost } from "../../../assets/host.js";
 import { PARTITION_TOKEN } from "../../asset-uri.js";
 import type { MemberScript } from "../catalog.js";
 import type { ScriptRunner } from "../definition.js";
-import { PipelineRuntimeError } from "../errors.js";
+import { MaterializeNotAvailableError, PipelineRuntimeError } from "../errors.js";
 import type { PipelineRunContext } from "../run-context.js";
 import { coerceSqlArgument, parseSqlArguments } from "./sql-args.js";
 import { stageSqlAssets } from "./sql-assets.js";
@@ -38,6 +38,9 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
   const declared = parseSqlArguments(member.source);
   return {
     async run(ctx: PipelineRunContext, args: Record<string, unknown> | unknown[]): Promise<unknown> {
+      const materialize = member.analyzed.annotations.materialize;
+      // Never report a managed write that did not happen: fail before the SELECT runs.
+      if (materialize?.mode === "managed") throw new MaterializeNotAvailableError(member.path, materialize.target.uri);
       const named = Array.isArray(args) ? {} : args;
       const host = await assets();
       const values: Record<string, unknown> = {};
