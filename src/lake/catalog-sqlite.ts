@@ -1,0 +1,54 @@
+/** A DuckLake catalog in a SQLite file (better-sqlite3). */
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import type { CatalogDb, CatalogRow } from "./catalog-db.js";
+
+/** Options of {@link openSqliteCatalog}. */
+export interface SqliteCatalogOptions {
+  /** Open read-only (the file must exist). */
+  readonly readonly?: boolean;
+  /** Create the file when missing. */
+  readonly create?: boolean;
+}
+
+const toParam = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) : v);
+
+/** Open a SQLite catalog file. */
+export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = {}): CatalogDb {
+  const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !options.create });
+  if (!options.readonly) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("busy_timeout = 10000");
+  }
+  let depth = 0;
+  return {
+    dialect: "sqlite",
+    baseDir: dirname(resolve(path)),
+    async all(sql, params = []) {
+      return db.prepare(sql).all(...params.map(toParam)) as CatalogRow[];
+    },
+    async run(sql, params = []) {
+      if (params.length === 0 && !sql.includes("?")) db.exec(sql);
+      else db.prepare(sql).run(...params.map(toParam));
+    },
+    async transaction(fn) {
+      if (depth > 0) return fn();
+      db.exec("BEGIN IMMEDIATE");
+      depth++;
+      try {
+        const out = await fn();
+        db.exec("COMMIT");
+        return out;
+      } catch (err) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw err;
+      } finally {
+        depth--;
+      }
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
