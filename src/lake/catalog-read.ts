@@ -98,3 +98,31 @@ export async function readDeleteFiles(db: CatalogDb, tableId: number): Promise<L
     encryptionKey: strOrNull(r.encryption_key), partialMax: numOrNull(r.partial_max),
   }));
 }
+
+/** Identity partition keys of a table at snapshot `s` (column ids by key index) and the partition id. */
+export async function readPartitioning(db: CatalogDb, tableId: number, s: number): Promise<{ partitionId: number; columns: Array<{ columnId: number; transform: string }> } | null> {
+  const infos = await db.all("SELECT partition_id, begin_snapshot, end_snapshot FROM ducklake_partition_info WHERE table_id = ?", [tableId]);
+  const info = infos.find((r) => num(r.begin_snapshot) <= s && (r.end_snapshot === null || s < num(r.end_snapshot)));
+  if (!info) return null;
+  const partitionId = num(info.partition_id);
+  const cols = await db.all("SELECT column_id, \"transform\" AS t FROM ducklake_partition_column WHERE partition_id = ? AND table_id = ? ORDER BY partition_key_index", [partitionId, tableId]);
+  return { partitionId, columns: cols.map((c) => ({ columnId: num(c.column_id), transform: String(c.t) })) };
+}
+
+/** Partition values of a table's data files, by data file id (ordered by key index). */
+export async function readFilePartitionValues(db: CatalogDb, tableId: number): Promise<Map<number, Array<string | null>>> {
+  const out = new Map<number, Array<string | null>>();
+  for (const r of await db.all("SELECT data_file_id, partition_key_index, partition_value FROM ducklake_file_partition_value WHERE table_id = ? ORDER BY data_file_id, partition_key_index", [tableId])) {
+    const id = num(r.data_file_id);
+    const list = out.get(id) ?? [];
+    list[num(r.partition_key_index)] = strOrNull(r.partition_value);
+    out.set(id, list);
+  }
+  return out;
+}
+
+/** The highest column id a table ever used (column ids are never reused). */
+export async function readMaxColumnId(db: CatalogDb, tableId: number): Promise<number> {
+  const [row] = await db.all("SELECT max(column_id) AS m FROM ducklake_column WHERE table_id = ?", [tableId]);
+  return row && row.m !== null && row.m !== undefined ? num(row.m) : 0;
+}

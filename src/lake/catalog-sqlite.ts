@@ -1,7 +1,15 @@
 /** A DuckLake catalog in a SQLite file (better-sqlite3). */
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { KeyedMutex } from "../assets/keyed-mutex.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
+
+/**
+ * Write transactions of this process per catalog file. better-sqlite3 blocks the thread
+ * while it waits for SQLite's lock, so two connections of one process must not wait for
+ * each other inside SQLite: they queue here instead (other processes wait in SQLite).
+ */
+const writers = new KeyedMutex();
 
 /** Options of {@link openSqliteCatalog}. */
 export interface SqliteCatalogOptions {
@@ -34,18 +42,20 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     },
     async transaction(fn) {
       if (depth > 0) return fn();
-      db.exec("BEGIN IMMEDIATE");
-      depth++;
-      try {
-        const out = await fn();
-        db.exec("COMMIT");
-        return out;
-      } catch (err) {
-        if (db.inTransaction) db.exec("ROLLBACK");
-        throw err;
-      } finally {
-        depth--;
-      }
+      return writers.with([resolve(path)], async () => {
+        db.exec("BEGIN IMMEDIATE");
+        depth++;
+        try {
+          const out = await fn();
+          db.exec("COMMIT");
+          return out;
+        } catch (err) {
+          if (db.inTransaction) db.exec("ROLLBACK");
+          throw err;
+        } finally {
+          depth--;
+        }
+      });
     },
     async close() {
       db.close();

@@ -37,6 +37,11 @@ export interface TableAt {
   readonly name: string;
 }
 
+/** `schema.table` of a name given as `table` (schema `main`) or `schema.table`. */
+export function qualifiedName(name: string): string {
+  return name.includes(".") ? name : `main.${name}`;
+}
+
 /** The latest snapshot. */
 export const LATEST: SnapshotRef = { kind: "latest" };
 
@@ -103,7 +108,8 @@ export class LakeReader {
     return this.tablesAt(s);
   }
 
-  private async tablesAt(s: number): Promise<TableAt[]> {
+  /** The tables that exist at snapshot `s`. */
+  async tablesAt(s: number): Promise<TableAt[]> {
     const schemas = (await readSchemas(this.db)).filter((x) => visibleAt(x, s));
     const out: TableAt[] = [];
     for (const table of (await readTables(this.db)).filter((t) => visibleAt(t, s))) {
@@ -115,10 +121,20 @@ export class LakeReader {
 
   /** A table by `schema.table` (or `table` in `main`) at snapshot `s`. @throws TableNotFoundError */
   async tableAt(name: string, s: number): Promise<TableAt> {
-    const full = name.includes(".") ? name : `main.${name}`;
-    const found = (await this.tablesAt(s)).find((t) => t.name === full);
-    if (!found) throw new TableNotFoundError(full, s);
+    const found = await this.findTable(name, s);
+    if (!found) throw new TableNotFoundError(qualifiedName(name), s);
     return found;
+  }
+
+  /** A table by name at snapshot `s`, or undefined. */
+  async findTable(name: string, s: number): Promise<TableAt | undefined> {
+    const full = qualifiedName(name);
+    return (await this.tablesAt(s)).find((t) => t.name === full);
+  }
+
+  /** The visible schemas at snapshot `s`. */
+  async schemasAt(s: number): Promise<LakeSchema[]> {
+    return (await readSchemas(this.db)).filter((x) => visibleAt(x, s));
   }
 
   /** The top-level columns of a table at a snapshot, in order. */
@@ -134,8 +150,19 @@ export class LakeReader {
     return this.filesOf(await this.tableAt(name, s), s);
   }
 
-  private async filesOf(t: TableAt, s: number): Promise<VisibleFile[]> {
-    const tableDir = resolveRelative(resolveRelative(this.dataDir, t.schema.path, t.schema.pathIsRelative), t.table.path, t.table.pathIsRelative);
+  /** The absolute folder (or URL) of a schema's files. */
+  schemaDir(schema: LakeSchema): string {
+    return resolveRelative(this.dataDir, schema.path, schema.pathIsRelative);
+  }
+
+  /** The absolute folder (or URL) of a table's files. */
+  tableDir(t: TableAt): string {
+    return resolveRelative(this.schemaDir(t.schema), t.table.path, t.table.pathIsRelative);
+  }
+
+  /** The visible files of a table at snapshot `s`. */
+  async filesOf(t: TableAt, s: number): Promise<VisibleFile[]> {
+    const tableDir = this.tableDir(t);
     const visible = filesAt(await readDataFiles(this.db, t.table.tableId), await readDeleteFiles(this.db, t.table.tableId), s);
     return visible.map(({ data, delete: del }) => {
       if (data.encryptionKey !== null) throw new LakeUnsupportedError("an encrypted data file");
