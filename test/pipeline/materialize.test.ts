@@ -1,19 +1,50 @@
 /**
- * A managed `// materialize` that Sluice cannot perform must fail its run: the asset is not
- * recorded as written, no asset step is saved and the downstream does not fire.
+ * Managed `// materialize` in DuckDB SQL scripts on Sluice's DuckLake writer: the seed's
+ * partitioned merge example with its data tests, a whole-table replace, `ATTACH
+ * 'ducklake://…'` reads, the run's `{asset, rows, snapshot_id}`, the cascade, and a
+ * violating slice (the run fails with every test's outcome, the table keeps its previous
+ * snapshot, no write is recorded and the downstream does not run).
  */
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeValue } from "../../src/core/serde.js";
+import { openLake } from "../../src/lake/reader.js";
 import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/run-context.js";
+import { MATERIALIZED_PREFIX } from "../../src/pipeline/runtime/runners/sql.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
-const PRODUCE_SQL = `-- pipeline
--- materialize ducklake://main/t
-SELECT 1 AS x, 'a' AS y
+const ORDERS_SQL = `-- pipeline
+-- materialize ducklake://main/orders
+SELECT * FROM (VALUES
+  (1::BIGINT, 'paid', 10.00::DECIMAL(10,2), TIMESTAMP '2026-05-16 09:00:00'),
+  (2, 'pending', 20.00, TIMESTAMP '2026-05-16 10:00:00'),
+  (3, 'refunded', 5.00, TIMESTAMP '2026-05-17 11:00:00')
+) t(order_id, status, amount, created_at)
 `;
 
-const CONSUME_SQL = `-- pipeline
--- on ducklake://main/t
-SELECT 42 AS answer
+const MORE_ORDERS_SQL = `-- pipeline
+-- materialize ducklake://main/orders append
+SELECT * FROM (VALUES
+  (3::BIGINT, 'lost', 7.00::DECIMAL(10,2), TIMESTAMP '2026-05-17 12:00:00')
+) t(order_id, status, amount, created_at)
+`;
+
+// The seed's example, with SQL comment headers.
+const DAILY_SQL = `-- pipeline
+-- materialize ducklake://main/orders_daily key=order_id
+-- partitioned daily
+-- data_test not_null order_id
+-- data_test unique order_id
+-- data_test accepted_values status = paid,pending,refunded
+
+ATTACH 'ducklake://main' AS dl;
+SELECT order_id, status, amount FROM dl.orders WHERE created_at::date = '{partition}'
+`;
+
+const REPORT_SQL = `-- pipeline
+-- on ducklake://main/orders_daily
+ATTACH 'ducklake://main' AS dl;
+SELECT count(*) AS n, sum(amount) AS total FROM dl.orders_daily
 `;
 
 const MANUAL_SQL = `-- pipeline
@@ -21,23 +52,83 @@ const MANUAL_SQL = `-- pipeline
 SELECT 7 AS seven
 `;
 
-describe("managed // materialize without the lake writer", () => {
+describe("managed // materialize into a DuckLake table", () => {
   let p: PipelineProject;
   beforeAll(async () => {
-    p = await startPipelines({ "f/mat/produce.sql": PRODUCE_SQL, "f/mat/consume.sql": CONSUME_SQL, "f/mat/manual.sql": MANUAL_SQL });
+    p = await startPipelines({
+      "f/mat/orders.sql": ORDERS_SQL, "f/mat/more_orders.sql": MORE_ORDERS_SQL, "f/mat/daily.sql": DAILY_SQL,
+      "f/mat/report.sql": REPORT_SQL, "f/mat/manual.sql": MANUAL_SQL,
+    });
   });
   afterAll(async () => p?.close());
+  const catalog = () => join(p.root, ".sluice", "lakes", "main.sqlite");
 
-  it("fails the run with MATERIALIZE_NOT_AVAILABLE, records no write and fires no downstream", async () => {
-    const h = await p.pipelines.runScript("f/mat/produce", {});
-    await expect(h.result({ timeoutMs: 15_000 })).rejects.toThrow(/managed \/\/ materialize into ducklake:\/\/main\/t is not available/);
+  it("replaces a whole table and returns {asset, rows, snapshot_id}", async () => {
+    const h = await p.pipelines.runScript("f/mat/orders", {});
+    expect(await h.result({ timeoutMs: 20_000 })).toEqual({ asset: "ducklake://main/orders", rows: 3, snapshot_id: 1 });
+    const again = await p.pipelines.runScript("f/mat/orders", {});
+    expect(await again.result({ timeoutMs: 20_000 })).toEqual({ asset: "ducklake://main/orders", rows: 3, snapshot_id: 2 });
+    const lake = await openLake(catalog());
+    try {
+      expect(await lake.query("orders", { kind: "latest" }, "SELECT count(*) AS n FROM {table}")).toEqual([{ n: 3 }]);
+      expect(await lake.query("orders", { kind: "version", snapshotId: 1 }, "SELECT count(*) AS n FROM {table}")).toEqual([{ n: 3 }]);
+    } finally {
+      await lake.close();
+    }
+    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual(["ducklake://main/orders"]);
+  });
+
+  it("runs the seed's partitioned merge with data tests, records the state and fires the downstream", async () => {
+    const h = await p.pipelines.runScript("f/mat/daily", {}, { partition: "2026-05-16" });
+    const result = await h.result({ timeoutMs: 20_000 });
+    expect(result).toEqual({
+      asset: "ducklake://main/orders_daily", rows: 2, snapshot_id: 3, partition: "2026-05-16",
+      tests: [
+        { test: "not_null order_id", passed: true, offending: 0, examples: [] },
+        { test: "unique order_id", passed: true, offending: 0, examples: [] },
+        { test: "accepted_values status = paid,pending,refunded", passed: true, offending: 0, examples: [] },
+      ],
+    });
+    await p.settle({ timeoutMs: 30_000 });
+    const [report] = await p.runsOf("f/mat/report");
+    expect(report?.status, JSON.stringify(report?.error)).toBe("succeeded");
+    expect(decodeValue(report!.result)).toEqual([{ n: 2, total: 30 }]);
+    const state = (await p.store.kvList(MATERIALIZED_PREFIX)).find((r) => r.key.includes("orders_daily 2026-05-16"));
+    expect(JSON.parse(state!.value)).toMatchObject({ rows: 2, snapshot_id: 3, run: h.id });
+    // Re-running the slice is idempotent: same rows, a new snapshot.
+    const again = await p.pipelines.runScript("f/mat/daily", {}, { partition: "2026-05-16", cascade: false });
+    expect(await again.result({ timeoutMs: 20_000 })).toMatchObject({ rows: 2, snapshot_id: 4 });
+    const lake = await openLake(catalog());
+    try {
+      expect(await lake.query("orders_daily", { kind: "latest" }, "SELECT order_id, status, _partition FROM {table} ORDER BY order_id")).toEqual([
+        { order_id: 1, status: "paid", _partition: "2026-05-16" }, { order_id: 2, status: "pending", _partition: "2026-05-16" },
+      ]);
+    } finally {
+      await lake.close();
+    }
+  });
+
+  it("fails a violating slice before publishing it: every outcome listed, previous snapshot current, no write recorded, no downstream", async () => {
+    const more = await p.pipelines.runScript("f/mat/more_orders", {});
+    expect(await more.result({ timeoutMs: 20_000 })).toMatchObject({ rows: 1, snapshot_id: 5 });
+    const reportsBefore = (await p.runsOf("f/mat/report")).length;
+    const h = await p.pipelines.runScript("f/mat/daily", {}, { partition: "2026-05-17" });
+    await expect(h.result({ timeoutMs: 20_000 })).rejects.toThrow(
+      /2 of 3 data test\(s\) failed.*not_null order_id: pass; unique order_id: fail, 2 row\(s\), e\.g\. 3; accepted_values status = paid,pending,refunded: fail, 1 row\(s\), e\.g\. "lost"/,
+    );
     await p.settle();
-    const [run] = await p.runsOf("f/mat/produce");
-    expect(run?.status).toBe("failed");
-    expect(run?.error?.code).toBe("MATERIALIZE_NOT_AVAILABLE");
+    const [run] = (await p.runsOf("f/mat/daily")).filter((r) => r.id === h.id);
+    expect(run?.error?.code).toBe("LAKE_AUDIT_FAILED");
+    const lake = await openLake(catalog());
+    try {
+      expect((await lake.snapshot()).snapshotId).toBe(5);
+      expect(await lake.query("orders_daily", { kind: "latest" }, "SELECT count(*) AS n FROM {table} WHERE _partition = '2026-05-17'")).toEqual([{ n: 0 }]);
+    } finally {
+      await lake.close();
+    }
     expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset")).toEqual([]);
-    expect((await p.store.kvList(WRITTEN_PREFIX)).filter((r) => r.key.includes("ducklake://main/t"))).toEqual([]);
-    expect(await p.runsOf("f/mat/consume")).toEqual([]);
+    expect((await p.store.kvList(WRITTEN_PREFIX)).filter((r) => r.key.includes("2026-05-17"))).toEqual([]);
+    expect((await p.runsOf("f/mat/report")).length).toBe(reportsBefore);
   });
 
   it("still runs a `manual` materialization, which is track-only by the seed's definition", async () => {

@@ -17,8 +17,7 @@ export type PipelineRuntimeErrorCode =
   | "SQL_FAILED"
   | "SCRIPT_PROCESS_FAILED"
   | "SCRIPT_INTERPRETER_MISSING"
-  | "BRIDGE_REQUEST_INVALID"
-  | "MATERIALIZE_NOT_AVAILABLE";
+  | "BRIDGE_REQUEST_INVALID";
 
 /** Base class of the pipeline runtime's errors. */
 export class PipelineRuntimeError extends SluiceError<PipelineRuntimeErrorCode> {}
@@ -52,16 +51,3 @@ export class ScriptProcessError extends PipelineRuntimeError {
   }
 }
 
-/**
- * A managed `// materialize` script ran where Sluice cannot write the DuckLake table yet.
- * The run fails instead of recording a write that did not happen: the asset is not marked
- * written and the cascade does not fire.
- */
-export class MaterializeNotAvailableError extends PipelineRuntimeError {
-  constructor(readonly script: string, readonly target: string) {
-    super(
-      "MATERIALIZE_NOT_AVAILABLE",
-      `${script}: managed // materialize into ${target} is not available yet (Sluice's DuckLake writer is not wired into SQL scripts), so nothing was written; use \`// materialize manual ${target}\` and write the table yourself, or write a datatable:// table instead`,
-    );
-  }
-}
