@@ -47,6 +47,20 @@ ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n, sum(amount) AS total FROM dl.orders_daily
 `;
 
+const TRAVEL_SQL = `-- pipeline
+ATTACH 'ducklake://main' AS dl;
+SELECT
+  (SELECT count(*) FROM dl.orders AT (VERSION => 1)) AS at_v1,
+  (SELECT count(*) FROM dl.orders) AS latest,
+  (SELECT count(*) FROM dl.orders_daily AT (TIMESTAMP => now())) AS daily_now,
+  (SELECT count(*) FROM dl.orders AS o AT (VERSION => 2) JOIN dl.orders_daily d USING (order_id)) AS joined
+`;
+
+const TRAVEL_MISSING_SQL = `-- pipeline
+ATTACH 'ducklake://main' AS dl;
+SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
+`;
+
 const MANUAL_SQL = `-- pipeline
 -- materialize manual ducklake://main/m
 SELECT 7 AS seven
@@ -58,6 +72,7 @@ describe("managed // materialize into a DuckLake table", () => {
     p = await startPipelines({
       "f/mat/orders.sql": ORDERS_SQL, "f/mat/more_orders.sql": MORE_ORDERS_SQL, "f/mat/daily.sql": DAILY_SQL,
       "f/mat/report.sql": REPORT_SQL, "f/mat/manual.sql": MANUAL_SQL,
+      "f/mat/travel.sql": TRAVEL_SQL, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
     });
   });
   afterAll(async () => p?.close());
@@ -129,6 +144,13 @@ describe("managed // materialize into a DuckLake table", () => {
     expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset")).toEqual([]);
     expect((await p.store.kvList(WRITTEN_PREFIX)).filter((r) => r.key.includes("2026-05-17"))).toEqual([]);
     expect((await p.runsOf("f/mat/report")).length).toBe(reportsBefore);
+  });
+
+  it("time travels in user SQL with AT (VERSION => n) and AT (TIMESTAMP => t), rewritten through DuckDB's parser", async () => {
+    const h = await p.pipelines.runScript("f/mat/travel", {});
+    expect(await h.result({ timeoutMs: 20_000 })).toEqual([{ at_v1: 3, latest: 4, daily_now: 2, joined: 2 }]);
+    const missing = await p.pipelines.runScript("f/mat/travel_missing", {});
+    await expect(missing.result({ timeoutMs: 20_000 })).rejects.toThrow(/no snapshot with version 999/);
   });
 
   it("still runs a `manual` materialization, which is track-only by the seed's definition", async () => {

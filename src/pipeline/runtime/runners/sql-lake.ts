@@ -17,7 +17,8 @@ import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../
 import { LakeError } from "../../../lake/errors.js";
 import { lakePaths } from "../../../lake/locate.js";
 import { openLake } from "../../../lake/reader.js";
-import { openLakeForWrite } from "../../../lake/writer.js";
+import { rewriteTimeTravel } from "../../../lake/time-travel.js";
+import { type LakeWriter, openLakeForWrite } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { splitSqlStatements } from "../../materialize-body.js";
 import { PipelineRuntimeError } from "../errors.js";
@@ -47,17 +48,41 @@ export function extractLakeAttaches(sql: string): { sql: string; attaches: LakeA
   return { sql: kept.join(";\n"), attaches };
 }
 
-/** Create the views of every attached lake on `conn`. */
-export async function attachLakes(conn: DuckDBConnection, host: AssetHost, attaches: readonly LakeAttach[]): Promise<void> {
-  for (const a of attaches) {
-    const paths = lakePaths(host.config.dataDir, a.lake);
-    const lake = await openLakeForWrite(paths.catalog, { dataPath: paths.data });
-    try {
+/** The lakes a script attached, open while it runs. */
+export interface AttachedLakes {
+  /** The script with `AT (VERSION => …)` / `AT (TIMESTAMP => …)` on attached tables rewritten (see `lake/time-travel.ts`). */
+  rewrite(sql: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Create the views of every attached lake on `conn` (a lake that does not exist yet is created empty). */
+export async function attachLakes(conn: DuckDBConnection, host: AssetHost, attaches: readonly LakeAttach[]): Promise<AttachedLakes> {
+  const open = new Map<string, LakeWriter>();
+  const close = async () => {
+    for (const l of open.values()) await l.close();
+  };
+  try {
+    for (const a of attaches) {
+      const paths = lakePaths(host.config.dataDir, a.lake);
+      const lake = await openLakeForWrite(paths.catalog, { dataPath: paths.data });
+      await open.get(a.alias)?.close();
+      open.set(a.alias, lake);
       await attachLakeViews(conn, lake.reader, a.alias);
-    } finally {
-      await lake.close();
     }
+  } catch (err) {
+    await close();
+    throw err;
   }
+  return {
+    async rewrite(sql) {
+      if (open.size === 0 || !/\bAT\s*\(/i.test(sql)) return sql;
+      const aliases = new Set(open.keys());
+      const out: string[] = [];
+      for (const s of splitSqlStatements(sql)) out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
+      return out.join(";\n");
+    },
+    close,
+  };
 }
 
 /** What a managed materialization returns (and records as the asset's state). */

@@ -6,6 +6,7 @@
  * {@link MAX_RESULT_ROWS}). Writes (`COPY … TO`, data table tables) are recorded from the
  * script's detected outputs when it succeeds.
  */
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { runStatements, withDuckDb } from "../../../assets/duckdb.js";
 import { AssetError } from "../../../assets/errors.js";
 import { LakeError } from "../../../lake/errors.js";
@@ -63,11 +64,10 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
       };
       const managed = member.analyzed.annotations.materialize?.mode === "managed" ? member.analyzed.annotations.materialize : undefined;
       try {
-        const rows = await withDuckDb(staged.files, async (conn) => {
-          await attachLakes(conn, host, lakes.attaches);
+        const runScriptSql = async (conn: DuckDBConnection, text: string): Promise<unknown> => {
           if (managed) {
             const result = await materialize(conn, {
-              host, annotation: managed, tests: member.analyzed.annotations.dataTests, sql: staged.sql,
+              host, annotation: managed, tests: member.analyzed.annotations.dataTests, sql: text,
               partitioned: member.analyzed.annotations.partitioned !== undefined, partition: ctx.partition,
               script: member.path, runId: ctx.runId, valueOf,
             });
@@ -75,7 +75,15 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
             ctx.log("info", `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id}`);
             return result;
           }
-          return runStatements(conn, staged.sql, valueOf, MAX_RESULT_ROWS + 1);
+          return runStatements(conn, text, valueOf, MAX_RESULT_ROWS + 1);
+        };
+        const rows = await withDuckDb(staged.files, async (conn) => {
+          const attached = await attachLakes(conn, host, lakes.attaches);
+          try {
+            return await runScriptSql(conn, await attached.rewrite(staged.sql));
+          } finally {
+            await attached.close();
+          }
         });
         await staged.finish();
         if (!Array.isArray(rows)) return rows;
