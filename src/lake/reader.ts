@@ -162,6 +162,7 @@ export class LakeReader {
 
   /** The visible files of a table at snapshot `s`. */
   async filesOf(t: TableAt, s: number): Promise<VisibleFile[]> {
+    await this.refuseInlined(t);
     const tableDir = this.tableDir(t);
     const visible = filesAt(await readDataFiles(this.db, t.table.tableId), await readDeleteFiles(this.db, t.table.tableId), s);
     return visible.map(({ data, delete: del }) => {
@@ -173,6 +174,16 @@ export class LakeReader {
       if (del.format !== "parquet") throw new LakeUnsupportedError(`a ${del.format} delete file`);
       return { ...base, delete: del, deletePath: resolveRelative(tableDir, del.path, del.pathIsRelative) };
     });
+  }
+
+  /** Rows inlined in the catalog (`ducklake_inlined_data_tables`) are not read yet: refuse rather than miss them. */
+  private async refuseInlined(t: TableAt): Promise<void> {
+    const inlined = await this.db.all("SELECT table_name FROM ducklake_inlined_data_tables WHERE table_id = ?", [t.table.tableId]);
+    for (const r of inlined) {
+      const name = String(r.table_name).replace(/"/g, '""');
+      const [count] = await this.db.all(`SELECT count(*) AS n FROM "${name}"`).catch(() => [{ n: 0 }]);
+      if (Number(count?.n ?? 0) > 0) throw new LakeUnsupportedError(`table ${t.name} has rows inlined in the catalog (data inlining)`);
+    }
   }
 
   /** The DuckDB SELECT returning a table's rows at a snapshot, and the snapshot it reads. */

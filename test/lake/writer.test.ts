@@ -217,6 +217,18 @@ describe("write-audit-publish", () => {
   });
 });
 
+describe("features not implemented are refused, not misread", () => {
+  it("refuses a table with rows inlined in the catalog, and nested types on write", async () => {
+    await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
+    await lake.db.run("CREATE TABLE ducklake_inlined_data_1_1 (row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER)");
+    await lake.db.run("INSERT INTO ducklake_inlined_data_tables (table_id, table_name, schema_version) VALUES (1, 'ducklake_inlined_data_1_1', 1)");
+    expect(await rowsAt("t", 1)).toEqual([{ id: 1 }]);
+    await lake.db.run("INSERT INTO ducklake_inlined_data_1_1 VALUES (1, 1, NULL, 2)");
+    await expect(rowsAt("t", 1)).rejects.toMatchObject({ code: "LAKE_FEATURE_UNSUPPORTED", message: expect.stringContaining("inlined") });
+    await expect(write({ table: "n", mode: "append", source: "SELECT [1, 2] AS xs" })).rejects.toMatchObject({ code: "LAKE_TYPE_UNSUPPORTED" });
+  });
+});
+
 describe("orphan sweep", () => {
   it("removes unreferenced lake files past the grace period and keeps referenced and other files", async () => {
     await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
