@@ -2,10 +2,12 @@
  * Writing Parquet files for a lake through DuckDB (I/O): data files with Parquet field ids
  * equal to the DuckLake column ids (one per partition value when the table is
  * partitioned, in hive-style folders `col=value/`), their per-column statistics, and
- * positional delete files (`file_path`, `pos`, with the field ids the extension uses).
+ * positional delete files (`file_path`, `pos`, with the field ids the extension uses). A
+ * partitioned slice is written by one `COPY … PARTITION_BY` (the partition columns stay in
+ * the files, as the extension keeps them); its files' partition values are read back from them.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../assets/duckdb.js";
 import { duckdbTypeOf, isFloat } from "./column-types.js";
@@ -65,33 +67,44 @@ export function fileFacts(path: string): { size: number; footer: number } {
   }
 }
 
-function hiveSegment(name: string, value: string): string {
-  return `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+interface FileFacts {
+  readonly stats: FileColumnStats[];
+  readonly rows: number;
+  readonly partitionValues: string[] | null;
 }
 
-async function columnStats(conn: DuckDBConnection, path: string, columns: readonly TargetColumn[]): Promise<FileColumnStats[]> {
-  const parts = columns.flatMap((c, i) => {
+/** Row counts, column statistics and partition values of freshly written files, in two queries for all of them. */
+async function readFileFacts(conn: DuckDBConnection, paths: readonly string[], columns: readonly TargetColumn[], partitionColumns: readonly TargetColumn[]): Promise<Map<string, FileFacts>> {
+  const parts = ["filename AS f", "count(*) AS total", ...partitionColumns.map((c, i) => `min(CAST(${ident(c.name)} AS VARCHAR)) AS p${i}`)];
+  parts.push(...columns.flatMap((c, i) => {
     const e = ident(c.name);
     return [
       `count(${e}) AS v${i}`, `count(*) - count(${e}) AS n${i}`,
       `${statExpression(c.lakeType, e, "min")} AS lo${i}`, `${statExpression(c.lakeType, e, "max")} AS hi${i}`,
       isFloat(c.lakeType) ? `coalesce(bool_or(isnan(${e})), false) AS nan${i}` : `NULL AS nan${i}`,
     ];
-  });
-  const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${parts.join(", ")} FROM read_parquet(${sqlString(path)}, hive_partitioning = false)`));
-  const sizes = new Map<string, number>();
-  for (const r of jsonRows(await conn.runAndReadAll(`SELECT path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${sqlString(path)}) GROUP BY ALL`))) {
-    sizes.set(String(r.p), Number(r.s));
-  }
-  return columns.map((c, i) => ({
-    columnId: c.columnId,
-    columnSizeBytes: sizes.get(c.name) ?? null,
-    valueCount: Number(row![`v${i}`]),
-    nullCount: Number(row![`n${i}`]),
-    min: (row![`lo${i}`] as string | null) ?? null,
-    max: (row![`hi${i}`] as string | null) ?? null,
-    containsNan: isFloat(c.lakeType) ? Boolean(row![`nan${i}`]) : null,
   }));
+  const list = `[${paths.map(sqlString).join(", ")}]`;
+  const rows = jsonRows(await conn.runAndReadAll(`SELECT ${parts.join(", ")} FROM read_parquet(${list}, hive_partitioning = false, filename = true) GROUP BY filename`));
+  const sizes = new Map<string, number>();
+  for (const r of jsonRows(await conn.runAndReadAll(`SELECT file_name AS f, path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${list}) GROUP BY ALL`))) {
+    sizes.set(`${r.f}\u0000${r.p}`, Number(r.s));
+  }
+  const out = new Map<string, FileFacts>();
+  for (const row of rows) {
+    const f = String(row.f);
+    const stats = columns.map((c, i) => ({
+      columnId: c.columnId,
+      columnSizeBytes: sizes.get(`${f}\u0000${c.name}`) ?? null,
+      valueCount: Number(row[`v${i}`]),
+      nullCount: Number(row[`n${i}`]),
+      min: (row[`lo${i}`] as string | null) ?? null,
+      max: (row[`hi${i}`] as string | null) ?? null,
+      containsNan: isFloat(c.lakeType) ? Boolean(row[`nan${i}`]) : null,
+    }));
+    out.set(f, { stats, rows: Number(row.total), partitionValues: partitionColumns.length ? partitionColumns.map((_, i) => String(row[`p${i}`])) : null });
+  }
+  return out;
 }
 
 /** Options of {@link writeDataFiles}. */
@@ -109,32 +122,42 @@ export interface DataFileRequest {
 export async function writeDataFiles(conn: DuckDBConnection, req: DataFileRequest): Promise<WrittenDataFile[]> {
   const select = req.columns.map((c) => `${c.inSource ? `CAST(${ident(c.name)} AS ${duckdbTypeOf(c.lakeType)})` : `CAST(NULL AS ${duckdbTypeOf(c.lakeType)})`} AS ${ident(c.name)}`).join(", ");
   const fieldIds = req.columns.map((c) => `${sqlString(c.name)}: ${c.columnId}`).join(", ");
-  let groups: Array<{ values: string[] | null; where: string }> = [{ values: null, where: "" }];
-  if (req.partitionColumns.length) {
-    const keys = req.partitionColumns.map((c) => `CAST(${ident(c.name)} AS VARCHAR)`);
-    const rows = jsonRows(await conn.runAndReadAll(`SELECT DISTINCT ${keys.map((k, i) => `${k} AS k${i}`).join(", ")} FROM ${req.slice} ORDER BY ALL`));
-    groups = rows.map((r) => {
-      const values = req.partitionColumns.map((c, i) => {
-        const v = r[`k${i}`];
-        if (v === null || v === undefined) throw new LakeError("LAKE_WRITE_INVALID", `partition column ${c.name} is NULL in some rows of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`);
-        return String(v);
-      });
-      return { values, where: ` WHERE ${keys.map((k, i) => `${k} = ${sqlString(values[i]!)}`).join(" AND ")}` };
-    });
-  }
   const out: WrittenDataFile[] = [];
-  for (const g of groups) {
-    const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${req.slice}${g.where}`));
-    const n = Number(count!.n);
-    if (n === 0) continue;
-    const folder = g.values ? req.partitionColumns.map((c, i) => hiveSegment(c.name, g.values![i]!)).join("/") : "";
-    const name = `ducklake-${uuidv7()}.parquet`;
-    const relPath = folder ? `${folder}/${name}` : name;
-    const path = join(req.tableDir, relPath);
+  const add = async (paths: readonly string[]): Promise<void> => {
+    const facts = await readFileFacts(conn, paths, req.columns, req.partitionColumns);
+    for (const path of paths) {
+      const f = facts.get(path);
+      if (!f) throw new LakeError("LAKE_WRITE_INVALID", `DuckDB wrote ${path} but it cannot be read back; nothing was committed`);
+      const size = fileFacts(path);
+      out.push({ path, relPath: relative(req.tableDir, path).split(sep).join("/"), recordCount: f.rows, fileSizeBytes: size.size, footerSize: size.footer, stats: f.stats, partitionValues: f.partitionValues });
+    }
+  };
+  if (req.partitionColumns.length === 0) {
+    const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${req.slice}`));
+    if (Number(count!.n) === 0) return out;
+    const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
     mkdirSync(dirname(path), { recursive: true });
-    await conn.run(`COPY (SELECT ${select} FROM ${req.slice}${g.where}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION snappy, FIELD_IDS {${fieldIds}})`);
-    const facts = fileFacts(path);
-    out.push({ path, relPath, recordCount: n, fileSizeBytes: facts.size, footerSize: facts.footer, stats: await columnStats(conn, path, req.columns), partitionValues: g.values });
+    await conn.run(`COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION snappy, FIELD_IDS {${fieldIds}})`);
+    await add([path]);
+    return out;
+  }
+  const keys = req.partitionColumns.map((c) => ident(c.name));
+  const [nulls] = jsonRows(await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE ${keys.map((k) => `${k} IS NULL`).join(" OR ")}) AS n FROM ${req.slice}`));
+  if (Number(nulls!.n) > 0) {
+    throw new LakeError("LAKE_WRITE_INVALID", `a partition column (${req.partitionColumns.map((c) => c.name).join(", ")}) is NULL in ${nulls!.n} row(s) of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`);
+  }
+  // One pass: DuckDB writes one hive folder per partition value (col=value/, values percent-encoded) under uniquely named files.
+  mkdirSync(req.tableDir, { recursive: true });
+  const [copied] = jsonRows(await conn.runAndReadAll(
+    `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(req.tableDir)} (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (${keys.join(", ")}), ` +
+      `WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', RETURN_FILES true, APPEND, FIELD_IDS {${fieldIds}})`,
+  ));
+  const files = ((copied?.Files ?? []) as string[]).map((f) => resolvePath(f));
+  try {
+    if (files.length) await add(files);
+  } catch (err) {
+    for (const f of files) rmSync(f, { force: true });
+    throw err;
   }
   return out;
 }

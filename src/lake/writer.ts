@@ -55,6 +55,8 @@ export interface WriteRequest {
   readonly key?: string;
   /** The partition the slice is (identity partition columns → value); absent: the whole table. */
   readonly partition?: Readonly<Record<string, string>>;
+  /** Identity partition columns of a table this write creates (default: the columns of `partition`). */
+  readonly partitionBy?: readonly string[];
   /** Runs after the files are written, before the commit; throwing commits nothing. */
   readonly audit?: (ctx: AuditContext) => Promise<void>;
   readonly author?: string;
@@ -107,9 +109,7 @@ export class LakeWriter {
     try {
       const described = jsonRows(await conn.runAndReadAll(`DESCRIBE ${SLICE}`));
       const source: SourceColumn[] = described.map((r) => ({ name: String(r.column_name), lakeType: lakeTypeOf(String(r.column_type)) }));
-      await checkSlice(conn, req, source);
-      const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${SLICE}`));
-      const rows = Number(count!.n);
+      const rows = await checkSlice(conn, req, source);
       for (let attempt = 1; ; attempt++) {
         try {
           return await this.attempt(conn, req, source, rows);
@@ -138,7 +138,14 @@ export class LakeWriter {
     let tableDir: string;
     if (!table) {
       plan = planNewTable(source);
-      partitionColumns = partitionNames.map((n) => plan.columns.find((c) => c.name === n)!);
+      if (req.partition && req.partitionBy && req.partitionBy.join(",") !== partitionNames.join(",")) {
+        throw new LakeError("LAKE_WRITE_INVALID", `partitionBy (${req.partitionBy.join(", ")}) and the partition written (${partitionNames.join(", ")}) name different columns; give the same columns`);
+      }
+      partitionColumns = (req.partition ? partitionNames : (req.partitionBy ?? [])).map((n) => {
+        const c = plan.columns.find((x) => x.name === n);
+        if (!c) throw new LakeError("LAKE_WRITE_INVALID", `partition column ${n} is not a column of the SELECT; add it`);
+        return c;
+      });
       tableDir = joinPath(this.reader.schemaDir(schema), `${tableName}/`);
     } else {
       const current = columnsAt(await readColumns(this.db, table.table.tableId), base);
@@ -223,10 +230,17 @@ export class LakeWriter {
   }
 }
 
-async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<void> {
-  for (const [col, value] of Object.entries(req.partition ?? {})) {
+/** Check the slice against its partition; @returns its row count. */
+async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<number> {
+  const entries = Object.entries(req.partition ?? {});
+  for (const [col] of entries) {
     if (!source.some((c) => c.name === col)) throw new LakeError("LAKE_WRITE_INVALID", `the SELECT has no column ${col}, the partition column; add it to the SELECT`);
-    const [bad] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${SLICE} WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}`));
-    if (Number(bad!.n) > 0) throw new LakeError("LAKE_WRITE_INVALID", `${bad!.n} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`);
   }
+  const outside = entries.map(([col, value], i) => `count(*) FILTER (WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}) AS bad${i}`);
+  const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${["count(*) AS n", ...outside].join(", ")} FROM ${SLICE}`));
+  entries.forEach(([col, value], i) => {
+    const bad = Number(row![`bad${i}`]);
+    if (bad > 0) throw new LakeError("LAKE_WRITE_INVALID", `${bad} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`);
+  });
+  return Number(row!.n);
 }

@@ -127,6 +127,7 @@ describe("whole-table writes", () => {
       [0, 1, 3, 0, "1", "10", null], [0, 2, 2, 1, "a", "b", null], [0, 3, 3, 0, "-1.0", "2.5", 1], [0, 4, 2, 1, "0", "1", null],
       [1, 1, 1, 0, "11", "11", null], [1, 2, 1, 0, "c", "c", null], [1, 3, 1, 0, "100.0", "100.0", 0], [1, 4, 1, 0, "1", "1", null],
     ]);
+    expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL OR column_size_bytes <= 0")).toEqual([{ n: 0 }]);
     const table = await lake.db.all("SELECT column_id, contains_null, contains_nan, min_value, max_value FROM ducklake_table_column_stats ORDER BY column_id");
     expect(table.map((s) => [s.column_id, s.contains_null, s.contains_nan, s.min_value, s.max_value])).toEqual([
       [1, 0, null, "1", "11"], [2, 1, null, "a", "c"], [3, 0, 1, "-1.0", "100.0"], [4, 1, null, "0", "1"],
@@ -176,6 +177,19 @@ describe("partitioned writes", () => {
     const snaps = await lake.reader.snapshots();
     expect(reportChanges(snaps[3]!.changes)).toEqual({ tables_inserted_into: ["1"], tables_deleted_from: ["1"] });
     expect(reportChanges(snaps[5]!.changes)).toEqual({ tables_inserted_into: ["1"] });
+  });
+
+  it("writes a whole partitioned table in one snapshot (one file per partition) and replaces it whole", async () => {
+    const first = await write({ table: "events", mode: "append", partitionBy: ["day"], source: `${day("2024-03-01", [1, 2])} UNION ALL ${day("2024-03-02", [3])}` });
+    expect(first).toMatchObject({ snapshotId: 1, rows: 3, created: true });
+    const pv = await lake.db.all("SELECT data_file_id, partition_value FROM ducklake_file_partition_value ORDER BY data_file_id");
+    expect(pv.map((r) => [r.data_file_id, r.partition_value])).toEqual([[0, "2024-03-01"], [1, "2024-03-02"]]);
+    expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL")).toEqual([{ n: 0 }]);
+    expect((await lake.db.all("SELECT record_count FROM ducklake_data_file ORDER BY data_file_id")).map((r) => r.record_count)).toEqual([2, 1]);
+    await write({ table: "events", mode: "replace", source: day("2024-03-09", [7]) });
+    expect((await rowsAt("events", 2)).map((r) => r.event_id)).toEqual([7]);
+    expect((await rowsAt("events", 1)).map((r) => r.event_id)).toEqual([1, 2, 3]);
+    expect(String((await lake.db.all("SELECT path FROM ducklake_data_file WHERE begin_snapshot = 2"))[0]!.path)).toMatch(/^day=2024-03-09\//);
   });
 
   it("refuses a slice with rows outside its partition and commits nothing", async () => {
