@@ -29,16 +29,29 @@ SELECT * FROM (VALUES
 ) t(order_id, status, amount, created_at)
 `;
 
-// The seed's example, with SQL comment headers.
-const DAILY_SQL = `-- pipeline
--- materialize ducklake://main/orders_daily key=order_id
--- partitioned daily
--- data_test not_null order_id
--- data_test unique order_id
--- data_test accepted_values status = paid,pending,refunded
+// The seed's examples, unchanged (their headers are // lines).
+const DAILY_SQL = `// pipeline
+// materialize ducklake://main/orders_daily key=order_id
+// partitioned daily
+// data_test not_null order_id
+// data_test unique order_id
+// data_test accepted_values status = paid,pending,refunded
 
 ATTACH 'ducklake://main' AS dl;
 SELECT order_id, status, amount FROM dl.orders WHERE created_at::date = '{partition}'
+`;
+
+const CUSTOMERS_SQL = `-- pipeline
+-- materialize ducklake://main/customers
+-- $tier (text) = gold
+SELECT * FROM (VALUES (1, 'Ada', $tier), (2, 'Bo', 'silver')) t(customer_id, name, tier)
+`;
+
+const CUSTOMER_DIM_SQL = `// pipeline
+// materialize ducklake://main/customer_dim key=customer_id
+
+ATTACH 'ducklake://main' AS dl;
+SELECT customer_id, name, tier FROM dl.customers
 `;
 
 const REPORT_SQL = `-- pipeline
@@ -72,7 +85,7 @@ describe("managed // materialize into a DuckLake table", () => {
     p = await startPipelines({
       "f/mat/orders.sql": ORDERS_SQL, "f/mat/more_orders.sql": MORE_ORDERS_SQL, "f/mat/daily.sql": DAILY_SQL,
       "f/mat/report.sql": REPORT_SQL, "f/mat/manual.sql": MANUAL_SQL,
-      "f/mat/travel.sql": TRAVEL_SQL, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
+      "f/mat/travel.sql": TRAVEL_SQL, "f/mat/customers.sql": CUSTOMERS_SQL, "f/mat/customer_dim.sql": CUSTOMER_DIM_SQL, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
     });
   });
   afterAll(async () => p?.close());
@@ -144,6 +157,24 @@ describe("managed // materialize into a DuckLake table", () => {
     expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset")).toEqual([]);
     expect((await p.store.kvList(WRITTEN_PREFIX)).filter((r) => r.key.includes("2026-05-17"))).toEqual([]);
     expect((await p.runsOf("f/mat/report")).length).toBe(reportsBefore);
+  });
+
+  it("runs the seed's whole-table merge example unchanged: upserts on the key, leaves other rows in place", async () => {
+    await (await p.pipelines.runScript("f/mat/customers", {})).result({ timeoutMs: 20_000 });
+    const first = await (await p.pipelines.runScript("f/mat/customer_dim", {})).result({ timeoutMs: 20_000 });
+    expect(first).toMatchObject({ asset: "ducklake://main/customer_dim", rows: 2 });
+    const renamed = await p.pipelines.runScript("f/mat/customers", { tier: "platinum" });
+    await renamed.result({ timeoutMs: 20_000 });
+    const second = await (await p.pipelines.runScript("f/mat/customer_dim", {})).result({ timeoutMs: 20_000 });
+    expect(second).toMatchObject({ rows: 2 });
+    const lake = await openLake(catalog());
+    try {
+      expect(await lake.query("customer_dim", { kind: "latest" }, "SELECT * FROM {table} ORDER BY ALL")).toEqual([
+        { customer_id: 1, name: "Ada", tier: "platinum" }, { customer_id: 2, name: "Bo", tier: "silver" },
+      ]);
+    } finally {
+      await lake.close();
+    }
   });
 
   it("time travels in user SQL with AT (VERSION => n) and AT (TIMESTAMP => t), rewritten through DuckDB's parser", async () => {

@@ -12,6 +12,7 @@ import { AssetError } from "../../../assets/errors.js";
 import { LakeError } from "../../../lake/errors.js";
 import type { AssetHost } from "../../../assets/host.js";
 import { PARTITION_TOKEN } from "../../asset-uri.js";
+import { slashCommentsToSql } from "../../materialize-body.js";
 import type { MemberScript } from "../catalog.js";
 import type { ScriptRunner } from "../definition.js";
 import { PipelineRuntimeError } from "../errors.js";
@@ -48,7 +49,7 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
       const host = await assets();
       const values: Record<string, unknown> = {};
       for (const a of declared) values[a.name] = coerceSqlArgument(a, named[a.name]);
-      const lakes = extractLakeAttaches(substituteSqlPartition(member.source, ctx.partition, member.path));
+      const lakes = extractLakeAttaches(substituteSqlPartition(slashCommentsToSql(member.source), ctx.partition, member.path));
       const sql = lakes.sql;
       const s3Args = declared.filter((a) => a.type === "s3object" && typeof values[a.name] === "string");
       for (const a of s3Args) {
