@@ -74,6 +74,32 @@ ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
 `;
 
+const TS_WRITER = `// pipeline
+// partitioned daily
+import * as wmill from 'windmill-client';
+
+export async function main(partition: string) {
+  const lake = wmill.ducklake("code");
+  const first = await lake.upsertPartition("events", [{ id: 1, kind: "a" }, { id: 2, kind: "b" }], { key: "id" });
+  const again = await lake.upsertPartition("events", [{ id: 2, kind: "B" }], { key: "id" });
+  const appended = await lake.appendPartition("events", [{ id: 3, kind: "c" }]);
+  const rows = await lake.read("events", { partition });
+  const old = await lake.read("events", { version: first.snapshot_id });
+  return { first, again, appended, rows: rows.map((r) => [r.id, r.kind]).sort(), old: old.length };
+}
+`;
+
+const PY_WRITER = `# pipeline
+import wmill
+
+
+def main():
+    lake = wmill.ducklake("py")
+    first = lake.upsert_partition("t", [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}])
+    second = lake.upsert_partition("t", [{"a": 2, "b": "z"}], key="a")
+    return {"first": first, "second": second, "rows": sorted([r["a"], r["b"]] for r in lake.read("t")), "at_first": len(lake.read("t", version=first["snapshot_id"]))}
+`;
+
 const MANUAL_SQL = `-- pipeline
 -- materialize manual ducklake://main/m
 SELECT 7 AS seven
@@ -85,7 +111,8 @@ describe("managed // materialize into a DuckLake table", () => {
     p = await startPipelines({
       "f/mat/orders.sql": ORDERS_SQL, "f/mat/more_orders.sql": MORE_ORDERS_SQL, "f/mat/daily.sql": DAILY_SQL,
       "f/mat/report.sql": REPORT_SQL, "f/mat/manual.sql": MANUAL_SQL,
-      "f/mat/travel.sql": TRAVEL_SQL, "f/mat/customers.sql": CUSTOMERS_SQL, "f/mat/customer_dim.sql": CUSTOMER_DIM_SQL, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
+      "f/mat/travel.sql": TRAVEL_SQL, "f/mat/customers.sql": CUSTOMERS_SQL, "f/mat/customer_dim.sql": CUSTOMER_DIM_SQL,
+      "f/mat/ts_writer.ts": TS_WRITER, "f/mat/py_writer.py": PY_WRITER, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
     });
   });
   afterAll(async () => p?.close());
@@ -182,6 +209,25 @@ describe("managed // materialize into a DuckLake table", () => {
     expect(await h.result({ timeoutMs: 20_000 })).toEqual([{ at_v1: 3, latest: 4, daily_now: 2, joined: 2 }]);
     const missing = await p.pipelines.runScript("f/mat/travel_missing", {});
     await expect(missing.result({ timeoutMs: 20_000 })).rejects.toThrow(/no snapshot with version 999/);
+  });
+
+  it("writes and reads lake tables from TypeScript and Python with the seed's ducklake helpers", async () => {
+    const ts = await p.pipelines.runScript("f/mat/ts_writer", {}, { partition: "2026-05-20" });
+    expect(await ts.result({ timeoutMs: 20_000 })).toEqual({
+      first: { asset: "ducklake://code/events", rows: 2, snapshot_id: 1, partition: "2026-05-20" },
+      again: { asset: "ducklake://code/events", rows: 1, snapshot_id: 2, partition: "2026-05-20" },
+      appended: { asset: "ducklake://code/events", rows: 1, snapshot_id: 3, partition: "2026-05-20" },
+      rows: [[1, "a"], [2, "B"], [3, "c"]],
+      old: 2,
+    });
+    expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toContain("ducklake://code/events");
+    const py = await p.pipelines.runScript("f/mat/py_writer", {});
+    expect(await py.result({ timeoutMs: 30_000 })).toEqual({
+      first: { asset: "ducklake://py/t", rows: 2, snapshot_id: 1 },
+      second: { asset: "ducklake://py/t", rows: 1, snapshot_id: 2 },
+      rows: [[1, "x"], [2, "z"]],
+      at_first: 2,
+    });
   });
 
   it("still runs a `manual` materialization, which is track-only by the seed's definition", async () => {
