@@ -186,6 +186,9 @@ describe("partitioned writes", () => {
     expect(pv.map((r) => [r.data_file_id, r.partition_value])).toEqual([[0, "2024-03-01"], [1, "2024-03-02"]]);
     expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL")).toEqual([{ n: 0 }]);
     expect((await lake.db.all("SELECT record_count FROM ducklake_data_file ORDER BY data_file_id")).map((r) => r.record_count)).toEqual([2, 1]);
+    const [file] = await lake.reader.files("events", at(1));
+    const fieldIds = await withDuckDb([], async (conn) => jsonRows(await conn.runAndReadAll(`SELECT name, field_id FROM parquet_schema('${file!.dataPath}') WHERE field_id IS NOT NULL`)));
+    expect(fieldIds).toEqual([{ name: "event_id", field_id: 1 }, { name: "day", field_id: 2 }, { name: "kind", field_id: 3 }]);
     await write({ table: "events", mode: "replace", source: day("2024-03-09", [7]) });
     expect((await rowsAt("events", 2)).map((r) => r.event_id)).toEqual([7]);
     expect((await rowsAt("events", 1)).map((r) => r.event_id)).toEqual([1, 2, 3]);

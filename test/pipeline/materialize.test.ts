@@ -11,6 +11,7 @@ import { decodeValue } from "../../src/core/serde.js";
 import { openLake } from "../../src/lake/reader.js";
 import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/run-context.js";
 import { MATERIALIZED_PREFIX } from "../../src/pipeline/runtime/runners/sql.js";
+import { schemaHistory } from "../../src/pipeline/runtime/schema-history.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
 const ORDERS_SQL = `-- pipeline
@@ -131,6 +132,10 @@ describe("managed // materialize into a DuckLake table", () => {
       await lake.close();
     }
     expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual(["ducklake://main/orders"]);
+    const history = await schemaHistory(p.store, "ducklake://main/orders");
+    expect(history.map((v) => [v.version, v.snapshot_id, v.columns])).toEqual([[1, 1, [
+      { name: "order_id", type: "BIGINT" }, { name: "status", type: "VARCHAR" }, { name: "amount", type: "DECIMAL(10,2)" }, { name: "created_at", type: "TIMESTAMP" },
+    ]]]);
   });
 
   it("runs the seed's partitioned merge with data tests, records the state and fires the downstream", async () => {

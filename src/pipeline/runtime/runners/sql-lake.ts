@@ -14,6 +14,7 @@ import type { AssetHost } from "../../../assets/host.js";
 import { runStatements } from "../../../assets/duckdb.js";
 import { attachLakeViews } from "../../../lake/attach.js";
 import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../lake/data-tests.js";
+import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
 import { lakePaths } from "../../../lake/locate.js";
 import { openLake } from "../../../lake/reader.js";
@@ -119,8 +120,14 @@ async function referencedSelect(host: AssetHost, asset: string): Promise<string>
   }
 }
 
+/** A materialization's summary and the table's columns after it (for the schema history). */
+export interface Materialized {
+  readonly summary: MaterializeResult;
+  readonly columns: ReadonlyArray<{ name: string; type: string }>;
+}
+
 /** Run the setup statements, write the trailing SELECT into the lake table, test it before publishing. */
-export async function materialize(conn: DuckDBConnection, req: MaterializeRequest): Promise<MaterializeResult> {
+export async function materialize(conn: DuckDBConnection, req: MaterializeRequest): Promise<Materialized> {
   const statements = splitSqlStatements(req.sql);
   const last = statements.pop();
   if (!last) throw new PipelineRuntimeError("SQL_FAILED", `${req.script} has no trailing SELECT to materialize`);
@@ -151,10 +158,14 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
       author: `sluice run ${req.runId}`,
       commitMessage: req.script,
     });
+    const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map((c) => ({ name: c.name, type: duckdbTypeOf(c.type) }));
     return {
-      asset: req.annotation.target.uri, rows: result.rows, snapshot_id: result.snapshotId,
-      ...(partitioned && { partition: req.partition! }),
-      ...(outcomes.length && { tests: outcomes }),
+      summary: {
+        asset: req.annotation.target.uri, rows: result.rows, snapshot_id: result.snapshotId,
+        ...(partitioned && { partition: req.partition! }),
+        ...(outcomes.length && { tests: outcomes }),
+      },
+      columns,
     };
   } finally {
     await lake.close();

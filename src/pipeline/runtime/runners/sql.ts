@@ -13,6 +13,7 @@ import { LakeError } from "../../../lake/errors.js";
 import type { AssetHost } from "../../../assets/host.js";
 import { PARTITION_TOKEN } from "../../asset-uri.js";
 import { slashCommentsToSql } from "../../materialize-body.js";
+import { captureSchema } from "../schema-history.js";
 import type { MemberScript } from "../catalog.js";
 import type { ScriptRunner } from "../definition.js";
 import { PipelineRuntimeError } from "../errors.js";
@@ -67,13 +68,14 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
       try {
         const runScriptSql = async (conn: DuckDBConnection, text: string): Promise<unknown> => {
           if (managed) {
-            const result = await materialize(conn, {
+            const { summary: result, columns } = await materialize(conn, {
               host, annotation: managed, tests: member.analyzed.annotations.dataTests, sql: text,
               partitioned: member.analyzed.annotations.partitioned !== undefined, partition: ctx.partition,
               script: member.path, runId: ctx.runId, valueOf,
             });
             await ctx.store.kvPut(`${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`, JSON.stringify({ ...result, run: ctx.runId, at: Date.now() }));
-            ctx.log("info", `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id}`);
+            const version = await captureSchema(ctx.store, result.asset, columns, { snapshot_id: result.snapshot_id, run: ctx.runId, at: Date.now() });
+            ctx.log("info", `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id} (schema version ${version})`);
             return result;
           }
           return runStatements(conn, text, valueOf, MAX_RESULT_ROWS + 1);
