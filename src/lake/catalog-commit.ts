@@ -107,7 +107,7 @@ export async function commitWrite(db: CatalogDb, plan: CommitPlan, now = new Dat
       tableId = nextCatalogId++;
       schemaChanged = true;
       changes.push({ kind: "created_table", schema: plan.schemaName, table: plan.tableName });
-      await db.run("INSERT INTO ducklake_table (table_id, table_uuid, begin_snapshot, end_snapshot, schema_id, table_name, path, path_is_relative) VALUES (?, ?, ?, NULL, ?, ?, ?, 1)", [tableId, randomUUID(), s, plan.schemaId, plan.tableName, `${plan.tableName}/`]);
+      await db.run("INSERT INTO ducklake_table (table_id, table_uuid, begin_snapshot, end_snapshot, schema_id, table_name, path, path_is_relative) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)", [tableId, randomUUID(), s, plan.schemaId, plan.tableName, `${plan.tableName}/`, true]);
       await db.run("INSERT INTO ducklake_table_stats (table_id, record_count, next_row_id, file_size_bytes) VALUES (?, 0, 0, 0)", [tableId]);
       if (plan.createPartitionColumns?.length) {
         partitionId = nextCatalogId++;
@@ -124,8 +124,8 @@ export async function commitWrite(db: CatalogDb, plan: CommitPlan, now = new Dat
     }
     for (const c of plan.columns.added) {
       await db.run(
-        "INSERT INTO ducklake_column (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name, column_type, initial_default, default_value, nulls_allowed, parent_column, default_value_type, default_value_dialect) VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, 'NULL', 1, NULL, 'literal', 'duckdb')",
-        [c.columnId, s, tableId, c.order, c.name, c.lakeType],
+        "INSERT INTO ducklake_column (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name, column_type, initial_default, default_value, nulls_allowed, parent_column, default_value_type, default_value_dialect) VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, 'NULL', ?, NULL, 'literal', 'duckdb')",
+        [c.columnId, s, tableId, c.order, c.name, c.lakeType, true],
       );
     }
     const schemaVersion = num(last.schema_version) + (schemaChanged ? 1 : 0);
@@ -139,8 +139,8 @@ export async function commitWrite(db: CatalogDb, plan: CommitPlan, now = new Dat
     for (const d of plan.newDeletes) {
       if (d.replaces !== null) await db.run("UPDATE ducklake_delete_file SET end_snapshot = ? WHERE delete_file_id = ? AND end_snapshot IS NULL", [s, d.replaces]);
       await db.run(
-        "INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key, partial_max) VALUES (?, ?, ?, NULL, ?, ?, 1, 'parquet', ?, ?, ?, NULL, NULL)",
-        [nextFileId++, tableId, s, d.dataFileId, d.file.relPath, d.file.recordCount, d.file.fileSizeBytes, d.file.footerSize],
+        "INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key, partial_max) VALUES (?, ?, ?, NULL, ?, ?, ?, 'parquet', ?, ?, ?, NULL, NULL)",
+        [nextFileId++, tableId, s, d.dataFileId, d.file.relPath, true, d.file.recordCount, d.file.fileSizeBytes, d.file.footerSize],
       );
     }
 
@@ -160,8 +160,8 @@ export async function commitWrite(db: CatalogDb, plan: CommitPlan, now = new Dat
         const id = nextFileId++;
         dataFileIds.push(id);
         await db.run(
-          "INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, end_snapshot, file_order, path, path_is_relative, file_format, record_count, file_size_bytes, footer_size, row_id_start, partition_id, encryption_key, mapping_id, partial_max) VALUES (?, ?, ?, NULL, NULL, ?, 1, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, NULL)",
-          [id, tableId, s, f.relPath, f.recordCount, f.fileSizeBytes, f.footerSize, nextRowId, f.partitionValues ? partitionId : null],
+          "INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, end_snapshot, file_order, path, path_is_relative, file_format, record_count, file_size_bytes, footer_size, row_id_start, partition_id, encryption_key, mapping_id, partial_max) VALUES (?, ?, ?, NULL, NULL, ?, ?, 'parquet', ?, ?, ?, ?, ?, NULL, NULL, NULL)",
+          [id, tableId, s, f.relPath, true, f.recordCount, f.fileSizeBytes, f.footerSize, nextRowId, f.partitionValues ? partitionId : null],
         );
         nextRowId += f.recordCount;
         records += f.recordCount;

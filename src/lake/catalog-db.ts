@@ -13,7 +13,7 @@ export type CatalogRow = Readonly<Record<string, unknown>>;
 /** A catalog database connection. */
 export interface CatalogDb {
   /** Which engine holds the catalog. */
-  readonly dialect: "sqlite" | "duckdb";
+  readonly dialect: "sqlite" | "duckdb" | "postgres";
   /** The folder relative `data_path`s are resolved against. */
   readonly baseDir: string;
   /** Run a query and return its rows. */

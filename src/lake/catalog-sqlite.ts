@@ -1,5 +1,6 @@
 /** A DuckLake catalog in a SQLite file (better-sqlite3). */
 import { dirname, resolve } from "node:path";
+import { AsyncLocalStorage } from "node:async_hooks";
 import Database from "better-sqlite3";
 import { KeyedMutex } from "../assets/keyed-mutex.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
@@ -29,33 +30,43 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     db.pragma("synchronous = FULL");
     db.pragma("busy_timeout = 10000");
   }
-  let depth = 0;
+  // One connection: statements issued inside transaction(fn) belong to it; statements from
+  // other async work wait until it ends, so they never see (or join) a half-done commit.
+  const inside = new AsyncLocalStorage<true>();
+  const own = new KeyedMutex();
+  let active: Promise<unknown> | undefined;
+  const outside = async (): Promise<void> => {
+    while (active && !inside.getStore()) await active.catch(() => undefined);
+  };
   return {
     dialect: "sqlite",
     baseDir: dirname(resolve(path)),
     async all(sql, params = []) {
+      await outside();
       return db.prepare(sql).all(...params.map(toParam)) as CatalogRow[];
     },
     async run(sql, params = []) {
+      await outside();
       if (params.length === 0 && !sql.includes("?")) db.exec(sql);
       else db.prepare(sql).run(...params.map(toParam));
     },
     async transaction(fn) {
-      if (depth > 0) return fn();
-      return writers.with([resolve(path)], async () => {
+      if (inside.getStore()) return fn();
+      return own.with(["tx"], () => writers.with([resolve(path)], async () => {
         db.exec("BEGIN IMMEDIATE");
-        depth++;
+        const run = inside.run(true, fn);
+        active = run;
         try {
-          const out = await fn();
+          const out = await run;
           db.exec("COMMIT");
           return out;
         } catch (err) {
           if (db.inTransaction) db.exec("ROLLBACK");
           throw err;
         } finally {
-          depth--;
+          active = undefined;
         }
-      });
+      }));
     },
     async close() {
       db.close();

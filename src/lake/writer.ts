@@ -24,7 +24,8 @@ import { duckdbTypeOf, lakeTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError } from "./errors.js";
 import { type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
 import { jsonRows } from "./json-rows.js";
-import { createLake } from "./lake-create.js";
+import { openPostgresCatalog, POSTGRES_CATALOG_DDL } from "./catalog-postgres.js";
+import { createLake, initLake } from "./lake-create.js";
 import { joinPath } from "./paths.js";
 import { LakeReader, type OpenLakeOptions, qualifiedName } from "./reader.js";
 import { ident } from "./scan-plan.js";
@@ -84,6 +85,18 @@ const SLICE = "__sluice_lake_slice";
 export async function openLakeForWrite(catalogPath: string, options: OpenLakeOptions & { dataPath: string }): Promise<LakeWriter> {
   const db = await createLake(catalogPath, { dataPath: options.dataPath });
   try {
+    return new LakeWriter(db, await LakeReader.open(db));
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** Open (creating if needed) a lake whose catalog lives in schema `schema` of a Postgres database. */
+export async function openPostgresLake(url: string, schema: string, options: { dataPath: string }): Promise<LakeWriter> {
+  const db = await openPostgresCatalog(url, schema);
+  try {
+    await initLake(db, POSTGRES_CATALOG_DDL, { dataPath: options.dataPath });
     return new LakeWriter(db, await LakeReader.open(db));
   } catch (err) {
     await db.close();
