@@ -50,16 +50,17 @@ export function dollarParams(sql: string): string {
 const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Open a Postgres catalog in `schema` (created when missing). Reads share a small pool; each commit takes its own connection. */
-export async function openPostgresCatalog(url: string, schema: string): Promise<CatalogDb> {
+export async function openPostgresCatalog(connection: string | pg.PoolConfig, schema: string): Promise<CatalogDb> {
   if (!SCHEMA.test(schema)) throw new LakeError("LAKE_WRITE_INVALID", `catalog schema ${JSON.stringify(schema)} is not a plain identifier; use letters, digits and _`);
-  const setup = new pg.Client({ connectionString: url });
+  const config: pg.PoolConfig = typeof connection === "string" ? { connectionString: connection } : connection;
+  const setup = new pg.Client(config);
   await setup.connect();
   try {
     await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   } finally {
     await setup.end();
   }
-  const pool = new pg.Pool({ connectionString: url, max: 4, options: `-c search_path="${schema}" -c TimeZone=UTC` });
+  const pool = new pg.Pool({ ...config, max: 4, options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC`.trim() });
   // Statements issued inside transaction(fn) run on that transaction's connection; all others on the pool.
   const current = new AsyncLocalStorage<pg.PoolClient>();
   const target = (): pg.Pool | pg.PoolClient => current.getStore() ?? pool;

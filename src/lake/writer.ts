@@ -16,6 +16,7 @@
  */
 import { rmSync } from "node:fs";
 import type { DuckDBConnection } from "@duckdb/node-api";
+import type { PoolConfig } from "pg";
 import { sqlString } from "../assets/duckdb.js";
 import type { CatalogDb } from "./catalog-db.js";
 import { commitWrite, type CommitPlan } from "./catalog-commit.js";
@@ -93,7 +94,7 @@ export async function openLakeForWrite(catalogPath: string, options: OpenLakeOpt
 }
 
 /** Open (creating if needed) a lake whose catalog lives in schema `schema` of a Postgres database. */
-export async function openPostgresLake(url: string, schema: string, options: { dataPath: string }): Promise<LakeWriter> {
+export async function openPostgresLake(url: string | PoolConfig, schema: string, options: { dataPath: string }): Promise<LakeWriter> {
   const db = await openPostgresCatalog(url, schema);
   try {
     await initLake(db, POSTGRES_CATALOG_DDL, { dataPath: options.dataPath });

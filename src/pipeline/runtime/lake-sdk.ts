@@ -11,10 +11,9 @@ import { join } from "node:path";
 import { sqlString, withDuckDb } from "../../assets/duckdb.js";
 import type { AssetHost } from "../../assets/host.js";
 import { LakeError } from "../../lake/errors.js";
-import { lakePaths } from "../../lake/locate.js";
-import { openLake } from "../../lake/reader.js";
+import { openProjectLake } from "../../lake/project-lake.js";
 import type { SnapshotRef } from "../../lake/types.js";
-import { openLakeForWrite, type WriteMode } from "../../lake/writer.js";
+import type { WriteMode } from "../../lake/writer.js";
 import { PARTITION_COLUMN } from "./runners/sql-lake.js";
 
 /** A managed write of rows. */
@@ -54,8 +53,7 @@ export async function writeLakeRows(assets: AssetHost, name: string, table: stri
   try {
     const file = join(dir, "rows.ndjson");
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n"));
-    const paths = lakePaths(assets.config.dataDir, name);
-    const lake = await openLakeForWrite(paths.catalog, { dataPath: paths.data });
+    const lake = await openProjectLake(assets, name);
     try {
       const base = `SELECT * FROM read_json_auto(${sqlString(file)}, format = 'newline_delimited')`;
       const source = write.partition === undefined ? base : `SELECT *, ${sqlString(write.partition)} AS ${PARTITION_COLUMN} FROM (${base})`;
@@ -77,10 +75,10 @@ export async function writeLakeRows(assets: AssetHost, name: string, table: stri
 export async function readLakeRows(assets: AssetHost, name: string, table: string, read: LakeRowsRead = {}): Promise<Record<string, unknown>[]> {
   checkTable(table);
   const ref: SnapshotRef = read.version !== undefined ? { kind: "version", snapshotId: read.version } : read.timestamp !== undefined ? { kind: "timestamp", at: read.timestamp } : { kind: "latest" };
-  const lake = await openLake(lakePaths(assets.config.dataDir, name).catalog);
+  const lake = await openProjectLake(assets, name);
   try {
     const where = read.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(read.partition)}`;
-    return await lake.query(table, ref, `SELECT * FROM {table}${where}`);
+    return await lake.reader.query(table, ref, `SELECT * FROM {table}${where}`);
   } finally {
     await lake.close();
   }

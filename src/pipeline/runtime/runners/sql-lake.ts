@@ -16,10 +16,9 @@ import { attachLakeViews } from "../../../lake/attach.js";
 import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../lake/data-tests.js";
 import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
-import { lakePaths } from "../../../lake/locate.js";
-import { openLake } from "../../../lake/reader.js";
 import { rewriteTimeTravel } from "../../../lake/time-travel.js";
-import { type LakeWriter, openLakeForWrite } from "../../../lake/writer.js";
+import { openProjectLake } from "../../../lake/project-lake.js";
+import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { splitSqlStatements } from "../../materialize-body.js";
 import { PipelineRuntimeError } from "../errors.js";
@@ -64,8 +63,7 @@ export async function attachLakes(conn: DuckDBConnection, host: AssetHost, attac
   };
   try {
     for (const a of attaches) {
-      const paths = lakePaths(host.config.dataDir, a.lake);
-      const lake = await openLakeForWrite(paths.catalog, { dataPath: paths.data });
+      const lake = await openProjectLake(host, a.lake);
       await open.get(a.alias)?.close();
       open.set(a.alias, lake);
       await attachLakeViews(conn, lake.reader, a.alias);
@@ -112,9 +110,9 @@ export interface MaterializeRequest {
 async function referencedSelect(host: AssetHost, asset: string): Promise<string> {
   const m = /^ducklake:\/\/([A-Za-z0-9_-]+)\/([^/]+)$/.exec(asset);
   if (!m) throw new LakeError("LAKE_WRITE_INVALID", `relationships can reference ducklake://<name>/<table> tables only, not ${asset}`);
-  const lake = await openLake(lakePaths(host.config.dataDir, m[1]!).catalog);
+  const lake = await openProjectLake(host, m[1]!);
   try {
-    return (await lake.scan(m[2]!)).sql;
+    return (await lake.reader.scan(m[2]!)).sql;
   } finally {
     await lake.close();
   }
@@ -137,8 +135,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
     throw new PipelineRuntimeError("SQL_PARTITION_MISSING", `${req.script} is // partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`);
   }
   const [lakeName, table] = req.annotation.target.path.split("/") as [string, string];
-  const paths = lakePaths(req.host.config.dataDir, lakeName);
-  const lake = await openLakeForWrite(paths.catalog, { dataPath: paths.data });
+  const lake = await openProjectLake(req.host, lakeName);
   let outcomes: TestOutcome[] = [];
   try {
     const partitioned = req.partitioned && req.partition !== undefined;
