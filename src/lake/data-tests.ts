@@ -1,8 +1,9 @@
 /**
  * Data tests of a slice (the seed's `// data_test`): `unique`, `not_null`,
  * `accepted_values` and `relationships`, each a DuckDB query counting the offending rows of
- * the slice (with up to {@link MAX_EXAMPLES} examples). Custom test scripts are not run
- * yet and fail with a clear outcome instead of passing.
+ * the slice (with up to {@link MAX_EXAMPLES} examples). A custom test script is one DuckDB
+ * SELECT over the slice, visible as the view `slice`, returning the offending rows (dbt's
+ * "singular test"): it passes when it returns none.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../assets/duckdb.js";
@@ -60,12 +61,24 @@ export function offendingSql(t: Exclude<SliceTest, { kind: "script" }>, relation
  */
 export async function runSliceTests(
   conn: DuckDBConnection, relation: string, tests: readonly SliceTest[], resolve: (asset: string) => Promise<string>,
+  loadScript: (path: string) => Promise<string> = async (path) => {
+    throw new Error(`custom data test ${path} cannot be loaded here`);
+  },
 ): Promise<TestOutcome[]> {
   const out: TestOutcome[] = [];
   for (const t of tests) {
     const test = describeTest(t);
     if (t.kind === "script") {
-      out.push({ test, passed: false, offending: 0, examples: [], error: "custom data test scripts are not run by Sluice yet; use unique, not_null, accepted_values or relationships" });
+      try {
+        const sql = (await loadScript(t.path)).trim().replace(/;\s*$/, "");
+        await conn.run(`CREATE OR REPLACE TEMP VIEW slice AS SELECT * FROM ${relation}`);
+        const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM (${sql})`));
+        const n = Number(count!.n);
+        const examples = n ? jsonRows(await conn.runAndReadAll(`SELECT * FROM (${sql}) LIMIT ${MAX_EXAMPLES}`)) : [];
+        out.push({ test, passed: n === 0, offending: n, examples });
+      } catch (err) {
+        out.push({ test, passed: false, offending: 0, examples: [], error: (err as Error).message });
+      }
       continue;
     }
     try {

@@ -101,6 +101,12 @@ def main():
     return {"first": first, "second": second, "rows": sorted([r["a"], r["b"]] for r in lake.read("t")), "at_first": len(lake.read("t", version=first["snapshot_id"]))}
 `;
 
+const CHECKED_SQL = `-- pipeline
+-- materialize ducklake://main/checked
+-- data_test f/tests/amount_positive
+SELECT * FROM (VALUES (1, 5.0), (2, -1.0)) t(id, amount)
+`;
+
 const MANUAL_SQL = `-- pipeline
 -- materialize manual ducklake://main/m
 SELECT 7 AS seven
@@ -113,6 +119,7 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/orders.sql": ORDERS_SQL, "f/mat/more_orders.sql": MORE_ORDERS_SQL, "f/mat/daily.sql": DAILY_SQL,
       "f/mat/report.sql": REPORT_SQL, "f/mat/manual.sql": MANUAL_SQL,
       "f/mat/travel.sql": TRAVEL_SQL, "f/mat/customers.sql": CUSTOMERS_SQL, "f/mat/customer_dim.sql": CUSTOMER_DIM_SQL,
+      "f/mat/checked.sql": CHECKED_SQL, "f/tests/amount_positive.sql": "SELECT id, amount FROM slice WHERE amount <= 0\n",
       "f/mat/ts_writer.ts": TS_WRITER, "f/mat/py_writer.py": PY_WRITER, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
     });
   });
@@ -204,6 +211,17 @@ describe("managed // materialize into a DuckLake table", () => {
       expect(await lake.query("customer_dim", { kind: "latest" }, "SELECT * FROM {table} ORDER BY ALL")).toEqual([
         { customer_id: 1, name: "Ada", tier: "platinum" }, { customer_id: 2, name: "Bo", tier: "silver" },
       ]);
+    } finally {
+      await lake.close();
+    }
+  });
+
+  it("runs a custom data test script (a SELECT of offending rows over the view slice) before publishing", async () => {
+    const h = await p.pipelines.runScript("f/mat/checked", {});
+    await expect(h.result({ timeoutMs: 20_000 })).rejects.toThrow(/1 of 1 data test\(s\) failed.*f\/tests\/amount_positive: fail, 1 row\(s\), e\.g\. \{"id":2,"amount":"-1\.0"\}/);
+    const lake = await openLake(catalog());
+    try {
+      expect((await lake.tables()).map((t) => t.name)).not.toContain("main.checked");
     } finally {
       await lake.close();
     }

@@ -9,6 +9,8 @@
  * (VARCHAR) that the table is DuckLake-partitioned by, so a slice's replace, merge or append
  * touches only that partition's files.
  */
+import { readFile } from "node:fs/promises";
+import { resolve, sep } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { AssetHost } from "../../../assets/host.js";
 import { runStatements } from "../../../assets/duckdb.js";
@@ -20,7 +22,7 @@ import { rewriteTimeTravel } from "../../../lake/time-travel.js";
 import { openProjectLake } from "../../../lake/project-lake.js";
 import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
-import { splitSqlStatements } from "../../materialize-body.js";
+import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
 import { PipelineRuntimeError } from "../errors.js";
 
 /** The column holding the Sluice partition of a partitioned materialization. */
@@ -124,6 +126,17 @@ export interface Materialized {
   readonly columns: ReadonlyArray<{ name: string; type: string }>;
 }
 
+/** The SQL of a custom data test `// data_test <path>`: `<root>/<path>.sql` (or `<path>` itself when it ends in .sql), inside the project. */
+export async function loadTestScript(root: string, path: string): Promise<string> {
+  const file = resolve(root, path.endsWith(".sql") ? path : `${path}.sql`);
+  if (!file.startsWith(resolve(root) + sep)) throw new LakeError("LAKE_WRITE_INVALID", `data test ${path} is outside the project; name a .sql file under the project folder`);
+  try {
+    return slashCommentsToSql(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new LakeError("LAKE_WRITE_INVALID", `data test ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create ${file} with one SELECT returning the offending rows of the view \`slice\``, { cause: err });
+  }
+}
+
 /** Run the setup statements, write the trailing SELECT into the lake table, test it before publishing. */
 export async function materialize(conn: DuckDBConnection, req: MaterializeRequest): Promise<Materialized> {
   const statements = splitSqlStatements(req.sql);
@@ -148,7 +161,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
       ...(partitioned && { partition: { [PARTITION_COLUMN]: req.partition! } }),
       ...(req.tests.length && {
         audit: async (a) => {
-          outcomes = await runSliceTests(a.conn, a.relation, req.tests, (asset) => referencedSelect(req.host, asset));
+          outcomes = await runSliceTests(a.conn, a.relation, req.tests, (asset) => referencedSelect(req.host, asset), (path) => loadTestScript(req.host.config.root, path));
           if (outcomes.some((o) => !o.passed)) throw new DataTestsFailedError(outcomes);
         },
       }),
