@@ -5,12 +5,14 @@
  *   npm run bench -- --db postgres            the same on a throwaway embedded Postgres
  *   npm run bench -- --db postgres://…        the same on an existing Postgres server
  *   npm run bench -- --lanes                  only the cold-lane start-up (scale to zero)
+ *   npm run bench -- --lake                   only the lake figures
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openBenchEngine } from "./engine-bench.js";
 import { openFanoutEngine } from "./fanout-bench.js";
+import { lakeFigures } from "./lake-bench.js";
 import { postgresBench } from "./postgres.js";
 import { rawSqliteCommitsPerSecond } from "./raw-sqlite.js";
 import { printFigures } from "./report.js";
@@ -32,6 +34,7 @@ async function main(): Promise<void> {
       return await postgresBench(db, dir);
     }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
+    if (process.argv.includes("--lake")) return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [{ name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" }]);
 
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     await fan.stop();
 
     printFigures(LANES_TITLE, await laneColdStart(dir));
+    printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,6 +11,7 @@ import { registerApprove } from "./commands/approve.js";
 import { registerCancel } from "./commands/cancel.js";
 import { registerDev } from "./commands/dev.js";
 import { registerEnqueue } from "./commands/enqueue.js";
+import { registerLake } from "./commands/lake.js";
 import { registerPipeline } from "./commands/pipeline.js";
 import { registerRuns } from "./commands/runs.js";
 import { registerServer } from "./commands/server.js";
@@ -30,7 +31,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");
-  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove, registerServer, registerToken, registerPipeline]) {
+  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove, registerServer, registerToken, registerPipeline, registerLake]) {
     register(program, cx);
   }
   for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });

@@ -4,6 +4,16 @@
  * comments and quoted strings are skipped when splitting statements; no SQL AST.
  */
 
+/**
+ * The seed writes SQL scripts' annotations with `//` lines, which DuckDB does not read as
+ * comments: every line whose first non-blank characters are `//` becomes a `--` comment
+ * (same line count, so line numbers stay right). A `//` line inside a multi-line string
+ * literal would be changed too; SQL scripts do not start string lines that way in practice.
+ */
+export function slashCommentsToSql(sql: string): string {
+  return sql.replace(/^([ \t]*)\/\//gm, "$1--");
+}
+
 /** One SQL statement and the 1-based line it starts on. */
 export interface SqlStatement {
   readonly text: string;
@@ -75,7 +85,7 @@ export interface BodyProblem {
  * @returns the first problem, or `undefined` when the shape is right.
  */
 export function checkMaterializeBody(sql: string): BodyProblem | undefined {
-  const statements = splitSqlStatements(sql);
+  const statements = splitSqlStatements(slashCommentsToSql(sql));
   const last = statements[statements.length - 1];
   if (!last) {
     return { line: 1, message: "a managed // materialize script needs a trailing SELECT for the slice; add one, or use `// materialize manual` if the script writes the table itself" };

@@ -50,3 +50,4 @@ export class ScriptProcessError extends PipelineRuntimeError {
     super("SCRIPT_PROCESS_FAILED", `${script} ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}${detail ? `: ${detail}` : ""}`);
   }
 }
+

@@ -45,8 +45,8 @@ export function annotationLabels(folder: PipelineFolder, m: MemberScript): strin
   if (a.retry) out.push(`retry ${a.retry.count}${a.retry.delay ? ` ${a.retry.delay.raw}` : ""}`);
   if (a.tag) out.push(`tag ${a.tag.name}`);
   if (a.freshness) out.push(`freshness ${a.freshness.duration.raw}`);
-  if (a.materialize) out.push(`materialize ${a.materialize.mode} ${a.materialize.target.uri} (not executed yet)`);
-  if (a.dataTests.length) out.push(`${a.dataTests.length} data test(s) (not executed yet)`);
+  if (a.materialize) out.push(`materialize ${a.materialize.mode} ${a.materialize.target.uri}${a.materialize.mode === "managed" ? ` ${a.materialize.strategy}${a.materialize.key ? ` key=${a.materialize.key}` : ""}` : ""}`);
+  if (a.dataTests.length) out.push(`${a.dataTests.length} data test(s) before publish`);
   for (const t of triggerViews(m)) out.push(`on ${t.kind}: ${t.state === "configured" ? t.detail : t.state.replace("-", " ")}`);
   return out;
 }

@@ -10,6 +10,7 @@ import { resourcePath } from "../../assets/resources.js";
 import { checkObjectKey } from "../../assets/object-store.js";
 import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
 import { parseAssetUri } from "../asset-uri.js";
+import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -59,6 +60,17 @@ export class RunAssetSdk implements AssetSdkHost {
 
   volumeDir(volume: string): Promise<string> {
     return this.assets.volumes.dir(volume);
+  }
+
+  lakeRead(name: string, table: string, options: { partition?: string; version?: number; timestamp?: string }): Promise<Record<string, unknown>[]> {
+    return readLakeRows(this.assets, name, table, options);
+  }
+
+  async lakeWrite(name: string, table: string, rows: readonly Record<string, unknown>[], options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string }) {
+    const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
+    const result = await writeLakeRows(this.assets, name, table, rows, options);
+    await this.run?.recordWrite(uri, "ducklake");
+    return result;
   }
 
   partition(): string | undefined {

@@ -1,8 +1,9 @@
 /**
- * Resources, data tables and volumes with windmill-client's names (`getResource`,
+ * Resources, data tables, lakes and volumes with windmill-client's names (`getResource`,
  * `setResource`, `datatable`, `ducklake`) plus Sluice's volume helpers. Inside a pipeline
- * run, resource writes, data table writes and volume writes are recorded as the run's
- * assets (`$res:<path>`, `datatable://<name>/<table>`, `volume://<name>/<path>`).
+ * run, resource writes, data table writes, lake writes and volume writes are recorded as
+ * the run's assets (`$res:<path>`, `datatable://<name>/<table>`, `ducklake://<name>/<table>`,
+ * `volume://<name>/<path>`).
  */
 import { InvalidInputError, SluiceError } from "../errors.js";
 import { requireAssetHost } from "./asset-host.js";
@@ -74,24 +75,79 @@ export function datatable(name = "main"): SqlTemplateFunction {
   return tag;
 }
 
-/** DuckLake tables are parsed and tracked, not executed, in this version. */
+/** SQL on a lake from code (the `ducklake()` tag form) is not supported; the helpers and DuckDB scripts are. */
 export class DucklakeUnavailableError extends SluiceError {
   constructor(name: string) {
     super(
       "DUCKLAKE_NOT_AVAILABLE",
-      `ducklake(${JSON.stringify(name)}): DuckLake tables are tracked in the pipeline graph but Sluice cannot read or write them yet; use datatable() for tables Sluice manages`,
+      `ducklake(${JSON.stringify(name)}) cannot run SQL from code yet; use its read / upsertPartition / appendPartition helpers, or a DuckDB script with ATTACH 'ducklake://${name}' AS dl`,
     );
   }
 }
 
-/** windmill-client's DuckLake client: not available yet (see {@link DucklakeUnavailableError}). */
-export function ducklake(name = "main"): SqlTemplateFunction {
-  const fail = (): never => {
+/** Result of a managed write from code: the same summary a `// materialize` run returns. */
+export interface DucklakeWriteResult {
+  readonly asset: string;
+  readonly rows: number;
+  readonly snapshot_id: number;
+  readonly partition?: string;
+}
+
+/** Options of a managed write from code. `partition` defaults to the calling run's partition. */
+export interface DucklakeWriteOptions {
+  /** Merge on this column (upsert); without it the slice is replaced. */
+  readonly key?: string;
+  readonly partition?: string;
+}
+
+/** Options of a read: one partition, and a snapshot by `version` or `timestamp` (default: latest). */
+export interface DucklakeReadOptions {
+  readonly partition?: string;
+  readonly version?: number;
+  readonly timestamp?: string;
+}
+
+/** The seed's DuckLake helpers (camelCase, plus the Python names). */
+export interface DucklakeClient {
+  (strings: TemplateStringsArray, ...values: unknown[]): never;
+  /** Rows of a table. */
+  read(table: string, options?: DucklakeReadOptions): Promise<Record<string, any>[]>;
+  /** Replace the slice (the partition, else the whole table) with `rows`, or merge them on `key`; one snapshot. */
+  upsertPartition(table: string, rows: readonly Record<string, unknown>[], options?: DucklakeWriteOptions): Promise<DucklakeWriteResult>;
+  /** Append `rows` to the slice; one snapshot. Re-running appends again. */
+  appendPartition(table: string, rows: readonly Record<string, unknown>[], options?: { partition?: string }): Promise<DucklakeWriteResult>;
+  upsert_partition: DucklakeClient["upsertPartition"];
+  append_partition: DucklakeClient["appendPartition"];
+}
+
+/**
+ * windmill-client's DuckLake client for lake `name` (`ducklake://<name>`): managed,
+ * snapshotted writes of rows from code and reads at any snapshot. Inside a pipeline run the
+ * write is recorded as `ducklake://<name>/<table>` and the run's partition is the default slice.
+ * @example
+ * const lake = wmill.ducklake();
+ * await lake.upsertPartition("orders_daily", rows, { key: "order_id" });
+ * const old = await lake.read("orders_daily", { version: 3 });
+ */
+export function ducklake(name = "main"): DucklakeClient {
+  const client = ((): never => {
     throw new DucklakeUnavailableError(name);
+  }) as unknown as DucklakeClient;
+  const host = (what: string) => requireAssetHost(`ducklake(${JSON.stringify(name)}).${what}`);
+  client.read = (table, options = {}) => host("read").lakeRead(name, table, options);
+  client.upsertPartition = async (table, rows, options = {}) => {
+    const h = host("upsertPartition");
+    const partition = options.partition ?? h.partition();
+    return h.lakeWrite(name, table, rows, { mode: options.key ? "merge" : "replace", ...(options.key && { key: options.key }), ...(partition !== undefined && { partition }) });
   };
-  const tag = fail as unknown as SqlTemplateFunction;
-  tag.query = fail;
-  return tag;
+  client.appendPartition = async (table, rows, options = {}) => {
+    const h = host("appendPartition");
+    const partition = options.partition ?? h.partition();
+    return h.lakeWrite(name, table, rows, { mode: "append", ...(partition !== undefined && { partition }) });
+  };
+  client.upsert_partition = client.upsertPartition;
+  client.append_partition = client.appendPartition;
+  return client;
 }
 
 /**

@@ -51,6 +51,18 @@ async function handle(ctx: PipelineRunContext, op: string, a: Record<string, unk
     case "write_volume_file": return sdk.writeVolumeFile(str(a.volume, "volume"), str(a.path, "path"), unb64(a.data));
     case "load_volume_file": return b64(await sdk.readVolumeFile(str(a.volume, "volume"), str(a.path, "path")));
     case "volume_path": return sdk.volumeDir(str(a.volume, "volume"));
+    case "ducklake_read": return sdk.lakeRead(str(a.name ?? "main", "name"), str(a.table, "table"), {
+      ...(typeof a.partition === "string" && { partition: a.partition }),
+      ...(typeof a.version === "number" && { version: a.version }),
+      ...(typeof a.timestamp === "string" && { timestamp: a.timestamp }),
+    });
+    case "ducklake_write": {
+      const mode = a.mode === "append" ? "append" : a.mode === "merge" ? "merge" : "replace";
+      const partition = typeof a.partition === "string" ? a.partition : sdk.partition();
+      return sdk.lakeWrite(str(a.name ?? "main", "name"), str(a.table, "table"), Array.isArray(a.rows) ? (a.rows as Record<string, unknown>[]) : [], {
+        mode, ...(typeof a.key === "string" && { key: a.key }), ...(partition !== undefined && { partition }),
+      });
+    }
     case "partition": return sdk.partition() ?? null;
     default: throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", `unknown bridge operation ${JSON.stringify(op)}`);
   }

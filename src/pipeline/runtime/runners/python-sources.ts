@@ -131,8 +131,24 @@ def datatable(name="main"):
     return DataTableClient(name)
 
 
+class DuckLakeClient:
+    """A lake: read(table, ...), upsert_partition(table, rows, key=None, partition=None), append_partition(table, rows, partition=None)."""
+
+    def __init__(self, name="main"):
+        self.name = name
+
+    def read(self, table, partition=None, version=None, timestamp=None):
+        return _call("ducklake_read", name=self.name, table=table, partition=partition, version=version, timestamp=timestamp)
+
+    def upsert_partition(self, table, rows, key=None, partition=None):
+        return _call("ducklake_write", name=self.name, table=table, rows=list(rows), mode="merge" if key else "replace", key=key, partition=partition)
+
+    def append_partition(self, table, rows, partition=None):
+        return _call("ducklake_write", name=self.name, table=table, rows=list(rows), mode="append", partition=partition)
+
+
 def ducklake(name="main"):
-    raise SluiceError("DUCKLAKE_NOT_AVAILABLE", "DuckLake tables are tracked in the pipeline graph but Sluice cannot read or write them yet; use datatable()")
+    return DuckLakeClient(name)
 
 
 def write_volume_file(volume, path, content):

@@ -6,16 +6,24 @@
  * {@link MAX_RESULT_ROWS}). Writes (`COPY … TO`, data table tables) are recorded from the
  * script's detected outputs when it succeeds.
  */
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { runStatements, withDuckDb } from "../../../assets/duckdb.js";
 import { AssetError } from "../../../assets/errors.js";
+import { LakeError } from "../../../lake/errors.js";
 import type { AssetHost } from "../../../assets/host.js";
 import { PARTITION_TOKEN } from "../../asset-uri.js";
+import { slashCommentsToSql } from "../../materialize-body.js";
+import { captureSchema } from "../schema-history.js";
 import type { MemberScript } from "../catalog.js";
 import type { ScriptRunner } from "../definition.js";
 import { PipelineRuntimeError } from "../errors.js";
 import type { PipelineRunContext } from "../run-context.js";
 import { coerceSqlArgument, parseSqlArguments } from "./sql-args.js";
 import { stageSqlAssets } from "./sql-assets.js";
+import { attachLakes, extractLakeAttaches, materialize } from "./sql-lake.js";
+
+/** Key-value prefix of a materialized asset's state (`<prefix><uri> <partition>` → the run's summary). */
+export const MATERIALIZED_PREFIX = "pipeline:materialized:";
 
 /** Rows of the last statement returned as the run's result. */
 export const MAX_RESULT_ROWS = 1_000;
@@ -42,7 +50,8 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
       const host = await assets();
       const values: Record<string, unknown> = {};
       for (const a of declared) values[a.name] = coerceSqlArgument(a, named[a.name]);
-      const sql = substituteSqlPartition(member.source, ctx.partition, member.path);
+      const lakes = extractLakeAttaches(substituteSqlPartition(slashCommentsToSql(member.source), ctx.partition, member.path));
+      const sql = lakes.sql;
       const s3Args = declared.filter((a) => a.type === "s3object" && typeof values[a.name] === "string");
       for (const a of s3Args) {
         const key = values[a.name] as string;
@@ -51,26 +60,43 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
         values[a.name] = local;
       }
       const staged = await stageSqlAssets(sql, host);
+      const valueOf = (name: string): unknown => {
+        if (!(name in values)) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `$${name} is used in ${member.path} but not declared; add a line \`-- $${name} (text)\` (or another type)`);
+        return values[name];
+      };
+      const managed = member.analyzed.annotations.materialize?.mode === "managed" ? member.analyzed.annotations.materialize : undefined;
       try {
+        const runScriptSql = async (conn: DuckDBConnection, text: string): Promise<unknown> => {
+          if (managed) {
+            const { summary: result, columns } = await materialize(conn, {
+              host, annotation: managed, tests: member.analyzed.annotations.dataTests, sql: text,
+              partitioned: member.analyzed.annotations.partitioned !== undefined, partition: ctx.partition,
+              script: member.path, runId: ctx.runId, valueOf,
+            });
+            await ctx.store.kvPut(`${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`, JSON.stringify({ ...result, run: ctx.runId, at: Date.now() }));
+            const version = await captureSchema(ctx.store, result.asset, columns, { snapshot_id: result.snapshot_id, run: ctx.runId, at: Date.now() });
+            ctx.log("info", `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id} (schema version ${version})`);
+            return result;
+          }
+          return runStatements(conn, text, valueOf, MAX_RESULT_ROWS + 1);
+        };
         const rows = await withDuckDb(staged.files, async (conn) => {
-          return runStatements(
-            conn,
-            staged.sql,
-            (name) => {
-              if (!(name in values)) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `$${name} is used in ${member.path} but not declared; add a line \`-- $${name} (text)\` (or another type)`);
-              return values[name];
-            },
-            MAX_RESULT_ROWS + 1,
-          );
+          const attached = await attachLakes(conn, host, lakes.attaches);
+          try {
+            return await runScriptSql(conn, await attached.rewrite(staged.sql));
+          } finally {
+            await attached.close();
+          }
         });
         await staged.finish();
+        if (!Array.isArray(rows)) return rows;
         if (rows.length > MAX_RESULT_ROWS) {
           ctx.log("warn", `the result has more than ${MAX_RESULT_ROWS} rows; only the first ${MAX_RESULT_ROWS} are kept as the run's result`);
           return rows.slice(0, MAX_RESULT_ROWS);
         }
         return rows;
       } catch (err) {
-        if (err instanceof PipelineRuntimeError || err instanceof AssetError) throw err;
+        if (err instanceof PipelineRuntimeError || err instanceof AssetError || err instanceof LakeError) throw err;
         throw new PipelineRuntimeError("SQL_FAILED", `${member.path}: ${(err as Error).message}`, { cause: err });
       } finally {
         await staged.cleanup();

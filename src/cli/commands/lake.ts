@@ -1,0 +1,122 @@
+/**
+ * `sluice lake snapshots|tables|schema|rollback <lake>[/<table>]`: the project's DuckLake
+ * lakes (`ducklake://<lake>`, catalog `.sluice/lakes/<lake>.sqlite`).
+ */
+import { existsSync } from "node:fs";
+import type { Command } from "commander";
+import { resolveAssetConfig } from "../../assets/config.js";
+import { reportChanges } from "../../lake/changes.js";
+import { readColumns } from "../../lake/catalog-read.js";
+import { duckdbTypeOf } from "../../lake/column-types.js";
+import { LakeError } from "../../lake/errors.js";
+import { lakePaths } from "../../lake/locate.js";
+import { type LakeReader, openLake } from "../../lake/reader.js";
+import { rollbackTable } from "../../lake/rollback.js";
+import type { SnapshotRef } from "../../lake/types.js";
+import { openLakeForWrite } from "../../lake/writer.js";
+import { InvalidInputError } from "../../sdk/errors.js";
+import { json, type CommandContext } from "../command.js";
+import { table as textTable } from "../format.js";
+import { parseCount } from "../options.js";
+import { DIR_OPTION, resolveProject } from "../project.js";
+
+interface Target {
+  lake: string;
+  table?: string;
+  catalog: string;
+  data: string;
+}
+
+function target(cx: CommandContext, dir: string | undefined, text: string, needTable: boolean): Target {
+  const m = /^(?:ducklake:\/\/)?([^/]+)(?:\/([^/]+))?$/.exec(text);
+  if (!m) throw new InvalidInputError(`"${text}" is not a lake or lake/table; write e.g. main or main/orders`, { code: "INVALID_LAKE_TARGET" });
+  if (needTable && !m[2]) throw new InvalidInputError(`"${text}" names a lake, not a table; write <lake>/<table>, e.g. main/orders`, { code: "INVALID_LAKE_TARGET" });
+  const project = resolveProject(cx.io, dir);
+  const paths = lakePaths(resolveAssetConfig(project.root, project.config.assets, cx.io.env).dataDir, m[1]!);
+  if (!existsSync(paths.catalog)) throw new LakeError("LAKE_NOT_FOUND", `lake ${m[1]} does not exist in ${project.root} (no ${paths.catalog}); materialize a table into ducklake://${m[1]}/<table> first`);
+  return { lake: m[1]!, ...(m[2] && { table: m[2] }), ...paths };
+}
+
+function atRef(value: string | undefined): SnapshotRef {
+  return value === undefined ? { kind: "latest" } : { kind: "version", snapshotId: parseCount(value, "--at") };
+}
+
+async function withLake<T>(t: Target, fn: (lake: LakeReader) => Promise<T>): Promise<T> {
+  const lake = await openLake(t.catalog);
+  try {
+    return await fn(lake);
+  } finally {
+    await lake.close();
+  }
+}
+
+/** Registers `sluice lake …`. */
+export function registerLake(program: Command, cx: CommandContext): void {
+  const lake = program.command("lake").description("inspect and roll back DuckLake tables (ducklake://<lake>)");
+
+  lake.command("snapshots").description("list a lake's snapshots, newest last")
+    .argument("<lake>", "lake name, e.g. main").option(...DIR_OPTION).option("--json", "print JSON")
+    .action(async (text: string, opts) => {
+      const t = target(cx, opts.dir, text, false);
+      const snaps = await withLake(t, (l) => l.snapshots());
+      const rows = snaps.map((s) => ({ snapshot_id: s.snapshotId, time: s.time, schema_version: s.schemaVersion, changes: reportChanges(s.changes), author: s.author, message: s.commitMessage }));
+      if (opts.json) return json(cx, rows);
+      cx.io.stdout(`${textTable(["snapshot", "time", "schema", "changes", "message"], rows.map((r) => [String(r.snapshot_id), r.time, String(r.schema_version), Object.entries(r.changes).map(([k, v]) => `${k}: ${v.join(", ")}`).join("; "), r.message ?? ""]))}\n`);
+    });
+
+  lake.command("tables").description("list the tables of a lake at a snapshot")
+    .argument("<lake>", "lake name, e.g. main").option("--at <snapshot>", "snapshot id (default: latest)").option(...DIR_OPTION).option("--json", "print JSON")
+    .action(async (text: string, opts) => {
+      const t = target(cx, opts.dir, text, false);
+      const rows = await withLake(t, async (l) => {
+        const ref = atRef(opts.at);
+        const snapshot = (await l.snapshot(ref)).snapshotId;
+        const out = [];
+        for (const x of await l.tables(ref)) {
+          const [count] = await l.query(x.name, ref, "SELECT count(*) AS n FROM {table}");
+          out.push({ table: x.name, table_id: x.table.tableId, rows: count!.n, files: (await l.files(x.name, ref)).length, snapshot });
+        }
+        return out;
+      });
+      if (opts.json) return json(cx, rows);
+      cx.io.stdout(rows.length ? `${textTable(["table", "id", "rows", "files"], rows.map((r) => [r.table, String(r.table_id), String(r.rows), String(r.files)]))}\n` : "no tables\n");
+    });
+
+  lake.command("schema").description("show a table's columns at a snapshot, or every column version with --history")
+    .argument("<lake/table>", "e.g. main/orders").option("--at <snapshot>", "snapshot id (default: latest)").option("--history", "every column version with its snapshot range")
+    .option(...DIR_OPTION).option("--json", "print JSON")
+    .action(async (text: string, opts) => {
+      const t = target(cx, opts.dir, text, true);
+      type SchemaRow = { column_id: number; name: string; type: string; begin_snapshot?: number; end_snapshot?: number | null };
+      const rows: SchemaRow[] = await withLake(t, async (l): Promise<SchemaRow[]> => {
+        const ref = atRef(opts.at);
+        if (!opts.history) return (await l.columns(t.table!, ref)).map((c) => ({ column_id: c.columnId, name: c.name, type: duckdbTypeOf(c.type) }));
+        const found = await l.tableAt(t.table!, (await l.snapshot(ref)).snapshotId);
+        return (await readColumns(l.db, found.table.tableId))
+          .sort((a, b) => a.beginSnapshot - b.beginSnapshot || a.order - b.order)
+          .map((c) => ({ column_id: c.columnId, name: c.name, type: duckdbTypeOf(c.type), begin_snapshot: c.beginSnapshot, end_snapshot: c.endSnapshot }));
+      });
+      if (opts.json) return json(cx, rows);
+      const headers = opts.history ? ["id", "column", "type", "from", "until"] : ["id", "column", "type"];
+      cx.io.stdout(`${textTable(headers, rows.map((r) => {
+        const base = [String(r.column_id), r.name, r.type];
+        return opts.history ? [...base, String(r.begin_snapshot), r.end_snapshot === null || r.end_snapshot === undefined ? "current" : String(r.end_snapshot)] : base;
+      }))}\n`);
+    });
+
+  lake.command("rollback").description("make a new snapshot in which the table equals its state at an older snapshot")
+    .argument("<lake/table>", "e.g. main/orders").requiredOption("--to <snapshot>", "the snapshot whose content to restore")
+    .option(...DIR_OPTION).option("--json", "print JSON")
+    .action(async (text: string, opts) => {
+      const t = target(cx, opts.dir, text, true);
+      const to = parseCount(opts.to, "--to");
+      const writer = await openLakeForWrite(t.catalog, { dataPath: t.data });
+      try {
+        const snapshot = await rollbackTable(writer.db, writer.reader, t.table!, to);
+        if (opts.json) return json(cx, { table: `${t.lake}/${t.table}`, restored: to, snapshot_id: snapshot });
+        cx.io.stdout(`rolled ${t.lake}/${t.table} back to snapshot ${to}: new snapshot ${snapshot}\n`);
+      } finally {
+        await writer.close();
+      }
+    });
+}

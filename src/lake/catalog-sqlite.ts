@@ -1,0 +1,75 @@
+/** A DuckLake catalog in a SQLite file (better-sqlite3). */
+import { dirname, resolve } from "node:path";
+import { AsyncLocalStorage } from "node:async_hooks";
+import Database from "better-sqlite3";
+import { KeyedMutex } from "../assets/keyed-mutex.js";
+import type { CatalogDb, CatalogRow } from "./catalog-db.js";
+
+/**
+ * Write transactions of this process per catalog file. better-sqlite3 blocks the thread
+ * while it waits for SQLite's lock, so two connections of one process must not wait for
+ * each other inside SQLite: they queue here instead (other processes wait in SQLite).
+ */
+const writers = new KeyedMutex();
+
+/** Options of {@link openSqliteCatalog}. */
+export interface SqliteCatalogOptions {
+  /** Open read-only (the file must exist). */
+  readonly readonly?: boolean;
+  /** Create the file when missing. */
+  readonly create?: boolean;
+}
+
+const toParam = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) : v);
+
+/** Open a SQLite catalog file. */
+export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = {}): CatalogDb {
+  const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !options.create });
+  if (!options.readonly) {
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("busy_timeout = 10000");
+  }
+  // One connection: statements issued inside transaction(fn) belong to it; statements from
+  // other async work wait until it ends, so they never see (or join) a half-done commit.
+  const inside = new AsyncLocalStorage<true>();
+  const own = new KeyedMutex();
+  let active: Promise<unknown> | undefined;
+  const outside = async (): Promise<void> => {
+    while (active && !inside.getStore()) await active.catch(() => undefined);
+  };
+  return {
+    dialect: "sqlite",
+    baseDir: dirname(resolve(path)),
+    async all(sql, params = []) {
+      await outside();
+      return db.prepare(sql).all(...params.map(toParam)) as CatalogRow[];
+    },
+    async run(sql, params = []) {
+      await outside();
+      if (params.length === 0 && !sql.includes("?")) db.exec(sql);
+      else db.prepare(sql).run(...params.map(toParam));
+    },
+    async transaction(fn) {
+      if (inside.getStore()) return fn();
+      return own.with(["tx"], () => writers.with([resolve(path)], async () => {
+        db.exec("BEGIN IMMEDIATE");
+        const run = inside.run(true, fn);
+        active = run;
+        try {
+          const out = await run;
+          db.exec("COMMIT");
+          return out;
+        } catch (err) {
+          if (db.inTransaction) db.exec("ROLLBACK");
+          throw err;
+        } finally {
+          active = undefined;
+        }
+      }));
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

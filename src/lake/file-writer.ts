@@ -1,0 +1,177 @@
+/**
+ * Writing Parquet files for a lake through DuckDB (I/O): data files with Parquet field ids
+ * equal to the DuckLake column ids (one per partition value when the table is
+ * partitioned, in hive-style folders `col=value/`), their per-column statistics, and
+ * positional delete files (`file_path`, `pos`, with the field ids the extension uses). A
+ * partitioned slice is written by one `COPY … PARTITION_BY` (the partition columns stay in
+ * the files, as the extension keeps them); its files' partition values are read back from them.
+ */
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { sqlString } from "../assets/duckdb.js";
+import { duckdbTypeOf, isFloat } from "./column-types.js";
+import { LakeError } from "./errors.js";
+import { jsonRows } from "./json-rows.js";
+import { ident } from "./scan-plan.js";
+import { type FileColumnStats, statExpression } from "./stats.js";
+import type { TargetColumn } from "./write-plan.js";
+
+/** Field ids of the delete file columns (as the DuckLake extension writes them). */
+export const DELETE_FIELD_IDS = { file_path: 2147483646, pos: 2147483645 } as const;
+
+/** A Parquet file written for a commit. */
+export interface WrittenFile {
+  /** Absolute path on disk. */
+  readonly path: string;
+  /** Path relative to the table's folder (as stored in the catalog). */
+  readonly relPath: string;
+  readonly recordCount: number;
+  readonly fileSizeBytes: number;
+  readonly footerSize: number;
+}
+
+/** A data file written for a commit, with its statistics and partition values. */
+export interface WrittenDataFile extends WrittenFile {
+  readonly stats: readonly FileColumnStats[];
+  /** Partition values by partition key index (identity transform), or null when unpartitioned. */
+  readonly partitionValues: readonly string[] | null;
+}
+
+/** A time-ordered random UUID (version 7), as the extension names its files. */
+export function uuidv7(now = Date.now()): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  let ts = BigInt(now);
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = Number(ts & 0xffn);
+    ts >>= 8n;
+  }
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Buffer.from(bytes).toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Size and Parquet footer length of a written file. */
+export function fileFacts(path: string): { size: number; footer: number } {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const tail = Buffer.alloc(8);
+    readSync(fd, tail, 0, 8, size - 8);
+    if (tail.toString("latin1", 4, 8) !== "PAR1") throw new LakeError("LAKE_WRITE_INVALID", `${path} is not a Parquet file (no PAR1 magic at its end)`);
+    return { size, footer: tail.readUInt32LE(0) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface FileFacts {
+  readonly stats: FileColumnStats[];
+  readonly rows: number;
+  readonly partitionValues: string[] | null;
+}
+
+/** Row counts, column statistics and partition values of freshly written files, in two queries for all of them. */
+async function readFileFacts(conn: DuckDBConnection, paths: readonly string[], columns: readonly TargetColumn[], partitionColumns: readonly TargetColumn[]): Promise<Map<string, FileFacts>> {
+  const parts = ["filename AS f", "count(*) AS total", ...partitionColumns.map((c, i) => `min(CAST(${ident(c.name)} AS VARCHAR)) AS p${i}`)];
+  parts.push(...columns.flatMap((c, i) => {
+    const e = ident(c.name);
+    return [
+      `count(${e}) AS v${i}`, `count(*) - count(${e}) AS n${i}`,
+      `${statExpression(c.lakeType, e, "min")} AS lo${i}`, `${statExpression(c.lakeType, e, "max")} AS hi${i}`,
+      isFloat(c.lakeType) ? `coalesce(bool_or(isnan(${e})), false) AS nan${i}` : `NULL AS nan${i}`,
+    ];
+  }));
+  const list = `[${paths.map(sqlString).join(", ")}]`;
+  const rows = jsonRows(await conn.runAndReadAll(`SELECT ${parts.join(", ")} FROM read_parquet(${list}, hive_partitioning = false, filename = true) GROUP BY filename`));
+  const sizes = new Map<string, number>();
+  for (const r of jsonRows(await conn.runAndReadAll(`SELECT file_name AS f, path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${list}) GROUP BY ALL`))) {
+    sizes.set(`${r.f}\u0000${r.p}`, Number(r.s));
+  }
+  const out = new Map<string, FileFacts>();
+  for (const row of rows) {
+    const f = String(row.f);
+    const stats = columns.map((c, i) => ({
+      columnId: c.columnId,
+      columnSizeBytes: sizes.get(`${f}\u0000${c.name}`) ?? null,
+      valueCount: Number(row[`v${i}`]),
+      nullCount: Number(row[`n${i}`]),
+      min: (row[`lo${i}`] as string | null) ?? null,
+      max: (row[`hi${i}`] as string | null) ?? null,
+      containsNan: isFloat(c.lakeType) ? Boolean(row[`nan${i}`]) : null,
+    }));
+    out.set(f, { stats, rows: Number(row.total), partitionValues: partitionColumns.length ? partitionColumns.map((_, i) => String(row[`p${i}`])) : null });
+  }
+  return out;
+}
+
+/** Options of {@link writeDataFiles}. */
+export interface DataFileRequest {
+  /** A relation (temp table) holding the slice. */
+  readonly slice: string;
+  readonly columns: readonly TargetColumn[];
+  /** Absolute folder of the table's files. */
+  readonly tableDir: string;
+  /** Identity partition columns, by key index. */
+  readonly partitionColumns: readonly TargetColumn[];
+}
+
+/** Write the slice as Parquet data files (none when it is empty). */
+export async function writeDataFiles(conn: DuckDBConnection, req: DataFileRequest): Promise<WrittenDataFile[]> {
+  const select = req.columns.map((c) => `${c.inSource ? `CAST(${ident(c.name)} AS ${duckdbTypeOf(c.lakeType)})` : `CAST(NULL AS ${duckdbTypeOf(c.lakeType)})`} AS ${ident(c.name)}`).join(", ");
+  const fieldIds = req.columns.map((c) => `${sqlString(c.name)}: ${c.columnId}`).join(", ");
+  const out: WrittenDataFile[] = [];
+  const add = async (paths: readonly string[]): Promise<void> => {
+    const facts = await readFileFacts(conn, paths, req.columns, req.partitionColumns);
+    for (const path of paths) {
+      const f = facts.get(path);
+      if (!f) throw new LakeError("LAKE_WRITE_INVALID", `DuckDB wrote ${path} but it cannot be read back; nothing was committed`);
+      const size = fileFacts(path);
+      out.push({ path, relPath: relative(req.tableDir, path).split(sep).join("/"), recordCount: f.rows, fileSizeBytes: size.size, footerSize: size.footer, stats: f.stats, partitionValues: f.partitionValues });
+    }
+  };
+  if (req.partitionColumns.length === 0) {
+    const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${req.slice}`));
+    if (Number(count!.n) === 0) return out;
+    const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
+    mkdirSync(dirname(path), { recursive: true });
+    await conn.run(`COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION snappy, FIELD_IDS {${fieldIds}})`);
+    await add([path]);
+    return out;
+  }
+  const keys = req.partitionColumns.map((c) => ident(c.name));
+  const [nulls] = jsonRows(await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE ${keys.map((k) => `${k} IS NULL`).join(" OR ")}) AS n FROM ${req.slice}`));
+  if (Number(nulls!.n) > 0) {
+    throw new LakeError("LAKE_WRITE_INVALID", `a partition column (${req.partitionColumns.map((c) => c.name).join(", ")}) is NULL in ${nulls!.n} row(s) of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`);
+  }
+  // One pass: DuckDB writes one hive folder per partition value (col=value/, values percent-encoded) under uniquely named files.
+  mkdirSync(req.tableDir, { recursive: true });
+  const [copied] = jsonRows(await conn.runAndReadAll(
+    `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(req.tableDir)} (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (${keys.join(", ")}), ` +
+      `WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', RETURN_FILES true, APPEND, FIELD_IDS {${fieldIds}})`,
+  ));
+  const files = ((copied?.Files ?? []) as string[]).map((f) => resolvePath(f));
+  try {
+    if (files.length) await add(files);
+  } catch (err) {
+    for (const f of files) rmSync(f, { force: true });
+    throw err;
+  }
+  return out;
+}
+
+/** Write a positional delete file for `dataPath` holding the positions `positionsSql` returns (a `pos` column). */
+export async function writeDeleteFile(conn: DuckDBConnection, tableDir: string, dataPath: string, positionsSql: string): Promise<WrittenFile> {
+  const name = `ducklake-${uuidv7()}-delete.parquet`;
+  const path = join(tableDir, name);
+  mkdirSync(dirname(path), { recursive: true });
+  await conn.run(
+    `COPY (SELECT ${sqlString(dataPath)} AS file_path, CAST(pos AS BIGINT) AS pos FROM (${positionsSql}) ORDER BY pos) TO ${sqlString(path)} ` +
+      `(FORMAT parquet, COMPRESSION snappy, FIELD_IDS {file_path: ${DELETE_FIELD_IDS.file_path}, pos: ${DELETE_FIELD_IDS.pos}})`,
+  );
+  const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet(${sqlString(path)})`));
+  const facts = fileFacts(path);
+  return { path, relPath: name, recordCount: Number(count!.n), fileSizeBytes: facts.size, footerSize: facts.footer };
+}

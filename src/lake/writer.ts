@@ -1,0 +1,260 @@
+/**
+ * Managed writes into a lake table, write-audit-publish: the slice (a SELECT) is written
+ * to new Parquet files first, an optional audit (data tests) reads them, and only then is
+ * one catalog transaction committed as a new snapshot. A failed audit or commit removes the
+ * new files and commits nothing; a crash leaves files no snapshot references, which
+ * {@link sweepOrphans} removes later. A commit that conflicts with a concurrent one is
+ * planned and written again (up to {@link MAX_ATTEMPTS} times).
+ *
+ * Strategies over a unit (the seed's table): `replace`, `merge` on `key`, `append`, over a
+ * partition (`partition: {col: value}`, identity DuckLake partitioning) or the whole table.
+ * The table is created on the first write, partitioned by the partition's columns.
+ *
+ * @example
+ * const lake = await openLakeForWrite(".sluice/lakes/main.sqlite", { dataPath: ".sluice/lakes/main/" });
+ * await withDuckDb([], (conn) => lake.write(conn, { table: "orders", source: "SELECT 1 AS id", mode: "append" }));
+ */
+import { rmSync } from "node:fs";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { PoolConfig } from "pg";
+import { sqlString } from "../assets/duckdb.js";
+import type { CatalogDb } from "./catalog-db.js";
+import { commitWrite, type CommitPlan } from "./catalog-commit.js";
+import { readColumns, readFilePartitionValues, readMaxColumnId, readPartitioning } from "./catalog-read.js";
+import { duckdbTypeOf, lakeTypeOf } from "./column-types.js";
+import { LakeError, LakeUnsupportedError } from "./errors.js";
+import { type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
+import { jsonRows } from "./json-rows.js";
+import { openPostgresCatalog, POSTGRES_CATALOG_DDL } from "./catalog-postgres.js";
+import { createLake, initLake } from "./lake-create.js";
+import { joinPath } from "./paths.js";
+import { LakeReader, type OpenLakeOptions, qualifiedName } from "./reader.js";
+import { ident } from "./scan-plan.js";
+import type { VisibleFile } from "./types.js";
+import { columnsAt } from "./visibility.js";
+import { type ColumnPlan, planKeepColumns, planNewTable, planReplaceColumns, type SourceColumn, type TargetColumn } from "./write-plan.js";
+
+/** How a slice is reconciled with the table. */
+export type WriteMode = "replace" | "merge" | "append";
+
+/** What the audit (data tests) gets: the slice exactly as written, before it is published. */
+export interface AuditContext {
+  readonly conn: DuckDBConnection;
+  /** A relation (temporary table) holding the slice's rows. */
+  readonly relation: string;
+  /** The new data files. */
+  readonly files: readonly string[];
+}
+
+/** One managed write. */
+export interface WriteRequest {
+  /** `table` (schema `main`) or `schema.table`. */
+  readonly table: string;
+  /** A query run on the given connection; its rows are the slice. */
+  readonly source: string;
+  readonly mode: WriteMode;
+  /** Merge key column (mode `merge`). */
+  readonly key?: string;
+  /** The partition the slice is (identity partition columns → value); absent: the whole table. */
+  readonly partition?: Readonly<Record<string, string>>;
+  /** Identity partition columns of a table this write creates (default: the columns of `partition`). */
+  readonly partitionBy?: readonly string[];
+  /** Runs after the files are written, before the commit; throwing commits nothing. */
+  readonly audit?: (ctx: AuditContext) => Promise<void>;
+  readonly author?: string;
+  readonly commitMessage?: string;
+}
+
+/** What a write produced. */
+export interface WriteResult {
+  /** The snapshot the table now is at (the new one, or the current one when nothing changed). */
+  readonly snapshotId: number;
+  /** Rows in the slice. */
+  readonly rows: number;
+  readonly tableId: number;
+  /** The table was created by this write. */
+  readonly created: boolean;
+  /** No snapshot was needed (an empty slice over nothing). */
+  readonly unchanged: boolean;
+}
+
+/** Attempts of a write whose commit conflicts with concurrent ones. */
+export const MAX_ATTEMPTS = 8;
+const SLICE = "__sluice_lake_slice";
+
+/** Open (creating if needed) a lake with a SQLite catalog for reading and writing. */
+export async function openLakeForWrite(catalogPath: string, options: OpenLakeOptions & { dataPath: string }): Promise<LakeWriter> {
+  const db = await createLake(catalogPath, { dataPath: options.dataPath });
+  try {
+    return new LakeWriter(db, await LakeReader.open(db));
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** Open (creating if needed) a lake whose catalog lives in schema `schema` of a Postgres database. */
+export async function openPostgresLake(url: string | PoolConfig, schema: string, options: { dataPath: string }): Promise<LakeWriter> {
+  const db = await openPostgresCatalog(url, schema);
+  try {
+    await initLake(db, POSTGRES_CATALOG_DDL, { dataPath: options.dataPath });
+    return new LakeWriter(db, await LakeReader.open(db));
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+function removeFiles(files: readonly WrittenFile[]): void {
+  for (const f of files) rmSync(f.path, { force: true });
+}
+
+/** Writes into one lake. */
+export class LakeWriter {
+  constructor(
+    readonly db: CatalogDb,
+    /** Reads the same catalog. */
+    readonly reader: LakeReader,
+  ) {}
+
+  /** Write a slice (see {@link WriteRequest}). @throws LakeError, or the audit's own error */
+  async write(conn: DuckDBConnection, req: WriteRequest): Promise<WriteResult> {
+    await conn.run(`CREATE OR REPLACE TEMP TABLE ${SLICE} AS ${req.source}`);
+    try {
+      const described = jsonRows(await conn.runAndReadAll(`DESCRIBE ${SLICE}`));
+      const source: SourceColumn[] = described.map((r) => ({ name: String(r.column_name), lakeType: lakeTypeOf(String(r.column_type)) }));
+      const rows = await checkSlice(conn, req, source);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.attempt(conn, req, source, rows);
+        } catch (err) {
+          if (!(err instanceof LakeError && err.code === "LAKE_COMMIT_CONFLICT") || attempt >= MAX_ATTEMPTS) throw err;
+          await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+        }
+      }
+    } finally {
+      await conn.run(`DROP TABLE IF EXISTS ${SLICE}`);
+    }
+  }
+
+  private async attempt(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[], rows: number): Promise<WriteResult> {
+    const base = (await this.reader.snapshot()).snapshotId;
+    const name = qualifiedName(req.table);
+    const [schemaName, tableName] = [name.slice(0, name.indexOf(".")), name.slice(name.indexOf(".") + 1)];
+    const schema = (await this.reader.schemasAt(base)).find((x) => x.name === schemaName);
+    if (!schema) throw new LakeError("LAKE_WRITE_INVALID", `schema ${schemaName} does not exist in this lake; write to main.<table>`);
+    const table = await this.reader.findTable(name, base);
+    const partitionNames = Object.keys(req.partition ?? {});
+    let plan: ColumnPlan;
+    let partitionColumns: TargetColumn[] = [];
+    let partitionId: number | null = null;
+    let visible: VisibleFile[] = [];
+    let tableDir: string;
+    if (!table) {
+      plan = planNewTable(source);
+      if (req.partition && req.partitionBy && req.partitionBy.join(",") !== partitionNames.join(",")) {
+        throw new LakeError("LAKE_WRITE_INVALID", `partitionBy (${req.partitionBy.join(", ")}) and the partition written (${partitionNames.join(", ")}) name different columns; give the same columns`);
+      }
+      partitionColumns = (req.partition ? partitionNames : (req.partitionBy ?? [])).map((n) => {
+        const c = plan.columns.find((x) => x.name === n);
+        if (!c) throw new LakeError("LAKE_WRITE_INVALID", `partition column ${n} is not a column of the SELECT; add it`);
+        return c;
+      });
+      tableDir = joinPath(this.reader.schemaDir(schema), `${tableName}/`);
+    } else {
+      const current = columnsAt(await readColumns(this.db, table.table.tableId), base);
+      const parts = await readPartitioning(this.db, table.table.tableId, base);
+      const partNames = (parts?.columns ?? []).map((p) => {
+        if (p.transform !== "identity") throw new LakeUnsupportedError(`writing to a table partitioned with the ${p.transform} transform`);
+        return current.find((c) => c.columnId === p.columnId)?.name ?? "";
+      });
+      if (req.partition && partNames.join(",") !== partitionNames.join(",")) {
+        throw new LakeError("LAKE_WRITE_INVALID", `table ${name} is ${partNames.length ? `partitioned by ${partNames.join(", ")}` : "not partitioned"}, but the write names partition ${partitionNames.join(", ")}; write the whole table, or use the table's partition columns`);
+      }
+      plan = req.mode === "replace" && !req.partition ? planReplaceColumns(current, source, await readMaxColumnId(this.db, table.table.tableId)) : planKeepColumns(current, source, name);
+      partitionColumns = partNames.map((n) => {
+        const c = plan.columns.find((x) => x.name === n);
+        if (!c) throw new LakeError("LAKE_WRITE_INVALID", `the SELECT drops ${n}, the partition column of ${name}; keep it in the SELECT`);
+        return c;
+      });
+      partitionId = parts?.partitionId ?? null;
+      tableDir = this.reader.tableDir(table);
+      visible = await this.reader.filesOf(table, base);
+      if (req.partition) {
+        const values = await readFilePartitionValues(this.db, table.table.tableId);
+        const want = partNames.map((n) => req.partition![n]);
+        visible = visible.filter((f) => {
+          const v = values.get(f.data.dataFileId) ?? [];
+          return want.every((w, i) => v[i] === w);
+        });
+      }
+    }
+    if (req.mode === "merge") {
+      if (!req.key) throw new LakeError("LAKE_WRITE_INVALID", "a merge needs key=<column>");
+      if (!plan.columns.some((c) => c.name === req.key && c.inSource)) throw new LakeError("LAKE_WRITE_INVALID", `merge key ${req.key} is not a column of the SELECT; add it, or fix key=`);
+    }
+    const written: WrittenFile[] = [];
+    try {
+      const newDeletes: Array<{ dataFileId: number; replaces: number | null; file: WrittenFile }> = [];
+      if (req.mode === "merge" && table) {
+        const key = plan.columns.find((c) => c.name === req.key)!;
+        const keyType = duckdbTypeOf(key.lakeType);
+        for (const f of visible) {
+          const old = f.deletePath ? `SELECT pos FROM read_parquet(${sqlString(f.deletePath)})` : "SELECT CAST(NULL AS BIGINT) AS pos WHERE false";
+          const hits =
+            `SELECT file_row_number AS pos FROM read_parquet(${sqlString(f.dataPath)}, schema = MAP {${key.columnId}: {name: 'k', type: ${sqlString(keyType)}, default_value: CAST(NULL AS VARCHAR)}}, file_row_number = true, hive_partitioning = false) ` +
+            `WHERE k IN (SELECT CAST(${ident(key.name)} AS ${keyType}) FROM ${SLICE}) AND file_row_number NOT IN (${old})`;
+          const [n] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM (${hits})`));
+          if (Number(n!.n) === 0) continue;
+          const file = await writeDeleteFile(conn, tableDir, f.dataPath, `${old} UNION ALL ${hits}`);
+          written.push(file);
+          newDeletes.push({ dataFileId: f.data.dataFileId, replaces: f.delete?.deleteFileId ?? null, file });
+        }
+      }
+      const newFiles = await writeDataFiles(conn, { slice: SLICE, columns: plan.columns, tableDir, partitionColumns });
+      written.push(...newFiles);
+      const endFiles = req.mode === "replace" ? visible.map((f) => f.data.dataFileId) : [];
+      if (table && !newFiles.length && !endFiles.length && !newDeletes.length && !plan.added.length && !plan.ended.length) {
+        return { snapshotId: base, rows, tableId: table.table.tableId, created: false, unchanged: true };
+      }
+      if (req.audit) {
+        await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
+        await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
+      }
+      const commit: CommitPlan = {
+        baseSnapshot: base, schemaId: schema.schemaId, schemaName, tableName,
+        ...(table && { tableId: table.table.tableId }),
+        ...(!table && { createPartitionColumns: partitionColumns.map((c) => c.columnId) }),
+        partitionId, columns: plan, newFiles, endFiles, newDeletes,
+        ...(req.mode !== "append" && { sliceGuard: { partitionValues: req.partition ? partitionNames.map((n) => req.partition![n]!) : null } }),
+        ...(req.author && { author: req.author }),
+        ...(req.commitMessage && { commitMessage: req.commitMessage }),
+      };
+      const result = await commitWrite(this.db, commit);
+      return { snapshotId: result.snapshotId, rows, tableId: result.tableId, created: !table, unchanged: false };
+    } catch (err) {
+      removeFiles(written);
+      throw err;
+    }
+  }
+
+  /** Close the catalog. */
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}
+
+/** Check the slice against its partition; @returns its row count. */
+async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<number> {
+  const entries = Object.entries(req.partition ?? {});
+  for (const [col] of entries) {
+    if (!source.some((c) => c.name === col)) throw new LakeError("LAKE_WRITE_INVALID", `the SELECT has no column ${col}, the partition column; add it to the SELECT`);
+  }
+  const outside = entries.map(([col, value], i) => `count(*) FILTER (WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}) AS bad${i}`);
+  const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${["count(*) AS n", ...outside].join(", ")} FROM ${SLICE}`));
+  entries.forEach(([col, value], i) => {
+    const bad = Number(row![`bad${i}`]);
+    if (bad > 0) throw new LakeError("LAKE_WRITE_INVALID", `${bad} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`);
+  });
+  return Number(row!.n);
+}

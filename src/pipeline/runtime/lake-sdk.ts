@@ -1,0 +1,85 @@
+/**
+ * The engine side of the SDK's `ducklake(name)` helpers: writing rows given by code
+ * (TypeScript, or Python over the bridge) as one managed write of a lake table, and reading
+ * a table (optionally one partition, optionally at a snapshot). A partition is stored in the
+ * `_partition` column, as a `// partitioned` SQL materialization stores it, so both kinds of
+ * producers write the same tables.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sqlString, withDuckDb } from "../../assets/duckdb.js";
+import type { AssetHost } from "../../assets/host.js";
+import { LakeError } from "../../lake/errors.js";
+import { openProjectLake } from "../../lake/project-lake.js";
+import type { SnapshotRef } from "../../lake/types.js";
+import type { WriteMode } from "../../lake/writer.js";
+import { PARTITION_COLUMN } from "./runners/sql-lake.js";
+
+/** A managed write of rows. */
+export interface LakeRowsWrite {
+  readonly mode: WriteMode;
+  readonly key?: string;
+  /** The slice is this partition (stored in `_partition`); absent: the whole table. */
+  readonly partition?: string;
+}
+
+/** What a write returns (the same shape as a SQL materialization). */
+export interface LakeRowsResult {
+  readonly asset: string;
+  readonly rows: number;
+  readonly snapshot_id: number;
+  readonly partition?: string;
+}
+
+/** A read of a table. */
+export interface LakeRowsRead {
+  readonly partition?: string;
+  readonly version?: number;
+  readonly timestamp?: string;
+}
+
+const TABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function checkTable(table: string): void {
+  if (!TABLE.test(table)) throw new LakeError("LAKE_WRITE_INVALID", `table ${JSON.stringify(table)} is not a plain table name; use letters, digits and _ (e.g. "orders_daily")`);
+}
+
+/** Write `rows` (plain objects) into `ducklake://<name>/<table>`. */
+export async function writeLakeRows(assets: AssetHost, name: string, table: string, rows: readonly Record<string, unknown>[], write: LakeRowsWrite): Promise<LakeRowsResult> {
+  checkTable(table);
+  if (!Array.isArray(rows) || rows.length === 0) throw new LakeError("LAKE_WRITE_INVALID", "rows must be a non-empty array of objects (one per row); the columns are taken from them");
+  const dir = mkdtempSync(join(tmpdir(), "sluice-lake-rows-"));
+  try {
+    const file = join(dir, "rows.ndjson");
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n"));
+    const lake = await openProjectLake(assets, name);
+    try {
+      const base = `SELECT * FROM read_json_auto(${sqlString(file)}, format = 'newline_delimited')`;
+      const source = write.partition === undefined ? base : `SELECT *, ${sqlString(write.partition)} AS ${PARTITION_COLUMN} FROM (${base})`;
+      const result = await withDuckDb([], (conn) => lake.write(conn, {
+        table, source, mode: write.mode,
+        ...(write.key && { key: write.key }),
+        ...(write.partition !== undefined && { partition: { [PARTITION_COLUMN]: write.partition } }),
+      }));
+      return { asset: `ducklake://${name}/${table}`, rows: result.rows, snapshot_id: result.snapshotId, ...(write.partition !== undefined && { partition: write.partition }) };
+    } finally {
+      await lake.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Read `ducklake://<name>/<table>` (rows as JSON values). */
+export async function readLakeRows(assets: AssetHost, name: string, table: string, read: LakeRowsRead = {}): Promise<Record<string, unknown>[]> {
+  checkTable(table);
+  const ref: SnapshotRef = read.version !== undefined ? { kind: "version", snapshotId: read.version } : read.timestamp !== undefined ? { kind: "timestamp", at: read.timestamp } : { kind: "latest" };
+  const lake = await openProjectLake(assets, name);
+  try {
+    const where = read.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(read.partition)}`;
+    return await lake.reader.query(table, ref, `SELECT * FROM {table}${where}`);
+  } finally {
+    await lake.close();
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * DuckLake in DuckDB SQL scripts, without the ducklake extension: `ATTACH 'ducklake://<name>'
+ * AS <alias>` statements are taken out of the script and become views of the lake's tables
+ * (see `lake/attach.ts`), and a managed `// materialize` writes the script's trailing SELECT
+ * into its lake table through Sluice's DuckLake writer, running the `// data_test`s on the
+ * written slice before the snapshot is published.
+ *
+ * A `// partitioned` materialization stores the run's partition in a column `_partition`
+ * (VARCHAR) that the table is DuckLake-partitioned by, so a slice's replace, merge or append
+ * touches only that partition's files.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve, sep } from "node:path";
+import type { DuckDBConnection } from "@duckdb/node-api";
+import type { AssetHost } from "../../../assets/host.js";
+import { runStatements } from "../../../assets/duckdb.js";
+import { attachLakeViews } from "../../../lake/attach.js";
+import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../lake/data-tests.js";
+import { duckdbTypeOf } from "../../../lake/column-types.js";
+import { LakeError } from "../../../lake/errors.js";
+import { rewriteTimeTravel } from "../../../lake/time-travel.js";
+import { openProjectLake } from "../../../lake/project-lake.js";
+import type { LakeWriter } from "../../../lake/writer.js";
+import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
+import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
+import { PipelineRuntimeError } from "../errors.js";
+
+/** The column holding the Sluice partition of a partitioned materialization. */
+export const PARTITION_COLUMN = "_partition";
+
+/** A `ducklake://` ATTACH taken out of a script. */
+export interface LakeAttach {
+  readonly lake: string;
+  readonly alias: string;
+}
+
+const ATTACH = /^ATTACH\s+(?:DATABASE\s+)?(?:IF\s+NOT\s+EXISTS\s+)?'ducklake:\/\/([A-Za-z0-9_-]+)\/?'(?:\s+AS\s+("?)([A-Za-z_][A-Za-z0-9_]*)\2)?(?:\s*\([^)]*\))?$/is;
+
+/** The script without its `ducklake://` ATTACH statements, and those attaches. */
+export function extractLakeAttaches(sql: string): { sql: string; attaches: LakeAttach[] } {
+  const statements = splitSqlStatements(sql);
+  const attaches: LakeAttach[] = [];
+  const kept: string[] = [];
+  for (const s of statements) {
+    const m = ATTACH.exec(s.text.trim());
+    if (m) attaches.push({ lake: m[1]!, alias: m[3] ?? m[1]! });
+    else kept.push(s.text);
+  }
+  if (attaches.length === 0) return { sql, attaches };
+  return { sql: kept.join(";\n"), attaches };
+}
+
+/** The lakes a script attached, open while it runs. */
+export interface AttachedLakes {
+  /** The script with `AT (VERSION => …)` / `AT (TIMESTAMP => …)` on attached tables rewritten (see `lake/time-travel.ts`). */
+  rewrite(sql: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Create the views of every attached lake on `conn` (a lake that does not exist yet is created empty). */
+export async function attachLakes(conn: DuckDBConnection, host: AssetHost, attaches: readonly LakeAttach[]): Promise<AttachedLakes> {
+  const open = new Map<string, LakeWriter>();
+  const close = async () => {
+    for (const l of open.values()) await l.close();
+  };
+  try {
+    for (const a of attaches) {
+      const lake = await openProjectLake(host, a.lake);
+      await open.get(a.alias)?.close();
+      open.set(a.alias, lake);
+      await attachLakeViews(conn, lake.reader, a.alias);
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    async rewrite(sql) {
+      if (open.size === 0 || !/\bAT\s*\(/i.test(sql)) return sql;
+      const aliases = new Set(open.keys());
+      const out: string[] = [];
+      for (const s of splitSqlStatements(sql)) out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
+      return out.join(";\n");
+    },
+    close,
+  };
+}
+
+/** What a managed materialization returns (and records as the asset's state). */
+export interface MaterializeResult {
+  readonly asset: string;
+  readonly rows: number;
+  readonly snapshot_id: number;
+  readonly partition?: string;
+  readonly tests?: readonly TestOutcome[];
+}
+
+/** Everything {@link materialize} needs. */
+export interface MaterializeRequest {
+  readonly host: AssetHost;
+  readonly annotation: MaterializeAnnotation;
+  readonly tests: readonly DataTest[];
+  /** The script after staging (setup statements + trailing SELECT). */
+  readonly sql: string;
+  readonly partitioned: boolean;
+  readonly partition: string | undefined;
+  readonly script: string;
+  readonly runId: string;
+  readonly valueOf: (name: string) => unknown;
+}
+
+async function referencedSelect(host: AssetHost, asset: string): Promise<string> {
+  const m = /^ducklake:\/\/([A-Za-z0-9_-]+)\/([^/]+)$/.exec(asset);
+  if (!m) throw new LakeError("LAKE_WRITE_INVALID", `relationships can reference ducklake://<name>/<table> tables only, not ${asset}`);
+  const lake = await openProjectLake(host, m[1]!);
+  try {
+    return (await lake.reader.scan(m[2]!)).sql;
+  } finally {
+    await lake.close();
+  }
+}
+
+/** A materialization's summary and the table's columns after it (for the schema history). */
+export interface Materialized {
+  readonly summary: MaterializeResult;
+  readonly columns: ReadonlyArray<{ name: string; type: string }>;
+}
+
+/** The SQL of a custom data test `// data_test <path>`: `<root>/<path>.sql` (or `<path>` itself when it ends in .sql), inside the project. */
+export async function loadTestScript(root: string, path: string): Promise<string> {
+  const file = resolve(root, path.endsWith(".sql") ? path : `${path}.sql`);
+  if (!file.startsWith(resolve(root) + sep)) throw new LakeError("LAKE_WRITE_INVALID", `data test ${path} is outside the project; name a .sql file under the project folder`);
+  try {
+    return slashCommentsToSql(await readFile(file, "utf8"));
+  } catch (err) {
+    throw new LakeError("LAKE_WRITE_INVALID", `data test ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create ${file} with one SELECT returning the offending rows of the view \`slice\``, { cause: err });
+  }
+}
+
+/** Run the setup statements, write the trailing SELECT into the lake table, test it before publishing. */
+export async function materialize(conn: DuckDBConnection, req: MaterializeRequest): Promise<Materialized> {
+  const statements = splitSqlStatements(req.sql);
+  const last = statements.pop();
+  if (!last) throw new PipelineRuntimeError("SQL_FAILED", `${req.script} has no trailing SELECT to materialize`);
+  if (statements.length) await runStatements(conn, statements.map((s) => s.text).join(";\n"), req.valueOf);
+  await runStatements(conn, `CREATE OR REPLACE TEMP TABLE __sluice_materialize AS ${last.text}`, req.valueOf);
+  if (req.partitioned && req.partition === undefined) {
+    throw new PipelineRuntimeError("SQL_PARTITION_MISSING", `${req.script} is // partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`);
+  }
+  const [lakeName, table] = req.annotation.target.path.split("/") as [string, string];
+  const lake = await openProjectLake(req.host, lakeName);
+  let outcomes: TestOutcome[] = [];
+  try {
+    const partitioned = req.partitioned && req.partition !== undefined;
+    const source = partitioned ? `SELECT *, CAST('${req.partition!.replace(/'/g, "''")}' AS VARCHAR) AS ${PARTITION_COLUMN} FROM __sluice_materialize` : "SELECT * FROM __sluice_materialize";
+    const result = await lake.write(conn, {
+      table,
+      source,
+      mode: req.annotation.strategy,
+      ...(req.annotation.key && { key: req.annotation.key }),
+      ...(partitioned && { partition: { [PARTITION_COLUMN]: req.partition! } }),
+      ...(req.tests.length && {
+        audit: async (a) => {
+          outcomes = await runSliceTests(a.conn, a.relation, req.tests, (asset) => referencedSelect(req.host, asset), (path) => loadTestScript(req.host.config.root, path));
+          if (outcomes.some((o) => !o.passed)) throw new DataTestsFailedError(outcomes);
+        },
+      }),
+      author: `sluice run ${req.runId}`,
+      commitMessage: req.script,
+    });
+    const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map((c) => ({ name: c.name, type: duckdbTypeOf(c.type) }));
+    return {
+      summary: {
+        asset: req.annotation.target.uri, rows: result.rows, snapshot_id: result.snapshotId,
+        ...(partitioned && { partition: req.partition! }),
+        ...(outcomes.length && { tests: outcomes }),
+      },
+      columns,
+    };
+  } finally {
+    await lake.close();
+    await conn.run("DROP TABLE IF EXISTS __sluice_materialize");
+  }
+}
