@@ -44,7 +44,8 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
       return err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help" ? 0 : 2;
     }
     if (err instanceof SluiceError) {
-      io.stderr(`sluice: ${terminalSafe(err.message)}\n`);
+      // A message of several lines (a worker's stderr tail) keeps its lines, each indented.
+      io.stderr(`sluice: ${terminalSafe(err.message, { indent: "  " })}\n`);
       return 1;
     }
     // The database failed under a command (locked, read-only, full): one line, not a stack trace.

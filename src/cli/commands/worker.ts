@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { type LoadReport, Project } from "../../loader/project.js";
+import { ModuleImportError } from "../../loader/import-bundle.js";
 import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
 import { clearCrashOnClaim } from "../../lanes/claim-recovery.js";
 import { WorkerStartupError } from "../../lanes/errors.js";
@@ -50,7 +51,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
       const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
       // A lane worker runs the versions its server loaded: one that cannot is a startup crash.
-      if (build && report.errors.length) throw new WorkerStartupError(report.errors.map((e) => `${e.file}: ${e.error.message}`));
+      if (build && report.errors.length) throw new WorkerStartupError(report.errors.map((e) => (e.error instanceof ModuleImportError ? e.error.message : `${e.file}: ${e.error.message}`)));
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
