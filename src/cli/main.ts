@@ -14,6 +14,14 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+// A reader that stops early (`sluice runs --json | head`) closes the pipe: stop quietly, as Unix tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 const code = await run(process.argv.slice(2), {
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
