@@ -67,7 +67,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           write(`lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`);
         }
         http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
-        write(`API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|admin)\n`);
+        write(`API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`);
         const names = engine.registry.names();
         const scope = engine.localServer ? `, server name ${engine.localServer}` : "";
         write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}${scope}, scheduler tick ${tickMs} ms\n`);
