@@ -184,8 +184,9 @@ func (e *execution) write(suffix string, body any, out any) error {
 			e.markLost()
 			return ErrLeaseLost
 		}
+		// The server answered: only a refused database write (503) is worth retrying.
 		var api *APIError
-		if errors.As(err, &api) || time.Now().After(deadline) || e.isLost() {
+		if (errors.As(err, &api) && api.Status != 503) || time.Now().After(deadline) || e.isLost() {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: %s failed (%v); retrying\n", e.claim.RunID, suffix, err)

@@ -198,3 +198,18 @@ func TestALeaseLostAnswerStopsTheClaim(t *testing.T) {
 		t.Fatalf("err=%v lost=%v ctxErr=%v", err, e.isLost(), ctx.Err())
 	}
 }
+
+func TestAWriteTheDatabaseRefusedIsRetried(t *testing.T) {
+	calls := 0
+	f := newFakeServer(t, func(string, map[string]any) (int, any) {
+		calls++
+		if calls == 1 {
+			return 503, map[string]any{"error": map[string]any{"code": "STORAGE_ERROR", "message": "database is locked"}}
+		}
+		return 200, map[string]any{"saved": []string{"s"}}
+	})
+	_, ctx := newTestExec(f, testClaim())
+	if err := ctx.Step.Run("s", nil, func() (any, error) { return 1, nil }); err != nil || calls != 2 {
+		t.Fatalf("err=%v calls=%d", err, calls)
+	}
+}
