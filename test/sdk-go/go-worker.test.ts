@@ -25,6 +25,19 @@ describe.skipIf(!hasGo)(hasGo ? "Go worker SDK against a real server" : `Go work
   let worker: ChildProcess;
   let workerOut = "";
   let bin: string;
+  let url: string;
+  let workerToken: string;
+  const extra: ChildProcess[] = [];
+
+  /** Starts another Go worker process; its output is collected in `out()`. */
+  function startWorker(name: string, env: Record<string, string> = {}) {
+    let out = "";
+    const proc = spawn(bin, [], { env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: workerToken, ORDER_WORKER_NAME: name, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    extra.push(proc);
+    proc.stdout!.on("data", (d) => (out += d));
+    proc.stderr!.on("data", (d) => (out += d));
+    return { proc, out: () => out };
+  }
 
   beforeAll(async () => {
     root = makeProject({}, "sluice-go-");
@@ -36,8 +49,9 @@ describe.skipIf(!hasGo)(hasGo ? "Go worker SDK against a real server" : `Go work
     expect(token.code, token.err).toBe(0);
     server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, {}, { shared: true });
     await server.waitFor(/API and UI: (http:\/\/127\.0\.0\.1:\d+)/, 60_000);
-    const url = /API and UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())![1]!;
-    worker = spawn(bin, [], { env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: token.out.trim() }, stdio: ["ignore", "pipe", "pipe"] });
+    url = /API and UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())![1]!;
+    workerToken = token.out.trim();
+    worker = spawn(bin, [], { env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: workerToken }, stdio: ["ignore", "pipe", "pipe"] });
     worker.stdout!.on("data", (d) => (workerOut += d));
     worker.stderr!.on("data", (d) => (workerOut += d));
     await eventually(() => /serving fulfill-order/.test(workerOut), 20_000);
@@ -46,7 +60,12 @@ describe.skipIf(!hasGo)(hasGo ? "Go worker SDK against a real server" : `Go work
   }, 180_000);
 
   afterAll(async () => {
-    if (worker && worker.exitCode === null) worker.kill("SIGKILL");
+    for (const p of [worker, ...extra]) {
+      if (p && p.exitCode === null && p.signalCode === null) {
+        p.kill("SIGCONT");
+        p.kill("SIGKILL");
+      }
+    }
     if (server) {
       server.proc.kill("SIGTERM");
       await server.exited;
@@ -111,4 +130,42 @@ describe.skipIf(!hasGo)(hasGo ? "Go worker SDK against a real server" : `Go work
     expect(code).toBe(0);
     expect(workerOut).toMatch(/order-worker: drained/);
   }, 40_000);
+
+  it("SIGKILL during a step: another worker replays the journal and runs the step again, once", async () => {
+    const a = startWorker("A", { ORDER_WORKER_LEASE_MS: "1000" });
+    const id = JSON.parse((await cli(["enqueue", "slow-step", '{"ms":1500}', "--json"], root)).out).id as string;
+    await eventually(() => /work started on A/.test(a.out()), 20_000);
+    a.proc.kill("SIGKILL");
+    const b = startWorker("B", { ORDER_WORKER_LEASE_MS: "1000" });
+    const done = await eventually(async () => {
+      const s = await show(id);
+      return s.status === "succeeded" ? s : null;
+    }, 30_000);
+    expect(done.attempt).toBe(2);
+    expect(done.steps.map((s: any) => [s.key, s.value])).toEqual([["first", "A"], ["work", "B"]]);
+    // B replayed "first" from the journal and ran "work" once.
+    expect(b.out()).not.toMatch(/first ran/);
+    expect(b.out().match(/work started on B, attempt 2/g)).toHaveLength(1);
+    b.proc.kill("SIGTERM");
+  }, 60_000);
+
+  it("a SIGSTOPped worker past its lease cannot write afterwards", async () => {
+    const c = startWorker("C", { ORDER_WORKER_LEASE_MS: "1000" });
+    const id = JSON.parse((await cli(["enqueue", "slow-step", '{"ms":2500}', "--json"], root)).out).id as string;
+    await eventually(() => /work started on C/.test(c.out()), 20_000);
+    c.proc.kill("SIGSTOP");
+    const d = startWorker("D", { ORDER_WORKER_LEASE_MS: "1000" });
+    await eventually(() => /work started on D/.test(d.out()), 20_000);
+    c.proc.kill("SIGCONT");
+    const done = await eventually(async () => {
+      const s = await show(id);
+      return s.status === "succeeded" ? s : null;
+    }, 30_000);
+    expect(done.steps.find((s: any) => s.key === "work").value).toBe("D");
+    // C woke up, finished its step body, and its write was refused.
+    await eventually(() => /work finished on C/.test(c.out()) && /lost its lease/.test(c.out()), 10_000);
+    expect((await show(id)).steps.find((s: any) => s.key === "work").value).toBe("D");
+    c.proc.kill("SIGTERM");
+    d.proc.kill("SIGTERM");
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 // The worker program of the repository's end-to-end test (test/sdk-go/go-worker.test.ts):
 // seed 002's fulfill-order with durable steps, a parked sleep, and the seed's approval
-// wait; plus a workflow that fails its first attempt. It drains on SIGTERM.
+// wait; a workflow that fails its first attempt; a slow step for kill tests. It drains on SIGTERM.
 package main
 
 import (
@@ -10,6 +10,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -81,6 +82,29 @@ func main() {
 		})
 	}, workflow.WithMaxAttempts(3), workflow.WithBackoff(100*time.Millisecond, 200*time.Millisecond))
 
+	// slow-step: for the kill tests. ORDER_WORKER_NAME tells the workers apart.
+	name := os.Getenv("ORDER_WORKER_NAME")
+	workflow.RegisterWorkflow("slow-step", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+		var p struct {
+			Ms int `json:"ms"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return ctx.Fail(err)
+		}
+		if err := ctx.Step.Run("first", nil, func() (any, error) {
+			log.Printf("first ran on %s", name)
+			return name, nil
+		}); err != nil {
+			return err
+		}
+		return ctx.Step.Run("work", nil, func() (any, error) {
+			log.Printf("work started on %s, attempt %d", name, ctx.Attempt)
+			time.Sleep(time.Duration(p.Ms) * time.Millisecond)
+			log.Printf("work finished on %s", name)
+			return name, nil
+		})
+	}, workflow.WithMaxAttempts(3))
+
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	client, err := workflow.ClientFromEnv()
@@ -88,8 +112,12 @@ func main() {
 		log.Fatal(err)
 	}
 	// Sleeps over 100 ms park the run (the default is 30 s), so the test sees a parked sleep.
-	w := workflow.NewWorker(client, workflow.WorkerOptions{InlineSleep: 100 * time.Millisecond})
-	log.Printf("order-worker: serving fulfill-order, flaky")
+	opts := workflow.WorkerOptions{InlineSleep: 100 * time.Millisecond}
+	if ms, err := strconv.Atoi(os.Getenv("ORDER_WORKER_LEASE_MS")); err == nil {
+		opts.Lease = time.Duration(ms) * time.Millisecond
+	}
+	w := workflow.NewWorker(client, opts)
+	log.Printf("order-worker %s: serving fulfill-order, flaky, slow-step", name)
 	if err := w.Run(ctx); err != nil {
 		log.Fatal(err)
 	}
