@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEngine, type Engine } from "../../src/index.js";
+import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
 import { ApiTokens } from "../../src/http/auth/tokens.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
@@ -55,6 +55,12 @@ describe("worker protocol", () => {
     const list = (await store.listWorkflows()).map((w) => [w.name, w.queue, w.maxAttempts]);
     expect(list).toEqual(expect.arrayContaining([["order", "go", 2], ["once", "default", 1], ["tick", "default", 3]]));
     expect((await store.listSchedules()).map((s) => s.workflow)).toContain("tick");
+  });
+
+  it("the server publishing its own workflows (a hot reload) keeps the external ones and their cron", async () => {
+    await engine.register(defineWorkflow("in-process", { schedule: "0 4 * * *", handler: async () => "x" }));
+    expect((await store.listSchedules()).map((s) => s.workflow).sort()).toEqual(["in-process", "tick"]);
+    expect((await store.listWorkflows()).map((w) => w.name)).toEqual(expect.arrayContaining(["in-process", "order", "once", "tick"]));
   });
 
   it("a waiting claim gets a new run within milliseconds of its enqueue", async () => {
