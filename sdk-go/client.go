@@ -27,7 +27,16 @@ func ClientFromEnv() (*Client, error) {
 	if url == "" {
 		return nil, ErrUnavailable
 	}
-	return &Client{BaseURL: url, Token: os.Getenv("SLUICE_TOKEN"), HTTP: &http.Client{}}, nil
+	return &Client{BaseURL: url, Token: os.Getenv("SLUICE_TOKEN"), HTTP: &http.Client{Transport: pooledTransport()}}, nil
+}
+
+// pooledTransport keeps enough idle connections for a worker's concurrent claims (the
+// default keeps 2 per host, so 500 concurrent runs would open a connection per write).
+func pooledTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 1024
+	return t
 }
 
 // post sends body as JSON to path and decodes the answer into out (when not nil).
