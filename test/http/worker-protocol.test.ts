@@ -208,6 +208,8 @@ describe("worker protocol", () => {
     expect(badCron.status).toBe(400);
     const scope = await json("/api/worker/claim", { workerId: "w", workflows: ["order"] }, operate);
     expect(scope).toMatchObject({ status: 403, body: { error: { code: "AUTH_SCOPE" } } });
+    const badLevel = await json("/api/worker/runs/x/logs", { token: 1, lines: [{ level: "loud", message: "x" }] });
+    expect(badLevel.body.error.message).toMatch(/"level" must be one of debug, info, warn, error/);
     const finished = await json("/api/worker/runs/nope/finish", { token: 1, outcome: "succeeded" });
     expect(finished).toMatchObject({ status: 404, body: { error: { code: "RUN_NOT_FOUND" } } });
   });

@@ -35,7 +35,7 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   const body = async (c: Context<AppEnv>, example: string) => bodyObject(await readJsonBody(c, deps.limits), example);
   const fenced = (r: CommandResult, runId: string) => {
     if (!r.ok && r.fenced) throw new LeaseLostHttpError(runId);
-    if (!r.ok) throw Object.assign(new Error(r.error?.message ?? "refused"), r.error);
+    if (!r.ok) throw new ConflictError(r.error.code ?? "WRITE_REFUSED", r.error.message);
   };
 
   app.post("/api/worker/workflows", requireScope("worker"), async (c) => {
@@ -109,7 +109,8 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     if (!Array.isArray(b.lines)) throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?}', { code: "INVALID_BODY" });
     const lines: LogLine[] = b.lines.map((l) => {
       const o = bodyObject(l, '{"level": "info", "message": "hello"}');
-      const level = typeof o.level === "string" && LOG_LEVELS.has(o.level) ? (o.level as LogLine["level"]) : "info";
+      const level = o.level === undefined ? "info" : (o.level as LogLine["level"]);
+      if (!LOG_LEVELS.has(level)) throw new InvalidInputError(`"level" must be one of debug, info, warn, error`, { code: "INVALID_BODY" });
       return { runId, token, attempt, level, message: String(o.message ?? ""), stepKey: typeof o.stepKey === "string" ? o.stepKey : null, ts: Date.now() };
     });
     for (const line of lines) engine.committer.log(line);
