@@ -6,6 +6,7 @@
  *   npm run bench -- --db postgres://…        the same on an existing Postgres server
  *   npm run bench -- --lanes                  only the cold-lane start-up (scale to zero)
  *   npm run bench -- --lake                   only the lake figures
+ *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -18,6 +19,9 @@ import { rawSqliteCommitsPerSecond } from "./raw-sqlite.js";
 import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
 import { laneColdStart } from "./lanes-bench.js";
+import { goWorkerFigures } from "./go-worker-bench.js";
+
+const GO_TITLE = "Go worker SDK over the worker protocol (HTTP on loopback) beside the built-in worker (SQLite)";
 
 const LANES_TITLE = "scale to zero: a worker process started for the first run of an idle lane (SQLite)";
 
@@ -35,6 +39,7 @@ async function main(): Promise<void> {
     }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
     if (process.argv.includes("--lake")) return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
+    if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [{ name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" }]);
 
@@ -50,6 +55,7 @@ async function main(): Promise<void> {
 
     printFigures(LANES_TITLE, await laneColdStart(dir));
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
+    printFigures(GO_TITLE, await goWorkerFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

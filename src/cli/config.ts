@@ -26,6 +26,18 @@ export interface ProjectConfig {
   assets?: unknown;
   /** Public URL of the server (behind a proxy): where resume and approval links point. */
   publicUrl?: string;
+  /** Out-of-process workers (the Go SDK, …) that `sluice dev` and `sluice server` start; see `external-workers.ts`. */
+  workers?: ExternalWorkerConfig[];
+}
+
+/** One worker command of `sluice.json` `workers`. */
+export interface ExternalWorkerConfig {
+  /** A shell command, run in the project folder (or `dir`), e.g. `go run ./cmd/worker`. */
+  command: string;
+  /** A label for its output lines (default `worker<n>`); the worker registers its own groups. */
+  group?: string;
+  /** Folder to run it in, relative to the project. */
+  dir?: string;
 }
 
 /** Reads and validates `<root>/sluice.json` (empty config when absent). */
@@ -46,7 +58,8 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
   const bad = (msg: string) => new InvalidInputError(`${file}: ${msg}`, { code: "INVALID_CONFIG" });
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("must be a JSON object");
   const c = raw as Record<string, unknown>;
-  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "assets", "publicUrl", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl)`);
+  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "assets", "publicUrl", "workers", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl, workers)`);
+  if (c.workers !== undefined) validateWorkers(c.workers, bad);
   if (c.publicUrl !== undefined) {
     if (typeof c.publicUrl !== "string") throw bad('"publicUrl" must be a URL such as "https://sluice.example.com"');
     try {
@@ -81,4 +94,17 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
     }
   }
   return c as ProjectConfig;
+}
+
+function validateWorkers(raw: unknown, bad: (msg: string) => Error): void {
+  const example = '[{ "command": "go run ./cmd/worker", "group": "go" }]';
+  if (!Array.isArray(raw)) throw bad(`"workers" must be a list such as ${example}`);
+  raw.forEach((w: unknown, i: number) => {
+    if (typeof w !== "object" || w === null || Array.isArray(w)) throw bad(`"workers[${i}]" must be an object such as { "command": "go run ./cmd/worker" }`);
+    const o = w as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (!["command", "group", "dir"].includes(k)) throw bad(`"workers[${i}]": unknown field "${k}" (known: command, group, dir)`);
+    if (typeof o.command !== "string" || o.command.trim() === "") throw bad(`"workers[${i}].command" must be a non-empty shell command, e.g. "go run ./cmd/worker"`);
+    if (o.group !== undefined && (typeof o.group !== "string" || !/^[\w.-]{1,64}$/.test(o.group))) throw bad(`"workers[${i}].group" must be a short name (letters, digits, . _ -)`);
+    if (o.dir !== undefined && typeof o.dir !== "string") throw bad(`"workers[${i}].dir" must be a folder path relative to the project`);
+  });
 }

@@ -14,7 +14,7 @@ import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { openStore } from "../store/open.js";
-import type { CommandResult, LogLine, RunRecord, Store } from "../store/types.js";
+import type { CommandResult, LogLine, RunRecord, Store, WorkflowInfo } from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
@@ -95,6 +95,8 @@ export class Engine implements SluiceRuntime {
   readonly baseUrl: string;
   private readonly configuredUrl: string | null;
   private stopped = false;
+  /** Workflows served by out-of-process workers (the worker protocol): published and scheduled beside the registry's. */
+  private readonly external = new Map<string, WorkflowInfo>();
 
   constructor(private readonly options: EngineOptions = {}) {
     this.ownsStore = !options.store;
@@ -185,9 +187,32 @@ export class Engine implements SluiceRuntime {
     await this.publish();
   }
 
-  /** Publishes the registry to the store and syncs cron schedules. */
+  /** Largest payload, step result or run result this engine stores (bytes). */
+  get maxValueLimit(): number {
+    return this.maxValueBytes ?? 1024 * 1024;
+  }
+
+  /**
+   * Publishes workflows that an out-of-process worker serves (the worker protocol). They
+   * are enqueued, listed and scheduled like the registry's, but this process never runs
+   * them: its own worker claims only its registry's names.
+   */
+  async registerExternal(infos: WorkflowInfo[]): Promise<void> {
+    for (const info of infos) this.external.set(info.name, info);
+    await this.store.registerWorkflows(infos);
+    if (this.scheduler) await this.scheduler.sync(this.allInfos());
+    this.events.emit("work");
+  }
+
+  private allInfos(): WorkflowInfo[] {
+    const own = this.registry.infos();
+    const names = new Set(own.map((w) => w.name));
+    return [...own, ...[...this.external.values()].filter((w) => !names.has(w.name))];
+  }
+
+  /** Publishes the registry (and external workflows) to the store and syncs cron schedules. */
   async publish(): Promise<void> {
-    const infos = this.registry.infos();
+    const infos = this.allInfos();
     await this.store.registerWorkflows(infos);
     if (this.scheduler) await this.scheduler.sync(infos);
   }

@@ -172,7 +172,7 @@ export interface ApiSchedule {
 /** `GET /api/me`. */
 export interface ApiMe {
   name: string;
-  scope: "read" | "operate" | "admin";
+  scope: "read" | "operate" | "worker" | "admin";
   /** `off` in `sluice dev` on loopback, else `tokens`. */
   auth: "off" | "tokens";
 }
@@ -181,7 +181,7 @@ export interface ApiMe {
 export interface ApiToken {
   id: string;
   name: string;
-  scope: "read" | "operate" | "admin";
+  scope: "read" | "operate" | "worker" | "admin";
   createdAt: string;
 }
 

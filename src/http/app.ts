@@ -29,6 +29,7 @@ import { scheduleRoutes } from "./routes/schedules.js";
 import { signalRoutes } from "./routes/signals.js";
 import { tokenRoutes } from "./routes/tokens.js";
 import { workflowRoutes } from "./routes/workflows.js";
+import { workerProtocolRoutes } from "./routes/worker-protocol.js";
 import { defaultUiDir, uiRoutes } from "./static-ui.js";
 
 /** Options of {@link createApp}. */
@@ -105,6 +106,7 @@ export function createApp(options: AppOptions): SluiceApp {
   scheduleRoutes(app, deps);
   tokenRoutes(app, deps);
   pipelineRoutes(app, deps);
+  workerProtocolRoutes(app, deps);
   approvalPageRoutes(app, deps);
   uiRoutes(app, options.uiDir === undefined ? defaultUiDir() : options.uiDir);
   return Object.assign(app, { deps });

@@ -10,9 +10,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-type Caller = "none" | "bad" | "read" | "operate" | "admin";
-const CALLERS: Caller[] = ["none", "bad", "read", "operate", "admin"];
-const RANK = { read: 0, operate: 1, admin: 2 } as const;
+type Caller = "none" | "bad" | "read" | "operate" | "worker" | "admin";
+const CALLERS: Caller[] = ["none", "bad", "read", "operate", "worker", "admin"];
+const RANK = { read: 0, operate: 1, worker: 2, admin: 3 } as const;
 
 /** A fresh anonymous approval link set (each link decides once; later uses are 409, never 401/403). */
 async function freshLinks() {
@@ -65,7 +65,7 @@ const operations = () =>
     Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, scope: op["x-sluice-scope"] })),
   );
 
-describe("auth matrix: every endpoint × no token, bad token, read, operate, admin", () => {
+describe("auth matrix: every endpoint × no token, bad token, read, operate, worker, admin", () => {
   it("the OpenAPI document lists exactly the app's routes, each with its scope", () => {
     const routes = new Set(
       h.app.routes
@@ -74,7 +74,7 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, adm
     );
     const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
     expect([...documented].sort()).toEqual([...routes].sort());
-    for (const o of operations()) expect(["public", "link", "read", "operate", "admin"], `${o.method} ${o.path}`).toContain(o.scope);
+    for (const o of operations()) expect(["public", "link", "read", "operate", "worker", "admin"], `${o.method} ${o.path}`).toContain(o.scope);
   });
 
   for (const caller of CALLERS) {

@@ -94,7 +94,7 @@ export interface HttpHarness {
   store: SqliteStore;
   clock: SkippableClock;
   root: string;
-  tokens: { read: string; operate: string; admin: string };
+  tokens: { read: string; operate: string; worker: string; admin: string };
   /** `app.request` with an optional bearer token and JSON body. */
   call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   /** Enqueues through the engine and waits until the run matches `until`. */
@@ -117,6 +117,7 @@ export async function startHarness(auth: AuthConfig = { mode: "tokens" }): Promi
   const tokens = {
     read: (await t.create({ name: "reader", scope: "read" })).token,
     operate: (await t.create({ name: "olivia", scope: "operate" })).token,
+    worker: (await t.create({ name: "wendy", scope: "worker" })).token,
     admin: (await t.create({ name: "ada", scope: "admin" })).token,
   };
   const waitFor = (id: string, until: (r: RunRecord) => boolean) =>

@@ -10,6 +10,7 @@ import { followRuns, logEcho } from "../printer.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
+import { startExternalWorkers } from "../external-workers.js";
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
@@ -66,6 +67,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         http.attach(createApp({ engine, auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER }, projectRoot: project.root }));
         const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
         write(`UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`);
+        const external = await startExternalWorkers({ entries: project.config.workers ?? [], root: project.root, url: http.server.url, tokenStore: tokens ? engine.store : null, env: cx.io.env, write });
         const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t), () => lanes?.refresh());
         for (const item of project.config.dev?.enqueue ?? []) {
           try {
@@ -77,6 +79,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
         }
         await untilAborted(cx.io.signal);
         write("stopping: waiting for running claims…\n");
+        // Worker commands drain first: they still need the API to checkpoint and finish.
+        await external.stop(10_000);
         await http.server.close();
         await watcher?.close();
         await lanes?.stop(10_000);

@@ -14,6 +14,7 @@ import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
+import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -50,6 +51,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         },
       });
       let pipelines: PipelineHost | null = null;
+      let external: ExternalWorkers | null = null;
       try {
         await storeReady(engine.store);
         const loader = new Project(project.root, engine);
@@ -67,13 +69,16 @@ export function registerServer(program: Command, cx: CommandContext): void {
           write(`lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`);
         }
         http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
-        write(`API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|admin)\n`);
+        write(`API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`);
+        external = await startExternalWorkers({ entries: project.config.workers ?? [], root: project.root, url: http.server.url, tokenStore: engine.store, env: cx.io.env, write });
         const names = engine.registry.names();
         const scope = engine.localServer ? `, server name ${engine.localServer}` : "";
         write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}${scope}, scheduler tick ${tickMs} ms\n`);
         await untilAborted(cx.io.signal);
         write("server stopping\n");
       } finally {
+        // Worker commands drain first: they still need the API to checkpoint and finish.
+        await external?.stop(10_000);
         await http.server.close();
         await lanes?.stop(10_000);
         await pipelines?.stop();

@@ -1,15 +1,16 @@
 /**
  * API token scopes, from least to most: `read` (look), `operate` (enqueue, cancel,
- * retry, signal, approve, pause schedules), `admin` (manage tokens). A scope includes
- * every scope below it.
+ * retry, signal, approve, pause schedules), `worker` (an out-of-process worker: register
+ * workflows, claim runs and report on them, plus what `operate` allows, since workflow
+ * code enqueues and signals), `admin` (manage tokens). A scope includes every scope below it.
  */
 import { InvalidInputError } from "../../sdk/errors.js";
 
 /** What a token may do. */
-export type Scope = "read" | "operate" | "admin";
+export type Scope = "read" | "operate" | "worker" | "admin";
 
 /** Every scope, least first. */
-export const SCOPES: readonly Scope[] = ["read", "operate", "admin"];
+export const SCOPES: readonly Scope[] = ["read", "operate", "worker", "admin"];
 
 /** True when a token with `has` may call an endpoint that needs `needs`. */
 export function scopeAllows(has: Scope, needs: Scope): boolean {
@@ -22,5 +23,5 @@ export function scopeAllows(has: Scope, needs: Scope): boolean {
  */
 export function parseScope(value: unknown): Scope {
   if (typeof value === "string" && (SCOPES as readonly string[]).includes(value)) return value as Scope;
-  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use read, operate or admin`, { code: "INVALID_SCOPE" });
+  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use read, operate, worker or admin`, { code: "INVALID_SCOPE" });
 }

@@ -36,7 +36,7 @@ describe("ApiTokens on a real SQLite store", () => {
   it("validates names and scopes", async () => {
     const tokens = new ApiTokens(store);
     await expect(tokens.create({ name: "", scope: "read" })).rejects.toThrow(/invalid token name/);
-    await expect(tokens.create({ name: "bob", scope: "root" })).rejects.toThrow(/unknown scope "root": use read, operate or admin/);
+    await expect(tokens.create({ name: "bob", scope: "root" })).rejects.toThrow(/unknown scope "root": use read, operate, worker or admin/);
   });
 
   it("orders scopes read < operate < admin", () => {

@@ -1,15 +1,16 @@
 /**
  * The OpenAPI 3.1 document served at `/api/openapi.json`. Each operation names the
  * scope it needs in `x-sluice-scope` (`public`, `link` for signed approval links,
- * `read`, `operate`, `admin`); the API tests check that it lists exactly the app's routes.
+ * `read`, `operate`, `worker`, `admin`); the API tests check that it lists exactly the app's routes.
  */
 import { PIPELINE_PATHS } from "./pipeline-paths.js";
 import { SCHEMAS } from "./schemas.js";
+import { WORKER_PATHS } from "./worker-paths.js";
 
 type Json = Record<string, unknown>;
 
 /** Who may call an operation. */
-export type OperationScope = "public" | "link" | "read" | "operate" | "admin";
+export type OperationScope = "public" | "link" | "read" | "operate" | "worker" | "admin";
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const jsonBody = (schema: Json, required = true): Json => ({ required, content: { "application/json": { schema } } });
@@ -162,7 +163,7 @@ const PATHS: Record<string, Json> = {
       responses: { ...ok("tokens", { type: "object", properties: { tokens: { type: "array", items: ref("Token") } } }), ...err("401", "403") },
     }),
     post: op("admin", "Create a token; its secret is returned once", {
-      requestBody: jsonBody({ type: "object", properties: { name: { type: "string" }, scope: { type: "string", enum: ["read", "operate", "admin"] } }, required: ["name", "scope"] }),
+      requestBody: jsonBody({ type: "object", properties: { name: { type: "string" }, scope: { type: "string", enum: ["read", "operate", "worker", "admin"] } }, required: ["name", "scope"] }),
       responses: { ...ok("created", { type: "object", properties: { token: { type: "string" }, info: ref("Token") } }, "201"), ...err("400", "401", "403") },
     }),
   },
@@ -197,10 +198,10 @@ export function openApiDocument(): Json {
       title: "Sluice API",
       version: "0.1.0",
       description:
-        "Durable workflows over HTTP. Send `Authorization: Bearer <token>` (create one with `sluice token create --name <you> --scope read|operate|admin`); `sluice dev` on loopback needs none. Bodies are JSON, at most 1 MiB, nested at most 64 deep, without `__proto__`/`constructor`/`prototype` keys. See docs/API.md.",
+        "Durable workflows over HTTP. Send `Authorization: Bearer <token>` (create one with `sluice token create --name <you> --scope read|operate|worker|admin`); `sluice dev` on loopback needs none. Bodies are JSON, at most 1 MiB, nested at most 64 deep, without `__proto__`/`constructor`/`prototype` keys. See docs/API.md.",
     },
     servers: [{ url: "/" }],
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: SCHEMAS },
-    paths: { ...PATHS, ...PIPELINE_PATHS },
+    paths: { ...PATHS, ...PIPELINE_PATHS, ...WORKER_PATHS },
   };
 }

@@ -161,6 +161,6 @@ export const SCHEMAS: Record<string, Schema> = {
     upcoming: { type: "array", items: time() },
     lastFiredAt: nullable(time()),
   }),
-  Me: obj({ name: str(), scope: { type: "string", enum: ["read", "operate", "admin"] }, auth: { type: "string", enum: ["off", "tokens"] } }),
-  Token: obj({ id: str(), name: str(), scope: { type: "string", enum: ["read", "operate", "admin"] }, createdAt: time() }),
+  Me: obj({ name: str(), scope: { type: "string", enum: ["read", "operate", "worker", "admin"] }, auth: { type: "string", enum: ["off", "tokens"] } }),
+  Token: obj({ id: str(), name: str(), scope: { type: "string", enum: ["read", "operate", "worker", "admin"] }, createdAt: time() }),
 };

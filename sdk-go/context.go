@@ -1,0 +1,209 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// WorkflowContext is what a handler gets: the run's metadata, its durable steps
+// (Step), a logger whose lines go to the run's log, and a context.Context that is
+// cancelled when the claim's lease is lost or the worker gives up on it.
+type WorkflowContext struct {
+	context.Context
+	// RunID identifies the run (stable across attempts: use it in idempotency keys).
+	RunID string
+	// WorkflowName is the registered name.
+	WorkflowName string
+	// Attempt is the 1-based run attempt.
+	Attempt int
+	// Step holds the durable operations: Run, Sleep, WaitFor.
+	Step *Steps
+	// Logger writes lines to the run's log.
+	Logger *Logger
+
+	exec *execution
+}
+
+// Bail ends the run as cancelled, without retry. Return its result from the handler.
+func (c *WorkflowContext) Bail(reason string) error {
+	e := &BailError{Reason: reason}
+	c.exec.setOutcome(e)
+	return e
+}
+
+// Fail ends the run as failed ("dead"), without retry. Return its result from the handler.
+func (c *WorkflowContext) Fail(err error) error {
+	e := &FailError{Err: err}
+	c.exec.setOutcome(e)
+	return e
+}
+
+// execution is one claim of one run: the journal to replay, the key allocator, and
+// the writes made on the claim's behalf.
+type execution struct {
+	client    *Client
+	claim     claim
+	received  time.Time
+	ctx       context.Context
+	cancel    context.CancelFunc
+	inlineMax time.Duration
+
+	mu       sync.Mutex
+	journal  map[string]journalEntry
+	counts   map[string]int
+	position int
+	park     *parkRequest
+	outcome  error
+	lost     bool
+	logs     []logLine
+}
+
+type parkRequest struct {
+	Steps       []stepWrite `json:"steps,omitempty"`
+	WakeAfterMs *int64      `json:"wakeAfterMs"`
+}
+
+func newExecution(parent context.Context, client *Client, c claim, inlineMax time.Duration) *execution {
+	ctx, cancel := context.WithCancel(parent)
+	j := make(map[string]journalEntry, len(c.Steps))
+	for _, s := range c.Steps {
+		j[s.Key] = s
+	}
+	return &execution{client: client, claim: c, received: time.Now(), ctx: ctx, cancel: cancel, inlineMax: inlineMax, journal: j, counts: map[string]int{}}
+}
+
+// now is the server's clock: the claim time plus the time elapsed since.
+func (e *execution) now() int64 {
+	return e.claim.ClaimedAt + time.Since(e.received).Milliseconds()
+}
+
+// next allocates the key and position of the next durable call named name.
+func (e *execution) next(name string) (string, int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.park != nil {
+		return "", 0, ErrParked
+	}
+	if e.lost {
+		return "", 0, ErrLeaseLost
+	}
+	e.counts[name]++
+	key := name
+	if n := e.counts[name]; n > 1 {
+		key = fmt.Sprintf("%s#%d", name, n)
+	}
+	pos := e.position
+	e.position++
+	return key, pos, nil
+}
+
+// lookup returns the journal entry at key, checking it is of the kind asked for.
+func (e *execution) lookup(key, kind string) (*journalEntry, error) {
+	e.mu.Lock()
+	rec, ok := e.journal[key]
+	e.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	if rec.Kind != kind {
+		return nil, &permanentError{&NonDeterminismError{Key: key, Recorded: rec.Kind, Requested: kind}}
+	}
+	return &rec, nil
+}
+
+// save checkpoints steps; ErrLeaseLost when the server refused the claim's token.
+func (e *execution) save(steps ...stepWrite) error {
+	err := e.write("/steps", map[string]any{"token": e.claim.Token, "steps": steps}, nil)
+	if err == nil {
+		e.mu.Lock()
+		for _, s := range steps {
+			e.journal[s.Key] = journalEntry{Key: s.Key, Kind: s.Kind, Status: s.Status, Value: s.Value, Attempts: s.Attempts, Position: s.Position}
+		}
+		e.mu.Unlock()
+	}
+	return err
+}
+
+// requestPark records that the run must park; the worker writes it when the handler returns.
+func (e *execution) requestPark(step *stepWrite, wakeAfterMs *int64) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.park == nil {
+		e.park = &parkRequest{}
+	}
+	if step != nil {
+		e.park.Steps = append(e.park.Steps, *step)
+	}
+	if wakeAfterMs != nil && (e.park.WakeAfterMs == nil || *wakeAfterMs < *e.park.WakeAfterMs) {
+		w := *wakeAfterMs
+		e.park.WakeAfterMs = &w
+	}
+	return ErrParked
+}
+
+func (e *execution) setOutcome(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.outcome == nil {
+		e.outcome = err
+	}
+}
+
+func (e *execution) markLost() {
+	e.mu.Lock()
+	e.lost = true
+	e.mu.Unlock()
+	e.cancel()
+}
+
+func (e *execution) isLost() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lost
+}
+
+// write posts a fenced write for this claim, retrying transport failures for up to a
+// lease; a LEASE_LOST answer marks the claim lost.
+func (e *execution) write(suffix string, body any, out any) error {
+	path := "/api/worker/runs/" + pathEscape(e.claim.RunID) + suffix
+	var err error
+	deadline := time.Now().Add(time.Duration(e.claim.LeaseMs) * time.Millisecond)
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err = e.client.post(ctx, path, body, out)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, ErrLeaseLost) {
+			e.markLost()
+			return ErrLeaseLost
+		}
+		// The server answered: only a refused database write (503) is worth retrying.
+		var api *APIError
+		if (errors.As(err, &api) && api.Status != 503) || time.Now().After(deadline) || e.isLost() {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "sluice worker: run %s: %s failed (%v); retrying\n", e.claim.RunID, suffix, err)
+		time.Sleep(backoff(250*time.Millisecond, 5*time.Second, attempt+1))
+	}
+}
+
+// decodeInto unmarshals a checkpointed JSON value into out (nil out: ignored).
+func decodeInto(raw json.RawMessage, out any, key string) error {
+	if out == nil {
+		return nil
+	}
+	if len(raw) == 0 {
+		raw = json.RawMessage("null")
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return &permanentError{fmt.Errorf("sluice: step %q: its checkpointed value does not fit the out argument: %w", key, err)}
+	}
+	return nil
+}

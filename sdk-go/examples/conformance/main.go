@@ -1,0 +1,79 @@
+// The Go side of the conformance suite (test/conformance/): the same workflows as
+// test/conformance/workflows.ts, so both workers can be checked for the same outcomes.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	workflow "sluice.dev/sdk-go"
+)
+
+func main() {
+	workflow.RegisterWorkflow("conf-steps", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		var a int
+		if err := ctx.Step.Run("a", &a, func() (any, error) { log.Printf("conf-steps: a ran"); return 1, nil }); err != nil {
+			return err
+		}
+		if err := ctx.Step.Sleep("nap", 300*time.Millisecond); err != nil {
+			return err
+		}
+		return ctx.Step.Run("b", nil, func() (any, error) { return a + 1, nil })
+	})
+	workflow.RegisterWorkflow("conf-retry", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		return ctx.Step.Run("try", nil, func() (any, error) {
+			if ctx.Attempt == 1 {
+				return nil, errors.New("first attempt fails")
+			}
+			return ctx.Attempt, nil
+		})
+	}, workflow.WithMaxAttempts(3), workflow.WithBackoff(100*time.Millisecond, 200*time.Millisecond))
+	workflow.RegisterWorkflow("conf-wait-timeout", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		var v *struct{}
+		if err := ctx.Step.WaitFor("never", &v, 200*time.Millisecond); err != nil {
+			return err
+		}
+		if v == nil {
+			return ctx.Bail("timed out")
+		}
+		return nil
+	})
+	workflow.RegisterWorkflow("conf-signal", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+		var p struct {
+			Event string `json:"event"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return ctx.Fail(err)
+		}
+		var got *struct {
+			OK bool `json:"ok"`
+		}
+		if err := ctx.Step.WaitFor(p.Event, &got, time.Hour); err != nil {
+			return err
+		}
+		if got == nil || !got.OK {
+			return ctx.Fail(errors.New("bad signal"))
+		}
+		return nil
+	})
+	workflow.RegisterWorkflow("conf-fail", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		return ctx.Fail(errors.New("bad order"))
+	})
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	client, err := workflow.ClientFromEnv()
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("conformance worker: ready")
+	// Sleeps over 100 ms park, so a sleep is checkpointed across claims.
+	if err := workflow.NewWorker(client, workflow.WorkerOptions{InlineSleep: 100 * time.Millisecond}).Run(ctx); err != nil {
+		log.Fatal(err)
+	}
+}

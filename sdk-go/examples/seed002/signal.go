@@ -1,0 +1,11 @@
+package seed002
+
+import (
+    "context"
+    workflow "sluice.dev/sdk-go"
+)
+
+func approveOrder(ctx context.Context, orderID, userID string) (uint64, error) {
+    return workflow.Signal(ctx, "approval:order-"+orderID,
+        map[string]any{"approved": true, "by": userID})
+}

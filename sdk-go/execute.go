@@ -1,0 +1,79 @@
+package workflow
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// execute runs the handler of one claim and reports how it ended: parked, succeeded,
+// cancelled (Bail), failed (Fail or a permanent error), or retry (any other error;
+// the server applies the attempts left and the backoff).
+func (w *Worker) execute(e *execution) {
+	def := w.defs[e.claim.Workflow]
+	wctx := &WorkflowContext{Context: e.ctx, RunID: e.claim.RunID, WorkflowName: e.claim.Workflow, Attempt: e.claim.Attempt, exec: e}
+	wctx.Step = &Steps{exec: e}
+	wctx.Logger = &Logger{exec: e}
+	err := runHandler(def.handler, wctx, e.claim.Payload)
+	e.flushLogs()
+	if e.isLost() {
+		fmt.Fprintf(os.Stderr, "sluice worker: run %s: lost its lease; another claim owns it now\n", e.claim.RunID)
+		return
+	}
+	e.mu.Lock()
+	park, outcome := e.park, e.outcome
+	e.mu.Unlock()
+	var body map[string]any
+	switch {
+	case park != nil:
+		if werr := e.write("/park", map[string]any{"token": e.claim.Token, "steps": park.Steps, "wakeAfterMs": park.WakeAfterMs}, nil); werr != nil {
+			fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not park (%v)\n", e.claim.RunID, werr)
+		}
+		return
+	case outcome != nil:
+		var bail *BailError
+		if errors.As(outcome, &bail) {
+			body = map[string]any{"outcome": "cancelled", "reason": bail.Reason}
+		} else {
+			body = map[string]any{"outcome": "failed", "error": errorBody(outcome.(*FailError).Err)}
+		}
+	case err == nil:
+		body = map[string]any{"outcome": "succeeded", "result": nil}
+	default:
+		var perm *permanentError
+		if errors.As(err, &perm) {
+			body = map[string]any{"outcome": "failed", "error": errorBody(err)}
+		} else {
+			body = map[string]any{"outcome": "retry", "error": errorBody(err)}
+		}
+	}
+	body["token"] = e.claim.Token
+	if werr := e.write("/finish", body, nil); werr != nil {
+		fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not record its outcome (%v); it is retried when its lease expires\n", e.claim.RunID, werr)
+	}
+}
+
+func runHandler(h HandlerFunc, ctx *WorkflowContext, payload json.RawMessage) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("workflow panicked: %v", r)
+		}
+	}()
+	if len(payload) == 0 {
+		payload = json.RawMessage("null")
+	}
+	return h(ctx, payload)
+}
+
+func errorBody(err error) errorJSON {
+	if err == nil {
+		return errorJSON{Message: "failed", Name: "Error"}
+	}
+	out := errorJSON{Message: err.Error(), Name: fmt.Sprintf("%T", err)}
+	var api *APIError
+	if errors.As(err, &api) {
+		out.Code = api.Code
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package workflow
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeServer stands in for the Sluice server in pure client tests: it records the
+// requests and answers each path with a scripted function. (The real server is
+// exercised by the repository's end-to-end test, test/sdk-go/go-worker.test.ts.)
+type fakeServer struct {
+	t        *testing.T
+	srv      *httptest.Server
+	mu       sync.Mutex
+	requests []recorded
+	answer   func(path string, body map[string]any) (int, any)
+}
+
+type recorded struct {
+	Path string
+	Body map[string]any
+	Auth string
+}
+
+func newFakeServer(t *testing.T, answer func(path string, body map[string]any) (int, any)) *fakeServer {
+	f := &fakeServer{t: t, answer: answer}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var body map[string]any
+		_ = json.Unmarshal(raw, &body)
+		f.mu.Lock()
+		f.requests = append(f.requests, recorded{Path: r.URL.Path, Body: body, Auth: r.Header.Get("Authorization")})
+		f.mu.Unlock()
+		status, out := 200, any(map[string]any{})
+		if f.answer != nil {
+			status, out = f.answer(r.URL.Path, body)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeServer) client() *Client {
+	return &Client{BaseURL: f.srv.URL, Token: "tok", HTTP: f.srv.Client()}
+}
+
+// paths returns the recorded paths with the given prefix stripped.
+func (f *fakeServer) paths(prefix string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, r := range f.requests {
+		out = append(out, strings.TrimPrefix(r.Path, prefix))
+	}
+	return out
+}
+
+func (f *fakeServer) last(path string) map[string]any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.requests) - 1; i >= 0; i-- {
+		if f.requests[i].Path == path {
+			return f.requests[i].Body
+		}
+	}
+	f.t.Fatalf("no request to %s (got %v)", path, f.requests)
+	return nil
+}
+
+func testClaim(steps ...journalEntry) claim {
+	return claim{RunID: "run-1", Token: 7, Workflow: "wf", Payload: json.RawMessage(`{"orderId":"o1"}`), Attempt: 1, MaxAttempts: 3, ClaimedAt: time.Now().UnixMilli(), LeaseMs: 30_000, Steps: steps}
+}
+
+func i64(v int64) *int64 { return &v }

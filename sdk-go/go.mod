@@ -1,0 +1,3 @@
+module sluice.dev/sdk-go
+
+go 1.19

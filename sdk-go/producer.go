@@ -1,0 +1,80 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// EnqueueOpts are the options of Enqueue; nil fields take the workflow's defaults.
+type EnqueueOpts struct {
+	// RunAt: do not start the run before this time.
+	RunAt *time.Time
+	// ID names the run: the same ID, workflow and payload return the existing run.
+	ID *string
+	// MaxAttempts counts the first attempt and every retry.
+	MaxAttempts *uint32
+}
+
+// EnqueueResult is what Enqueue returns.
+type EnqueueResult struct {
+	ID string
+	// Deduplicated is true when a run with this ID already existed.
+	Deduplicated bool
+}
+
+// Enqueue creates a run of the workflow `name` with a JSON-encodable payload, on the
+// server named by SLUICE_URL.
+func Enqueue(ctx context.Context, name string, payload any, opts EnqueueOpts) (*EnqueueResult, error) {
+	c, err := ClientFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return c.Enqueue(ctx, name, payload, opts)
+}
+
+// Enqueue creates a run through this client; see the package-level Enqueue.
+func (c *Client) Enqueue(ctx context.Context, name string, payload any, opts EnqueueOpts) (*EnqueueResult, error) {
+	body := map[string]any{"workflow": name, "payload": payload}
+	if opts.ID != nil {
+		body["id"] = *opts.ID
+	}
+	if opts.RunAt != nil {
+		body["runAt"] = opts.RunAt.UTC().Format(time.RFC3339Nano)
+	}
+	if opts.MaxAttempts != nil {
+		if *opts.MaxAttempts == 0 {
+			return nil, errors.New("sluice: EnqueueOpts.MaxAttempts must be at least 1 (it counts the first attempt)")
+		}
+		body["retries"] = *opts.MaxAttempts - 1
+	}
+	var out struct {
+		Run          struct{ ID string } `json:"run"`
+		Deduplicated bool                `json:"deduplicated"`
+	}
+	if err := c.post(ctx, "/api/runs", body, &out); err != nil {
+		return nil, err
+	}
+	return &EnqueueResult{ID: out.Run.ID, Deduplicated: out.Deduplicated}, nil
+}
+
+// Signal wakes every run waiting on `event` (ctx.Step.WaitFor) with a JSON-encodable
+// payload and returns how many it woke.
+func Signal(ctx context.Context, event string, payload any) (uint64, error) {
+	c, err := ClientFromEnv()
+	if err != nil {
+		return 0, err
+	}
+	return c.Signal(ctx, event, payload)
+}
+
+// Signal sends a signal through this client; see the package-level Signal.
+func (c *Client) Signal(ctx context.Context, event string, payload any) (uint64, error) {
+	var out struct {
+		Woke uint64 `json:"woke"`
+	}
+	if err := c.post(ctx, "/api/signals", map[string]any{"event": event, "payload": payload}, &out); err != nil {
+		return 0, err
+	}
+	return out.Woke, nil
+}

@@ -1,0 +1,65 @@
+package workflow
+
+import "encoding/json"
+
+// Messages of the worker protocol (docs/PROTOCOL.md).
+
+type claimRequest struct {
+	WorkerID  string   `json:"workerId"`
+	Workflows []string `json:"workflows"`
+	Limit     int      `json:"limit"`
+	LeaseMs   int64    `json:"leaseMs"`
+	WaitMs    int64    `json:"waitMs"`
+}
+
+type claim struct {
+	RunID       string          `json:"runId"`
+	Token       int64           `json:"token"`
+	Workflow    string          `json:"workflow"`
+	Payload     json.RawMessage `json:"payload"`
+	Attempt     int             `json:"attempt"`
+	MaxAttempts int             `json:"maxAttempts"`
+	ClaimedAt   int64           `json:"claimedAt"`
+	LeaseMs     int64           `json:"leaseMs"`
+	Steps       []journalEntry  `json:"steps"`
+}
+
+type journalEntry struct {
+	Key      string          `json:"key"`
+	Kind     string          `json:"kind"`
+	Status   string          `json:"status"`
+	Value    json.RawMessage `json:"value"`
+	Event    *string         `json:"event"`
+	WakeAt   *int64          `json:"wakeAt"`
+	Attempts int             `json:"attempts"`
+	Position int             `json:"position"`
+}
+
+type stepWrite struct {
+	Key         string          `json:"key"`
+	Kind        string          `json:"kind"`
+	Status      string          `json:"status"`
+	Position    int             `json:"position"`
+	Value       json.RawMessage `json:"value,omitempty"`
+	Event       string          `json:"event,omitempty"`
+	WakeAfterMs *int64          `json:"wakeAfterMs,omitempty"`
+	Attempts    int             `json:"attempts,omitempty"`
+	StartedAt   int64           `json:"startedAt,omitempty"`
+}
+
+type lease struct {
+	RunID string `json:"runId"`
+	Token int64  `json:"token"`
+}
+
+type errorJSON struct {
+	Message string `json:"message"`
+	Name    string `json:"name,omitempty"`
+	Code    string `json:"code,omitempty"`
+}
+
+type logLine struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+	StepKey string `json:"stepKey,omitempty"`
+}

@@ -1,0 +1,221 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// WorkerOptions configure a Worker; zero values take the defaults.
+type WorkerOptions struct {
+	// Concurrency is how many runs execute at once (default 500, or SLUICE_WORKER_CONCURRENCY).
+	Concurrency int
+	// Lease is how long a claim is held without a heartbeat (default 30 s); heartbeats go every third.
+	Lease time.Duration
+	// PollWait is how long one claim request waits for work on the server (default 20 s).
+	PollWait time.Duration
+	// InlineSleep: sleeps and step retry delays up to this long wait in the worker (default 30 s).
+	InlineSleep time.Duration
+	// WorkerID identifies this worker in leases (default host:pid).
+	WorkerID string
+}
+
+// Worker claims and runs the registered workflows' runs.
+type Worker struct {
+	client *Client
+	opts   WorkerOptions
+	defs   map[string]*definition
+
+	mu     sync.Mutex
+	active map[string]*execution
+	wg     sync.WaitGroup
+	slots  chan struct{}
+}
+
+// RunWorker registers the workflows with the server named by SLUICE_URL and runs their
+// runs until ctx is cancelled; it then stops claiming, lets running handlers finish
+// (heartbeating their leases meanwhile) and returns nil.
+func RunWorker(ctx context.Context) error {
+	c, err := ClientFromEnv()
+	if err != nil {
+		return err
+	}
+	opts := WorkerOptions{}
+	if n, err := strconv.Atoi(os.Getenv("SLUICE_WORKER_CONCURRENCY")); err == nil && n > 0 {
+		opts.Concurrency = n
+	}
+	return NewWorker(c, opts).Run(ctx)
+}
+
+// NewWorker returns a worker of the workflows registered so far.
+func NewWorker(c *Client, opts WorkerOptions) *Worker {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 500
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 30 * time.Second
+	}
+	if opts.PollWait <= 0 {
+		opts.PollWait = 20 * time.Second
+	}
+	if opts.InlineSleep <= 0 {
+		opts.InlineSleep = 30 * time.Second
+	}
+	if opts.WorkerID == "" {
+		host, _ := os.Hostname()
+		opts.WorkerID = fmt.Sprintf("go:%s:%d", host, os.Getpid())
+	}
+	defs := map[string]*definition{}
+	for _, d := range registered() {
+		defs[d.Name] = d
+	}
+	return &Worker{client: c, opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency)}
+}
+
+// Run registers the workflows, then claims and executes runs until ctx is cancelled,
+// and drains (see RunWorker).
+func (w *Worker) Run(ctx context.Context) error {
+	if len(w.defs) == 0 {
+		return errors.New("sluice: no workflows registered: call workflow.RegisterWorkflow before RunWorker")
+	}
+	list := make([]*definition, 0, len(w.defs))
+	names := make([]string, 0, len(w.defs))
+	for _, d := range registered() {
+		if _, ok := w.defs[d.Name]; ok {
+			list = append(list, d)
+			names = append(names, d.Name)
+		}
+	}
+	if err := w.client.post(ctx, "/api/worker/workflows", map[string]any{"workflows": list}, nil); err != nil {
+		return fmt.Errorf("sluice: registering workflows: %w", err)
+	}
+	stopBeats := make(chan struct{})
+	beatsDone := make(chan struct{})
+	go w.heartbeats(stopBeats, beatsDone)
+	failures := 0
+	for ctx.Err() == nil {
+		free := w.acquireSlots(ctx)
+		if free == 0 {
+			break
+		}
+		var out struct {
+			Claims []claim `json:"claims"`
+		}
+		req := claimRequest{WorkerID: w.opts.WorkerID, Workflows: names, Limit: free, LeaseMs: w.opts.Lease.Milliseconds(), WaitMs: w.opts.PollWait.Milliseconds()}
+		err := w.client.post(ctx, "/api/worker/claim", req, &out)
+		for i := len(out.Claims); i < free; i++ {
+			<-w.slots
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			failures++
+			delay := backoff(250*time.Millisecond, 10*time.Second, failures)
+			fmt.Fprintf(os.Stderr, "sluice worker: claim failed (%v); retrying in %v\n", err, delay.Round(time.Millisecond))
+			sleepCtx(ctx, delay)
+			continue
+		}
+		failures = 0
+		for _, c := range out.Claims {
+			w.start(ctx, c)
+		}
+	}
+	w.wg.Wait()
+	close(stopBeats)
+	<-beatsDone
+	return nil
+}
+
+// acquireSlots blocks until at least one slot is free and takes every free one;
+// 0 when ctx was cancelled first.
+func (w *Worker) acquireSlots(ctx context.Context) int {
+	select {
+	case w.slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0
+	}
+	n := 1
+	for n < cap(w.slots) {
+		select {
+		case w.slots <- struct{}{}:
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	return n
+}
+
+func (w *Worker) start(ctx context.Context, c claim) {
+	// Handlers keep running through a drain: their context ends only when the lease is lost.
+	e := newExecution(context.Background(), w.client, c, w.opts.InlineSleep)
+	w.mu.Lock()
+	w.active[c.RunID] = e
+	w.mu.Unlock()
+	w.wg.Add(1)
+	go func() {
+		defer func() {
+			w.mu.Lock()
+			delete(w.active, c.RunID)
+			w.mu.Unlock()
+			e.cancel()
+			<-w.slots
+			w.wg.Done()
+		}()
+		w.execute(e)
+	}()
+}
+
+func (w *Worker) heartbeats(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(w.opts.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		leases := make([]lease, 0, len(w.active))
+		for _, e := range w.active {
+			leases = append(leases, lease{RunID: e.claim.RunID, Token: e.claim.Token})
+		}
+		w.mu.Unlock()
+		if len(leases) == 0 {
+			continue
+		}
+		var out struct {
+			Lost []string `json:"lost"`
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), w.opts.Lease/3)
+		err := w.client.post(ctx, "/api/worker/heartbeat", map[string]any{"leases": leases, "leaseMs": w.opts.Lease.Milliseconds()}, &out)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "sluice worker: heartbeat failed (%v)\n", err)
+			continue
+		}
+		w.mu.Lock()
+		for _, id := range out.Lost {
+			if e := w.active[id]; e != nil {
+				e.markLost()
+			}
+		}
+		w.mu.Unlock()
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}

@@ -1,0 +1,120 @@
+/**
+ * Claiming for external workers: the store's `claim` verb (the one the built-in worker
+ * uses), long-polled on a {@link WorkBell}, with expired leases reclaimed on the way
+ * (a server started with `--workers none` has no worker of its own that would do it).
+ */
+import { backoffDelay, RUN_BACKOFF } from "../../core/backoff.js";
+import { decodeValue } from "../../core/serde.js";
+import type { Engine } from "../../engine/engine.js";
+import type { ClaimedRun, StepRecord } from "../../store/types.js";
+import type { ClaimMessage } from "./messages.js";
+import type { WorkBell } from "./work-bell.js";
+
+/** How often waiting claims look for expired leases (ms). */
+const RECLAIM_EVERY_MS = 1_000;
+
+/** A claimed run as sent to a worker: what it needs to run and replay it. */
+export interface ClaimView {
+  runId: string;
+  /** Fencing token: every write for this claim must carry it. */
+  token: number;
+  workflow: string;
+  payload: unknown;
+  attempt: number;
+  maxAttempts: number;
+  /** Store clock at claim time (epoch ms); step `wakeAt` times are on the same clock. */
+  claimedAt: number;
+  leaseMs: number;
+  /** The journal: checkpoints of earlier claims, to replay against. */
+  steps: JournalEntry[];
+}
+
+/** One checkpoint of the journal. */
+export interface JournalEntry {
+  key: string;
+  kind: StepRecord["kind"];
+  status: StepRecord["status"];
+  value: unknown;
+  event: string | null;
+  wakeAt: number | null;
+  attempts: number;
+  position: number;
+}
+
+/** Claims for one request, waiting up to `waitMs` for work to appear. */
+export class ExternalClaims {
+  private lastReclaim = 0;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly bell: WorkBell,
+  ) {}
+
+  /** Claims up to `msg.limit` runs; waits (long-poll) until one is claimable, `waitMs` passes or `signal` aborts. */
+  async claim(msg: ClaimMessage, signal?: AbortSignal): Promise<ClaimView[]> {
+    const { store } = this.engine;
+    const deadline = Date.now() + msg.waitMs;
+    for (;;) {
+      if (signal?.aborted) return [];
+      await this.reclaim();
+      const claimed = await store.claim({
+        workerId: msg.workerId,
+        limit: msg.limit,
+        leaseMs: msg.leaseMs,
+        workflows: msg.workflows,
+        queues: msg.groups,
+        server: this.engine.localServer ?? undefined,
+      });
+      if (claimed.length > 0) return claimed.map((c) => claimView(c, msg.leaseMs));
+      const left = deadline - Date.now();
+      if (left <= 0) return [];
+      // Expired leases are looked for at least every RECLAIM_EVERY_MS while waiting.
+      await this.bell.wait(Math.min(RECLAIM_EVERY_MS, await this.untilNextTimer(msg, left)), signal);
+    }
+  }
+
+  /** How long to wait: until the next due timer of these workflows, at most `left`. */
+  private async untilNextTimer(msg: ClaimMessage, left: number): Promise<number> {
+    const { store } = this.engine;
+    const next = await store.nextReadyAt(msg.workflows, msg.groups);
+    if (next === null) return left;
+    const wait = next - (await store.now()) + 1;
+    // Due but not claimed: held back (a concurrency limit); completions ring the bell.
+    return Math.min(left, wait <= 1 ? 200 : wait);
+  }
+
+  private async reclaim(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastReclaim < RECLAIM_EVERY_MS) return;
+    this.lastReclaim = now;
+    try {
+      const ids = await this.engine.store.reclaimExpired(500, (attempt) => backoffDelay(RUN_BACKOFF, attempt));
+      if (ids.length) this.engine.events.emit("work");
+    } catch {
+      // another process holds the write lock; the next claim tries again
+    }
+  }
+}
+
+function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
+  return {
+    runId: c.run.id,
+    token: c.token,
+    workflow: c.run.workflow,
+    payload: decodeValue(c.run.payload) ?? null,
+    attempt: c.run.attempt,
+    maxAttempts: c.run.maxAttempts,
+    claimedAt: c.claimedAt,
+    leaseMs,
+    steps: c.steps.map((s) => ({
+      key: s.key,
+      kind: s.kind,
+      status: s.status,
+      value: decodeValue(s.value) ?? null,
+      event: s.event,
+      wakeAt: s.wakeAt,
+      attempts: s.attempts,
+      position: s.position,
+    })),
+  };
+}

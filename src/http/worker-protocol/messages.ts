@@ -1,0 +1,152 @@
+/**
+ * The worker protocol's request bodies (docs/PROTOCOL.md), parsed into store verbs'
+ * inputs. Pure: every failure is an {@link InvalidInputError} naming the field.
+ */
+import { RUN_BACKOFF, type BackoffPolicy } from "../../core/backoff.js";
+import { parseSchedule, type ScheduleInput } from "../../core/cron.js";
+import { encodeValue, type SerializedError } from "../../core/serde.js";
+import { InvalidInputError } from "../../sdk/errors.js";
+import type { Lease, StepWrite, WorkflowInfo } from "../../store/types.js";
+import { bodyObject, onlyFields, optInt, optString, reqString } from "../input.js";
+
+const bad = (message: string) => new InvalidInputError(message, { code: "INVALID_BODY" });
+
+/** Longest a claim may wait for work (ms). */
+export const MAX_CLAIM_WAIT_MS = 60_000;
+
+/** A parsed `POST /api/worker/claim`. */
+export interface ClaimMessage {
+  workerId: string;
+  workflows: string[];
+  groups: string[] | undefined;
+  limit: number;
+  leaseMs: number;
+  waitMs: number;
+}
+
+/** Parses the body of `POST /api/worker/workflows`: the workflows a worker serves. */
+export function parseRegister(raw: unknown): WorkflowInfo[] {
+  const body = bodyObject(raw, '{"workflows": [{"name": "fulfill-order", "maxAttempts": 5}]}');
+  onlyFields(body, ["workflows"]);
+  if (!Array.isArray(body.workflows) || body.workflows.length === 0) throw bad('"workflows" must be a non-empty array of {name, group?, maxAttempts?, backoff?, schedule?}');
+  return body.workflows.map((w, i) => {
+    const o = bodyObject(w, '{"name": "fulfill-order"}');
+    onlyFields(o, ["name", "group", "maxAttempts", "backoff", "schedule"]);
+    const name = reqString(o, "name", '"fulfill-order"');
+    const backoff = parseBackoff(o.backoff, `workflows[${i}].backoff`);
+    const schedule = o.schedule === undefined || o.schedule === null ? null : parseSchedule(o.schedule as ScheduleInput);
+    return {
+      name,
+      version: null,
+      queue: optString(o, "group") || "default",
+      maxAttempts: optInt(o, "maxAttempts", 1, 1001) ?? 3,
+      backoff,
+      source: null,
+      schedule,
+    };
+  });
+}
+
+function parseBackoff(raw: unknown, field: string): BackoffPolicy {
+  if (raw === undefined || raw === null) return RUN_BACKOFF;
+  const o = bodyObject(raw, '{"base": 1000, "max": 3600000}');
+  onlyFields(o, ["base", "max"]);
+  const base = optInt(o, "base", 0, 86_400_000) ?? RUN_BACKOFF.base;
+  const max = optInt(o, "max", 0, 86_400_000 * 30) ?? RUN_BACKOFF.max;
+  if (max < base) throw bad(`"${field}.max" must be at least its base`);
+  return { base, max };
+}
+
+/** Parses `POST /api/worker/claim`. */
+export function parseClaim(raw: unknown): ClaimMessage {
+  const body = bodyObject(raw, '{"workerId": "w1", "workflows": ["fulfill-order"], "waitMs": 30000}');
+  onlyFields(body, ["workerId", "workflows", "groups", "limit", "leaseMs", "waitMs"]);
+  const workerId = reqString(body, "workerId", '"host:1234"');
+  const workflows = stringList(body.workflows, "workflows", true)!;
+  return {
+    workerId,
+    workflows,
+    groups: stringList(body.groups, "groups", false),
+    limit: optInt(body, "limit", 1, 500) ?? 1,
+    leaseMs: optInt(body, "leaseMs", 1_000, 600_000) ?? 30_000,
+    waitMs: optInt(body, "waitMs", 0, MAX_CLAIM_WAIT_MS) ?? 0,
+  };
+}
+
+function stringList(v: unknown, field: string, required: boolean): string[] | undefined {
+  if (v === undefined || v === null) {
+    if (required) throw bad(`"${field}" is required: a non-empty array of names`);
+    return undefined;
+  }
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== "string" || x === "")) throw bad(`"${field}" must be a non-empty array of names`);
+  return v as string[];
+}
+
+/** The lease a write names: `{ token }` in the body, the run in the path. */
+export function parseLease(runId: string, body: Record<string, unknown>): Lease {
+  const token = body.token;
+  if (typeof token !== "number" || !Number.isSafeInteger(token) || token < 1) throw bad('"token" is required: the fencing token of your claim (a whole number)');
+  return { runId, token };
+}
+
+const STEP_KINDS = ["step", "sleep", "wait"] as const;
+const STEP_STATUSES = ["done", "pending"] as const;
+
+/** Parses checkpoints to write (`steps` of a checkpoint or a park). Values are JSON values, encoded here. */
+export function parseSteps(raw: unknown, maxValueBytes: number): StepWrite[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw bad('"steps" must be an array of {key, kind, status, position, ...}');
+  return raw.map((s, i) => {
+    const o = bodyObject(s, '{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": {"ok": true}}');
+    onlyFields(o, ["key", "kind", "status", "position", "value", "event", "wakeAfterMs", "attempts", "startedAt"]);
+    const key = reqString(o, "key", '"charge"');
+    const kind = oneOf(o.kind, STEP_KINDS, `steps[${i}].kind`);
+    const status = oneOf(o.status, STEP_STATUSES, `steps[${i}].status`);
+    const position = optInt(o, "position", 0, 1_000_000_000);
+    if (position === undefined) throw bad(`"steps[${i}].position" is required: the call's index in the execution, from 0`);
+    return {
+      key,
+      kind,
+      target: null,
+      status,
+      value: encodeValue(o.value, `value of step "${key}"`, maxValueBytes),
+      event: kind === "wait" ? (optString(o, "event") ?? key.replace(/#\d+$/, "")) : null,
+      wakeAfterMs: optInt(o, "wakeAfterMs", 0, Number.MAX_SAFE_INTEGER) ?? null,
+      attempts: optInt(o, "attempts", 0, 1_000_000),
+      position,
+      startedAt: optInt(o, "startedAt", 0, Number.MAX_SAFE_INTEGER),
+    };
+  });
+}
+
+function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: string): T {
+  if (typeof v === "string" && (allowed as readonly string[]).includes(v)) return v as T;
+  throw bad(`"${field}" must be one of ${allowed.join(", ")}`);
+}
+
+/** An error reported by a worker: `{ message, name?, code? }`. */
+export function parseWorkerError(raw: unknown): SerializedError {
+  const o = bodyObject(raw ?? {}, '{"message": "card declined", "code": "DECLINED"}');
+  onlyFields(o, ["message", "name", "code", "stack"]);
+  return {
+    name: optString(o, "name") || "Error",
+    message: optString(o, "message") ?? "",
+    ...(optString(o, "code") ? { code: optString(o, "code") } : {}),
+    ...(optString(o, "stack") ? { stack: optString(o, "stack") } : {}),
+  };
+}
+
+/** How a worker says a claim ended (`POST .../finish`). */
+export type FinishMessage =
+  | { outcome: "succeeded"; result: unknown }
+  | { outcome: "failed"; error: SerializedError }
+  | { outcome: "cancelled"; reason: string | null }
+  | { outcome: "retry"; error: SerializedError };
+
+/** Parses the outcome of `POST /api/worker/runs/:id/finish`. */
+export function parseFinish(body: Record<string, unknown>): FinishMessage {
+  const outcome = oneOf(body.outcome, ["succeeded", "failed", "cancelled", "retry"] as const, "outcome");
+  if (outcome === "succeeded") return { outcome, result: body.result };
+  if (outcome === "cancelled") return { outcome, reason: optString(body, "reason") ?? null };
+  return { outcome, error: parseWorkerError(body.error) };
+}

@@ -1,0 +1,57 @@
+/**
+ * Conformance scenarios: what a run of each conformance workflow must look like when it
+ * ends, whichever worker ran it (the built-in one or an SDK over the worker protocol).
+ */
+
+/** One scenario: enqueue `workflow` with `payload`, optionally signal it once it waits, then compare. */
+export interface Scenario {
+  title: string;
+  workflow: string;
+  payload: (id: string) => unknown;
+  /** Sent once the run waits on this event (the payload names it). */
+  signal?: { event: (id: string) => string; payload: unknown };
+  expect: {
+    status: string;
+    attempt: number;
+    /** [key, status] of every step, in order. */
+    steps: Array<[string, string]>;
+    /** Values of some steps. */
+    values?: Record<string, unknown>;
+    error?: RegExp;
+  };
+}
+
+/** The scenarios every worker must pass. */
+export const SCENARIOS: Scenario[] = [
+  {
+    title: "steps are checkpointed once and a sleep resumes, keeping earlier results",
+    workflow: "conf-steps",
+    payload: () => ({}),
+    expect: { status: "succeeded", attempt: 1, steps: [["a", "done"], ["nap", "done"], ["b", "done"]], values: { a: 1, b: 2 } },
+  },
+  {
+    title: "an error retries with the workflow's backoff; attempt 2 succeeds",
+    workflow: "conf-retry",
+    payload: () => ({}),
+    expect: { status: "succeeded", attempt: 2, steps: [["try", "done"]], values: { try: 2 } },
+  },
+  {
+    title: "waitFor with a timeout returns null; bail cancels the run",
+    workflow: "conf-wait-timeout",
+    payload: () => ({}),
+    expect: { status: "cancelled", attempt: 1, steps: [["never", "done"]], values: { never: null } },
+  },
+  {
+    title: "waitFor resumes with the signal's payload",
+    workflow: "conf-signal",
+    payload: (tag) => ({ event: `conf:${tag}` }),
+    signal: { event: (tag) => `conf:${tag}`, payload: { ok: true } },
+    expect: { status: "succeeded", attempt: 1, steps: [["conf:TAG", "done"]], values: { "conf:TAG": { ok: true } } },
+  },
+  {
+    title: "fail ends the run failed, without retry",
+    workflow: "conf-fail",
+    payload: () => ({}),
+    expect: { status: "failed", attempt: 1, steps: [], error: /bad order/ },
+  },
+];
