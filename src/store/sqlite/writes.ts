@@ -22,8 +22,11 @@ interface FenceRow {
 }
 
 /** Thrown inside a transaction to refuse one enqueue without aborting the batch. */
-export class EnqueueConflict {
-  constructor(readonly error: SerializedError) {}
+export class EnqueueConflict extends Error {
+  constructor(readonly error: SerializedError) {
+    super(error.message);
+    this.name = "EnqueueConflict";
+  }
 }
 
 /**
