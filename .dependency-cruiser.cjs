@@ -29,9 +29,19 @@ const SRC = "core/|sdk/";
 
 module.exports = {
   forbidden: [
-    layer("core-is-pure", "^src/core/", "core/", "core/ imports nothing of Sluice (pure logic; its errors are core/errors.ts)"),
+    layer(
+      "core-is-pure",
+      "^src/core/",
+      "core/",
+      "core/ imports nothing of Sluice (pure logic; its errors are core/errors.ts)",
+    ),
     layer("sdk-imports-only-core", "^src/sdk/", SRC, "the public SDK contract imports only core/"),
-    layer("store-below-engine", "^src/store/", `${SRC}|store/`, "the store reads and writes; it knows nothing of workers, engine or loader"),
+    layer(
+      "store-below-engine",
+      "^src/store/",
+      `${SRC}|store/`,
+      "the store reads and writes; it knows nothing of workers, engine or loader",
+    ),
     layer("scheduler-above-store", "^src/scheduler/", `${SRC}|store/|scheduler/`, "the scheduler uses the store only"),
     layer(
       "worker-above-store",
@@ -41,7 +51,8 @@ module.exports = {
     ),
     {
       name: "worker-knows-engine-by-type",
-      comment: "the worker knows the engine's committer, events and registry only through their types and constructor arguments",
+      comment:
+        "the worker knows the engine's committer, events and registry only through their types and constructor arguments",
       severity: "error",
       from: { path: "^src/worker/", pathNot: "\\.test\\.tsx?$" },
       to: { path: "^src/engine/", dependencyTypesNot: ["type-only"] },
@@ -60,8 +71,18 @@ module.exports = {
       "the loader's SDK module table imports the public entry points (the same instance user code shares) and nothing else",
     ),
     layer("diagram-is-pure", "^src/diagram/", `${SRC}|diagram/`, "static analysis of workflow source: pure"),
-    layer("pipeline-is-pure", "^src/pipeline/(?!runtime/)", `${SRC}|pipeline/(?!runtime/)`, "pipeline/ (annotations, asset URIs, lineage) is pure; running pipelines is pipeline/runtime/"),
-    layer("assets-below-pipelines", "^src/assets/", `${SRC}|store/|assets/`, "assets store data; they do not know pipelines (no cycle between assets/ and pipeline/)"),
+    layer(
+      "pipeline-is-pure",
+      "^src/pipeline/(?!runtime/)",
+      `${SRC}|pipeline/(?!runtime/)`,
+      "pipeline/ (annotations, asset URIs, lineage) is pure; running pipelines is pipeline/runtime/",
+    ),
+    layer(
+      "assets-below-pipelines",
+      "^src/assets/",
+      `${SRC}|store/|assets/`,
+      "assets store data; they do not know pipelines (no cycle between assets/ and pipeline/)",
+    ),
     layer("lake-on-assets", "^src/lake/", `${SRC}|store/|assets/|lake/`, "DuckLake sits on the asset storage"),
     layer(
       "lanes-below-cli",
@@ -94,7 +115,11 @@ module.exports = {
     exclude: { path: "(^|/)(dist|node_modules)/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"], extensions: [".ts", ".tsx", ".js"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js"],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };
