@@ -18,12 +18,27 @@ export class SluiceError<C extends string = string> extends Error {
     this.code = code;
     this.name = new.target.name;
   }
+
+  /**
+   * True when a run that this error escapes must fail at once instead of being retried: the
+   * same call fails the same way on every attempt (bad input, `TerminalError`, a non-deterministic
+   * replay). The one rule the worker applies (`worker/control.ts` `isTerminalError`); a getter, so
+   * it is not serialised with the error's fields.
+   */
+  get terminal(): boolean {
+    return false;
+  }
 }
 
 /** Input given to an API or the CLI is malformed (bad JSON, bad duration, bad id...). Not retryable. */
 export class InvalidInputError extends SluiceError {
   constructor(message: string, options?: { cause?: unknown; code?: string }) {
     super(options?.code ?? "INVALID_INPUT", message, options);
+  }
+
+  /** Bad input fails the same way on every attempt: never retried. */
+  override get terminal(): boolean {
+    return true;
   }
 }
 

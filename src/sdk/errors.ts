@@ -70,6 +70,11 @@ export class NonDeterminismError extends SluiceError {
       `non-deterministic replay at checkpoint ${JSON.stringify(key)} (call #${position + 1}): the history recorded ${recorded} but the code now calls ${requested}. Keep step names stable and move Date.now()/Math.random()/config reads into a step`,
     );
   }
+
+  /** A replay that diverged diverges again: never retried. */
+  override get terminal(): boolean {
+    return true;
+  }
 }
 
 /** The claim this attempt held was taken over (lease expired, run cancelled or reclaimed); its writes are refused. */
@@ -143,6 +148,11 @@ export class DuplicateWorkflowError extends SluiceError {
 export class TerminalError extends SluiceError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("TERMINAL", message, options);
+  }
+
+  /** Fails the run at once: never retried. */
+  override get terminal(): boolean {
+    return true;
   }
 }
 
