@@ -1,5 +1,6 @@
 import { type SerializedError, serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
+import { cancelledError } from "../run-errors.js";
 import type { ChildSpec, EnqueueRequest, EnqueueResult, Lease, LogLine, RunOutcome, StepWrite } from "../types.js";
 import { sameJson } from "./canonical.js";
 import { type RunRow, toRun } from "./rows.js";
@@ -199,7 +200,7 @@ export class SqliteWrites {
       outcome.status === "failed"
         ? outcome.error
         : outcome.status === "cancelled"
-          ? { name: "Cancelled", code: "CANCELLED", message: outcome.reason ? `cancelled: ${outcome.reason}` : "cancelled" }
+          ? cancelledError(outcome.reason)
           : null;
     this.s
       .get(
