@@ -4,23 +4,9 @@
  * named in `sluice.json`). Queries are parameterised (`$1`, `$2`, … bound, never spliced
  * into the text).
  */
-import { tableUses } from "../pipeline/detect-sql.js";
 import { type AssetConfig, datatableFile } from "./config.js";
 import { runStatements, sqlString, withDuckDb } from "./duckdb.js";
 import { AssetError } from "./errors.js";
-
-/** The outcome of one data table query. */
-export interface DatatableResult {
-  /** Rows of the last statement. */
-  readonly rows: Record<string, unknown>[];
-  /** Canonical URIs of the tables the statements wrote (`datatable://main/orders`). */
-  readonly writes: string[];
-}
-
-/** The tables written by `sql`, as `datatable://<name>/<table>` URIs. */
-export function datatableWrites(name: string, sql: string): string[] {
-  return [...new Set(tableUses(sql).filter((u) => u.access === "write").map((u) => `datatable://${name}/${u.table}`))];
-}
 
 /** Runs SQL against data tables. */
 export class Datatables {
@@ -33,10 +19,11 @@ export class Datatables {
 
   /**
    * Runs `sql` (one or more statements) on data table `name` with positional parameters
-   * `$1`, `$2`, … bound from `params`.
+   * `$1`, `$2`, … bound from `params`, and returns the rows of the last statement. (Which
+   * tables it wrote is the pipeline layer's reading of the SQL: `datatableWrites`.)
    * @throws AssetError `DATATABLE_QUERY_FAILED` with DuckDB's message
    */
-  async query(name: string, sql: string, params: readonly unknown[] = []): Promise<DatatableResult> {
+  async query(name: string, sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> {
     const file = this.file(name);
     const alias = `sluice_dt_${name.replace(/-/g, "_")}`;
     const rows = await withDuckDb([file], async (conn) => {
@@ -55,7 +42,7 @@ export class Datatables {
         throw new AssetError("DATATABLE_QUERY_FAILED", `query on data table ${JSON.stringify(name)} failed: ${(err as Error).message}`, { cause: err });
       }
     });
-    return { rows, writes: datatableWrites(name, sql) };
+    return rows;
   }
 }
 

@@ -2,8 +2,7 @@
 import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { ObjectStore } from "./object-store.js";
-import { checkObjectKey } from "./object-store.js";
-import { resolveInside } from "./safe-path.js";
+import { checkObjectKey, resolveInside } from "./safe-path.js";
 
 /** An object store on a local directory; writes are atomic (temp file + rename). */
 export class LocalObjectStore implements ObjectStore {

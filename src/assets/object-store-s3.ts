@@ -9,7 +9,7 @@ import {
 import type { S3Config } from "./config.js";
 import { AssetError } from "./errors.js";
 import type { ObjectStore } from "./object-store.js";
-import { checkObjectKey } from "./object-store.js";
+import { checkObjectKey } from "./safe-path.js";
 
 type S3BucketConfig = Extract<S3Config, { kind: "s3" }>;
 

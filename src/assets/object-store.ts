@@ -3,7 +3,9 @@
  * implementation (the default) and an S3 one (`@aws-sdk/client-s3`, loaded on first use).
  */
 import type { S3Config } from "./config.js";
-import { checkRelativeKey } from "./safe-path.js";
+
+// The implementations, loaded on first use, import the key check from safe-path.ts (no cycle).
+export { checkObjectKey } from "./safe-path.js";
 
 /** Where `s3://` objects live. Keys are `/`-separated relative paths (`demo/raw.json`). */
 export interface ObjectStore {
@@ -21,12 +23,6 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** For `local`: the file that holds `key`. */
   localPath?(key: string): string;
-}
-
-/** Validate an S3 key (the part after `s3://`). @throws AssetPathError */
-export function checkObjectKey(key: string): string {
-  checkRelativeKey("S3 key", key);
-  return key;
 }
 
 /** Open the object store a configuration names. */

@@ -51,3 +51,9 @@ export function resolveInside(base: string, key: string, what = "path"): string 
   }
   return full;
 }
+
+/** Validate an S3 key (the part after `s3://`). @throws AssetPathError */
+export function checkObjectKey(key: string): string {
+  checkRelativeKey("S3 key", key);
+  return key;
+}

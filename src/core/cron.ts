@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import { InvalidScheduleError } from "../sdk/errors.js";
+import { InvalidScheduleError } from "./errors.js";
 
 /** A five-field cron schedule in a time zone (default UTC). */
 export interface CronSchedule {

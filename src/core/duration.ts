@@ -1,5 +1,5 @@
 import parseMs from "ms";
-import { InvalidDurationError } from "../sdk/errors.js";
+import { InvalidDurationError } from "./errors.js";
 import { MAX_DURATION_MS } from "./time.js";
 
 /**

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from "uuid";
-import { InvalidInputError } from "../sdk/errors.js";
+import { InvalidInputError } from "./errors.js";
 
 /** A run id: caller-chosen (1–255 bytes, no NUL) or a generated time-ordered UUIDv7. */
 export type RunId = string & { readonly __brand: "RunId" };

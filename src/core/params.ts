@@ -3,7 +3,7 @@
  * the check of a payload against them, made at enqueue (so a typo is refused at once,
  * not found when the run starts) and again when the run calls `main`. Pure.
  */
-import { InvalidInputError } from "../sdk/errors.js";
+import { InvalidInputError } from "./errors.js";
 
 /** What is known of a workflow's parameters: their names in order and which must be given. */
 export interface ParamSpec {

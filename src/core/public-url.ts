@@ -6,7 +6,7 @@
  * server recorded in the database's key-value records when it started (so a
  * separate `sluice worker` learns it); else `http://127.0.0.1:7777`.
  */
-import { InvalidInputError } from "../sdk/errors.js";
+import { InvalidInputError } from "./errors.js";
 
 /** Key-value record in which `sluice server` / `sluice dev` record their public URL. */
 export const PUBLIC_URL_KEY = "server:public-url";

@@ -5,7 +5,7 @@
  * secret and the time are passed in.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { SluiceError } from "../sdk/errors.js";
+import { SluiceError } from "./errors.js";
 
 /** What a link does: show the page, approve, or reject. */
 export type ResumeAction = "page" | "resume" | "cancel";

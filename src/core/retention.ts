@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../sdk/errors.js";
+import { InvalidInputError } from "./errors.js";
 import { type Duration, toMillis } from "./duration.js";
 
 /** Finished runs are kept at least this long by default: 184 days (six calendar months). */

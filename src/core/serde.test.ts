@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SluiceError } from "../sdk/errors.js";
+import { SluiceError } from "./errors.js";
 import { decodeValue, deserializeError, encodeValue, parseUserJson, serializeError } from "./serde.js";
 
 describe("values", () => {

@@ -1,4 +1,4 @@
-import { InvalidPayloadError, PayloadTooLargeError, SluiceError } from "../sdk/errors.js";
+import { InvalidPayloadError, PayloadTooLargeError, SluiceError } from "./errors.js";
 
 /** Default size limit of payloads, step results and run results: 1 MiB. */
 export const DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 /** A typed status filter (`--status`, `?status=`) turned into run statuses, or one clear error. */
-import { InvalidInputError } from "../sdk/errors.js";
+import { InvalidInputError } from "./errors.js";
 import { describeStatusNames, parseStatusList, type RunStatus } from "./run-status.js";
 
 /**

@@ -8,6 +8,7 @@
  */
 
 /** C0 controls, DEL, C1 controls, line/paragraph separators and bidirectional overrides. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 

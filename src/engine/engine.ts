@@ -7,7 +7,7 @@ import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import { choosePublicUrl, configuredPublicUrl, DEFAULT_PUBLIC_URL, normalizePublicUrl, PUBLIC_URL_KEY } from "../core/public-url.js";
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
-import { encodeValue } from "../core/serde.js";
+import { deserializeError, encodeValue } from "../core/serde.js";
 import { EngineStoppedError, InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
 import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
@@ -280,7 +280,8 @@ export class Engine implements SluiceRuntime {
       if ("ok" in h) {
         const err = "error" in h ? h.error : null;
         if (err?.code === "RUN_ID_CONFLICT") throw Object.assign(new RunIdConflictError(requests[i]!.id, ""), { message: err.message });
-        throw new Error(err?.message ?? "enqueue refused");
+        // The store's refusal keeps its code (and data) across the boundary.
+        throw err ? deserializeError(err) : new Error("enqueue refused");
       }
       return h;
     });

@@ -2,6 +2,7 @@ import type { RunId } from "../core/ids.js";
 import { decodeValue } from "../core/serde.js";
 import { RunCancelledError, RunFailedError, RunNotFoundError } from "../sdk/errors.js";
 import type { RunHandle, RunInfo } from "../sdk/types.js";
+import { cancelReason } from "../store/run-errors.js";
 import type { RunRecord } from "../store/types.js";
 
 /** Converts a stored run to its public shape. */
@@ -35,7 +36,7 @@ export function makeRunHandle<R>(source: HandleSource, id: string, deduplicated:
     async result(options) {
       const run = await source.waitForRun(id, options?.timeoutMs);
       if (run.status === "succeeded") return decodeValue<R>(run.result);
-      if (run.status === "cancelled") throw new RunCancelledError(id, run.error?.message.replace(/^cancelled:?\s*/, "") || null);
+      if (run.status === "cancelled") throw new RunCancelledError(id, cancelReason(run.error));
       throw new RunFailedError(id, run.error ?? { name: "Error", message: "failed" });
     },
     async info() {

@@ -3,6 +3,7 @@
  * stable `code`; {@link httpStatusOf} maps the engine's own errors to statuses.
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { PipelineError } from "../pipeline/errors.js";
 import { InvalidInputError, SluiceError } from "../sdk/errors.js";
 
 /** An error answered with a specific HTTP status. */
@@ -97,15 +98,27 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   STORAGE_ERROR: 503,
   // The group's worker lane crashed at startup (see lanes/crash-record.ts): retry once it is fixed.
   LANE_CRASHED: 503,
+  // Pipelines: unknown things 404, a folder with errors 409, a refused plan 400.
+  PIPELINE_SCRIPT_UNKNOWN: 404,
+  PIPELINE_FOLDER_NOT_FOUND: 404,
+  PIPELINE_UNKNOWN_NODE: 404,
+  PIPELINE_TRIGGER_NOT_CONFIGURED: 404,
+  PIPELINE_INVALID: 409,
+  PIPELINE_PLAN_FAILED: 400,
+  PIPELINE_CONTENTION: 400,
 };
 
-/** The HTTP status an error is answered with: its own for {@link HttpError}, 400 for bad input, 500 otherwise. */
+/**
+ * The HTTP status an error is answered with, the one table for every route: its own for
+ * {@link HttpError}, then by code, then 400 for bad input (`InvalidInputError`, and the pipeline
+ * layer's asset URI, partition and selection errors), 500 otherwise.
+ */
 export function httpStatusOf(err: unknown): ContentfulStatusCode {
   if (err instanceof HttpError) return err.status;
   if (err instanceof SluiceError) {
     const known = STATUS_BY_CODE[err.code];
     if (known) return known;
-    if (err instanceof InvalidInputError) return 400;
+    if (err instanceof InvalidInputError || err instanceof PipelineError) return 400;
   }
   return 500;
 }

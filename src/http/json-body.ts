@@ -42,8 +42,11 @@ export function parseSafeJson(text: string, maxDepth: number): unknown {
   return value;
 }
 
-class ForbiddenKey {
-  constructor(readonly key: string) {}
+/** Thrown from the JSON reviver to stop parsing at a refused key. */
+class ForbiddenKey extends Error {
+  constructor(readonly key: string) {
+    super(`forbidden key ${JSON.stringify(key)}`);
+  }
 }
 
 /** Deepest nesting of `[` and `{` in JSON text, ignoring brackets inside strings. Linear, no recursion. */

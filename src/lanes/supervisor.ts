@@ -77,7 +77,7 @@ export class LaneSupervisor {
     this.crashes = await this.loadCrashes();
     this.options.events.on("work", this.onWork);
     this.unwatch = this.options.store.watch(this.onWork);
-    this.pollTimer = setInterval(() => this.serial(() => this.poll()), this.pollMs);
+    this.pollTimer = setInterval(() => void this.serial(() => this.poll()), this.pollMs);
     this.pollTimer.unref();
     await this.serial(() => this.check());
   }

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
+import { DuplicateWorkflowError } from "../sdk/errors.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule } from "./bundle.js";
 import { discoverWorkflowFiles } from "./discover.js";
@@ -119,7 +120,7 @@ export class Project {
     const now = workflows.map((w) => w.name);
     for (const wf of workflows) {
       const owner = [...this.namesByFile].find(([f, names]) => f !== file && names.includes(wf.name));
-      if (owner) throw new Error(`workflow name ${JSON.stringify(wf.name)} in ${file} is already defined in ${owner[0]}: workflow names must be unique`);
+      if (owner) throw new DuplicateWorkflowError(wf.name, `in ${file} and in ${owner[0]}`);
     }
     const gone = before.filter((name) => !now.includes(name));
     if (gone.length) await this.engine.unregister(gone);

@@ -42,6 +42,7 @@ const SCHEMES: readonly SchemeRule[] = [
 /** Characters allowed in one path segment of a named (non-S3) asset, `{partition}` aside. */
 const NAMED_SEGMENT = /^[A-Za-z0-9_.@-]+$/;
 /** Characters never allowed anywhere: whitespace, controls, quotes, backslash. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const FORBIDDEN = /[\s\u0000-\u001f\u007f'"`\\]/;
 
 function splitScheme(text: string): { rule: SchemeRule; rest: string } | undefined {

@@ -129,3 +129,8 @@ export function detectSqlLiterals(text: string): DetectorOutput {
   readers(text, out);
   return out;
 }
+
+/** The tables written by `sql` run on data table `name`, as `datatable://<name>/<table>` URIs. */
+export function datatableWrites(name: string, sql: string): string[] {
+  return [...new Set(tableUses(sql).filter((u) => u.access === "write").map((u) => `datatable://${name}/${u.table}`))];
+}

@@ -5,6 +5,7 @@
  */
 import { PartitionResolutionError } from "./errors.js";
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const FORBIDDEN = /[\s\u0000-\u001f\u007f'"`\\{}]/;
 
 /**

@@ -7,65 +7,19 @@
  * `core/serde.ts` for the one place that converts in both directions.
  */
 
-/**
- * Base class of every error Sluice raises. A family of errors narrows `C` to its own
- * codes: `class AssetError extends SluiceError<AssetErrorCode> {}`.
- */
-export class SluiceError<C extends string = string> extends Error {
-  /** Stable machine-readable code, e.g. `"UNKNOWN_WORKFLOW"`. */
-  readonly code: C;
+// The base class and the input errors live in core (which imports nothing else of Sluice);
+// they are part of the public SDK under the same names.
+import { SluiceError } from "../core/errors.js";
 
-  constructor(code: C, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.name = new.target.name;
-  }
-}
-
-/** Input given to an API or the CLI is malformed (bad JSON, bad duration, bad id...). Not retryable. */
-export class InvalidInputError extends SluiceError {
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
-    super(options?.code ?? "INVALID_INPUT", message, options);
-  }
-}
-
-/** A duration string or number could not be understood. */
-export class InvalidDurationError extends InvalidInputError {
-  /** `hint` replaces the default advice (e.g. for a duration that is too long). */
-  constructor(input: unknown, options?: { cause?: unknown; hint?: string }) {
-    super(
-      `invalid duration ${JSON.stringify(input)}: ${options?.hint ?? 'use milliseconds as a number, or a string like "500ms", "30s", "5m", "2h", "7d"'}`,
-      { cause: options?.cause, code: "INVALID_DURATION" },
-    );
-  }
-}
-
-/** A time (`runAt`, a wake time) is not a time, or is outside the accepted range (1970–9999). */
-export class InvalidTimeError extends InvalidInputError {
-  constructor(field: string, input: unknown, options?: { cause?: unknown }) {
-    super(
-      `invalid ${field} ${JSON.stringify(input)}: use a Date, epoch milliseconds, or an ISO time such as "2026-12-01T09:00:00Z", between 1970 and 9999`,
-      { ...options, code: "INVALID_TIME" },
-    );
-  }
-}
-
-/** A payload or result is not JSON-serialisable or is too large. */
-export class InvalidPayloadError extends InvalidInputError {
-  constructor(message: string, options?: { cause?: unknown; code?: string }) {
-    super(message, { code: options?.code ?? "INVALID_PAYLOAD", cause: options?.cause });
-  }
-}
-
-/** A payload, step result or run result exceeds the configured size limit. */
-export class PayloadTooLargeError extends InvalidPayloadError {
-  constructor(what: string, bytes: number, limit: number) {
-    super(
-      `${what} is ${bytes} bytes, over the ${limit}-byte limit: store large data elsewhere (a file or object store) and pass a reference`,
-      { code: "PAYLOAD_TOO_LARGE" },
-    );
-  }
-}
+export {
+  InvalidDurationError,
+  InvalidInputError,
+  InvalidPayloadError,
+  InvalidScheduleError,
+  InvalidTimeError,
+  PayloadTooLargeError,
+  SluiceError,
+} from "../core/errors.js";
 
 /** An enqueue reused a run id with a different workflow or payload. */
 export class RunIdConflictError extends SluiceError {
@@ -115,6 +69,11 @@ export class NonDeterminismError extends SluiceError {
       "NON_DETERMINISM",
       `non-deterministic replay at checkpoint ${JSON.stringify(key)} (call #${position + 1}): the history recorded ${recorded} but the code now calls ${requested}. Keep step names stable and move Date.now()/Math.random()/config reads into a step`,
     );
+  }
+
+  /** A replay that diverged diverges again: never retried. */
+  override get terminal(): boolean {
+    return true;
   }
 }
 
@@ -175,13 +134,6 @@ export class CodeVersionMissingError extends SluiceError {
   }
 }
 
-/** A cron expression or time zone is invalid. */
-export class InvalidScheduleError extends InvalidInputError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { ...options, code: "INVALID_SCHEDULE" });
-  }
-}
-
 /** Two workflows were registered under one name. */
 export class DuplicateWorkflowError extends SluiceError {
   constructor(readonly workflow: string, where: string) {
@@ -196,6 +148,11 @@ export class DuplicateWorkflowError extends SluiceError {
 export class TerminalError extends SluiceError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("TERMINAL", message, options);
+  }
+
+  /** Fails the run at once: never retried. */
+  override get terminal(): boolean {
+    return true;
   }
 }
 

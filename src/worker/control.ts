@@ -32,11 +32,13 @@ export function markTerminal<E>(err: E): E {
   return err;
 }
 
-/** True when `err` must fail the run without retry. */
+/**
+ * True when `err` must fail the run without retry: it was marked ({@link markTerminal}), or its
+ * class says so (`SluiceError.terminal`: bad input, `TerminalError`, non-determinism). Decided by
+ * class, never by code: a user error with code `INVALID_ARGUMENT` is retried like any other.
+ */
 export function isTerminalError(err: unknown): boolean {
   if (err === null || typeof err !== "object") return false;
   if ((err as Record<symbol, unknown>)[TERMINAL] === true) return true;
-  const code = (err as { code?: unknown }).code;
-  // Bad input to an SDK call (INVALID_DURATION, INVALID_PAYLOAD, ...) fails the same way on every attempt.
-  return code === "TERMINAL" || code === "NON_DETERMINISM" || (typeof code === "string" && code.startsWith("INVALID_")) || code === "PAYLOAD_TOO_LARGE";
+  return err instanceof SluiceError && err.terminal;
 }

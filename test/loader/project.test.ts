@@ -117,4 +117,17 @@ describe("Project loader", () => {
     await e2.start();
     expect(await e2.handle(old.id).result({ timeoutMs: 5000 })).toEqual({ first: "code v1", second: "code v1" });
   });
+
+  it("refuses a workflow name defined in two files with DuplicateWorkflowError naming both", async () => {
+    const root = makeProject({
+      "workflows/a.ts": `import { defineWorkflow } from "sluice";\nexport const a = defineWorkflow("same", { handler: async () => 1 });\n`,
+      "workflows/b.ts": `import { defineWorkflow } from "sluice";\nexport const b = defineWorkflow("same", { handler: async () => 2 });\n`,
+    });
+    const project = new Project(root, engineFor(root));
+    await project.loadFile("workflows/a.ts");
+    const err = await project.loadFile("workflows/b.ts").then(() => null, (e: unknown) => e);
+    expect(err).toMatchObject({ name: "DuplicateWorkflowError", code: "DUPLICATE_WORKFLOW", workflow: "same" });
+    expect((err as Error).message).toContain("workflows/b.ts");
+    expect((err as Error).message).toContain("workflows/a.ts");
+  });
 });

@@ -19,6 +19,7 @@ export default defineWorkflow("noisy", {
 };
 
 const EVIL = "evil\u001b]0;owned\u0007\nforged";
+// eslint-disable-next-line no-control-regex -- matching control characters is the point here
 const ESC = /[\u001b\u0007]/;
 
 async function sluice(root: string, ...args: string[]) {

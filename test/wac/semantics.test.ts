@@ -4,7 +4,6 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeValue } from "../../src/core/serde.js";
 import { createEngine, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import type { RunRecord } from "../../src/store/types.js";

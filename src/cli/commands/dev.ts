@@ -122,7 +122,8 @@ function watchProject(root: string, loader: Project, write: (t: string) => void,
       warn(`error: ${(err as Error).message}\n`);
     }
   };
-  watcher.on("add", reload).on("change", reload);
+  // reload catches and prints its own errors.
+  watcher.on("add", (path: string) => void reload(path)).on("change", (path: string) => void reload(path));
   watcher.on("unlink", (path: string) => {
     const file = relative(root, path).split(sep).join("/");
     void loader.removeFile(file).then(async (names) => {

@@ -11,30 +11,18 @@
  * - `POST /api/pipelines/webhook/<script>`: the script's webhook; the JSON body is its
  *   arguments and trigger object (operate; the script needs `// on webhook` and a row)
  */
-import type { Context, Hono } from "hono";
+import type { Hono } from "hono";
 import { graphJson } from "../../pipeline/runtime/render.js";
 import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.js";
 import { planSteps } from "../../pipeline/runtime/plan.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { pipelineStatus } from "../../pipeline/runtime/status.js";
 import { formatDiagnostic } from "../../pipeline/diagnostics.js";
-import { SluiceError } from "../../sdk/errors.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
-import { ConflictError, HttpError, NotFoundError } from "../errors.js";
+import { ConflictError, NotFoundError } from "../errors.js";
 import { bodyObject, onlyFields, optString } from "../input.js";
 import { readJsonBody } from "../json-body.js";
-
-const NOT_FOUND = new Set(["PIPELINE_SCRIPT_UNKNOWN", "PIPELINE_FOLDER_NOT_FOUND", "PIPELINE_UNKNOWN_NODE", "PIPELINE_TRIGGER_NOT_CONFIGURED"]);
-
-/** Maps pipeline errors to HTTP statuses (unknown things 404, a folder with errors 409, bad requests 400). */
-function httpError(err: unknown): unknown {
-  if (!(err instanceof SluiceError) || err instanceof HttpError) return err;
-  if (NOT_FOUND.has(err.code)) return new NotFoundError(err.message, err.code);
-  if (err.code === "PIPELINE_INVALID") return new ConflictError(err.code, err.message);
-  if (err.code.startsWith("PIPELINE_") || err.code.startsWith("PARTITION_") || err.code === "ASSET_URI_INVALID") return new HttpError(400, err.code, err.message);
-  return err;
-}
 
 function hostOf(deps: AppDeps): PipelineHost {
   const host = pipelineHostOf(deps.engine);
@@ -48,27 +36,19 @@ function folderOf(host: PipelineHost, name: string) {
   return folder;
 }
 
-const wrap = (fn: (c: Context<AppEnv>) => Promise<Response>) => async (c: Context<AppEnv>) => {
-  try {
-    return await fn(c);
-  } catch (err) {
-    throw httpError(err);
-  }
-};
-
 /** Registers the pipeline routes. */
 export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
-  app.get("/api/pipelines", requireScope("read"), wrap(async (c) => c.json({ pipelines: hostOf(deps).catalog().folders().map(graphJson) })));
+  app.get("/api/pipelines", requireScope("read"), async (c) => c.json({ pipelines: hostOf(deps).catalog().folders().map(graphJson) }));
 
-  app.get("/api/pipelines/status", requireScope("read"), wrap(async (c) => {
+  app.get("/api/pipelines/status", requireScope("read"), async (c) => {
     const host = hostOf(deps);
     const name = c.req.query("folder");
     const folders = name === undefined ? host.catalog().folders() : [folderOf(host, name)];
     const statuses = await Promise.all(folders.map((f) => pipelineStatus(deps.engine.store, f)));
     return c.json(name === undefined ? { pipelines: statuses } : statuses[0]);
-  }));
+  });
 
-  app.post("/api/pipelines/plan", requireScope("operate"), wrap(async (c) => {
+  app.post("/api/pipelines/plan", requireScope("operate"), async (c) => {
     const host = hostOf(deps);
     const body = bodyObject(await readJsonBody(c, deps.limits), '{"folder": "f/demo", "to": ["transform"]}');
     onlyFields(body, ["folder", "to", "from", "partition", "dryRun"]);
@@ -82,9 +62,9 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const payload: PlanPayload = { folder: folder.folder, steps: plan.steps, ...(partition !== undefined && { partition }) };
     const handle = await deps.engine.enqueueRun(PLAN_WORKFLOW, payload, { createdBy: c.get("identity")?.name ?? undefined });
     return c.json({ folder: folder.folder, ...plan, partition: partition ?? null, run: handle.id }, 202);
-  }));
+  });
 
-  app.post("/api/pipelines/scripts/:script{.+}/run", requireScope("operate"), wrap(async (c) => {
+  app.post("/api/pipelines/scripts/:script{.+}/run", requireScope("operate"), async (c) => {
     const host = hostOf(deps);
     const body = bodyObject(await readJsonBody(c, deps.limits), '{"args": {}, "partition": "2026-05-16", "cascade": true}');
     onlyFields(body, ["args", "partition", "cascade"]);
@@ -92,12 +72,12 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const partition = optString(body, "partition");
     const handle = await host.runScript(c.req.param("script") ?? "", args, { cascade: body.cascade !== false, ...(partition !== undefined && { partition }) });
     return c.json({ run: handle.id }, 202);
-  }));
+  });
 
-  app.post("/api/pipelines/webhook/:script{.+}", requireScope("operate"), wrap(async (c) => {
+  app.post("/api/pipelines/webhook/:script{.+}", requireScope("operate"), async (c) => {
     const host = hostOf(deps);
     const body = await readJsonBody(c, deps.limits);
     const handle = await host.webhook(c.req.param("script") ?? "", body ?? {});
     return c.json({ run: handle.id }, 202);
-  }));
+  });
 }

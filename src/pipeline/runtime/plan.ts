@@ -44,7 +44,12 @@ export function planSteps(folder: PipelineFolder, opts: StepRequest): PlannedSte
     const queue = [start.node.id];
     while (queue.length) {
       const id = queue.shift()!;
-      for (const e of edges) if (e.from === id && !seen.has(e.to)) (seen.add(e.to), queue.push(e.to));
+      for (const e of edges) {
+        if (e.from === id && !seen.has(e.to)) {
+          seen.add(e.to);
+          queue.push(e.to);
+        }
+      }
     }
     return { steps: topologicalOrder(seen, edges).map((id) => id.slice("script:".length)), start: start.node.path, ends: [] };
   }

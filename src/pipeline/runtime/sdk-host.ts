@@ -10,6 +10,7 @@ import { resourcePath } from "../../assets/resources.js";
 import { checkObjectKey } from "../../assets/object-store.js";
 import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
 import { parseAssetUri } from "../asset-uri.js";
+import { datatableWrites } from "../detect-sql.js";
 import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
@@ -43,9 +44,9 @@ export class RunAssetSdk implements AssetSdkHost {
   }
 
   async queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    const result = await this.assets.datatables.query(name, sql, params);
-    for (const uri of result.writes) await this.run?.recordWrite(uri, "datatable");
-    return result.rows;
+    const rows = await this.assets.datatables.query(name, sql, params);
+    for (const uri of datatableWrites(name, sql)) await this.run?.recordWrite(uri, "datatable");
+    return rows;
   }
 
   async writeVolumeFile(volume: string, path: string, data: Uint8Array): Promise<void> {

@@ -6,6 +6,7 @@
  */
 import type pg from "pg";
 import type { SerializedError } from "../../core/serde.js";
+import { cancelledError } from "../run-errors.js";
 import type { RunOutcome } from "../types.js";
 
 /** A run to move to a terminal status. */
@@ -27,7 +28,7 @@ export interface Retry {
 export function outcomeError(outcome: Finish["outcome"]): string | null {
   if (outcome.status === "failed") return JSON.stringify(outcome.error);
   if (outcome.status === "cancelled") {
-    return JSON.stringify({ name: "Cancelled", code: "CANCELLED", message: outcome.reason ? `cancelled: ${outcome.reason}` : "cancelled" });
+    return JSON.stringify(cancelledError(outcome.reason));
   }
   return null;
 }

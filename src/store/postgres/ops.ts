@@ -5,6 +5,7 @@
 import type pg from "pg";
 import type { SerializedError } from "../../core/serde.js";
 import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RunStatus } from "../types.js";
+import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { waitOutcome } from "../wait-outcome.js";
 import { releaseClaims } from "./commit.js";
@@ -70,7 +71,7 @@ export async function cancelRun(c: pg.ClientBase, runId: string, reason: string 
   if (!row) return null;
   if (isTerminal(row.status)) return row.status;
   await finishRuns(c, [{ runId, parentId: row.parent_id, parentKey: row.parent_key, outcome: { status: "cancelled", reason } }]);
-  const error = JSON.stringify({ name: "Cancelled", code: "CANCELLED", message: "cancelled: its parent run was cancelled" });
+  const error = JSON.stringify(cancelledError(PARENT_CANCELLED));
   const { rows: kids } = await c.query<{ id: string; claims: number }>(
     `WITH RECURSIVE d(id) AS (SELECT id FROM runs WHERE parent_id = $1 UNION ALL SELECT r.id FROM runs r JOIN d ON r.parent_id = d.id)
      UPDATE runs SET status = 'cancelled', error = $2, finished_at = now_ms(), updated_at = now_ms(), ready_at = NULL,
@@ -108,11 +109,7 @@ export async function reclaimExpired(c: pg.ClientBase, limit: number, retryDelay
   if (rows.length === 0) return [];
   const again = rows.filter((r) => r.attempt < r.max_attempts);
   const last = rows.filter((r) => r.attempt >= r.max_attempts);
-  const errorOf = (r: { attempt: number }): SerializedError => ({
-    name: "LeaseExpiredError",
-    code: "LEASE_EXPIRED",
-    message: `attempt ${r.attempt} stopped heartbeating (its worker died or stalled) and its lease expired`,
-  });
+  const errorOf = (r: { attempt: number }): SerializedError => leaseExpiredError(r.attempt);
   if (again.length) {
     await c.query(
       `UPDATE runs r SET status = 'pending', attempt = r.attempt + 1, ready_at = now_ms() + u.delay, error = u.error,

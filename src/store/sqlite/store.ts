@@ -21,6 +21,7 @@ import type {
   Store,
   WorkflowInfo,
 } from "../types.js";
+import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
 import { claimRuns } from "./claim.js";
@@ -214,7 +215,7 @@ export class SqliteStore implements Store {
       if (!row) return null;
       if (isTerminal(row.status)) return row.status;
       this.w.finish(runId, row, { status: "cancelled", reason }, now);
-      const error = JSON.stringify({ name: "Cancelled", code: "CANCELLED", message: "cancelled: its parent run was cancelled" });
+      const error = JSON.stringify(cancelledError(PARENT_CANCELLED));
       this.s
         .get(
           `WITH RECURSIVE d(id) AS (SELECT id FROM runs WHERE parent_id = ? UNION ALL SELECT r.id FROM runs r JOIN d ON r.parent_id = d.id)
@@ -253,11 +254,7 @@ export class SqliteStore implements Store {
         )
         .all(now, limit) as Array<{ id: string; attempt: number; max_attempts: number; parent_id: string | null; parent_key: string | null }>;
       for (const row of rows) {
-        const error: SerializedError = {
-          name: "LeaseExpiredError",
-          code: "LEASE_EXPIRED",
-          message: `attempt ${row.attempt} stopped heartbeating (its worker died or stalled) and its lease expired`,
-        };
+        const error: SerializedError = leaseExpiredError(row.attempt);
         if (row.attempt < row.max_attempts) {
           this.s
             .get(

@@ -1,5 +1,6 @@
 import { type SerializedError, serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
+import { cancelledError } from "../run-errors.js";
 import type { ChildSpec, EnqueueRequest, EnqueueResult, Lease, LogLine, RunOutcome, StepWrite } from "../types.js";
 import { sameJson } from "./canonical.js";
 import { type RunRow, toRun } from "./rows.js";
@@ -22,8 +23,11 @@ interface FenceRow {
 }
 
 /** Thrown inside a transaction to refuse one enqueue without aborting the batch. */
-export class EnqueueConflict {
-  constructor(readonly error: SerializedError) {}
+export class EnqueueConflict extends Error {
+  constructor(readonly error: SerializedError) {
+    super(error.message);
+    this.name = "EnqueueConflict";
+  }
 }
 
 /**
@@ -196,7 +200,7 @@ export class SqliteWrites {
       outcome.status === "failed"
         ? outcome.error
         : outcome.status === "cancelled"
-          ? { name: "Cancelled", code: "CANCELLED", message: outcome.reason ? `cancelled: ${outcome.reason}` : "cancelled" }
+          ? cancelledError(outcome.reason)
           : null;
     this.s
       .get(

@@ -45,7 +45,8 @@ async function listFiles(dir: string): Promise<string[]> {
 }
 
 function globRegExp(pattern: string): RegExp {
-  const re = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*\*/g, "\u0000").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]").replace(/\u0000/g, ".*");
+  // "\u0000" stands for `**` while single `*` is replaced.
+  const re = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*\*/g, "\u0000").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]").replaceAll("\u0000", ".*");
   return new RegExp(`^${re}$`);
 }
 

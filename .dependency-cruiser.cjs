@@ -1,0 +1,125 @@
+// The layer rules of docs/ARCHITECTURE.md, checked by `npm run lint:layers` (in .ci/run).
+// Dependencies point down:
+//
+//   cli → http → lanes, pipeline/runtime → lake → assets → loader, engine → worker, scheduler → store → core
+//   sdk (the public contract) is imported by everything and imports only core; core imports nothing of Sluice.
+//   pipeline/ (without runtime/) and diagram/ are pure analysis: they import only core and sdk.
+//
+// Each rule names a layer and what it may import of Sluice; npm packages and node: builtins are
+// not restricted here. `type-only` imports of the engine are allowed in the worker (it knows the
+// committer, events and registry only through their types and constructor arguments).
+
+/** A rule: files matching `from` may import nothing of src/ except `allowed` (regex alternatives). */
+function layer(name, from, allowed, comment, fromNot) {
+  return {
+    name,
+    comment,
+    severity: "error",
+    from: { path: from, pathNot: fromNot ? [TESTS, fromNot] : TESTS },
+    to: { path: "^src/", pathNot: `^src/(${allowed})` },
+  };
+}
+
+/** Unit tests beside the code may import what they test with. */
+const TESTS = "\\.test\\.tsx?$";
+/** Hands the SDK entry points themselves to bundled user code, so it may import them. */
+const SDK_MODULES = "^src/loader/sdk-modules\\.ts$";
+
+const SRC = "core/|sdk/";
+
+module.exports = {
+  forbidden: [
+    layer(
+      "core-is-pure",
+      "^src/core/",
+      "core/",
+      "core/ imports nothing of Sluice (pure logic; its errors are core/errors.ts)",
+    ),
+    layer("sdk-imports-only-core", "^src/sdk/", SRC, "the public SDK contract imports only core/"),
+    layer(
+      "store-below-engine",
+      "^src/store/",
+      `${SRC}|store/`,
+      "the store reads and writes; it knows nothing of workers, engine or loader",
+    ),
+    layer("scheduler-above-store", "^src/scheduler/", `${SRC}|store/|scheduler/`, "the scheduler uses the store only"),
+    layer(
+      "worker-above-store",
+      "^src/worker/",
+      `${SRC}|store/|worker/|engine/`,
+      "the worker uses the store; the engine only through types (checked by worker-knows-engine-by-type)",
+    ),
+    {
+      name: "worker-knows-engine-by-type",
+      comment:
+        "the worker knows the engine's committer, events and registry only through their types and constructor arguments",
+      severity: "error",
+      from: { path: "^src/worker/", pathNot: "\\.test\\.tsx?$" },
+      to: { path: "^src/engine/", dependencyTypesNot: ["type-only"] },
+    },
+    layer(
+      "engine-and-loader",
+      "^src/(engine|loader)/",
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/`,
+      "engine and loader sit on worker, scheduler and store",
+      SDK_MODULES,
+    ),
+    layer(
+      "sdk-modules-serve-entry-points",
+      SDK_MODULES,
+      `${SRC}|index\\.ts$|tako\\.ts$|windmill\\.ts$`,
+      "the loader's SDK module table imports the public entry points (the same instance user code shares) and nothing else",
+    ),
+    layer("diagram-is-pure", "^src/diagram/", `${SRC}|diagram/`, "static analysis of workflow source: pure"),
+    layer(
+      "pipeline-is-pure",
+      "^src/pipeline/(?!runtime/)",
+      `${SRC}|pipeline/(?!runtime/)`,
+      "pipeline/ (annotations, asset URIs, lineage) is pure; running pipelines is pipeline/runtime/",
+    ),
+    layer(
+      "assets-below-pipelines",
+      "^src/assets/",
+      `${SRC}|store/|assets/`,
+      "assets store data; they do not know pipelines (no cycle between assets/ and pipeline/)",
+    ),
+    layer("lake-on-assets", "^src/lake/", `${SRC}|store/|assets/|lake/`, "DuckLake sits on the asset storage"),
+    layer(
+      "lanes-below-cli",
+      "^src/lanes/",
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|lanes/`,
+      "the lane supervisor starts workers for the engine's queues; the CLI and HTTP layers use it",
+    ),
+    layer(
+      "pipeline-runtime-below-cli",
+      "^src/pipeline/runtime/",
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/`,
+      "running pipelines sits on the engine, loader, assets and lakes; the CLI and HTTP layers use it",
+    ),
+    layer(
+      "http-below-cli",
+      "^src/http/",
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|lanes/|diagram/|http/`,
+      "the HTTP layer never imports the CLI",
+    ),
+    {
+      name: "no-circular",
+      comment: "no import cycles",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(dist|node_modules)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+      extensions: [".ts", ".tsx", ".js"],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
