@@ -19,10 +19,16 @@ export async function openBenchEngine(dir: string, name: string, database = join
 }
 
 /** (a) `runs` workflows started at once, 5 sequential checkpointed no-op steps each: durable steps/s. */
-export async function durableSteps(engine: Engine, runs = 200): Promise<{ stepsPerSecond: number; ms: number; batches: number }> {
+export async function durableSteps(
+  engine: Engine,
+  runs = 200,
+): Promise<{ stepsPerSecond: number; ms: number; batches: number }> {
   const before = engine.committer.stats.batches;
   const start = performance.now();
-  const handles = await engine.enqueueMany(fiveSteps, Array.from({ length: runs }, (_, i) => ({ i })));
+  const handles = await engine.enqueueMany(
+    fiveSteps,
+    Array.from({ length: runs }, (_, i) => ({ i })),
+  );
   await Promise.all(handles.map((h) => h.result()));
   const ms = performance.now() - start;
   return { stepsPerSecond: (runs * 5) / (ms / 1000), ms, batches: engine.committer.stats.batches - before };
@@ -43,7 +49,10 @@ export async function sequentialLatency(engine: Engine, runs = 100): Promise<num
 /** (c) `runs` runs enqueued in one batch and processed: runs/s. */
 export async function batchThroughput(engine: Engine, runs = 5_000): Promise<{ runsPerSecond: number; ms: number }> {
   const start = performance.now();
-  const handles = await engine.enqueueMany(noop, Array.from({ length: runs }, (_, i) => i));
+  const handles = await engine.enqueueMany(
+    noop,
+    Array.from({ length: runs }, (_, i) => i),
+  );
   await Promise.all(handles.map((h) => h.result()));
   const ms = performance.now() - start;
   return { runsPerSecond: runs / (ms / 1000), ms };

@@ -26,7 +26,10 @@ interface Shape {
 
 async function measure(engine: Engine, five: string, one: string): Promise<Shape> {
   const t0 = performance.now();
-  const handles = await engine.enqueueMany(five, Array.from({ length: 200 }, (_, i) => ({ i })));
+  const handles = await engine.enqueueMany(
+    five,
+    Array.from({ length: 200 }, (_, i) => ({ i })),
+  );
   await Promise.all(handles.map((h) => engine.waitForRun(h.id, 120_000)));
   const stepsPerSecond = (200 * 5) / ((performance.now() - t0) / 1000);
   const lat: number[] = [];
@@ -42,23 +45,51 @@ async function measure(engine: Engine, five: string, one: string): Promise<Shape
 
 /** Figures of the Go worker and of the built-in worker on the same shapes (SQLite). */
 export async function goWorkerFigures(dir: string): Promise<Figure[]> {
-  if (spawnSync("go", ["version"]).status !== 0) return [{ name: "Go worker", value: Number.NaN, unit: "", note: "skipped: `go` is not installed (apt-get install golang-go)" }];
+  if (spawnSync("go", ["version"]).status !== 0)
+    return [
+      {
+        name: "Go worker",
+        value: Number.NaN,
+        unit: "",
+        note: "skipped: `go` is not installed (apt-get install golang-go)",
+      },
+    ];
   const bin = join(dir, "bench-worker");
-  const env = { ...process.env, GOCACHE: join(tmpdir(), "sluice-test-gocache"), GOFLAGS: "", GOPROXY: "off", CGO_ENABLED: "0" };
+  const env = {
+    ...process.env,
+    GOCACHE: join(tmpdir(), "sluice-test-gocache"),
+    GOFLAGS: "",
+    GOPROXY: "off",
+    CGO_ENABLED: "0",
+  };
   mkdirSync(env.GOCACHE, { recursive: true });
-  const build = spawnSync("go", ["build", "-o", bin, "./examples/bench-worker"], { cwd: join(REPO, "sdk-go"), env, encoding: "utf8" });
+  const build = spawnSync("go", ["build", "-o", bin, "./examples/bench-worker"], {
+    cwd: join(REPO, "sdk-go"),
+    env,
+    encoding: "utf8",
+  });
   if (build.status !== 0) throw new Error(`go build failed: ${build.stderr}`);
 
   // Built-in worker.
   const builtIn = createEngine({ database: join(dir, "go-bench-builtin.db"), scheduler: false, captureConsole: false });
-  const step = (n: number) => defineWorkflow(`js-${n}`, { handler: async (_p: unknown, ctx) => { for (let i = 0; i < n; i++) await ctx.run(`s${i}`, () => 1); } });
+  const step = (n: number) =>
+    defineWorkflow(`js-${n}`, {
+      handler: async (_p: unknown, ctx) => {
+        for (let i = 0; i < n; i++) await ctx.run(`s${i}`, () => 1);
+      },
+    });
   await builtIn.register([step(5), step(1)]);
   await builtIn.start();
   const js = await measure(builtIn, "js-5", "js-1");
   await builtIn.stop();
 
   // Go worker over HTTP.
-  const engine = createEngine({ database: join(dir, "go-bench.db"), worker: false, scheduler: false, captureConsole: false });
+  const engine = createEngine({
+    database: join(dir, "go-bench.db"),
+    worker: false,
+    scheduler: false,
+    captureConsole: false,
+  });
   await engine.start();
   const app = createApp({ engine, auth: { mode: "off" }, uiDir: null });
   const server = await startHttpServer(app.fetch, { port: 0 });
@@ -75,9 +106,28 @@ export async function goWorkerFigures(dir: string): Promise<Figure[]> {
     const ratio = js.stepsPerSecond / go.stepsPerSecond;
     return [
       { name: "200 workflows × 5 steps, built-in worker", value: js.stepsPerSecond, unit: "steps/s" },
-      { name: "200 workflows × 5 steps, Go worker", value: go.stepsPerSecond, unit: "steps/s", target: "within 3x of built-in", met: ratio <= 3, note: `${ratio.toFixed(1)}x slower` },
-      { name: "100 sequential one-step runs, built-in p50", value: js.p50, unit: "ms", note: `p99 ${js.p99.toFixed(1)} ms` },
-      { name: "100 sequential one-step runs, Go p50", value: go.p50, unit: "ms", target: "< 5 ms", met: go.p50 < 5, note: `p99 ${go.p99.toFixed(1)} ms` },
+      {
+        name: "200 workflows × 5 steps, Go worker",
+        value: go.stepsPerSecond,
+        unit: "steps/s",
+        target: "within 3x of built-in",
+        met: ratio <= 3,
+        note: `${ratio.toFixed(1)}x slower`,
+      },
+      {
+        name: "100 sequential one-step runs, built-in p50",
+        value: js.p50,
+        unit: "ms",
+        note: `p99 ${js.p99.toFixed(1)} ms`,
+      },
+      {
+        name: "100 sequential one-step runs, Go p50",
+        value: go.p50,
+        unit: "ms",
+        target: "< 5 ms",
+        met: go.p50 < 5,
+        note: `p99 ${go.p99.toFixed(1)} ms`,
+      },
     ];
   } finally {
     worker?.kill("SIGTERM");

@@ -19,7 +19,9 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
   const copyMs = await withDuckDb([], async (conn) => {
     await conn.run(SOURCE);
     const t0 = performance.now();
-    await conn.run(`COPY (SELECT * FROM src) TO '${join(dir, "copy")}' (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (day))`);
+    await conn.run(
+      `COPY (SELECT * FROM src) TO '${join(dir, "copy")}' (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (day))`,
+    );
     return performance.now() - t0;
   });
   const lake = await openLakeForWrite(join(dir, "lake.sqlite"), { dataPath: join(dir, "lake") });
@@ -31,30 +33,72 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
       for (let i = 0; i < DAYS; i++) {
         const day = new Date(Date.UTC(2026, 0, 1 + i)).toISOString().slice(0, 10);
         days.push(day);
-        await lake.write(conn, { table: "events", mode: "replace", partition: { day }, source: `SELECT * FROM src WHERE day = DATE '${day}'` });
+        await lake.write(conn, {
+          table: "events",
+          mode: "replace",
+          partition: { day },
+          source: `SELECT * FROM src WHERE day = DATE '${day}'`,
+        });
       }
       return performance.now() - t0;
     });
     const oneMs = await withDuckDb([], async (conn) => {
       await conn.run(SOURCE);
       const t0 = performance.now();
-      await lake.write(conn, { table: "events_once", mode: "replace", partitionBy: ["day"], source: "SELECT * FROM src" });
+      await lake.write(conn, {
+        table: "events_once",
+        mode: "replace",
+        partitionBy: ["day"],
+        source: "SELECT * FROM src",
+      });
       return performance.now() - t0;
     });
     // Move on a few snapshots, then read day 5 as of snapshot 10.
     await withDuckDb([], async (conn) => {
-      for (const day of days.slice(0, 3)) await lake.write(conn, { table: "events", mode: "replace", partition: { day }, source: `SELECT 1::BIGINT AS id, DATE '${day}' AS day, 1.0::DOUBLE AS amount, 'x' AS kind` });
+      for (const day of days.slice(0, 3))
+        await lake.write(conn, {
+          table: "events",
+          mode: "replace",
+          partition: { day },
+          source: `SELECT 1::BIGINT AS id, DATE '${day}' AS day, 1.0::DOUBLE AS amount, 'x' AS kind`,
+        });
     });
     const t1 = performance.now();
-    const rows = await lake.reader.query("events", { kind: "version", snapshotId: 10 }, `SELECT count(*) AS n, sum(amount) AS s FROM {table} WHERE day = DATE '${days[5]}'`);
+    const rows = await lake.reader.query(
+      "events",
+      { kind: "version", snapshotId: 10 },
+      `SELECT count(*) AS n, sum(amount) AS s FROM {table} WHERE day = DATE '${days[5]}'`,
+    );
     const readMs = performance.now() - t1;
     const ratio = writeMs / copyMs;
     const oneRatio = oneMs / copyMs;
     return [
-      { name: `DuckDB COPY of ${ROWS.toLocaleString("en-US")} rows into ${DAYS} partitions`, value: copyMs, unit: "ms" },
-      { name: `Sluice lake: one managed write of the same rows (${DAYS} files, 1 snapshot)`, value: oneMs, unit: "ms", target: "<= 1.5x COPY", met: oneRatio <= 1.5, note: `${oneRatio.toFixed(2)}x COPY` },
-      { name: `Sluice lake: ${DAYS} managed partition replaces (${DAYS} snapshots), same rows`, value: writeMs, unit: "ms", target: "<= 1.5x COPY", met: ratio <= 1.5, note: `${ratio.toFixed(2)}x COPY` },
-      { name: `read one partition (${Number(rows[0]!.n).toLocaleString("en-US")} rows) at an old snapshot`, value: readMs, unit: "ms" },
+      {
+        name: `DuckDB COPY of ${ROWS.toLocaleString("en-US")} rows into ${DAYS} partitions`,
+        value: copyMs,
+        unit: "ms",
+      },
+      {
+        name: `Sluice lake: one managed write of the same rows (${DAYS} files, 1 snapshot)`,
+        value: oneMs,
+        unit: "ms",
+        target: "<= 1.5x COPY",
+        met: oneRatio <= 1.5,
+        note: `${oneRatio.toFixed(2)}x COPY`,
+      },
+      {
+        name: `Sluice lake: ${DAYS} managed partition replaces (${DAYS} snapshots), same rows`,
+        value: writeMs,
+        unit: "ms",
+        target: "<= 1.5x COPY",
+        met: ratio <= 1.5,
+        note: `${ratio.toFixed(2)}x COPY`,
+      },
+      {
+        name: `read one partition (${Number(rows[0]!.n).toLocaleString("en-US")} rows) at an old snapshot`,
+        value: readMs,
+        unit: "ms",
+      },
     ];
   } finally {
     await lake.close();

@@ -62,7 +62,10 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
       const handle = await engine.enqueueRun("hello", { n: i });
       await until(async () => (await engine.store.getRun(handle.id))?.status === "succeeded", 30_000, 1);
       const ms = performance.now() - start;
-      const claimed = log.slice(seen).join("").match(/claimed its first run (\d+) ms after start/);
+      const claimed = log
+        .slice(seen)
+        .join("")
+        .match(/claimed its first run (\d+) ms after start/);
       if (i === 0) continue; // warm-up: page cache of node_modules and dist/
       totals.push(ms);
       if (claimed) claims.push(Number(claimed[1]));
@@ -82,7 +85,12 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
   }
   bare.sort((a, b) => a - b);
   return [
-    { name: "machine floor: bare `node -e 0` start-up (p50 of 5)", value: quantile(bare, 0.5), unit: "ms", note: `load average ${loadavg()[0]!.toFixed(1)} on this machine during the run` },
+    {
+      name: "machine floor: bare `node -e 0` start-up (p50 of 5)",
+      value: quantile(bare, 0.5),
+      unit: "ms",
+      note: `load average ${loadavg()[0]!.toFixed(1)} on this machine during the run`,
+    },
     {
       name: "enqueue -> one-step run finished, cold lane (p50)",
       value: p50,
@@ -91,7 +99,12 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
       met: p50 < targetMs,
       note: `${samples} samples: ${totals.map((t) => fmt(t)).join(", ")} ms`,
     },
-    { name: "of which worker spawn -> first claim (p50)", value: quantile(claims, 0.5), unit: "ms", note: "node start-up, loading Sluice and the built workflow, opening the store" },
+    {
+      name: "of which worker spawn -> first claim (p50)",
+      value: quantile(claims, 0.5),
+      unit: "ms",
+      note: "node start-up, loading Sluice and the built workflow, opening the store",
+    },
   ];
 }
 

@@ -38,10 +38,13 @@ async function main(): Promise<void> {
       return await postgresBench(db, dir);
     }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
-    if (process.argv.includes("--lake")) return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
+    if (process.argv.includes("--lake"))
+      return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
-    printFigures("machine limit", [{ name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" }]);
+    printFigures("machine limit", [
+      { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
+    ]);
 
     // Targets of issues 2 and 3 (SQLite, embedded worker, 2 cores).
     const targets = { p50Ms: 1.5, p99Ms: 5, runsPerSecond: 5_000, fanout500Ms: 200, fanout10kMs: 2_000 };
@@ -50,7 +53,10 @@ async function main(): Promise<void> {
     await engine.stop();
 
     const fan = await openFanoutEngine(dir);
-    printFigures("workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)", await fanoutFigures(fan, targets));
+    printFigures(
+      "workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)",
+      await fanoutFigures(fan, targets),
+    );
     await fan.stop();
 
     printFigures(LANES_TITLE, await laneColdStart(dir));

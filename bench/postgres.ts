@@ -12,7 +12,6 @@ import { startCluster } from "./pg-cluster.js";
 import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
 
-
 /** Single-row INSERT commits per second from one connection, for `ms` milliseconds. */
 async function rawPostgresCommitsPerSecond(url: string, schema: string, ms = 2_000): Promise<number> {
   const c = new pg.Client({ connectionString: url });
@@ -36,7 +35,9 @@ async function settings(url: string): Promise<string> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows } = await c.query("SELECT current_setting('server_version') AS v, current_setting('fsync') AS f, current_setting('synchronous_commit') AS s");
+    const { rows } = await c.query(
+      "SELECT current_setting('server_version') AS v, current_setting('fsync') AS f, current_setting('synchronous_commit') AS s",
+    );
     return `Postgres ${rows[0].v}, fsync=${rows[0].f}, synchronous_commit=${rows[0].s}`;
   } finally {
     await c.end();
@@ -59,7 +60,9 @@ export async function postgresBench(setting: string, dir: string): Promise<void>
   try {
     console.log(`${await settings(url)}${cluster ? " (embedded cluster started for this run)" : ""}`);
     const raw = await rawPostgresCommitsPerSecond(url, schema);
-    printFigures("machine limit", [{ name: "raw Postgres single-row commits (one connection, autocommit)", value: raw, unit: "commits/s" }]);
+    printFigures("machine limit", [
+      { name: "raw Postgres single-row commits (one connection, autocommit)", value: raw, unit: "commits/s" },
+    ]);
 
     // Targets of issue 5 (Postgres, 2 cores): steps/s >= 3x raw and p50 < 10 ms.
     const targets = { p50Ms: 10 };
@@ -68,10 +71,14 @@ export async function postgresBench(setting: string, dir: string): Promise<void>
     await engine.stop();
 
     const fan = await openFanoutEngine(dir, withSchema(`${schema}_fanout`));
-    printFigures("workflows as code on Postgres: one workflow, N parallel child tasks summed (embedded worker, 500 slots)", await fanoutFigures(fan, targets));
+    printFigures(
+      "workflows as code on Postgres: one workflow, N parallel child tasks summed (embedded worker, 500 slots)",
+      await fanoutFigures(fan, targets),
+    );
     await fan.stop();
   } finally {
-    for (const s of [schema, `${schema}_engine`, `${schema}_fanout`]) await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => {});
+    for (const s of [schema, `${schema}_engine`, `${schema}_fanout`])
+      await admin.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`).catch(() => {});
     await admin.end();
     await cluster?.stop();
   }

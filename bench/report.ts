@@ -28,7 +28,13 @@ export function printFigures(title: string, figures: Figure[]): void {
     f.note ?? "",
   ]);
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) console.log(`  ${r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()}`);
+  for (const r of rows)
+    console.log(
+      `  ${r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd()}`,
+    );
 }
 
 /** The value at quantile `q` (0..1) of sorted numbers. */

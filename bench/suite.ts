@@ -16,7 +16,13 @@ export interface Targets {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Figure with an optional target: `met` is only set when there is a target. */
-function figure(name: string, value: number, unit: string, target: { label: string; met: boolean } | null, note?: string): Figure {
+function figure(
+  name: string,
+  value: number,
+  unit: string,
+  target: { label: string; met: boolean } | null,
+  note?: string,
+): Figure {
   return target ? { name, value, unit, target: target.label, met: target.met, note } : { name, value, unit, note };
 }
 
@@ -34,12 +40,28 @@ export async function engineFigures(engine: Engine, raw: number, t: Targets): Pr
   const p50 = quantile(lat, 0.5);
   const p99 = quantile(lat, 0.99);
   return [
-    figure("(a) 200 workflows x 5 checkpointed steps", aRate, "steps/s", { label: ">= 3x raw", met: aRate >= 3 * raw },
-      `${(aRate / raw).toFixed(1)}x raw; median of 3 (${a.map((x) => `${fmt(x.ms)} ms`).join(", ")}), ${a[1]!.batches} group commits each`),
+    figure(
+      "(a) 200 workflows x 5 checkpointed steps",
+      aRate,
+      "steps/s",
+      { label: ">= 3x raw", met: aRate >= 3 * raw },
+      `${(aRate / raw).toFixed(1)}x raw; median of 3 (${a.map((x) => `${fmt(x.ms)} ms`).join(", ")}), ${a[1]!.batches} group commits each`,
+    ),
     figure("(b) 100 sequential one-step workflows, p50", p50, "ms", { label: `< ${t.p50Ms} ms`, met: p50 < t.p50Ms }),
-    figure("(b) 100 sequential one-step workflows, p99", p99, "ms", t.p99Ms ? { label: `< ${t.p99Ms} ms`, met: p99 < t.p99Ms } : null, `max ${fmt(lat[lat.length - 1]!)} ms`),
-    figure("(c) 5,000 runs enqueued in one batch", cRate, "runs/s", t.runsPerSecond ? { label: `> ${fmt(t.runsPerSecond)}`, met: cRate > t.runsPerSecond } : null,
-      `${(cRate / raw).toFixed(1)}x raw; median of 3 (${c.map((x) => `${fmt(x.ms)} ms`).join(", ")})`),
+    figure(
+      "(b) 100 sequential one-step workflows, p99",
+      p99,
+      "ms",
+      t.p99Ms ? { label: `< ${t.p99Ms} ms`, met: p99 < t.p99Ms } : null,
+      `max ${fmt(lat[lat.length - 1]!)} ms`,
+    ),
+    figure(
+      "(c) 5,000 runs enqueued in one batch",
+      cRate,
+      "runs/s",
+      t.runsPerSecond ? { label: `> ${fmt(t.runsPerSecond)}`, met: cRate > t.runsPerSecond } : null,
+      `${(cRate / raw).toFixed(1)}x raw; median of 3 (${c.map((x) => `${fmt(x.ms)} ms`).join(", ")})`,
+    ),
   ];
 }
 
@@ -49,7 +71,19 @@ export async function fanoutFigures(fan: Engine, t: Targets): Promise<Figure[]> 
   const f500 = [await fanout(fan, 500), await fanout(fan, 500), await fanout(fan, 500)].sort((x, y) => x.ms - y.ms)[1]!;
   const f10k = await fanout(fan, 10_000);
   return [
-    figure("500 children", f500.ms, "ms", t.fanout500Ms ? { label: `< ${fmt(t.fanout500Ms)} ms`, met: f500.ms < t.fanout500Ms } : null, `${fmt(f500.tasksPerSecond)} tasks/s (median of 3)`),
-    figure("10,000 children", f10k.ms, "ms", t.fanout10kMs ? { label: `< ${fmt(t.fanout10kMs)} ms`, met: f10k.ms < t.fanout10kMs } : null, `${fmt(f10k.tasksPerSecond)} tasks/s`),
+    figure(
+      "500 children",
+      f500.ms,
+      "ms",
+      t.fanout500Ms ? { label: `< ${fmt(t.fanout500Ms)} ms`, met: f500.ms < t.fanout500Ms } : null,
+      `${fmt(f500.tasksPerSecond)} tasks/s (median of 3)`,
+    ),
+    figure(
+      "10,000 children",
+      f10k.ms,
+      "ms",
+      t.fanout10kMs ? { label: `< ${fmt(t.fanout10kMs)} ms`, met: f10k.ms < t.fanout10kMs } : null,
+      `${fmt(f10k.tasksPerSecond)} tasks/s`,
+    ),
   ];
 }

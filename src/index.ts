@@ -22,8 +22,27 @@ export type { EnqueueOptions, RunHandle, RunInfo } from "./sdk/types.js";
 export * from "./sdk/errors.js";
 export { TakoError } from "./sdk/tako/errors.js";
 export type { TakoErrorCode } from "./sdk/tako/errors.js";
-export { workflow, task, taskScript, taskFlow, step, sleep, waitForApproval, getResumeUrls, parallel, TaskError } from "./sdk/windmill/index.js";
-export type { TaskOptions, ApprovalOptions, ApprovalResult, ResumeUrls, WacWorkflow, TaskFn, PathTask } from "./sdk/windmill/index.js";
+export {
+  workflow,
+  task,
+  taskScript,
+  taskFlow,
+  step,
+  sleep,
+  waitForApproval,
+  getResumeUrls,
+  parallel,
+  TaskError,
+} from "./sdk/windmill/index.js";
+export type {
+  TaskOptions,
+  ApprovalOptions,
+  ApprovalResult,
+  ResumeUrls,
+  WacWorkflow,
+  TaskFn,
+  PathTask,
+} from "./sdk/windmill/index.js";
 export { createEngine, Engine } from "./engine/engine.js";
 export type { EngineOptions } from "./engine/engine.js";
 export { openSqliteStore } from "./store/sqlite/store.js";

@@ -18,13 +18,26 @@ describe("asset configuration", () => {
   });
 
   it("points s3:// at a bucket from the file or the environment (env wins)", () => {
-    const c = resolveAssetConfig("/app", { s3: { bucket: "data-lake", prefix: "team" }, datatables: { analytics: "db/a.duckdb" } }, { SLUICE_S3_ENDPOINT: "http://127.0.0.1:9000" });
-    expect(c.s3).toEqual({ kind: "s3", bucket: "data-lake", prefix: "team/", region: "us-east-1", forcePathStyle: true, endpoint: "http://127.0.0.1:9000" });
+    const c = resolveAssetConfig(
+      "/app",
+      { s3: { bucket: "data-lake", prefix: "team" }, datatables: { analytics: "db/a.duckdb" } },
+      { SLUICE_S3_ENDPOINT: "http://127.0.0.1:9000" },
+    );
+    expect(c.s3).toEqual({
+      kind: "s3",
+      bucket: "data-lake",
+      prefix: "team/",
+      region: "us-east-1",
+      forcePathStyle: true,
+      endpoint: "http://127.0.0.1:9000",
+    });
     expect(datatableFile(c, "analytics")).toBe("/app/db/a.duckdb");
   });
 
   it("refuses bad settings with the field name", () => {
-    expect(() => resolveAssetConfig("/app", { s3: { bucket: "Bad_Bucket" } })).toThrow(/s3.bucket "Bad_Bucket" is not a valid bucket name/);
+    expect(() => resolveAssetConfig("/app", { s3: { bucket: "Bad_Bucket" } })).toThrow(
+      /s3.bucket "Bad_Bucket" is not a valid bucket name/,
+    );
     expect(() => resolveAssetConfig("/app", { disks: {} })).toThrow(/unknown setting "disks"/);
     expect(() => datatableFile(resolveAssetConfig("/app"), "../x")).toThrow(/may only use letters, digits, _ and -/);
   });
@@ -44,11 +57,12 @@ describe("safe paths", () => {
   it("serialises work per key", async () => {
     const mutex = new KeyedMutex();
     const order: string[] = [];
-    const job = (name: string, ms: number) => mutex.with(["f"], async () => {
-      order.push(`${name}+`);
-      await new Promise((r) => setTimeout(r, ms));
-      order.push(`${name}-`);
-    });
+    const job = (name: string, ms: number) =>
+      mutex.with(["f"], async () => {
+        order.push(`${name}+`);
+        await new Promise((r) => setTimeout(r, ms));
+        order.push(`${name}-`);
+      });
     await Promise.all([job("a", 20), job("b", 1)]);
     expect(order).toEqual(["a+", "a-", "b+", "b-"]);
   });

@@ -50,7 +50,8 @@ function str(v: unknown, what: string): string | undefined {
 
 function namedPaths(raw: unknown, what: string, root: string): Record<string, string> {
   if (raw === undefined) return {};
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad(`"${what}" must be an object of name → path`);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw bad(`"${what}" must be an object of name → path`);
   const out: Record<string, string> = {};
   for (const [name, path] of Object.entries(raw as Record<string, unknown>)) {
     if (!ASSET_NAME.test(name)) throw bad(`${what} name ${JSON.stringify(name)} may only use letters, digits, _ and -`);
@@ -67,15 +68,24 @@ function s3Config(raw: unknown, env: Record<string, string | undefined>, dataDir
     const dir = str(r.dir, "s3.dir");
     return { kind: "local", dir: dir ? resolve(root, dir) : join(dataDir, "s3") };
   }
-  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw bad(`s3.bucket ${JSON.stringify(bucket)} is not a valid bucket name`);
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+    throw bad(`s3.bucket ${JSON.stringify(bucket)} is not a valid bucket name`);
   const prefix = env.SLUICE_S3_PREFIX ?? str(r.prefix, "s3.prefix") ?? "";
   if (prefix.startsWith("/") || prefix.includes("..")) throw bad("s3.prefix must be relative and must not contain ..");
   const endpoint = env.SLUICE_S3_ENDPOINT ?? str(r.endpoint, "s3.endpoint");
-  if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) throw bad(`s3.endpoint ${JSON.stringify(endpoint)} must be an http(s) URL`);
+  if (endpoint !== undefined && !/^https?:\/\//.test(endpoint))
+    throw bad(`s3.endpoint ${JSON.stringify(endpoint)} must be an http(s) URL`);
   const region = env.SLUICE_S3_REGION ?? str(r.region, "s3.region") ?? env.AWS_REGION ?? "us-east-1";
-  const pathStyle = r.forcePathStyle ?? (endpoint !== undefined);
+  const pathStyle = r.forcePathStyle ?? endpoint !== undefined;
   if (typeof pathStyle !== "boolean") throw bad("s3.forcePathStyle must be true or false");
-  return { kind: "s3", bucket, prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`, region, forcePathStyle: pathStyle, ...(endpoint ? { endpoint } : {}) };
+  return {
+    kind: "s3",
+    bucket,
+    prefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
+    region,
+    forcePathStyle: pathStyle,
+    ...(endpoint ? { endpoint } : {}),
+  };
 }
 
 /**
@@ -86,12 +96,19 @@ function s3Config(raw: unknown, env: Record<string, string | undefined>, dataDir
  * @throws AssetConfigError naming the bad field
  * @example resolveAssetConfig("/app", undefined, {}).s3 // { kind: "local", dir: "/app/.sluice/s3" }
  */
-export function resolveAssetConfig(root: string, raw?: unknown, env: Record<string, string | undefined> = {}): AssetConfig {
+export function resolveAssetConfig(
+  root: string,
+  raw?: unknown,
+  env: Record<string, string | undefined> = {},
+): AssetConfig {
   const absRoot = resolve(root);
   const dataDir = join(absRoot, ".sluice");
-  if (raw !== undefined && (typeof raw !== "object" || raw === null || Array.isArray(raw))) throw bad("must be an object");
+  if (raw !== undefined && (typeof raw !== "object" || raw === null || Array.isArray(raw)))
+    throw bad("must be an object");
   const r = (raw ?? {}) as Record<string, unknown>;
-  for (const key of Object.keys(r)) if (!["s3", "datatables", "volumes"].includes(key)) throw bad(`unknown setting "${key}" (known: s3, datatables, volumes)`);
+  for (const key of Object.keys(r))
+    if (!["s3", "datatables", "volumes"].includes(key))
+      throw bad(`unknown setting "${key}" (known: s3, datatables, volumes)`);
   return {
     root: absRoot,
     dataDir,
@@ -103,13 +120,15 @@ export function resolveAssetConfig(root: string, raw?: unknown, env: Record<stri
 
 /** The DuckDB file of data table `name`. @throws AssetConfigError for a bad name */
 export function datatableFile(config: AssetConfig, name: string): string {
-  if (!ASSET_NAME.test(name)) throw new AssetConfigError(`data table name ${JSON.stringify(name)} may only use letters, digits, _ and -`);
+  if (!ASSET_NAME.test(name))
+    throw new AssetConfigError(`data table name ${JSON.stringify(name)} may only use letters, digits, _ and -`);
   return config.datatables[name] ?? join(config.dataDir, "datatables", `${name}.duckdb`);
 }
 
 /** The directory of volume `name`. @throws AssetConfigError for a bad name */
 export function volumeDir(config: AssetConfig, name: string): string {
-  if (!ASSET_NAME.test(name)) throw new AssetConfigError(`volume name ${JSON.stringify(name)} may only use letters, digits, _ and -`);
+  if (!ASSET_NAME.test(name))
+    throw new AssetConfigError(`volume name ${JSON.stringify(name)} may only use letters, digits, _ and -`);
   const dir = config.volumes[name] ?? join(config.dataDir, "volumes", name);
   return isAbsolute(dir) ? dir : resolve(config.root, dir);
 }

@@ -33,13 +33,20 @@ export class Datatables {
         return await runStatements(conn, sql, (pname) => {
           const index = Number(pname);
           if (!Number.isInteger(index) || index < 1 || index > params.length) {
-            throw new AssetError("DATATABLE_QUERY_FAILED", `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`);
+            throw new AssetError(
+              "DATATABLE_QUERY_FAILED",
+              `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`,
+            );
           }
           return toDuckValue(params[index - 1]);
         });
       } catch (err) {
         if (err instanceof AssetError) throw err;
-        throw new AssetError("DATATABLE_QUERY_FAILED", `query on data table ${JSON.stringify(name)} failed: ${(err as Error).message}`, { cause: err });
+        throw new AssetError(
+          "DATATABLE_QUERY_FAILED",
+          `query on data table ${JSON.stringify(name)} failed: ${(err as Error).message}`,
+          { cause: err },
+        );
       }
     });
     return rows;

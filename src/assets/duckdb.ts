@@ -44,7 +44,10 @@ export function sqlString(text: string): string {
 
 /** A DuckDB value as plain JSON: big integers as numbers (strings beyond 2^53), dates as ISO strings. */
 export function toJsonValue(value: unknown): unknown {
-  if (typeof value === "bigint") return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+  if (typeof value === "bigint")
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
   if (Array.isArray(value)) return value.map(toJsonValue);

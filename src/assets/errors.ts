@@ -21,7 +21,10 @@ export class AssetError extends SluiceError<AssetErrorCode> {}
 /** A key, path or name would leave its storage root, or is malformed. */
 export class AssetPathError extends AssetError {
   constructor(what: string, value: string, reason: string) {
-    super("ASSET_PATH_INVALID", `${what} ${JSON.stringify(value)} is not allowed: ${reason}; use a relative path of plain segments like "demo/raw.json"`);
+    super(
+      "ASSET_PATH_INVALID",
+      `${what} ${JSON.stringify(value)} is not allowed: ${reason}; use a relative path of plain segments like "demo/raw.json"`,
+    );
   }
 }
 
@@ -45,7 +48,10 @@ export class AssetHostMissingError extends AssetError {
 /** A resource that does not exist was read. */
 export class ResourceNotFoundError extends AssetError {
   constructor(readonly path: string) {
-    super("RESOURCE_NOT_FOUND", `resource ${JSON.stringify(path)} does not exist: create it with setResource(value, ${JSON.stringify(path)}) or pass undefinedIfEmpty`);
+    super(
+      "RESOURCE_NOT_FOUND",
+      `resource ${JSON.stringify(path)} does not exist: create it with setResource(value, ${JSON.stringify(path)}) or pass undefinedIfEmpty`,
+    );
   }
 }
 

@@ -17,8 +17,7 @@ import { Volumes } from "./volumes.js";
  * the project's Postgres database (one schema per lake) when its store is Postgres.
  */
 export type LakeCatalogPlace =
-  | { readonly kind: "sqlite" }
-  | { readonly kind: "postgres"; readonly pool: PoolConfig; readonly schema: string };
+  { readonly kind: "sqlite" } | { readonly kind: "postgres"; readonly pool: PoolConfig; readonly schema: string };
 
 /** The asset backends of one project. */
 export interface AssetHost {
@@ -45,7 +44,8 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
 /** The lake catalog place of a store: its Postgres database and schema, else SQLite files. */
 export function lakeCatalogOf(store: Store): LakeCatalogPlace {
   const target = (store as { target?: { pool?: PoolConfig; schema?: string } }).target;
-  if (store.kind === "postgres" && target?.pool && target.schema) return { kind: "postgres", pool: target.pool, schema: target.schema };
+  if (store.kind === "postgres" && target?.pool && target.schema)
+    return { kind: "postgres", pool: target.pool, schema: target.schema };
   return { kind: "sqlite" };
 }
 

@@ -22,7 +22,8 @@ export class LocalObjectStore implements ObjectStore {
     try {
       return new Uint8Array(await readFile(this.localPath(key)));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR") return undefined;
+      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR")
+        return undefined;
       throw err;
     }
   }

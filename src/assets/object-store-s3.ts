@@ -4,7 +4,11 @@
  * the SDK's default chain (environment variables, profile), never from Sluice's config.
  */
 import {
-  DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
 } from "@aws-sdk/client-s3";
 import type { S3Config } from "./config.js";
 import { AssetError } from "./errors.js";
@@ -14,7 +18,11 @@ import { checkObjectKey } from "./safe-path.js";
 type S3BucketConfig = Extract<S3Config, { kind: "s3" }>;
 
 function failed(op: string, key: string, err: unknown): AssetError {
-  return new AssetError("ASSET_BACKEND_FAILED", `S3 ${op} of ${JSON.stringify(key)} failed: ${(err as Error)?.message ?? String(err)}; check the bucket, endpoint and credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)`, { cause: err });
+  return new AssetError(
+    "ASSET_BACKEND_FAILED",
+    `S3 ${op} of ${JSON.stringify(key)} failed: ${(err as Error)?.message ?? String(err)}; check the bucket, endpoint and credentials (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)`,
+    { cause: err },
+  );
 }
 
 /** An object store on an S3 bucket (under an optional key prefix). */
@@ -38,18 +46,32 @@ export class S3ObjectStore implements ObjectStore {
 
   async get(key: string): Promise<Uint8Array | undefined> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key) }));
+      const res = await this.client.send(
+        new GetObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key) }),
+      );
       return res.Body ? await res.Body.transformToByteArray() : new Uint8Array();
     } catch (err) {
       const name = (err as { name?: string }).name;
-      if (name === "NoSuchKey" || name === "NotFound" || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
+      if (
+        name === "NoSuchKey" ||
+        name === "NotFound" ||
+        (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404
+      )
+        return undefined;
       throw failed("read", key, err);
     }
   }
 
   async put(key: string, body: Uint8Array, contentType?: string): Promise<void> {
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key), Body: body, ...(contentType ? { ContentType: contentType } : {}) }));
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.config.bucket,
+          Key: this.objectKey(key),
+          Body: body,
+          ...(contentType ? { ContentType: contentType } : {}),
+        }),
+      );
     } catch (err) {
       throw failed("write", key, err);
     }
@@ -60,7 +82,13 @@ export class S3ObjectStore implements ObjectStore {
     let token: string | undefined;
     try {
       do {
-        const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.config.prefix + prefix, ContinuationToken: token }));
+        const res = await this.client.send(
+          new ListObjectsV2Command({
+            Bucket: this.config.bucket,
+            Prefix: this.config.prefix + prefix,
+            ContinuationToken: token,
+          }),
+        );
         for (const o of res.Contents ?? []) if (o.Key) out.push(o.Key.slice(this.config.prefix.length));
         token = res.IsTruncated ? res.NextContinuationToken : undefined;
       } while (token);

@@ -18,9 +18,16 @@ export interface ResourceRecord {
 
 /** Normalise a resource path (`$res:f/team/pg`, `res://f/team/pg` or `f/team/pg`). @throws AssetPathError */
 export function resourcePath(path: string): string {
-  const p = String(path ?? "").trim().replace(/^\$res:/, "").replace(/^res:\/\//, "");
+  const p = String(path ?? "")
+    .trim()
+    .replace(/^\$res:/, "")
+    .replace(/^res:\/\//, "");
   if (!PATH.test(p) || p.split("/").some((s) => s === "." || s === "..")) {
-    throw new AssetPathError("resource path", String(path), "use segments of letters, digits and _ . @ - separated by /");
+    throw new AssetPathError(
+      "resource path",
+      String(path),
+      "use segments of letters, digits and _ . @ - separated by /",
+    );
   }
   return p;
 }

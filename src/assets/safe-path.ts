@@ -41,7 +41,8 @@ export function resolveInside(base: string, key: string, what = "path"): string 
   const segments = checkRelativeKey(what, key);
   const root = resolve(base);
   const full = join(root, ...segments);
-  if (full !== root && !full.startsWith(root + sep)) throw new AssetPathError(what, key, "it leaves its storage folder");
+  if (full !== root && !full.startsWith(root + sep))
+    throw new AssetPathError(what, key, "it leaves its storage folder");
   const realRoot = realpathSync(existingAncestor(root));
   const anchor = existingAncestor(full);
   const realAnchor = realpathSync(anchor);

@@ -58,7 +58,9 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
   const bad = (msg: string) => new InvalidInputError(`${file}: ${msg}`, { code: "INVALID_CONFIG" });
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("must be a JSON object");
   const c = raw as Record<string, unknown>;
-  for (const key of Object.keys(c)) if (!["retention", "database", "dev", "assets", "publicUrl", "workers", "$schema"].includes(key)) throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl, workers)`);
+  for (const key of Object.keys(c))
+    if (!["retention", "database", "dev", "assets", "publicUrl", "workers", "$schema"].includes(key))
+      throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl, workers)`);
   if (c.workers !== undefined) validateWorkers(c.workers, bad);
   if (c.publicUrl !== undefined) {
     if (typeof c.publicUrl !== "string") throw bad('"publicUrl" must be a URL such as "https://sluice.example.com"');
@@ -89,7 +91,8 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
     if (dev.enqueue !== undefined) {
       if (!Array.isArray(dev.enqueue)) throw bad('"dev.enqueue" must be a list of { "workflow": ..., "payload": ... }');
       dev.enqueue.forEach((e: unknown, i: number) => {
-        if (typeof e !== "object" || e === null || typeof (e as DevEnqueue).workflow !== "string") throw bad(`"dev.enqueue[${i}]" needs a "workflow" name`);
+        if (typeof e !== "object" || e === null || typeof (e as DevEnqueue).workflow !== "string")
+          throw bad(`"dev.enqueue[${i}]" needs a "workflow" name`);
       });
     }
   }
@@ -100,11 +103,17 @@ function validateWorkers(raw: unknown, bad: (msg: string) => Error): void {
   const example = '[{ "command": "go run ./cmd/worker", "group": "go" }]';
   if (!Array.isArray(raw)) throw bad(`"workers" must be a list such as ${example}`);
   raw.forEach((w: unknown, i: number) => {
-    if (typeof w !== "object" || w === null || Array.isArray(w)) throw bad(`"workers[${i}]" must be an object such as { "command": "go run ./cmd/worker" }`);
+    if (typeof w !== "object" || w === null || Array.isArray(w))
+      throw bad(`"workers[${i}]" must be an object such as { "command": "go run ./cmd/worker" }`);
     const o = w as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (!["command", "group", "dir"].includes(k)) throw bad(`"workers[${i}]": unknown field "${k}" (known: command, group, dir)`);
-    if (typeof o.command !== "string" || o.command.trim() === "") throw bad(`"workers[${i}].command" must be a non-empty shell command, e.g. "go run ./cmd/worker"`);
-    if (o.group !== undefined && (typeof o.group !== "string" || !/^[\w.-]{1,64}$/.test(o.group))) throw bad(`"workers[${i}].group" must be a short name (letters, digits, . _ -)`);
-    if (o.dir !== undefined && typeof o.dir !== "string") throw bad(`"workers[${i}].dir" must be a folder path relative to the project`);
+    for (const k of Object.keys(o))
+      if (!["command", "group", "dir"].includes(k))
+        throw bad(`"workers[${i}]": unknown field "${k}" (known: command, group, dir)`);
+    if (typeof o.command !== "string" || o.command.trim() === "")
+      throw bad(`"workers[${i}].command" must be a non-empty shell command, e.g. "go run ./cmd/worker"`);
+    if (o.group !== undefined && (typeof o.group !== "string" || !/^[\w.-]{1,64}$/.test(o.group)))
+      throw bad(`"workers[${i}].group" must be a short name (letters, digits, . _ -)`);
+    if (o.dir !== undefined && typeof o.dir !== "string")
+      throw bad(`"workers[${i}].dir" must be a folder path relative to the project`);
   });
 }

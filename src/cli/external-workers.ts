@@ -43,7 +43,12 @@ export async function startExternalWorkers(options: ExternalWorkerOptions): Prom
   const procs: ChildProcess[] = entries.map((entry, i) => {
     const label = entry.group ?? `worker${i + 1}`;
     // Its own process group, so a stop reaches `go run`'s child too.
-    const proc = spawn("sh", ["-c", entry.command], { cwd: join(options.root, entry.dir ?? "."), env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const proc = spawn("sh", ["-c", entry.command], {
+      cwd: join(options.root, entry.dir ?? "."),
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     const prefix = (chunk: Buffer, rest: { text: string }) => {
       rest.text += chunk.toString("utf8");
       const lines = rest.text.split("\n");

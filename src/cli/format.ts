@@ -52,7 +52,11 @@ export function runName(run: RunRecord): string {
 export function table(headers: string[], cells: string[][]): string {
   const rows = cells.map((r) => r.map((c) => terminalSafe(c)));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join("\n");
 }
 
@@ -61,24 +65,46 @@ export function runsTable(runs: RunRecord[]): string {
   if (runs.length === 0) return "no runs";
   return table(
     ["ID", "WORKFLOW", "STATUS", "ATTEMPT", "CREATED", "TOOK"],
-    runs.map((r) => [r.id, runName(r), statusLabel(r.status), `${r.attempt}/${r.maxAttempts}`, timeLabel(r.createdAt), tookLabel(r)]),
+    runs.map((r) => [
+      r.id,
+      runName(r),
+      statusLabel(r.status),
+      `${r.attempt}/${r.maxAttempts}`,
+      timeLabel(r.createdAt),
+      tookLabel(r),
+    ]),
   );
 }
 
 /** The `sluice show` report. */
-export function runReport(run: RunRecord, steps: StepRecord[], children: RunRecord[], logs: Array<LogRecord & { child?: RunRecord | null }>): string {
+export function runReport(
+  run: RunRecord,
+  steps: StepRecord[],
+  children: RunRecord[],
+  logs: Array<LogRecord & { child?: RunRecord | null }>,
+): string {
   const out: string[] = [];
   out.push(`run       ${safe(run.id)}`);
   out.push(`workflow  ${runName(run)}${run.version ? `  (code ${run.version.slice(0, 12)})` : ""}`);
   out.push(`status    ${statusLabel(run.status)}`);
   out.push(`attempt   ${run.attempt} of ${run.maxAttempts}`);
-  out.push(`created   ${timeLabel(run.createdAt)}   started ${timeLabel(run.startedAt)}   finished ${timeLabel(run.finishedAt)}   took ${tookLabel(run)}`);
+  out.push(
+    `created   ${timeLabel(run.createdAt)}   started ${timeLabel(run.startedAt)}   finished ${timeLabel(run.finishedAt)}   took ${tookLabel(run)}`,
+  );
   if (run.parentId) out.push(`parent    ${safe(run.parentId)} (step ${safe(run.parentKey)})`);
   out.push(`payload   ${preview(run.payload, 400)}`);
   if (run.result !== null) out.push(`result    ${preview(run.result, 400)}`);
   if (run.error) {
-    out.push(`error     ${safe(run.error.name)}${run.error.code ? ` [${safe(run.error.code)}]` : ""}: ${terminalSafe(run.error.message, { indent: CONTINUATION })}`);
-    if (run.error.stack && run.status === "failed") out.push(...run.error.stack.split("\n").slice(1, 6).map((l) => `${CONTINUATION}${safe(l.trim())}`));
+    out.push(
+      `error     ${safe(run.error.name)}${run.error.code ? ` [${safe(run.error.code)}]` : ""}: ${terminalSafe(run.error.message, { indent: CONTINUATION })}`,
+    );
+    if (run.error.stack && run.status === "failed")
+      out.push(
+        ...run.error.stack
+          .split("\n")
+          .slice(1, 6)
+          .map((l) => `${CONTINUATION}${safe(l.trim())}`),
+      );
   }
   out.push("");
   out.push(steps.length ? "steps" : "steps     (none)");
@@ -92,8 +118,12 @@ export function runReport(run: RunRecord, steps: StepRecord[], children: RunReco
             ? `pending until ${timeLabel(s.wakeAt)}`
             : "pending"
           : preview(s.value, 60);
-    const extra = [s.attempts > 1 ? `${s.attempts} attempts` : "", s.childId ? `child ${s.childId}` : ""].filter(Boolean).join(", ");
-    out.push(`  ${s.status === "done" ? "✓" : s.status === "error" ? "✗" : "…"} ${s.kind.padEnd(8)} ${safe(s.key)}  ${detail}${took}${extra ? `  (${safe(extra)})` : ""}`);
+    const extra = [s.attempts > 1 ? `${s.attempts} attempts` : "", s.childId ? `child ${s.childId}` : ""]
+      .filter(Boolean)
+      .join(", ");
+    out.push(
+      `  ${s.status === "done" ? "✓" : s.status === "error" ? "✗" : "…"} ${s.kind.padEnd(8)} ${safe(s.key)}  ${detail}${took}${extra ? `  (${safe(extra)})` : ""}`,
+    );
   }
   if (children.length) {
     out.push("");
@@ -105,7 +135,9 @@ export function runReport(run: RunRecord, steps: StepRecord[], children: RunReco
   for (const l of logs) {
     const who = l.child ? `(${safe(l.child.task ?? l.child.workflow)} ${safe(l.child.id.slice(-8))}) ` : "";
     const where = `${who}${l.stepKey ? `[${safe(l.stepKey)}] ` : ""}`;
-    out.push(`  ${timeLabel(l.ts).slice(11)} #${l.attempt} ${safe(l.level).padEnd(5)} ${where}${terminalSafe(l.message, { indent: "    " })}`);
+    out.push(
+      `  ${timeLabel(l.ts).slice(11)} #${l.attempt} ${safe(l.level).padEnd(5)} ${where}${terminalSafe(l.message, { indent: "    " })}`,
+    );
   }
   return out.join("\n");
 }

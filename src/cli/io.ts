@@ -12,7 +12,11 @@ export interface CliIO {
 }
 
 /** An IO that collects output, for tests and embedding. */
-export function bufferIO(cwd: string, signal: AbortSignal = new AbortController().signal, stdin?: string): CliIO & { out: string[]; err: string[] } {
+export function bufferIO(
+  cwd: string,
+  signal: AbortSignal = new AbortController().signal,
+  stdin?: string,
+): CliIO & { out: string[]; err: string[] } {
   const out: string[] = [];
   const err: string[] = [];
   return {

@@ -30,11 +30,22 @@ export interface JsonInput {
 export async function readJsonInput(io: CliIO, input: JsonInput): Promise<unknown> {
   if (input.file === undefined) return parseJsonArg(input.inline, input.inlineName, input.fallback);
   if (input.inline !== undefined) {
-    throw new InvalidInputError(`give the ${input.inlineName} either inline or with ${input.fileFlag}, not both`, { code: "INVALID_INPUT" });
+    throw new InvalidInputError(`give the ${input.inlineName} either inline or with ${input.fileFlag}, not both`, {
+      code: "INVALID_INPUT",
+    });
   }
-  const text = input.file === "-" ? await readStdin(io, input.fileFlag) : await readInputFile(io, input.file, input.fileFlag);
-  if (text.trim() === "") throw new InvalidInputError(`${input.fileFlag} ${input.file === "-" ? "(standard input)" : input.file} is empty: it must hold one JSON value`, { code: "INVALID_JSON" });
-  return parseJsonArg(text, `${input.inlineName} from ${input.file === "-" ? "standard input" : input.file}`, input.fallback);
+  const text =
+    input.file === "-" ? await readStdin(io, input.fileFlag) : await readInputFile(io, input.file, input.fileFlag);
+  if (text.trim() === "")
+    throw new InvalidInputError(
+      `${input.fileFlag} ${input.file === "-" ? "(standard input)" : input.file} is empty: it must hold one JSON value`,
+      { code: "INVALID_JSON" },
+    );
+  return parseJsonArg(
+    text,
+    `${input.inlineName} from ${input.file === "-" ? "standard input" : input.file}`,
+    input.fallback,
+  );
 }
 
 async function readInputFile(io: CliIO, file: string, flag: string): Promise<string> {
@@ -42,11 +53,18 @@ async function readInputFile(io: CliIO, file: string, flag: string): Promise<str
     return await readFile(resolve(io.cwd, file), "utf8");
   } catch (err) {
     const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message;
-    throw new InvalidInputError(`cannot read ${flag} ${file}: ${reason}`, { code: "INPUT_FILE_UNREADABLE", cause: err });
+    throw new InvalidInputError(`cannot read ${flag} ${file}: ${reason}`, {
+      code: "INPUT_FILE_UNREADABLE",
+      cause: err,
+    });
   }
 }
 
 async function readStdin(io: CliIO, flag: string): Promise<string> {
-  if (!io.readStdin) throw new InvalidInputError(`${flag} - reads standard input, which this caller does not provide: pass a file instead`, { code: "INVALID_INPUT" });
+  if (!io.readStdin)
+    throw new InvalidInputError(
+      `${flag} - reads standard input, which this caller does not provide: pass a file instead`,
+      { code: "INVALID_INPUT" },
+    );
   return io.readStdin();
 }

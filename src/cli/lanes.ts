@@ -25,13 +25,25 @@ export interface LaneSettings {
 /** Adds `--lane-idle`, `--lane-concurrency` and `--lane-retry` to a command. */
 export function laneOptions(command: Command): Command {
   return command
-    .option("--lane-idle <duration>", "with separate workers: a lane's worker exits after this long without work", "30s")
+    .option(
+      "--lane-idle <duration>",
+      "with separate workers: a lane's worker exits after this long without work",
+      "30s",
+    )
     .option("--lane-concurrency <n>", "with separate workers: runs each lane's worker executes at once", "500")
-    .option("--lane-retry <duration>", "with separate workers: after a worker crashes at startup, wait this long (doubling) before trying again while work waits", "30s");
+    .option(
+      "--lane-retry <duration>",
+      "with separate workers: after a worker crashes at startup, wait this long (doubling) before trying again while work waits",
+      "30s",
+    );
 }
 
 /** Parses the lane options. */
-export function parseLaneSettings(opts: { laneIdle: string; laneConcurrency: string; laneRetry: string }): LaneSettings {
+export function parseLaneSettings(opts: {
+  laneIdle: string;
+  laneConcurrency: string;
+  laneRetry: string;
+}): LaneSettings {
   return {
     idleMs: parseDurationOption(opts.laneIdle, "--lane-idle"),
     concurrency: Math.max(1, parseCount(opts.laneConcurrency, "--lane-concurrency")),
@@ -42,7 +54,9 @@ export function parseLaneSettings(opts: { laneIdle: string; laneConcurrency: str
 /** `--workers`: one of `allowed`, else a clear error. */
 export function parseWorkersMode<T extends string>(value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
-  throw new InvalidInputError(`--workers "${value}" is not one of ${allowed.join(", ")}`, { code: "INVALID_WORKERS_MODE" });
+  throw new InvalidInputError(`--workers "${value}" is not one of ${allowed.join(", ")}`, {
+    code: "INVALID_WORKERS_MODE",
+  });
 }
 
 /** Creates (not starts) the supervisor of this command's lanes. */

@@ -14,7 +14,8 @@ export function parseStatuses(value: string): RunStatus[] {
 /** A positive whole number option. */
 export function parseCount(value: string, name: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidInputError(`${name} must be a whole number, got "${value}"`, { code: "INVALID_NUMBER" });
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidInputError(`${name} must be a whole number, got "${value}"`, { code: "INVALID_NUMBER" });
   return n;
 }
 
@@ -23,9 +24,12 @@ export function parseDurationOption(value: string, name: string): number {
   try {
     return toMillis(value);
   } catch {
-    throw new InvalidInputError(`${name} "${value}" is not a duration: use a number of milliseconds or a value like 30s, 5m, 2h`, {
-      code: "INVALID_DURATION",
-    });
+    throw new InvalidInputError(
+      `${name} "${value}" is not a duration: use a number of milliseconds or a value like 30s, 5m, 2h`,
+      {
+        code: "INVALID_DURATION",
+      },
+    );
   }
 }
 
@@ -41,9 +45,12 @@ export function parseRunAtOption(value: string, now = Date.now()): number {
   }
   const t = /^\d{10,}$/.test(v) ? Number(v) : Date.parse(v);
   if (isAcceptedTime(t)) return t;
-  throw new InvalidInputError(`--run-at "${value}" is not a time: use an ISO time (2026-12-01T09:00:00Z), epoch milliseconds, or a delay like 10m, between 1970 and 9999`, {
-    code: "INVALID_TIME",
-  });
+  throw new InvalidInputError(
+    `--run-at "${value}" is not a time: use an ISO time (2026-12-01T09:00:00Z), epoch milliseconds, or a delay like 10m, between 1970 and 9999`,
+    {
+      code: "INVALID_TIME",
+    },
+  );
 }
 
 /** A JSON argument typed on the command line. */

@@ -13,7 +13,9 @@ export function logEcho(write: (text: string) => void): (line: LogLine, run: Run
   return (line, run) => {
     const where = line.stepKey ? ` [${safe(line.stepKey)}]` : "";
     const level = line.level === "info" ? "" : ` ${safe(line.level)}`;
-    write(`  │ ${runName(run)} ${safe(run.id)}${where}${level}: ${terminalSafe(line.message, { indent: CONTINUATION })}\n`);
+    write(
+      `  │ ${runName(run)} ${safe(run.id)}${where}${level}: ${terminalSafe(line.message, { indent: CONTINUATION })}\n`,
+    );
   };
 }
 
@@ -24,21 +26,31 @@ export function followRuns(engine: Engine, write: (text: string) => void): () =>
     write(`▶ ${runName(run)} ${safe(run.id)} attempt ${run.attempt}/${run.maxAttempts}${resumed}\n`);
   };
   const onSettled = (id: string) => {
-    void engine.getRun(id).then((run) => {
-      if (!run) return;
-      const took = run.startedAt !== null && run.finishedAt !== null ? ` in ${formatMillis(run.finishedAt - run.startedAt)}` : "";
-      const id = safe(run.id);
-      if (run.status === "succeeded") write(`✓ ${runName(run)} ${id} succeeded${took} → ${preview(run.result, 120)}\n`);
-      else if (run.status === "failed") write(`✗ ${runName(run)} ${id} failed${took}: ${safe(run.error?.message)}\n`);
-      else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${id} cancelled: ${safe(run.error?.message)}\n`);
-      else if (run.status === "pending" && run.error) {
-        write(`↻ ${runName(run)} ${id} attempt ${run.attempt - 1} failed (${safe(run.error.message)}); retry ${run.attempt}/${run.maxAttempts} at ${timeLabel(run.readyAt)}\n`);
-      }
-    }).catch(() => {
-      // the store closed while shutting down: nothing left to print
-    });
+    void engine
+      .getRun(id)
+      .then((run) => {
+        if (!run) return;
+        const took =
+          run.startedAt !== null && run.finishedAt !== null
+            ? ` in ${formatMillis(run.finishedAt - run.startedAt)}`
+            : "";
+        const id = safe(run.id);
+        if (run.status === "succeeded")
+          write(`✓ ${runName(run)} ${id} succeeded${took} → ${preview(run.result, 120)}\n`);
+        else if (run.status === "failed") write(`✗ ${runName(run)} ${id} failed${took}: ${safe(run.error?.message)}\n`);
+        else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${id} cancelled: ${safe(run.error?.message)}\n`);
+        else if (run.status === "pending" && run.error) {
+          write(
+            `↻ ${runName(run)} ${id} attempt ${run.attempt - 1} failed (${safe(run.error.message)}); retry ${run.attempt}/${run.maxAttempts} at ${timeLabel(run.readyAt)}\n`,
+          );
+        }
+      })
+      .catch(() => {
+        // the store closed while shutting down: nothing left to print
+      });
   };
-  const onFenced = (id: string) => write(`⚠ lost the lease on run ${safe(id)}: another attempt owns it, so this attempt's writes were refused\n`);
+  const onFenced = (id: string) =>
+    write(`⚠ lost the lease on run ${safe(id)}: another attempt owns it, so this attempt's writes were refused\n`);
   engine.events.on("started", onStarted);
   engine.events.on("settled", onSettled);
   engine.events.on("fenced", onFenced);

@@ -8,7 +8,8 @@ import { loadProjectConfig, type ProjectConfig } from "./config.js";
 import type { CliIO } from "./io.js";
 
 /** Help text of every command's `--db` option. */
-export const DB_OPTION_HELP = "Postgres URL (postgres://user:pass@host/db?schema=sluice) or SQLite file; default $SLUICE_DATABASE_URL, else <dir>/.sluice/sluice.db";
+export const DB_OPTION_HELP =
+  "Postgres URL (postgres://user:pass@host/db?schema=sluice) or SQLite file; default $SLUICE_DATABASE_URL, else <dir>/.sluice/sluice.db";
 
 /** The project a command works on. */
 export interface ProjectContext {
@@ -29,10 +30,14 @@ export interface ProjectContext {
 export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectContext {
   const root = resolve(io.cwd, dir ?? io.env.SLUICE_DIR ?? ".");
   if (!existsSync(root) || !statSync(root).isDirectory()) {
-    throw new InvalidInputError(`project folder ${root} does not exist: pass an existing folder (sluice dev examples)`, { code: "INVALID_PROJECT" });
+    throw new InvalidInputError(
+      `project folder ${root} does not exist: pass an existing folder (sluice dev examples)`,
+      { code: "INVALID_PROJECT" },
+    );
   }
   const config = loadProjectConfig(root);
-  const dbSetting = db ?? io.env.SLUICE_DATABASE_URL ?? io.env.SLUICE_DATABASE ?? config.database ?? join(".sluice", "sluice.db");
+  const dbSetting =
+    db ?? io.env.SLUICE_DATABASE_URL ?? io.env.SLUICE_DATABASE ?? config.database ?? join(".sluice", "sluice.db");
   const dbPath = isPostgresUrl(dbSetting) || isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
   return { root, dbPath, dbLabel: describeDatabase(dbPath), config };
 }
@@ -52,7 +57,10 @@ export function publicUrlSetting(io: CliIO, project: ProjectContext, flag?: stri
 }
 
 /** `--public-url`, as `[flags, help]` for `.option(...)`. */
-export const PUBLIC_URL_OPTION = ["--public-url <url>", "public URL of this server (behind a proxy), where approval links point; recorded in the database for workers (default $SLUICE_PUBLIC_URL, sluice.json publicUrl, else the bound address)"] as const;
+export const PUBLIC_URL_OPTION = [
+  "--public-url <url>",
+  "public URL of this server (behind a proxy), where approval links point; recorded in the database for workers (default $SLUICE_PUBLIC_URL, sluice.json publicUrl, else the bound address)",
+] as const;
 
 /** `--dir` and `--db`, as `[flags, help]` for `.option(...)`. */
 export const DIR_OPTION = ["--dir <dir>", "project folder (default: current folder)"] as const;
@@ -81,11 +89,17 @@ export async function withEngine<T>(
  * {@link withEngine} for commands that only read: a SQLite file this process may not
  * write is opened read-only (with a note on stderr) instead of failing.
  */
-export async function withReadEngine<T>(io: CliIO, opts: { dir?: string; db?: string }, fn: (engine: Engine, project: ProjectContext) => Promise<T>): Promise<T> {
+export async function withReadEngine<T>(
+  io: CliIO,
+  opts: { dir?: string; db?: string },
+  fn: (engine: Engine, project: ProjectContext) => Promise<T>,
+): Promise<T> {
   const project = resolveProject(io, opts.dir, opts.db);
   const store = openStore(project.dbPath, { readOnlyFallback: true });
   if ((store as { readOnly?: boolean }).readOnly) {
-    io.stderr(`note: ${project.dbLabel} is read-only for this user: showing what it holds; commands that change runs will fail until it is writable\n`);
+    io.stderr(
+      `note: ${project.dbLabel} is read-only for this user: showing what it holds; commands that change runs will fail until it is writable\n`,
+    );
   }
   const engine = openEngine(project, { store });
   try {
@@ -98,5 +112,11 @@ export async function withReadEngine<T>(io: CliIO, opts: { dir?: string; db?: st
 
 /** Opens an engine on the project's database (no worker or scheduler unless asked). */
 export function openEngine(ctx: ProjectContext, options: EngineOptions = {}): Engine {
-  return createEngine({ database: ctx.dbPath, retention: ctx.config.retention, worker: false, scheduler: false, ...options });
+  return createEngine({
+    database: ctx.dbPath,
+    retention: ctx.config.retention,
+    worker: false,
+    scheduler: false,
+    ...options,
+  });
 }

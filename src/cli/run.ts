@@ -31,17 +31,33 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");
-  for (const register of [registerDev, registerWorker, registerEnqueue, registerRuns, registerShow, registerSignal, registerCancel, registerApprove, registerServer, registerToken, registerPipeline, registerLake]) {
+  for (const register of [
+    registerDev,
+    registerWorker,
+    registerEnqueue,
+    registerRuns,
+    registerShow,
+    registerSignal,
+    registerCancel,
+    registerApprove,
+    registerServer,
+    registerToken,
+    registerPipeline,
+    registerLake,
+  ]) {
     register(program, cx);
   }
-  for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
+  for (const c of program.commands)
+    c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
   try {
     await program.parseAsync(argv, { from: "user" });
     return exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
       // Help and version are not errors; commander already printed everything else.
-      return err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help" ? 0 : 2;
+      return err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help"
+        ? 0
+        : 2;
     }
     if (err instanceof SluiceError) {
       // A message of several lines (a worker's stderr tail) keeps its lines, each indented.

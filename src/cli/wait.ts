@@ -32,7 +32,12 @@ export interface WaitOptions {
  * Waits for `runId` to finish and prints its result (or its run JSON with `--json`),
  * setting the exit code as documented above.
  */
-export async function waitAndReport(cx: CommandContext, engine: Engine, runId: string, opts: WaitOptions): Promise<void> {
+export async function waitAndReport(
+  cx: CommandContext,
+  engine: Engine,
+  runId: string,
+  opts: WaitOptions,
+): Promise<void> {
   const hint = setTimeout(() => void hintIfUnclaimed(cx, engine, runId, opts.dbLabel), hintDelay(cx.io.env));
   const stop = new AbortController();
   try {
@@ -53,7 +58,9 @@ export async function waitAndReport(cx: CommandContext, engine: Engine, runId: s
       cx.io.stderr(`sluice: ${outcome.err.message}\n`);
       cx.setExitCode(EXIT_WAIT_TIMEOUT);
     } else {
-      cx.io.stderr(`sluice: stopped waiting; run ${safe(runId)} keeps going (${now?.status ?? "unknown"}): check it with \`sluice show ${runId}\`\n`);
+      cx.io.stderr(
+        `sluice: stopped waiting; run ${safe(runId)} keeps going (${now?.status ?? "unknown"}): check it with \`sluice show ${runId}\`\n`,
+      );
       cx.setExitCode(EXIT_INTERRUPTED);
     }
   } finally {
@@ -76,8 +83,11 @@ async function hintIfUnclaimed(cx: CommandContext, engine: Engine, runId: string
     cx.io.stderr(`run ${safe(runId)} is scheduled for ${timeLabel(run.readyAt)}; still waiting\n`);
     return;
   }
-  const group = run.queue === "default" ? "" : ` for worker group "${safe(run.queue)}" (sluice worker --group ${safe(run.queue)})`;
-  cx.io.stderr(`no worker has claimed run ${safe(runId)} yet: start \`sluice dev\` or \`sluice worker\`${group} on this project's database (${dbLabel}); still waiting (Ctrl-C stops waiting, the run stays queued)\n`);
+  const group =
+    run.queue === "default" ? "" : ` for worker group "${safe(run.queue)}" (sluice worker --group ${safe(run.queue)})`;
+  cx.io.stderr(
+    `no worker has claimed run ${safe(runId)} yet: start \`sluice dev\` or \`sluice worker\`${group} on this project's database (${dbLabel}); still waiting (Ctrl-C stops waiting, the run stays queued)\n`,
+  );
 }
 
 function hintDelay(env: Record<string, string | undefined>): number {

@@ -28,8 +28,15 @@ export function normaliseForm(form: unknown): FormSchema | null {
   const isSchema = f.type === "object" && typeof f.properties === "object" && f.properties !== null;
   const properties = (isSchema ? f.properties : f) as Record<string, FormField>;
   const names = Object.keys(properties);
-  const order = Array.isArray(f.order) && isSchema ? [...(f.order as string[]).filter((n) => names.includes(n)), ...names.filter((n) => !(f.order as string[]).includes(n))] : names;
-  const required = isSchema && Array.isArray(f.required) ? (f.required as string[]).filter((n) => names.includes(n)) : [];
+  const order =
+    Array.isArray(f.order) && isSchema
+      ? [
+          ...(f.order as string[]).filter((n) => names.includes(n)),
+          ...names.filter((n) => !(f.order as string[]).includes(n)),
+        ]
+      : names;
+  const required =
+    isSchema && Array.isArray(f.required) ? (f.required as string[]).filter((n) => names.includes(n)) : [];
   return { type: "object", properties, required, order };
 }
 
@@ -46,10 +53,12 @@ export function validateFormValue(schema: FormSchema | null, value: unknown): st
   for (const [name, field] of Object.entries(schema.properties)) {
     const x = v[name];
     if (x === undefined || x === null) continue;
-    if (field.enum && !field.enum.some((e) => e === x)) problems.push(`"${name}" must be one of ${field.enum.map((e) => JSON.stringify(e)).join(", ")}`);
+    if (field.enum && !field.enum.some((e) => e === x))
+      problems.push(`"${name}" must be one of ${field.enum.map((e) => JSON.stringify(e)).join(", ")}`);
     else if (field.type && !matchesType(field.type, x)) problems.push(`"${name}" must be a ${field.type}`);
   }
-  for (const name of Object.keys(v)) if (!(name in schema.properties)) problems.push(`"${name}" is not a field of this form`);
+  for (const name of Object.keys(v))
+    if (!(name in schema.properties)) problems.push(`"${name}" is not a field of this form`);
   return problems;
 }
 

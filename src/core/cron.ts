@@ -23,12 +23,16 @@ export function parseSchedule(input: ScheduleInput): CronSchedule {
     );
   }
   if (!isValidTimeZone(timezone)) {
-    throw new InvalidScheduleError(`unknown time zone ${JSON.stringify(timezone)}: use an IANA name such as "Europe/Paris" or "UTC"`);
+    throw new InvalidScheduleError(
+      `unknown time zone ${JSON.stringify(timezone)}: use an IANA name such as "Europe/Paris" or "UTC"`,
+    );
   }
   try {
     makeCron({ cron, timezone }).nextRun(new Date(0));
   } catch (err) {
-    throw new InvalidScheduleError(`invalid cron expression ${JSON.stringify(cron)}: ${(err as Error).message}`, { cause: err });
+    throw new InvalidScheduleError(`invalid cron expression ${JSON.stringify(cron)}: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   return { cron, timezone };
 }

@@ -16,7 +16,17 @@ describe("toMillis", () => {
     expect(toMillis({ days: 1 })).toBe(86_400_000);
   });
   it("rejects garbage, negatives and unknown fields with a clear error", () => {
-    for (const bad of ["", "soon", "5 parsecs", "1h banana", -1, Number.NaN, Infinity, { weeks: 1 }, { seconds: "2" }]) {
+    for (const bad of [
+      "",
+      "soon",
+      "5 parsecs",
+      "1h banana",
+      -1,
+      Number.NaN,
+      Infinity,
+      { weeks: 1 },
+      { seconds: "2" },
+    ]) {
       expect(() => toMillis(bad as never)).toThrowError(/invalid duration .*use milliseconds/);
     }
   });

@@ -8,9 +8,7 @@ import { MAX_DURATION_MS } from "./time.js";
  * an object adds up its fields.
  */
 export type Duration =
-  | number
-  | string
-  | { ms?: number; seconds?: number; minutes?: number; hours?: number; days?: number };
+  number | string | { ms?: number; seconds?: number; minutes?: number; hours?: number; days?: number };
 
 const UNIT_MS = { ms: 1, seconds: 1_000, minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
 

@@ -17,12 +17,14 @@ export function newRunId(): RunId {
  * @throws InvalidInputError when it is empty, longer than 255 bytes, or contains NUL.
  */
 export function validateRunId(id: unknown): RunId {
-  if (typeof id !== "string") throw new InvalidInputError(`run id must be a string, got ${typeof id}`, { code: "INVALID_RUN_ID" });
+  if (typeof id !== "string")
+    throw new InvalidInputError(`run id must be a string, got ${typeof id}`, { code: "INVALID_RUN_ID" });
   const bytes = Buffer.byteLength(id, "utf8");
   if (bytes < 1 || bytes > MAX_RUN_ID_BYTES) {
     throw new InvalidInputError(`run id must be 1–255 bytes, got ${bytes}`, { code: "INVALID_RUN_ID" });
   }
-  if (id.includes("\u0000")) throw new InvalidInputError("run id must not contain NUL characters", { code: "INVALID_RUN_ID" });
+  if (id.includes("\u0000"))
+    throw new InvalidInputError("run id must not contain NUL characters", { code: "INVALID_RUN_ID" });
   return id as RunId;
 }
 

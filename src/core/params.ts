@@ -33,10 +33,16 @@ export function checkArguments(workflow: string, spec: ParamSpec, payload: unkno
   const takes = spec.names.length ? `its parameters are ${spec.names.join(", ")}` : "it takes no parameters";
   const unknown = keys.filter((k) => !spec.names.includes(k));
   if (unknown.length) {
-    throw new InvalidArgumentsError(`unknown parameter${unknown.length > 1 ? "s" : ""} ${quoted(unknown)} for ${workflow}: ${takes}`);
+    throw new InvalidArgumentsError(
+      `unknown parameter${unknown.length > 1 ? "s" : ""} ${quoted(unknown)} for ${workflow}: ${takes}`,
+    );
   }
-  const missing = spec.required.filter((n) => !keys.includes(n) || (payload as Record<string, unknown>)[n] === undefined);
+  const missing = spec.required.filter(
+    (n) => !keys.includes(n) || (payload as Record<string, unknown>)[n] === undefined,
+  );
   if (missing.length) {
-    throw new InvalidArgumentsError(`missing parameter${missing.length > 1 ? "s" : ""} ${quoted(missing)} for ${workflow}: ${takes} (required: ${spec.required.join(", ")})`);
+    throw new InvalidArgumentsError(
+      `missing parameter${missing.length > 1 ? "s" : ""} ${quoted(missing)} for ${workflow}: ${takes} (required: ${spec.required.join(", ")})`,
+    );
   }
 }

@@ -12,8 +12,19 @@ describe("public URL", () => {
     }
   });
   it("takes the first configured setting, else the recorded one, else the default", () => {
-    expect(configuredPublicUrl([["--public-url", undefined], ["SLUICE_PUBLIC_URL", "https://a.example/"], ["sluice.json publicUrl", "https://b.example"]])).toBe("https://a.example");
-    expect(configuredPublicUrl([["--public-url", undefined], ["SLUICE_PUBLIC_URL", ""]])).toBeNull();
+    expect(
+      configuredPublicUrl([
+        ["--public-url", undefined],
+        ["SLUICE_PUBLIC_URL", "https://a.example/"],
+        ["sluice.json publicUrl", "https://b.example"],
+      ]),
+    ).toBe("https://a.example");
+    expect(
+      configuredPublicUrl([
+        ["--public-url", undefined],
+        ["SLUICE_PUBLIC_URL", ""],
+      ]),
+    ).toBeNull();
     expect(choosePublicUrl("https://a.example", "http://127.0.0.1:4000")).toBe("https://a.example");
     expect(choosePublicUrl(null, "http://127.0.0.1:4000")).toBe("http://127.0.0.1:4000");
     expect(choosePublicUrl(null, "garbage")).toBe(DEFAULT_PUBLIC_URL);

@@ -24,19 +24,24 @@ export function normalizePublicUrl(value: string, source: string): string {
   } catch {
     throw invalid(value, source);
   }
-  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash || url.username || url.password) throw invalid(value, source);
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash || url.username || url.password)
+    throw invalid(value, source);
   return url.toString().replace(/\/+$/, "");
 }
 
 function invalid(value: string, source: string): InvalidInputError {
-  return new InvalidInputError(`${source} ${JSON.stringify(value)} is not a public URL: use http(s)://host[:port][/path], e.g. https://sluice.example.com`, {
-    code: "INVALID_PUBLIC_URL",
-  });
+  return new InvalidInputError(
+    `${source} ${JSON.stringify(value)} is not a public URL: use http(s)://host[:port][/path], e.g. https://sluice.example.com`,
+    {
+      code: "INVALID_PUBLIC_URL",
+    },
+  );
 }
 
 /** The first configured public URL among `settings` (in precedence order), normalised, or null. */
 export function configuredPublicUrl(settings: Array<[source: string, value: string | undefined]>): string | null {
-  for (const [source, value] of settings) if (value !== undefined && value !== "") return normalizePublicUrl(value, source);
+  for (const [source, value] of settings)
+    if (value !== undefined && value !== "") return normalizePublicUrl(value, source);
   return null;
 }
 

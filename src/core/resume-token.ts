@@ -60,9 +60,12 @@ export function verifyResumeToken(
   }
   if (!Array.isArray(fields) || fields.length !== 5) throw new InvalidResumeTokenError("malformed token");
   const [runId, key, action, approver, exp] = fields as [string, string, ResumeAction, string | null, number];
-  if (runId !== expected.runId || key !== expected.key) throw new InvalidResumeTokenError("the link belongs to another run or wait");
-  if (action !== expected.action) throw new InvalidResumeTokenError(`the link is for "${action}", not "${expected.action}"`);
-  if (typeof exp !== "number" || exp <= now) throw new InvalidResumeTokenError("the link has expired", "RESUME_TOKEN_EXPIRED");
+  if (runId !== expected.runId || key !== expected.key)
+    throw new InvalidResumeTokenError("the link belongs to another run or wait");
+  if (action !== expected.action)
+    throw new InvalidResumeTokenError(`the link is for "${action}", not "${expected.action}"`);
+  if (typeof exp !== "number" || exp <= now)
+    throw new InvalidResumeTokenError("the link has expired", "RESUME_TOKEN_EXPIRED");
   return { runId, key, action, approver, exp };
 }
 
@@ -71,7 +74,11 @@ function mac(secret: string, payload: string): string {
 }
 
 /** The three URLs of one approval wait. */
-export function resumeUrls(baseUrl: string, secret: string, claims: Omit<ResumeClaims, "action">): { approvalPage: string; resume: string; cancel: string } {
+export function resumeUrls(
+  baseUrl: string,
+  secret: string,
+  claims: Omit<ResumeClaims, "action">,
+): { approvalPage: string; resume: string; cancel: string } {
   const base = baseUrl.replace(/\/+$/, "");
   const run = encodeURIComponent(claims.runId);
   const key = encodeURIComponent(claims.key);

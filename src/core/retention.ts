@@ -19,9 +19,12 @@ export function retentionMillis(input: Retention | undefined): number | null {
     if (ms <= 0) throw new Error("zero");
     return ms;
   } catch (err) {
-    throw new InvalidInputError(`invalid retention ${JSON.stringify(input)}: use a positive duration such as "1d" or "30d", or "forever"`, {
-      cause: err,
-      code: "INVALID_RETENTION",
-    });
+    throw new InvalidInputError(
+      `invalid retention ${JSON.stringify(input)}: use a positive duration such as "1d" or "30d", or "forever"`,
+      {
+        cause: err,
+        code: "INVALID_RETENTION",
+      },
+    );
   }
 }

@@ -15,7 +15,9 @@ describe("values", () => {
     expect(() => encodeValue(cyclic, "payload")).toThrow(/payload is not JSON-serialisable/);
     expect(() => encodeValue(() => 1, "step result")).toThrow(/step result is not JSON-serialisable \(a function\)/);
     expect(() => encodeValue(10n, "payload")).toThrow(/not JSON-serialisable/);
-    expect(() => encodeValue("é".repeat(600), "payload", 1000)).toThrow(/payload is 1202 bytes, over the 1000-byte limit/);
+    expect(() => encodeValue("é".repeat(600), "payload", 1000)).toThrow(
+      /payload is 1202 bytes, over the 1000-byte limit/,
+    );
   });
   it("explains bad user JSON", () => {
     expect(() => parseUserJson("{orderId: 1}", "payload")).toThrow(/payload is not valid JSON .*example/);

@@ -26,10 +26,15 @@ export function encodeValue(value: unknown, what: string, limit = DEFAULT_MAX_VA
   try {
     text = JSON.stringify(value);
   } catch (err) {
-    throw new InvalidPayloadError(`${what} is not JSON-serialisable (${(err as Error).message}): keep payloads and results to plain JSON data`, { cause: err });
+    throw new InvalidPayloadError(
+      `${what} is not JSON-serialisable (${(err as Error).message}): keep payloads and results to plain JSON data`,
+      { cause: err },
+    );
   }
   if (text === undefined) {
-    throw new InvalidPayloadError(`${what} is not JSON-serialisable (a ${typeof value}): keep payloads and results to plain JSON data`);
+    throw new InvalidPayloadError(
+      `${what} is not JSON-serialisable (a ${typeof value}): keep payloads and results to plain JSON data`,
+    );
   }
   const bytes = text.length > limit / 4 ? Buffer.byteLength(text, "utf8") : text.length;
   if (bytes > limit) throw new PayloadTooLargeError(what, bytes, limit);
@@ -50,7 +55,10 @@ export function parseUserJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new InvalidPayloadError(`${what} is not valid JSON (${(err as Error).message}); example: '{"orderId": "ord_123"}'`, { cause: err });
+    throw new InvalidPayloadError(
+      `${what} is not valid JSON (${(err as Error).message}); example: '{"orderId": "ord_123"}'`,
+      { cause: err },
+    );
   }
 }
 

@@ -11,7 +11,9 @@ export function parseStatusFilter(value: string, field: string): RunStatus[] {
   const parsed = parseStatusList(value);
   if (!parsed.ok) {
     const shown = parsed.unknown === "" ? "(empty)" : JSON.stringify(parsed.unknown);
-    throw new InvalidInputError(`unknown status ${shown} for ${field}: use ${describeStatusNames()}, comma-separated`, { code: "INVALID_STATUS" });
+    throw new InvalidInputError(`unknown status ${shown} for ${field}: use ${describeStatusNames()}, comma-separated`, {
+      code: "INVALID_STATUS",
+    });
   }
   return parsed.statuses;
 }

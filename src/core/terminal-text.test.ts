@@ -9,7 +9,9 @@ describe("terminalSafe", () => {
     expect(terminalSafe("plain ünïcode ✓ 🚀")).toBe("plain ünïcode ✓ 🚀");
   });
   it("with an indent keeps lines and tabs but indents each continuation line", () => {
-    expect(terminalSafe("first\n✓ forged\tline\u001b[2J", { indent: "    " })).toBe("first\n    ✓ forged\tline\\x1b[2J");
+    expect(terminalSafe("first\n✓ forged\tline\u001b[2J", { indent: "    " })).toBe(
+      "first\n    ✓ forged\tline\\x1b[2J",
+    );
     expect(terminalSafe("a\r\nb", { indent: ">" })).toBe("a\n>b");
   });
 });

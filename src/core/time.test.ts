@@ -6,7 +6,8 @@ describe("accepted times and durations", () => {
     expect(isAcceptedTime(0)).toBe(true);
     expect(isAcceptedTime(MAX_TIME_MS)).toBe(true);
     expect(new Date(MAX_TIME_MS).toISOString()).toBe("9999-12-31T23:59:59.999Z");
-    for (const bad of [MAX_TIME_MS + 1, 1e300, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e20]) expect(isAcceptedTime(bad)).toBe(false);
+    for (const bad of [MAX_TIME_MS + 1, 1e300, -1, Number.NaN, Number.POSITIVE_INFINITY, 1e20])
+      expect(isAcceptedTime(bad)).toBe(false);
     expect(isAcceptedDuration(MAX_DURATION_MS)).toBe(true);
     for (const bad of [MAX_DURATION_MS + 1, 1e300, -1, Number.NaN]) expect(isAcceptedDuration(bad)).toBe(false);
     // Now plus the longest duration is still an accepted time for the next ~7000 years.

@@ -51,16 +51,27 @@ export function analyzeWorkflowSource(source: string, fileName: string = DEFAULT
   let entry = chooseEntry(entries);
   if (entries.length > 1 && entry !== undefined) {
     const others = entries.filter((other) => other !== entry).map((other) => other.name);
-    walker.warn("MULTIPLE_WORKFLOWS", `this module defines ${entries.length} workflows; drawing "${entry.name}" (not ${others.join(", ")}): put one workflow per module`, entry.fn);
+    walker.warn(
+      "MULTIPLE_WORKFLOWS",
+      `this module defines ${entries.length} workflows; drawing "${entry.name}" (not ${others.join(", ")}): put one workflow per module`,
+      entry.fn,
+    );
   }
   if (entry === undefined) {
     entry = plainMain(sourceFile);
     if (entry !== undefined) {
-      walker.warn("PLAIN_FUNCTION_ENTRY", "no workflow() or defineWorkflow() found; drawing the exported main function: wrap it in workflow(…) so it runs durably", entry.fn);
+      walker.warn(
+        "PLAIN_FUNCTION_ENTRY",
+        "no workflow() or defineWorkflow() found; drawing the exported main function: wrap it in workflow(…) so it runs durably",
+        entry.fn,
+      );
     }
   }
   if (entry === undefined) {
-    walker.warn("NO_WORKFLOW", "no workflow found: export one with `export const main = workflow(async (…) => { … })` or `export default defineWorkflow(name, { handler })`");
+    walker.warn(
+      "NO_WORKFLOW",
+      "no workflow found: export one with `export const main = workflow(async (…) => { … })` or `export default defineWorkflow(name, { handler })`",
+    );
     const start = walker.graph.add({ kind: "start", label: "start", line: 1, column: 1 });
     const end = walker.graph.add({ kind: "end", label: "end", ...endOf(sourceFile) });
     walker.graph.connect([{ from: start.id }], end.id);

@@ -80,7 +80,10 @@ export function isSdkModule(specifier: string): boolean {
 }
 
 function isBuiltinModule(specifier: string): boolean {
-  return specifier.startsWith("node:") || /^(timers|timers\/promises|util|events|fs|path|os|crypto|child_process)$/.test(specifier);
+  return (
+    specifier.startsWith("node:") ||
+    /^(timers|timers\/promises|util|events|fs|path|os|crypto|child_process)$/.test(specifier)
+  );
 }
 
 /** Builds the bindings of `sourceFile`. */
@@ -153,7 +156,11 @@ function collectFunctionsAndWrappers(sourceFile: ts.SourceFile, bindings: Bindin
       const name = node.name.text;
       if ((ts.isArrowFunction(init) || ts.isFunctionExpression(init)) && !bindings.functions.has(name)) {
         bindings.functions.set(name, init);
-      } else if (ts.isCallExpression(init) && isWrapperFactory(init.expression, bindings) && !bindings.taskWrappers.has(name)) {
+      } else if (
+        ts.isCallExpression(init) &&
+        isWrapperFactory(init.expression, bindings) &&
+        !bindings.taskWrappers.has(name)
+      ) {
         bindings.taskWrappers.set(name, init);
       }
     }

@@ -50,7 +50,8 @@ export function walkCall(w: Walker, call: ts.CallExpression, frontier: Frontier,
       return walkCombinator(w, call, `Promise.${method}`, frontier, scope);
     }
     const callback = call.arguments.find((argument) => isInlinable(unwrap(argument)) && w.flow.hasPrimitive(argument));
-    if (callback !== undefined && FAN_OUT_METHODS.has(method)) return walkFanOutMethod(w, call, callee, frontier, scope);
+    if (callback !== undefined && FAN_OUT_METHODS.has(method))
+      return walkFanOutMethod(w, call, callee, frontier, scope);
     if (callback !== undefined && THEN_METHODS.has(method)) {
       const afterPromise = w.expression(callee.expression, frontier, scope);
       return w.inline(unwrap(callback) as HelperFunction, undefined, afterPromise, scope);
@@ -151,7 +152,8 @@ function fanOut(
 
 function join(w: Walker, exits: Frontier, fork: string, call: ts.CallExpression, scope: Scope): Frontier {
   const end = endOf(call);
-  return w.structural(exits, scope, "join", "join", call, { closes: fork, line: end.line, column: end.column }).frontier;
+  return w.structural(exits, scope, "join", "join", call, { closes: fork, line: end.line, column: end.column })
+    .frontier;
 }
 
 function isInlinable(node: ts.Node): node is ts.ArrowFunction | ts.FunctionExpression {

@@ -16,9 +16,11 @@ ${body}
 
 describe("conditionals", () => {
   it("if/else where both arms continue gets a merge, and arms share a key counter start", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       if (input.fast) { await task(a)(); } else { await task(b)(); await task(a)(); }
-      await task(a)();`));
+      await task(a)();`),
+    );
     expect(edgeList(d)).toEqual([
       "start -> branch:1",
       "branch:1 -[true]-> task:a",
@@ -38,9 +40,11 @@ describe("conditionals", () => {
   });
 
   it("if without else: the skip edge is labelled false; uneven use makes later keys approximate", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       if (input.extra) await task(a)();
-      await task(a)();`));
+      await task(a)();`),
+    );
     expect(edgeList(d)).toEqual([
       "start -> branch:1",
       "branch:1 -[true]-> task:a",
@@ -53,10 +57,12 @@ describe("conditionals", () => {
   });
 
   it("else-if chains nest branches", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       if (input.x === 1) return await task(a)();
       else if (input.x === 2) return await task(b)();
-      return await task(c)();`));
+      return await task(c)();`),
+    );
     expect(edgeList(d)).toEqual([
       "start -> branch:1",
       "branch:1 -[true]-> task:a",
@@ -73,9 +79,11 @@ describe("conditionals", () => {
   });
 
   it("an if that only logs adds nothing", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       if (input.debug) console.log("debug");
-      await task(a)();`));
+      await task(a)();`),
+    );
     expect(edgeList(d)).toEqual(chain("start", "task:a", "end"));
   });
 
@@ -93,9 +101,11 @@ describe("conditionals", () => {
   });
 
   it("short-circuit && and ?? with a task on the right", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       input.notify && (await task(a)());
-      const v = input.cached ?? (await task(b)());`));
+      const v = input.cached ?? (await task(b)());`),
+    );
     expect(edgeList(d)).toEqual([
       "start -> branch:1",
       "branch:1 -[true]-> task:a",
@@ -111,7 +121,8 @@ describe("conditionals", () => {
   });
 
   it("switch with fallthrough, break and an implicit default", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       switch (input.kind) {
         case "x":
         case "y":
@@ -120,7 +131,8 @@ describe("conditionals", () => {
         case "z":
           await task(b)();
       }
-      await step("after", () => 1);`));
+      await step("after", () => 1);`),
+    );
     expect(nodeById(d, "branch:1").label).toBe("switch (input.kind)");
     expect(edgeList(d)).toEqual([
       "start -> branch:1",
@@ -138,12 +150,14 @@ describe("conditionals", () => {
 
 describe("loops", () => {
   it("for…of is a group: body nodes name the loop as parent; no back-edge", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       for (const item of input.items) {
         await task(a)(item);
         await sleep(1);
       }
-      await task(a)();`));
+      await task(a)();`),
+    );
     expect(nodeById(d, "loop:1")).toMatchObject({ kind: "loop", label: "for (const item of input.items)" });
     expect(nodeById(d, "task:a")).toMatchObject({ parent: "loop:1", repeated: true, approximateKey: true });
     expect(nodeById(d, "sleep:sleep")).toMatchObject({ parent: "loop:1", repeated: true });
@@ -160,13 +174,15 @@ describe("loops", () => {
   });
 
   it("while (true) has no zero-iteration exit; break and continue leave the body", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       while (true) {
         const s = await step("poll", () => input.status);
         if (s === "done") break;
         if (s === "skip") continue;
         await sleep(30);
-      }`));
+      }`),
+    );
     expect(nodeById(d, "loop:1").label).toBe("while (true)");
     expect(edgeList(d)).toEqual([
       "start -> loop:1",
@@ -181,12 +197,14 @@ describe("loops", () => {
   });
 
   it("do…while and nested loops", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       let i = 0;
       do {
         for (let j = 0; j < 3; j++) await task(a)(j);
         i++;
-      } while (i < 2);`));
+      } while (i < 2);`),
+    );
     expect(nodeById(d, "loop:1").label).toBe("do … while (i < 2)");
     expect(nodeById(d, "loop:2")).toMatchObject({ parent: "loop:1", label: "for (let j = 0; j < 3; j++)" });
     expect(nodeById(d, "task:a")).toMatchObject({ parent: "loop:2" });
@@ -200,17 +218,20 @@ describe("loops", () => {
   });
 
   it("a loop that only computes adds nothing", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       let total = 0;
       for (const x of [1, 2, 3]) total += x;
-      await task(a)(total);`));
+      await task(a)(total);`),
+    );
     expect(ids(d)).toEqual(["start", "task:a", "end"]);
   });
 });
 
 describe("try/catch/finally", () => {
   it("a throw inside try goes to the catch; finally follows the merge", () => {
-    const d = analyzeWorkflowSource(wf(`
+    const d = analyzeWorkflowSource(
+      wf(`
       try {
         const r = await task(a)();
         if (!r) throw new Error("empty");
@@ -219,7 +240,8 @@ describe("try/catch/finally", () => {
         await step("log", () => String(err));
       } finally {
         await task(c)();
-      }`));
+      }`),
+    );
     expect(edgeList(d)).toEqual([
       "start -> try:1",
       "try:1 -[try]-> task:a",

@@ -55,13 +55,19 @@ export function findEntries(sourceFile: ts.SourceFile, bindings: Bindings): Foun
 
 /** Picks the entry to draw: `main`, else `default`, else the first. */
 export function chooseEntry(entries: readonly FoundEntry[]): FoundEntry | undefined {
-  return entries.find((entry) => entry.binding === "main") ?? entries.find((entry) => entry.binding === "default") ?? entries[0];
+  return (
+    entries.find((entry) => entry.binding === "main") ??
+    entries.find((entry) => entry.binding === "default") ??
+    entries[0]
+  );
 }
 
 /** An exported plain `main` function (`export async function main`, `export const main = async () => …`). */
 export function plainMain(sourceFile: ts.SourceFile): FoundEntry | undefined {
   for (const statement of sourceFile.statements) {
-    const exported = ts.canHaveModifiers(statement) && (ts.getModifiers(statement) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+    const exported =
+      ts.canHaveModifiers(statement) &&
+      (ts.getModifiers(statement) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
     if (!exported) continue;
     if (ts.isFunctionDeclaration(statement) && statement.name?.text === "main" && statement.body !== undefined) {
       return { name: "main", binding: "main", dialect: "function", fn: statement };
@@ -69,7 +75,12 @@ export function plainMain(sourceFile: ts.SourceFile): FoundEntry | undefined {
     if (ts.isVariableStatement(statement)) {
       for (const declaration of statement.declarationList.declarations) {
         const init = declaration.initializer === undefined ? undefined : unwrap(declaration.initializer);
-        if (ts.isIdentifier(declaration.name) && declaration.name.text === "main" && init !== undefined && (ts.isArrowFunction(init) || ts.isFunctionExpression(init))) {
+        if (
+          ts.isIdentifier(declaration.name) &&
+          declaration.name.text === "main" &&
+          init !== undefined &&
+          (ts.isArrowFunction(init) || ts.isFunctionExpression(init))
+        ) {
           return { name: "main", binding: "main", dialect: "function", fn: init };
         }
       }
@@ -140,7 +151,8 @@ function configOptions(config: ts.Expression): { [key: string]: JsonValue } | un
   if (!ts.isObjectLiteralExpression(config)) return undefined;
   const options: { [key: string]: JsonValue } = {};
   for (const property of config.properties) {
-    if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name) || property.name.text === "handler") continue;
+    if (!ts.isPropertyAssignment(property) || !ts.isIdentifier(property.name) || property.name.text === "handler")
+      continue;
     options[property.name.text] = toJson(property.initializer);
   }
   return Object.keys(options).length === 0 ? undefined : options;

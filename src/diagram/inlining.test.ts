@@ -75,7 +75,9 @@ describe("helpers, callbacks and parallel shapes", () => {
         await parallel(items, task(a), { concurrency: 2 });
         await parallel(items, runB);
       });`);
-    expect(edgeList(d)).toEqual(chain("start", "parallel:1", "task:a", "join:1", "parallel:2", "task:b", "join:2", "end"));
+    expect(edgeList(d)).toEqual(
+      chain("start", "parallel:1", "task:a", "join:1", "parallel:2", "task:b", "join:2", "end"),
+    );
     expect(nodeById(d, "task:b")).toMatchObject({ parent: "parallel:2", options: { tag: "io" } });
   });
 

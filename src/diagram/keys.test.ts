@@ -4,7 +4,12 @@ import { KeyCounter } from "./keys.js";
 describe("KeyCounter", () => {
   it("numbers repeated names name, name#2, name#3", () => {
     const keys = new KeyCounter();
-    expect([keys.next("a").key, keys.next("b").key, keys.next("a").key, keys.next("a").key]).toEqual(["a", "b", "a#2", "a#3"]);
+    expect([keys.next("a").key, keys.next("b").key, keys.next("a").key, keys.next("a").key]).toEqual([
+      "a",
+      "b",
+      "a#2",
+      "a#3",
+    ]);
   });
 
   it("join takes the highest count per name and marks uneven names uncertain", () => {

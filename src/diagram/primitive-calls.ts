@@ -36,9 +36,17 @@ export function walkArguments(w: Walker, call: ts.CallExpression, frontier: Fron
 /** Emits a task node for a task invocation (or a wrapper passed to `parallel`, `at` being the wrapper). */
 export function emitTask(w: Walker, task: TaskWrapperInfo, at: ts.Node, frontier: Frontier, scope: Scope): Frontier {
   if (task.problem === "anonymous") {
-    w.warn("ANONYMOUS_TASK", `this task wraps an anonymous function, so its key is guessed as "${task.name}": pass a named function (task(myFn)) for a stable key`, at);
+    w.warn(
+      "ANONYMOUS_TASK",
+      `this task wraps an anonymous function, so its key is guessed as "${task.name}": pass a named function (task(myFn)) for a stable key`,
+      at,
+    );
   } else if (task.problem === "unresolved") {
-    w.warn("UNRESOLVED_TASK", `the task "${task.label}" is computed at run time, so its key is a guess: pass a named function or a literal path`, at);
+    w.warn(
+      "UNRESOLVED_TASK",
+      `the task "${task.label}" is computed at run time, so its key is a guess: pass a named function or a literal path`,
+      at,
+    );
   }
   return w.primitive(frontier, scope, {
     kind: "task",
@@ -73,33 +81,67 @@ export function walkPrimitive(
       const { name, exact } = first === undefined ? { name: "step", exact: false } : nameOf(first);
       if (!exact) dynamicKey(w, "step", name, call);
       if (second !== undefined && w.flow.hasPrimitive(second)) {
-        w.warn("NESTED_PRIMITIVE", `step "${name}" runs its function inline as one checkpoint; durable calls inside it are not drawn (call them from the workflow instead)`, second);
+        w.warn(
+          "NESTED_PRIMITIVE",
+          `step "${name}" runs its function inline as one checkpoint; durable calls inside it are not drawn (call them from the workflow instead)`,
+          second,
+        );
       }
       const options = primitive === "ctx.run" ? optionsOf(third) : undefined;
-      return w.primitive(frontier, scope, { kind: "step", label: name, name, exact, at: call, extra: options === undefined ? {} : { options } }).frontier;
+      return w.primitive(frontier, scope, {
+        kind: "step",
+        label: name,
+        name,
+        exact,
+        at: call,
+        extra: options === undefined ? {} : { options },
+      }).frontier;
     }
     case "sleep": {
       const after = walkArguments(w, call, frontier, scope);
       const value = first === undefined ? null : toJson(first);
-      const label = typeof value === "number" ? `sleep ${value}s` : `sleep(${first === undefined ? "" : shortText(first, 40)})`;
-      return w.primitive(after, scope, { kind: "sleep", label, name: SLEEP_KEY, exact: true, at: call, extra: { duration: { value, unit: "s" } } }).frontier;
+      const label =
+        typeof value === "number" ? `sleep ${value}s` : `sleep(${first === undefined ? "" : shortText(first, 40)})`;
+      return w.primitive(after, scope, {
+        kind: "sleep",
+        label,
+        name: SLEEP_KEY,
+        exact: true,
+        at: call,
+        extra: { duration: { value, unit: "s" } },
+      }).frontier;
     }
     case "ctx.sleep": {
       const after = second === undefined ? frontier : w.expression(second, frontier, scope);
       const { name, exact } = first === undefined ? { name: "sleep", exact: false } : nameOf(first);
       if (!exact) dynamicKey(w, "sleep", name, call);
       const duration = { value: second === undefined ? null : toJson(second), unit: "ms" as const };
-      return w.primitive(after, scope, { kind: "sleep", label: name, name, exact, at: call, extra: { duration } }).frontier;
+      return w.primitive(after, scope, { kind: "sleep", label: name, name, exact, at: call, extra: { duration } })
+        .frontier;
     }
     case "waitForApproval": {
       const options = optionsOf(first);
-      return w.primitive(frontier, scope, { kind: "approval", label: "approval", name: APPROVAL_KEY, exact: true, at: call, extra: options === undefined ? {} : { options } }).frontier;
+      return w.primitive(frontier, scope, {
+        kind: "approval",
+        label: "approval",
+        name: APPROVAL_KEY,
+        exact: true,
+        at: call,
+        extra: options === undefined ? {} : { options },
+      }).frontier;
     }
     case "ctx.waitFor": {
       const { name, exact } = first === undefined ? { name: "waitFor", exact: false } : nameOf(first);
       if (!exact) dynamicKey(w, "wait", name, call);
       const options = optionsOf(second);
-      return w.primitive(frontier, scope, { kind: "wait", label: name, name, exact, at: call, extra: options === undefined ? {} : { options } }).frontier;
+      return w.primitive(frontier, scope, {
+        kind: "wait",
+        label: name,
+        name,
+        exact,
+        at: call,
+        extra: options === undefined ? {} : { options },
+      }).frontier;
     }
     case "bail":
     case "fail": {
@@ -125,5 +167,9 @@ export function walkPrimitive(
 }
 
 function dynamicKey(w: Walker, what: string, name: string, at: ts.Node): void {
-  w.warn("DYNAMIC_KEY", `this ${what}'s name "${name}" is computed at run time, so its key is approximate: use a literal name for a stable key`, at);
+  w.warn(
+    "DYNAMIC_KEY",
+    `this ${what}'s name "${name}" is computed at run time, so its key is approximate: use a literal name for a stable key`,
+    at,
+  );
 }

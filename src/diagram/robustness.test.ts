@@ -90,7 +90,13 @@ describe("code the analyser does not understand", () => {
       ["step:load-${id}", true],
       ["step:outer", false],
     ]);
-    expect(warningCodes(d)).toEqual(["ANONYMOUS_TASK", "ANONYMOUS_TASK", "UNRESOLVED_TASK", "DYNAMIC_KEY", "NESTED_PRIMITIVE"]);
+    expect(warningCodes(d)).toEqual([
+      "ANONYMOUS_TASK",
+      "ANONYMOUS_TASK",
+      "UNRESOLVED_TASK",
+      "DYNAMIC_KEY",
+      "NESTED_PRIMITIVE",
+    ]);
   });
 
   it("code after a return is left out with a warning", () => {
@@ -149,7 +155,11 @@ describe("code the analyser does not understand", () => {
         await task(a, { ...defaults, tag: "x" })(2);
         await task(a, defaults)(3);
       });`);
-    expect(nodeById(d, "task:a").options).toEqual({ timeout: { $expr: "t * 2" }, tag: { $expr: "`gpu-${t}`" }, retries: -1 });
+    expect(nodeById(d, "task:a").options).toEqual({
+      timeout: { $expr: "t * 2" },
+      tag: { $expr: "`gpu-${t}`" },
+      retries: -1,
+    });
     expect(nodeById(d, "task:a#2").options).toEqual({ $options: { $expr: '{ ...defaults, tag: "x" }' } });
     expect(nodeById(d, "task:a#3").options).toEqual({ $options: { $expr: "defaults" } });
   });
@@ -158,7 +168,10 @@ describe("code the analyser does not understand", () => {
     const js = analyzeWorkflowSource("export const main = workflow(async (x) => { await sleep(1); });", "wf.js");
     expect(js.fileName).toBe("wf.js");
     expect(edgeList(js)).toEqual(chain("start", "sleep:sleep", "end"));
-    const tsx = analyzeWorkflowSource("const el = <div/>;\nexport const main = workflow(async () => { await sleep(1); });", "wf.tsx");
+    const tsx = analyzeWorkflowSource(
+      "const el = <div/>;\nexport const main = workflow(async () => { await sleep(1); });",
+      "wf.tsx",
+    );
     expect(edgeList(tsx)).toEqual(chain("start", "sleep:sleep", "end"));
   });
 });

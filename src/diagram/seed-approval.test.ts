@@ -44,7 +44,9 @@ describe("seed 000: approvals", () => {
 
   it("getResumeUrls inside a step, a notify step, then the approval", () => {
     const d = analyzeFixture("resume-urls");
-    expect(edgeList(d)).toEqual(chain("start", "step:get_urls", "step:notify", "approval:waitForApproval", "return:1", "end"));
+    expect(edgeList(d)).toEqual(
+      chain("start", "step:get_urls", "step:notify", "approval:waitForApproval", "return:1", "end"),
+    );
     expect(nodeById(d, "approval:waitForApproval").options).toEqual({ timeout: 86400 });
     expect(d.warnings).toEqual([]);
   });
@@ -56,7 +58,13 @@ describe("seed 000: approvals", () => {
       "task:runTests -> branch:1",
       "branch:1 -[true]-> return:1",
       "branch:1 -[false]-> task:deployToStaging",
-      ...chain("task:deployToStaging", "step:approval_urls", "step:notify_team", "approval:waitForApproval", "branch:2"),
+      ...chain(
+        "task:deployToStaging",
+        "step:approval_urls",
+        "step:notify_team",
+        "approval:waitForApproval",
+        "branch:2",
+      ),
       "branch:2 -[true]-> return:2",
       "branch:2 -[false]-> task:deployToProduction",
       "task:deployToProduction -> return:3",

@@ -16,7 +16,16 @@ describe("seed 000: core primitives", () => {
       "end",
     ]);
     expect(edgeList(d)).toEqual(
-      chain("start", "step:started_at", "task:fetchData", "task:transform", "sleep:sleep", "task:notify", "return:1", "end"),
+      chain(
+        "start",
+        "step:started_at",
+        "task:fetchData",
+        "task:transform",
+        "sleep:sleep",
+        "task:notify",
+        "return:1",
+        "end",
+      ),
     );
     expect(nodeById(d, "task:fetchData")).toMatchObject({
       kind: "task",
@@ -26,8 +35,18 @@ describe("seed 000: core primitives", () => {
       functionName: "fetchData",
       line: 24,
     });
-    expect(nodeById(d, "step:started_at")).toMatchObject({ kind: "step", label: "started_at", key: "started_at", line: 21 });
-    expect(nodeById(d, "sleep:sleep")).toMatchObject({ kind: "sleep", label: "sleep 5s", key: "sleep", duration: { value: 5, unit: "s" } });
+    expect(nodeById(d, "step:started_at")).toMatchObject({
+      kind: "step",
+      label: "started_at",
+      key: "started_at",
+      line: 21,
+    });
+    expect(nodeById(d, "sleep:sleep")).toMatchObject({
+      kind: "sleep",
+      label: "sleep 5s",
+      key: "sleep",
+      duration: { value: 5, unit: "s" },
+    });
     expect(d.warnings).toEqual([]);
   });
 
@@ -72,13 +91,17 @@ describe("seed 000: core primitives", () => {
 
   it("step(): named steps keep their explicit names as keys", () => {
     const d = analyzeFixture("step");
-    expect(edgeList(d)).toEqual(chain("start", "step:order_id", "step:timestamp", "task:processOrder", "return:1", "end"));
+    expect(edgeList(d)).toEqual(
+      chain("start", "step:order_id", "step:timestamp", "task:processOrder", "return:1", "end"),
+    );
     expect(nodeById(d, "step:timestamp")).toMatchObject({ kind: "step", label: "timestamp", key: "timestamp" });
   });
 
   it("sleep(): a sleep between two calls of the same task", () => {
     const d = analyzeFixture("sleep");
-    expect(edgeList(d)).toEqual(chain("start", "task:sendReminder", "sleep:sleep", "task:sendReminder#2", "return:1", "end"));
+    expect(edgeList(d)).toEqual(
+      chain("start", "task:sendReminder", "sleep:sleep", "task:sendReminder#2", "return:1", "end"),
+    );
     expect(nodeById(d, "sleep:sleep")).toMatchObject({ label: "sleep 3600s", duration: { value: 3600, unit: "s" } });
   });
 
@@ -104,7 +127,11 @@ describe("seed 000: core primitives", () => {
       options: { timeout: 3600 },
       line: 7,
     });
-    expect(nodeById(d, "task:f/etl/pipeline")).toMatchObject({ taskType: "flow", options: { concurrency_limit: 5 }, line: 10 });
+    expect(nodeById(d, "task:f/etl/pipeline")).toMatchObject({
+      taskType: "flow",
+      options: { concurrency_limit: 5 },
+      line: 10,
+    });
   });
 
   it("API reference: step, sleep, approval with form, parallel with concurrency, getResumeUrls", () => {

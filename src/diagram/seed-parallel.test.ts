@@ -32,7 +32,17 @@ describe("seed 000: parallelism", () => {
   it("parallel(items, fn) and parallel(items, fn, { concurrency }): dynamic groups", () => {
     const d = analyzeFixture("parallel-helper");
     expect(edgeList(d)).toEqual(
-      chain("start", "parallel:1", "task:processItem", "join:1", "parallel:2", "task:processItem#2", "join:2", "return:1", "end"),
+      chain(
+        "start",
+        "parallel:1",
+        "task:processItem",
+        "join:1",
+        "parallel:2",
+        "task:processItem#2",
+        "join:2",
+        "return:1",
+        "end",
+      ),
     );
     expect(nodeById(d, "parallel:1")).toMatchObject({ label: "parallel", dynamic: true });
     expect(nodeById(d, "parallel:1").options).toBeUndefined();

@@ -5,17 +5,37 @@ describe("seed 000: scripts, flows, modules, errors, retries", () => {
   it("taskScript and taskFlow by path, with and without options", () => {
     const d = analyzeFixture("task-script-flow");
     expect(edgeList(d)).toEqual(
-      chain("start", "task:f/data_team/extract_users", "task:f/data_team/etl_pipeline", "task:f/ml/train_model", "return:1", "end"),
+      chain(
+        "start",
+        "task:f/data_team/extract_users",
+        "task:f/data_team/etl_pipeline",
+        "task:f/ml/train_model",
+        "return:1",
+        "end",
+      ),
     );
-    expect(nodeById(d, "task:f/data_team/extract_users")).toMatchObject({ taskType: "script", path: "f/data_team/extract_users" });
-    expect(nodeById(d, "task:f/data_team/etl_pipeline")).toMatchObject({ taskType: "flow", key: "f/data_team/etl_pipeline" });
-    expect(nodeById(d, "task:f/ml/train_model")).toMatchObject({ taskType: "script", options: { timeout: 3600, tag: "gpu" } });
+    expect(nodeById(d, "task:f/data_team/extract_users")).toMatchObject({
+      taskType: "script",
+      path: "f/data_team/extract_users",
+    });
+    expect(nodeById(d, "task:f/data_team/etl_pipeline")).toMatchObject({
+      taskType: "flow",
+      key: "f/data_team/etl_pipeline",
+    });
+    expect(nodeById(d, "task:f/ml/train_model")).toMatchObject({
+      taskType: "script",
+      options: { timeout: 3600, tag: "gpu" },
+    });
   });
 
   it("script modules: the main script dispatches to its companion modules", () => {
     const d = analyzeFixture("script-modules");
     expect(edgeList(d)).toEqual(chain("start", "task:./extract.ts", "task:./transform.ts", "return:1", "end"));
-    expect(nodeById(d, "task:./extract.ts")).toMatchObject({ taskType: "script", path: "./extract.ts", label: "./extract.ts" });
+    expect(nodeById(d, "task:./extract.ts")).toMatchObject({
+      taskType: "script",
+      path: "./extract.ts",
+      label: "./extract.ts",
+    });
   });
 
   it("script modules: a companion module is a plain function, drawn with a warning", () => {
@@ -54,7 +74,10 @@ describe("seed 000: scripts, flows, modules, errors, retries", () => {
       expect(nodeById(d, id)).toMatchObject({ parent: "loop:1", repeated: true });
     }
     expect(nodeById(d, "task:callExternalApi").approximateKey).toBe(true);
-    expect(nodeById(d, "sleep:sleep")).toMatchObject({ duration: { value: { $expr: "delay" }, unit: "s" }, label: "sleep(delay)" });
+    expect(nodeById(d, "sleep:sleep")).toMatchObject({
+      duration: { value: { $expr: "delay" }, unit: "s" },
+      label: "sleep(delay)",
+    });
     expect(nodeById(d, "throw:1").label).toBe("throw e");
     expect(edgeList(d)).toEqual([
       "start -> loop:1",

@@ -144,7 +144,8 @@ export function optionsOf(expr: ts.Expression | undefined): { [key: string]: Jso
   if (expr === undefined) return undefined;
   const inner = unwrap(expr);
   if (ts.isObjectLiteralExpression(inner)) return objectToJson(inner) ?? { $options: expression(inner) };
-  if (inner.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isIdentifier(inner) && inner.text === "undefined")) return undefined;
+  if (inner.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isIdentifier(inner) && inner.text === "undefined"))
+    return undefined;
   return { $options: expression(inner) };
 }
 

@@ -23,7 +23,8 @@ export function walkStatement(w: Walker, statement: ts.Statement, frontier: Fron
   if (ts.isSwitchStatement(statement)) return walkSwitch(w, statement, frontier, scope);
   if (ts.isTryStatement(statement)) return walkTry(w, statement, frontier, scope);
   if (ts.isIterationStatement(statement, false)) return walkLoop(w, statement, frontier, scope);
-  if (ts.isBreakStatement(statement) || ts.isContinueStatement(statement)) return walkJump(w, statement, frontier, scope);
+  if (ts.isBreakStatement(statement) || ts.isContinueStatement(statement))
+    return walkJump(w, statement, frontier, scope);
   if (ts.isLabeledStatement(statement)) return w.statement(statement.statement, frontier, scope);
   // Declarations (functions, classes, types, imports) and empty statements run nothing here.
   return frontier;
@@ -49,10 +50,19 @@ function walkThrow(w: Walker, statement: ts.ThrowStatement, frontier: Frontier, 
   return [];
 }
 
-function walkJump(w: Walker, statement: ts.BreakStatement | ts.ContinueStatement, frontier: Frontier, scope: Scope): Frontier {
+function walkJump(
+  w: Walker,
+  statement: ts.BreakStatement | ts.ContinueStatement,
+  frontier: Frontier,
+  scope: Scope,
+): Frontier {
   const isBreak = ts.isBreakStatement(statement);
   if (statement.label !== undefined) {
-    w.warn("LABELED_JUMP", `\`${statement.getText()}\` is drawn as if it jumped out of the innermost ${isBreak ? "loop or switch" : "loop"}`, statement);
+    w.warn(
+      "LABELED_JUMP",
+      `\`${statement.getText()}\` is drawn as if it jumped out of the innermost ${isBreak ? "loop or switch" : "loop"}`,
+      statement,
+    );
   }
   const target = isBreak ? scope.breaks : scope.continues;
   const label = isBreak ? "break" : "continue";
@@ -63,7 +73,10 @@ function walkJump(w: Walker, statement: ts.BreakStatement | ts.ContinueStatement
 
 function walkIf(w: Walker, statement: ts.IfStatement, frontier: Frontier, scope: Scope): Frontier {
   const afterCondition = w.expression(statement.expression, frontier, scope);
-  if (!w.flow.hasFlow(statement.thenStatement) && (statement.elseStatement === undefined || !w.flow.hasFlow(statement.elseStatement))) {
+  if (
+    !w.flow.hasFlow(statement.thenStatement) &&
+    (statement.elseStatement === undefined || !w.flow.hasFlow(statement.elseStatement))
+  ) {
     return afterCondition;
   }
   const otherwise = statement.elseStatement;
@@ -93,7 +106,10 @@ function walkSwitch(w: Walker, statement: ts.SwitchStatement, frontier: Frontier
   }
   if (fallthrough.length > 0) ends.push(w.keys.snapshot());
   // `break` is the ordinary way out of a switch: its edge needs no label.
-  const exits: Exit[] = [...breaks.map((exit) => (exit.label === "break" ? { from: exit.from } : exit)), ...fallthrough];
+  const exits: Exit[] = [
+    ...breaks.map((exit) => (exit.label === "break" ? { from: exit.from } : exit)),
+    ...fallthrough,
+  ];
   if (!statement.caseBlock.clauses.some((clause) => ts.isDefaultClause(clause))) {
     exits.push({ from: node.id, label: "default" });
     ends.push(base);
@@ -109,12 +125,21 @@ function walkTry(w: Walker, statement: ts.TryStatement, frontier: Frontier, scop
   const catches: Exit[] = [];
   const before = w.keys.snapshot();
   const tryScope: Scope = clause === undefined ? scope : { ...scope, catches };
-  const exits: Exit[] = [...w.statements(statement.tryBlock.statements, [{ from: tryNode.id, label: "try" }], tryScope)];
+  const exits: Exit[] = [
+    ...w.statements(statement.tryBlock.statements, [{ from: tryNode.id, label: "try" }], tryScope),
+  ];
   // The try block may stop at any primitive, so its names' counts are unknown from here on.
   w.keys.markChangedSince(before);
   if (clause !== undefined) {
-    const label = clause.variableDeclaration === undefined ? "catch" : `catch (${shortText(clause.variableDeclaration.name, 40)})`;
-    const { node: catchNode } = w.structural([{ from: tryNode.id, label: "catch" }, ...catches], scope, "catch", label, clause);
+    const label =
+      clause.variableDeclaration === undefined ? "catch" : `catch (${shortText(clause.variableDeclaration.name, 40)})`;
+    const { node: catchNode } = w.structural(
+      [{ from: tryNode.id, label: "catch" }, ...catches],
+      scope,
+      "catch",
+      label,
+      clause,
+    );
     exits.push(...w.statements(clause.block.statements, [{ from: catchNode.id }], scope));
   }
   const merged = w.merge(exits, tryNode.id, statement.catchClause ?? statement.tryBlock, scope);

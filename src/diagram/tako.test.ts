@@ -5,7 +5,12 @@ import { analyzeFixture, chain, edgeList, ids, nodeById, warningCodes } from "./
 describe("Tako-style defineWorkflow handlers (seed 002)", () => {
   it("fulfill-order: ctx.run steps keyed by their names", () => {
     const d = analyzeFixture("tako-fulfill-order");
-    expect(d.workflow).toMatchObject({ name: "fulfill-order", dialect: "tako", params: ["payload", "ctx"], options: { retries: 4 } });
+    expect(d.workflow).toMatchObject({
+      name: "fulfill-order",
+      dialect: "tako",
+      params: ["payload", "ctx"],
+      options: { retries: 4 },
+    });
     expect(edgeList(d)).toEqual(chain("start", "step:load-order", "step:charge", "step:send-receipt", "end"));
     expect(nodeById(d, "start").label).toBe("fulfill-order");
     expect(nodeById(d, "step:charge")).toMatchObject({ kind: "step", label: "charge", key: "charge", line: 19 });
@@ -39,7 +44,13 @@ describe("Tako-style defineWorkflow handlers (seed 002)", () => {
     });
     expect(nodeById(d, "bail:1").label).toBe("bail: approval timed out");
     expect(edgeList(d)).toEqual([
-      ...chain("start", "step:call-provider", "sleep:wait-before-reminder", "wait:approval:order-${payload.orderId}", "branch:1"),
+      ...chain(
+        "start",
+        "step:call-provider",
+        "sleep:wait-before-reminder",
+        "wait:approval:order-${payload.orderId}",
+        "branch:1",
+      ),
       "branch:1 -[true]-> bail:1",
       "branch:1 -[false]-> branch:2",
       "branch:2 -[true]-> fail:1",
@@ -62,7 +73,11 @@ describe("Tako-style defineWorkflow handlers (seed 002)", () => {
           await run("load", () => 2);
         },
       });`);
-    expect(d.workflow).toMatchObject({ name: "reminder", dialect: "tako", params: ["payload", "{ run, sleep: nap, waitFor }"] });
+    expect(d.workflow).toMatchObject({
+      name: "reminder",
+      dialect: "tako",
+      params: ["payload", "{ run, sleep: nap, waitFor }"],
+    });
     expect(edgeList(d)).toEqual(chain("start", "step:load", "sleep:pause", "wait:approved", "step:load#2", "end"));
     expect(nodeById(d, "wait:approved").approximateKey).toBeUndefined();
   });

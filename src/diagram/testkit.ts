@@ -15,7 +15,9 @@ export function analyzeFixture(name: FixtureName): WorkflowDiagram {
 
 /** Edges as `from -> to` or `from -[label]-> to`, in insertion order. */
 export function edgeList(diagram: WorkflowDiagram): string[] {
-  return diagram.edges.map((edge) => (edge.label === undefined ? `${edge.from} -> ${edge.to}` : `${edge.from} -[${edge.label}]-> ${edge.to}`));
+  return diagram.edges.map((edge) =>
+    edge.label === undefined ? `${edge.from} -> ${edge.to}` : `${edge.from} -[${edge.label}]-> ${edge.to}`,
+  );
 }
 
 /** Node ids in order. */

@@ -24,7 +24,8 @@ export function validateDiagram(diagram: WorkflowDiagram): string[] {
   const out = new Map<string, string[]>();
   const into = new Map<string, string[]>();
   for (const edge of diagram.edges) {
-    if (!byId.has(edge.from) || !byId.has(edge.to)) problems.push(`edge ${edge.from} → ${edge.to} names a missing node`);
+    if (!byId.has(edge.from) || !byId.has(edge.to))
+      problems.push(`edge ${edge.from} → ${edge.to} names a missing node`);
     out.set(edge.from, [...(out.get(edge.from) ?? []), edge.to]);
     into.set(edge.to, [...(into.get(edge.to) ?? []), edge.from]);
   }
@@ -45,7 +46,13 @@ export function validateDiagram(diagram: WorkflowDiagram): string[] {
     const primitive = ["task", "step", "sleep", "approval", "wait"].includes(node.kind);
     if (primitive !== (node.key !== undefined)) problems.push(`${node.id}: only primitives carry a key`);
   }
-  if (hasCycle(diagram.nodes.map((node) => node.id), out)) problems.push("the edges contain a cycle");
+  if (
+    hasCycle(
+      diagram.nodes.map((node) => node.id),
+      out,
+    )
+  )
+    problems.push("the edges contain a cycle");
   return problems;
 }
 

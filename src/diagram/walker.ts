@@ -104,7 +104,11 @@ export class Walker {
     for (const statement of list) {
       if (current.length === 0) {
         if (this.flow.hasPrimitive(statement)) {
-          this.warn("UNREACHABLE_CODE", "this code can never run (an earlier return or throw always leaves first), so it is left out of the diagram", statement);
+          this.warn(
+            "UNREACHABLE_CODE",
+            "this code can never run (an earlier return or throw always leaves first), so it is left out of the diagram",
+            statement,
+          );
         }
         continue;
       }
@@ -184,7 +188,11 @@ export class Walker {
   inline(fn: HelperFunction, name: string | undefined, frontier: Frontier, scope: Scope): Frontier {
     if (fn.body === undefined) return frontier;
     if (scope.inlining.includes(fn)) {
-      this.warn("RECURSIVE_HELPER", `${name ?? "a function"} calls itself; its recursive call is drawn once, not expanded`, fn);
+      this.warn(
+        "RECURSIVE_HELPER",
+        `${name ?? "a function"} calls itself; its recursive call is drawn once, not expanded`,
+        fn,
+      );
       return frontier;
     }
     if (scope.inlining.length > MAX_INLINE_DEPTH || this.graph.nodes.length >= MAX_INLINED_NODES) {
@@ -206,7 +214,9 @@ export class Walker {
       returns,
       returnKeys,
     };
-    const tail = ts.isBlock(fn.body) ? this.statements(fn.body.statements, frontier, inner) : this.expression(fn.body, frontier, inner);
+    const tail = ts.isBlock(fn.body)
+      ? this.statements(fn.body.statements, frontier, inner)
+      : this.expression(fn.body, frontier, inner);
     // Every way out of the function (falling off the end, each return) continues after the call.
     const outs = tail.length > 0 ? [...returnKeys, this.keys.snapshot()] : returnKeys;
     if (outs.length > 0) this.keys.join(outs);

@@ -43,7 +43,13 @@ export function pendingApprovals(steps: StepRecord[]): PendingApproval[] {
     .filter((s) => s.kind === "approval" && s.status === "pending")
     .map((s) => {
       const req = (s.value ? JSON.parse(s.value) : {}) as { form?: unknown; selfApproval?: boolean; timeout?: number };
-      return { key: s.key, form: req.form ?? null, selfApproval: req.selfApproval ?? true, timeout: req.timeout ?? 1800, deadline: s.wakeAt };
+      return {
+        key: s.key,
+        form: req.form ?? null,
+        selfApproval: req.selfApproval ?? true,
+        timeout: req.timeout ?? 1800,
+        deadline: s.wakeAt,
+      };
     });
 }
 
@@ -63,11 +69,20 @@ export async function decideApproval(store: Store, d: ApprovalDecision): Promise
   }
   // A wait that can no longer be decided (run cancelled or finished, deadline passed) is refused
   // as such below, whatever the form value: the caller learns "too late", not "fix the form".
-  const open = (await store.getRun(d.runId))?.status === "waiting" && (target.deadline === null || target.deadline > (await store.now()));
+  const open =
+    (await store.getRun(d.runId))?.status === "waiting" &&
+    (target.deadline === null || target.deadline > (await store.now()));
   if (d.approve && open) {
     const problems = validateFormValue(normaliseForm(target.form), d.value);
     if (problems.length) {
-      await store.recordApprovalEvent({ runId: d.runId, stepKey: target.key, actor: d.actor, decision: audit.decision, outcome: "invalid", via: d.via });
+      await store.recordApprovalEvent({
+        runId: d.runId,
+        stepKey: target.key,
+        actor: d.actor,
+        decision: audit.decision,
+        outcome: "invalid",
+        via: d.via,
+      });
       return { outcome: "invalid", key, problems };
     }
   }
@@ -101,7 +116,11 @@ export const APPROVAL_REFUSAL_CODES: Record<Exclude<ApprovalDecisionResult["outc
 };
 
 /** A sentence for people about an outcome that did not resolve the approval. */
-export function explainOutcome(outcome: ApprovalDecisionResult["outcome"], runId: string, problems: string[] = []): string {
+export function explainOutcome(
+  outcome: ApprovalDecisionResult["outcome"],
+  runId: string,
+  problems: string[] = [],
+): string {
   switch (outcome) {
     case "resolved":
       return `decided: run ${runId} resumes`;

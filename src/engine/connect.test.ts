@@ -6,7 +6,9 @@ describe("the producer's database, from the environment", () => {
     expect(databaseFromEnvironment({})).toBeNull();
     expect(databaseFromEnvironment({ SLUICE_DATABASE: "  " })).toBeNull();
     expect(databaseFromEnvironment({ SLUICE_DATABASE: " app.db " })).toBe("app.db");
-    expect(databaseFromEnvironment({ SLUICE_DATABASE_URL: "postgres://h/db", SLUICE_DATABASE: "app.db" })).toBe("postgres://h/db");
+    expect(databaseFromEnvironment({ SLUICE_DATABASE_URL: "postgres://h/db", SLUICE_DATABASE: "app.db" })).toBe(
+      "postgres://h/db",
+    );
     expect(databaseFromEnvironment({ SLUICE_DATABASE_URL: "", SLUICE_DATABASE: "app.db" })).toBe("app.db");
   });
   it("connects to nothing when nothing is configured", async () => {

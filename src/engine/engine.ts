@@ -4,11 +4,23 @@
  * `sluice worker` and an embedding application create.
  */
 import { isDriverFailure, toStorageError } from "../store/storage-error.js";
-import { choosePublicUrl, configuredPublicUrl, DEFAULT_PUBLIC_URL, normalizePublicUrl, PUBLIC_URL_KEY } from "../core/public-url.js";
+import {
+  choosePublicUrl,
+  configuredPublicUrl,
+  DEFAULT_PUBLIC_URL,
+  normalizePublicUrl,
+  PUBLIC_URL_KEY,
+} from "../core/public-url.js";
 import { join } from "node:path";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { deserializeError, encodeValue } from "../core/serde.js";
-import { EngineStoppedError, InvalidInputError, RunIdConflictError, RunNotFoundError, UnknownWorkflowError } from "../sdk/errors.js";
+import {
+  EngineStoppedError,
+  InvalidInputError,
+  RunIdConflictError,
+  RunNotFoundError,
+  UnknownWorkflowError,
+} from "../sdk/errors.js";
 import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -114,7 +126,12 @@ export class Engine implements SluiceRuntime {
     const random = options.random ?? Math.random;
     if (options.captureConsole !== false) installConsoleCapture();
     const workerOpts =
-      options.worker === false ? null : defaultWorkerOptions({ server: this.localServer ?? undefined, ...(options.worker === true ? {} : options.worker) });
+      options.worker === false
+        ? null
+        : defaultWorkerOptions({
+            server: this.localServer ?? undefined,
+            ...(options.worker === true ? {} : options.worker),
+          });
     this.worker = workerOpts
       ? new Worker(
           this.store,
@@ -140,7 +157,10 @@ export class Engine implements SluiceRuntime {
           retentionEveryMs: 60_000,
           retentionBatch: 500,
           onEnqueued: () => this.events.emit("work"),
-          onError: (err) => console.error(`sluice scheduler: ${isDriverFailure(err) ? toStorageError(err).message : (err as Error).message}`),
+          onError: (err) =>
+            console.error(
+              `sluice scheduler: ${isDriverFailure(err) ? toStorageError(err).message : (err as Error).message}`,
+            ),
           onLeadership: typeof sched === "object" ? sched.onLeadership : undefined,
           localServer: this.localServer,
         })
@@ -168,9 +188,13 @@ export class Engine implements SluiceRuntime {
    * Registers workflows and publishes them to the store. With `version` (a bundle
    * hash) runs pin to that code; `replace` updates an existing name (hot reload).
    */
-  async register(defs: AnyWorkflow | AnyWorkflow[], meta: { version?: string | null; source?: string | null; replace?: boolean } = {}): Promise<void> {
+  async register(
+    defs: AnyWorkflow | AnyWorkflow[],
+    meta: { version?: string | null; source?: string | null; replace?: boolean } = {},
+  ): Promise<void> {
     const list = Array.isArray(defs) ? defs : [defs];
-    for (const def of list) this.registry.add({ def, version: meta.version ?? null, source: meta.source ?? null }, meta.replace);
+    for (const def of list)
+      this.registry.add({ def, version: meta.version ?? null, source: meta.source ?? null }, meta.replace);
     if (this.started) await this.publish();
     this.events.emit("work");
   }
@@ -240,23 +264,36 @@ export class Engine implements SluiceRuntime {
   }
 
   /** Enqueues a run of `workflow` (a name or a definition) and returns a handle to it. */
-  async enqueueRun<R = unknown>(workflow: string | AnyWorkflow, payload: unknown, options: EnqueueOptions = {}): Promise<RunHandle<R>> {
+  async enqueueRun<R = unknown>(
+    workflow: string | AnyWorkflow,
+    payload: unknown,
+    options: EnqueueOptions = {},
+  ): Promise<RunHandle<R>> {
     const [handle] = await this.enqueueMany<R>(workflow, [payload], options);
     return handle!;
   }
 
   /** Enqueues many runs of one workflow in one group commit. `options.id` is not allowed here. */
-  async enqueueMany<R = unknown>(workflow: string | AnyWorkflow, payloads: unknown[], options: EnqueueOptions = {}): Promise<RunHandle<R>[]> {
+  async enqueueMany<R = unknown>(
+    workflow: string | AnyWorkflow,
+    payloads: unknown[],
+    options: EnqueueOptions = {},
+  ): Promise<RunHandle<R>[]> {
     if (payloads.length > 1 && options.id !== undefined) {
-      throw new InvalidInputError("enqueueMany cannot give every run the same id; enqueue them one by one with their own ids");
+      throw new InvalidInputError(
+        "enqueueMany cannot give every run the same id; enqueue them one by one with their own ids",
+      );
     }
     const defaults = await this.defaultsFor(workflow);
     await this.options.admit?.(defaults.queue, this.store);
     const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
     if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
     // A local worker with free slots takes new runs in the enqueue transaction itself.
-    const local = this.worker && this.registry.get(defaults.name) ? this.worker.reserve(requests.length, defaults.queue) : null;
-    if (local) for (let i = 0; i < local.count; i++) requests[i]!.claimFor = { workerId: local.workerId, leaseMs: local.leaseMs };
+    const local =
+      this.worker && this.registry.get(defaults.name) ? this.worker.reserve(requests.length, defaults.queue) : null;
+    if (local)
+      for (let i = 0; i < local.count; i++)
+        requests[i]!.claimFor = { workerId: local.workerId, leaseMs: local.leaseMs };
     let results: CommandResult[];
     try {
       results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));
@@ -279,7 +316,8 @@ export class Engine implements SluiceRuntime {
     return handles.map((h, i) => {
       if ("ok" in h) {
         const err = "error" in h ? h.error : null;
-        if (err?.code === "RUN_ID_CONFLICT") throw Object.assign(new RunIdConflictError(requests[i]!.id, ""), { message: err.message });
+        if (err?.code === "RUN_ID_CONFLICT")
+          throw Object.assign(new RunIdConflictError(requests[i]!.id, ""), { message: err.message });
         // The store's refusal keeps its code (and data) across the boundary.
         throw err ? deserializeError(err) : new Error("enqueue refused");
       }
@@ -289,8 +327,12 @@ export class Engine implements SluiceRuntime {
 
   /** Sends a signal; returns how many waiting runs it woke. */
   async signal(event: string, payload?: unknown): Promise<number> {
-    if (typeof event !== "string" || event.length === 0) throw new InvalidInputError("signal needs a non-empty event name");
-    const n = await this.store.signal(event, encodeValue(payload ?? null, `payload of signal ${JSON.stringify(event)}`, this.maxValueBytes));
+    if (typeof event !== "string" || event.length === 0)
+      throw new InvalidInputError("signal needs a non-empty event name");
+    const n = await this.store.signal(
+      event,
+      encodeValue(payload ?? null, `payload of signal ${JSON.stringify(event)}`, this.maxValueBytes),
+    );
     if (n > 0) this.events.emit("work");
     return n;
   }
@@ -333,7 +375,10 @@ export class Engine implements SluiceRuntime {
     const run = await this.store.getRun(runId);
     if (!run) throw new RunNotFoundError(runId);
     if (run.parentId) {
-      throw new InvalidInputError(`run ${runId} is a child task of ${run.parentId}: its result is already part of the parent; retry the parent run instead`, { code: "INVALID_RETRY" });
+      throw new InvalidInputError(
+        `run ${runId} is a child task of ${run.parentId}: its result is already part of the parent; retry the parent run instead`,
+        { code: "INVALID_RETRY" },
+      );
     }
     const status = await this.store.retry(runId);
     if (status === "pending") this.events.emit("work");

@@ -6,7 +6,13 @@ const wf = { name: "fulfill-order", queue: "default", maxAttempts: 5, backoff: {
 describe("buildEnqueueRequest", () => {
   it("applies workflow defaults and generates an id", () => {
     const r = buildEnqueueRequest(wf, { orderId: "ord_123" });
-    expect(r).toMatchObject({ workflow: "fulfill-order", queue: "default", maxAttempts: 5, dedupe: false, payload: '{"orderId":"ord_123"}' });
+    expect(r).toMatchObject({
+      workflow: "fulfill-order",
+      queue: "default",
+      maxAttempts: 5,
+      dedupe: false,
+      payload: '{"orderId":"ord_123"}',
+    });
     expect(r.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.runAt).toBeUndefined();
   });

@@ -37,7 +37,10 @@ export function buildEnqueueRequest(
   const id = options.id === undefined ? newRunId() : validateRunId(options.id);
   const retries = options.retries === undefined ? undefined : validateRetries(options.retries, "retries");
   const priority = options.priority ?? 0;
-  if (!Number.isInteger(priority)) throw new InvalidInputError(`priority must be a whole number, got ${JSON.stringify(priority)}`, { code: "INVALID_PRIORITY" });
+  if (!Number.isInteger(priority))
+    throw new InvalidInputError(`priority must be a whole number, got ${JSON.stringify(priority)}`, {
+      code: "INVALID_PRIORITY",
+    });
   const request: EnqueueRequest = {
     id,
     dedupe: options.id !== undefined,
@@ -58,7 +61,14 @@ export function buildEnqueueRequest(
  * @throws InvalidTimeError (`INVALID_TIME`) for anything else
  */
 export function parseRunAt(value: Date | number | string): number {
-  const ms = value instanceof Date ? value.getTime() : typeof value === "number" ? value : typeof value === "string" ? Date.parse(value) : Number.NaN;
+  const ms =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === "number"
+        ? value
+        : typeof value === "string"
+          ? Date.parse(value)
+          : Number.NaN;
   if (!isAcceptedTime(ms)) throw new InvalidTimeError("runAt", value);
   return Math.round(ms);
 }

@@ -31,7 +31,10 @@ export class Registry {
   add(entry: RegisteredWorkflow, replace = false): void {
     const existing = this.current.get(entry.def.name);
     if (existing && !replace && existing.def !== entry.def) {
-      throw new DuplicateWorkflowError(entry.def.name, `${existing.source ?? "in-process"} and ${entry.source ?? "in-process"}`);
+      throw new DuplicateWorkflowError(
+        entry.def.name,
+        `${existing.source ?? "in-process"} and ${entry.source ?? "in-process"}`,
+      );
     }
     this.current.set(entry.def.name, entry);
     this.retired.delete(entry.def.name);

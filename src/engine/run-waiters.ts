@@ -38,7 +38,10 @@ export class RunWaiters {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, timer: null };
       if (timeoutMs !== undefined) {
-        waiter.timer = setTimeout(() => this.settle(id, waiter, () => reject(new WaitTimeoutError(id, timeoutMs))), timeoutMs);
+        waiter.timer = setTimeout(
+          () => this.settle(id, waiter, () => reject(new WaitTimeoutError(id, timeoutMs))),
+          timeoutMs,
+        );
       }
       let set = this.waiting.get(id);
       if (!set) this.waiting.set(id, (set = new Set()));
@@ -94,7 +97,8 @@ export class RunWaiters {
       try {
         runs = await this.store.getRuns(chunk);
       } catch (err) {
-        for (const id of chunk) for (const w of [...(this.waiting.get(id) ?? [])]) this.settle(id, w, () => w.reject(err));
+        for (const id of chunk)
+          for (const w of [...(this.waiting.get(id) ?? [])]) this.settle(id, w, () => w.reject(err));
         continue;
       }
       const found = new Map(runs.map((r) => [r.id, r]));

@@ -5,14 +5,22 @@ const wf = (name: string, local = false) => ({ name, local });
 
 describe("checkStorageModel (seed 002's multi-server table)", () => {
   it("accepts one server with anything, and any project on a shared database", () => {
-    expect(() => checkStorageModel({ servers: 1, sharedStore: false, workflows: [wf("a"), wf("b", true)] })).not.toThrow();
-    expect(() => checkStorageModel({ servers: 3, sharedStore: true, workflows: [wf("a"), wf("b", true)] })).not.toThrow();
+    expect(() =>
+      checkStorageModel({ servers: 1, sharedStore: false, workflows: [wf("a"), wf("b", true)] }),
+    ).not.toThrow();
+    expect(() =>
+      checkStorageModel({ servers: 3, sharedStore: true, workflows: [wf("a"), wf("b", true)] }),
+    ).not.toThrow();
   });
 
   it("accepts several servers without a shared database when every workflow is local", () => {
-    expect(() => checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("warm", true)] })).not.toThrow();
+    expect(() =>
+      checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("warm", true)] }),
+    ).not.toThrow();
     // Sluice's own workflows do not count as the user's global ones.
-    expect(() => checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("sluice:pipeline-plan")] })).not.toThrow();
+    expect(() =>
+      checkStorageModel({ servers: 3, sharedStore: false, workflows: [wf("clean", true), wf("sluice:pipeline-plan")] }),
+    ).not.toThrow();
   });
 
   it("refuses global workflows on several servers without a shared database", () => {
@@ -31,6 +39,8 @@ describe("checkStorageModel (seed 002's multi-server table)", () => {
     })();
     expect(err).toBeInstanceOf(StorageModelError);
     expect(err).toMatchObject({ code: "STORAGE_MODEL" });
-    expect((err as Error).message).toMatch(/mixes local workflows \(clean\) with global ones \(a\), so it needs shared workflow state: set SLUICE_DATABASE_URL/);
+    expect((err as Error).message).toMatch(
+      /mixes local workflows \(clean\) with global ones \(a\), so it needs shared workflow state: set SLUICE_DATABASE_URL/,
+    );
   });
 });

@@ -23,14 +23,19 @@ export class StorageModelError extends SluiceError {
  * Validates the storage choice of a setup with `servers` servers.
  * @throws StorageModelError when servers > 1, the store is not shared and a workflow is global
  */
-export function checkStorageModel(input: { servers: number; sharedStore: boolean; workflows: Array<{ name: string; local?: boolean }> }): void {
+export function checkStorageModel(input: {
+  servers: number;
+  sharedStore: boolean;
+  workflows: Array<{ name: string; local?: boolean }>;
+}): void {
   if (input.servers <= 1 || input.sharedStore) return;
   // Sluice's own workflows (`sluice:…`, e.g. pipeline plans) follow the user's choice.
   const user = input.workflows.filter((w) => !w.name.startsWith("sluice:"));
   const global = user.filter((w) => !w.local).map((w) => w.name);
   if (global.length === 0) return;
   const local = user.filter((w) => w.local).map((w) => w.name);
-  const list = (names: string[]) => names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
+  const list = (names: string[]) =>
+    names.slice(0, 5).join(", ") + (names.length > 5 ? ` and ${names.length - 5} more` : "");
   const fix = "set SLUICE_DATABASE_URL (or --db postgres://…) so every server shares one Postgres database";
   throw new StorageModelError(
     local.length > 0

@@ -63,7 +63,8 @@ export function createApp(options: AppOptions): SluiceApp {
     feed: new ChangeFeed(options.engine),
     diagrams: new DiagramSource(options.projectRoot ?? null),
   };
-  const report = options.onError ?? ((err: unknown) => console.error(`sluice http: ${(err as Error)?.stack ?? String(err)}`));
+  const report =
+    options.onError ?? ((err: unknown) => console.error(`sluice http: ${(err as Error)?.stack ?? String(err)}`));
   const app = new Hono<AppEnv>();
 
   app.onError((err, c) => {
@@ -76,7 +77,12 @@ export function createApp(options: AppOptions): SluiceApp {
     const extra = err instanceof ApprovalRefusedError ? { outcome: err.outcome, problems: err.problems } : {};
     return c.json({ error: { code: e.code ?? "ERROR", message: e.message, ...extra } }, status);
   });
-  app.notFound((c) => c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}: see /api/openapi.json` } }, 404));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}: see /api/openapi.json` } },
+      404,
+    ),
+  );
 
   app.use(
     "*",

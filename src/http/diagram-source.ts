@@ -33,10 +33,12 @@ export class DiagramSource {
    *   WorkflowSyntaxError when the file does not parse
    */
   async forWorkflow(info: WorkflowInfo): Promise<WorkflowDiagramView> {
-    const unavailable = (why: string) => new NotFoundError(`no diagram for workflow ${JSON.stringify(info.name)}: ${why}`, "DIAGRAM_UNAVAILABLE");
+    const unavailable = (why: string) =>
+      new NotFoundError(`no diagram for workflow ${JSON.stringify(info.name)}: ${why}`, "DIAGRAM_UNAVAILABLE");
     if (!this.root) throw unavailable("this server was started without a project folder");
     if (!info.source) throw unavailable("it was registered in-process, not loaded from a file");
-    if (isAbsolute(info.source) || info.source.split(/[\\/]/).includes("..")) throw unavailable("its source path leaves the project");
+    if (isAbsolute(info.source) || info.source.split(/[\\/]/).includes(".."))
+      throw unavailable("its source path leaves the project");
     let file: string;
     let rootReal: string;
     try {

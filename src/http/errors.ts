@@ -32,35 +32,55 @@ export class AuthRequiredError extends HttpError {
 /** The bearer token is malformed, unknown or revoked (401). */
 export class InvalidTokenError extends HttpError {
   constructor() {
-    super(401, "AUTH_INVALID_TOKEN", "the bearer token is not valid (malformed, unknown or revoked): create a new one with `sluice token create`");
+    super(
+      401,
+      "AUTH_INVALID_TOKEN",
+      "the bearer token is not valid (malformed, unknown or revoked): create a new one with `sluice token create`",
+    );
   }
 }
 
 /** The token's scope is below what the endpoint needs (403). */
 export class ScopeError extends HttpError {
   constructor(identity: string, has: string, needs: string) {
-    super(403, "AUTH_SCOPE", `token "${identity}" has scope "${has}" but this endpoint needs "${needs}": create a token with --scope ${needs}`);
+    super(
+      403,
+      "AUTH_SCOPE",
+      `token "${identity}" has scope "${has}" but this endpoint needs "${needs}": create a token with --scope ${needs}`,
+    );
   }
 }
 
 /** A state-changing request came from another site's page (403). */
 export class CrossOriginError extends HttpError {
   constructor(origin: string) {
-    super(403, "CROSS_ORIGIN", `refused a cross-origin request from ${origin}: call the API from the Sluice UI, curl or a server, not from another site`);
+    super(
+      403,
+      "CROSS_ORIGIN",
+      `refused a cross-origin request from ${origin}: call the API from the Sluice UI, curl or a server, not from another site`,
+    );
   }
 }
 
 /** The Host header is not a loopback name while the API runs without authentication (403). */
 export class HostNotAllowedError extends HttpError {
   constructor(host: string) {
-    super(403, "HOST_NOT_ALLOWED", `host ${JSON.stringify(host)} is not allowed: without authentication the server only answers 127.0.0.1, localhost and [::1]`);
+    super(
+      403,
+      "HOST_NOT_ALLOWED",
+      `host ${JSON.stringify(host)} is not allowed: without authentication the server only answers 127.0.0.1, localhost and [::1]`,
+    );
   }
 }
 
 /** The request body is over the size limit (413). */
 export class BodyTooLargeError extends HttpError {
   constructor(limit: number) {
-    super(413, "BODY_TOO_LARGE", `the request body is over the ${limit}-byte limit: send a smaller payload (store large data elsewhere and pass a reference)`);
+    super(
+      413,
+      "BODY_TOO_LARGE",
+      `the request body is over the ${limit}-byte limit: send a smaller payload (store large data elsewhere and pass a reference)`,
+    );
   }
 }
 

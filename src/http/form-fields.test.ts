@@ -42,13 +42,33 @@ describe("formFields", () => {
 
 describe("formValueFromInput", () => {
   it("types the input: enum values, numbers, booleans, JSON; leaves empty inputs out", () => {
-    const { value, problems } = formValueFromInput(schema, { environment: "1", reason: "LGTM", priority: "2", count: "4", ratio: "", notify: "true", tags: '["a"]' });
+    const { value, problems } = formValueFromInput(schema, {
+      environment: "1",
+      reason: "LGTM",
+      priority: "2",
+      count: "4",
+      ratio: "",
+      notify: "true",
+      tags: '["a"]',
+    });
     expect(problems).toEqual([]);
-    expect(value).toEqual({ environment: "production", reason: "LGTM", priority: 3, count: 4, notify: true, tags: ["a"] });
+    expect(value).toEqual({
+      environment: "production",
+      reason: "LGTM",
+      priority: 3,
+      count: 4,
+      notify: true,
+      tags: ["a"],
+    });
     expect(formValueFromInput(schema, {}).value).toEqual({ notify: false });
   });
   it("names what is wrong", () => {
     const { problems } = formValueFromInput(schema, { environment: "9", count: "1.5", ratio: "x", tags: "[" });
-    expect(problems).toEqual(['"environment" must be one of the listed choices', '"count" must be a whole number', '"ratio" must be a number', '"tags" must be JSON']);
+    expect(problems).toEqual([
+      '"environment" must be one of the listed choices',
+      '"count" must be a whole number',
+      '"ratio" must be a number',
+      '"tags" must be JSON',
+    ]);
   });
 });

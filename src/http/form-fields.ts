@@ -65,7 +65,10 @@ export function formFields(schema: FormSchema | null): FieldSpec[] {
       control,
       required: schema.required.includes(name),
       description: typeof field.description === "string" && field.description ? field.description : null,
-      options: (field.enum ?? []).map((e, i) => ({ value: String(i), label: typeof e === "string" ? e : JSON.stringify(e) })),
+      options: (field.enum ?? []).map((e, i) => ({
+        value: String(i),
+        label: typeof e === "string" ? e : JSON.stringify(e),
+      })),
       initial: initialText(field, control),
     };
   });
@@ -76,7 +79,10 @@ export function formFields(schema: FormSchema | null): FieldSpec[] {
  * checkboxes to booleans, choices back to their enum values, JSON fields parsed. Empty
  * inputs are left out (so `required` is checked by `validateFormValue`).
  */
-export function formValueFromInput(schema: FormSchema | null, input: Record<string, string | undefined>): { value: Record<string, unknown>; problems: string[] } {
+export function formValueFromInput(
+  schema: FormSchema | null,
+  input: Record<string, string | undefined>,
+): { value: Record<string, unknown>; problems: string[] } {
   const value: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const f of formFields(schema)) {
@@ -97,7 +103,8 @@ export function formValueFromInput(schema: FormSchema | null, input: Record<stri
       case "number":
       case "integer": {
         const n = Number(raw.trim());
-        if (!Number.isFinite(n) || (f.control === "integer" && !Number.isInteger(n))) problems.push(`"${f.label}" must be a ${f.control === "integer" ? "whole number" : "number"}`);
+        if (!Number.isFinite(n) || (f.control === "integer" && !Number.isInteger(n)))
+          problems.push(`"${f.label}" must be a ${f.control === "integer" ? "whole number" : "number"}`);
         else value[f.name] = n;
         break;
       }

@@ -33,7 +33,12 @@ export function guard(auth: AuthConfig): MiddlewareHandler<AppEnv> {
       const remote = c.env?.incoming?.socket?.remoteAddress;
       if (remote && !isLoopbackAddress(remote)) throw new HostNotAllowedError(remote);
     }
-    if (!SAFE_METHODS.has(c.req.method)) checkSameOrigin(c.req.header("sec-fetch-site"), c.req.header("origin"), c.req.header("host") ?? new URL(c.req.url).host);
+    if (!SAFE_METHODS.has(c.req.method))
+      checkSameOrigin(
+        c.req.header("sec-fetch-site"),
+        c.req.header("origin"),
+        c.req.header("host") ?? new URL(c.req.url).host,
+      );
     await next();
   };
 }

@@ -19,7 +19,8 @@ export function bodyObject(body: unknown, example: string): Record<string, unkno
 /** Refuses fields that are not in `known` (a typo should not be silently ignored). */
 export function onlyFields(body: Record<string, unknown>, known: readonly string[]): void {
   for (const k of Object.keys(body)) {
-    if (!known.includes(k)) throw new InvalidInputError(`unknown field "${k}" (known: ${known.join(", ")})`, { code: "INVALID_BODY" });
+    if (!known.includes(k))
+      throw new InvalidInputError(`unknown field "${k}" (known: ${known.join(", ")})`, { code: "INVALID_BODY" });
   }
 }
 
@@ -34,7 +35,8 @@ export function optString(body: Record<string, unknown>, field: string): string 
 /** A required non-empty string field. */
 export function reqString(body: Record<string, unknown>, field: string, example: string): string {
   const v = optString(body, field);
-  if (v === undefined || v === "") throw new InvalidInputError(`"${field}" is required, e.g. ${example}`, { code: "INVALID_BODY" });
+  if (v === undefined || v === "")
+    throw new InvalidInputError(`"${field}" is required, e.g. ${example}`, { code: "INVALID_BODY" });
   return v;
 }
 
@@ -50,9 +52,19 @@ export function optInt(body: Record<string, unknown>, field: string, min: number
 
 /** A time given as an ISO string or epoch milliseconds. */
 export function parseTime(value: unknown, field: string): number {
-  const t = typeof value === "number" ? value : typeof value === "string" ? (/^\d{10,}$/.test(value) ? Number(value) : Date.parse(value)) : Number.NaN;
+  const t =
+    typeof value === "number"
+      ? value
+      : typeof value === "string"
+        ? /^\d{10,}$/.test(value)
+          ? Number(value)
+          : Date.parse(value)
+        : Number.NaN;
   if (isAcceptedTime(t)) return t;
-  throw new InvalidInputError(`"${field}" must be an ISO time (2026-12-01T09:00:00Z) or epoch milliseconds, between 1970 and 9999`, { code: "INVALID_TIME" });
+  throw new InvalidInputError(
+    `"${field}" must be an ISO time (2026-12-01T09:00:00Z) or epoch milliseconds, between 1970 and 9999`,
+    { code: "INVALID_TIME" },
+  );
 }
 
 /** A run listing request parsed from the query string. */
@@ -72,15 +84,18 @@ export function parseRunListQuery(q: Record<string, string | undefined>): RunLis
   if (q.createdAfter) filter.createdAfter = parseTime(q.createdAfter, "createdAfter");
   if (q.createdBefore) filter.createdBefore = parseTime(q.createdBefore, "createdBefore");
   if (q.cursor) {
-    if (!/^\d{1,15}$/.test(q.cursor)) throw new InvalidInputError(`"cursor" must be the nextCursor of a previous page`, { code: "INVALID_CURSOR" });
+    if (!/^\d{1,15}$/.test(q.cursor))
+      throw new InvalidInputError(`"cursor" must be the nextCursor of a previous page`, { code: "INVALID_CURSOR" });
     filter.beforeSeq = Number(q.cursor);
   }
   let limit = 50;
   if (q.limit !== undefined) {
     limit = Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new InvalidInputError(`"limit" must be a whole number from 1 to 500`, { code: "INVALID_LIMIT" });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+      throw new InvalidInputError(`"limit" must be a whole number from 1 to 500`, { code: "INVALID_LIMIT" });
   }
   const topLevel = q.topLevel === "true" || q.topLevel === "1";
-  if (topLevel && q.parent) throw new InvalidInputError(`"topLevel" and "parent" exclude each other`, { code: "INVALID_QUERY" });
+  if (topLevel && q.parent)
+    throw new InvalidInputError(`"topLevel" and "parent" exclude each other`, { code: "INVALID_QUERY" });
   return { filter, limit, topLevel };
 }

@@ -16,7 +16,9 @@ describe("parseSafeJson", () => {
     expect(parseSafeJson('{"a":[1,"x",null,{"b":true}]}', 64)).toEqual({ a: [1, "x", null, { b: true }] });
   });
   it("refuses documents nested deeper than the limit before parsing them", () => {
-    expect(() => parseSafeJson("[".repeat(200_000) + "]".repeat(200_000), 64)).toThrow(/nested 200000 levels deep, over the limit of 64/);
+    expect(() => parseSafeJson("[".repeat(200_000) + "]".repeat(200_000), 64)).toThrow(
+      /nested 200000 levels deep, over the limit of 64/,
+    );
     expect(parseSafeJson("[".repeat(64) + "]".repeat(64), 64)).toBeDefined();
   });
   it("refuses prototype-pollution keys at any depth", () => {
@@ -26,6 +28,8 @@ describe("parseSafeJson", () => {
     expect(parseSafeJson('{"proto":1,"constructors":2}', 64)).toEqual({ proto: 1, constructors: 2 });
   });
   it("says what is wrong with invalid JSON", () => {
-    expect(() => parseSafeJson("{", 64)).toThrow(expect.objectContaining({ code: "INVALID_JSON", message: expect.stringMatching(/not valid JSON/) }));
+    expect(() => parseSafeJson("{", 64)).toThrow(
+      expect.objectContaining({ code: "INVALID_JSON", message: expect.stringMatching(/not valid JSON/) }),
+    );
   });
 });

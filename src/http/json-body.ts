@@ -26,7 +26,11 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constr
  */
 export function parseSafeJson(text: string, maxDepth: number): unknown {
   const depth = jsonDepth(text);
-  if (depth > maxDepth) throw new BadBodyError(`the JSON body is nested ${depth} levels deep, over the limit of ${maxDepth}: flatten it`, "JSON_TOO_DEEP");
+  if (depth > maxDepth)
+    throw new BadBodyError(
+      `the JSON body is nested ${depth} levels deep, over the limit of ${maxDepth}: flatten it`,
+      "JSON_TOO_DEEP",
+    );
   let value: unknown;
   try {
     value = JSON.parse(text, (key, v) => {
@@ -35,9 +39,15 @@ export function parseSafeJson(text: string, maxDepth: number): unknown {
     });
   } catch (err) {
     if (err instanceof ForbiddenKey) {
-      throw new BadBodyError(`the JSON body uses the key ${JSON.stringify(err.key)}, which is refused (prototype pollution): rename the field`, "FORBIDDEN_KEY");
+      throw new BadBodyError(
+        `the JSON body uses the key ${JSON.stringify(err.key)}, which is refused (prototype pollution): rename the field`,
+        "FORBIDDEN_KEY",
+      );
     }
-    throw new BadBodyError(`the body is not valid JSON (${(err as Error).message}); example: {"workflow": "hello", "payload": {"name": "world"}}`, "INVALID_JSON");
+    throw new BadBodyError(
+      `the body is not valid JSON (${(err as Error).message}); example: {"workflow": "hello", "payload": {"name": "world"}}`,
+      "INVALID_JSON",
+    );
   }
   return value;
 }
@@ -77,7 +87,11 @@ export async function readJsonBody(c: Context, limits: BodyLimits): Promise<unkn
   if (text.trim() === "") return undefined;
   const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json" && !type.endsWith("+json")) {
-    throw new BadBodyError(`send the body as JSON with "Content-Type: application/json" (got ${JSON.stringify(type || "none")})`, "UNSUPPORTED_MEDIA_TYPE", 415);
+    throw new BadBodyError(
+      `send the body as JSON with "Content-Type: application/json" (got ${JSON.stringify(type || "none")})`,
+      "UNSUPPORTED_MEDIA_TYPE",
+      415,
+    );
   }
   return parseSafeJson(text, limits.maxDepth);
 }

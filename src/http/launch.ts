@@ -34,9 +34,18 @@ export async function listen(options: {
 }): Promise<PendingServer> {
   let app: { fetch: FetchHandler } | null = null;
   const fetch: FetchHandler = (req, env) =>
-    app ? app.fetch(req, env) : new Response(JSON.stringify({ error: { code: "STARTING", message: "the server is starting: retry in a moment" } }), { status: 503, headers: { "content-type": "application/json", "retry-after": "1" } });
+    app
+      ? app.fetch(req, env)
+      : new Response(
+          JSON.stringify({ error: { code: "STARTING", message: "the server is starting: retry in a moment" } }),
+          { status: 503, headers: { "content-type": "application/json", "retry-after": "1" } },
+        );
   const server = await startHttpServer(fetch, options);
   const wildcard = options.host === "0.0.0.0" || options.host === "::";
   const own = wildcard ? `http://127.0.0.1:${server.port}` : server.url;
-  return { server, baseUrl: (options.publicUrl ?? options.env?.SLUICE_BASE_URL ?? own).replace(/\/+$/, ""), attach: (a) => void (app = a) };
+  return {
+    server,
+    baseUrl: (options.publicUrl ?? options.env?.SLUICE_BASE_URL ?? own).replace(/\/+$/, ""),
+    attach: (a) => void (app = a),
+  };
 }

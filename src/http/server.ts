@@ -10,7 +10,11 @@ import { SluiceError } from "../sdk/errors.js";
 /** The port is taken (or cannot be bound). */
 export class PortInUseError extends SluiceError {
   constructor(host: string, port: number, cause: unknown) {
-    super("PORT_IN_USE", `cannot listen on ${host}:${port} (${(cause as Error).message}): stop what uses it or pass another --port`, { cause });
+    super(
+      "PORT_IN_USE",
+      `cannot listen on ${host}:${port} (${(cause as Error).message}): stop what uses it or pass another --port`,
+      { cause },
+    );
   }
 }
 
@@ -47,7 +51,12 @@ export async function startHttpServer(fetch: FetchHandler, options: ListenOption
   let lastError: unknown;
   for (let i = 0; i < tries; i++) {
     const port = options.port === 0 ? 0 : options.port + i;
-    const server = createAdaptorServer({ fetch: (req, env) => fetch(req, env as { incoming?: IncomingMessage }), hostname: host, port, overrideGlobalObjects: false }) as Server;
+    const server = createAdaptorServer({
+      fetch: (req, env) => fetch(req, env as { incoming?: IncomingMessage }),
+      hostname: host,
+      port,
+      overrideGlobalObjects: false,
+    }) as Server;
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);

@@ -35,7 +35,10 @@ export function uiRoutes(app: Hono<AppEnv>, uiDir: string | null): void {
   if (uiDir && existsSync(uiDir)) {
     app.use(
       "/assets/*",
-      serveStatic({ root: uiDir, onFound: (_path, c) => void c.header("Cache-Control", "public, max-age=31536000, immutable") }),
+      serveStatic({
+        root: uiDir,
+        onFound: (_path, c) => void c.header("Cache-Control", "public, max-age=31536000, immutable"),
+      }),
     );
     app.get("/favicon.svg", serveStatic({ root: uiDir }));
   }

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../store/types.js";
 import { percentile, workflowStats } from "./stats.js";
 
-const run = (status: RunRecord["status"], ms: number): RunRecord => ({ status, startedAt: 1000, finishedAt: 1000 + ms }) as RunRecord;
+const run = (status: RunRecord["status"], ms: number): RunRecord =>
+  ({ status, startedAt: 1000, finishedAt: 1000 + ms }) as RunRecord;
 
 describe("percentile (nearest rank)", () => {
   it("picks the value at the rank", () => {
@@ -17,8 +18,20 @@ describe("percentile (nearest rank)", () => {
 
 describe("workflowStats", () => {
   it("counts outcomes; the success rate leaves out cancelled runs; durations of finished attempts", () => {
-    const stats = workflowStats([run("succeeded", 100), run("succeeded", 300), run("failed", 200), run("cancelled", 5)], 2);
-    expect(stats).toEqual({ sample: 4, succeeded: 2, failed: 1, cancelled: 1, successRate: 2 / 3, p50DurationMs: 200, p95DurationMs: 300, active: 2 });
+    const stats = workflowStats(
+      [run("succeeded", 100), run("succeeded", 300), run("failed", 200), run("cancelled", 5)],
+      2,
+    );
+    expect(stats).toEqual({
+      sample: 4,
+      succeeded: 2,
+      failed: 1,
+      cancelled: 1,
+      successRate: 2 / 3,
+      p50DurationMs: 200,
+      p95DurationMs: 300,
+      active: 2,
+    });
     expect(workflowStats([], 0)).toMatchObject({ sample: 0, successRate: null, p50DurationMs: null });
   });
 });

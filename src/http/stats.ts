@@ -20,7 +20,8 @@ export function workflowStats(finished: readonly RunRecord[], active: number): A
     else if (r.status === "failed") failed++;
     else if (r.status === "cancelled") cancelled++;
     else continue;
-    if (r.status !== "cancelled" && r.startedAt !== null && r.finishedAt !== null) durations.push(r.finishedAt - r.startedAt);
+    if (r.status !== "cancelled" && r.startedAt !== null && r.finishedAt !== null)
+      durations.push(r.finishedAt - r.startedAt);
   }
   durations.sort((a, b) => a - b);
   return {

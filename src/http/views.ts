@@ -4,7 +4,15 @@ import { decodeValue } from "../core/serde.js";
 import { isoOrNull } from "../core/time.js";
 import type { PendingApproval } from "../engine/approvals.js";
 import type { ApprovalEvent, LogRecord, RunRecord, ScheduleRecord, StepRecord, WorkflowInfo } from "../store/types.js";
-import type { ApiApprovalEvent, ApiLogLine, ApiPendingApproval, ApiRun, ApiSchedule, ApiStep, ApiWorkflow } from "./api-types.js";
+import type {
+  ApiApprovalEvent,
+  ApiLogLine,
+  ApiPendingApproval,
+  ApiRun,
+  ApiSchedule,
+  ApiStep,
+  ApiWorkflow,
+} from "./api-types.js";
 
 /**
  * Epoch ms → ISO string (null stays null). A stored value that is not a date (written
@@ -68,7 +76,13 @@ export function stepView(s: StepRecord): ApiStep {
 
 /** A pending approval as JSON, its form normalised. */
 export function pendingApprovalView(p: PendingApproval): ApiPendingApproval {
-  return { key: p.key, form: normaliseForm(p.form), selfApproval: p.selfApproval, timeoutSeconds: p.timeout, deadline: iso(p.deadline) };
+  return {
+    key: p.key,
+    form: normaliseForm(p.form),
+    selfApproval: p.selfApproval,
+    timeoutSeconds: p.timeout,
+    deadline: iso(p.deadline),
+  };
 }
 
 /** An approval attempt as JSON. */
@@ -78,12 +92,27 @@ export function approvalEventView(e: ApprovalEvent): ApiApprovalEvent {
 
 /** A log line as JSON. */
 export function logView(l: LogRecord): ApiLogLine {
-  return { seq: l.seq, ts: iso(l.ts), runId: l.runId, attempt: l.attempt, level: l.level, step: l.stepKey, message: l.message };
+  return {
+    seq: l.seq,
+    ts: iso(l.ts),
+    runId: l.runId,
+    attempt: l.attempt,
+    level: l.level,
+    step: l.stepKey,
+    message: l.message,
+  };
 }
 
 /** A workflow as JSON. */
 export function workflowView(w: WorkflowInfo): ApiWorkflow {
-  return { name: w.name, version: w.version, queue: w.queue, maxAttempts: w.maxAttempts, source: w.source, schedule: w.schedule };
+  return {
+    name: w.name,
+    version: w.version,
+    queue: w.queue,
+    maxAttempts: w.maxAttempts,
+    source: w.source,
+    schedule: w.schedule,
+  };
 }
 
 /** A schedule as JSON, with its next fire times. */

@@ -10,7 +10,12 @@ import { ident } from "./scan-plan.js";
 import type { SnapshotRef } from "./types.js";
 
 /** Create schema `alias` with a view per table of `lake` at `ref` (tables of schema `main` by name, others as `schema__table`). */
-export async function attachLakeViews(conn: DuckDBConnection, lake: LakeReader, alias: string, ref: SnapshotRef = { kind: "latest" }): Promise<string[]> {
+export async function attachLakeViews(
+  conn: DuckDBConnection,
+  lake: LakeReader,
+  alias: string,
+  ref: SnapshotRef = { kind: "latest" },
+): Promise<string[]> {
   await conn.run(`CREATE SCHEMA IF NOT EXISTS ${ident(alias)}`);
   const names: string[] = [];
   let tables;

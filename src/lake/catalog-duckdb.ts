@@ -14,7 +14,10 @@ export async function openDuckdbCatalog(path: string): Promise<CatalogDb> {
   const conn = await instance.connect();
   await conn.run(`ATTACH ${sqlString(resolve(path))} AS cat (READ_ONLY); USE cat`);
   const ro = (): never => {
-    throw new LakeError("LAKE_WRITE_INVALID", `the DuckDB-file catalog ${path} is opened read-only by Sluice; write to a SQLite or Postgres catalog`);
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `the DuckDB-file catalog ${path} is opened read-only by Sluice; write to a SQLite or Postgres catalog`,
+    );
   };
   return {
     dialect: "duckdb",

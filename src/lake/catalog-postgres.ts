@@ -12,8 +12,8 @@ import { LakeError } from "./errors.js";
 /** The DuckLake 1.0 catalog tables as the specification declares them (Postgres). */
 export const POSTGRES_CATALOG_DDL: readonly string[] = [
   "CREATE TABLE IF NOT EXISTS ducklake_column (column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, initial_default VARCHAR, default_value VARCHAR, nulls_allowed BOOLEAN, parent_column BIGINT, default_value_type VARCHAR, default_value_dialect VARCHAR)",
-  "CREATE TABLE IF NOT EXISTS ducklake_column_mapping (mapping_id BIGINT, table_id BIGINT, \"type\" VARCHAR)",
-  "CREATE TABLE IF NOT EXISTS ducklake_column_tag (table_id BIGINT, column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, \"key\" VARCHAR, \"value\" VARCHAR)",
+  'CREATE TABLE IF NOT EXISTS ducklake_column_mapping (mapping_id BIGINT, table_id BIGINT, "type" VARCHAR)',
+  'CREATE TABLE IF NOT EXISTS ducklake_column_tag (table_id BIGINT, column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "key" VARCHAR, "value" VARCHAR)',
   "CREATE TABLE IF NOT EXISTS ducklake_data_file (data_file_id BIGINT PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, file_order BIGINT, path VARCHAR, path_is_relative BOOLEAN, file_format VARCHAR, record_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT, row_id_start BIGINT, partition_id BIGINT, encryption_key VARCHAR, mapping_id BIGINT, partial_max BIGINT)",
   "CREATE TABLE IF NOT EXISTS ducklake_delete_file (delete_file_id BIGINT PRIMARY KEY, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, data_file_id BIGINT, path VARCHAR, path_is_relative BOOLEAN, format VARCHAR, delete_count BIGINT, file_size_bytes BIGINT, footer_size BIGINT, encryption_key VARCHAR, partial_max BIGINT)",
   "CREATE TABLE IF NOT EXISTS ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)",
@@ -22,11 +22,11 @@ export const POSTGRES_CATALOG_DDL: readonly string[] = [
   "CREATE TABLE IF NOT EXISTS ducklake_files_scheduled_for_deletion (data_file_id BIGINT, path VARCHAR, path_is_relative BOOLEAN, schedule_start TIMESTAMP WITH TIME ZONE)",
   "CREATE TABLE IF NOT EXISTS ducklake_inlined_data_tables (table_id BIGINT, table_name VARCHAR, schema_version BIGINT)",
   "CREATE TABLE IF NOT EXISTS ducklake_macro (schema_id BIGINT, macro_id BIGINT, macro_name VARCHAR, begin_snapshot BIGINT, end_snapshot BIGINT)",
-  "CREATE TABLE IF NOT EXISTS ducklake_macro_impl (macro_id BIGINT, impl_id BIGINT, dialect VARCHAR, \"sql\" VARCHAR, \"type\" VARCHAR)",
+  'CREATE TABLE IF NOT EXISTS ducklake_macro_impl (macro_id BIGINT, impl_id BIGINT, dialect VARCHAR, "sql" VARCHAR, "type" VARCHAR)',
   "CREATE TABLE IF NOT EXISTS ducklake_macro_parameters (macro_id BIGINT, impl_id BIGINT, column_id BIGINT, parameter_name VARCHAR, parameter_type VARCHAR, default_value VARCHAR, default_value_type VARCHAR)",
-  "CREATE TABLE IF NOT EXISTS ducklake_metadata (\"key\" VARCHAR NOT NULL, \"value\" VARCHAR NOT NULL, \"scope\" VARCHAR, scope_id BIGINT)",
+  'CREATE TABLE IF NOT EXISTS ducklake_metadata ("key" VARCHAR NOT NULL, "value" VARCHAR NOT NULL, "scope" VARCHAR, scope_id BIGINT)',
   "CREATE TABLE IF NOT EXISTS ducklake_name_mapping (mapping_id BIGINT, column_id BIGINT, source_name VARCHAR, target_field_id BIGINT, parent_column BIGINT, is_partition BOOLEAN)",
-  "CREATE TABLE IF NOT EXISTS ducklake_partition_column (partition_id BIGINT, table_id BIGINT, partition_key_index BIGINT, column_id BIGINT, \"transform\" VARCHAR)",
+  'CREATE TABLE IF NOT EXISTS ducklake_partition_column (partition_id BIGINT, table_id BIGINT, partition_key_index BIGINT, column_id BIGINT, "transform" VARCHAR)',
   "CREATE TABLE IF NOT EXISTS ducklake_partition_info (partition_id BIGINT, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT)",
   "CREATE TABLE IF NOT EXISTS ducklake_schema (schema_id BIGINT PRIMARY KEY, schema_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_name VARCHAR, path VARCHAR, path_is_relative BOOLEAN)",
   "CREATE TABLE IF NOT EXISTS ducklake_schema_versions (begin_snapshot BIGINT, schema_version BIGINT, table_id BIGINT)",
@@ -37,8 +37,8 @@ export const POSTGRES_CATALOG_DDL: readonly string[] = [
   "CREATE TABLE IF NOT EXISTS ducklake_table (table_id BIGINT, table_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, table_name VARCHAR, path VARCHAR, path_is_relative BOOLEAN)",
   "CREATE TABLE IF NOT EXISTS ducklake_table_column_stats (table_id BIGINT, column_id BIGINT, contains_null BOOLEAN, contains_nan BOOLEAN, min_value VARCHAR, max_value VARCHAR, extra_stats VARCHAR)",
   "CREATE TABLE IF NOT EXISTS ducklake_table_stats (table_id BIGINT, record_count BIGINT, next_row_id BIGINT, file_size_bytes BIGINT)",
-  "CREATE TABLE IF NOT EXISTS ducklake_tag (object_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, \"key\" VARCHAR, \"value\" VARCHAR)",
-  "CREATE TABLE IF NOT EXISTS ducklake_view (view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, \"sql\" VARCHAR, column_aliases VARCHAR)",
+  'CREATE TABLE IF NOT EXISTS ducklake_tag (object_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "key" VARCHAR, "value" VARCHAR)',
+  'CREATE TABLE IF NOT EXISTS ducklake_view (view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, "sql" VARCHAR, column_aliases VARCHAR)',
 ];
 
 /** `?` placeholders as `$1`, `$2`, … (our catalog SQL has no `?` inside literals). */
@@ -51,7 +51,11 @@ const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** Open a Postgres catalog in `schema` (created when missing). Reads share a small pool; each commit takes its own connection. */
 export async function openPostgresCatalog(connection: string | pg.PoolConfig, schema: string): Promise<CatalogDb> {
-  if (!SCHEMA.test(schema)) throw new LakeError("LAKE_WRITE_INVALID", `catalog schema ${JSON.stringify(schema)} is not a plain identifier; use letters, digits and _`);
+  if (!SCHEMA.test(schema))
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `catalog schema ${JSON.stringify(schema)} is not a plain identifier; use letters, digits and _`,
+    );
   const config: pg.PoolConfig = typeof connection === "string" ? { connectionString: connection } : connection;
   const setup = new pg.Client(config);
   await setup.connect();
@@ -60,7 +64,11 @@ export async function openPostgresCatalog(connection: string | pg.PoolConfig, sc
   } finally {
     await setup.end();
   }
-  const pool = new pg.Pool({ ...config, max: 4, options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC`.trim() });
+  const pool = new pg.Pool({
+    ...config,
+    max: 4,
+    options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC`.trim(),
+  });
   // Statements issued inside transaction(fn) run on that transaction's connection; all others on the pool.
   const current = new AsyncLocalStorage<pg.PoolClient>();
   const target = (): pg.Pool | pg.PoolClient => current.getStore() ?? pool;

@@ -18,12 +18,23 @@ export async function readMetadata(db: CatalogDb): Promise<Record<string, string
   try {
     rows = await db.all("SELECT key, value FROM ducklake_metadata WHERE scope IS NULL");
   } catch (err) {
-    throw new LakeError("LAKE_CATALOG_INVALID", `this database is not a DuckLake catalog (no ducklake_metadata table): ${(err as Error).message}`, { cause: err });
+    throw new LakeError(
+      "LAKE_CATALOG_INVALID",
+      `this database is not a DuckLake catalog (no ducklake_metadata table): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const meta = Object.fromEntries(rows.map((r) => [String(r.key), String(r.value)]));
-  if (!meta.version) throw new LakeError("LAKE_CATALOG_INVALID", "the catalog's ducklake_metadata has no version key; it was not written by a DuckLake 1.0 writer");
+  if (!meta.version)
+    throw new LakeError(
+      "LAKE_CATALOG_INVALID",
+      "the catalog's ducklake_metadata has no version key; it was not written by a DuckLake 1.0 writer",
+    );
   if (!(SUPPORTED_VERSIONS as readonly string[]).includes(meta.version)) {
-    throw new LakeError("LAKE_VERSION_UNSUPPORTED", `DuckLake catalog version ${meta.version} is not supported (Sluice reads ${SUPPORTED_VERSIONS.join(", ")}); migrate it with the DuckDB ducklake extension`);
+    throw new LakeError(
+      "LAKE_VERSION_UNSUPPORTED",
+      `DuckLake catalog version ${meta.version} is not supported (Sluice reads ${SUPPORTED_VERSIONS.join(", ")}); migrate it with the DuckDB ducklake extension`,
+    );
   }
   return meta;
 }
@@ -37,25 +48,46 @@ export async function readSnapshots(db: CatalogDb): Promise<LakeSnapshot[]> {
   return rows.map((r) => {
     const micros = timestampMicros(String(r.snapshot_time));
     return {
-      snapshotId: num(r.snapshot_id), time: isoMicros(micros), micros,
-      schemaVersion: num(r.schema_version), nextCatalogId: num(r.next_catalog_id), nextFileId: num(r.next_file_id),
-      changes: strOrNull(r.changes_made), author: strOrNull(r.author), commitMessage: strOrNull(r.commit_message),
+      snapshotId: num(r.snapshot_id),
+      time: isoMicros(micros),
+      micros,
+      schemaVersion: num(r.schema_version),
+      nextCatalogId: num(r.next_catalog_id),
+      nextFileId: num(r.next_file_id),
+      changes: strOrNull(r.changes_made),
+      author: strOrNull(r.author),
+      commitMessage: strOrNull(r.commit_message),
     };
   });
 }
 
 /** Every schema version row. */
 export async function readSchemas(db: CatalogDb): Promise<LakeSchema[]> {
-  const rows = await db.all("SELECT schema_id, schema_name, path, path_is_relative, begin_snapshot, end_snapshot FROM ducklake_schema ORDER BY schema_id");
-  return rows.map((r) => ({ ...range(r), schemaId: num(r.schema_id), name: String(r.schema_name), path: strOrNull(r.path), pathIsRelative: r.path_is_relative === null ? true : bool(r.path_is_relative) }));
+  const rows = await db.all(
+    "SELECT schema_id, schema_name, path, path_is_relative, begin_snapshot, end_snapshot FROM ducklake_schema ORDER BY schema_id",
+  );
+  return rows.map((r) => ({
+    ...range(r),
+    schemaId: num(r.schema_id),
+    name: String(r.schema_name),
+    path: strOrNull(r.path),
+    pathIsRelative: r.path_is_relative === null ? true : bool(r.path_is_relative),
+  }));
 }
 
 /** Every table row. */
 export async function readTables(db: CatalogDb): Promise<LakeTable[]> {
-  const rows = await db.all("SELECT table_id, CAST(table_uuid AS VARCHAR) AS table_uuid, schema_id, table_name, path, path_is_relative, begin_snapshot, end_snapshot FROM ducklake_table ORDER BY table_id, begin_snapshot");
+  const rows = await db.all(
+    "SELECT table_id, CAST(table_uuid AS VARCHAR) AS table_uuid, schema_id, table_name, path, path_is_relative, begin_snapshot, end_snapshot FROM ducklake_table ORDER BY table_id, begin_snapshot",
+  );
   return rows.map((r) => ({
-    ...range(r), tableId: num(r.table_id), tableUuid: String(r.table_uuid), schemaId: num(r.schema_id), name: String(r.table_name),
-    path: strOrNull(r.path), pathIsRelative: r.path_is_relative === null ? true : bool(r.path_is_relative),
+    ...range(r),
+    tableId: num(r.table_id),
+    tableUuid: String(r.table_uuid),
+    schemaId: num(r.schema_id),
+    name: String(r.table_name),
+    path: strOrNull(r.path),
+    pathIsRelative: r.path_is_relative === null ? true : bool(r.path_is_relative),
   }));
 }
 
@@ -66,8 +98,15 @@ export async function readColumns(db: CatalogDb, tableId: number): Promise<LakeC
     [tableId],
   );
   return rows.map((r) => ({
-    ...range(r), columnId: num(r.column_id), tableId: num(r.table_id), order: num(r.column_order), name: String(r.column_name), type: String(r.column_type),
-    initialDefault: strOrNull(r.initial_default), defaultValue: strOrNull(r.default_value), nullsAllowed: r.nulls_allowed === null ? true : bool(r.nulls_allowed),
+    ...range(r),
+    columnId: num(r.column_id),
+    tableId: num(r.table_id),
+    order: num(r.column_order),
+    name: String(r.column_name),
+    type: String(r.column_type),
+    initialDefault: strOrNull(r.initial_default),
+    defaultValue: strOrNull(r.default_value),
+    nullsAllowed: r.nulls_allowed === null ? true : bool(r.nulls_allowed),
     parentColumn: numOrNull(r.parent_column),
   }));
 }
@@ -79,10 +118,20 @@ export async function readDataFiles(db: CatalogDb, tableId: number): Promise<Lak
     [tableId],
   );
   return rows.map((r) => ({
-    ...range(r), dataFileId: num(r.data_file_id), tableId: num(r.table_id), fileOrder: numOrNull(r.file_order), path: String(r.path),
-    pathIsRelative: bool(r.path_is_relative), recordCount: num(r.record_count), fileSizeBytes: num(r.file_size_bytes), footerSize: numOrNull(r.footer_size),
-    rowIdStart: numOrNull(r.row_id_start), partitionId: numOrNull(r.partition_id), encryptionKey: strOrNull(r.encryption_key),
-    mappingId: numOrNull(r.mapping_id), partialMax: numOrNull(r.partial_max),
+    ...range(r),
+    dataFileId: num(r.data_file_id),
+    tableId: num(r.table_id),
+    fileOrder: numOrNull(r.file_order),
+    path: String(r.path),
+    pathIsRelative: bool(r.path_is_relative),
+    recordCount: num(r.record_count),
+    fileSizeBytes: num(r.file_size_bytes),
+    footerSize: numOrNull(r.footer_size),
+    rowIdStart: numOrNull(r.row_id_start),
+    partitionId: numOrNull(r.partition_id),
+    encryptionKey: strOrNull(r.encryption_key),
+    mappingId: numOrNull(r.mapping_id),
+    partialMax: numOrNull(r.partial_max),
   }));
 }
 
@@ -93,26 +142,50 @@ export async function readDeleteFiles(db: CatalogDb, tableId: number): Promise<L
     [tableId],
   );
   return rows.map((r) => ({
-    ...range(r), deleteFileId: num(r.delete_file_id), tableId: num(r.table_id), dataFileId: num(r.data_file_id), path: String(r.path),
-    pathIsRelative: bool(r.path_is_relative), format: String(r.format ?? "parquet"), deleteCount: num(r.delete_count), fileSizeBytes: num(r.file_size_bytes),
-    encryptionKey: strOrNull(r.encryption_key), partialMax: numOrNull(r.partial_max),
+    ...range(r),
+    deleteFileId: num(r.delete_file_id),
+    tableId: num(r.table_id),
+    dataFileId: num(r.data_file_id),
+    path: String(r.path),
+    pathIsRelative: bool(r.path_is_relative),
+    format: String(r.format ?? "parquet"),
+    deleteCount: num(r.delete_count),
+    fileSizeBytes: num(r.file_size_bytes),
+    encryptionKey: strOrNull(r.encryption_key),
+    partialMax: numOrNull(r.partial_max),
   }));
 }
 
 /** Identity partition keys of a table at snapshot `s` (column ids by key index) and the partition id. */
-export async function readPartitioning(db: CatalogDb, tableId: number, s: number): Promise<{ partitionId: number; columns: Array<{ columnId: number; transform: string }> } | null> {
-  const infos = await db.all("SELECT partition_id, begin_snapshot, end_snapshot FROM ducklake_partition_info WHERE table_id = ?", [tableId]);
+export async function readPartitioning(
+  db: CatalogDb,
+  tableId: number,
+  s: number,
+): Promise<{ partitionId: number; columns: Array<{ columnId: number; transform: string }> } | null> {
+  const infos = await db.all(
+    "SELECT partition_id, begin_snapshot, end_snapshot FROM ducklake_partition_info WHERE table_id = ?",
+    [tableId],
+  );
   const info = infos.find((r) => num(r.begin_snapshot) <= s && (r.end_snapshot === null || s < num(r.end_snapshot)));
   if (!info) return null;
   const partitionId = num(info.partition_id);
-  const cols = await db.all("SELECT column_id, \"transform\" AS t FROM ducklake_partition_column WHERE partition_id = ? AND table_id = ? ORDER BY partition_key_index", [partitionId, tableId]);
+  const cols = await db.all(
+    'SELECT column_id, "transform" AS t FROM ducklake_partition_column WHERE partition_id = ? AND table_id = ? ORDER BY partition_key_index',
+    [partitionId, tableId],
+  );
   return { partitionId, columns: cols.map((c) => ({ columnId: num(c.column_id), transform: String(c.t) })) };
 }
 
 /** Partition values of a table's data files, by data file id (ordered by key index). */
-export async function readFilePartitionValues(db: CatalogDb, tableId: number): Promise<Map<number, Array<string | null>>> {
+export async function readFilePartitionValues(
+  db: CatalogDb,
+  tableId: number,
+): Promise<Map<number, Array<string | null>>> {
   const out = new Map<number, Array<string | null>>();
-  for (const r of await db.all("SELECT data_file_id, partition_key_index, partition_value FROM ducklake_file_partition_value WHERE table_id = ? ORDER BY data_file_id, partition_key_index", [tableId])) {
+  for (const r of await db.all(
+    "SELECT data_file_id, partition_key_index, partition_value FROM ducklake_file_partition_value WHERE table_id = ? ORDER BY data_file_id, partition_key_index",
+    [tableId],
+  )) {
     const id = num(r.data_file_id);
     const list = out.get(id) ?? [];
     list[num(r.partition_key_index)] = strOrNull(r.partition_value);

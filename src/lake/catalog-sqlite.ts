@@ -52,21 +52,23 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     },
     async transaction(fn) {
       if (inside.getStore()) return fn();
-      return own.with(["tx"], () => writers.with([resolve(path)], async () => {
-        db.exec("BEGIN IMMEDIATE");
-        const run = inside.run(true, fn);
-        active = run;
-        try {
-          const out = await run;
-          db.exec("COMMIT");
-          return out;
-        } catch (err) {
-          if (db.inTransaction) db.exec("ROLLBACK");
-          throw err;
-        } finally {
-          active = undefined;
-        }
-      }));
+      return own.with(["tx"], () =>
+        writers.with([resolve(path)], async () => {
+          db.exec("BEGIN IMMEDIATE");
+          const run = inside.run(true, fn);
+          active = run;
+          try {
+            const out = await run;
+            db.exec("COMMIT");
+            return out;
+          } catch (err) {
+            if (db.inTransaction) db.exec("ROLLBACK");
+            throw err;
+          } finally {
+            active = undefined;
+          }
+        }),
+      );
     },
     async close() {
       db.close();

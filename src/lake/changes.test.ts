@@ -10,7 +10,11 @@ describe("snapshot changes", () => {
       { kind: "deleted_from_table", tableId: 4 },
     ]);
     expect(text).toBe('created_table:"main"."a,""b""",inserted_into_table:4,deleted_from_table:4');
-    expect(reportChanges(text)).toEqual({ tables_created: ['main.a,"b"'], tables_inserted_into: ["4"], tables_deleted_from: ["4"] });
+    expect(reportChanges(text)).toEqual({
+      tables_created: ['main.a,"b"'],
+      tables_inserted_into: ["4"],
+      tables_deleted_from: ["4"],
+    });
     expect(reportChanges('created_schema:"main"')).toEqual({ schemas_created: ["main"] });
     expect(reportChanges(null)).toEqual({});
   });

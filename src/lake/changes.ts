@@ -9,14 +9,25 @@
 export type SnapshotChange =
   | { readonly kind: "created_schema"; readonly schema: string }
   | { readonly kind: "created_table"; readonly schema: string; readonly table: string }
-  | { readonly kind: "inserted_into_table" | "deleted_from_table" | "altered_table" | "dropped_table" | "compacted_table"; readonly tableId: number }
+  | {
+      readonly kind:
+        "inserted_into_table" | "deleted_from_table" | "altered_table" | "dropped_table" | "compacted_table";
+      readonly tableId: number;
+    }
   | { readonly kind: "dropped_schema"; readonly schemaId: number };
 
 const REPORT_KEY: Readonly<Record<string, string>> = {
-  created_schema: "schemas_created", created_table: "tables_created", created_view: "views_created",
-  inserted_into_table: "tables_inserted_into", deleted_from_table: "tables_deleted_from", compacted_table: "tables_compacted",
-  dropped_schema: "schemas_dropped", dropped_table: "tables_dropped", dropped_view: "views_dropped",
-  altered_table: "tables_altered", altered_view: "views_altered",
+  created_schema: "schemas_created",
+  created_table: "tables_created",
+  created_view: "views_created",
+  inserted_into_table: "tables_inserted_into",
+  deleted_from_table: "tables_deleted_from",
+  compacted_table: "tables_compacted",
+  dropped_schema: "schemas_dropped",
+  dropped_table: "tables_dropped",
+  dropped_view: "views_dropped",
+  altered_table: "tables_altered",
+  altered_view: "views_altered",
 };
 
 /** A name as a quoted SQL identifier (`"a""b"`). */
@@ -28,10 +39,14 @@ export function quoteName(name: string): string {
 export function formatChanges(changes: readonly SnapshotChange[]): string {
   const parts = changes.map((c) => {
     switch (c.kind) {
-      case "created_schema": return `created_schema:${quoteName(c.schema)}`;
-      case "created_table": return `created_table:${quoteName(c.schema)}.${quoteName(c.table)}`;
-      case "dropped_schema": return `dropped_schema:${c.schemaId}`;
-      default: return `${c.kind}:${c.tableId}`;
+      case "created_schema":
+        return `created_schema:${quoteName(c.schema)}`;
+      case "created_table":
+        return `created_table:${quoteName(c.schema)}.${quoteName(c.table)}`;
+      case "dropped_schema":
+        return `dropped_schema:${c.schemaId}`;
+      default:
+        return `${c.kind}:${c.tableId}`;
     }
   });
   return [...new Set(parts)].join(",");

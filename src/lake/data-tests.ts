@@ -18,7 +18,11 @@ export const MAX_EXAMPLES = 5;
 export type SliceTest =
   | { readonly kind: "unique" | "not_null"; readonly column: string }
   | { readonly kind: "accepted_values"; readonly column: string; readonly values: readonly string[] }
-  | { readonly kind: "relationships"; readonly column: string; readonly references: { readonly asset: string; readonly column: string } }
+  | {
+      readonly kind: "relationships";
+      readonly column: string;
+      readonly references: { readonly asset: string; readonly column: string };
+    }
   | { readonly kind: "script"; readonly path: string };
 
 /** The outcome of one test. */
@@ -37,10 +41,14 @@ export interface TestOutcome {
 /** The tests as written in the annotation. */
 export function describeTest(t: SliceTest): string {
   switch (t.kind) {
-    case "accepted_values": return `accepted_values ${t.column} = ${t.values.join(",")}`;
-    case "relationships": return `relationships ${t.column} -> ${t.references.asset}.${t.references.column}`;
-    case "script": return t.path;
-    default: return `${t.kind} ${t.column}`;
+    case "accepted_values":
+      return `accepted_values ${t.column} = ${t.values.join(",")}`;
+    case "relationships":
+      return `relationships ${t.column} -> ${t.references.asset}.${t.references.column}`;
+    case "script":
+      return t.path;
+    default:
+      return `${t.kind} ${t.column}`;
   }
 }
 
@@ -48,10 +56,14 @@ export function describeTest(t: SliceTest): string {
 export function offendingSql(t: Exclude<SliceTest, { kind: "script" }>, relation: string, referenced?: string): string {
   const c = ident(t.column);
   switch (t.kind) {
-    case "not_null": return `SELECT NULL AS value FROM ${relation} WHERE ${c} IS NULL`;
-    case "unique": return `SELECT ${c} AS value FROM ${relation} WHERE ${c} IN (SELECT ${c} FROM ${relation} WHERE ${c} IS NOT NULL GROUP BY ${c} HAVING count(*) > 1)`;
-    case "accepted_values": return `SELECT ${c} AS value FROM ${relation} WHERE ${c} IS NOT NULL AND CAST(${c} AS VARCHAR) NOT IN (${t.values.map(sqlString).join(", ")})`;
-    case "relationships": return `SELECT ${c} AS value FROM ${relation} WHERE ${c} IS NOT NULL AND ${c} NOT IN (SELECT ${ident(t.references.column)} FROM (${referenced}))`;
+    case "not_null":
+      return `SELECT NULL AS value FROM ${relation} WHERE ${c} IS NULL`;
+    case "unique":
+      return `SELECT ${c} AS value FROM ${relation} WHERE ${c} IN (SELECT ${c} FROM ${relation} WHERE ${c} IS NOT NULL GROUP BY ${c} HAVING count(*) > 1)`;
+    case "accepted_values":
+      return `SELECT ${c} AS value FROM ${relation} WHERE ${c} IS NOT NULL AND CAST(${c} AS VARCHAR) NOT IN (${t.values.map(sqlString).join(", ")})`;
+    case "relationships":
+      return `SELECT ${c} AS value FROM ${relation} WHERE ${c} IS NOT NULL AND ${c} NOT IN (SELECT ${ident(t.references.column)} FROM (${referenced}))`;
   }
 }
 
@@ -60,7 +72,10 @@ export function offendingSql(t: Exclude<SliceTest, { kind: "script" }>, relation
  * (for `relationships`).
  */
 export async function runSliceTests(
-  conn: DuckDBConnection, relation: string, tests: readonly SliceTest[], resolve: (asset: string) => Promise<string>,
+  conn: DuckDBConnection,
+  relation: string,
+  tests: readonly SliceTest[],
+  resolve: (asset: string) => Promise<string>,
   loadScript: (path: string) => Promise<string> = async (path) => {
     throw new Error(`custom data test ${path} cannot be loaded here`);
   },
@@ -86,7 +101,11 @@ export async function runSliceTests(
       const sql = offendingSql(t, relation, referenced);
       const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM (${sql})`));
       const n = Number(count!.n);
-      const examples = n ? jsonRows(await conn.runAndReadAll(`SELECT DISTINCT value FROM (${sql}) LIMIT ${MAX_EXAMPLES}`)).map((r) => r.value) : [];
+      const examples = n
+        ? jsonRows(await conn.runAndReadAll(`SELECT DISTINCT value FROM (${sql}) LIMIT ${MAX_EXAMPLES}`)).map(
+            (r) => r.value,
+          )
+        : [];
       out.push({ test, passed: n === 0, offending: n, examples });
     } catch (err) {
       out.push({ test, passed: false, offending: 0, examples: [], error: (err as Error).message });
@@ -102,7 +121,10 @@ export class DataTestsFailedError extends LakeError {
     super(
       "LAKE_AUDIT_FAILED",
       `${failed.length} of ${outcomes.length} data test(s) failed, so the slice was not published (the table stays at its previous snapshot): ${outcomes
-        .map((o) => `${o.test}: ${o.passed ? "pass" : o.error ? `error (${o.error})` : `fail, ${o.offending} row(s)${o.examples.length ? `, e.g. ${o.examples.map((e) => JSON.stringify(e)).join(", ")}` : ""}`}`)
+        .map(
+          (o) =>
+            `${o.test}: ${o.passed ? "pass" : o.error ? `error (${o.error})` : `fail, ${o.offending} row(s)${o.examples.length ? `, e.g. ${o.examples.map((e) => JSON.stringify(e)).join(", ")}` : ""}`}`,
+        )
         .join("; ")}`,
     );
   }

@@ -23,20 +23,29 @@ export class LakeError extends SluiceError<LakeErrorCode> {}
 /** A snapshot asked for by version or time does not exist. */
 export class SnapshotNotFoundError extends LakeError {
   constructor(what: string) {
-    super("LAKE_SNAPSHOT_NOT_FOUND", `no snapshot ${what} in this lake; list them with \`sluice lake snapshots <lake>\` and pick an existing version or a later time`);
+    super(
+      "LAKE_SNAPSHOT_NOT_FOUND",
+      `no snapshot ${what} in this lake; list them with \`sluice lake snapshots <lake>\` and pick an existing version or a later time`,
+    );
   }
 }
 
 /** A table does not exist at the snapshot read. */
 export class TableNotFoundError extends LakeError {
   constructor(table: string, snapshot: number) {
-    super("LAKE_TABLE_NOT_FOUND", `table ${table} does not exist at snapshot ${snapshot}; check the name (schema.table) or read at a snapshot where it exists`);
+    super(
+      "LAKE_TABLE_NOT_FOUND",
+      `table ${table} does not exist at snapshot ${snapshot}; check the name (schema.table) or read at a snapshot where it exists`,
+    );
   }
 }
 
 /** A catalog or file uses a DuckLake feature this implementation does not handle yet. */
 export class LakeUnsupportedError extends LakeError {
   constructor(feature: string) {
-    super("LAKE_FEATURE_UNSUPPORTED", `${feature} is not supported by Sluice's DuckLake implementation yet (see src/lake/README.md); read this lake with the DuckDB ducklake extension instead`);
+    super(
+      "LAKE_FEATURE_UNSUPPORTED",
+      `${feature} is not supported by Sluice's DuckLake implementation yet (see src/lake/README.md); read this lake with the DuckDB ducklake extension instead`,
+    );
   }
 }

@@ -60,7 +60,8 @@ export function fileFacts(path: string): { size: number; footer: number } {
     const size = fstatSync(fd).size;
     const tail = Buffer.alloc(8);
     readSync(fd, tail, 0, 8, size - 8);
-    if (tail.toString("latin1", 4, 8) !== "PAR1") throw new LakeError("LAKE_WRITE_INVALID", `${path} is not a Parquet file (no PAR1 magic at its end)`);
+    if (tail.toString("latin1", 4, 8) !== "PAR1")
+      throw new LakeError("LAKE_WRITE_INVALID", `${path} is not a Parquet file (no PAR1 magic at its end)`);
     return { size, footer: tail.readUInt32LE(0) };
   } finally {
     closeSync(fd);
@@ -74,20 +75,41 @@ interface FileFacts {
 }
 
 /** Row counts, column statistics and partition values of freshly written files, in two queries for all of them. */
-async function readFileFacts(conn: DuckDBConnection, paths: readonly string[], columns: readonly TargetColumn[], partitionColumns: readonly TargetColumn[]): Promise<Map<string, FileFacts>> {
-  const parts = ["filename AS f", "count(*) AS total", ...partitionColumns.map((c, i) => `min(CAST(${ident(c.name)} AS VARCHAR)) AS p${i}`)];
-  parts.push(...columns.flatMap((c, i) => {
-    const e = ident(c.name);
-    return [
-      `count(${e}) AS v${i}`, `count(*) - count(${e}) AS n${i}`,
-      `${statExpression(c.lakeType, e, "min")} AS lo${i}`, `${statExpression(c.lakeType, e, "max")} AS hi${i}`,
-      isFloat(c.lakeType) ? `coalesce(bool_or(isnan(${e})), false) AS nan${i}` : `NULL AS nan${i}`,
-    ];
-  }));
+async function readFileFacts(
+  conn: DuckDBConnection,
+  paths: readonly string[],
+  columns: readonly TargetColumn[],
+  partitionColumns: readonly TargetColumn[],
+): Promise<Map<string, FileFacts>> {
+  const parts = [
+    "filename AS f",
+    "count(*) AS total",
+    ...partitionColumns.map((c, i) => `min(CAST(${ident(c.name)} AS VARCHAR)) AS p${i}`),
+  ];
+  parts.push(
+    ...columns.flatMap((c, i) => {
+      const e = ident(c.name);
+      return [
+        `count(${e}) AS v${i}`,
+        `count(*) - count(${e}) AS n${i}`,
+        `${statExpression(c.lakeType, e, "min")} AS lo${i}`,
+        `${statExpression(c.lakeType, e, "max")} AS hi${i}`,
+        isFloat(c.lakeType) ? `coalesce(bool_or(isnan(${e})), false) AS nan${i}` : `NULL AS nan${i}`,
+      ];
+    }),
+  );
   const list = `[${paths.map(sqlString).join(", ")}]`;
-  const rows = jsonRows(await conn.runAndReadAll(`SELECT ${parts.join(", ")} FROM read_parquet(${list}, hive_partitioning = false, filename = true) GROUP BY filename`));
+  const rows = jsonRows(
+    await conn.runAndReadAll(
+      `SELECT ${parts.join(", ")} FROM read_parquet(${list}, hive_partitioning = false, filename = true) GROUP BY filename`,
+    ),
+  );
   const sizes = new Map<string, number>();
-  for (const r of jsonRows(await conn.runAndReadAll(`SELECT file_name AS f, path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${list}) GROUP BY ALL`))) {
+  for (const r of jsonRows(
+    await conn.runAndReadAll(
+      `SELECT file_name AS f, path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${list}) GROUP BY ALL`,
+    ),
+  )) {
     sizes.set(`${r.f}\u0000${r.p}`, Number(r.s));
   }
   const out = new Map<string, FileFacts>();
@@ -102,7 +124,11 @@ async function readFileFacts(conn: DuckDBConnection, paths: readonly string[], c
       max: (row[`hi${i}`] as string | null) ?? null,
       containsNan: isFloat(c.lakeType) ? Boolean(row[`nan${i}`]) : null,
     }));
-    out.set(f, { stats, rows: Number(row.total), partitionValues: partitionColumns.length ? partitionColumns.map((_, i) => String(row[`p${i}`])) : null });
+    out.set(f, {
+      stats,
+      rows: Number(row.total),
+      partitionValues: partitionColumns.length ? partitionColumns.map((_, i) => String(row[`p${i}`])) : null,
+    });
   }
   return out;
 }
@@ -120,16 +146,33 @@ export interface DataFileRequest {
 
 /** Write the slice as Parquet data files (none when it is empty). */
 export async function writeDataFiles(conn: DuckDBConnection, req: DataFileRequest): Promise<WrittenDataFile[]> {
-  const select = req.columns.map((c) => `${c.inSource ? `CAST(${ident(c.name)} AS ${duckdbTypeOf(c.lakeType)})` : `CAST(NULL AS ${duckdbTypeOf(c.lakeType)})`} AS ${ident(c.name)}`).join(", ");
+  const select = req.columns
+    .map(
+      (c) =>
+        `${c.inSource ? `CAST(${ident(c.name)} AS ${duckdbTypeOf(c.lakeType)})` : `CAST(NULL AS ${duckdbTypeOf(c.lakeType)})`} AS ${ident(c.name)}`,
+    )
+    .join(", ");
   const fieldIds = req.columns.map((c) => `${sqlString(c.name)}: ${c.columnId}`).join(", ");
   const out: WrittenDataFile[] = [];
   const add = async (paths: readonly string[]): Promise<void> => {
     const facts = await readFileFacts(conn, paths, req.columns, req.partitionColumns);
     for (const path of paths) {
       const f = facts.get(path);
-      if (!f) throw new LakeError("LAKE_WRITE_INVALID", `DuckDB wrote ${path} but it cannot be read back; nothing was committed`);
+      if (!f)
+        throw new LakeError(
+          "LAKE_WRITE_INVALID",
+          `DuckDB wrote ${path} but it cannot be read back; nothing was committed`,
+        );
       const size = fileFacts(path);
-      out.push({ path, relPath: relative(req.tableDir, path).split(sep).join("/"), recordCount: f.rows, fileSizeBytes: size.size, footerSize: size.footer, stats: f.stats, partitionValues: f.partitionValues });
+      out.push({
+        path,
+        relPath: relative(req.tableDir, path).split(sep).join("/"),
+        recordCount: f.rows,
+        fileSizeBytes: size.size,
+        footerSize: size.footer,
+        stats: f.stats,
+        partitionValues: f.partitionValues,
+      });
     }
   };
   if (req.partitionColumns.length === 0) {
@@ -137,21 +180,32 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
     if (Number(count!.n) === 0) return out;
     const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
     mkdirSync(dirname(path), { recursive: true });
-    await conn.run(`COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION snappy, FIELD_IDS {${fieldIds}})`);
+    await conn.run(
+      `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION snappy, FIELD_IDS {${fieldIds}})`,
+    );
     await add([path]);
     return out;
   }
   const keys = req.partitionColumns.map((c) => ident(c.name));
-  const [nulls] = jsonRows(await conn.runAndReadAll(`SELECT count(*) FILTER (WHERE ${keys.map((k) => `${k} IS NULL`).join(" OR ")}) AS n FROM ${req.slice}`));
+  const [nulls] = jsonRows(
+    await conn.runAndReadAll(
+      `SELECT count(*) FILTER (WHERE ${keys.map((k) => `${k} IS NULL`).join(" OR ")}) AS n FROM ${req.slice}`,
+    ),
+  );
   if (Number(nulls!.n) > 0) {
-    throw new LakeError("LAKE_WRITE_INVALID", `a partition column (${req.partitionColumns.map((c) => c.name).join(", ")}) is NULL in ${nulls!.n} row(s) of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`);
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `a partition column (${req.partitionColumns.map((c) => c.name).join(", ")}) is NULL in ${nulls!.n} row(s) of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`,
+    );
   }
   // One pass: DuckDB writes one hive folder per partition value (col=value/, values percent-encoded) under uniquely named files.
   mkdirSync(req.tableDir, { recursive: true });
-  const [copied] = jsonRows(await conn.runAndReadAll(
-    `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(req.tableDir)} (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (${keys.join(", ")}), ` +
-      `WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', RETURN_FILES true, APPEND, FIELD_IDS {${fieldIds}})`,
-  ));
+  const [copied] = jsonRows(
+    await conn.runAndReadAll(
+      `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(req.tableDir)} (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (${keys.join(", ")}), ` +
+        `WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', RETURN_FILES true, APPEND, FIELD_IDS {${fieldIds}})`,
+    ),
+  );
   const files = ((copied?.Files ?? []) as string[]).map((f) => resolvePath(f));
   try {
     if (files.length) await add(files);
@@ -163,7 +217,12 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
 }
 
 /** Write a positional delete file for `dataPath` holding the positions `positionsSql` returns (a `pos` column). */
-export async function writeDeleteFile(conn: DuckDBConnection, tableDir: string, dataPath: string, positionsSql: string): Promise<WrittenFile> {
+export async function writeDeleteFile(
+  conn: DuckDBConnection,
+  tableDir: string,
+  dataPath: string,
+  positionsSql: string,
+): Promise<WrittenFile> {
   const name = `ducklake-${uuidv7()}-delete.parquet`;
   const path = join(tableDir, name);
   mkdirSync(dirname(path), { recursive: true });

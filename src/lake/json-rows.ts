@@ -5,7 +5,12 @@
  */
 import { type DuckDBResultReader, DuckDBTypeId } from "@duckdb/node-api";
 
-const WIDE_INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT]);
+const WIDE_INTEGERS = new Set<number>([
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UHUGEINT,
+]);
 
 /** The rows of a fully read result. */
 export function jsonRows(reader: DuckDBResultReader): Record<string, unknown>[] {

@@ -37,7 +37,11 @@ export async function createLake(catalogPath: string, options: CreateLakeOptions
 }
 
 /** Create the catalog tables (`ddl`) and the lake in `db` unless it already holds one. */
-export async function initLake(db: CatalogDb, ddlStatements: readonly string[], options: CreateLakeOptions): Promise<void> {
+export async function initLake(
+  db: CatalogDb,
+  ddlStatements: readonly string[],
+  options: CreateLakeOptions,
+): Promise<void> {
   const dataPath = isUrl(options.dataPath) ? options.dataPath : resolve(options.dataPath);
   const withSlash = dataPath.endsWith("/") ? dataPath : `${dataPath}/`;
   {
@@ -45,11 +49,25 @@ export async function initLake(db: CatalogDb, ddlStatements: readonly string[], 
       for (const ddl of ddlStatements) await db.run(ddl);
       const [existing] = await db.all("SELECT count(*) AS n FROM ducklake_snapshot");
       if (Number(existing?.n ?? 0) > 0) return;
-      const meta: Array<[string, string]> = [["version", DUCKLAKE_VERSION], ["created_by", CREATED_BY], ["data_path", withSlash], ["encrypted", "false"]];
-      for (const [k, v] of meta) await db.run("INSERT INTO ducklake_metadata (key, value, scope, scope_id) VALUES (?, ?, NULL, NULL)", [k, v]);
-      await db.run("INSERT INTO ducklake_snapshot (snapshot_id, snapshot_time, schema_version, next_catalog_id, next_file_id) VALUES (0, ?, 0, 1, 0)", [catalogTime(new Date())]);
-      await db.run("INSERT INTO ducklake_snapshot_changes (snapshot_id, changes_made, author, commit_message, commit_extra_info) VALUES (0, 'created_schema:\"main\"', NULL, NULL, NULL)");
-      await db.run("INSERT INTO ducklake_schema (schema_id, schema_uuid, begin_snapshot, end_snapshot, schema_name, path, path_is_relative) VALUES (0, ?, 0, NULL, 'main', 'main/', ?)", [randomUUID(), true]);
+      const meta: Array<[string, string]> = [
+        ["version", DUCKLAKE_VERSION],
+        ["created_by", CREATED_BY],
+        ["data_path", withSlash],
+        ["encrypted", "false"],
+      ];
+      for (const [k, v] of meta)
+        await db.run("INSERT INTO ducklake_metadata (key, value, scope, scope_id) VALUES (?, ?, NULL, NULL)", [k, v]);
+      await db.run(
+        "INSERT INTO ducklake_snapshot (snapshot_id, snapshot_time, schema_version, next_catalog_id, next_file_id) VALUES (0, ?, 0, 1, 0)",
+        [catalogTime(new Date())],
+      );
+      await db.run(
+        "INSERT INTO ducklake_snapshot_changes (snapshot_id, changes_made, author, commit_message, commit_extra_info) VALUES (0, 'created_schema:\"main\"', NULL, NULL, NULL)",
+      );
+      await db.run(
+        "INSERT INTO ducklake_schema (schema_id, schema_uuid, begin_snapshot, end_snapshot, schema_name, path, path_is_relative) VALUES (0, ?, 0, NULL, 'main', 'main/', ?)",
+        [randomUUID(), true],
+      );
     });
   }
 }

@@ -9,6 +9,10 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The catalog file and data folder of lake `name` in the data folder `sluiceDir`. @throws LakeError for a bad name */
 export function lakePaths(sluiceDir: string, name: string): { catalog: string; data: string } {
-  if (!NAME.test(name)) throw new LakeError("LAKE_WRITE_INVALID", `lake name ${JSON.stringify(name)} is not allowed; use letters, digits, _ and - (e.g. ducklake://main)`);
+  if (!NAME.test(name))
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `lake name ${JSON.stringify(name)} is not allowed; use letters, digits, _ and - (e.g. ducklake://main)`,
+    );
   return { catalog: join(sluiceDir, "lakes", `${name}.sqlite`), data: join(sluiceDir, "lakes", name) };
 }

@@ -41,7 +41,10 @@ export async function referencedFiles(lake: LakeReader): Promise<Set<string>> {
     tableDirs.set(t.tableId, resolveRelative(schemaDir, t.path, t.pathIsRelative));
   }
   const out = new Set<string>();
-  for (const sql of ["SELECT table_id, path, path_is_relative FROM ducklake_data_file", "SELECT table_id, path, path_is_relative FROM ducklake_delete_file"]) {
+  for (const sql of [
+    "SELECT table_id, path, path_is_relative FROM ducklake_data_file",
+    "SELECT table_id, path, path_is_relative FROM ducklake_delete_file",
+  ]) {
     for (const r of await db.all(sql)) {
       const dir = tableDirs.get(num(r.table_id)) ?? lake.dataDir;
       out.add(resolve(resolveRelative(dir, String(r.path), bool(r.path_is_relative ?? 1))));
@@ -54,7 +57,10 @@ export async function referencedFiles(lake: LakeReader): Promise<Set<string>> {
 }
 
 /** Remove unreferenced lake files older than `graceMs`; returns the removed paths. */
-export async function sweepOrphans(lake: LakeReader, options: { graceMs?: number; now?: number } = {}): Promise<string[]> {
+export async function sweepOrphans(
+  lake: LakeReader,
+  options: { graceMs?: number; now?: number } = {},
+): Promise<string[]> {
   if (isUrl(lake.dataDir)) throw new LakeUnsupportedError("the orphan sweep of an object-store data path");
   const keep = await referencedFiles(lake);
   const cutoff = (options.now ?? Date.now()) - (options.graceMs ?? ORPHAN_GRACE_MS);

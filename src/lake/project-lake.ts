@@ -12,6 +12,9 @@ import { type LakeWriter, openLakeForWrite, openPostgresLake } from "./writer.js
 export async function openProjectLake(host: AssetHost, name: string): Promise<LakeWriter> {
   const paths = lakePaths(host.config.dataDir, name);
   const place = host.lakeCatalog;
-  if (place.kind === "postgres") return openPostgresLake(place.pool, `${place.schema}_lake_${name.toLowerCase().replace(/-/g, "_")}`, { dataPath: paths.data });
+  if (place.kind === "postgres")
+    return openPostgresLake(place.pool, `${place.schema}_lake_${name.toLowerCase().replace(/-/g, "_")}`, {
+      dataPath: paths.data,
+    });
   return openLakeForWrite(paths.catalog, { dataPath: paths.data });
 }

@@ -13,7 +13,15 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { withDuckDb } from "../assets/duckdb.js";
 import type { CatalogDb } from "./catalog-db.js";
 import { openDuckdbCatalog } from "./catalog-duckdb.js";
-import { readColumns, readDataFiles, readDeleteFiles, readMetadata, readSchemas, readSnapshots, readTables } from "./catalog-read.js";
+import {
+  readColumns,
+  readDataFiles,
+  readDeleteFiles,
+  readMetadata,
+  readSchemas,
+  readSnapshots,
+  readTables,
+} from "./catalog-read.js";
 import { openSqliteCatalog } from "./catalog-sqlite.js";
 import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError, TableNotFoundError } from "./errors.js";
@@ -50,7 +58,11 @@ function catalogKind(path: string): "sqlite" | "duckdb" {
   try {
     fd = openSync(path, "r");
   } catch (err) {
-    throw new LakeError("LAKE_NOT_FOUND", `lake catalog ${path} cannot be opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); check the path, or create the lake by materializing a table into it`, { cause: err });
+    throw new LakeError(
+      "LAKE_NOT_FOUND",
+      `lake catalog ${path} cannot be opened (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); check the path, or create the lake by materializing a table into it`,
+      { cause: err },
+    );
   }
   const head = Buffer.alloc(16);
   try {
@@ -60,12 +72,18 @@ function catalogKind(path: string): "sqlite" | "duckdb" {
   }
   if (head.toString("latin1", 0, 15) === "SQLite format 3") return "sqlite";
   if (head.toString("latin1", 8, 12) === "DUCK") return "duckdb";
-  throw new LakeError("LAKE_CATALOG_INVALID", `${path} is neither a SQLite nor a DuckDB database file, so it cannot be a DuckLake catalog`);
+  throw new LakeError(
+    "LAKE_CATALOG_INVALID",
+    `${path} is neither a SQLite nor a DuckDB database file, so it cannot be a DuckLake catalog`,
+  );
 }
 
 /** Open a lake's catalog file (SQLite or DuckDB, detected from the file header). */
 export async function openLake(catalogPath: string, options: OpenLakeOptions = {}): Promise<LakeReader> {
-  const db = catalogKind(catalogPath) === "sqlite" ? openSqliteCatalog(catalogPath, { readonly: true }) : await openDuckdbCatalog(catalogPath);
+  const db =
+    catalogKind(catalogPath) === "sqlite"
+      ? openSqliteCatalog(catalogPath, { readonly: true })
+      : await openDuckdbCatalog(catalogPath);
   try {
     return await LakeReader.open(db, options);
   } catch (err) {
@@ -164,11 +182,17 @@ export class LakeReader {
   async filesOf(t: TableAt, s: number): Promise<VisibleFile[]> {
     await this.refuseInlined(t);
     const tableDir = this.tableDir(t);
-    const visible = filesAt(await readDataFiles(this.db, t.table.tableId), await readDeleteFiles(this.db, t.table.tableId), s);
+    const visible = filesAt(
+      await readDataFiles(this.db, t.table.tableId),
+      await readDeleteFiles(this.db, t.table.tableId),
+      s,
+    );
     return visible.map(({ data, delete: del }) => {
       if (data.encryptionKey !== null) throw new LakeUnsupportedError("an encrypted data file");
-      if (data.mappingId !== null) throw new LakeUnsupportedError("a data file with a column name mapping (added with ducklake_add_data_files)");
-      if (data.partialMax !== null && data.partialMax > s) throw new LakeUnsupportedError("time travel into a partial data file (merged across snapshots)");
+      if (data.mappingId !== null)
+        throw new LakeUnsupportedError("a data file with a column name mapping (added with ducklake_add_data_files)");
+      if (data.partialMax !== null && data.partialMax > s)
+        throw new LakeUnsupportedError("time travel into a partial data file (merged across snapshots)");
       const base = { data, dataPath: resolveRelative(tableDir, data.path, data.pathIsRelative) };
       if (!del) return base;
       if (del.format !== "parquet") throw new LakeUnsupportedError(`a ${del.format} delete file`);
@@ -178,22 +202,36 @@ export class LakeReader {
 
   /** Rows inlined in the catalog (`ducklake_inlined_data_tables`) are not read yet: refuse rather than miss them. */
   private async refuseInlined(t: TableAt): Promise<void> {
-    const inlined = await this.db.all("SELECT table_name FROM ducklake_inlined_data_tables WHERE table_id = ?", [t.table.tableId]);
+    const inlined = await this.db.all("SELECT table_name FROM ducklake_inlined_data_tables WHERE table_id = ?", [
+      t.table.tableId,
+    ]);
     for (const r of inlined) {
       const name = String(r.table_name).replace(/"/g, '""');
       const [count] = await this.db.all(`SELECT count(*) AS n FROM "${name}"`).catch(() => [{ n: 0 }]);
-      if (Number(count?.n ?? 0) > 0) throw new LakeUnsupportedError(`table ${t.name} has rows inlined in the catalog (data inlining)`);
+      if (Number(count?.n ?? 0) > 0)
+        throw new LakeUnsupportedError(`table ${t.name} has rows inlined in the catalog (data inlining)`);
     }
   }
 
   /** The DuckDB SELECT returning a table's rows at a snapshot, and the snapshot it reads. */
-  async scan(name: string, ref: SnapshotRef = LATEST): Promise<{ sql: string; snapshot: LakeSnapshot; columns: LakeColumn[] }> {
+  async scan(
+    name: string,
+    ref: SnapshotRef = LATEST,
+  ): Promise<{ sql: string; snapshot: LakeSnapshot; columns: LakeColumn[] }> {
     const snapshot = await this.snapshot(ref);
     const s = snapshot.snapshotId;
     const t = await this.tableAt(name, s);
     const columns = columnsAt(await readColumns(this.db, t.table.tableId), s);
-    const scanColumns: ScanColumn[] = columns.map((c) => ({ columnId: c.columnId, name: c.name, type: duckdbTypeOf(c.type), initialDefault: c.initialDefault }));
-    const files = (await this.filesOf(t, s)).map((f) => ({ dataPath: f.dataPath, ...(f.deletePath && { deletePath: f.deletePath, deletePartial: f.delete!.partialMax !== null }) }));
+    const scanColumns: ScanColumn[] = columns.map((c) => ({
+      columnId: c.columnId,
+      name: c.name,
+      type: duckdbTypeOf(c.type),
+      initialDefault: c.initialDefault,
+    }));
+    const files = (await this.filesOf(t, s)).map((f) => ({
+      dataPath: f.dataPath,
+      ...(f.deletePath && { deletePath: f.deletePath, deletePartial: f.delete!.partialMax !== null }),
+    }));
     return { sql: scanSql(scanColumns, files, s), snapshot, columns };
   }
 

@@ -37,7 +37,12 @@ function defaultOf(c: ScanColumn): string {
 }
 
 function fileSelect(columns: readonly ScanColumn[], file: ScanFile, snapshot: number): string {
-  const schema = columns.map((c) => `${c.columnId}: {name: ${sqlString(`c${c.columnId}`)}, type: ${sqlString(c.type)}, default_value: ${defaultOf(c)}}`).join(", ");
+  const schema = columns
+    .map(
+      (c) =>
+        `${c.columnId}: {name: ${sqlString(`c${c.columnId}`)}, type: ${sqlString(c.type)}, default_value: ${defaultOf(c)}}`,
+    )
+    .join(", ");
   const projection = columns.map((c) => `c${c.columnId} AS ${ident(c.name)}`).join(", ");
   let sql = `SELECT ${projection} FROM read_parquet(${sqlString(file.dataPath)}, schema = MAP {${schema}}, file_row_number = true, hive_partitioning = false)`;
   if (file.deletePath) {
@@ -50,6 +55,7 @@ function fileSelect(columns: readonly ScanColumn[], file: ScanFile, snapshot: nu
 /** The SELECT that returns the table's rows at `snapshot` with its columns in order. */
 export function scanSql(columns: readonly ScanColumn[], files: readonly ScanFile[], snapshot: number): string {
   if (columns.length === 0) return "SELECT NULL WHERE false";
-  if (files.length === 0) return `SELECT ${columns.map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`).join(", ")} WHERE false`;
+  if (files.length === 0)
+    return `SELECT ${columns.map((c) => `CAST(NULL AS ${c.type}) AS ${ident(c.name)}`).join(", ")} WHERE false`;
   return files.map((f) => fileSelect(columns, f, snapshot)).join("\nUNION ALL\n");
 }

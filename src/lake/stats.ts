@@ -69,12 +69,25 @@ export function compareStat(lakeType: string, a: string, b: string): number {
 }
 
 /** The table's statistics of a column after adding one file's statistics. */
-export function mergeColumnStats(lakeType: string, table: TableColumnStats | undefined, file: FileColumnStats): TableColumnStats {
-  const minOf = (x: string | null, y: string | null) => (x === null ? y : y === null ? x : compareStat(lakeType, x, y) <= 0 ? x : y);
-  const maxOf = (x: string | null, y: string | null) => (x === null ? y : y === null ? x : compareStat(lakeType, x, y) >= 0 ? x : y);
+export function mergeColumnStats(
+  lakeType: string,
+  table: TableColumnStats | undefined,
+  file: FileColumnStats,
+): TableColumnStats {
+  const minOf = (x: string | null, y: string | null) =>
+    x === null ? y : y === null ? x : compareStat(lakeType, x, y) <= 0 ? x : y;
+  const maxOf = (x: string | null, y: string | null) =>
+    x === null ? y : y === null ? x : compareStat(lakeType, x, y) >= 0 ? x : y;
   const keep = hasMinMax(lakeType);
   const nan = isFloat(lakeType) ? Boolean(table?.containsNan) || Boolean(file.containsNan) : null;
-  if (!table) return { columnId: file.columnId, containsNull: file.nullCount > 0, containsNan: nan, min: keep ? file.min : null, max: keep ? file.max : null };
+  if (!table)
+    return {
+      columnId: file.columnId,
+      containsNull: file.nullCount > 0,
+      containsNan: nan,
+      min: keep ? file.min : null,
+      max: keep ? file.max : null,
+    };
   return {
     columnId: file.columnId,
     containsNull: table.containsNull || file.nullCount > 0,

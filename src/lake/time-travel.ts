@@ -37,7 +37,13 @@ export function findAtReferences(tree: unknown, aliases: ReadonlySet<string>): A
       const schema = String(o.schema_name ?? "") || String(o.catalog_name ?? "");
       if (aliases.has(schema)) {
         const at = o.at_clause as { unit: string; expr: unknown };
-        out.push({ node: o, alias: schema, table: String(o.table_name), unit: String(at.unit).toUpperCase(), expr: at.expr });
+        out.push({
+          node: o,
+          alias: schema,
+          table: String(o.table_name),
+          unit: String(at.unit).toUpperCase(),
+          expr: at.expr,
+        });
       }
     }
     for (const child of Object.values(o)) walk(child);
@@ -51,14 +57,21 @@ export function findAtReferences(tree: unknown, aliases: ReadonlySet<string>): A
  * "unknown" value (2^64 - 1) JavaScript cannot hold exactly, so it is written back exactly.
  */
 function toJson(tree: unknown): string {
-  return JSON.stringify(tree).replace(/"query_location":18446744073709552000/g, '"query_location":18446744073709551615');
+  return JSON.stringify(tree).replace(
+    /"query_location":18446744073709552000/g,
+    '"query_location":18446744073709551615',
+  );
 }
 
 async function evaluate(conn: DuckDBConnection, expr: unknown, cast: string): Promise<string> {
-  const template = JSON.parse(String(jsonRows(await conn.runAndReadAll("SELECT json_serialize_sql('SELECT 1') AS j"))[0]!.j)) as { statements: Array<{ node: { select_list: unknown[] } }> };
+  const template = JSON.parse(
+    String(jsonRows(await conn.runAndReadAll("SELECT json_serialize_sql('SELECT 1') AS j"))[0]!.j),
+  ) as { statements: Array<{ node: { select_list: unknown[] } }> };
   template.statements[0]!.node.select_list = [expr];
   const [sql] = jsonRows(await conn.runAndReadAll(`SELECT json_deserialize_sql(${sqlString(toJson(template))}) AS s`));
-  const [row] = jsonRows(await conn.runAndReadAll(`SELECT CAST((${String(sql!.s).replace(/;\s*$/, "")}) AS ${cast}) AS v`));
+  const [row] = jsonRows(
+    await conn.runAndReadAll(`SELECT CAST((${String(sql!.s).replace(/;\s*$/, "")}) AS ${cast}) AS v`),
+  );
   return String(row!.v);
 }
 
@@ -67,7 +80,10 @@ async function evaluate(conn: DuckDBConnection, expr: unknown, cast: string): Pr
  * attached alias. @returns the statement's SQL (unchanged when it has no AT clause on a lake)
  */
 export async function rewriteTimeTravel(
-  conn: DuckDBConnection, statement: string, aliases: ReadonlySet<string>, lakeOf: (alias: string) => LakeReader,
+  conn: DuckDBConnection,
+  statement: string,
+  aliases: ReadonlySet<string>,
+  lakeOf: (alias: string) => LakeReader,
 ): Promise<string> {
   if (!/\bAT\s*\(/i.test(statement)) return statement;
   let tree: { error?: boolean; statements?: unknown[] };
@@ -83,9 +99,15 @@ export async function rewriteTimeTravel(
   await conn.run("SET TimeZone = 'UTC'");
   for (const ref of refs) {
     let snapshot: SnapshotRef;
-    if (ref.unit === "VERSION") snapshot = { kind: "version", snapshotId: Number(await evaluate(conn, ref.expr, "BIGINT")) };
-    else if (ref.unit === "TIMESTAMP") snapshot = { kind: "timestamp", at: `${await evaluate(conn, ref.expr, "TIMESTAMPTZ")}` };
-    else throw new LakeError("LAKE_FEATURE_UNSUPPORTED", `AT (${ref.unit} => …) is not supported; use AT (VERSION => n) or AT (TIMESTAMP => t)`);
+    if (ref.unit === "VERSION")
+      snapshot = { kind: "version", snapshotId: Number(await evaluate(conn, ref.expr, "BIGINT")) };
+    else if (ref.unit === "TIMESTAMP")
+      snapshot = { kind: "timestamp", at: `${await evaluate(conn, ref.expr, "TIMESTAMPTZ")}` };
+    else
+      throw new LakeError(
+        "LAKE_FEATURE_UNSUPPORTED",
+        `AT (${ref.unit} => …) is not supported; use AT (VERSION => n) or AT (TIMESTAMP => t)`,
+      );
     const lake = lakeOf(ref.alias);
     const { sql, snapshot: s } = await lake.scan(ref.table, snapshot);
     const view = `${ref.table}@${s.snapshotId}`;

@@ -13,7 +13,9 @@ export function visibleAt(row: SnapshotRange, snapshot: number): boolean {
 /** Microseconds since the epoch of a catalog timestamp (`2026-12-01 04:47:03.5+00`, ISO, or a Date). */
 export function timestampMicros(value: string | Date): number {
   if (value instanceof Date) return value.getTime() * 1000;
-  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(value.trim());
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
+    value.trim(),
+  );
   if (!m) {
     const ms = Date.parse(value);
     if (Number.isNaN(ms)) throw new SnapshotNotFoundError(`at time ${JSON.stringify(value)} (not a timestamp)`);
@@ -47,7 +49,8 @@ export function pickSnapshot(snapshots: readonly LakeSnapshot[], ref: SnapshotRe
   const at = timestampMicros(ref.at);
   let best: LakeSnapshot | undefined;
   for (const s of snapshots) if (s.micros <= at && (!best || s.snapshotId > best.snapshotId)) best = s;
-  if (!best) throw new SnapshotNotFoundError(`at or before ${typeof ref.at === "string" ? ref.at : ref.at.toISOString()}`);
+  if (!best)
+    throw new SnapshotNotFoundError(`at or before ${typeof ref.at === "string" ? ref.at : ref.at.toISOString()}`);
   return best;
 }
 
@@ -58,7 +61,9 @@ export function columnsAt(columns: readonly LakeColumn[], snapshot: number): Lak
 
 /** Data files visible at `snapshot`, each with its delete file at that snapshot, in file order. */
 export function filesAt(
-  data: readonly LakeDataFile[], deletes: readonly LakeDeleteFile[], snapshot: number,
+  data: readonly LakeDataFile[],
+  deletes: readonly LakeDeleteFile[],
+  snapshot: number,
 ): Array<{ data: LakeDataFile; delete?: LakeDeleteFile }> {
   const del = new Map<number, LakeDeleteFile>();
   for (const d of deletes) if (visibleAt(d, snapshot)) del.set(d.dataFileId, d);

@@ -36,15 +36,26 @@ export interface ColumnPlan {
 /** The columns of a new table: ids 1…n in the slice's order. */
 export function planNewTable(source: readonly SourceColumn[]): ColumnPlan {
   checkNames(source);
-  const columns = source.map((c, i) => ({ columnId: i + 1, name: c.name, lakeType: c.lakeType, order: i + 1, inSource: true }));
+  const columns = source.map((c, i) => ({
+    columnId: i + 1,
+    name: c.name,
+    lakeType: c.lakeType,
+    order: i + 1,
+    inSource: true,
+  }));
   return { columns, ended: [], added: columns, maxColumnId: columns.length };
 }
 
 function checkNames(source: readonly SourceColumn[]): void {
-  if (source.length === 0) throw new LakeError("LAKE_WRITE_INVALID", "the SELECT returns no columns; a lake table needs at least one");
+  if (source.length === 0)
+    throw new LakeError("LAKE_WRITE_INVALID", "the SELECT returns no columns; a lake table needs at least one");
   const seen = new Set<string>();
   for (const c of source) {
-    if (seen.has(c.name)) throw new LakeError("LAKE_WRITE_INVALID", `the SELECT returns two columns named ${JSON.stringify(c.name)}; give each output column its own name (AS …)`);
+    if (seen.has(c.name))
+      throw new LakeError(
+        "LAKE_WRITE_INVALID",
+        `the SELECT returns two columns named ${JSON.stringify(c.name)}; give each output column its own name (AS …)`,
+      );
     seen.add(c.name);
   }
 }
@@ -53,15 +64,28 @@ function checkNames(source: readonly SourceColumn[]): void {
  * Append, merge and partition replace keep the table's columns: the slice may leave some
  * out (written as NULL) but may not bring new ones.
  */
-export function planKeepColumns(current: readonly LakeColumn[], source: readonly SourceColumn[], table: string): ColumnPlan {
+export function planKeepColumns(
+  current: readonly LakeColumn[],
+  source: readonly SourceColumn[],
+  table: string,
+): ColumnPlan {
   checkNames(source);
   const names = new Set(current.map((c) => c.name));
   const extra = source.filter((c) => !names.has(c.name)).map((c) => c.name);
   if (extra.length) {
-    throw new LakeError("LAKE_WRITE_INVALID", `the slice has column(s) ${extra.join(", ")} that table ${table} does not have; only a whole-table replace (no append, key= or partition) changes a table's columns, so drop them from the SELECT or rebuild the whole table`);
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `the slice has column(s) ${extra.join(", ")} that table ${table} does not have; only a whole-table replace (no append, key= or partition) changes a table's columns, so drop them from the SELECT or rebuild the whole table`,
+    );
   }
   const inSource = new Set(source.map((c) => c.name));
-  const columns = current.map((c) => ({ columnId: c.columnId, name: c.name, lakeType: c.type, order: c.order, inSource: inSource.has(c.name) }));
+  const columns = current.map((c) => ({
+    columnId: c.columnId,
+    name: c.name,
+    lakeType: c.type,
+    order: c.order,
+    inSource: inSource.has(c.name),
+  }));
   return { columns, ended: [], added: [], maxColumnId: Math.max(0, ...current.map((c) => c.columnId)) };
 }
 
@@ -70,7 +94,11 @@ export function planKeepColumns(current: readonly LakeColumn[], source: readonly
  * (a new version only when its position moved), a new name or a new type gets a new id,
  * columns not in the slice end.
  */
-export function planReplaceColumns(current: readonly LakeColumn[], source: readonly SourceColumn[], maxColumnIdEver: number): ColumnPlan {
+export function planReplaceColumns(
+  current: readonly LakeColumn[],
+  source: readonly SourceColumn[],
+  maxColumnIdEver: number,
+): ColumnPlan {
   checkNames(source);
   let next = maxColumnIdEver;
   const columns: TargetColumn[] = [];

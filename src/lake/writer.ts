@@ -32,7 +32,14 @@ import { LakeReader, type OpenLakeOptions, qualifiedName } from "./reader.js";
 import { ident } from "./scan-plan.js";
 import type { VisibleFile } from "./types.js";
 import { columnsAt } from "./visibility.js";
-import { type ColumnPlan, planKeepColumns, planNewTable, planReplaceColumns, type SourceColumn, type TargetColumn } from "./write-plan.js";
+import {
+  type ColumnPlan,
+  planKeepColumns,
+  planNewTable,
+  planReplaceColumns,
+  type SourceColumn,
+  type TargetColumn,
+} from "./write-plan.js";
 
 /** How a slice is reconciled with the table. */
 export type WriteMode = "replace" | "merge" | "append";
@@ -83,7 +90,10 @@ export const MAX_ATTEMPTS = 8;
 const SLICE = "__sluice_lake_slice";
 
 /** Open (creating if needed) a lake with a SQLite catalog for reading and writing. */
-export async function openLakeForWrite(catalogPath: string, options: OpenLakeOptions & { dataPath: string }): Promise<LakeWriter> {
+export async function openLakeForWrite(
+  catalogPath: string,
+  options: OpenLakeOptions & { dataPath: string },
+): Promise<LakeWriter> {
   const db = await createLake(catalogPath, { dataPath: options.dataPath });
   try {
     return new LakeWriter(db, await LakeReader.open(db));
@@ -94,7 +104,11 @@ export async function openLakeForWrite(catalogPath: string, options: OpenLakeOpt
 }
 
 /** Open (creating if needed) a lake whose catalog lives in schema `schema` of a Postgres database. */
-export async function openPostgresLake(url: string | PoolConfig, schema: string, options: { dataPath: string }): Promise<LakeWriter> {
+export async function openPostgresLake(
+  url: string | PoolConfig,
+  schema: string,
+  options: { dataPath: string },
+): Promise<LakeWriter> {
   const db = await openPostgresCatalog(url, schema);
   try {
     await initLake(db, POSTGRES_CATALOG_DDL, { dataPath: options.dataPath });
@@ -122,7 +136,10 @@ export class LakeWriter {
     await conn.run(`CREATE OR REPLACE TEMP TABLE ${SLICE} AS ${req.source}`);
     try {
       const described = jsonRows(await conn.runAndReadAll(`DESCRIBE ${SLICE}`));
-      const source: SourceColumn[] = described.map((r) => ({ name: String(r.column_name), lakeType: lakeTypeOf(String(r.column_type)) }));
+      const source: SourceColumn[] = described.map((r) => ({
+        name: String(r.column_name),
+        lakeType: lakeTypeOf(String(r.column_type)),
+      }));
       const rows = await checkSlice(conn, req, source);
       for (let attempt = 1; ; attempt++) {
         try {
@@ -137,12 +154,21 @@ export class LakeWriter {
     }
   }
 
-  private async attempt(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[], rows: number): Promise<WriteResult> {
+  private async attempt(
+    conn: DuckDBConnection,
+    req: WriteRequest,
+    source: SourceColumn[],
+    rows: number,
+  ): Promise<WriteResult> {
     const base = (await this.reader.snapshot()).snapshotId;
     const name = qualifiedName(req.table);
     const [schemaName, tableName] = [name.slice(0, name.indexOf(".")), name.slice(name.indexOf(".") + 1)];
     const schema = (await this.reader.schemasAt(base)).find((x) => x.name === schemaName);
-    if (!schema) throw new LakeError("LAKE_WRITE_INVALID", `schema ${schemaName} does not exist in this lake; write to main.<table>`);
+    if (!schema)
+      throw new LakeError(
+        "LAKE_WRITE_INVALID",
+        `schema ${schemaName} does not exist in this lake; write to main.<table>`,
+      );
     const table = await this.reader.findTable(name, base);
     const partitionNames = Object.keys(req.partition ?? {});
     let plan: ColumnPlan;
@@ -153,11 +179,15 @@ export class LakeWriter {
     if (!table) {
       plan = planNewTable(source);
       if (req.partition && req.partitionBy && req.partitionBy.join(",") !== partitionNames.join(",")) {
-        throw new LakeError("LAKE_WRITE_INVALID", `partitionBy (${req.partitionBy.join(", ")}) and the partition written (${partitionNames.join(", ")}) name different columns; give the same columns`);
+        throw new LakeError(
+          "LAKE_WRITE_INVALID",
+          `partitionBy (${req.partitionBy.join(", ")}) and the partition written (${partitionNames.join(", ")}) name different columns; give the same columns`,
+        );
       }
       partitionColumns = (req.partition ? partitionNames : (req.partitionBy ?? [])).map((n) => {
         const c = plan.columns.find((x) => x.name === n);
-        if (!c) throw new LakeError("LAKE_WRITE_INVALID", `partition column ${n} is not a column of the SELECT; add it`);
+        if (!c)
+          throw new LakeError("LAKE_WRITE_INVALID", `partition column ${n} is not a column of the SELECT; add it`);
         return c;
       });
       tableDir = joinPath(this.reader.schemaDir(schema), `${tableName}/`);
@@ -165,16 +195,27 @@ export class LakeWriter {
       const current = columnsAt(await readColumns(this.db, table.table.tableId), base);
       const parts = await readPartitioning(this.db, table.table.tableId, base);
       const partNames = (parts?.columns ?? []).map((p) => {
-        if (p.transform !== "identity") throw new LakeUnsupportedError(`writing to a table partitioned with the ${p.transform} transform`);
+        if (p.transform !== "identity")
+          throw new LakeUnsupportedError(`writing to a table partitioned with the ${p.transform} transform`);
         return current.find((c) => c.columnId === p.columnId)?.name ?? "";
       });
       if (req.partition && partNames.join(",") !== partitionNames.join(",")) {
-        throw new LakeError("LAKE_WRITE_INVALID", `table ${name} is ${partNames.length ? `partitioned by ${partNames.join(", ")}` : "not partitioned"}, but the write names partition ${partitionNames.join(", ")}; write the whole table, or use the table's partition columns`);
+        throw new LakeError(
+          "LAKE_WRITE_INVALID",
+          `table ${name} is ${partNames.length ? `partitioned by ${partNames.join(", ")}` : "not partitioned"}, but the write names partition ${partitionNames.join(", ")}; write the whole table, or use the table's partition columns`,
+        );
       }
-      plan = req.mode === "replace" && !req.partition ? planReplaceColumns(current, source, await readMaxColumnId(this.db, table.table.tableId)) : planKeepColumns(current, source, name);
+      plan =
+        req.mode === "replace" && !req.partition
+          ? planReplaceColumns(current, source, await readMaxColumnId(this.db, table.table.tableId))
+          : planKeepColumns(current, source, name);
       partitionColumns = partNames.map((n) => {
         const c = plan.columns.find((x) => x.name === n);
-        if (!c) throw new LakeError("LAKE_WRITE_INVALID", `the SELECT drops ${n}, the partition column of ${name}; keep it in the SELECT`);
+        if (!c)
+          throw new LakeError(
+            "LAKE_WRITE_INVALID",
+            `the SELECT drops ${n}, the partition column of ${name}; keep it in the SELECT`,
+          );
         return c;
       });
       partitionId = parts?.partitionId ?? null;
@@ -191,7 +232,11 @@ export class LakeWriter {
     }
     if (req.mode === "merge") {
       if (!req.key) throw new LakeError("LAKE_WRITE_INVALID", "a merge needs key=<column>");
-      if (!plan.columns.some((c) => c.name === req.key && c.inSource)) throw new LakeError("LAKE_WRITE_INVALID", `merge key ${req.key} is not a column of the SELECT; add it, or fix key=`);
+      if (!plan.columns.some((c) => c.name === req.key && c.inSource))
+        throw new LakeError(
+          "LAKE_WRITE_INVALID",
+          `merge key ${req.key} is not a column of the SELECT; add it, or fix key=`,
+        );
     }
     const written: WrittenFile[] = [];
     try {
@@ -200,7 +245,9 @@ export class LakeWriter {
         const key = plan.columns.find((c) => c.name === req.key)!;
         const keyType = duckdbTypeOf(key.lakeType);
         for (const f of visible) {
-          const old = f.deletePath ? `SELECT pos FROM read_parquet(${sqlString(f.deletePath)})` : "SELECT CAST(NULL AS BIGINT) AS pos WHERE false";
+          const old = f.deletePath
+            ? `SELECT pos FROM read_parquet(${sqlString(f.deletePath)})`
+            : "SELECT CAST(NULL AS BIGINT) AS pos WHERE false";
           const hits =
             `SELECT file_row_number AS pos FROM read_parquet(${sqlString(f.dataPath)}, schema = MAP {${key.columnId}: {name: 'k', type: ${sqlString(keyType)}, default_value: CAST(NULL AS VARCHAR)}}, file_row_number = true, hive_partitioning = false) ` +
             `WHERE k IN (SELECT CAST(${ident(key.name)} AS ${keyType}) FROM ${SLICE}) AND file_row_number NOT IN (${old})`;
@@ -214,7 +261,14 @@ export class LakeWriter {
       const newFiles = await writeDataFiles(conn, { slice: SLICE, columns: plan.columns, tableDir, partitionColumns });
       written.push(...newFiles);
       const endFiles = req.mode === "replace" ? visible.map((f) => f.data.dataFileId) : [];
-      if (table && !newFiles.length && !endFiles.length && !newDeletes.length && !plan.added.length && !plan.ended.length) {
+      if (
+        table &&
+        !newFiles.length &&
+        !endFiles.length &&
+        !newDeletes.length &&
+        !plan.added.length &&
+        !plan.ended.length
+      ) {
         return { snapshotId: base, rows, tableId: table.table.tableId, created: false, unchanged: true };
       }
       if (req.audit) {
@@ -222,11 +276,20 @@ export class LakeWriter {
         await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
       }
       const commit: CommitPlan = {
-        baseSnapshot: base, schemaId: schema.schemaId, schemaName, tableName,
+        baseSnapshot: base,
+        schemaId: schema.schemaId,
+        schemaName,
+        tableName,
         ...(table && { tableId: table.table.tableId }),
         ...(!table && { createPartitionColumns: partitionColumns.map((c) => c.columnId) }),
-        partitionId, columns: plan, newFiles, endFiles, newDeletes,
-        ...(req.mode !== "append" && { sliceGuard: { partitionValues: req.partition ? partitionNames.map((n) => req.partition![n]!) : null } }),
+        partitionId,
+        columns: plan,
+        newFiles,
+        endFiles,
+        newDeletes,
+        ...(req.mode !== "append" && {
+          sliceGuard: { partitionValues: req.partition ? partitionNames.map((n) => req.partition![n]!) : null },
+        }),
         ...(req.author && { author: req.author }),
         ...(req.commitMessage && { commitMessage: req.commitMessage }),
       };
@@ -248,13 +311,24 @@ export class LakeWriter {
 async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<number> {
   const entries = Object.entries(req.partition ?? {});
   for (const [col] of entries) {
-    if (!source.some((c) => c.name === col)) throw new LakeError("LAKE_WRITE_INVALID", `the SELECT has no column ${col}, the partition column; add it to the SELECT`);
+    if (!source.some((c) => c.name === col))
+      throw new LakeError(
+        "LAKE_WRITE_INVALID",
+        `the SELECT has no column ${col}, the partition column; add it to the SELECT`,
+      );
   }
-  const outside = entries.map(([col, value], i) => `count(*) FILTER (WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}) AS bad${i}`);
+  const outside = entries.map(
+    ([col, value], i) =>
+      `count(*) FILTER (WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}) AS bad${i}`,
+  );
   const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${["count(*) AS n", ...outside].join(", ")} FROM ${SLICE}`));
   entries.forEach(([col, value], i) => {
     const bad = Number(row![`bad${i}`]);
-    if (bad > 0) throw new LakeError("LAKE_WRITE_INVALID", `${bad} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`);
+    if (bad > 0)
+      throw new LakeError(
+        "LAKE_WRITE_INVALID",
+        `${bad} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`,
+      );
   });
   return Number(row!.n);
 }

@@ -39,16 +39,24 @@ export function readBuildManifest(path: string): BuildEntry[] {
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));
   } catch (err) {
-    throw new InvalidInputError(`--from-build ${path} cannot be read (${(err as Error).message}): it is written by the lane supervisor; start the worker without --from-build`, {
-      code: "INVALID_BUILD_MANIFEST",
-    });
+    throw new InvalidInputError(
+      `--from-build ${path} cannot be read (${(err as Error).message}): it is written by the lane supervisor; start the worker without --from-build`,
+      {
+        code: "INVALID_BUILD_MANIFEST",
+      },
+    );
   }
   const modules = (parsed as { modules?: unknown })?.modules;
-  const valid = Array.isArray(modules) && modules.every((m) => m && typeof m.file === "string" && typeof m.hash === "string" && /^[0-9a-f]+$/.test(m.hash));
+  const valid =
+    Array.isArray(modules) &&
+    modules.every((m) => m && typeof m.file === "string" && typeof m.hash === "string" && /^[0-9a-f]+$/.test(m.hash));
   if (!valid) {
-    throw new InvalidInputError(`--from-build ${path} is not a build manifest ({"modules": [{"file", "hash"}]}): start the worker without --from-build`, {
-      code: "INVALID_BUILD_MANIFEST",
-    });
+    throw new InvalidInputError(
+      `--from-build ${path} is not a build manifest ({"modules": [{"file", "hash"}]}): start the worker without --from-build`,
+      {
+        code: "INVALID_BUILD_MANIFEST",
+      },
+    );
   }
   return (modules as BuildEntry[]).map((m) => ({ file: m.file, hash: m.hash }));
 }

@@ -10,7 +10,12 @@ import { laneCrashKey } from "./crash-record.js";
 import { laneOfQueue } from "./policy.js";
 
 /** Clears crash records on first claims; returns a function that stops listening. */
-export function clearCrashOnClaim(store: Store, events: EngineEvents, server: string | null, warn: (text: string) => void): () => void {
+export function clearCrashOnClaim(
+  store: Store,
+  events: EngineEvents,
+  server: string | null,
+  warn: (text: string) => void,
+): () => void {
   const seen = new Set<string>();
   const onStarted = (run: RunRecord) => {
     const group = laneOfQueue(run.queue, server) ?? run.queue;
@@ -20,7 +25,8 @@ export function clearCrashOnClaim(store: Store, events: EngineEvents, server: st
     void store
       .kvGet(key)
       .then(async (value) => {
-        if (value !== null && (await store.kvSwap(key, value, null))) warn(`lane ${group}: claimed a run, the lane's crash record is cleared\n`);
+        if (value !== null && (await store.kvSwap(key, value, null)))
+          warn(`lane ${group}: claimed a run, the lane's crash record is cleared\n`);
       })
       .catch((err) => warn(`lane ${group}: could not clear its crash record (${(err as Error).message})\n`));
   };

@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { decodeLaneCrash, describeLaneCrash, encodeLaneCrash, type LaneCrash, LaneCrashedError } from "./crash-record.js";
+import {
+  decodeLaneCrash,
+  describeLaneCrash,
+  encodeLaneCrash,
+  type LaneCrash,
+  LaneCrashedError,
+} from "./crash-record.js";
 
-const crash: LaneCrash = { group: "email", server: "web-1", exitCode: 1, signal: null, stderrTail: ["Error: no SMTP_URL"], at: 5 };
+const crash: LaneCrash = {
+  group: "email",
+  server: "web-1",
+  exitCode: 1,
+  signal: null,
+  stderrTail: ["Error: no SMTP_URL"],
+  at: 5,
+};
 
 describe("lane crash records", () => {
   it("round-trip through the key-value store", () => {
@@ -21,8 +34,12 @@ describe("lane crash records", () => {
   it("the error names the lane, the exit and the worker's stderr", () => {
     const err = new LaneCrashedError(crash);
     expect(err.code).toBe("LANE_CRASHED");
-    expect(err.message).toMatch(/^worker lane "email" is down: its worker exited with code 1 before claiming any run \(server web-1\)/);
+    expect(err.message).toMatch(
+      /^worker lane "email" is down: its worker exited with code 1 before claiming any run \(server web-1\)/,
+    );
     expect(err.message).toMatch(/Worker stderr:\n {2}Error: no SMTP_URL$/);
-    expect(describeLaneCrash({ ...crash, signal: "SIGKILL", stderrTail: [] })).toMatch(/was killed by SIGKILL .*wrote nothing to stderr/);
+    expect(describeLaneCrash({ ...crash, signal: "SIGKILL", stderrTail: [] })).toMatch(
+      /was killed by SIGKILL .*wrote nothing to stderr/,
+    );
   });
 });

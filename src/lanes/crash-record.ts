@@ -67,10 +67,12 @@ export async function readLaneCrash(store: Store, group: string): Promise<LaneCr
 /** Every recorded lane crash, by group. */
 export async function listLaneCrashes(store: Store): Promise<Map<string, LaneCrash>> {
   const rows = await store.kvList(LANE_CRASH_PREFIX);
-  return new Map(rows.map((r) => {
-    const group = r.key.slice(LANE_CRASH_PREFIX.length);
-    return [group, decodeLaneCrash(group, r.value)];
-  }));
+  return new Map(
+    rows.map((r) => {
+      const group = r.key.slice(LANE_CRASH_PREFIX.length);
+      return [group, decodeLaneCrash(group, r.value)];
+    }),
+  );
 }
 
 /**
@@ -90,7 +92,9 @@ export function describeLaneCrash(crash: LaneCrash): string {
     `worker lane ${JSON.stringify(crash.group)} is down: its worker ${how} before claiming any run (server ${crash.server}), ` +
     `so new runs of group ${JSON.stringify(crash.group)} are refused. Fix the worker's startup error; the lane's next successful claim restores it`;
   const tail = crash.stderrTail.slice(-10);
-  return tail.length ? `${head}. Worker stderr:\n${tail.map((l) => `  ${l}`).join("\n")}` : `${head} (the worker wrote nothing to stderr).`;
+  return tail.length
+    ? `${head}. Worker stderr:\n${tail.map((l) => `  ${l}`).join("\n")}`
+    : `${head} (the worker wrote nothing to stderr).`;
 }
 
 /** Refuses an enqueue into `group` when its lane's crash is recorded in the store. */

@@ -22,7 +22,10 @@ export type LaneMode = "idle" | "starting" | "running" | "draining" | "crashed" 
 /** A transition was asked from a mode that does not allow it (a bug in the supervisor). */
 export class LaneModeError extends SluiceError<"LANE_MODE"> {
   constructor(lane: string, transition: string, from: LaneMode, allowed: readonly LaneMode[]) {
-    super("LANE_MODE", `lane ${JSON.stringify(lane)}: cannot ${transition} while ${from} (only from ${allowed.join(" or ")})`);
+    super(
+      "LANE_MODE",
+      `lane ${JSON.stringify(lane)}: cannot ${transition} while ${from} (only from ${allowed.join(" or ")})`,
+    );
   }
 }
 

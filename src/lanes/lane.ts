@@ -55,7 +55,12 @@ export class Lane {
 
   /** Status of this lane. */
   info(): LaneInfo {
-    return { group: this.group, mode: this.state.mode, pid: this.proc?.pid ?? null, draining: [...this.retiring].map((p) => p.pid) };
+    return {
+      group: this.group,
+      mode: this.state.mode,
+      pid: this.proc?.pid ?? null,
+      draining: [...this.retiring].map((p) => p.pid),
+    };
   }
 
   /** When this lane may start again, if it is held back (else null). */
@@ -100,7 +105,9 @@ export class Lane {
       this.proc = null;
       this.retiring.add(old);
       old.drain();
-      this.hooks.log(`lane ${this.group}: new code, worker pid ${old.pid} drains its running claims; new work gets a fresh worker\n`);
+      this.hooks.log(
+        `lane ${this.group}: new code, worker pid ${old.pid} drains its running claims; new work gets a fresh worker\n`,
+      );
     }
     this.quietExits = 0;
     this.notBefore = 0;
@@ -143,7 +150,9 @@ export class Lane {
         this.state.setRunning();
         this.crashes = 0;
         this.quietExits = 0;
-        this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} claimed its first run ${this.hooks.now() - this.spawnedAt} ms after start\n`);
+        this.hooks.log(
+          `lane ${this.group}: worker pid ${proc.pid} claimed its first run ${this.hooks.now() - this.spawnedAt} ms after start\n`,
+        );
       }
     });
     void proc.exited.then((exit) => this.exited(proc, exit));
@@ -173,12 +182,21 @@ export class Lane {
         `lane ${this.group}: worker pid ${proc.pid} ${describeExit(exit)} before its first claim; not respawning ` +
           `(new runs of group ${this.group} are refused; next try in ${Math.round(wait / 1000)} s if work is waiting)\n`,
       );
-      this.hooks.onCrash({ group: this.group, server: this.hooks.server, exitCode: exit.code, signal: exit.signal, stderrTail: proc.stderrTail(), at: now });
+      this.hooks.onCrash({
+        group: this.group,
+        server: this.hooks.server,
+        exitCode: exit.code,
+        signal: exit.signal,
+        stderrTail: proc.stderrTail(),
+        at: now,
+      });
     } else if (mode === "starting") {
       this.state.setExited();
       this.quietExits++;
       this.notBefore = now + quietExitDelay(this.quietExits);
-      this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} exited without claiming a run (another worker took it?)\n`);
+      this.hooks.log(
+        `lane ${this.group}: worker pid ${proc.pid} exited without claiming a run (another worker took it?)\n`,
+      );
     } else {
       this.state.setExited();
       // A worker that crashed after doing work is started again for the next work, after a second.

@@ -63,8 +63,23 @@ export interface WorkerSpawnerOptions {
 const DEFAULT_BIN = fileURLToPath(new URL("../../bin/sluice.js", import.meta.url));
 
 /** Arguments of a lane worker (exported for tests and the docs). */
-export function laneWorkerArgs(group: string, o: Pick<WorkerSpawnerOptions, "root" | "database" | "idleMs" | "concurrency" | "drainMs">, buildFile: string | null): string[] {
-  const args = ["worker", "--dir", o.root, "--db", o.database, "--group", group, "--exit-when-idle", "--idle", `${o.idleMs}ms`];
+export function laneWorkerArgs(
+  group: string,
+  o: Pick<WorkerSpawnerOptions, "root" | "database" | "idleMs" | "concurrency" | "drainMs">,
+  buildFile: string | null,
+): string[] {
+  const args = [
+    "worker",
+    "--dir",
+    o.root,
+    "--db",
+    o.database,
+    "--group",
+    group,
+    "--exit-when-idle",
+    "--idle",
+    `${o.idleMs}ms`,
+  ];
   args.push("--concurrency", String(o.concurrency), "--drain-timeout", `${o.drainMs}ms`);
   if (buildFile) args.push("--from-build", buildFile);
   return args;
@@ -76,11 +91,15 @@ export function workerSpawner(options: WorkerSpawnerOptions): LaneSpawner {
     spawn(group) {
       const env: Record<string, string | undefined> = { ...options.env, [LANE_ENV]: group };
       if (options.server) env.SLUICE_SERVER_NAME = options.server;
-      const child = spawn(process.execPath, [options.bin ?? DEFAULT_BIN, ...laneWorkerArgs(group, options, options.buildFile())], {
-        cwd: options.root,
-        env,
-        stdio: ["ignore", "pipe", "pipe", "ipc"],
-      });
+      const child = spawn(
+        process.execPath,
+        [options.bin ?? DEFAULT_BIN, ...laneWorkerArgs(group, options, options.buildFile())],
+        {
+          cwd: options.root,
+          env,
+          stdio: ["ignore", "pipe", "pipe", "ipc"],
+        },
+      );
       return wrap(child, group, options.output);
     },
   };

@@ -21,7 +21,11 @@ export interface SupervisorLink {
  * and an IPC channel is open (else null: another parent's channel, such as a test
  * runner's, is left alone).
  */
-export function linkToSupervisor(events: EngineEvents, env: Record<string, string | undefined>, proc: NodeJS.Process = process): SupervisorLink | null {
+export function linkToSupervisor(
+  events: EngineEvents,
+  env: Record<string, string | undefined>,
+  proc: NodeJS.Process = process,
+): SupervisorLink | null {
   if (!env[LANE_ENV] || typeof proc.send !== "function" || !proc.connected) return null;
   const send = (m: LaneMessage) => {
     if (proc.connected) proc.send!(m, undefined, undefined, () => {});

@@ -19,7 +19,10 @@ export class BundleError extends SluiceError {
     readonly file: string,
     readonly messages: string[],
   ) {
-    super("BUNDLE_FAILED", `cannot load ${file}:\n${messages.map((m) => `  ${m}`).join("\n")}\nfix the file and save it again`);
+    super(
+      "BUNDLE_FAILED",
+      `cannot load ${file}:\n${messages.map((m) => `  ${m}`).join("\n")}\nfix the file and save it again`,
+    );
   }
 }
 
@@ -62,7 +65,10 @@ function sdkPlugin(): Plugin {
     name: "sluice-sdk",
     setup(b) {
       b.onResolve({ filter }, (args) => ({ path: args.path, namespace: "sluice-sdk" }));
-      b.onLoad({ filter: /.*/, namespace: "sluice-sdk" }, (args) => ({ contents: virtualModuleSource(args.path), loader: "js" }));
+      b.onLoad({ filter: /.*/, namespace: "sluice-sdk" }, (args) => ({
+        contents: virtualModuleSource(args.path),
+        loader: "js",
+      }));
     },
   };
 }
@@ -80,7 +86,10 @@ function functionTablePlugin(entry: string, relPath: string): Plugin {
         if (resolve(args.path) !== abs) return undefined;
         const source = await readFile(args.path, "utf8");
         const names = moduleFunctionNames(source, args.path);
-        return { contents: source + functionTableSource(names) + modulePathSource(relPath), loader: /\.m?ts$/.test(args.path) ? "ts" : "js" };
+        return {
+          contents: source + functionTableSource(names) + modulePathSource(relPath),
+          loader: /\.m?ts$/.test(args.path) ? "ts" : "js",
+        };
       });
     },
   };

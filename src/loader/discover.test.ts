@@ -27,6 +27,7 @@ describe("discovering runnable modules", () => {
     expect(discoverWorkflowFiles(root)).toEqual(["f/data/etl.ts", "f/data/script.ts", "src/app.ts", "workflows/a.ts"]);
   });
   it("answers for one file the same way, without walking the project", () => {
-    for (const rel of Object.keys(files)) expect(isRunnableFile(root, rel), rel).toBe(discoverWorkflowFiles(root).includes(rel));
+    for (const rel of Object.keys(files))
+      expect(isRunnableFile(root, rel), rel).toBe(discoverWorkflowFiles(root).includes(rel));
   });
 });

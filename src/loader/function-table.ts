@@ -34,7 +34,8 @@ export function moduleFunctionNames(source: string, fileName: string): string[] 
       const clause = stmt.importClause;
       if (clause.name) topLevel.add(clause.name.text);
       const bindings = clause.namedBindings;
-      if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) if (!el.isTypeOnly) topLevel.add(el.name.text);
+      if (bindings && ts.isNamedImports(bindings))
+        for (const el of bindings.elements) if (!el.isTypeOnly) topLevel.add(el.name.text);
     }
   }
   const visit = (node: TS.Node): void => {

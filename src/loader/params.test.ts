@@ -3,8 +3,15 @@ import { argsFor, mainParamsOf, paramList, paramSpec } from "./params.js";
 
 describe("payload to parameters", () => {
   it("reads parameter names of async arrows, functions and defaults", () => {
-    expect(paramList(async (url: string, pageCount = 2) => [url, pageCount])).toEqual({ names: ["url", "pageCount"], rest: false });
-    expect(paramList(async function main(x: number, y: number) { return x + y; })).toEqual({ names: ["x", "y"], rest: false });
+    expect(paramList(async (url: string, pageCount = 2) => [url, pageCount])).toEqual({
+      names: ["url", "pageCount"],
+      rest: false,
+    });
+    expect(
+      paramList(async function main(x: number, y: number) {
+        return x + y;
+      }),
+    ).toEqual({ names: ["x", "y"], rest: false });
     expect(paramList(async () => 1)).toEqual({ names: [], rest: false });
     expect(paramList(async ({ a }: { a: number }) => a)).toEqual({ names: null, rest: false });
   });
@@ -13,7 +20,9 @@ describe("payload to parameters", () => {
     expect(argsFor({ payload: { a: 1 } }, params, "main")).toEqual([{ a: 1 }, undefined]);
     expect(argsFor([1, 2], params, "main")).toEqual([1, 2]);
     expect(argsFor(null, params, "main")).toEqual([]);
-    expect(() => argsFor({ payload: 1, retries: 2 }, params, "f/x/main")).toThrow(/unknown parameter "retries" for f\/x\/main: its parameters are payload, maxRetries/);
+    expect(() => argsFor({ payload: 1, retries: 2 }, params, "f/x/main")).toThrow(
+      /unknown parameter "retries" for f\/x\/main: its parameters are payload, maxRetries/,
+    );
     expect(argsFor({ a: 1 }, { names: null, rest: false }, "main")).toEqual([{ a: 1 }]);
   });
 });
@@ -33,10 +42,16 @@ describe("paramSpec and mainParamsOf", () => {
     ]);
     expect(mainParamsOf("export const other = 1;")).toBeNull();
     const fn = async (baseUrl: string, pages: number, label?: string, limit = 3) => [baseUrl, pages, label, limit];
-    expect(paramSpec(fn, src)).toEqual({ names: ["baseUrl", "pages", "label", "limit"], required: ["baseUrl", "pages"] });
+    expect(paramSpec(fn, src)).toEqual({
+      names: ["baseUrl", "pages", "label", "limit"],
+      required: ["baseUrl", "pages"],
+    });
     // Without the source (or when it disagrees) nothing is required, the names still are checked.
     expect(paramSpec(fn)).toEqual({ names: ["baseUrl", "pages", "label", "limit"], required: [] });
-    expect(paramSpec(fn, "export async function main(a: string) {}")).toEqual({ names: ["baseUrl", "pages", "label", "limit"], required: [] });
+    expect(paramSpec(fn, "export async function main(a: string) {}")).toEqual({
+      names: ["baseUrl", "pages", "label", "limit"],
+      required: [],
+    });
     expect(paramSpec(async ({ a }: { a: number }) => a)).toBeNull();
   });
 });

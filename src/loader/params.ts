@@ -22,7 +22,12 @@ export function paramList(fn: (...args: any[]) => unknown): ParamList {
   let found: TS.SignatureDeclarationBase | undefined;
   const visit = (node: TS.Node): void => {
     if (found) return;
-    if (ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node) || ts.isFunctionDeclaration(node)) {
+    if (
+      ts.isFunctionExpression(node) ||
+      ts.isArrowFunction(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isFunctionDeclaration(node)
+    ) {
       found = node;
       return;
     }
@@ -65,7 +70,8 @@ export function paramSpec(fn: (...args: any[]) => unknown, source?: string | nul
   const list = paramList(fn);
   if (list.names === null || list.rest) return null;
   const declared = source ? mainParamsOf(source) : null;
-  const agrees = declared !== null && declared.length === list.names.length && declared.every((p, i) => p.name === list.names![i]);
+  const agrees =
+    declared !== null && declared.length === list.names.length && declared.every((p, i) => p.name === list.names![i]);
   return { names: list.names, required: agrees ? declared.filter((p) => !p.optional).map((p) => p.name) : [] };
 }
 

@@ -30,12 +30,15 @@ export interface LoadReport {
   errors: Array<{ file: string; error: Error }>;
 }
 
-
 /**
  * Changes what a loaded module offers to run, given its project-relative path and exports
  * (pipelines wrap their member scripts this way). Applied to current and older versions.
  */
-export type RunnableTransform = (file: string, exports: Record<string, unknown>, runnables: AnyWorkflow[]) => AnyWorkflow[];
+export type RunnableTransform = (
+  file: string,
+  exports: Record<string, unknown>,
+  runnables: AnyWorkflow[],
+) => AnyWorkflow[];
 
 /** Loads a project's workflow modules into an engine. */
 export class Project {
@@ -55,7 +58,11 @@ export class Project {
     this.transforms.push(transform);
   }
 
-  private runnables(exports: Record<string, unknown>, file: string | null, source: string | null = null): AnyWorkflow[] {
+  private runnables(
+    exports: Record<string, unknown>,
+    file: string | null,
+    source: string | null = null,
+  ): AnyWorkflow[] {
     const found = runnablesOf(exports, file, source);
     return file === null ? found : this.transforms.reduce((defs, t) => t(file, exports, defs), found);
   }
@@ -99,7 +106,8 @@ export class Project {
    */
   async loadBuilt(file: string, hash: string): Promise<LoadedModule> {
     const code = bundleFileExists(this.root, hash) ? null : await this.engine.store.getBundle(hash);
-    if (code === null && !bundleFileExists(this.root, hash)) throw new Error(`code version ${hash} of ${file} is not stored: start the worker without --from-build`);
+    if (code === null && !bundleFileExists(this.root, hash))
+      throw new Error(`code version ${hash} of ${file} is not stored: start the worker without --from-build`);
     let exports: Record<string, unknown>;
     try {
       exports = await importBundle(this.root, hash, code ?? "");

@@ -10,10 +10,15 @@ import { hasAssetScheme, parseAssetUri } from "./asset-uri.js";
 import { PipelineError } from "./errors.js";
 
 const ACCESS: Readonly<Record<string, AssetAccess>> = {
-  read: "read", write: "write", readwrite: "readwrite", rw: "readwrite", ignore: "ignore",
+  read: "read",
+  write: "write",
+  readwrite: "readwrite",
+  rw: "readwrite",
+  ignore: "ignore",
 };
 
-const FORM = "write `// asset read <uri>`, `// asset write <uri>`, `// asset readwrite <uri>` or `// asset ignore <uri>`";
+const FORM =
+  "write `// asset read <uri>`, `// asset write <uri>`, `// asset readwrite <uri>` or `// asset ignore <uri>`";
 
 /** `// asset …` */
 export const onAsset: AnnotationHandler = (state, rest, line) => {
@@ -22,12 +27,20 @@ export const onAsset: AnnotationHandler = (state, rest, line) => {
   if (access === undefined) {
     // Prose such as "// asset loading helpers" is not an annotation; only warn when it looks like one.
     if (hasAssetScheme(mode) || (uriText !== undefined && hasAssetScheme(uriText))) {
-      state.sink.warn(line, "ASSET_ACCESS_UNKNOWN", `\`${mode}\` is not an access mode, so this line is ignored; ${FORM}`);
+      state.sink.warn(
+        line,
+        "ASSET_ACCESS_UNKNOWN",
+        `\`${mode}\` is not an access mode, so this line is ignored; ${FORM}`,
+      );
     }
     return;
   }
   if (uriText === undefined || extra.length > 0) {
-    state.sink.warn(line, "ASSET_OVERRIDE_MALFORMED", `this asset override is malformed and ignored; ${FORM} (one URI per line)`);
+    state.sink.warn(
+      line,
+      "ASSET_OVERRIDE_MALFORMED",
+      `this asset override is malformed and ignored; ${FORM} (one URI per line)`,
+    );
     return;
   }
   let asset;
@@ -41,7 +54,11 @@ export const onAsset: AnnotationHandler = (state, rest, line) => {
   const existing = state.assetOverrides.find((o) => o.asset.uri === asset.uri);
   if (existing) {
     if (existing.access !== access) {
-      state.sink.warn(line, "DUPLICATE_IGNORED", `${asset.uri} is already overridden as ${existing.access} on line ${existing.line}; the first wins and this line is ignored`);
+      state.sink.warn(
+        line,
+        "DUPLICATE_IGNORED",
+        `${asset.uri} is already overridden as ${existing.access} on line ${existing.line}; the first wins and this line is ignored`,
+      );
     }
     return;
   }

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { effectiveDebounce } from "./annotation-types.js";
 import { parseAnnotations } from "./annotations.js";
 
-const ts = (...lines: string[]) => parseAnnotations(["// pipeline", "// on s3://in/x", ...lines].join("\n"), { language: "typescript" });
+const ts = (...lines: string[]) =>
+  parseAnnotations(["// pipeline", "// on s3://in/x", ...lines].join("\n"), { language: "typescript" });
 const codes = (r: ReturnType<typeof ts>) => r.diagnostics.map((d) => `${d.severity}:${d.line}:${d.code}`);
 
 describe("// pipeline (bare marker)", () => {
@@ -73,7 +74,12 @@ describe("// debounce <duration> and per-input debounce=", () => {
 
   it("effective window: per-input debounce=, else script-level, else none", () => {
     const r = parseAnnotations(
-      ["// pipeline", "// debounce 1m", "// on s3://datasets/raw/events.parquet", "// on s3://datasets/dim/reference.parquet debounce=30s"].join("\n"),
+      [
+        "// pipeline",
+        "// debounce 1m",
+        "// on s3://datasets/raw/events.parquet",
+        "// on s3://datasets/dim/reference.parquet debounce=30s",
+      ].join("\n"),
       {},
     );
     const [events, reference] = r.annotations.inputs;
@@ -183,7 +189,9 @@ describe("// retry <count> [<delay>]", () => {
 describe("// trigger all that can never fire", () => {
   it("is an error when no input is partition-bearing and nothing else triggers the script", () => {
     const r = parseAnnotations("// pipeline\n// on s3://dim/customers.parquet\n// trigger all", {});
-    expect(r.diagnostics.map((d) => `${d.severity}:${d.line}:${d.code}`)).toEqual(["error:3:TRIGGER_ALL_NO_PARTITION_INPUT"]);
+    expect(r.diagnostics.map((d) => `${d.severity}:${d.line}:${d.code}`)).toEqual([
+      "error:3:TRIGGER_ALL_NO_PARTITION_INPUT",
+    ]);
     expect(r.diagnostics[0]?.message).toContain("{partition}");
   });
 

@@ -21,13 +21,21 @@ describe("// data_test", () => {
       { kind: "unique", column: "order_id", line: 4 },
       { kind: "not_null", column: "order_id", line: 5 },
       { kind: "accepted_values", column: "status", values: ["paid", "pending", "refunded"], line: 6 },
-      { kind: "relationships", column: "customer_id", references: { asset: "ducklake://main/customers", column: "id" }, line: 7 },
+      {
+        kind: "relationships",
+        column: "customer_id",
+        references: { asset: "ducklake://main/customers", column: "id" },
+        line: 7,
+      },
       { kind: "script", path: "f/tests/orders_amount_sane", line: 8 },
     ]);
   });
 
   it("tolerates spacing in accepted_values and relationships", () => {
-    const r = sql("-- data_test accepted_values status=paid, pending", "-- data_test relationships c->ducklake://main/x.id");
+    const r = sql(
+      "-- data_test accepted_values status=paid, pending",
+      "-- data_test relationships c->ducklake://main/x.id",
+    );
     expect(r.annotations.dataTests).toMatchObject([{ values: ["paid", "pending"] }, { column: "c" }]);
   });
 
@@ -58,7 +66,10 @@ describe("// data_test", () => {
   });
 
   it("is rejected on // materialize manual", () => {
-    const r = parseAnnotations("-- pipeline\n-- materialize manual ducklake://main/t\n-- data_test unique id\nSELECT 1", { language: "sql" });
+    const r = parseAnnotations(
+      "-- pipeline\n-- materialize manual ducklake://main/t\n-- data_test unique id\nSELECT 1",
+      { language: "sql" },
+    );
     expect(codes(r)).toEqual(["error:3:DATA_TEST_ON_MANUAL"]);
   });
 
@@ -71,17 +82,33 @@ describe("// data_test", () => {
 describe("// column <out> <- <asset-uri>.<col>[, …]", () => {
   it("maps one output column to its sources", () => {
     const r = sql("-- column order_total <- ducklake://warehouse/orders.amount, ducklake://warehouse/orders.tax");
-    expect(r.annotations.columns).toEqual([{
-      output: "order_total",
-      sources: [{ asset: "ducklake://warehouse/orders", column: "amount" }, { asset: "ducklake://warehouse/orders", column: "tax" }],
-      lines: [4],
-    }]);
+    expect(r.annotations.columns).toEqual([
+      {
+        output: "order_total",
+        sources: [
+          { asset: "ducklake://warehouse/orders", column: "amount" },
+          { asset: "ducklake://warehouse/orders", column: "tax" },
+        ],
+        lines: [4],
+      },
+    ]);
   });
 
   it("accumulates across lines and merges the same output", () => {
-    const r = sql("-- column a <- s3://x/y.parquet.c1", "-- column b <- ducklake://w/t.c2", "-- column a <- ducklake://w/t.c3, s3://x/y.parquet.c1");
+    const r = sql(
+      "-- column a <- s3://x/y.parquet.c1",
+      "-- column b <- ducklake://w/t.c2",
+      "-- column a <- ducklake://w/t.c3, s3://x/y.parquet.c1",
+    );
     expect(r.annotations.columns).toEqual([
-      { output: "a", sources: [{ asset: "s3://x/y.parquet", column: "c1" }, { asset: "ducklake://w/t", column: "c3" }], lines: [4, 6] },
+      {
+        output: "a",
+        sources: [
+          { asset: "s3://x/y.parquet", column: "c1" },
+          { asset: "ducklake://w/t", column: "c3" },
+        ],
+        lines: [4, 6],
+      },
       { output: "b", sources: [{ asset: "ducklake://w/t", column: "c2" }], lines: [5] },
     ]);
   });

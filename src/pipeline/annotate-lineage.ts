@@ -27,7 +27,9 @@ function parseDataTest(rest: string, line: number): DataTest | undefined {
   switch (kind) {
     case "unique":
     case "not_null":
-      return args.length === 1 && isColumnName(args[0] as string) ? { kind, column: args[0] as string, line } : undefined;
+      return args.length === 1 && isColumnName(args[0] as string)
+        ? { kind, column: args[0] as string, line }
+        : undefined;
     case "accepted_values": {
       const m = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+)$/.exec(tail);
       if (!m) return undefined;
@@ -40,7 +42,8 @@ function parseDataTest(rest: string, line: number): DataTest | undefined {
       return m && references ? { kind, column: m[1] as string, references, line } : undefined;
     }
     default:
-      if (args.length === 0 && SCRIPT_PATH.test(kind) && !kind.split("/").includes("..")) return { kind: "script", path: kind, line };
+      if (args.length === 0 && SCRIPT_PATH.test(kind) && !kind.split("/").includes(".."))
+        return { kind: "script", path: kind, line };
       return undefined;
   }
 }
@@ -54,7 +57,11 @@ function sameTest(a: DataTest, b: DataTest): boolean {
 export const onDataTest: AnnotationHandler = (state, rest, line) => {
   const test = parseDataTest(rest, line);
   if (!test) {
-    state.sink.warn(line, "DATA_TEST_MALFORMED", `\`// data_test ${rest}\` is malformed and dropped; the forms are ${DATA_TEST_FORMS}`);
+    state.sink.warn(
+      line,
+      "DATA_TEST_MALFORMED",
+      `\`// data_test ${rest}\` is malformed and dropped; the forms are ${DATA_TEST_FORMS}`,
+    );
     return;
   }
   if (state.dataTests.some((t) => sameTest(t, test))) return;
@@ -67,7 +74,11 @@ export const onColumn: AnnotationHandler = (state, rest, line) => {
   const output = m?.[1];
   const sources = m?.[2]?.split(",").map((s) => parseAssetColumn(s.trim()));
   if (!output || !isColumnName(output) || !sources || sources.some((s) => s === undefined)) {
-    state.sink.warn(line, "COLUMN_MALFORMED", `\`// column ${rest}\` is malformed and ignored; write \`// column <out_col> <- <asset-uri>.<col>[, <asset-uri>.<col> …]\`, e.g. \`// column total <- ducklake://wh/orders.amount, ducklake://wh/orders.tax\``);
+    state.sink.warn(
+      line,
+      "COLUMN_MALFORMED",
+      `\`// column ${rest}\` is malformed and ignored; write \`// column <out_col> <- <asset-uri>.<col>[, <asset-uri>.<col> …]\`, e.g. \`// column total <- ducklake://wh/orders.amount, ducklake://wh/orders.tax\``,
+    );
     return;
   }
   const entry = state.columns.get(output) ?? { sources: [], lines: [] };

@@ -2,25 +2,39 @@ import { describe, expect, it } from "vitest";
 import { parseAnnotations } from "./annotations.js";
 import { checkMaterializeBody, splitSqlStatements } from "./materialize-body.js";
 
-const BODY = ["ATTACH 'ducklake://main' AS dl;", "SELECT order_id, amount, created_at", "FROM dl.orders", "WHERE created_at::date = '{partition}'"];
-const sql = (...annotations: string[]) => parseAnnotations(["-- pipeline", ...annotations, "", ...BODY].join("\n"), { path: "f/x/orders.sql" });
+const BODY = [
+  "ATTACH 'ducklake://main' AS dl;",
+  "SELECT order_id, amount, created_at",
+  "FROM dl.orders",
+  "WHERE created_at::date = '{partition}'",
+];
+const sql = (...annotations: string[]) =>
+  parseAnnotations(["-- pipeline", ...annotations, "", ...BODY].join("\n"), { path: "f/x/orders.sql" });
 const codes = (r: ReturnType<typeof sql>) => r.diagnostics.map((d) => `${d.severity}:${d.line}:${d.code}`);
 
 describe("// materialize: strategy and unit", () => {
   it("managed, replace by default", () => {
     const r = sql("-- materialize ducklake://main/orders_daily");
     expect(r.annotations.materialize).toEqual({
-      mode: "managed", target: expect.objectContaining({ uri: "ducklake://main/orders_daily" }), strategy: "replace", line: 2,
+      mode: "managed",
+      target: expect.objectContaining({ uri: "ducklake://main/orders_daily" }),
+      strategy: "replace",
+      line: 2,
     });
     expect(r.diagnostics).toEqual([]);
   });
 
   it("key=<col> → merge", () => {
-    expect(sql("-- materialize ducklake://main/orders_daily key=order_id").annotations.materialize).toMatchObject({ strategy: "merge", key: "order_id" });
+    expect(sql("-- materialize ducklake://main/orders_daily key=order_id").annotations.materialize).toMatchObject({
+      strategy: "merge",
+      key: "order_id",
+    });
   });
 
   it("append → insert-only", () => {
-    expect(sql("-- materialize ducklake://main/events append").annotations.materialize).toMatchObject({ strategy: "append" });
+    expect(sql("-- materialize ducklake://main/events append").annotations.materialize).toMatchObject({
+      strategy: "append",
+    });
   });
 
   it("append wins over key= (warning)", () => {
@@ -43,7 +57,10 @@ describe("// materialize: strategy and unit", () => {
   });
 
   it("manual does not check the body", () => {
-    const r = parseAnnotations("-- materialize manual ducklake://main/t\nCREATE TABLE dl.t AS SELECT 1;\nINSERT INTO dl.t VALUES (2);", { language: "sql" });
+    const r = parseAnnotations(
+      "-- materialize manual ducklake://main/t\nCREATE TABLE dl.t AS SELECT 1;\nINSERT INTO dl.t VALUES (2);",
+      { language: "sql" },
+    );
     expect(r.annotations.materialize?.mode).toBe("manual");
     expect(r.diagnostics).toEqual([]);
   });
@@ -79,16 +96,25 @@ describe("// materialize: errors", () => {
   });
 
   it("is DuckDB SQL only", () => {
-    const r = parseAnnotations("// pipeline\n// materialize ducklake://main/t\nexport async function main() {}", { path: "f/x/a.ts" });
+    const r = parseAnnotations("// pipeline\n// materialize ducklake://main/t\nexport async function main() {}", {
+      path: "f/x/a.ts",
+    });
     expect(r.annotations.materialize).toBeUndefined();
     expect(r.diagnostics.map((d) => d.code)).toEqual(["MATERIALIZE_NOT_DUCKDB"]);
     expect(r.diagnostics[0]?.message).toContain("ducklake helpers");
-    expect(parseAnnotations("# materialize ducklake://main/t", { path: "a.py" }).diagnostics[0]?.code).toBe("MATERIALIZE_NOT_DUCKDB");
+    expect(parseAnnotations("# materialize ducklake://main/t", { path: "a.py" }).diagnostics[0]?.code).toBe(
+      "MATERIALIZE_NOT_DUCKDB",
+    );
   });
 
   it("a managed script must be setup statements plus one trailing SELECT", () => {
     const r = parseAnnotations(
-      ["-- materialize ducklake://main/t", "ATTACH 'ducklake://main' AS dl;", "INSERT INTO dl.t SELECT 1;", "SELECT 2"].join("\n"),
+      [
+        "-- materialize ducklake://main/t",
+        "ATTACH 'ducklake://main' AS dl;",
+        "INSERT INTO dl.t SELECT 1;",
+        "SELECT 2",
+      ].join("\n"),
       { language: "sql" },
     );
     expect(r.annotations.materialize).toBeUndefined();
@@ -100,9 +126,17 @@ describe("// materialize: errors", () => {
 describe("checkMaterializeBody", () => {
   it("accepts setup + one trailing SELECT (WITH / FROM-first too)", () => {
     expect(checkMaterializeBody(BODY.join("\n"))).toBeUndefined();
-    expect(checkMaterializeBody("SET threads=4; INSTALL ducklake; LOAD ducklake; CREATE TEMP TABLE x AS SELECT 1; WITH a AS (SELECT 1) SELECT * FROM a;")).toBeUndefined();
+    expect(
+      checkMaterializeBody(
+        "SET threads=4; INSTALL ducklake; LOAD ducklake; CREATE TEMP TABLE x AS SELECT 1; WITH a AS (SELECT 1) SELECT * FROM a;",
+      ),
+    ).toBeUndefined();
     expect(checkMaterializeBody("CREATE OR REPLACE TEMPORARY VIEW v AS SELECT 1;\nFROM v")).toBeUndefined();
-    expect(checkMaterializeBody("-- materialize ducklake://a/b\n/* block; comment */ SELECT ';' AS semi -- trailing; comment\n")).toBeUndefined();
+    expect(
+      checkMaterializeBody(
+        "-- materialize ducklake://a/b\n/* block; comment */ SELECT ';' AS semi -- trailing; comment\n",
+      ),
+    ).toBeUndefined();
   });
 
   it("rejects an empty body, a non-setup statement and a non-SELECT ending", () => {

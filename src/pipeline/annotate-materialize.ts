@@ -16,7 +16,11 @@ import { checkMaterializeBody } from "./materialize-body.js";
 
 function target(state: ParseState, text: string | undefined, line: number): AssetUri | undefined {
   if (text === undefined) {
-    state.sink.error(line, "MATERIALIZE_TARGET_MISSING", "`// materialize` needs a target table; write e.g. `// materialize ducklake://main/orders_daily`");
+    state.sink.error(
+      line,
+      "MATERIALIZE_TARGET_MISSING",
+      "`// materialize` needs a target table; write e.g. `// materialize ducklake://main/orders_daily`",
+    );
     return undefined;
   }
   let uri: AssetUri;
@@ -28,18 +32,28 @@ function target(state: ParseState, text: string | undefined, line: number): Asse
     return undefined;
   }
   if (uri.kind !== "ducklake" || uri.path.split("/").length !== 2) {
-    state.sink.error(line, "MATERIALIZE_TARGET_NOT_DUCKLAKE", `materialize target ${uri.uri} is not a DuckLake table; write ducklake://<name>/<table>`);
+    state.sink.error(
+      line,
+      "MATERIALIZE_TARGET_NOT_DUCKLAKE",
+      `materialize target ${uri.uri} is not a DuckLake table; write ducklake://<name>/<table>`,
+    );
     return undefined;
   }
   if (uri.partitioned) {
-    state.sink.error(line, "MATERIALIZE_TARGET_PARTITIONED", `materialize target ${uri.uri} contains {partition}; name the whole table — with // partitioned, Sluice manages the partition slice inside it`);
+    state.sink.error(
+      line,
+      "MATERIALIZE_TARGET_PARTITIONED",
+      `materialize target ${uri.uri} contains {partition}; name the whole table — with // partitioned, Sluice manages the partition slice inside it`,
+    );
     return undefined;
   }
   return uri;
 }
 
 function strategy(
-  state: ParseState, options: readonly string[], line: number,
+  state: ParseState,
+  options: readonly string[],
+  line: number,
 ): Pick<MaterializeAnnotation, "strategy" | "key"> | undefined {
   let append = false;
   let key: string | undefined;
@@ -48,17 +62,30 @@ function strategy(
     else if (option.startsWith("key=")) {
       const col = option.slice(4).replace(/^(["'])(.*)\1$/, "$2");
       if (!isColumnName(col)) {
-        state.sink.error(line, "MATERIALIZE_KEY_INVALID", `key=${JSON.stringify(col)} is not a column name; write key=<column>, e.g. key=order_id (ignoring it would silently replace instead of merge)`);
+        state.sink.error(
+          line,
+          "MATERIALIZE_KEY_INVALID",
+          `key=${JSON.stringify(col)} is not a column name; write key=<column>, e.g. key=order_id (ignoring it would silently replace instead of merge)`,
+        );
         return undefined;
       }
-      if (key !== undefined) state.sink.warn(line, "MATERIALIZE_KEY_REPEATED", `key= is given twice; the first (${key}) wins`);
+      if (key !== undefined)
+        state.sink.warn(line, "MATERIALIZE_KEY_REPEATED", `key= is given twice; the first (${key}) wins`);
       else key = col;
     } else {
-      state.sink.warn(line, "MATERIALIZE_OPTION_UNKNOWN", `\`${option}\` is not a materialize option and is ignored; options are \`append\` and \`key=<col>\``);
+      state.sink.warn(
+        line,
+        "MATERIALIZE_OPTION_UNKNOWN",
+        `\`${option}\` is not a materialize option and is ignored; options are \`append\` and \`key=<col>\``,
+      );
     }
   }
   if (append && key !== undefined) {
-    state.sink.warn(line, "MATERIALIZE_APPEND_WINS", `append and key=${key} are mutually exclusive; append wins and key= is ignored`);
+    state.sink.warn(
+      line,
+      "MATERIALIZE_APPEND_WINS",
+      `append and key=${key} are mutually exclusive; append wins and key= is ignored`,
+    );
     return { strategy: "append" };
   }
   if (append) return { strategy: "append" };
@@ -68,7 +95,11 @@ function strategy(
 /** `// materialize …` */
 export const onMaterialize: AnnotationHandler = (state, rest, line) => {
   if (state.materializeLine !== undefined) {
-    state.sink.warn(line, "DUPLICATE_IGNORED", `this // materialize is ignored: the first (line ${state.materializeLine}) wins; remove this line`);
+    state.sink.warn(
+      line,
+      "DUPLICATE_IGNORED",
+      `this // materialize is ignored: the first (line ${state.materializeLine}) wins; remove this line`,
+    );
     return;
   }
   state.materializeLine = line;
@@ -76,14 +107,22 @@ export const onMaterialize: AnnotationHandler = (state, rest, line) => {
   const manual = tokens[0] === "manual";
   if (manual) tokens.shift();
   if (state.language !== "sql" && state.language !== "unknown") {
-    state.sink.error(line, "MATERIALIZE_NOT_DUCKDB", `// materialize is for DuckDB SQL scripts, not ${state.language}; from ${state.language} use the ducklake helpers (upsert_partition, append_partition) instead`);
+    state.sink.error(
+      line,
+      "MATERIALIZE_NOT_DUCKDB",
+      `// materialize is for DuckDB SQL scripts, not ${state.language}; from ${state.language} use the ducklake helpers (upsert_partition, append_partition) instead`,
+    );
     return;
   }
   const uri = target(state, tokens[0], line);
   if (!uri) return;
   if (manual) {
     if (tokens.length > 1) {
-      state.sink.warn(line, "MATERIALIZE_MANUAL_OPTIONS", `\`${tokens.slice(1).join(" ")}\` is ignored: a manual materialization is track-only and your script writes the table`);
+      state.sink.warn(
+        line,
+        "MATERIALIZE_MANUAL_OPTIONS",
+        `\`${tokens.slice(1).join(" ")}\` is ignored: a manual materialization is track-only and your script writes the table`,
+      );
     }
     state.materialize = { mode: "manual", target: uri, strategy: "replace", line };
     return;

@@ -24,7 +24,10 @@ describe("// on <asset-uri>", () => {
   });
 
   it("marks {partition} inputs partition-bearing", () => {
-    const r = ts("// on s3://lake/raw/events/{partition}/events.parquet", "// on s3://lake/dim/customers/current.parquet");
+    const r = ts(
+      "// on s3://lake/raw/events/{partition}/events.parquet",
+      "// on s3://lake/dim/customers/current.parquet",
+    );
     expect(r.annotations.inputs.map((i) => i.asset.partitioned)).toEqual([true, false]);
     expect(partitionBearingInputs(r.annotations).map((i) => i.line)).toEqual([2]);
   });
@@ -32,7 +35,11 @@ describe("// on <asset-uri>", () => {
   it("an unrecognised URI is ignored", () => {
     const r = ts("// on https://example.com/x", "// on f/team/pg", "// on the other hand");
     expect(r.annotations.inputs).toEqual([]);
-    expect(codes(r)).toEqual(["warning:2:ON_URI_UNRECOGNIZED", "warning:3:ON_URI_UNRECOGNIZED", "warning:4:ON_URI_UNRECOGNIZED"]);
+    expect(codes(r)).toEqual([
+      "warning:2:ON_URI_UNRECOGNIZED",
+      "warning:3:ON_URI_UNRECOGNIZED",
+      "warning:4:ON_URI_UNRECOGNIZED",
+    ]);
   });
 
   it("an invalid URI of a known scheme is ignored with the reason", () => {
@@ -58,7 +65,11 @@ describe("// on <asset-uri>", () => {
 
   it("debounce= is the only inline option", () => {
     const r = ts("// on s3://a/b debounce=30s");
-    expect(r.annotations.inputs[0]).toEqual({ asset: expect.objectContaining({ uri: "s3://a/b" }), debounce: { raw: "30s", seconds: 30 }, line: 2 });
+    expect(r.annotations.inputs[0]).toEqual({
+      asset: expect.objectContaining({ uri: "s3://a/b" }),
+      debounce: { raw: "30s", seconds: 30 },
+      line: 2,
+    });
   });
 
   it("a malformed debounce= is dropped: the input stays, with no per-input window", () => {
@@ -112,7 +123,11 @@ describe("// on <native trigger kind>", () => {
   it("anything after the keyword makes the line malformed (ignored)", () => {
     const r = ts("// on kafka f/foo", '// on schedule "0 * * * *"', "// on kafka debounce=30s");
     expect(r.annotations.nativeTriggers).toEqual([]);
-    expect(codes(r)).toEqual(["warning:2:ON_TRIGGER_MALFORMED", "warning:3:ON_TRIGGER_MALFORMED", "warning:4:ON_TRIGGER_MALFORMED"]);
+    expect(codes(r)).toEqual([
+      "warning:2:ON_TRIGGER_MALFORMED",
+      "warning:3:ON_TRIGGER_MALFORMED",
+      "warning:4:ON_TRIGGER_MALFORMED",
+    ]);
     expect(r.diagnostics[0]?.message).toContain("on the kafka trigger itself");
   });
 

@@ -17,7 +17,11 @@ import { PipelineError } from "./errors.js";
 function onNativeKind(state: ParseState, kind: string, extra: readonly string[], line: number): void {
   if (!isNativeTriggerKind(kind)) return;
   if (extra.length > 0) {
-    state.sink.warn(line, "ON_TRIGGER_MALFORMED", `\`// on ${kind}\` is a bare marker; \`${extra.join(" ")}\` makes this line malformed and it is ignored. Configure the cron, topic or other options on the ${kind} trigger itself`);
+    state.sink.warn(
+      line,
+      "ON_TRIGGER_MALFORMED",
+      `\`// on ${kind}\` is a bare marker; \`${extra.join(" ")}\` makes this line malformed and it is ignored. Configure the cron, topic or other options on the ${kind} trigger itself`,
+    );
     return;
   }
   noteMemberOnly(state, line);
@@ -32,18 +36,34 @@ function readDebounce(state: ParseState, options: readonly string[], line: numbe
     if (option.startsWith("debounce=")) {
       const text = option.slice("debounce=".length);
       if (seen) {
-        state.sink.warn(line, "ON_DEBOUNCE_REPEATED", `a second debounce= (${JSON.stringify(text)}) on one line is ignored; keep one`);
+        state.sink.warn(
+          line,
+          "ON_DEBOUNCE_REPEATED",
+          `a second debounce= (${JSON.stringify(text)}) on one line is ignored; keep one`,
+        );
         continue;
       }
       seen = true;
       debounce = parsePipelineDuration(text);
       if (!debounce) {
-        state.sink.warn(line, "ON_DEBOUNCE_INVALID", `debounce=${JSON.stringify(text)} is not a positive duration and is ignored: this input uses the script-level // debounce, or no debounce; ${DURATION_HINT}`);
+        state.sink.warn(
+          line,
+          "ON_DEBOUNCE_INVALID",
+          `debounce=${JSON.stringify(text)} is not a positive duration and is ignored: this input uses the script-level // debounce, or no debounce; ${DURATION_HINT}`,
+        );
       }
     } else if (hasAssetScheme(option)) {
-      state.sink.warn(line, "ON_EXTRA_URI", `only one asset per \`// on\` line: ${option} is ignored; put it on its own \`// on\` line`);
+      state.sink.warn(
+        line,
+        "ON_EXTRA_URI",
+        `only one asset per \`// on\` line: ${option} is ignored; put it on its own \`// on\` line`,
+      );
     } else {
-      state.sink.warn(line, "ON_OPTION_UNKNOWN", `\`${option}\` is not an option of \`// on\` and is ignored; the only option is debounce=<duration>`);
+      state.sink.warn(
+        line,
+        "ON_OPTION_UNKNOWN",
+        `\`${option}\` is not an option of \`// on\` and is ignored; the only option is debounce=<duration>`,
+      );
     }
   }
   return debounce;
@@ -73,7 +93,11 @@ function onAsset(state: ParseState, uriText: string, options: readonly string[],
 export const onOn: AnnotationHandler = (state, rest, line) => {
   const [first, ...extra] = words(rest.replace(/\s*=\s*/g, "="));
   if (first === undefined) {
-    state.sink.warn(line, "ON_EMPTY", "`// on` needs an asset URI or a trigger kind and is ignored; write e.g. `// on s3://bucket/key` or `// on schedule`");
+    state.sink.warn(
+      line,
+      "ON_EMPTY",
+      "`// on` needs an asset URI or a trigger kind and is ignored; write e.g. `// on s3://bucket/key` or `// on schedule`",
+    );
     return;
   }
   if (isNativeTriggerKind(first)) return onNativeKind(state, first, extra, line);
@@ -82,5 +106,9 @@ export const onOn: AnnotationHandler = (state, rest, line) => {
   const hint = isNativeTriggerKind(lower)
     ? `trigger kinds are lower-case: write \`// on ${lower}\``
     : `use an asset URI (s3://, $res:, datatable://, ducklake://, volume://) or a trigger kind (${NATIVE_TRIGGER_KINDS.join(", ")})`;
-  state.sink.warn(line, "ON_URI_UNRECOGNIZED", `\`${first}\` is neither an asset URI nor a trigger kind, so this \`// on\` line is ignored; ${hint}`);
+  state.sink.warn(
+    line,
+    "ON_URI_UNRECOGNIZED",
+    `\`${first}\` is neither an asset URI nor a trigger kind, so this \`// on\` line is ignored; ${hint}`,
+  );
 };

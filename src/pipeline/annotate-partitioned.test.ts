@@ -18,22 +18,33 @@ describe("// partitioned <kind>", () => {
 
   it('hourly + start="2026-01-01"', () => {
     expect(ts('// partitioned hourly start="2026-01-01"').annotations.partitioned?.spec).toEqual({
-      kind: "hourly", tz: "UTC", format: "%Y-%m-%dT%H", start: "2026-01-01",
+      kind: "hourly",
+      tz: "UTC",
+      format: "%Y-%m-%dT%H",
+      start: "2026-01-01",
     });
   });
 
   it('daily + tz="America/New_York" format="%Y/%m/%d"', () => {
     expect(ts('// partitioned daily tz="America/New_York" format="%Y/%m/%d"').annotations.partitioned?.spec).toEqual({
-      kind: "daily", tz: "America/New_York", format: "%Y/%m/%d",
+      kind: "daily",
+      tz: "America/New_York",
+      format: "%Y/%m/%d",
     });
   });
 
   it('dynamic key="$.tenant_id"', () => {
-    expect(ts('// partitioned dynamic key="$.tenant_id"').annotations.partitioned?.spec).toEqual({ kind: "dynamic", key: "$.tenant_id" });
+    expect(ts('// partitioned dynamic key="$.tenant_id"').annotations.partitioned?.spec).toEqual({
+      kind: "dynamic",
+      key: "$.tenant_id",
+    });
   });
 
   it("accepts single-quoted and bare option values", () => {
-    expect(ts("// partitioned daily tz='Europe/Paris' start=2026-01-01").annotations.partitioned?.spec).toMatchObject({ tz: "Europe/Paris", start: "2026-01-01" });
+    expect(ts("// partitioned daily tz='Europe/Paris' start=2026-01-01").annotations.partitioned?.spec).toMatchObject({
+      tz: "Europe/Paris",
+      start: "2026-01-01",
+    });
   });
 });
 
@@ -53,7 +64,11 @@ describe("// partitioned: ignored forms (warnings, defaults kept)", () => {
   it("unknown options are ignored", () => {
     const r = ts('// partitioned daily zone="UTC" lookback=3 fast');
     expect(r.annotations.partitioned?.spec).toEqual({ kind: "daily", tz: "UTC", format: "%Y-%m-%d" });
-    expect(codes(r)).toEqual(["warning:2:PARTITIONED_OPTION_UNKNOWN", "warning:2:PARTITIONED_OPTION_UNKNOWN", "warning:2:PARTITIONED_OPTION_UNKNOWN"]);
+    expect(codes(r)).toEqual([
+      "warning:2:PARTITIONED_OPTION_UNKNOWN",
+      "warning:2:PARTITIONED_OPTION_UNKNOWN",
+      "warning:2:PARTITIONED_OPTION_UNKNOWN",
+    ]);
   });
 
   it("key= on a time kind and tz=/format=/start= on dynamic are ignored", () => {

@@ -13,8 +13,12 @@ import { noteMemberOnly, type AnnotationHandler, type ParseState } from "./annot
 import { PipelineError } from "./errors.js";
 import { tokenizeOptions } from "./option-list.js";
 import {
-  createPartitionSpec, formatAdvice, isPartitionKind, PARTITION_KINDS,
-  type PartitionKind, type PartitionOptions,
+  createPartitionSpec,
+  formatAdvice,
+  isPartitionKind,
+  PARTITION_KINDS,
+  type PartitionKind,
+  type PartitionOptions,
 } from "./partition-spec.js";
 
 const TIME_OPTIONS = ["tz", "format", "start"] as const;
@@ -29,16 +33,36 @@ function readOptions(state: ParseState, kind: PartitionKind, text: string, line:
   const options: Partial<Record<OptionName, string>> = {};
   for (const token of tokenizeOptions(text)) {
     if (token.type === "malformed") {
-      state.sink.warn(line, "PARTITIONED_OPTION_MALFORMED", `\`${token.raw}\` cannot be read (${token.reason}) and is ignored; write options as name="value"`);
+      state.sink.warn(
+        line,
+        "PARTITIONED_OPTION_MALFORMED",
+        `\`${token.raw}\` cannot be read (${token.reason}) and is ignored; write options as name="value"`,
+      );
     } else if (token.type === "word") {
-      state.sink.warn(line, "PARTITIONED_OPTION_UNKNOWN", `\`${token.raw}\` is not an option and is ignored; options are written name="value" (tz, format, start for time kinds; key for dynamic)`);
+      state.sink.warn(
+        line,
+        "PARTITIONED_OPTION_UNKNOWN",
+        `\`${token.raw}\` is not an option and is ignored; options are written name="value" (tz, format, start for time kinds; key for dynamic)`,
+      );
     } else if (!(ALL_OPTIONS as readonly string[]).includes(token.name)) {
-      state.sink.warn(line, "PARTITIONED_OPTION_UNKNOWN", `option ${token.name}= is unknown and ignored; use tz=, format=, start= (time kinds) or key= (dynamic)`);
+      state.sink.warn(
+        line,
+        "PARTITIONED_OPTION_UNKNOWN",
+        `option ${token.name}= is unknown and ignored; use tz=, format=, start= (time kinds) or key= (dynamic)`,
+      );
     } else if (!applies(kind, token.name as OptionName)) {
       const why = kind === "dynamic" ? "dynamic partitions take only key=" : "key= applies to dynamic partitions only";
-      state.sink.warn(line, "PARTITIONED_OPTION_NOT_APPLICABLE", `${token.name}= does not apply to ${kind} partitions and is ignored (${why})`);
+      state.sink.warn(
+        line,
+        "PARTITIONED_OPTION_NOT_APPLICABLE",
+        `${token.name}= does not apply to ${kind} partitions and is ignored (${why})`,
+      );
     } else if (options[token.name as OptionName] !== undefined) {
-      state.sink.warn(line, "PARTITIONED_OPTION_REPEATED", `${token.name}= is given twice; the first value wins and ${JSON.stringify(token.value)} is ignored`);
+      state.sink.warn(
+        line,
+        "PARTITIONED_OPTION_REPEATED",
+        `${token.name}= is given twice; the first value wins and ${JSON.stringify(token.value)} is ignored`,
+      );
     } else {
       options[token.name as OptionName] = token.value;
     }
@@ -50,15 +74,27 @@ function readOptions(state: ParseState, kind: PartitionKind, text: string, line:
 export const onPartitioned: AnnotationHandler = (state, rest, line) => {
   const kindText = rest.split(/\s+/, 1)[0] ?? "";
   if (kindText === "") {
-    state.sink.warn(line, "PARTITIONED_EMPTY", `\`// partitioned\` needs a kind and is ignored; write e.g. \`// partitioned daily\` (kinds: ${PARTITION_KINDS.join(", ")})`);
+    state.sink.warn(
+      line,
+      "PARTITIONED_EMPTY",
+      `\`// partitioned\` needs a kind and is ignored; write e.g. \`// partitioned daily\` (kinds: ${PARTITION_KINDS.join(", ")})`,
+    );
     return;
   }
   if (!isPartitionKind(kindText)) {
-    state.sink.warn(line, "PARTITIONED_KIND_UNKNOWN", `partition kind \`${kindText}\` is unknown, so this line is ignored and the script is not partitioned; use one of ${PARTITION_KINDS.join(", ")}`);
+    state.sink.warn(
+      line,
+      "PARTITIONED_KIND_UNKNOWN",
+      `partition kind \`${kindText}\` is unknown, so this line is ignored and the script is not partitioned; use one of ${PARTITION_KINDS.join(", ")}`,
+    );
     return;
   }
   if (state.partitionedLine !== undefined) {
-    state.sink.warn(line, "DUPLICATE_IGNORED", `this // partitioned is ignored: at most one per script and the first (line ${state.partitionedLine}) wins; remove this line`);
+    state.sink.warn(
+      line,
+      "DUPLICATE_IGNORED",
+      `this // partitioned is ignored: at most one per script and the first (line ${state.partitionedLine}) wins; remove this line`,
+    );
     return;
   }
   noteMemberOnly(state, line);

@@ -9,9 +9,17 @@ function checkDataTests(state: ParseState): void {
   const first = state.dataTests[0];
   if (!first) return;
   if (state.materializeLine === undefined) {
-    state.sink.error(first.line, "DATA_TEST_WITHOUT_MATERIALIZE", "// data_test needs a managed // materialize ducklake://<name>/<table> in the same script; add one or remove the data tests");
+    state.sink.error(
+      first.line,
+      "DATA_TEST_WITHOUT_MATERIALIZE",
+      "// data_test needs a managed // materialize ducklake://<name>/<table> in the same script; add one or remove the data tests",
+    );
   } else if (state.materialize?.mode === "manual") {
-    state.sink.error(first.line, "DATA_TEST_ON_MANUAL", "// data_test is rejected on `// materialize manual`: tests run on slices Sluice writes itself; drop `manual` or remove the data tests");
+    state.sink.error(
+      first.line,
+      "DATA_TEST_ON_MANUAL",
+      "// data_test is rejected on `// materialize manual`: tests run on slices Sluice writes itself; drop `manual` or remove the data tests",
+    );
   }
 }
 
@@ -19,7 +27,11 @@ function checkTriggerAll(state: ParseState): void {
   if (state.trigger?.mode !== "all") return;
   const { line } = state.trigger;
   if (state.inputs.length === 0) {
-    state.sink.warn(line, "TRIGGER_ALL_NO_INPUTS", "`// trigger all` has no effect without `// on <asset>` inputs; remove it");
+    state.sink.warn(
+      line,
+      "TRIGGER_ALL_NO_INPUTS",
+      "`// trigger all` has no effect without `// on <asset>` inputs; remove it",
+    );
   } else if (!state.inputs.some((i) => i.asset.partitioned)) {
     const message =
       "under `// trigger all` only inputs whose path contains {partition} fire the join, and none of this script's inputs do, " +
@@ -32,10 +44,18 @@ function checkTriggerAll(state: ParseState): void {
 function checkCascadeOnly(state: ParseState): void {
   if (state.inputs.length > 0) return;
   if (state.debounce) {
-    state.sink.warn(state.debounce.line, "DEBOUNCE_NO_INPUTS", "`// debounce` only applies to `// on <asset>` inputs and this script has none; it has no effect");
+    state.sink.warn(
+      state.debounce.line,
+      "DEBOUNCE_NO_INPUTS",
+      "`// debounce` only applies to `// on <asset>` inputs and this script has none; it has no effect",
+    );
   }
   if (state.retry) {
-    state.sink.warn(state.retry.line, "RETRY_NO_CASCADE", "`// retry` only applies to runs dispatched by an asset write, and this script has no `// on <asset>` input; it has no effect");
+    state.sink.warn(
+      state.retry.line,
+      "RETRY_NO_CASCADE",
+      "`// retry` only applies to runs dispatched by an asset write, and this script has no `// on <asset>` input; it has no effect",
+    );
   }
 }
 
@@ -44,9 +64,19 @@ function checkCascadeOnly(state: ParseState): void {
  * They are dropped for scripts without `// pipeline`, which are not pipeline members anyway.
  */
 const PROSE_PRONE = new Set([
-  "ON_EMPTY", "ON_URI_UNRECOGNIZED", "TRIGGER_VALUE_UNKNOWN", "DEBOUNCE_INVALID", "FRESHNESS_EMPTY", "FRESHNESS_INVALID",
-  "TAG_EMPTY", "TAG_HAS_SPACE", "RETRY_COUNT_INVALID", "PARTITIONED_EMPTY", "PARTITIONED_KIND_UNKNOWN",
-  "COLUMN_MALFORMED", "DATA_TEST_MALFORMED",
+  "ON_EMPTY",
+  "ON_URI_UNRECOGNIZED",
+  "TRIGGER_VALUE_UNKNOWN",
+  "DEBOUNCE_INVALID",
+  "FRESHNESS_EMPTY",
+  "FRESHNESS_INVALID",
+  "TAG_EMPTY",
+  "TAG_HAS_SPACE",
+  "RETRY_COUNT_INVALID",
+  "PARTITIONED_EMPTY",
+  "PARTITIONED_KIND_UNKNOWN",
+  "COLUMN_MALFORMED",
+  "DATA_TEST_MALFORMED",
 ]);
 
 function dropProseWarnings(state: ParseState): void {
@@ -58,7 +88,11 @@ function dropProseWarnings(state: ParseState): void {
 export function finalizeAnnotations(state: ParseState): ScriptAnnotations {
   if (!state.pipeline) dropProseWarnings(state);
   if (!state.pipeline && state.memberOnlyLine !== undefined) {
-    state.sink.warn(state.memberOnlyLine, "NOT_A_PIPELINE_MEMBER", "this script has pipeline annotations but no `// pipeline` marker, so its triggers and options have no effect; add a `// pipeline` line");
+    state.sink.warn(
+      state.memberOnlyLine,
+      "NOT_A_PIPELINE_MEMBER",
+      "this script has pipeline annotations but no `// pipeline` marker, so its triggers and options have no effect; add a `// pipeline` line",
+    );
   }
   checkDataTests(state);
   checkTriggerAll(state);

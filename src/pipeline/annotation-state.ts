@@ -3,8 +3,17 @@
  * per-keyword handlers share. Internal to the parser.
  */
 import type {
-  AssetColumn, AssetInput, AssetOverride, DataTest, DurationAnnotation, MaterializeAnnotation,
-  NativeTriggerMarker, PartitionedAnnotation, RetryAnnotation, TagAnnotation, TriggerMode,
+  AssetColumn,
+  AssetInput,
+  AssetOverride,
+  DataTest,
+  DurationAnnotation,
+  MaterializeAnnotation,
+  NativeTriggerMarker,
+  PartitionedAnnotation,
+  RetryAnnotation,
+  TagAnnotation,
+  TriggerMode,
 } from "./annotation-types.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import type { ScriptLanguage } from "./language.js";
@@ -44,8 +53,15 @@ export type AnnotationHandler = (state: ParseState, rest: string, line: number) 
 /** A fresh state. */
 export function createParseState(sink: DiagnosticSink, language: ScriptLanguage, source: string): ParseState {
   return {
-    sink, language, source, pipeline: false, inputs: [], nativeTriggers: [],
-    dataTests: [], columns: new Map(), assetOverrides: [],
+    sink,
+    language,
+    source,
+    pipeline: false,
+    inputs: [],
+    nativeTriggers: [],
+    dataTests: [],
+    columns: new Map(),
+    assetOverrides: [],
   };
 }
 
@@ -59,7 +75,11 @@ export function noteMemberOnly(state: ParseState, line: number): void {
  * a different value gets a warning naming the line that wins.
  */
 export function reportLaterLine(
-  state: ParseState, keyword: string, line: number, firstLine: number, same: boolean,
+  state: ParseState,
+  keyword: string,
+  line: number,
+  firstLine: number,
+  same: boolean,
 ): void {
   if (same) return;
   state.sink.warn(

@@ -8,7 +8,16 @@ import type { PartitionSpec } from "./partition-spec.js";
 
 /** The native-trigger keywords accepted by `// on <kind>`. */
 export const NATIVE_TRIGGER_KINDS = [
-  "schedule", "webhook", "email", "kafka", "nats", "mqtt", "postgres", "sqs", "gcp", "data_upload",
+  "schedule",
+  "webhook",
+  "email",
+  "kafka",
+  "nats",
+  "mqtt",
+  "postgres",
+  "sqs",
+  "gcp",
+  "data_upload",
 ] as const;
 
 /** A native trigger kind. */
@@ -88,7 +97,12 @@ export interface AssetColumn {
 /** `// data_test …`: a test of the freshly materialized slice. */
 export type DataTest =
   | { readonly kind: "unique" | "not_null"; readonly column: string; readonly line: number }
-  | { readonly kind: "accepted_values"; readonly column: string; readonly values: readonly string[]; readonly line: number }
+  | {
+      readonly kind: "accepted_values";
+      readonly column: string;
+      readonly values: readonly string[];
+      readonly line: number;
+    }
   | { readonly kind: "relationships"; readonly column: string; readonly references: AssetColumn; readonly line: number }
   | { readonly kind: "script"; readonly path: string; readonly line: number };
 

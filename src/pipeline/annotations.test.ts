@@ -7,7 +7,15 @@ const codes = (r: ReturnType<typeof ts>) => r.diagnostics.map((d) => `${d.severi
 describe("comment prefixes and placement", () => {
   it("accepts //, # and -- in any language, anywhere in the file", () => {
     const r = parseAnnotations(
-      ["import x from 'y';", "# pipeline", "const a = 1;", "-- on s3://a/b", "export async function main() {", "  // tag gpu", "}"].join("\n"),
+      [
+        "import x from 'y';",
+        "# pipeline",
+        "const a = 1;",
+        "-- on s3://a/b",
+        "export async function main() {",
+        "  // tag gpu",
+        "}",
+      ].join("\n"),
       { path: "f/x/step.ts" },
     );
     expect(r.language).toBe("typescript");
@@ -38,21 +46,37 @@ describe("comment prefixes and placement", () => {
 
   it("returns defaults for a script without annotations", () => {
     expect(ts("export async function main() {}").annotations).toEqual({
-      pipeline: false, inputs: [], nativeTriggers: [], trigger: "any", dataTests: [], columns: [], assetOverrides: [],
+      pipeline: false,
+      inputs: [],
+      nativeTriggers: [],
+      trigger: "any",
+      dataTests: [],
+      columns: [],
+      assetOverrides: [],
     });
   });
 });
 
 describe("unknown annotations are ignored, not failed", () => {
   it("prose comments produce no diagnostics", () => {
-    const r = ts("// pipeline", "// fetch events from the API", "// TODO: tidy", "# !/usr/bin/env bash", "/// triple slash", "//");
+    const r = ts(
+      "// pipeline",
+      "// fetch events from the API",
+      "// TODO: tidy",
+      "# !/usr/bin/env bash",
+      "/// triple slash",
+      "//",
+    );
     expect(r.diagnostics).toEqual([]);
   });
 
   it("a keyword glued to its value is reported (whitespace after the keyword is required)", () => {
     const r = ts("// pipeline", "// freshness2h", "// retry3", "// tag=gpu", "// debounce=30s");
     expect(codes(r)).toEqual([
-      "warning:2:ANNOTATION_NEEDS_SPACE", "warning:3:ANNOTATION_NEEDS_SPACE", "warning:4:ANNOTATION_NEEDS_SPACE", "warning:5:ANNOTATION_NEEDS_SPACE",
+      "warning:2:ANNOTATION_NEEDS_SPACE",
+      "warning:3:ANNOTATION_NEEDS_SPACE",
+      "warning:4:ANNOTATION_NEEDS_SPACE",
+      "warning:5:ANNOTATION_NEEDS_SPACE",
     ]);
     expect(r.annotations.freshness).toBeUndefined();
     expect(r.annotations.retry).toBeUndefined();
@@ -60,9 +84,20 @@ describe("unknown annotations are ignored, not failed", () => {
     expect(r.diagnostics[0]?.message).toContain("put a space after `freshness`");
   });
 
-  it("known wrong forms get a hint: // schedule \"<cron>\", // partition daily, // materialise, // data-test", () => {
-    const r = ts("// pipeline", '// schedule "0 * * * *"', "// partition daily", "// materialise ducklake://a/b", "// data-test unique id");
-    expect(codes(r)).toEqual(["warning:2:ANNOTATION_UNKNOWN", "warning:3:ANNOTATION_UNKNOWN", "warning:4:ANNOTATION_UNKNOWN", "warning:5:ANNOTATION_UNKNOWN"]);
+  it('known wrong forms get a hint: // schedule "<cron>", // partition daily, // materialise, // data-test', () => {
+    const r = ts(
+      "// pipeline",
+      '// schedule "0 * * * *"',
+      "// partition daily",
+      "// materialise ducklake://a/b",
+      "// data-test unique id",
+    );
+    expect(codes(r)).toEqual([
+      "warning:2:ANNOTATION_UNKNOWN",
+      "warning:3:ANNOTATION_UNKNOWN",
+      "warning:4:ANNOTATION_UNKNOWN",
+      "warning:5:ANNOTATION_UNKNOWN",
+    ]);
     expect(r.diagnostics[0]?.message).toContain("// on schedule");
     expect(r.diagnostics[1]?.message).toContain("// partitioned");
     expect(r.annotations.partitioned).toBeUndefined();
@@ -73,10 +108,21 @@ describe("unknown annotations are ignored, not failed", () => {
   });
 
   it("wrong-case keywords are ignored with a hint when they read like the annotation", () => {
-    const r = ts("// Pipeline", "// On s3://a/b", "// Partitioned daily", "// Trigger all", "// Pipeline for the daily report");
+    const r = ts(
+      "// Pipeline",
+      "// On s3://a/b",
+      "// Partitioned daily",
+      "// Trigger all",
+      "// Pipeline for the daily report",
+    );
     expect(r.annotations.pipeline).toBe(false);
     expect(r.annotations.inputs).toEqual([]);
-    expect(codes(r)).toEqual(["warning:1:ANNOTATION_WRONG_CASE", "warning:2:ANNOTATION_WRONG_CASE", "warning:3:ANNOTATION_WRONG_CASE", "warning:4:ANNOTATION_WRONG_CASE"]);
+    expect(codes(r)).toEqual([
+      "warning:1:ANNOTATION_WRONG_CASE",
+      "warning:2:ANNOTATION_WRONG_CASE",
+      "warning:3:ANNOTATION_WRONG_CASE",
+      "warning:4:ANNOTATION_WRONG_CASE",
+    ]);
   });
 });
 
@@ -93,13 +139,22 @@ describe("annotations without // pipeline", () => {
   });
 
   it("stays quiet about prose in scripts that are not pipeline members", () => {
-    const r = ts("// on error, retry with backoff", "// retry later", "// tag the rows we keep", "// trigger the upload", "// freshness matters");
+    const r = ts(
+      "// on error, retry with backoff",
+      "// retry later",
+      "// tag the rows we keep",
+      "// trigger the upload",
+      "// freshness matters",
+    );
     expect(r.diagnostics).toEqual([]);
     expect(ts("// pipeline", "// on error, retry").diagnostics.map((d) => d.code)).toEqual(["ON_URI_UNRECOGNIZED"]);
   });
 
   it("still reports errors in non-member scripts", () => {
-    expect(codes(ts('// partitioned daily tz="Nowhere"'))).toEqual(["error:1:PARTITION_TZ_INVALID", "warning:1:NOT_A_PIPELINE_MEMBER"]);
+    expect(codes(ts('// partitioned daily tz="Nowhere"'))).toEqual([
+      "error:1:PARTITION_TZ_INVALID",
+      "warning:1:NOT_A_PIPELINE_MEMBER",
+    ]);
   });
 });
 

@@ -23,7 +23,11 @@ import type { ScriptAnnotations } from "./annotation-types.js";
 import { checkNearMiss } from "./near-miss.js";
 import { DiagnosticSink, type Diagnostic } from "./diagnostics.js";
 import {
-  commentBody, languageFromPath, languageFromPrefix, type CommentPrefix, type ScriptLanguage,
+  commentBody,
+  languageFromPath,
+  languageFromPrefix,
+  type CommentPrefix,
+  type ScriptLanguage,
 } from "./language.js";
 
 /** How to read a script. All optional; give at least the path or the language when you can. */

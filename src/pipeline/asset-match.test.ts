@@ -11,17 +11,24 @@ describe("substitutePartition", () => {
   });
 
   it("allows values with / (format=%Y/%m/%d)", () => {
-    expect(substitutePartition("s3://lake/{partition}/data.parquet", "2026/05/16").uri).toBe("s3://lake/2026/05/16/data.parquet");
+    expect(substitutePartition("s3://lake/{partition}/data.parquet", "2026/05/16").uri).toBe(
+      "s3://lake/2026/05/16/data.parquet",
+    );
   });
 
   it("returns URIs without a token unchanged", () => {
-    expect(substitutePartition("s3://lake/dim/current.parquet", "2026-05-16").uri).toBe("s3://lake/dim/current.parquet");
+    expect(substitutePartition("s3://lake/dim/current.parquet", "2026-05-16").uri).toBe(
+      "s3://lake/dim/current.parquet",
+    );
   });
 
-  it.each(["", "../etc", "a/../b", "/abs", "a//b", "a b", "x'y", "{partition}"])("refuses the unsafe value %j", (value) => {
-    expect(() => substitutePartition("s3://lake/{partition}/x", value)).toThrow(PartitionResolutionError);
-    expect(partitionValueProblem(value)).toBeTypeOf("string");
-  });
+  it.each(["", "../etc", "a/../b", "/abs", "a//b", "a b", "x'y", "{partition}"])(
+    "refuses the unsafe value %j",
+    (value) => {
+      expect(() => substitutePartition("s3://lake/{partition}/x", value)).toThrow(PartitionResolutionError);
+      expect(partitionValueProblem(value)).toBeTypeOf("string");
+    },
+  );
 
   it("assertPartitionValue carries a stable code", () => {
     try {
@@ -37,7 +44,9 @@ describe("substitutePartition", () => {
 
 describe("matchAssetUri", () => {
   it("extracts the partition from a concrete written URI", () => {
-    expect(matchAssetUri("s3://lake/raw/{partition}/events.parquet", "s3://lake/raw/2026-05-15/events.parquet")).toEqual({
+    expect(
+      matchAssetUri("s3://lake/raw/{partition}/events.parquet", "s3://lake/raw/2026-05-15/events.parquet"),
+    ).toEqual({
       declared: "s3://lake/raw/{partition}/events.parquet",
       written: "s3://lake/raw/2026-05-15/events.parquet",
       partition: "2026-05-15",
@@ -45,7 +54,9 @@ describe("matchAssetUri", () => {
   });
 
   it("captures values containing /", () => {
-    expect(matchAssetUri("s3://lake/{partition}/data.parquet", "s3://lake/2026/05/16/data.parquet")?.partition).toBe("2026/05/16");
+    expect(matchAssetUri("s3://lake/{partition}/data.parquet", "s3://lake/2026/05/16/data.parquet")?.partition).toBe(
+      "2026/05/16",
+    );
   });
 
   it("requires every token to capture the same value", () => {
@@ -54,7 +65,10 @@ describe("matchAssetUri", () => {
   });
 
   it("matches untemplated URIs by equality after normalisation", () => {
-    expect(matchAssetUri("s3://demo/raw.json", "S3:///demo/raw.json")).toEqual({ declared: "s3://demo/raw.json", written: "s3://demo/raw.json" });
+    expect(matchAssetUri("s3://demo/raw.json", "S3:///demo/raw.json")).toEqual({
+      declared: "s3://demo/raw.json",
+      written: "s3://demo/raw.json",
+    });
     expect(matchAssetUri("s3://demo/raw.json", "s3://demo/other.json")).toBeUndefined();
   });
 
@@ -106,6 +120,9 @@ describe("assetContains", () => {
   });
 
   it("Hive-style keys are ordinary S3 paths", () => {
-    expect(matchAssetUri("s3://lake/events/date={partition}/x.parquet", "s3://lake/events/date=2026-05-16/x.parquet")?.partition).toBe("2026-05-16");
+    expect(
+      matchAssetUri("s3://lake/events/date={partition}/x.parquet", "s3://lake/events/date=2026-05-16/x.parquet")
+        ?.partition,
+    ).toBe("2026-05-16");
   });
 });

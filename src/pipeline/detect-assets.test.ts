@@ -27,23 +27,35 @@ describe("TypeScript SDK calls", () => {
   });
 
   it("keeps ${partition} as the {partition} token", () => {
-    const r = detectAssets("await wmill.writeS3File(\n  { s3: `datasets/raw/${partition}/events.parquet` },\n  data\n);", { language: "typescript" });
+    const r = detectAssets(
+      "await wmill.writeS3File(\n  { s3: `datasets/raw/${partition}/events.parquet` },\n  data\n);",
+      { language: "typescript" },
+    );
     expect(summary(r)).toEqual(["write s3://datasets/raw/{partition}/events.parquet @1"]);
     expect(r.writes[0]?.asset.partitioned).toBe(true);
   });
 
   it("accepts an s3:// string as the S3 object", () => {
-    expect(summary(detectAssets("await writeS3File('s3://b/k.json', x)", { language: "typescript" }))).toEqual(["write s3://b/k.json @1"]);
+    expect(summary(detectAssets("await writeS3File('s3://b/k.json', x)", { language: "typescript" }))).toEqual([
+      "write s3://b/k.json @1",
+    ]);
   });
 
   it("resource writes and reads", () => {
-    const r = detectAssets("await wmill.setResource({ n: 1 }, 'f/team/state');\nconst c = await wmill.getResource('u/me/pg');", { language: "typescript" });
+    const r = detectAssets(
+      "await wmill.setResource({ n: 1 }, 'f/team/state');\nconst c = await wmill.getResource('u/me/pg');",
+      { language: "typescript" },
+    );
     expect(summary(r)).toEqual(["write $res:f/team/state @1", "read $res:u/me/pg @2"]);
   });
 
   it("datatable writes resolve to tables through the SQL", () => {
     const r = detectAssets(
-      ["const sql = wmill.datatable('main');", "await sql`INSERT INTO staged SELECT * FROM raw_events`;", "await sql`SELECT count(*) FROM staged`.fetch();"].join("\n"),
+      [
+        "const sql = wmill.datatable('main');",
+        "await sql`INSERT INTO staged SELECT * FROM raw_events`;",
+        "await sql`SELECT count(*) FROM staged`.fetch();",
+      ].join("\n"),
       { language: "typescript" },
     );
     expect(summary(r)).toEqual(["readwrite datatable://main/staged @2", "read datatable://main/raw_events @2"]);
@@ -58,7 +70,10 @@ describe("TypeScript SDK calls", () => {
   });
 
   it("paths built at run time are reported", () => {
-    const r = detectAssets("await wmill.writeS3File({ s3: `out/${day}/x.json` }, d);\nawait wmill.writeS3File(obj, d);\nawait wmill.setResource(v, path);", { language: "typescript" });
+    const r = detectAssets(
+      "await wmill.writeS3File({ s3: `out/${day}/x.json` }, d);\nawait wmill.writeS3File(obj, d);\nawait wmill.setResource(v, path);",
+      { language: "typescript" },
+    );
     expect(r.assets).toEqual([]);
     expect(codes(r)).toEqual(["1:DETECT_DYNAMIC_PATH", "2:DETECT_DYNAMIC_PATH", "3:DETECT_DYNAMIC_PATH"]);
   });
@@ -75,9 +90,9 @@ describe("Python SDK calls", () => {
         "import wmill",
         "def main(partition: str):",
         "    raw = wmill.load_s3_file(S3Object(s3='lake/raw.json'))",
-        "    wmill.write_s3_file({\"s3\": f\"lake/{partition}/out.json\"}, raw)",
+        '    wmill.write_s3_file({"s3": f"lake/{partition}/out.json"}, raw)',
         "    wmill.set_resource(path='f/team/state', value={})",
-        "    cfg = wmill.get_resource(\"f/team/config\")",
+        '    cfg = wmill.get_resource("f/team/config")',
         "    pl.read_parquet('s3://lake/ref.parquet').write_parquet('s3://lake/copy.parquet')",
       ].join("\n"),
       { path: "x.py" },
@@ -93,7 +108,10 @@ describe("Python SDK calls", () => {
   });
 
   it("does not read Python imports or docstrings as SQL tables", () => {
-    const r = detectAssets('from wmill import datatable\n"""Reads from the staging area."""\ndb = datatable("main")\ndb.query("INSERT INTO staged VALUES (1)")', { path: "x.py" });
+    const r = detectAssets(
+      'from wmill import datatable\n"""Reads from the staging area."""\ndb = datatable("main")\ndb.query("INSERT INTO staged VALUES (1)")',
+      { path: "x.py" },
+    );
     expect(summary(r)).toEqual(["write datatable://main/staged @4"]);
   });
 });
@@ -101,19 +119,37 @@ describe("Python SDK calls", () => {
 describe("DuckDB SQL", () => {
   it("COPY (...) TO is a write, read_parquet a read", () => {
     const r = detectAssets(
-      ["-- pipeline", "COPY (", "  SELECT * FROM read_parquet('s3://lake/raw/{partition}/events.parquet')", ") TO 's3://lake/clean/{partition}/events.parquet' (FORMAT parquet);"].join("\n"),
+      [
+        "-- pipeline",
+        "COPY (",
+        "  SELECT * FROM read_parquet('s3://lake/raw/{partition}/events.parquet')",
+        ") TO 's3://lake/clean/{partition}/events.parquet' (FORMAT parquet);",
+      ].join("\n"),
       { language: "sql" },
     );
-    expect(summary(r)).toEqual(["write s3://lake/clean/{partition}/events.parquet @2", "read s3://lake/raw/{partition}/events.parquet @3"]);
+    expect(summary(r)).toEqual([
+      "write s3://lake/clean/{partition}/events.parquet @2",
+      "read s3://lake/raw/{partition}/events.parquet @3",
+    ]);
   });
 
   it("COPY table TO / FROM, reader lists and FROM '<uri>'", () => {
     const r = detectAssets(
-      ["COPY orders TO 's3://out/orders.csv';", "COPY staging FROM 's3://in/seed.csv';", "SELECT * FROM read_csv(['s3://a/1.csv', 's3://a/2.csv']);", "SELECT * FROM 's3://a/direct.parquet';", "COPY t TO 'local.csv';"].join("\n"),
+      [
+        "COPY orders TO 's3://out/orders.csv';",
+        "COPY staging FROM 's3://in/seed.csv';",
+        "SELECT * FROM read_csv(['s3://a/1.csv', 's3://a/2.csv']);",
+        "SELECT * FROM 's3://a/direct.parquet';",
+        "COPY t TO 'local.csv';",
+      ].join("\n"),
       { language: "sql" },
     );
     expect(summary(r)).toEqual([
-      "write s3://out/orders.csv @1", "read s3://in/seed.csv @2", "read s3://a/1.csv @3", "read s3://a/2.csv @3", "read s3://a/direct.parquet @4",
+      "write s3://out/orders.csv @1",
+      "read s3://in/seed.csv @2",
+      "read s3://a/1.csv @3",
+      "read s3://a/2.csv @3",
+      "read s3://a/direct.parquet @4",
     ]);
   });
 
@@ -129,12 +165,20 @@ describe("DuckDB SQL", () => {
       { language: "sql" },
     );
     expect(summary(r)).toEqual([
-      "write ducklake://main/orders_daily @3", "read ducklake://main/orders @3", "read datatable://main/customers @3", "write ducklake://main/summary @4",
+      "write ducklake://main/orders_daily @3",
+      "read ducklake://main/orders @3",
+      "read datatable://main/customers @3",
+      "write ducklake://main/summary @4",
     ]);
   });
 
   it("the managed // materialize target is a write", () => {
-    const source = ["-- pipeline", "-- materialize ducklake://main/orders_daily key=order_id", "ATTACH 'ducklake://main' AS dl;", "SELECT * FROM dl.orders"].join("\n");
+    const source = [
+      "-- pipeline",
+      "-- materialize ducklake://main/orders_daily key=order_id",
+      "ATTACH 'ducklake://main' AS dl;",
+      "SELECT * FROM dl.orders",
+    ].join("\n");
     const { annotations } = parseAnnotations(source, { language: "sql" });
     const r = detectAssets(source, { language: "sql", annotations });
     expect(summary(r)).toEqual(["write ducklake://main/orders_daily @2", "read ducklake://main/orders @4"]);
@@ -142,20 +186,25 @@ describe("DuckDB SQL", () => {
   });
 
   it("SQL inside TypeScript template literals is read too", () => {
-    const r = detectAssets("await conn.run(`COPY (SELECT 1) TO 's3://lake/${partition}/x.parquet'`);", { language: "typescript" });
+    const r = detectAssets("await conn.run(`COPY (SELECT 1) TO 's3://lake/${partition}/x.parquet'`);", {
+      language: "typescript",
+    });
     expect(summary(r)).toEqual(["write s3://lake/{partition}/x.parquet @1"]);
   });
 });
 
 describe("ambiguous uses and the manual override", () => {
   it("a bare URI literal has unknown access and is pointed out", () => {
-    const r = detectAssets("const target = 's3://lake/out.parquet';\nawait upload(target);", { language: "typescript" });
+    const r = detectAssets("const target = 's3://lake/out.parquet';\nawait upload(target);", {
+      language: "typescript",
+    });
     expect(summary(r)).toEqual(["unknown s3://lake/out.parquet @1"]);
     expect(codes(r)).toEqual(["1:DETECT_ACCESS_UNKNOWN"]);
   });
 
   it("// asset write settles it, and silences dynamic-path warnings", () => {
-    const source = "// asset write s3://lake/out.parquet\nconst target = 's3://lake/out.parquet';\nawait wmill.writeS3File(obj, x);";
+    const source =
+      "// asset write s3://lake/out.parquet\nconst target = 's3://lake/out.parquet';\nawait wmill.writeS3File(obj, x);";
     const { annotations } = parseAnnotations(source, { language: "typescript" });
     const r = detectAssets(source, { language: "typescript", annotations });
     expect(summary(r)).toEqual(["write s3://lake/out.parquet @2"]);

@@ -50,22 +50,35 @@ export interface DetectAssetsOptions {
 
 const SQL_START = /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|MERGE|COPY|ATTACH|FROM|DROP|ALTER|TRUNCATE)\b/i;
 
-interface Segment { readonly text: string; readonly start: number }
+interface Segment {
+  readonly text: string;
+  readonly start: number;
+}
 
 function sqlSegments(text: string, language: ScriptLanguage): Segment[] {
   if (language === "sql") return [{ text, start: 0 }];
-  return stringLiterals(text).filter((l) => SQL_START.test(l.value)).map((l) => ({ text: l.value, start: l.start }));
+  return stringLiterals(text)
+    .filter((l) => SQL_START.test(l.value))
+    .map((l) => ({ text: l.value, start: l.start }));
 }
 
-function tableDetections(segments: readonly Segment[], aliases: readonly SqlAlias[], clients: readonly SqlClient[]): RawDetection[] {
+function tableDetections(
+  segments: readonly Segment[],
+  aliases: readonly SqlAlias[],
+  clients: readonly SqlClient[],
+): RawDetection[] {
   const datatables = [...new Set(clients.filter((c) => c.kind === "datatable").map((c) => c.name))];
   const out: RawDetection[] = [];
   for (const segment of segments) {
     for (const use of tableUses(segment.text)) {
-      const base = use.qualifier === undefined
-        ? (datatables.length === 1 ? `datatable://${datatables[0]}` : undefined)
-        : aliases.find((a) => a.alias === use.qualifier)?.base;
-      if (base) out.push({ uri: `${base}/${use.table}`, access: use.access, offset: segment.start + use.offset, via: use.via });
+      const base =
+        use.qualifier === undefined
+          ? datatables.length === 1
+            ? `datatable://${datatables[0]}`
+            : undefined
+          : aliases.find((a) => a.alias === use.qualifier)?.base;
+      if (base)
+        out.push({ uri: `${base}/${use.table}`, access: use.access, offset: segment.start + use.offset, via: use.via });
     }
   }
   return out;
@@ -73,7 +86,10 @@ function tableDetections(segments: readonly Segment[], aliases: readonly SqlAlia
 
 function collect(text: string, language: ScriptLanguage): { raw: DetectorOutput; consumed: Set<string> } {
   const raw = emptyOutput();
-  const add = (o: DetectorOutput): void => { raw.detections.push(...o.detections); raw.dynamic.push(...o.dynamic); };
+  const add = (o: DetectorOutput): void => {
+    raw.detections.push(...o.detections);
+    raw.dynamic.push(...o.dynamic);
+  };
   const { clients, dynamic } = language === "sql" ? { clients: [], dynamic: [] } : detectSqlClients(text);
   if (language !== "sql") add(detectSdkCalls(text));
   raw.dynamic.push(...dynamic);
@@ -85,10 +101,12 @@ function collect(text: string, language: ScriptLanguage): { raw: DetectorOutput;
   const consumed = new Set(aliases.map((a) => a.base));
   for (const client of clients) {
     const base = `${client.kind}://${client.name}`;
-    if (!tables.some((t) => t.uri.startsWith(`${base}/`))) raw.detections.push({ uri: base, access: "unknown", offset: client.offset, via: `${client.kind}()` });
+    if (!tables.some((t) => t.uri.startsWith(`${base}/`)))
+      raw.detections.push({ uri: base, access: "unknown", offset: client.offset, via: `${client.kind}()` });
   }
   for (const lit of stringLiterals(text)) {
-    if (hasAssetScheme(lit.value) && !lit.dynamic) raw.detections.push({ uri: lit.value, access: "unknown", offset: lit.start, via: "string literal" });
+    if (hasAssetScheme(lit.value) && !lit.dynamic)
+      raw.detections.push({ uri: lit.value, access: "unknown", offset: lit.start, via: "string literal" });
   }
   return { raw, consumed };
 }
@@ -111,11 +129,19 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
   const lineOf = lineLocator(text);
   const sink = new DiagnosticSink();
   const { raw, consumed } = collect(text, language);
-  type Entry = { asset: AssetUri; access: DetectedAccess; line: number; via: string[]; overridden: boolean; offset: number };
+  type Entry = {
+    asset: AssetUri;
+    access: DetectedAccess;
+    line: number;
+    via: string[];
+    overridden: boolean;
+    offset: number;
+  };
   const byUri = new Map<string, Entry>();
   const record = (asset: AssetUri, access: DetectedAccess, offset: number, via: string): void => {
     const entry = byUri.get(asset.uri);
-    if (!entry) return void byUri.set(asset.uri, { asset, access, line: lineOf(offset), via: [via], overridden: false, offset });
+    if (!entry)
+      return void byUri.set(asset.uri, { asset, access, line: lineOf(offset), via: [via], overridden: false, offset });
     entry.access = combine(entry.access, access);
     if (offset < entry.offset) Object.assign(entry, { offset, line: lineOf(offset) });
     if (!entry.via.includes(via)) entry.via.push(via);
@@ -125,26 +151,49 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
     if (!asset) raw.dynamic.push({ offset: d.offset, via: d.via });
     else if (!(d.access === "unknown" && consumed.has(asset.uri))) record(asset, d.access, d.offset, d.via);
   }
-  const lineStart = (line: number): number => text.split("\n").slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+  const lineStart = (line: number): number =>
+    text
+      .split("\n")
+      .slice(0, line - 1)
+      .reduce((n, l) => n + l.length + 1, 0);
   const materialize = options.annotations?.materialize;
   if (materialize) record(materialize.target, "write", lineStart(materialize.line), "// materialize");
   const overrides = options.annotations?.assetOverrides ?? [];
   for (const o of overrides) {
-    if (o.access === "ignore") { byUri.delete(o.asset.uri); continue; }
+    if (o.access === "ignore") {
+      byUri.delete(o.asset.uri);
+      continue;
+    }
     const entry = byUri.get(o.asset.uri);
     if (entry) Object.assign(entry, { access: o.access, overridden: true, via: [...entry.via, "// asset"] });
-    else byUri.set(o.asset.uri, { asset: o.asset, access: o.access, line: o.line, via: ["// asset"], overridden: true, offset: lineStart(o.line) });
+    else
+      byUri.set(o.asset.uri, {
+        asset: o.asset,
+        access: o.access,
+        line: o.line,
+        via: ["// asset"],
+        overridden: true,
+        offset: lineStart(o.line),
+      });
   }
   if (overrides.length === 0) {
     for (const d of raw.dynamic) {
-      sink.warn(lineOf(d.offset), "DETECT_DYNAMIC_PATH", `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`// asset write <uri>\` or \`// asset read <uri>\` (use {partition} for the partition)`);
+      sink.warn(
+        lineOf(d.offset),
+        "DETECT_DYNAMIC_PATH",
+        `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`// asset write <uri>\` or \`// asset read <uri>\` (use {partition} for the partition)`,
+      );
     }
   }
   const assets: DetectedAsset[] = [...byUri.values()]
     .sort((a, b) => a.offset - b.offset)
     .map(({ offset: _offset, ...rest }) => rest);
   for (const a of assets.filter((x) => x.access === "unknown")) {
-    sink.warn(a.line, "DETECT_ACCESS_UNKNOWN", `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`// asset read ${a.asset.uri}\` or \`// asset write ${a.asset.uri}\``);
+    sink.warn(
+      a.line,
+      "DETECT_ACCESS_UNKNOWN",
+      `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`// asset read ${a.asset.uri}\` or \`// asset write ${a.asset.uri}\``,
+    );
   }
   return {
     assets,

@@ -15,7 +15,17 @@ const RES_WRITES = ["setResource", "set_resource"];
 const RES_READS = ["getResource", "get_resource"];
 const VOLUME_WRITES = ["writeVolumeFile", "write_volume_file"];
 const VOLUME_READS = ["loadVolumeFile", "load_volume_file"];
-const FRAME_WRITES = ["write_parquet", "write_csv", "write_json", "write_ndjson", "to_parquet", "to_csv", "to_json", "sink_parquet", "sink_csv"];
+const FRAME_WRITES = [
+  "write_parquet",
+  "write_csv",
+  "write_json",
+  "write_ndjson",
+  "to_parquet",
+  "to_csv",
+  "to_json",
+  "sink_parquet",
+  "sink_csv",
+];
 const RESOURCE_PATH = /^(\$res:)?[ufg]\/[A-Za-z0-9_.@-]+(\/[A-Za-z0-9_.@-]+)*$/;
 
 /** A `datatable(...)` / `ducklake(...)` client created in code. */
@@ -61,25 +71,40 @@ function resourceTarget(args: readonly CallArgument[]): string | undefined {
 /** Find SDK reads and writes in code. */
 export function detectSdkCalls(text: string): DetectorOutput {
   const out = emptyOutput();
-  for (const [names, access] of [[S3_WRITES, "write"], [S3_READS, "read"]] as const) {
+  for (const [names, access] of [
+    [S3_WRITES, "write"],
+    [S3_READS, "read"],
+  ] as const) {
     for (const call of calls(text, names)) {
       const target = s3Target(call.args[0]);
       if (target.uri) out.detections.push({ uri: target.uri, access, offset: call.offset, via: call.name });
       else out.dynamic.push({ offset: call.offset, via: call.name });
     }
   }
-  for (const [names, access] of [[RES_WRITES, "write"], [RES_READS, "read"]] as const) {
+  for (const [names, access] of [
+    [RES_WRITES, "write"],
+    [RES_READS, "read"],
+  ] as const) {
     for (const call of calls(text, names)) {
       const uri = resourceTarget(call.args);
       if (uri) out.detections.push({ uri, access, offset: call.offset, via: call.name });
       else out.dynamic.push({ offset: call.offset, via: call.name });
     }
   }
-  for (const [names, access] of [[VOLUME_WRITES, "write"], [VOLUME_READS, "read"]] as const) {
+  for (const [names, access] of [
+    [VOLUME_WRITES, "write"],
+    [VOLUME_READS, "read"],
+  ] as const) {
     for (const call of calls(text, names)) {
       const volume = call.args[0] ? readStringLiteral(call.args[0].text, 0) : undefined;
       const path = call.args[1] ? readStringLiteral(call.args[1].text, 0) : undefined;
-      if (volume && path && !volume.dynamic && !path.dynamic && volume.end === call.args[0]!.text.length) out.detections.push({ uri: `volume://${volume.value}/${path.value}`, access, offset: call.offset, via: call.name });
+      if (volume && path && !volume.dynamic && !path.dynamic && volume.end === call.args[0]!.text.length)
+        out.detections.push({
+          uri: `volume://${volume.value}/${path.value}`,
+          access,
+          offset: call.offset,
+          via: call.name,
+        });
       else out.dynamic.push({ offset: call.offset, via: call.name });
     }
   }
@@ -108,7 +133,8 @@ export function detectSqlClients(text: string): { clients: SqlClient[]; dynamic:
       continue;
     }
     const lit = readStringLiteral(first.text, 0);
-    if (lit && !lit.dynamic && /^[A-Za-z0-9_-]+$/.test(lit.value)) clients.push({ kind, name: lit.value, offset: call.offset });
+    if (lit && !lit.dynamic && /^[A-Za-z0-9_-]+$/.test(lit.value))
+      clients.push({ kind, name: lit.value, offset: call.offset });
     else dynamic.push({ offset: call.offset, via: call.name });
   }
   return { clients, dynamic };

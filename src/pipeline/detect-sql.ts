@@ -14,8 +14,20 @@ import { hasAssetScheme } from "./asset-uri.js";
 import { readStringLiteral, skipParens } from "./source-scan.js";
 
 const READERS = [
-  "read_parquet", "parquet_scan", "read_csv", "read_csv_auto", "read_json", "read_json_auto", "read_json_objects",
-  "read_ndjson", "read_ndjson_auto", "read_text", "read_blob", "read_xlsx", "delta_scan", "iceberg_scan",
+  "read_parquet",
+  "parquet_scan",
+  "read_csv",
+  "read_csv_auto",
+  "read_json",
+  "read_json_auto",
+  "read_json_objects",
+  "read_ndjson",
+  "read_ndjson_auto",
+  "read_text",
+  "read_blob",
+  "read_xlsx",
+  "delta_scan",
+  "iceberg_scan",
 ];
 
 /** An `ATTACH '<kind>://<name>' AS <alias>`. */
@@ -24,13 +36,22 @@ export interface SqlAlias {
   readonly base: string;
 }
 
-function literalAfter(text: string, index: number): { value: string; dynamic: boolean; start: number; end: number } | undefined {
+function literalAfter(
+  text: string,
+  index: number,
+): { value: string; dynamic: boolean; start: number; end: number } | undefined {
   const start = index + (/^\s*/.exec(text.slice(index))?.[0].length ?? 0);
   const lit = readStringLiteral(text, start);
   return lit ? { ...lit, start } : undefined;
 }
 
-function push(out: DetectorOutput, value: { value: string; dynamic: boolean }, access: "read" | "write", offset: number, via: string): void {
+function push(
+  out: DetectorOutput,
+  value: { value: string; dynamic: boolean },
+  access: "read" | "write",
+  offset: number,
+  via: string,
+): void {
   if (!hasAssetScheme(value.value)) return;
   if (value.dynamic) out.dynamic.push({ offset, via });
   else out.detections.push({ uri: value.value, access, offset, via });
@@ -112,9 +133,12 @@ export function tableUses(text: string): TableUse[] {
     const parts = name.split(".");
     const table = parts[parts.length - 1] as string;
     if (KEYWORDS.has(table.toLowerCase())) return;
-    out.push(parts.length > 1 ? { access, qualifier: parts[0] as string, table, offset, via } : { access, table, offset, via });
+    out.push(
+      parts.length > 1 ? { access, qualifier: parts[0] as string, table, offset, via } : { access, table, offset, via },
+    );
   };
-  for (const m of text.matchAll(WRITE_TABLE)) add("write", m[2] as string, m.index, (m[1] as string).split(/\s+/)[0]?.toUpperCase() ?? "");
+  for (const m of text.matchAll(WRITE_TABLE))
+    add("write", m[2] as string, m.index, (m[1] as string).split(/\s+/)[0]?.toUpperCase() ?? "");
   for (const m of text.matchAll(READ_TABLE)) {
     if (/DELETE\s+$/i.test(text.slice(Math.max(0, m.index - 10), m.index))) continue;
     add("read", m[2] as string, m.index, (m[1] as string).toUpperCase());
@@ -132,5 +156,11 @@ export function detectSqlLiterals(text: string): DetectorOutput {
 
 /** The tables written by `sql` run on data table `name`, as `datatable://<name>/<table>` URIs. */
 export function datatableWrites(name: string, sql: string): string[] {
-  return [...new Set(tableUses(sql).filter((u) => u.access === "write").map((u) => `datatable://${name}/${u.table}`))];
+  return [
+    ...new Set(
+      tableUses(sql)
+        .filter((u) => u.access === "write")
+        .map((u) => `datatable://${name}/${u.table}`),
+    ),
+  ];
 }

@@ -3,7 +3,10 @@ import { detectAssets } from "./detect-assets.js";
 
 describe("volume detection", () => {
   it("detects volume writes and reads from TypeScript and Python, with {partition}", () => {
-    const ts = detectAssets("await wmill.writeVolumeFile('models', `daily/${partition}.bin`, data);\nconst m = await wmill.loadVolumeFile(\"models\", \"base.bin\");", { language: "typescript" });
+    const ts = detectAssets(
+      'await wmill.writeVolumeFile(\'models\', `daily/${partition}.bin`, data);\nconst m = await wmill.loadVolumeFile("models", "base.bin");',
+      { language: "typescript" },
+    );
     expect(ts.writes.map((w) => w.asset.uri)).toEqual(["volume://models/daily/{partition}.bin"]);
     expect(ts.reads.map((r) => r.asset.uri)).toEqual(["volume://models/base.bin"]);
     const py = detectAssets('wmill.write_volume_file("reports", f"{partition}.txt", text)', { language: "python" });

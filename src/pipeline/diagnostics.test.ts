@@ -15,7 +15,11 @@ describe("diagnostics", () => {
   });
 
   it("formats one line per diagnostic", () => {
-    expect(formatDiagnostic({ severity: "error", line: 2, code: "X", message: "fix it", script: "f/a.ts" })).toBe("f/a.ts:2: error: fix it [X]");
-    expect(formatDiagnostic({ severity: "warning", line: 0, code: "Y", message: "m" })).toBe("<script>:0: warning: m [Y]");
+    expect(formatDiagnostic({ severity: "error", line: 2, code: "X", message: "fix it", script: "f/a.ts" })).toBe(
+      "f/a.ts:2: error: fix it [X]",
+    );
+    expect(formatDiagnostic({ severity: "warning", line: 0, code: "Y", message: "m" })).toBe(
+      "<script>:0: warning: m [Y]",
+    );
   });
 });

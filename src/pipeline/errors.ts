@@ -37,7 +37,10 @@ export class PipelineError extends SluiceError<PipelineErrorCode> {}
 
 /** An asset URI is not one of the supported kinds or is malformed. */
 export class AssetUriError extends PipelineError {
-  constructor(readonly input: string, reason: string) {
+  constructor(
+    readonly input: string,
+    reason: string,
+  ) {
     super(
       "ASSET_URI_INVALID",
       `invalid asset URI ${JSON.stringify(input)}: ${reason}. ` +

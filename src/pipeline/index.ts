@@ -16,7 +16,12 @@ export * from "./partition-time.js";
 export * from "./partition-resolve.js";
 export * from "./partition-range.js";
 export * from "./annotation-types.js";
-export { parseAnnotations, resolveLanguage, type ParseAnnotationsOptions, type ParsedAnnotations } from "./annotations.js";
+export {
+  parseAnnotations,
+  resolveLanguage,
+  type ParseAnnotationsOptions,
+  type ParsedAnnotations,
+} from "./annotations.js";
 export { checkMaterializeBody, splitSqlStatements, type BodyProblem, type SqlStatement } from "./materialize-body.js";
 export type { DetectedAccess } from "./detect-types.js";
 export { detectAssets, type DetectAssetsOptions, type DetectedAsset, type DetectedAssets } from "./detect-assets.js";
@@ -27,4 +32,10 @@ export { validatePipeline } from "./lineage-validate.js";
 export { topologicalOrder, findCycle, type DirectedEdge } from "./topo-order.js";
 export { resolveNode, type ResolvedNode } from "./node-resolve.js";
 export { planSelectiveRun, validStarts, splitNodeList, type SelectionRequest, type RunPlan } from "./selective-run.js";
-export { analyzeScript, analyzePipeline, type ScriptSource, type AnalyzedScript, type AnalyzedPipeline } from "./analyze.js";
+export {
+  analyzeScript,
+  analyzePipeline,
+  type ScriptSource,
+  type AnalyzedScript,
+  type AnalyzedPipeline,
+} from "./analyze.js";

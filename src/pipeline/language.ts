@@ -15,16 +15,29 @@ export type CommentPrefix = "//" | "#" | "--";
 export const COMMENT_PREFIXES: readonly CommentPrefix[] = ["//", "#", "--"];
 
 const BY_EXTENSION: Readonly<Record<string, ScriptLanguage>> = {
-  ts: "typescript", mts: "typescript", cts: "typescript", tsx: "typescript",
-  js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "javascript",
+  ts: "typescript",
+  mts: "typescript",
+  cts: "typescript",
+  tsx: "typescript",
+  js: "javascript",
+  mjs: "javascript",
+  cjs: "javascript",
+  jsx: "javascript",
   py: "python",
-  sh: "bash", bash: "bash",
+  sh: "bash",
+  bash: "bash",
   ps1: "powershell",
   sql: "sql",
 };
 
 const PREFIX_OF: Readonly<Record<ScriptLanguage, CommentPrefix | undefined>> = {
-  typescript: "//", javascript: "//", python: "#", bash: "#", powershell: "#", sql: "--", unknown: undefined,
+  typescript: "//",
+  javascript: "//",
+  python: "#",
+  bash: "#",
+  powershell: "#",
+  sql: "--",
+  unknown: undefined,
 };
 
 /**

@@ -5,9 +5,7 @@
 import { effectiveDebounce } from "./annotation-types.js";
 import { assetContains, matchAssetUri } from "./asset-match.js";
 import type { AssetUri } from "./asset-uri.js";
-import type {
-  AssetNode, LineageEdge, LineageGraph, PipelineScript, ScriptNode, TriggerNode,
-} from "./lineage-types.js";
+import type { AssetNode, LineageEdge, LineageGraph, PipelineScript, ScriptNode, TriggerNode } from "./lineage-types.js";
 import type { DirectedEdge } from "./topo-order.js";
 
 /** Node id of a script path. */
@@ -38,18 +36,27 @@ export function buildLineageGraph(scripts: Iterable<PipelineScript>): LineageGra
     if (!assets.has(id)) assets.set(id, { type: "asset", id, asset });
     return id;
   };
-  const declared = [...new Map(members.flatMap((s) => s.annotations.inputs.map((i) => [i.asset.uri, i.asset] as const))).values()];
+  const declared = [
+    ...new Map(members.flatMap((s) => s.annotations.inputs.map((i) => [i.asset.uri, i.asset] as const))).values(),
+  ];
   const edges: LineageEdge[] = [];
   const triggers: TriggerNode[] = [];
   const nodes: ScriptNode[] = members.map((s) => ({
-    type: "script", id: scriptId(s.path), path: s.path, name: scriptName(s.path), annotations: s.annotations,
+    type: "script",
+    id: scriptId(s.path),
+    path: s.path,
+    name: scriptName(s.path),
+    annotations: s.annotations,
   }));
   for (const s of members) {
     const id = scriptId(s.path);
     for (const input of s.annotations.inputs) {
       const debounce = effectiveDebounce(s.annotations, input);
       edges.push({
-        kind: "triggers", from: addAsset(input.asset), to: id, line: input.line,
+        kind: "triggers",
+        from: addAsset(input.asset),
+        to: id,
+        line: input.line,
         ...(debounce && { debounceSeconds: debounce.seconds }),
       });
     }
@@ -60,7 +67,8 @@ export function buildLineageGraph(scripts: Iterable<PipelineScript>): LineageGra
     }
     for (const w of s.assets.writes) {
       const exact = declared.some((d) => d.uri === w.asset.uri);
-      const template = exact || w.asset.partitioned ? undefined : declared.find((d) => d.partitioned && matchAssetUri(d, w.asset));
+      const template =
+        exact || w.asset.partitioned ? undefined : declared.find((d) => d.partitioned && matchAssetUri(d, w.asset));
       if (template) edges.push({ kind: "writes", from: id, to: addAsset(template), written: w.asset.uri });
       else edges.push({ kind: "writes", from: id, to: addAsset(w.asset) });
       for (const parent of declared.filter((d) => assetContains(d, w.asset))) {

@@ -16,7 +16,9 @@ export interface EffectiveScheme {
 
 /** The schemes of the producers of one asset node that have a scheme. */
 export function producerSchemes(
-  graph: LineageGraph, schemes: ReadonlyMap<string, EffectiveScheme>, asset: string,
+  graph: LineageGraph,
+  schemes: ReadonlyMap<string, EffectiveScheme>,
+  asset: string,
 ): Array<{ script: string; spec: PartitionSpec }> {
   return producersOf(graph, asset).flatMap((id) => {
     const scheme = schemes.get(id);
@@ -24,7 +26,11 @@ export function producerSchemes(
   });
 }
 
-function inherit(graph: LineageGraph, schemes: ReadonlyMap<string, EffectiveScheme>, script: ScriptNode): PartitionSpec | undefined {
+function inherit(
+  graph: LineageGraph,
+  schemes: ReadonlyMap<string, EffectiveScheme>,
+  script: ScriptNode,
+): PartitionSpec | undefined {
   const found = script.annotations.inputs
     .filter((i) => i.asset.partitioned)
     .flatMap((i) => producerSchemes(graph, schemes, assetId(i.asset.uri)).map((p) => p.spec));

@@ -11,9 +11,20 @@ import type { LineageGraph, ScriptNode } from "./lineage-types.js";
 import { partitionSchemeKey } from "./partition-spec.js";
 import { findCycle } from "./topo-order.js";
 
-type Report = (severity: Diagnostic["severity"], script: ScriptNode, line: number, code: string, message: string) => void;
+type Report = (
+  severity: Diagnostic["severity"],
+  script: ScriptNode,
+  line: number,
+  code: string,
+  message: string,
+) => void;
 
-function checkJoin(graph: LineageGraph, schemes: ReadonlyMap<string, EffectiveScheme>, s: ScriptNode, report: Report): void {
+function checkJoin(
+  graph: LineageGraph,
+  schemes: ReadonlyMap<string, EffectiveScheme>,
+  s: ScriptNode,
+  report: Report,
+): void {
   if (s.annotations.trigger !== "all") return;
   const line = s.annotations.triggerLine ?? 0;
   const seen = new Map<string, string>();
@@ -22,9 +33,21 @@ function checkJoin(graph: LineageGraph, schemes: ReadonlyMap<string, EffectiveSc
     const producers = producersOf(graph, node);
     const withScheme = producerSchemes(graph, schemes, node);
     if (producers.length === 0) {
-      report("warning", s, input.line, "JOIN_INPUT_EXTERNAL", `no script in this pipeline writes ${input.asset.uri}, so the \`// trigger all\` join waits for a writer outside the pipeline and its partition scheme cannot be checked`);
+      report(
+        "warning",
+        s,
+        input.line,
+        "JOIN_INPUT_EXTERNAL",
+        `no script in this pipeline writes ${input.asset.uri}, so the \`// trigger all\` join waits for a writer outside the pipeline and its partition scheme cannot be checked`,
+      );
     } else if (withScheme.length === 0) {
-      report("error", s, input.line, "JOIN_INPUT_UNPARTITIONED", `${input.asset.uri} is only written by unpartitioned scripts (${producers.map((p) => p.slice(7)).join(", ")}); their writes carry no partition, so this \`// trigger all\` join would never fire. Add \`// partitioned …\` to the producer, or use \`// trigger any\``);
+      report(
+        "error",
+        s,
+        input.line,
+        "JOIN_INPUT_UNPARTITIONED",
+        `${input.asset.uri} is only written by unpartitioned scripts (${producers.map((p) => p.slice(7)).join(", ")}); their writes carry no partition, so this \`// trigger all\` join would never fire. Add \`// partitioned …\` to the producer, or use \`// trigger any\``,
+      );
     }
     for (const p of withScheme) {
       const key = partitionSchemeKey(p.spec);
@@ -32,11 +55,22 @@ function checkJoin(graph: LineageGraph, schemes: ReadonlyMap<string, EffectiveSc
     }
   }
   if (seen.size > 1) {
-    report("error", s, line, "JOIN_SCHEME_MISMATCH", `the partition-bearing inputs of this \`// trigger all\` step use different partition schemes, so their partition values never coincide and the join would never fire: ${[...seen.values()].join("; ")}. Put every partition-bearing input on the same scheme (kind, tz and format)`);
+    report(
+      "error",
+      s,
+      line,
+      "JOIN_SCHEME_MISMATCH",
+      `the partition-bearing inputs of this \`// trigger all\` step use different partition schemes, so their partition values never coincide and the join would never fire: ${[...seen.values()].join("; ")}. Put every partition-bearing input on the same scheme (kind, tz and format)`,
+    );
   }
 }
 
-function checkSchemes(graph: LineageGraph, schemes: ReadonlyMap<string, EffectiveScheme>, s: ScriptNode, report: Report): void {
+function checkSchemes(
+  graph: LineageGraph,
+  schemes: ReadonlyMap<string, EffectiveScheme>,
+  s: ScriptNode,
+  report: Report,
+): void {
   const own = s.annotations.partitioned;
   if (own) {
     const upstream = s.annotations.inputs
@@ -44,13 +78,27 @@ function checkSchemes(graph: LineageGraph, schemes: ReadonlyMap<string, Effectiv
       .flatMap((i) => producerSchemes(graph, schemes, assetId(i.asset.uri)))
       .find((p) => partitionSchemeKey(p.spec) !== partitionSchemeKey(own.spec));
     if (upstream) {
-      report("warning", s, own.line, "PARTITION_SCHEME_DIFFERS_FROM_UPSTREAM", `this script is ${describeScheme(own.spec)} but its upstream ${upstream.script} is ${describeScheme(upstream.spec)}; in a cascade the upstream partition value is passed down as-is, so this script's own scheme only applies to its scheduled or manual runs`);
+      report(
+        "warning",
+        s,
+        own.line,
+        "PARTITION_SCHEME_DIFFERS_FROM_UPSTREAM",
+        `this script is ${describeScheme(own.spec)} but its upstream ${upstream.script} is ${describeScheme(upstream.spec)}; in a cascade the upstream partition value is passed down as-is, so this script's own scheme only applies to its scheduled or manual runs`,
+      );
     }
   }
   if (!schemes.has(s.id)) {
-    const templated = graph.edges.find((e) => e.kind === "writes" && e.from === s.id && e.to.includes("{partition}") && e.written === undefined);
+    const templated = graph.edges.find(
+      (e) => e.kind === "writes" && e.from === s.id && e.to.includes("{partition}") && e.written === undefined,
+    );
     if (templated) {
-      report("warning", s, 0, "WRITES_PARTITION_WITHOUT_SCHEME", `this script writes ${templated.to.slice(6)} but is not partitioned and has no partitioned upstream, so it never receives a partition value; add \`// partitioned …\``);
+      report(
+        "warning",
+        s,
+        0,
+        "WRITES_PARTITION_WITHOUT_SCHEME",
+        `this script writes ${templated.to.slice(6)} but is not partitioned and has no partitioned upstream, so it never receives a partition value; add \`// partitioned …\``,
+      );
     }
   }
 }
@@ -63,7 +111,8 @@ function checkSchemes(graph: LineageGraph, schemes: ReadonlyMap<string, Effectiv
  */
 export function validatePipeline(graph: LineageGraph): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const report: Report = (severity, script, line, code, message) => out.push({ severity, script: script.path, line, code, message });
+  const report: Report = (severity, script, line, code, message) =>
+    out.push({ severity, script: script.path, line, code, message });
   const schemes = effectiveSchemes(graph);
   for (const s of graph.scripts) {
     checkJoin(graph, schemes, s, report);
@@ -73,13 +122,29 @@ export function validatePipeline(graph: LineageGraph): Diagnostic[] {
   for (const s of graph.scripts) byName.set(s.name, [...(byName.get(s.name) ?? []), s]);
   for (const [name, same] of byName) {
     if (same.length > 1) {
-      for (const s of same) report("warning", s, 0, "SCRIPT_NAME_AMBIGUOUS", `${same.length} scripts are named ${JSON.stringify(name)} (${same.map((x) => x.path).join(", ")}); refer to them by path in --from/--to`);
+      for (const s of same)
+        report(
+          "warning",
+          s,
+          0,
+          "SCRIPT_NAME_AMBIGUOUS",
+          `${same.length} scripts are named ${JSON.stringify(name)} (${same.map((x) => x.path).join(", ")}); refer to them by path in --from/--to`,
+        );
     }
   }
-  const cycle = findCycle(graph.scripts.map((s) => s.id), cascadeEdges(graph));
+  const cycle = findCycle(
+    graph.scripts.map((s) => s.id),
+    cascadeEdges(graph),
+  );
   const first = graph.scripts.find((s) => s.id === cycle?.[0]);
   if (cycle && first) {
-    report("warning", first, 0, "PIPELINE_CYCLE", `the cascade has a cycle (${cycle.map((id) => id.slice(7)).join(" -> ")}); it is depth-capped at run time, but selective runs through it are refused. Break the cycle by removing one \`// on\` input`);
+    report(
+      "warning",
+      first,
+      0,
+      "PIPELINE_CYCLE",
+      `the cascade has a cycle (${cycle.map((id) => id.slice(7)).join(" -> ")}); it is depth-capped at run time, but selective runs through it are refused. Break the cycle by removing one \`// on\` input`,
+    );
   }
   return out;
 }

@@ -4,12 +4,28 @@ import { cascadeEdges, scriptName } from "./lineage-graph.js";
 import { effectiveSchemes } from "./lineage-schemes.js";
 
 const file = (path: string, ...lines: string[]) => ({ path, source: lines.join("\n") });
-const diag = (p: ReturnType<typeof analyzePipeline>) => p.diagnostics.map((d) => `${d.severity}:${d.script}:${d.line}:${d.code}`);
+const diag = (p: ReturnType<typeof analyzePipeline>) =>
+  p.diagnostics.map((d) => `${d.severity}:${d.script}:${d.line}:${d.code}`);
 
 const quickstart = [
-  file("f/demo/ingest.ts", "// pipeline", "import * as wmill from 'windmill-client';", "export async function main() {", "  await wmill.writeS3File({ s3: 'demo/raw.json' }, '[]');", "}"),
-  file("f/demo/transform.ts", "// pipeline", "// on s3://demo/raw.json", "import * as wmill from 'windmill-client';", "export async function main() {",
-    "  const rows = JSON.parse(await wmill.loadS3File({ s3: 'demo/raw.json' }));", "  await wmill.writeS3File({ s3: 'demo/sum.json' }, '{}');", "}"),
+  file(
+    "f/demo/ingest.ts",
+    "// pipeline",
+    "import * as wmill from 'windmill-client';",
+    "export async function main() {",
+    "  await wmill.writeS3File({ s3: 'demo/raw.json' }, '[]');",
+    "}",
+  ),
+  file(
+    "f/demo/transform.ts",
+    "// pipeline",
+    "// on s3://demo/raw.json",
+    "import * as wmill from 'windmill-client';",
+    "export async function main() {",
+    "  const rows = JSON.parse(await wmill.loadS3File({ s3: 'demo/raw.json' }));",
+    "  await wmill.writeS3File({ s3: 'demo/sum.json' }, '{}');",
+    "}",
+  ),
 ];
 
 describe("buildLineageGraph", () => {
@@ -17,7 +33,10 @@ describe("buildLineageGraph", () => {
     const { graph, ok, diagnostics } = analyzePipeline(quickstart);
     expect(ok).toBe(true);
     expect(diagnostics).toEqual([]);
-    expect(graph.scripts.map((s) => [s.id, s.name])).toEqual([["script:f/demo/ingest.ts", "ingest"], ["script:f/demo/transform.ts", "transform"]]);
+    expect(graph.scripts.map((s) => [s.id, s.name])).toEqual([
+      ["script:f/demo/ingest.ts", "ingest"],
+      ["script:f/demo/transform.ts", "transform"],
+    ]);
     expect(graph.assets.map((a) => a.id)).toEqual(["asset:s3://demo/raw.json", "asset:s3://demo/sum.json"]);
     expect(graph.edges.map((e) => `${e.from} -${e.kind}-> ${e.to}`)).toEqual([
       "script:f/demo/ingest.ts -writes-> asset:s3://demo/raw.json",
@@ -34,16 +53,29 @@ describe("buildLineageGraph", () => {
   });
 
   it("adds native trigger placeholder nodes and debounce on trigger edges", () => {
-    const { graph } = analyzePipeline([file("f/a/step.ts", "// pipeline", "// on schedule", "// on kafka", "// debounce 1m", "// on s3://x/y", "// on s3://x/z debounce=30s")]);
+    const { graph } = analyzePipeline([
+      file(
+        "f/a/step.ts",
+        "// pipeline",
+        "// on schedule",
+        "// on kafka",
+        "// debounce 1m",
+        "// on s3://x/y",
+        "// on s3://x/z debounce=30s",
+      ),
+    ]);
     expect(graph.triggers.map((t) => t.id)).toEqual(["trigger:schedule:f/a/step.ts", "trigger:kafka:f/a/step.ts"]);
     expect(graph.edges.filter((e) => e.kind === "triggers").map((e) => [e.from, e.debounceSeconds, e.line])).toEqual([
-      ["asset:s3://x/y", 60, 5], ["asset:s3://x/z", 30, 6],
+      ["asset:s3://x/y", 60, 5],
+      ["asset:s3://x/z", 30, 6],
     ]);
     expect(graph.edges.filter((e) => e.kind === "fires")).toHaveLength(2);
   });
 
   it("detected reads without // on are lineage-only edges that never fire", () => {
-    const { graph } = analyzePipeline([file("f/a/r.ts", "// pipeline", "await wmill.loadS3File({ s3: 'ref/dim.json' })")]);
+    const { graph } = analyzePipeline([
+      file("f/a/r.ts", "// pipeline", "await wmill.loadS3File({ s3: 'ref/dim.json' })"),
+    ]);
     expect(graph.edges).toEqual([{ kind: "reads", from: "asset:s3://ref/dim.json", to: "script:f/a/r.ts" }]);
     expect(cascadeEdges(graph)).toEqual([]);
   });
@@ -54,7 +86,10 @@ describe("buildLineageGraph", () => {
       file("f/a/c.ts", "// pipeline", "// on s3://lake/{partition}/x.parquet"),
     ]);
     expect(graph.edges.find((e) => e.kind === "writes")).toEqual({
-      kind: "writes", from: "script:f/a/p.ts", to: "asset:s3://lake/{partition}/x.parquet", written: "s3://lake/2026-05-16/x.parquet",
+      kind: "writes",
+      from: "script:f/a/p.ts",
+      to: "asset:s3://lake/{partition}/x.parquet",
+      written: "s3://lake/2026-05-16/x.parquet",
     });
     expect(cascadeEdges(graph)).toHaveLength(1);
   });
@@ -81,24 +116,54 @@ describe("effective partition schemes", () => {
 });
 
 describe("validatePipeline", () => {
-  const join = (...extra: ReturnType<typeof file>[]) => analyzePipeline([
-    file("f/j/events.ts", "// pipeline", "// partitioned daily", "// asset write s3://lake/raw/events/{partition}/events.parquet"),
-    ...extra,
-    file("f/j/enrich.ts", "// pipeline", "// on s3://lake/raw/events/{partition}/events.parquet", "// on s3://lake/raw/sessions/{partition}/sessions.parquet",
-      "// on s3://lake/dim/customers/current.parquet", "// trigger all", "// partitioned daily"),
-  ]);
+  const join = (...extra: ReturnType<typeof file>[]) =>
+    analyzePipeline([
+      file(
+        "f/j/events.ts",
+        "// pipeline",
+        "// partitioned daily",
+        "// asset write s3://lake/raw/events/{partition}/events.parquet",
+      ),
+      ...extra,
+      file(
+        "f/j/enrich.ts",
+        "// pipeline",
+        "// on s3://lake/raw/events/{partition}/events.parquet",
+        "// on s3://lake/raw/sessions/{partition}/sessions.parquet",
+        "// on s3://lake/dim/customers/current.parquet",
+        "// trigger all",
+        "// partitioned daily",
+      ),
+    ]);
 
   it("accepts a join whose partition-bearing inputs share one scheme (seed example)", () => {
     const p = join(
-      file("f/j/sessions.ts", "// pipeline", "// partitioned daily", "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"),
-      file("f/j/customers.ts", "// pipeline", "// on schedule", "// asset write s3://lake/dim/customers/current.parquet"),
+      file(
+        "f/j/sessions.ts",
+        "// pipeline",
+        "// partitioned daily",
+        "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet",
+      ),
+      file(
+        "f/j/customers.ts",
+        "// pipeline",
+        "// on schedule",
+        "// asset write s3://lake/dim/customers/current.parquet",
+      ),
     );
     expect(diag(p)).toEqual([]);
     expect(p.ok).toBe(true);
   });
 
   it("rejects a `trigger all` join mixing daily and hourly inputs (the seed's silent never-fire)", () => {
-    const p = join(file("f/j/sessions.ts", "// pipeline", "// partitioned hourly", "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"));
+    const p = join(
+      file(
+        "f/j/sessions.ts",
+        "// pipeline",
+        "// partitioned hourly",
+        "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet",
+      ),
+    );
     expect(p.ok).toBe(false);
     expect(diag(p)).toContain("error:f/j/enrich.ts:5:JOIN_SCHEME_MISMATCH");
     const message = p.diagnostics.find((d) => d.code === "JOIN_SCHEME_MISMATCH")?.message ?? "";
@@ -108,22 +173,43 @@ describe("validatePipeline", () => {
   });
 
   it("rejects a join whose inputs differ only in tz or format", () => {
-    const tz = join(file("f/j/sessions.ts", "// pipeline", '// partitioned daily tz="Europe/Paris"', "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"));
+    const tz = join(
+      file(
+        "f/j/sessions.ts",
+        "// pipeline",
+        '// partitioned daily tz="Europe/Paris"',
+        "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet",
+      ),
+    );
     expect(diag(tz)).toContain("error:f/j/enrich.ts:5:JOIN_SCHEME_MISMATCH");
-    const fmt = join(file("f/j/sessions.ts", "// pipeline", '// partitioned daily format="%Y/%m/%d"', "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"));
+    const fmt = join(
+      file(
+        "f/j/sessions.ts",
+        "// pipeline",
+        '// partitioned daily format="%Y/%m/%d"',
+        "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet",
+      ),
+    );
     expect(diag(fmt)).toContain("error:f/j/enrich.ts:5:JOIN_SCHEME_MISMATCH");
   });
 
   it("detects a mismatch inherited through an unpartitioned intermediate step", () => {
     const p = join(
       file("f/j/raw_sessions.ts", "// pipeline", "// partitioned hourly", "// asset write s3://lake/pre/{partition}/s"),
-      file("f/j/sessions.ts", "// pipeline", "// on s3://lake/pre/{partition}/s", "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"),
+      file(
+        "f/j/sessions.ts",
+        "// pipeline",
+        "// on s3://lake/pre/{partition}/s",
+        "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet",
+      ),
     );
     expect(diag(p)).toContain("error:f/j/enrich.ts:5:JOIN_SCHEME_MISMATCH");
   });
 
   it("rejects a partition-bearing join input written only by unpartitioned scripts", () => {
-    const p = join(file("f/j/sessions.ts", "// pipeline", "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"));
+    const p = join(
+      file("f/j/sessions.ts", "// pipeline", "// asset write s3://lake/raw/sessions/{partition}/sessions.parquet"),
+    );
     expect(diag(p)).toContain("error:f/j/enrich.ts:3:JOIN_INPUT_UNPARTITIONED");
   });
 
@@ -169,7 +255,12 @@ describe("validatePipeline", () => {
 describe("container assets", () => {
   it("a write to a table also fires consumers of its database", () => {
     const { graph } = analyzePipeline([
-      file("f/d/stage.ts", "// pipeline", "const sql = wmill.datatable('main');", "await sql`INSERT INTO staged SELECT 1`;"),
+      file(
+        "f/d/stage.ts",
+        "// pipeline",
+        "const sql = wmill.datatable('main');",
+        "await sql`INSERT INTO staged SELECT 1`;",
+      ),
       file("f/d/any_table.ts", "// pipeline", "// on datatable://main"),
       file("f/d/one_table.ts", "// pipeline", "// on datatable://main/staged"),
     ]);

@@ -66,7 +66,14 @@ export function splitSqlStatements(sql: string): SqlStatement[] {
 }
 
 const SETUP = [
-  /^attach\b/i, /^detach\b/i, /^set\b/i, /^reset\b/i, /^install\b/i, /^load\b/i, /^use\b/i, /^pragma\b/i,
+  /^attach\b/i,
+  /^detach\b/i,
+  /^set\b/i,
+  /^reset\b/i,
+  /^install\b/i,
+  /^load\b/i,
+  /^use\b/i,
+  /^pragma\b/i,
   /^create\s+(or\s+replace\s+)?(temp|temporary)\b/i,
   /^create\s+(or\s+replace\s+)?((persistent|temporary)\s+)?secret\b/i,
 ];
@@ -88,7 +95,11 @@ export function checkMaterializeBody(sql: string): BodyProblem | undefined {
   const statements = splitSqlStatements(slashCommentsToSql(sql));
   const last = statements[statements.length - 1];
   if (!last) {
-    return { line: 1, message: "a managed // materialize script needs a trailing SELECT for the slice; add one, or use `// materialize manual` if the script writes the table itself" };
+    return {
+      line: 1,
+      message:
+        "a managed // materialize script needs a trailing SELECT for the slice; add one, or use `// materialize manual` if the script writes the table itself",
+    };
   }
   for (const statement of statements.slice(0, -1)) {
     if (!SETUP.some((re) => re.test(statement.text))) {

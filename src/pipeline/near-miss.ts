@@ -11,28 +11,48 @@ import { parsePipelineDuration } from "./duration.js";
 import { isPartitionKind } from "./partition-spec.js";
 
 const KEYWORDS = [
-  "pipeline", "on", "trigger", "debounce", "freshness", "partitioned", "materialize", "data_test", "column", "tag", "retry", "asset",
+  "pipeline",
+  "on",
+  "trigger",
+  "debounce",
+  "freshness",
+  "partitioned",
+  "materialize",
+  "data_test",
+  "column",
+  "tag",
+  "retry",
+  "asset",
 ];
 
 function looksLikeValue(keyword: string, rest: string): boolean {
   const first = rest.split(/\s+/, 1)[0] ?? "";
   switch (keyword) {
-    case "pipeline": return rest === "";
-    case "on": return hasAssetScheme(first) || isNativeTriggerKind(first.toLowerCase());
-    case "trigger": return first === "any" || first === "all";
+    case "pipeline":
+      return rest === "";
+    case "on":
+      return hasAssetScheme(first) || isNativeTriggerKind(first.toLowerCase());
+    case "trigger":
+      return first === "any" || first === "all";
     case "debounce":
-    case "freshness": return parsePipelineDuration(first) !== undefined;
-    case "retry": return /^\d+$/.test(first);
-    case "partitioned": return isPartitionKind(first);
-    case "materialize": return first === "manual" || hasAssetScheme(first);
-    default: return false;
+    case "freshness":
+      return parsePipelineDuration(first) !== undefined;
+    case "retry":
+      return /^\d+$/.test(first);
+    case "partitioned":
+      return isPartitionKind(first);
+    case "materialize":
+      return first === "manual" || hasAssetScheme(first);
+    default:
+      return false;
   }
 }
 
 const WRONG_FORMS: ReadonlyArray<{ test: (keyword: string, rest: string) => boolean; message: string }> = [
   {
     test: (k, rest) => k === "schedule" && (rest === "" || /^["'\d*@]/.test(rest)),
-    message: "there is no `// schedule` annotation, so this line is ignored; write `// on schedule` and set the cron and time zone on the schedule itself",
+    message:
+      "there is no `// schedule` annotation, so this line is ignored; write `// on schedule` and set the cron and time zone on the schedule itself",
   },
   {
     test: (k, rest) => k === "partition" && isPartitionKind(rest.split(/\s+/, 1)[0] ?? ""),
@@ -52,7 +72,11 @@ const WRONG_FORMS: ReadonlyArray<{ test: (keyword: string, rest: string) => bool
 export function checkNearMiss(sink: DiagnosticSink, keyword: string, rest: string, line: number): void {
   const glued = KEYWORDS.find((k) => keyword.startsWith(k) && /^[\d=]/.test(keyword.slice(k.length)));
   if (glued) {
-    sink.warn(line, "ANNOTATION_NEEDS_SPACE", `\`${keyword}\` is not an annotation, so this line is ignored; put a space after \`${glued}\``);
+    sink.warn(
+      line,
+      "ANNOTATION_NEEDS_SPACE",
+      `\`${keyword}\` is not an annotation, so this line is ignored; put a space after \`${glued}\``,
+    );
     return;
   }
   const wrong = WRONG_FORMS.find((w) => w.test(keyword, rest));
@@ -62,6 +86,10 @@ export function checkNearMiss(sink: DiagnosticSink, keyword: string, rest: strin
   }
   const lower = keyword.toLowerCase();
   if (lower !== keyword && KEYWORDS.includes(lower) && looksLikeValue(lower, rest)) {
-    sink.warn(line, "ANNOTATION_WRONG_CASE", `annotation keywords are lower-case, so \`${keyword}\` is ignored; write \`${lower}\``);
+    sink.warn(
+      line,
+      "ANNOTATION_WRONG_CASE",
+      `annotation keywords are lower-case, so \`${keyword}\` is ignored; write \`${lower}\``,
+    );
   }
 }

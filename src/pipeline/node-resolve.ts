@@ -21,8 +21,14 @@ const stripExt = (path: string): string => {
 };
 
 function unknown(ref: string, what: string, known: readonly string[]): PipelineSelectionError {
-  const list = known.length === 0 ? "the pipeline has none" : `known ${what}: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}`;
-  return new PipelineSelectionError("PIPELINE_UNKNOWN_NODE", `${JSON.stringify(ref)} is not a ${what.replace(/s$/, "")} of this pipeline; ${list}`);
+  const list =
+    known.length === 0
+      ? "the pipeline has none"
+      : `known ${what}: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}`;
+  return new PipelineSelectionError(
+    "PIPELINE_UNKNOWN_NODE",
+    `${JSON.stringify(ref)} is not a ${what.replace(/s$/, "")} of this pipeline; ${list}`,
+  );
 }
 
 function resolveAsset(graph: LineageGraph, ref: string): ResolvedNode {
@@ -38,7 +44,10 @@ function resolveAsset(graph: LineageGraph, ref: string): ResolvedNode {
   const [match, ...more] = matches;
   if (!match) throw unknown(ref, "asset URIs", known);
   if (more.length > 0) {
-    throw new PipelineSelectionError("PIPELINE_AMBIGUOUS_NODE", `${ref} matches several assets (${matches.map((m) => m.node.asset.uri).join(", ")}); pass one of them exactly`);
+    throw new PipelineSelectionError(
+      "PIPELINE_AMBIGUOUS_NODE",
+      `${ref} matches several assets (${matches.map((m) => m.node.asset.uri).join(", ")}); pass one of them exactly`,
+    );
   }
   return match.partition === undefined
     ? { type: "asset", ref, node: match.node }
@@ -54,13 +63,21 @@ function resolveAsset(graph: LineageGraph, ref: string): ResolvedNode {
 export function resolveNode(graph: LineageGraph, ref: string): ResolvedNode {
   const text = ref.trim();
   if (hasAssetScheme(text)) return resolveAsset(graph, text);
-  const byPath = graph.scripts.find((s) => s.path === text) ?? graph.scripts.find((s) => stripExt(s.path) === stripExt(text));
+  const byPath =
+    graph.scripts.find((s) => s.path === text) ?? graph.scripts.find((s) => stripExt(s.path) === stripExt(text));
   if (byPath) return { type: "script", ref, node: byPath };
   const byName = graph.scripts.filter((s) => s.name === scriptName(text) && !text.includes("/"));
   const [one, ...more] = byName;
   if (one && more.length === 0) return { type: "script", ref, node: one };
   if (one) {
-    throw new PipelineSelectionError("PIPELINE_AMBIGUOUS_NODE", `${JSON.stringify(ref)} names ${byName.length} scripts (${byName.map((s) => s.path).join(", ")}); pass the path instead`);
+    throw new PipelineSelectionError(
+      "PIPELINE_AMBIGUOUS_NODE",
+      `${JSON.stringify(ref)} names ${byName.length} scripts (${byName.map((s) => s.path).join(", ")}); pass the path instead`,
+    );
   }
-  throw unknown(ref, "scripts", graph.scripts.map((s) => s.name));
+  throw unknown(
+    ref,
+    "scripts",
+    graph.scripts.map((s) => s.name),
+  );
 }

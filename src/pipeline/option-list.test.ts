@@ -26,8 +26,10 @@ describe("tokenizeOptions", () => {
   });
 
   it("reports malformed tokens", () => {
-    expect(tokenizeOptions('tz="UTC')).toMatchObject([{ type: "malformed", reason: "unterminated \" quote" }]);
-    expect(tokenizeOptions('tz="UTC"x')).toMatchObject([{ type: "malformed", reason: "text right after the closing quote" }]);
+    expect(tokenizeOptions('tz="UTC')).toMatchObject([{ type: "malformed", reason: 'unterminated " quote' }]);
+    expect(tokenizeOptions('tz="UTC"x')).toMatchObject([
+      { type: "malformed", reason: "text right after the closing quote" },
+    ]);
     expect(tokenizeOptions("=x")).toMatchObject([{ type: "malformed" }]);
     expect(tokenizeOptions('="x"')).toMatchObject([{ type: "malformed" }]);
     expect(tokenizeOptions("tz=Eu'rope")).toMatchObject([{ type: "malformed" }]);

@@ -50,7 +50,11 @@ export function tokenizeOptions(text: string): OptionToken[] {
       const next = text[i];
       if (next !== undefined && !/\s/.test(next)) {
         while (i < text.length && !/\s/.test(text[i] as string)) i++;
-        tokens.push({ type: "malformed", raw: text.slice(startOfToken, i), reason: "text right after the closing quote" });
+        tokens.push({
+          type: "malformed",
+          raw: text.slice(startOfToken, i),
+          reason: "text right after the closing quote",
+        });
         continue;
       }
       const raw = text.slice(startOfToken, i);

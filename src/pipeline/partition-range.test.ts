@@ -17,7 +17,12 @@ function codeOf(fn: () => unknown): string | undefined {
 
 describe("enumeratePartitions", () => {
   it("daily across a month end, inclusive", () => {
-    expect(enumeratePartitions(time("daily"), "2026-05-30", "2026-06-02")).toEqual(["2026-05-30", "2026-05-31", "2026-06-01", "2026-06-02"]);
+    expect(enumeratePartitions(time("daily"), "2026-05-30", "2026-06-02")).toEqual([
+      "2026-05-30",
+      "2026-05-31",
+      "2026-06-01",
+      "2026-06-02",
+    ]);
   });
 
   it("a single partition", () => {
@@ -26,7 +31,10 @@ describe("enumeratePartitions", () => {
 
   it("hourly with a custom format", () => {
     expect(enumeratePartitions(time("hourly", { format: "%Y%m%d/%H" }), "20260516/22", "20260517/01")).toEqual([
-      "20260516/22", "20260516/23", "20260517/00", "20260517/01",
+      "20260516/22",
+      "20260516/23",
+      "20260517/00",
+      "20260517/01",
     ]);
   });
 
@@ -35,24 +43,42 @@ describe("enumeratePartitions", () => {
   });
 
   it("monthly across a year", () => {
-    expect(enumeratePartitions(time("monthly"), "2025-11", "2026-02")).toEqual(["2025-11", "2025-12", "2026-01", "2026-02"]);
+    expect(enumeratePartitions(time("monthly"), "2025-11", "2026-02")).toEqual([
+      "2025-11",
+      "2025-12",
+      "2026-01",
+      "2026-02",
+    ]);
   });
 
   it("accepts ISO dates and instants as ends", () => {
     expect(enumeratePartitions(time("monthly"), "2026-01-15", "2026-03-01")).toEqual(["2026-01", "2026-02", "2026-03"]);
-    expect(enumeratePartitions(time("daily"), new Date("2026-05-16T10:00:00Z"), Date.parse("2026-05-17T10:00:00Z"))).toEqual(["2026-05-16", "2026-05-17"]);
+    expect(
+      enumeratePartitions(time("daily"), new Date("2026-05-16T10:00:00Z"), Date.parse("2026-05-17T10:00:00Z")),
+    ).toEqual(["2026-05-16", "2026-05-17"]);
   });
 
   it("daylight saving: the repeated hour is listed once, the skipped hour not at all", () => {
     const ny = time("hourly", { tz: "America/New_York" });
     expect(enumeratePartitions(ny, "2026-11-01T00", "2026-11-01T03")).toEqual([
-      "2026-11-01T00", "2026-11-01T01", "2026-11-01T02", "2026-11-01T03",
+      "2026-11-01T00",
+      "2026-11-01T01",
+      "2026-11-01T02",
+      "2026-11-01T03",
     ]);
-    expect(enumeratePartitions(ny, "2026-03-08T01", "2026-03-08T04")).toEqual(["2026-03-08T01", "2026-03-08T03", "2026-03-08T04"]);
+    expect(enumeratePartitions(ny, "2026-03-08T01", "2026-03-08T04")).toEqual([
+      "2026-03-08T01",
+      "2026-03-08T03",
+      "2026-03-08T04",
+    ]);
   });
 
   it("daily days stay on local midnight across DST", () => {
-    expect(enumeratePartitions(time("daily", { tz: "Europe/Paris" }), "2026-03-28", "2026-03-30")).toEqual(["2026-03-28", "2026-03-29", "2026-03-30"]);
+    expect(enumeratePartitions(time("daily", { tz: "Europe/Paris" }), "2026-03-28", "2026-03-30")).toEqual([
+      "2026-03-28",
+      "2026-03-29",
+      "2026-03-30",
+    ]);
   });
 
   it("clips to start= by default, or not when asked", () => {
@@ -62,9 +88,15 @@ describe("enumeratePartitions", () => {
   });
 
   it("errors: dynamic, reversed, too large, unparseable", () => {
-    expect(codeOf(() => enumeratePartitions(createPartitionSpec("dynamic", { key: "$.t" }), "a", "b"))).toBe("PARTITION_NOT_ENUMERABLE");
-    expect(codeOf(() => enumeratePartitions(time("daily"), "2026-05-02", "2026-05-01"))).toBe("PARTITION_RANGE_REVERSED");
-    expect(codeOf(() => enumeratePartitions(time("hourly"), "2026-01-01T00", "2026-12-31T00", { limit: 100 }))).toBe("PARTITION_RANGE_TOO_LARGE");
+    expect(codeOf(() => enumeratePartitions(createPartitionSpec("dynamic", { key: "$.t" }), "a", "b"))).toBe(
+      "PARTITION_NOT_ENUMERABLE",
+    );
+    expect(codeOf(() => enumeratePartitions(time("daily"), "2026-05-02", "2026-05-01"))).toBe(
+      "PARTITION_RANGE_REVERSED",
+    );
+    expect(codeOf(() => enumeratePartitions(time("hourly"), "2026-01-01T00", "2026-12-31T00", { limit: 100 }))).toBe(
+      "PARTITION_RANGE_TOO_LARGE",
+    );
     expect(codeOf(() => enumeratePartitions(time("daily"), "yesterday", "2026-05-01"))).toBe("PARTITION_VALUE_INVALID");
     expect(() => enumeratePartitions(time("daily"), "2026-05-02", "2026-05-01")).toThrow(PartitionRangeError);
   });

@@ -56,7 +56,9 @@ describe("tz= matters at boundaries", () => {
   });
 
   it("hourly in a half-hour zone", () => {
-    expect(partitionForInstant(time("hourly", { tz: "Asia/Kolkata" }), ms("2026-05-16T09:41:00Z"))).toBe("2026-05-16T15");
+    expect(partitionForInstant(time("hourly", { tz: "Asia/Kolkata" }), ms("2026-05-16T09:41:00Z"))).toBe(
+      "2026-05-16T15",
+    );
   });
 
   it("renders the bucket start, so finer fields in a format are stable", () => {
@@ -95,11 +97,17 @@ describe("resolvePartition precedence", () => {
 
   it("1. an explicit partition is used as-is, never re-resolved", () => {
     expect(resolvePartition(daily, { explicit: "2026-01-10", fireTime: ms("2026-05-16T00:00:00Z") })).toEqual({
-      status: "resolved", value: "2026-01-10", source: "explicit",
+      status: "resolved",
+      value: "2026-01-10",
+      source: "explicit",
     });
-    expect(resolvePartition(dynamic, { explicit: "acme", trigger: { tenant_id: "other" } })).toMatchObject({ value: "acme" });
+    expect(resolvePartition(dynamic, { explicit: "acme", trigger: { tenant_id: "other" } })).toMatchObject({
+      value: "acme",
+    });
     expect(resolvePartition(undefined, { explicit: "x" })).toMatchObject({ value: "x", source: "explicit" });
-    expect(resolvePartition(time("daily", { start: "2027-01-01" }), { explicit: "2026-01-10" })).toMatchObject({ value: "2026-01-10" });
+    expect(resolvePartition(time("daily", { start: "2027-01-01" }), { explicit: "2026-01-10" })).toMatchObject({
+      value: "2026-01-10",
+    });
   });
 
   it("an explicit partition that could escape its path is refused", () => {
@@ -108,7 +116,9 @@ describe("resolvePartition precedence", () => {
 
   it("2. time kinds use the fire time", () => {
     expect(resolvePartition(daily, { fireTime: ms("2026-05-16T23:59:00Z") })).toEqual({
-      status: "resolved", value: "2026-05-16", source: "fire-time",
+      status: "resolved",
+      value: "2026-05-16",
+      source: "fire-time",
     });
   });
 
@@ -124,7 +134,9 @@ describe("resolvePartition precedence", () => {
 
   it("3. dynamic reads the trigger object first, then the run arguments", () => {
     expect(resolvePartition(dynamic, { trigger: { tenant_id: "acme" }, args: { tenant_id: "args" } })).toEqual({
-      status: "resolved", value: "acme", source: "payload",
+      status: "resolved",
+      value: "acme",
+      source: "payload",
     });
     expect(resolvePartition(dynamic, { args: { tenant_id: 7 } })).toMatchObject({ value: "7" });
   });
@@ -133,7 +145,9 @@ describe("resolvePartition precedence", () => {
     expect(codeOf(() => resolvePartition(dynamic, {}))).toBe("PARTITION_NO_PAYLOAD");
     expect(codeOf(() => resolvePartition(dynamic, { trigger: null }))).toBe("PARTITION_NO_PAYLOAD");
     expect(codeOf(() => resolvePartition(dynamic, { trigger: { other: 1 } }))).toBe("PARTITION_KEY_MISSING");
-    expect(codeOf(() => resolvePartition(dynamic, { trigger: { tenant_id: { a: 1 } } }))).toBe("PARTITION_KEY_NOT_SCALAR");
+    expect(codeOf(() => resolvePartition(dynamic, { trigger: { tenant_id: { a: 1 } } }))).toBe(
+      "PARTITION_KEY_NOT_SCALAR",
+    );
     expect(codeOf(() => resolvePartition(dynamic, { trigger: { tenant_id: "" } }))).toBe("PARTITION_VALUE_INVALID");
   });
 

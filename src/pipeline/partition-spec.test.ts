@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { PartitionConfigError } from "./errors.js";
 import {
-  createPartitionSpec, DEFAULT_FORMATS, formatAdvice, isPartitionKind, isTimeKind, partitionSchemeKey,
+  createPartitionSpec,
+  DEFAULT_FORMATS,
+  formatAdvice,
+  isPartitionKind,
+  isTimeKind,
+  partitionSchemeKey,
 } from "./partition-spec.js";
 
 function codeOf(fn: () => unknown): string | undefined {
@@ -27,12 +32,18 @@ describe("createPartitionSpec defaults (seed kinds table)", () => {
 
   it("applies tz, format and start", () => {
     expect(createPartitionSpec("daily", { tz: "America/New_York", format: "%Y/%m/%d", start: "2026-01-01" })).toEqual({
-      kind: "daily", tz: "America/New_York", format: "%Y/%m/%d", start: "2026-01-01",
+      kind: "daily",
+      tz: "America/New_York",
+      format: "%Y/%m/%d",
+      start: "2026-01-01",
     });
   });
 
   it("dynamic keeps its key and ignores time options", () => {
-    expect(createPartitionSpec("dynamic", { key: "$.tenant_id", tz: "Nope/Zone" })).toEqual({ kind: "dynamic", key: "$.tenant_id" });
+    expect(createPartitionSpec("dynamic", { key: "$.tenant_id", tz: "Nope/Zone" })).toEqual({
+      kind: "dynamic",
+      key: "$.tenant_id",
+    });
   });
 
   it("key= on a time kind is ignored here (the parser warns)", () => {
@@ -71,14 +82,17 @@ describe("createPartitionSpec errors", () => {
 
 describe("formatAdvice", () => {
   it("is empty for sound formats", () => {
-    for (const kind of ["daily", "hourly", "weekly", "monthly"] as const) expect(formatAdvice(createPartitionSpec(kind))).toEqual([]);
+    for (const kind of ["daily", "hourly", "weekly", "monthly"] as const)
+      expect(formatAdvice(createPartitionSpec(kind))).toEqual([]);
     expect(formatAdvice(createPartitionSpec("weekly", { format: "%Y-%m-%d" }))).toEqual([]);
     expect(formatAdvice(createPartitionSpec("hourly", { format: "%Y%j-%I%p" }))).toEqual([]);
     expect(formatAdvice(createPartitionSpec("dynamic", { key: "$.t" }))).toEqual([]);
   });
 
   it("flags formats that cannot tell buckets apart", () => {
-    expect(formatAdvice(createPartitionSpec("daily", { format: "%Y-%m" }))[0]).toContain("cannot tell two daily partitions apart");
+    expect(formatAdvice(createPartitionSpec("daily", { format: "%Y-%m" }))[0]).toContain(
+      "cannot tell two daily partitions apart",
+    );
     expect(formatAdvice(createPartitionSpec("hourly", { format: "%Y-%m-%d" }))[0]).toContain("hourly");
     expect(formatAdvice(createPartitionSpec("monthly", { format: "%m" }))[0]).toContain("monthly");
     expect(formatAdvice(createPartitionSpec("hourly", { format: "%Y-%m-%dT%I" }))[0]).toContain("hourly");
@@ -105,6 +119,8 @@ describe("kinds and scheme keys", () => {
     expect(key(createPartitionSpec("daily"))).not.toBe(key(createPartitionSpec("hourly")));
     expect(key(createPartitionSpec("daily"))).not.toBe(key(createPartitionSpec("daily", { tz: "Europe/Paris" })));
     expect(key(createPartitionSpec("daily"))).not.toBe(key(createPartitionSpec("daily", { format: "%Y/%m/%d" })));
-    expect(key(createPartitionSpec("dynamic", { key: "$.a" }))).toBe(key(createPartitionSpec("dynamic", { key: "$.b" })));
+    expect(key(createPartitionSpec("dynamic", { key: "$.a" }))).toBe(
+      key(createPartitionSpec("dynamic", { key: "$.b" })),
+    );
   });
 });

@@ -93,7 +93,9 @@ export function createPartitionSpec(kind: PartitionKind, options: PartitionOptio
   const format = options.format ?? DEFAULT_FORMATS[kind];
   checkFormat(format, tz);
   if (options.start !== undefined) {
-    const ok = /^\d{4}-\d{2}-\d{2}$/.test(options.start) && DateTime.fromFormat(options.start, "yyyy-MM-dd", { zone: tz }).isValid;
+    const ok =
+      /^\d{4}-\d{2}-\d{2}$/.test(options.start) &&
+      DateTime.fromFormat(options.start, "yyyy-MM-dd", { zone: tz }).isValid;
     if (!ok) {
       throw new PartitionConfigError(
         "PARTITION_START_INVALID",
@@ -126,10 +128,14 @@ function identifiesDay(f: ReadonlySet<FormatField>): boolean {
 
 function identifiesBucket(kind: TimePartitionKind, f: ReadonlySet<FormatField>): boolean {
   switch (kind) {
-    case "monthly": return has(f, "year", "month") || identifiesDay(f);
-    case "weekly": return has(f, "isoYear", "isoWeek") || has(f, "year", "isoWeek") || identifiesDay(f);
-    case "daily": return identifiesDay(f);
-    case "hourly": return identifiesDay(f) && (f.has("hour") || has(f, "hour12", "ampm"));
+    case "monthly":
+      return has(f, "year", "month") || identifiesDay(f);
+    case "weekly":
+      return has(f, "isoYear", "isoWeek") || has(f, "year", "isoWeek") || identifiesDay(f);
+    case "daily":
+      return identifiesDay(f);
+    case "hourly":
+      return identifiesDay(f) && (f.has("hour") || has(f, "hour12", "ampm"));
   }
 }
 
@@ -143,10 +149,14 @@ export function formatAdvice(spec: PartitionSpec): string[] {
   const fields = compileStrftime(spec.format).fields;
   const advice: string[] = [];
   if (!identifiesBucket(spec.kind, fields)) {
-    advice.push(`format ${JSON.stringify(spec.format)} cannot tell two ${spec.kind} partitions apart, so they would overwrite each other; include every field of the bucket (default ${DEFAULT_FORMATS[spec.kind]})`);
+    advice.push(
+      `format ${JSON.stringify(spec.format)} cannot tell two ${spec.kind} partitions apart, so they would overwrite each other; include every field of the bucket (default ${DEFAULT_FORMATS[spec.kind]})`,
+    );
   }
   if (fields.has("isoWeek") && fields.has("year") && !fields.has("isoYear")) {
-    advice.push(`format ${JSON.stringify(spec.format)} pairs %Y with the ISO week %V, which mislabels weeks around 1 January; use %G (ISO week-year) with %V`);
+    advice.push(
+      `format ${JSON.stringify(spec.format)} pairs %Y with the ISO week %V, which mislabels weeks around 1 January; use %G (ISO week-year) with %V`,
+    );
   }
   return advice;
 }

@@ -13,7 +13,13 @@ const file = (path: string, ...lines: string[]) => ({ path, source: lines.join("
  */
 const etl = analyzePipeline([
   file("f/etl/ingest.ts", "// pipeline", "// on schedule", "// asset write s3://lake/raw.json"),
-  file("f/etl/stage.ts", "// pipeline", "// on s3://lake/raw.json", "// asset write datatable://main/staged", "// asset write s3://lake/clean.json"),
+  file(
+    "f/etl/stage.ts",
+    "// pipeline",
+    "// on s3://lake/raw.json",
+    "// asset write datatable://main/staged",
+    "// asset write s3://lake/clean.json",
+  ),
   file("f/etl/report.ts", "// pipeline", "// on datatable://main/staged", "// asset write s3://out/report.csv"),
   file("f/etl/audit.ts", "// pipeline", "// on datatable://main/staged"),
   file("f/etl/publish.ts", "// pipeline", "// on s3://lake/clean.json"),
@@ -32,19 +38,35 @@ function codeOf(fn: () => unknown): string | undefined {
 describe("planSelectiveRun", () => {
   it("--to an asset URI runs exactly the steps needed to produce it (seed CLI example)", () => {
     expect(planSelectiveRun(etl, { to: ["datatable://main/staged"] })).toMatchObject({
-      start: "f/etl/ingest.ts", steps: ["f/etl/ingest.ts", "f/etl/stage.ts"],
+      start: "f/etl/ingest.ts",
+      steps: ["f/etl/ingest.ts", "f/etl/stage.ts"],
     });
   });
 
   it("--to a script name or path includes it and nothing past it", () => {
-    expect(planSelectiveRun(etl, { to: ["report"] }).steps).toEqual(["f/etl/ingest.ts", "f/etl/stage.ts", "f/etl/report.ts"]);
-    expect(planSelectiveRun(etl, { to: ["f/etl/report"] }).steps).toEqual(["f/etl/ingest.ts", "f/etl/stage.ts", "f/etl/report.ts"]);
-    expect(planSelectiveRun(etl, { to: ["f/etl/report.ts"] }).steps).toEqual(["f/etl/ingest.ts", "f/etl/stage.ts", "f/etl/report.ts"]);
+    expect(planSelectiveRun(etl, { to: ["report"] }).steps).toEqual([
+      "f/etl/ingest.ts",
+      "f/etl/stage.ts",
+      "f/etl/report.ts",
+    ]);
+    expect(planSelectiveRun(etl, { to: ["f/etl/report"] }).steps).toEqual([
+      "f/etl/ingest.ts",
+      "f/etl/stage.ts",
+      "f/etl/report.ts",
+    ]);
+    expect(planSelectiveRun(etl, { to: ["f/etl/report.ts"] }).steps).toEqual([
+      "f/etl/ingest.ts",
+      "f/etl/stage.ts",
+      "f/etl/report.ts",
+    ]);
   });
 
   it("several ends: the union of their paths, in topological order", () => {
     expect(planSelectiveRun(etl, { to: ["publish", "s3://out/report.csv"] }).steps).toEqual([
-      "f/etl/ingest.ts", "f/etl/stage.ts", "f/etl/publish.ts", "f/etl/report.ts",
+      "f/etl/ingest.ts",
+      "f/etl/stage.ts",
+      "f/etl/publish.ts",
+      "f/etl/report.ts",
     ]);
   });
 
@@ -53,16 +75,25 @@ describe("planSelectiveRun", () => {
   });
 
   it("an explicit --from that is a valid start", () => {
-    expect(planSelectiveRun(etl, { from: "ingest", to: ["audit"] }).steps).toEqual(["f/etl/ingest.ts", "f/etl/stage.ts", "f/etl/audit.ts"]);
+    expect(planSelectiveRun(etl, { from: "ingest", to: ["audit"] }).steps).toEqual([
+      "f/etl/ingest.ts",
+      "f/etl/stage.ts",
+      "f/etl/audit.ts",
+    ]);
   });
 
   it("a mid-chain --from is refused unless allowAnyStart", () => {
     expect(codeOf(() => planSelectiveRun(etl, { from: "stage", to: ["audit"] }))).toBe("PIPELINE_INVALID_START");
-    expect(planSelectiveRun(etl, { from: "stage", to: ["audit"], allowAnyStart: true }).steps).toEqual(["f/etl/stage.ts", "f/etl/audit.ts"]);
+    expect(planSelectiveRun(etl, { from: "stage", to: ["audit"], allowAnyStart: true }).steps).toEqual([
+      "f/etl/stage.ts",
+      "f/etl/audit.ts",
+    ]);
   });
 
   it("an asset as --from is refused", () => {
-    expect(codeOf(() => planSelectiveRun(etl, { from: "s3://lake/raw.json", to: ["audit"] }))).toBe("PIPELINE_INVALID_START");
+    expect(codeOf(() => planSelectiveRun(etl, { from: "s3://lake/raw.json", to: ["audit"] }))).toBe(
+      "PIPELINE_INVALID_START",
+    );
   });
 
   it("unknown, ambiguous and unreachable nodes fail clearly", () => {
@@ -72,7 +103,9 @@ describe("planSelectiveRun", () => {
     expect(codeOf(() => planSelectiveRun(etl, { to: [] }))).toBe("PIPELINE_NO_TARGETS");
     expect(codeOf(() => planSelectiveRun(etl, { to: ["  "] }))).toBe("PIPELINE_NO_TARGETS");
     expect(codeOf(() => planSelectiveRun(etl, { to: ["s3://lake/raw.json"], from: "ingest" }))).toBeUndefined();
-    expect(() => planSelectiveRun(etl, { to: ["nope"] })).toThrow("known scripts: audit, ingest, publish, report, stage");
+    expect(() => planSelectiveRun(etl, { to: ["nope"] })).toThrow(
+      "known scripts: audit, ingest, publish, report, stage",
+    );
   });
 
   it("an end that is not downstream of the start is unreachable", () => {
@@ -93,7 +126,9 @@ describe("planSelectiveRun", () => {
     ]).graph;
     expect(validStarts(graph)).toEqual(["f/t/a.ts", "f/t/b.ts"]);
     expect(codeOf(() => planSelectiveRun(graph, { to: ["c"] }))).toBe("PIPELINE_AMBIGUOUS_START");
-    expect(() => planSelectiveRun(graph, { to: ["c"] })).toThrow(/f\/t\/a\.ts, f\/t\/b\.ts \(reaching every end: f\/t\/a\.ts, f\/t\/b\.ts\); pass --from/);
+    expect(() => planSelectiveRun(graph, { to: ["c"] })).toThrow(
+      /f\/t\/a\.ts, f\/t\/b\.ts \(reaching every end: f\/t\/a\.ts, f\/t\/b\.ts\); pass --from/,
+    );
     expect(planSelectiveRun(graph, { from: "b", to: ["c"] }).steps).toEqual(["f/t/b.ts", "f/t/c.ts"]);
   });
 
@@ -124,7 +159,9 @@ describe("resolveNode", () => {
 
   it("resolves a concrete URI to its {partition} node and extracts the partition", () => {
     expect(resolveNode(graph, "s3://lake/2026-05-16/a.parquet")).toMatchObject({
-      type: "asset", node: { asset: { uri: "s3://lake/{partition}/a.parquet" } }, partition: "2026-05-16",
+      type: "asset",
+      node: { asset: { uri: "s3://lake/{partition}/a.parquet" } },
+      partition: "2026-05-16",
     });
     expect(resolveNode(graph, "S3:///lake/{partition}/a.parquet")).toMatchObject({ type: "asset" });
   });

@@ -61,20 +61,34 @@ function endScripts(graph: LineageGraph, end: ResolvedNode): string[] {
   return end.type === "script" ? [end.node.id] : producersOf(graph, assetId(end.node.asset.uri));
 }
 
-function pickStart(graph: LineageGraph, request: SelectionRequest, ends: readonly ResolvedNode[], edges: readonly DirectedEdge[]): ScriptNode {
+function pickStart(
+  graph: LineageGraph,
+  request: SelectionRequest,
+  ends: readonly ResolvedNode[],
+  edges: readonly DirectedEdge[],
+): ScriptNode {
   const starts = validStarts(graph);
   if (request.from !== undefined) {
     const resolved = resolveNode(graph, request.from);
     if (resolved.type !== "script") {
-      throw new PipelineSelectionError("PIPELINE_INVALID_START", `--from must be a script, not the asset ${resolved.node.asset.uri}; valid starts: ${starts.join(", ") || "none"}`);
+      throw new PipelineSelectionError(
+        "PIPELINE_INVALID_START",
+        `--from must be a script, not the asset ${resolved.node.asset.uri}; valid starts: ${starts.join(", ") || "none"}`,
+      );
     }
     if (!request.allowAnyStart && !starts.includes(resolved.node.path)) {
-      throw new PipelineSelectionError("PIPELINE_INVALID_START", `${resolved.node.path} is not a valid start (it is fired by an upstream script and has no schedule or other trigger marker); valid starts: ${starts.join(", ") || "none"}`);
+      throw new PipelineSelectionError(
+        "PIPELINE_INVALID_START",
+        `${resolved.node.path} is not a valid start (it is fired by an upstream script and has no schedule or other trigger marker); valid starts: ${starts.join(", ") || "none"}`,
+      );
     }
     return resolved.node;
   }
   if (starts.length === 0) {
-    throw new PipelineSelectionError("PIPELINE_NO_START", "the pipeline has no valid start (every script is fired by another one); pass --from <script>");
+    throw new PipelineSelectionError(
+      "PIPELINE_NO_START",
+      "the pipeline has no valid start (every script is fired by another one); pass --from <script>",
+    );
   }
   if (starts.length > 1) {
     const fits = starts.filter((p) => {
@@ -82,10 +96,14 @@ function pickStart(graph: LineageGraph, request: SelectionRequest, ends: readonl
       return ends.every((e) => endScripts(graph, e).some((id) => down.has(id)));
     });
     const hint = fits.length > 0 ? ` (reaching every end: ${fits.join(", ")})` : "";
-    throw new PipelineSelectionError("PIPELINE_AMBIGUOUS_START", `the pipeline has ${starts.length} valid starts: ${starts.join(", ")}${hint}; pass --from <script>`);
+    throw new PipelineSelectionError(
+      "PIPELINE_AMBIGUOUS_START",
+      `the pipeline has ${starts.length} valid starts: ${starts.join(", ")}${hint}; pass --from <script>`,
+    );
   }
   const only = graph.scripts.find((s) => s.path === starts[0]);
-  if (!only) throw new PipelineSelectionError("PIPELINE_NO_START", "the pipeline has no valid start; pass --from <script>");
+  if (!only)
+    throw new PipelineSelectionError("PIPELINE_NO_START", "the pipeline has no valid start; pass --from <script>");
   return only;
 }
 
@@ -99,7 +117,8 @@ function pickStart(graph: LineageGraph, request: SelectionRequest, ends: readonl
  */
 export function planSelectiveRun(graph: LineageGraph, request: SelectionRequest): RunPlan {
   const refs = request.to.map((t) => t.trim()).filter((t) => t !== "");
-  if (refs.length === 0) throw new PipelineSelectionError("PIPELINE_NO_TARGETS", "--to needs at least one script name, path or asset URI");
+  if (refs.length === 0)
+    throw new PipelineSelectionError("PIPELINE_NO_TARGETS", "--to needs at least one script name, path or asset URI");
   const ends = refs.map((ref) => resolveNode(graph, ref));
   const edges = cascadeEdges(graph);
   const start = pickStart(graph, request, ends, edges);
@@ -109,7 +128,10 @@ export function planSelectiveRun(graph: LineageGraph, request: SelectionRequest)
     const reachable = endScripts(graph, end).filter((id) => down.has(id));
     if (reachable.length === 0) {
       const what = end.type === "script" ? end.node.path : end.node.asset.uri;
-      throw new PipelineSelectionError("PIPELINE_UNREACHABLE", `${what} cannot be reached from ${start.path} through the cascade; pick an end downstream of it or another --from`);
+      throw new PipelineSelectionError(
+        "PIPELINE_UNREACHABLE",
+        `${what} cannot be reached from ${start.path} through the cascade; pick an end downstream of it or another --from`,
+      );
     }
     for (const id of reach(reachable, edges, false)) if (down.has(id)) needed.add(id);
   }
@@ -119,5 +141,8 @@ export function planSelectiveRun(graph: LineageGraph, request: SelectionRequest)
 
 /** Split a `--to a,b,c` value into references (commas, surrounding whitespace dropped). */
 export function splitNodeList(value: string): string[] {
-  return value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { blankCommentLines, callArguments, lineLocator, readStringLiteral, skipParens, stringLiterals } from "./source-scan.js";
+import {
+  blankCommentLines,
+  callArguments,
+  lineLocator,
+  readStringLiteral,
+  skipParens,
+  stringLiterals,
+} from "./source-scan.js";
 
 describe("readStringLiteral", () => {
   it("reads quoted strings with escapes", () => {
@@ -8,20 +15,32 @@ describe("readStringLiteral", () => {
   });
 
   it("rewrites ${partition} in template literals and flags other interpolations", () => {
-    expect(readStringLiteral("`lake/${partition}/x`", 0)).toMatchObject({ value: "lake/{partition}/x", dynamic: false });
+    expect(readStringLiteral("`lake/${partition}/x`", 0)).toMatchObject({
+      value: "lake/{partition}/x",
+      dynamic: false,
+    });
     expect(readStringLiteral("`lake/${ partition }/x`", 0)?.value).toBe("lake/{partition}/x");
     expect(readStringLiteral("`lake/${day}/x`", 0)?.dynamic).toBe(true);
   });
 
   it("handles Python f-strings and triple quotes", () => {
-    expect(readStringLiteral('f"lake/{partition}/x"', 0)).toMatchObject({ value: "lake/{partition}/x", dynamic: false });
+    expect(readStringLiteral('f"lake/{partition}/x"', 0)).toMatchObject({
+      value: "lake/{partition}/x",
+      dynamic: false,
+    });
     expect(readStringLiteral('f"lake/{day}/x"', 0)?.dynamic).toBe(true);
     expect(readStringLiteral('"""SELECT 1\nFROM t"""', 0)?.value).toBe("SELECT 1\nFROM t");
-    expect(readStringLiteral("f'''a {partition} {x}'''", 0)).toMatchObject({ value: "a {partition} {x}", dynamic: true });
+    expect(readStringLiteral("f'''a {partition} {x}'''", 0)).toMatchObject({
+      value: "a {partition} {x}",
+      dynamic: true,
+    });
   });
 
   it("keeps ${partition} found inside a quote nested in a template", () => {
-    expect(readStringLiteral("'s3://l/${partition}/x'", 0)).toMatchObject({ value: "s3://l/{partition}/x", dynamic: false });
+    expect(readStringLiteral("'s3://l/${partition}/x'", 0)).toMatchObject({
+      value: "s3://l/{partition}/x",
+      dynamic: false,
+    });
   });
 
   it("returns undefined for unclosed or non-literals", () => {
@@ -33,7 +52,11 @@ describe("readStringLiteral", () => {
 
 describe("stringLiterals / callArguments / skipParens / lines", () => {
   it("lists literals with their start", () => {
-    expect(stringLiterals(`x('a', f"b", "c")`).map((l) => [l.value, l.start])).toEqual([["a", 2], ["b", 7], ["c", 13]]);
+    expect(stringLiterals(`x('a', f"b", "c")`).map((l) => [l.value, l.start])).toEqual([
+      ["a", 2],
+      ["b", 7],
+      ["c", 13],
+    ]);
   });
 
   it("splits top-level call arguments", () => {

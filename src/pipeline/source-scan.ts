@@ -8,10 +8,13 @@ import type { ScriptLanguage } from "./language.js";
 /** Replace every comment line (native prefix of `language`) with an empty line, keeping line numbers. */
 export function blankCommentLines(source: string, language: ScriptLanguage): string {
   const prefixes =
-    language === "sql" ? ["--"]
-    : language === "unknown" ? ["//", "#", "--"]
-    : language === "typescript" || language === "javascript" ? ["//"]
-    : ["#"];
+    language === "sql"
+      ? ["--"]
+      : language === "unknown"
+        ? ["//", "#", "--"]
+        : language === "typescript" || language === "javascript"
+          ? ["//"]
+          : ["#"];
   return source
     .split("\n")
     .map((line) => (prefixes.some((p) => line.trimStart().startsWith(p)) ? "" : line))

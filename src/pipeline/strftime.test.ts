@@ -43,7 +43,9 @@ describe("compileStrftime: rendering via luxon tokens", () => {
   });
 
   it("uses the DateTime's zone", () => {
-    expect(compileStrftime("%Y-%m-%d %H %Z").render(at("2026-05-16T00:30:00Z").setZone("America/New_York"))).toBe("2026-05-15 20 EDT");
+    expect(compileStrftime("%Y-%m-%d %H %Z").render(at("2026-05-16T00:30:00Z").setZone("America/New_York"))).toBe(
+      "2026-05-15 20 EDT",
+    );
   });
 });
 

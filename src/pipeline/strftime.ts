@@ -23,8 +23,18 @@ import { PartitionConfigError } from "./errors.js";
 
 /** Calendar fields a pattern carries; used to check that a format identifies a bucket. */
 export type FormatField =
-  | "year" | "month" | "day" | "dayOfYear" | "hour" | "hour12" | "ampm" | "minute" | "second"
-  | "isoYear" | "isoWeek" | "weekday";
+  | "year"
+  | "month"
+  | "day"
+  | "dayOfYear"
+  | "hour"
+  | "hour12"
+  | "ampm"
+  | "minute"
+  | "second"
+  | "isoYear"
+  | "isoWeek"
+  | "weekday";
 
 interface Directive {
   readonly render: (dt: DateTime) => string;
@@ -146,7 +156,10 @@ function luxonParsePattern(pieces: readonly Piece[]): string | undefined {
  */
 export function compileStrftime(pattern: string): CompiledFormat {
   if (pattern === "") {
-    throw new PartitionConfigError("PARTITION_FORMAT_INVALID", 'format is empty; remove format= to use the default or give a pattern like "%Y/%m/%d"');
+    throw new PartitionConfigError(
+      "PARTITION_FORMAT_INVALID",
+      'format is empty; remove format= to use the default or give a pattern like "%Y/%m/%d"',
+    );
   }
   const pieces = tokenize(pattern);
   const fields = new Set<FormatField>();

@@ -6,7 +6,12 @@ const e = (from: string, to: string) => ({ from, to });
 
 describe("topologicalOrder", () => {
   it("orders a diamond deterministically (ties by id)", () => {
-    expect(topologicalOrder(["d", "c", "b", "a"], [e("a", "b"), e("a", "c"), e("b", "d"), e("c", "d")])).toEqual(["a", "b", "c", "d"]);
+    expect(topologicalOrder(["d", "c", "b", "a"], [e("a", "b"), e("a", "c"), e("b", "d"), e("c", "d")])).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+    ]);
   });
 
   it("keeps tie order stable as nodes become ready", () => {

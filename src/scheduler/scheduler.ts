@@ -71,7 +71,9 @@ export class Scheduler {
     const now = await this.store.now();
     const isLocal = (w: WorkflowInfo) => Boolean(this.options.localServer && w.local);
     await this.store.syncSchedules(
-      workflows.flatMap((w) => (w.schedule && !isLocal(w) ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }] : [])),
+      workflows.flatMap((w) =>
+        w.schedule && !isLocal(w) ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }] : [],
+      ),
     );
     const local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
     for (const w of workflows) {

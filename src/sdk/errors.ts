@@ -23,7 +23,10 @@ export {
 
 /** An enqueue reused a run id with a different workflow or payload. */
 export class RunIdConflictError extends SluiceError {
-  constructor(readonly runId: string, detail: string) {
+  constructor(
+    readonly runId: string,
+    detail: string,
+  ) {
     super(
       "RUN_ID_CONFLICT",
       `run id ${JSON.stringify(runId)} already belongs to a run with ${detail}: use a different id, or enqueue the same workflow and payload to get the existing run back`,
@@ -49,7 +52,10 @@ export class UnknownWorkflowError extends SluiceError {
 /** No run with that id exists (or its history was deleted by retention). */
 export class RunNotFoundError extends SluiceError {
   constructor(readonly runId: string) {
-    super("RUN_NOT_FOUND", `no run with id ${JSON.stringify(runId)}: check the id with \`sluice runs\` (finished runs are deleted after the retention period)`);
+    super(
+      "RUN_NOT_FOUND",
+      `no run with id ${JSON.stringify(runId)}: check the id with \`sluice runs\` (finished runs are deleted after the retention period)`,
+    );
   }
 }
 
@@ -80,7 +86,10 @@ export class NonDeterminismError extends SluiceError {
 /** The claim this attempt held was taken over (lease expired, run cancelled or reclaimed); its writes are refused. */
 export class LeaseLostError extends SluiceError {
   constructor(readonly runId: string) {
-    super("LEASE_LOST", `lost the lease on run ${runId}: another attempt owns it now, so this attempt's writes were refused`);
+    super(
+      "LEASE_LOST",
+      `lost the lease on run ${runId}: another attempt owns it now, so this attempt's writes were refused`,
+    );
   }
 }
 
@@ -90,7 +99,10 @@ export class LeaseLostError extends SluiceError {
  */
 export class WorkflowSuspendedError extends SluiceError {
   constructor() {
-    super("SUSPENDED", "the workflow has suspended at an earlier call and this execution is over; it will resume from its checkpoint");
+    super(
+      "SUSPENDED",
+      "the workflow has suspended at an earlier call and this execution is over; it will resume from its checkpoint",
+    );
   }
 }
 
@@ -126,7 +138,10 @@ export type UnavailableErrorFactory = (what: string, cause?: unknown) => Error;
 
 /** The code version a run started with is no longer available to this worker. */
 export class CodeVersionMissingError extends SluiceError {
-  constructor(readonly workflow: string, readonly version: string) {
+  constructor(
+    readonly workflow: string,
+    readonly version: string,
+  ) {
     super(
       "CODE_VERSION_MISSING",
       `run of ${JSON.stringify(workflow)} started on code version ${version}, which is no longer stored; it cannot finish on the code it started with and was not restarted on new code (that would re-run finished steps). Re-enqueue it if that is safe`,
@@ -136,8 +151,14 @@ export class CodeVersionMissingError extends SluiceError {
 
 /** Two workflows were registered under one name. */
 export class DuplicateWorkflowError extends SluiceError {
-  constructor(readonly workflow: string, where: string) {
-    super("DUPLICATE_WORKFLOW", `workflow name ${JSON.stringify(workflow)} is defined twice (${where}): workflow names must be unique`);
+  constructor(
+    readonly workflow: string,
+    where: string,
+  ) {
+    super(
+      "DUPLICATE_WORKFLOW",
+      `workflow name ${JSON.stringify(workflow)} is defined twice (${where}): workflow names must be unique`,
+    );
   }
 }
 
@@ -168,21 +189,33 @@ export class RunFailedError extends SluiceError {
 
 /** Awaiting a run's outcome found it cancelled (bailed or cancelled by an operator). */
 export class RunCancelledError extends SluiceError {
-  constructor(readonly runId: string, readonly reason: string | null) {
+  constructor(
+    readonly runId: string,
+    readonly reason: string | null,
+  ) {
     super("RUN_CANCELLED", `run ${runId} was cancelled${reason ? `: ${reason}` : ""}`);
   }
 }
 
 /** Waiting for a run's outcome took longer than the caller allowed. */
 export class WaitTimeoutError extends SluiceError {
-  constructor(readonly runId: string, ms: number) {
-    super("WAIT_TIMEOUT", `run ${runId} did not finish within ${ms} ms; it keeps running, check it later with \`sluice show ${runId}\``);
+  constructor(
+    readonly runId: string,
+    ms: number,
+  ) {
+    super(
+      "WAIT_TIMEOUT",
+      `run ${runId} did not finish within ${ms} ms; it keeps running, check it later with \`sluice show ${runId}\``,
+    );
   }
 }
 
 /** The engine was stopped while something still awaited a run's outcome; the run itself is unaffected. */
 export class EngineStoppedError extends SluiceError {
   constructor(readonly runId: string | null = null) {
-    super("ENGINE_STOPPED", `the engine stopped before ${runId ? `run ${runId}` : "the run"} finished; the run keeps going: check it with \`sluice show${runId ? ` ${runId}` : ""}\``);
+    super(
+      "ENGINE_STOPPED",
+      `the engine stopped before ${runId ? `run ${runId}` : "the run"} finished; the run keeps going: check it with \`sluice show${runId ? ` ${runId}` : ""}\``,
+    );
   }
 }

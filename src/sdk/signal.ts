@@ -13,7 +13,11 @@ export async function signal(event: string, payload?: unknown): Promise<number> 
 }
 
 /** {@link signal} with the error thrown when it has nowhere to go (`tako.sh`: `TakoError`). */
-export async function sendSignal(event: string, payload: unknown, unavailable: UnavailableErrorFactory): Promise<number> {
+export async function sendSignal(
+  event: string,
+  payload: unknown,
+  unavailable: UnavailableErrorFactory,
+): Promise<number> {
   const runtime = await requireRuntime(`signal(${JSON.stringify(event)})`, unavailable);
   return runtime.signal(event, payload);
 }

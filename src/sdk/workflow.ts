@@ -86,7 +86,10 @@ export type AnyWorkflow = WorkflowDefinition<any, any>;
  * });
  * @throws InvalidInputError for a bad name, retries or backoff; InvalidScheduleError for a bad schedule
  */
-export function defineWorkflow<P = unknown, R = unknown>(name: string, options: WorkflowOptions<P, R>): WorkflowDefinition<P, R> {
+export function defineWorkflow<P = unknown, R = unknown>(
+  name: string,
+  options: WorkflowOptions<P, R>,
+): WorkflowDefinition<P, R> {
   return createWorkflow(name, options, sluiceUnavailable);
 }
 
@@ -94,10 +97,16 @@ export function defineWorkflow<P = unknown, R = unknown>(name: string, options: 
  * {@link defineWorkflow} with the error `.enqueue()` throws when it has nowhere to go;
  * a compatibility entry point passes its own (`tako.sh`: `TakoError`).
  */
-export function createWorkflow<P, R>(name: string, options: WorkflowOptions<P, R>, unavailable: UnavailableErrorFactory): WorkflowDefinition<P, R> {
+export function createWorkflow<P, R>(
+  name: string,
+  options: WorkflowOptions<P, R>,
+  unavailable: UnavailableErrorFactory,
+): WorkflowDefinition<P, R> {
   validateWorkflowName(name);
   if (!options || typeof options.handler !== "function") {
-    throw new InvalidInputError(`workflow ${JSON.stringify(name)} needs a handler: defineWorkflow("${name}", { handler: async (payload, ctx) => { ... } })`);
+    throw new InvalidInputError(
+      `workflow ${JSON.stringify(name)} needs a handler: defineWorkflow("${name}", { handler: async (payload, ctx) => { ... } })`,
+    );
   }
   const retries = options.retries ?? DEFAULT_RUN_RETRIES;
   validateRetries(retries, `retries of workflow "${name}"`);
@@ -133,7 +142,9 @@ export function isWorkflow(value: unknown): value is AnyWorkflow {
 /** @throws InvalidInputError unless `n` is a whole number in 0..1000 */
 export function validateRetries(n: unknown, what: string): number {
   if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 1000) {
-    throw new InvalidInputError(`${what} must be a whole number from 0 to 1000, got ${JSON.stringify(n)}`, { code: "INVALID_RETRIES" });
+    throw new InvalidInputError(`${what} must be a whole number from 0 to 1000, got ${JSON.stringify(n)}`, {
+      code: "INVALID_RETRIES",
+    });
   }
   return n;
 }
@@ -144,6 +155,9 @@ export function validateRetries(n: unknown, what: string): number {
  */
 export function validateBackoff(b: BackoffPolicy, what: string): void {
   if (!(isAcceptedDuration(b.base) && isAcceptedDuration(b.max) && b.max >= b.base)) {
-    throw new InvalidInputError(`${what} must have 0 <= base <= max (milliseconds, at most 1000 years), got ${JSON.stringify(b)}`, { code: "INVALID_BACKOFF" });
+    throw new InvalidInputError(
+      `${what} must have 0 <= base <= max (milliseconds, at most 1000 years), got ${JSON.stringify(b)}`,
+      { code: "INVALID_BACKOFF" },
+    );
   }
 }

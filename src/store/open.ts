@@ -25,7 +25,11 @@ export interface OpenStoreOptions extends PostgresOptions {
  */
 export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): Store {
   if (isPostgresUrl(urlOrPath)) return openPostgresStore(urlOrPath, options);
-  return openSqliteStore({ path: urlOrPath, ...(options.clock ? { clock: options.clock } : {}), readOnlyFallback: options.readOnlyFallback ?? false });
+  return openSqliteStore({
+    path: urlOrPath,
+    ...(options.clock ? { clock: options.clock } : {}),
+    readOnlyFallback: options.readOnlyFallback ?? false,
+  });
 }
 
 /**

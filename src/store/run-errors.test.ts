@@ -4,7 +4,12 @@ import { cancelledError, cancelReason, leaseExpiredError, PARENT_CANCELLED } fro
 describe("run errors", () => {
   it("builds the cancelled error with its reason as data, and reads it back without the message", () => {
     const e = cancelledError("operator: wrong payload");
-    expect(e).toEqual({ name: "Cancelled", code: "CANCELLED", message: "cancelled: operator: wrong payload", data: { reason: "operator: wrong payload" } });
+    expect(e).toEqual({
+      name: "Cancelled",
+      code: "CANCELLED",
+      message: "cancelled: operator: wrong payload",
+      data: { reason: "operator: wrong payload" },
+    });
     expect(cancelReason(e)).toBe("operator: wrong payload");
     expect(cancelReason({ ...e, message: "cancelled: something else" })).toBe("operator: wrong payload");
     expect(cancelReason(cancelledError(PARENT_CANCELLED))).toBe(PARENT_CANCELLED);

@@ -10,7 +10,12 @@ export const PARENT_CANCELLED = "its parent run was cancelled";
 
 /** The stored error of a cancelled run (`CANCELLED`), with the reason kept as data. */
 export function cancelledError(reason: string | null | undefined): SerializedError {
-  return { name: "Cancelled", code: "CANCELLED", message: reason ? `cancelled: ${reason}` : "cancelled", data: { reason: reason || null } };
+  return {
+    name: "Cancelled",
+    code: "CANCELLED",
+    message: reason ? `cancelled: ${reason}` : "cancelled",
+    data: { reason: reason || null },
+  };
 }
 
 /** The stored error of an attempt whose lease expired (`LEASE_EXPIRED`). */

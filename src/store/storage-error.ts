@@ -10,9 +10,27 @@
 import { SluiceError } from "../sdk/errors.js";
 
 /** SQLite result codes (better-sqlite3 `err.code`, extended codes start with these) that clear up on their own. */
-const SQLITE_TRANSIENT = ["SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PROTOCOL", "SQLITE_NOMEM"];
+const SQLITE_TRANSIENT = [
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "SQLITE_FULL",
+  "SQLITE_IOERR",
+  "SQLITE_READONLY",
+  "SQLITE_CANTOPEN",
+  "SQLITE_PROTOCOL",
+  "SQLITE_NOMEM",
+];
 /** Node socket errors of a lost database connection. */
-const NET_TRANSIENT = ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"];
+const NET_TRANSIENT = [
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+];
 /**
  * Postgres SQLSTATEs: 08 connection, 53 insufficient resources (disk full, out of
  * memory, too many connections), 57P01-03 shutdown/cannot connect now, 40001/40P01
@@ -26,9 +44,12 @@ function hintFor(code: string): string | null {
   if (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "55P03") return "another process holds the database lock";
   if (/^SQLITE_FULL/.test(code) || code === "53100") return "the disk is full: free some space";
   if (/^SQLITE_READONLY/.test(code)) return "the database is read-only: make the file and its folder writable";
-  if (code === "25006") return "the database is read-only (a standby, or default_transaction_read_only): point Sluice at the writable primary";
-  if (/^SQLITE_(IOERR|CANTOPEN)/.test(code)) return "the database file cannot be read or written: check the disk and the file's permissions";
-  if (NET_TRANSIENT.includes(code) || code.startsWith("08") || code.startsWith("57P")) return "the database server cannot be reached";
+  if (code === "25006")
+    return "the database is read-only (a standby, or default_transaction_read_only): point Sluice at the writable primary";
+  if (/^SQLITE_(IOERR|CANTOPEN)/.test(code))
+    return "the database file cannot be read or written: check the disk and the file's permissions";
+  if (NET_TRANSIENT.includes(code) || code.startsWith("08") || code.startsWith("57P"))
+    return "the database server cannot be reached";
   return null;
 }
 
@@ -39,11 +60,15 @@ export function isTransientStorageFailure(err: unknown): boolean {
   if (typeof code === "string") {
     if (SQLITE_TRANSIENT.some((c) => code === c || code.startsWith(`${c}_`))) return true;
     if (NET_TRANSIENT.includes(code)) return true;
-    if (/^[0-9A-Z]{5}$/.test(code) && (PG_TRANSIENT.includes(code) || PG_TRANSIENT_CLASSES.includes(code.slice(0, 2)))) return true;
+    if (/^[0-9A-Z]{5}$/.test(code) && (PG_TRANSIENT.includes(code) || PG_TRANSIENT_CLASSES.includes(code.slice(0, 2))))
+      return true;
   }
   const message = (err as { message?: unknown }).message;
   // node-postgres reports a dropped connection without a code.
-  return typeof message === "string" && /Connection terminated|connection timeout|connection error|Client has encountered a connection error/i.test(message);
+  return (
+    typeof message === "string" &&
+    /Connection terminated|connection timeout|connection error|Client has encountered a connection error/i.test(message)
+  );
 }
 
 /**
@@ -70,7 +95,10 @@ export class StorageError extends SluiceError<"STORAGE_ERROR"> {
 /** True when `err` came from the database driver (an SQLite result code or a Postgres SQLSTATE), not from Sluice's own code. */
 export function isDriverFailure(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return isTransientStorageFailure(err) || (typeof code === "string" && (code.startsWith("SQLITE_") || /^[0-9A-Z]{5}$/.test(code)));
+  return (
+    isTransientStorageFailure(err) ||
+    (typeof code === "string" && (code.startsWith("SQLITE_") || /^[0-9A-Z]{5}$/.test(code)))
+  );
 }
 
 /** Wraps whatever a store threw as a {@link StorageError} (kept as is when it already is one). */

@@ -447,7 +447,9 @@ export interface Store {
   getBundle(hash: string): Promise<string | null>;
 
   /** Replaces the cron schedules with `entries`; keeps `nextAt` of unchanged ones. */
-  syncSchedules(entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>): Promise<void>;
+  syncSchedules(
+    entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>,
+  ): Promise<void>;
   listSchedules(): Promise<ScheduleRecord[]>;
   /** Pauses or resumes a schedule; false if there is none for that workflow. */
   setSchedulePaused(workflow: string, paused: boolean): Promise<boolean>;

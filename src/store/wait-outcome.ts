@@ -17,14 +17,20 @@ export interface WaitFacts {
  * decision after the deadline is refused), so deciding it again is `expired`, not
  * `already-decided`.
  */
-export function waitOutcome(facts: WaitFacts, req: Pick<ResolveWaitRequest, "kind" | "creatorMayDecide" | "audit">, now: number): ResolveWaitOutcome {
+export function waitOutcome(
+  facts: WaitFacts,
+  req: Pick<ResolveWaitRequest, "kind" | "creatorMayDecide" | "audit">,
+  now: number,
+): ResolveWaitOutcome {
   const { run, step } = facts;
   if (!run) return "not-found";
   if (!step || step.kind !== req.kind) return "not-found";
   const deadline = step.wakeAt;
-  if (step.status !== "pending") return deadline !== null && step.finishedAt !== null && step.finishedAt >= deadline ? "expired" : "already-decided";
+  if (step.status !== "pending")
+    return deadline !== null && step.finishedAt !== null && step.finishedAt >= deadline ? "expired" : "already-decided";
   if (deadline !== null && deadline <= now) return "expired";
   if (run.status !== "waiting") return "not-waiting";
-  if (req.creatorMayDecide === false && run.createdBy !== null && run.createdBy === (req.audit?.actor ?? null)) return "forbidden";
+  if (req.creatorMayDecide === false && run.createdBy !== null && run.createdBy === (req.audit?.actor ?? null))
+    return "forbidden";
   return "resolved";
 }

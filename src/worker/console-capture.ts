@@ -8,7 +8,13 @@ export interface LogTarget {
 }
 
 type Method = "log" | "info" | "warn" | "error" | "debug";
-const LEVEL: Record<Method, LogLine["level"]> = { log: "info", info: "info", warn: "warn", error: "error", debug: "debug" };
+const LEVEL: Record<Method, LogLine["level"]> = {
+  log: "info",
+  info: "info",
+  warn: "warn",
+  error: "error",
+  debug: "debug",
+};
 
 /** The console as it was before capture, for printing outside runs. */
 export const originalConsole: Record<Method, (...args: unknown[]) => void> = {

@@ -14,7 +14,8 @@ export function createWorkflowContext(exec: Execution): WorkflowContext {
     logger: createLogger(exec, null),
     run: (name, fn, options) => runStep(exec, name, fn, options),
     sleep: async (name, duration) => sleepFor(exec, name, toMillis(duration), exec.deps.inlineSleepMs),
-    waitFor: async (event, options) => waitForEvent(exec, event, options?.timeout === undefined ? null : toMillis(options.timeout)),
+    waitFor: async (event, options) =>
+      waitForEvent(exec, event, options?.timeout === undefined ? null : toMillis(options.timeout)),
     bail: (reason) => exec.noteBail(reason ?? null),
     fail: (error) => exec.noteFail(error),
   };

@@ -16,12 +16,37 @@ import { terminalSafe } from "../core/terminal-text.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
-import { InvalidInputError, LeaseLostError, NonDeterminismError, SluiceError, WorkflowSuspendedError } from "../sdk/errors.js";
-import type { ApprovalOptions, ApprovalResult, ResumeUrls, TaskOptions, TaskTarget, WacHost } from "../sdk/windmill/types.js";
+import {
+  InvalidInputError,
+  LeaseLostError,
+  NonDeterminismError,
+  SluiceError,
+  WorkflowSuspendedError,
+} from "../sdk/errors.js";
+import type {
+  ApprovalOptions,
+  ApprovalResult,
+  ResumeUrls,
+  TaskOptions,
+  TaskTarget,
+  WacHost,
+} from "../sdk/windmill/types.js";
 import { globalRuntime, type SluiceRuntime } from "../sdk/runtime.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { StorageError, toStorageError } from "../store/storage-error.js";
-import type { ChildSpec, ClaimedRun, Command, CommandResult, Lease, LogLine, RunOutcome, RunRecord, StepKind, StepRecord, StepWrite } from "../store/types.js";
+import type {
+  ChildSpec,
+  ClaimedRun,
+  Command,
+  CommandResult,
+  Lease,
+  LogLine,
+  RunOutcome,
+  RunRecord,
+  StepKind,
+  StepRecord,
+  StepWrite,
+} from "../store/types.js";
 import type { LogTarget } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
@@ -69,7 +94,10 @@ const NEVER = new Promise<never>(() => {});
 /** A task exceeded its `timeout` option. */
 export class TaskTimeoutError extends SluiceError {
   constructor(ms: number) {
-    super("TASK_TIMEOUT", `the task ran longer than its timeout of ${ms / 1000} s and was stopped: raise the timeout or make the task faster`);
+    super(
+      "TASK_TIMEOUT",
+      `the task ran longer than its timeout of ${ms / 1000} s and was stopped: raise the timeout or make the task faster`,
+    );
   }
 }
 
@@ -191,7 +219,10 @@ export class Execution implements LogTarget, WacHost {
    * @throws LeaseLostError when the lease is stale (the write was refused)
    */
   async save(steps: StepWrite[]): Promise<void> {
-    const result = await this.write({ verb: "saveSteps", lease: this.lease, steps }, `save ${steps.map((s) => `"${s.key}"`).join(", ")}`);
+    const result = await this.write(
+      { verb: "saveSteps", lease: this.lease, steps },
+      `save ${steps.map((s) => `"${s.key}"`).join(", ")}`,
+    );
     if (!result.ok) {
       this.markFenced();
       throw new LeaseLostError(this.run.id);
@@ -258,7 +289,11 @@ export class Execution implements LogTarget, WacHost {
       for (const [name, f] of table) if (f === fn) return name;
     }
     if (!fn.name) {
-      throw markTerminal(new InvalidInputError("task() needs a named module-scope function: declare it with `async function name(...)` or `const name = async (...) =>`"));
+      throw markTerminal(
+        new InvalidInputError(
+          "task() needs a named module-scope function: declare it with `async function name(...)` or `const name = async (...) =>`",
+        ),
+      );
     }
     if (table && !table.has(fn.name)) table.set(fn.name, fn);
     return fn.name;
@@ -300,7 +335,15 @@ export class Execution implements LogTarget, WacHost {
    */
   log(level: LogLine["level"], message: string, stepKey: string | null): void {
     if (stepKey === null && this.replaying()) return;
-    const line: LogLine = { runId: this.run.id, stepKey, attempt: this.run.attempt, level, message, ts: Date.now(), token: this.lease.token };
+    const line: LogLine = {
+      runId: this.run.id,
+      stepKey,
+      attempt: this.run.attempt,
+      level,
+      message,
+      ts: Date.now(),
+      token: this.lease.token,
+    };
     this.deps.committer.log(line);
     this.deps.echo?.(line, this.run);
   }
@@ -377,7 +420,10 @@ export class Execution implements LogTarget, WacHost {
     const wakeAfterMs = wakes.length ? Math.max(0, Math.min(...wakes)) : null;
     const awaitChildren = calls.some((c) => c.awaitChildren || c.child);
     try {
-      const result = await this.write({ verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren }, "park the run");
+      const result = await this.write(
+        { verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren },
+        "park the run",
+      );
       if (!result.ok) {
         this.state = "running";
         this.markFenced();
@@ -399,11 +445,16 @@ export class Execution implements LogTarget, WacHost {
     if (this.state !== "running") return;
     if (this.pending.length) {
       const keys = this.pending.map((p) => p.step?.key).filter(Boolean);
-      this.log("warn", `the workflow ended while ${this.pending.length} durable call(s) were never awaited (${keys.join(", ")}); they were dropped`, null);
+      this.log(
+        "warn",
+        `the workflow ended while ${this.pending.length} durable call(s) were never awaited (${keys.join(", ")}); they were dropped`,
+        null,
+      );
       this.pending = [];
     }
     for (const u of this.unobserved) {
-      if (!u.observed()) this.log("warn", `task "${u.key}" failed and its result was never awaited: ${u.error.message}`, null);
+      if (!u.observed())
+        this.log("warn", `task "${u.key}" failed and its result was never awaited: ${u.error.message}`, null);
     }
     if (!settled.ok && settled.error instanceof LeaseLostError) return this.markFenced();
     // A checkpoint the database refused for good: writing an outcome would fail the same way.
@@ -416,7 +467,10 @@ export class Execution implements LogTarget, WacHost {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.state = "finished";
     try {
-      const result = await this.write({ verb: "complete", lease: this.lease, outcome }, `record its outcome (${outcome.status})`);
+      const result = await this.write(
+        { verb: "complete", lease: this.lease, outcome },
+        `record its outcome (${outcome.status})`,
+      );
       if (!result.ok) {
         this.state = "running";
         return this.markFenced();
@@ -438,12 +492,15 @@ export class Execution implements LogTarget, WacHost {
     }
     if (typeof timeoutMs !== "number") return;
     const left = (this.run.startedAt ?? this.claimedAt) + timeoutMs - this.now();
-    this.timeoutTimer = setTimeout(() => {
-      if (this.state !== "running") return;
-      this.handlerSettled = true;
-      this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
-      void this.finishWith({ status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) });
-    }, Math.max(0, left));
+    this.timeoutTimer = setTimeout(
+      () => {
+        if (this.state !== "running") return;
+        this.handlerSettled = true;
+        this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
+        void this.finishWith({ status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) });
+      },
+      Math.max(0, left),
+    );
     this.timeoutTimer.unref();
   }
 

@@ -17,7 +17,12 @@ import type { Execution } from "./execution.js";
 const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** `ctx.run(name, fn, options)`: run once, checkpoint the result, replay it afterwards. */
-export async function runStep<T>(exec: Execution, name: string, fn: (step: StepContext) => T | Promise<T>, options: StepOptions = {}): Promise<T> {
+export async function runStep<T>(
+  exec: Execution,
+  name: string,
+  fn: (step: StepContext) => T | Promise<T>,
+  options: StepOptions = {},
+): Promise<T> {
   requireName(name, "ctx.run");
   const retries = validateRetries(options.retries ?? DEFAULT_STEP_RETRIES, `retries of step "${name}"`);
   const backoff = resolveBackoff(options.backoff, STEP_BACKOFF);
@@ -40,7 +45,18 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
       return await exec.track(async () => {
         const value = await runBody(exec, key, stepAttempt, fn);
         const encoded = markOnThrow(() => exec.encode(value, `result of step "${key}"`));
-        await exec.save([{ key, kind: "step", target: null, status: "done", value: encoded, attempts: stepAttempt, position, startedAt }]);
+        await exec.save([
+          {
+            key,
+            kind: "step",
+            target: null,
+            status: "done",
+            value: encoded,
+            attempts: stepAttempt,
+            position,
+            startedAt,
+          },
+        ]);
         return decodeValue<T>(encoded);
       });
     } catch (err) {
@@ -48,10 +64,23 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
       if (options.retry === false) throw markTerminal(err);
       if (stepAttempt > retries) throw err;
       const delay = backoffDelay(backoff, stepAttempt, exec.deps.random);
-      exec.log("warn", `step "${key}" attempt ${stepAttempt} failed (${(err as Error)?.message ?? String(err)}); retrying in ${delay} ms`, key);
+      exec.log(
+        "warn",
+        `step "${key}" attempt ${stepAttempt} failed (${(err as Error)?.message ?? String(err)}); retrying in ${delay} ms`,
+        key,
+      );
       if (delay > exec.deps.inlineSleepMs) {
         return exec.defer<T>({
-          step: { key, kind: "step", target: null, status: "pending", attempts: stepAttempt, wakeAfterMs: delay, position, startedAt },
+          step: {
+            key,
+            kind: "step",
+            target: null,
+            status: "pending",
+            attempts: stepAttempt,
+            wakeAfterMs: delay,
+            position,
+            startedAt,
+          },
           wakeAfterMs: delay,
         });
       }
@@ -60,7 +89,12 @@ export async function runStep<T>(exec: Execution, name: string, fn: (step: StepC
   }
 }
 
-async function runBody<T>(exec: Execution, key: string, stepAttempt: number, fn: (step: StepContext) => T | Promise<T>): Promise<T> {
+async function runBody<T>(
+  exec: Execution,
+  key: string,
+  stepAttempt: number,
+  fn: (step: StepContext) => T | Promise<T>,
+): Promise<T> {
   const stepCtx: StepContext = {
     runId: exec.run.id as RunId,
     workflowName: exec.run.workflow,
@@ -86,7 +120,18 @@ export async function sleepFor(exec: Execution, name: string, ms: number, inline
   const done = () => exec.track(() => exec.save([{ key, kind: "sleep", target: null, status: "done", position }]));
   if (remaining <= 0) return done();
   if (remaining <= inlineMaxMs) {
-    if (!rec) await exec.save([{ key, kind: "sleep", target: null, status: "pending", wakeAfterMs: remaining, position, startedAt: exec.now() }]);
+    if (!rec)
+      await exec.save([
+        {
+          key,
+          kind: "sleep",
+          target: null,
+          status: "pending",
+          wakeAfterMs: remaining,
+          position,
+          startedAt: exec.now(),
+        },
+      ]);
     await timer(remaining);
     exec.assertActive();
     return done();
@@ -119,7 +164,9 @@ export async function waitForEvent<T>(exec: Execution, event: string, timeoutMs:
 
 function requireName(name: unknown, what: string): void {
   if (typeof name !== "string" || name.length === 0) {
-    throw markTerminal(new InvalidInputError(`${what} needs a stable, non-empty name as its first argument (it is the checkpoint key)`));
+    throw markTerminal(
+      new InvalidInputError(`${what} needs a stable, non-empty name as its first argument (it is the checkpoint key)`),
+    );
   }
 }
 

@@ -8,8 +8,12 @@ describe("runnable names by path", () => {
     expect(moduleName("f/my_folder/my_workflow__mod/extract.ts")).toBe("f/my_folder/my_workflow__mod/extract");
   });
   it("resolves ./x.ts inside the workflow's __mod folder, in both layouts, and absolute paths from the root", () => {
-    expect(moduleScriptName("./transform.ts", "f/my_folder/my_workflow.ts")).toBe("f/my_folder/my_workflow__mod/transform");
-    expect(moduleScriptName("./transform.ts", "f/my_folder/my_workflow__mod/script.ts")).toBe("f/my_folder/my_workflow__mod/transform");
+    expect(moduleScriptName("./transform.ts", "f/my_folder/my_workflow.ts")).toBe(
+      "f/my_folder/my_workflow__mod/transform",
+    );
+    expect(moduleScriptName("./transform.ts", "f/my_folder/my_workflow__mod/script.ts")).toBe(
+      "f/my_folder/my_workflow__mod/transform",
+    );
     expect(moduleScriptName("f/data/extract", "f/my_folder/my_workflow.ts")).toBe("f/data/extract");
     expect(moduleScriptName("/f/data/extract.ts", null)).toBe("f/data/extract");
   });

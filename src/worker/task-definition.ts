@@ -25,7 +25,9 @@ export function taskDefinition(def: AnyWorkflow, task: string): AnyWorkflow {
     // A task's own error is final (TaskError in the parent); only a lost worker costs an attempt.
     handler: async (payload: unknown) => {
       try {
-        return await fn(...(Array.isArray(payload) ? payload : payload === undefined || payload === null ? [] : [payload]));
+        return await fn(
+          ...(Array.isArray(payload) ? payload : payload === undefined || payload === null ? [] : [payload]),
+        );
       } catch (err) {
         throw markTerminal(err);
       }

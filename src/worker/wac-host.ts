@@ -27,7 +27,12 @@ export const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
 const LINK_TTL_MS = 30 * 86_400_000;
 
 /** `task(...)(args)`, `taskScript(path)(args)`, `taskFlow(path)(args)`. */
-export function callTask(exec: Execution, target: TaskTarget, options: TaskOptions, args: unknown[] | Record<string, unknown>): Promise<unknown> {
+export function callTask(
+  exec: Execution,
+  target: TaskTarget,
+  options: TaskOptions,
+  args: unknown[] | Record<string, unknown>,
+): Promise<unknown> {
   exec.assertActive();
   const { keyBase, workflow, task, version, label } = resolveTarget(exec, target);
   const { key, position } = exec.nextCall(keyBase);
@@ -53,7 +58,9 @@ export function callTask(exec: Execution, target: TaskTarget, options: TaskOptio
     options: options.timeout ? JSON.stringify({ timeoutMs: Math.round(options.timeout * 1000) }) : null,
   };
   if (options.cache_ttl) {
-    child.cacheKey = createHash("sha256").update(`${workflow}\n${task ?? ""}\n${payload}`).digest("hex");
+    child.cacheKey = createHash("sha256")
+      .update(`${workflow}\n${task ?? ""}\n${payload}`)
+      .digest("hex");
     child.cacheTtlMs = Math.round(options.cache_ttl * 1000);
   }
   if (options.concurrency_limit) {
@@ -98,7 +105,11 @@ export function wacSleep(exec: Execution, seconds: number): Promise<void> {
 export async function wacApproval(exec: Execution, options: ApprovalOptions): Promise<ApprovalResult> {
   const timeoutS = options.timeout ?? DEFAULT_APPROVAL_TIMEOUT_S;
   if (typeof timeoutS !== "number" || !(timeoutS > 0) || !isAcceptedDuration(timeoutS * 1000)) {
-    throw markTerminal(new InvalidInputError(`waitForApproval timeout must be a positive number of seconds (at most 1000 years), got ${JSON.stringify(options.timeout)}`));
+    throw markTerminal(
+      new InvalidInputError(
+        `waitForApproval timeout must be a positive number of seconds (at most 1000 years), got ${JSON.stringify(options.timeout)}`,
+      ),
+    );
   }
   const { key, position } = exec.nextCall(APPROVAL_KEY);
   const rec = exec.lookup(key, "approval", null, position);
@@ -107,7 +118,9 @@ export async function wacApproval(exec: Execution, options: ApprovalOptions): Pr
     const left = rec.wakeAt === null ? null : rec.wakeAt - exec.now();
     if (left !== null && left <= 0) {
       const timedOut: ApprovalResult = { value: null, approver: null, approved: false };
-      await exec.save([{ key, kind: "approval", target: null, status: "done", value: JSON.stringify(timedOut), position }]);
+      await exec.save([
+        { key, kind: "approval", target: null, status: "done", value: JSON.stringify(timedOut), position },
+      ]);
       exec.log("warn", `approval "${key}" timed out after ${timeoutS} s`, null);
       return timedOut;
     }
@@ -116,7 +129,15 @@ export async function wacApproval(exec: Execution, options: ApprovalOptions): Pr
   const request = { form: options.form ?? null, selfApproval: options.selfApproval ?? true, timeout: timeoutS };
   const wakeAfterMs = Math.round(timeoutS * 1000);
   return exec.defer({
-    step: { key, kind: "approval", target: null, status: "pending", value: JSON.stringify(request), wakeAfterMs, position },
+    step: {
+      key,
+      kind: "approval",
+      target: null,
+      status: "pending",
+      value: JSON.stringify(request),
+      wakeAfterMs,
+      position,
+    },
     wakeAfterMs,
   });
 }
@@ -125,5 +146,10 @@ export async function wacApproval(exec: Execution, options: ApprovalOptions): Pr
 export async function wacResumeUrls(exec: Execution, approver: string | null): Promise<ResumeUrls> {
   const links = exec.deps.resumeLinks;
   const [secret, baseUrl] = await Promise.all([links.secret(), links.baseUrl()]);
-  return resumeUrls(baseUrl, secret, { runId: exec.run.id, key: exec.peekKey(APPROVAL_KEY), approver, exp: exec.now() + LINK_TTL_MS });
+  return resumeUrls(baseUrl, secret, {
+    runId: exec.run.id,
+    key: exec.peekKey(APPROVAL_KEY),
+    approver,
+    exp: exec.now() + LINK_TTL_MS,
+  });
 }

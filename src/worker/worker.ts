@@ -185,7 +185,10 @@ export class Worker {
   private async idleWait(free: number): Promise<number> {
     if (free <= 0) return this.options.pollMs;
     try {
-      const next = await this.store.nextReadyAt(this.registry.claimable(), claimGroups(this.options.queues, this.options.server));
+      const next = await this.store.nextReadyAt(
+        this.registry.claimable(),
+        claimGroups(this.options.queues, this.options.server),
+      );
       if (next === null) return this.options.pollMs;
       const wait = next - (await this.store.now()) + 1;
       // Due but not claimed: held back by a concurrency limit; completions will poke us.
@@ -214,7 +217,13 @@ export class Worker {
     const placeholder = { done: Promise.resolve("completed") } as unknown as Execution;
     this.active.set(id, placeholder);
     void this.runClaim(claim)
-      .catch((err) => console.error(terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, { indent: "  " })))
+      .catch((err) =>
+        console.error(
+          terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, {
+            indent: "  ",
+          }),
+        ),
+      )
       .finally(() => {
         this.active.delete(id);
         this.processed++;
@@ -245,7 +254,11 @@ export class Worker {
           outcome: { status: "failed", error: serializeError(failure) },
         });
       } catch (err) {
-        console.error(terminalSafe(`sluice worker: run ${run.id}: could not record that it failed (${failure?.message}): ${describeFailure(err)}; it is retried when its lease expires`));
+        console.error(
+          terminalSafe(
+            `sluice worker: run ${run.id}: could not record that it failed (${failure?.message}): ${describeFailure(err)}; it is retried when its lease expires`,
+          ),
+        );
         return;
       }
       this.events.emit("settled", run.id);
@@ -266,7 +279,11 @@ export class Worker {
     const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.holdsLease);
     if (execs.length === 0) return;
     try {
-      const r = await this.deps.committer.submit({ verb: "heartbeat", leases: execs.map((e) => e.lease), leaseMs: this.options.leaseMs });
+      const r = await this.deps.committer.submit({
+        verb: "heartbeat",
+        leases: execs.map((e) => e.lease),
+        leaseMs: this.options.leaseMs,
+      });
       if (r.ok && r.lost?.length) {
         const lost = new Set(r.lost);
         for (const e of execs) if (lost.has(e.run.id)) e.markLeaseLost();
@@ -278,7 +295,9 @@ export class Worker {
 
   private async reclaim(): Promise<void> {
     try {
-      const ids = await this.store.reclaimExpired(500, (attempt) => backoffDelay(RUN_BACKOFF, attempt, this.deps.random));
+      const ids = await this.store.reclaimExpired(500, (attempt) =>
+        backoffDelay(RUN_BACKOFF, attempt, this.deps.random),
+      );
       if (ids.length) this.poke();
     } catch {
       // another process holds the lock; the next tick retries
@@ -288,5 +307,7 @@ export class Worker {
 
 /** An error for the operator: a database failure with its code and what to do, else its message. */
 function describeFailure(err: unknown): string {
-  return isDriverFailure(err) || (err as { code?: unknown } | null)?.code === "STORAGE_ERROR" ? toStorageError(err).message : (err as Error)?.message ?? String(err);
+  return isDriverFailure(err) || (err as { code?: unknown } | null)?.code === "STORAGE_ERROR"
+    ? toStorageError(err).message
+    : ((err as Error)?.message ?? String(err));
 }

@@ -46,7 +46,9 @@ describe("sluice CLI", () => {
     expect(worker.out).toMatch(/idle: exiting/);
 
     const runs = await cli(root, "runs", "--json");
-    expect(JSON.parse(runs.out)).toMatchObject([{ id: "greet:ana", status: "succeeded", result: { text: "hello ana" } }]);
+    expect(JSON.parse(runs.out)).toMatchObject([
+      { id: "greet:ana", status: "succeeded", result: { text: "hello ana" } },
+    ]);
     const table = await cli(root, "runs", "--status", "succeeded");
     expect(table.out).toMatch(/ID\s+WORKFLOW\s+STATUS/);
     expect(table.out).toMatch(/greet:ana\s+greet\s+✓ succeeded\s+1\/3/);
@@ -68,7 +70,9 @@ describe("sluice CLI", () => {
     const io = bufferIO(root, controller.signal);
     const worker = run(["worker", "--quiet"], io);
     const db = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
-    await eventually(async () => (await db.getRun("w2"))?.status === "waiting" && (await db.getRun("w1"))?.status === "waiting");
+    await eventually(
+      async () => (await db.getRun("w2"))?.status === "waiting" && (await db.getRun("w1"))?.status === "waiting",
+    );
     const sig = await cli(root, "signal", "go:1", '{"ok":true}');
     expect(sig.out).toBe('woke 1 run waiting on "go:1"\n');
     expect((await cli(root, "signal", "go:1", "--json")).out).toMatch(/"woken": 0/);
@@ -111,7 +115,10 @@ describe("sluice CLI", () => {
   });
 
   it("dev loads the project, enqueues sluice.json's demo runs and shows them finishing", async () => {
-    const root = makeProject({ ...WORKFLOWS, "sluice.json": JSON.stringify({ dev: { enqueue: [{ workflow: "greet", payload: { name: "dev" } }] } }) });
+    const root = makeProject({
+      ...WORKFLOWS,
+      "sluice.json": JSON.stringify({ dev: { enqueue: [{ workflow: "greet", payload: { name: "dev" } }] } }),
+    });
     const controller = new AbortController();
     const io = bufferIO(root, controller.signal);
     const dev = run(["dev", "."], io);

@@ -23,7 +23,10 @@ it("stops quietly when the reader of its output goes away", async () => {
   const enq = spawnSluice(["enqueue", "echo", "--payload-file", payload, "--id", "big"], root);
   expect(await enq.exited).toBe(0);
 
-  const proc = spawn(process.execPath, [join(REPO, "bin", "sluice.js"), "show", "big", "--json"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [join(REPO, "bin", "sluice.js"), "show", "big", "--json"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
   let first = "";

@@ -69,7 +69,12 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     }
   };
   const until = (id: string, s: string) => eventually(async () => (await status(id)) === s, 20_000, 100);
-  const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     root = makeProject(FILES);
@@ -93,13 +98,22 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
 
   it("enqueue refuses a payload that does not fit main's parameters (CLI and POST /api/runs), and accepts one that does", async () => {
     const typo = await sluice("enqueue", "f/data/etl", '{"baseUrl": "https://x", "dta": 1}');
-    expect(typo).toEqual({ code: 1, out: "", err: 'sluice: unknown parameter "dta" for f/data/etl: its parameters are baseUrl, pages, label\n' });
+    expect(typo).toEqual({
+      code: 1,
+      out: "",
+      err: 'sluice: unknown parameter "dta" for f/data/etl: its parameters are baseUrl, pages, label\n',
+    });
     const missing = await sluice("enqueue", "f/data/etl", '{"baseUrl": "https://x"}');
     expect(missing.code).toBe(1);
-    expect(missing.err).toBe('sluice: missing parameter "pages" for f/data/etl: its parameters are baseUrl, pages, label (required: baseUrl, pages)\n');
+    expect(missing.err).toBe(
+      'sluice: missing parameter "pages" for f/data/etl: its parameters are baseUrl, pages, label (required: baseUrl, pages)\n',
+    );
     const api = await post("/api/runs", { workflow: "f/data/etl", payload: { dta: 1 } });
     expect(api.status).toBe(400);
-    expect(((await api.json()) as any).error).toEqual({ code: "INVALID_ARGUMENTS", message: 'unknown parameter "dta" for f/data/etl: its parameters are baseUrl, pages, label' });
+    expect(((await api.json()) as any).error).toEqual({
+      code: "INVALID_ARGUMENTS",
+      message: 'unknown parameter "dta" for f/data/etl: its parameters are baseUrl, pages, label',
+    });
     expect(JSON.parse((await sluice("runs", "--workflow", "f/data/etl", "--json")).out)).toEqual([]);
     const ok = await sluice("enqueue", "f/data/etl", '{"baseUrl": "https://x", "pages": 2}', "--wait");
     expect(ok.code, ok.err).toBe(0);
@@ -107,29 +121,44 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
   });
 
   it("a workflow whose file was deleted under sluice dev is refused and no longer listed", async () => {
-    const listed = async () => ((await (await fetch(`${url}/api/workflows`)).json()) as any).workflows.map((w: { name: string }) => w.name);
+    const listed = async () =>
+      ((await (await fetch(`${url}/api/workflows`)).json()) as any).workflows.map((w: { name: string }) => w.name);
     expect(await listed()).toContain("doomed");
     rmSync(join(root, "workflows", "doomed.ts"));
     await dev.waitFor(/removed workflows\/doomed\.ts: doomed/);
     const cli = await sluice("enqueue", "doomed", "{}");
     expect(cli.code).toBe(1);
     expect(cli.out).toBe("");
-    expect(cli.err).toMatch(/^sluice: workflow "doomed" was removed \(its file workflows\/doomed\.ts was deleted\): restore it to enqueue it again .*; known workflows: .*hello/);
+    expect(cli.err).toMatch(
+      /^sluice: workflow "doomed" was removed \(its file workflows\/doomed\.ts was deleted\): restore it to enqueue it again .*; known workflows: .*hello/,
+    );
     const api = await post("/api/runs", { workflow: "doomed" });
     expect(api.status).toBe(404);
-    expect(((await api.json()) as any).error).toMatchObject({ code: "UNKNOWN_WORKFLOW", message: expect.stringContaining('workflow "doomed" was removed') });
+    expect(((await api.json()) as any).error).toMatchObject({
+      code: "UNKNOWN_WORKFLOW",
+      message: expect.stringContaining('workflow "doomed" was removed'),
+    });
     expect(await listed()).not.toContain("doomed");
     expect(JSON.parse((await sluice("runs", "--workflow", "doomed", "--json")).out)).toEqual([]);
   });
 
   it("runs, show, signal and cancel", async () => {
-    const enqueued = await Promise.all(["1", "2"].map((n) => sluice("enqueue", "waiter", `{"id": "${n}"}`, "--id", `w${n}`)));
-    expect(enqueued.map((r) => [r.code, r.out])).toEqual([[0, "w1\n"], [0, "w2\n"]]);
+    const enqueued = await Promise.all(
+      ["1", "2"].map((n) => sluice("enqueue", "waiter", `{"id": "${n}"}`, "--id", `w${n}`)),
+    );
+    expect(enqueued.map((r) => [r.code, r.out])).toEqual([
+      [0, "w1\n"],
+      [0, "w2\n"],
+    ]);
     await until("w1", "waiting");
     await until("w2", "waiting");
     const list = await sluice("runs", "--status", "waiting", "--json");
     expect(list.code).toBe(0);
-    expect(JSON.parse(list.out).map((r: { id: string }) => r.id).sort()).toEqual(["w1", "w2"]);
+    expect(
+      JSON.parse(list.out)
+        .map((r: { id: string }) => r.id)
+        .sort(),
+    ).toEqual(["w1", "w2"]);
     const table = await sluice("runs", "--workflow", "waiter");
     expect(table.out).toMatch(/ID\s+WORKFLOW\s+STATUS/);
     expect(table.out).toMatch(/w1\s+waiter\s+\S+ waiting/);
@@ -157,29 +186,57 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     expect(gate.code, gate.err).toBe(0);
     expect(JSON.parse(gate.out)).toEqual({ value: null, approver: null, approved: false });
     const late = await sluice("approve", "gate-1", "--as", "bob");
-    expect(late).toEqual({ code: 1, out: "", err: "sluice: this approval of run gate-1 timed out: it can no longer be decided\n" });
+    expect(late).toEqual({
+      code: 1,
+      out: "",
+      err: "sluice: this approval of run gate-1 timed out: it can no longer be decided\n",
+    });
     const json = await sluice("approve", "gate-1", "--as", "bob", "--json");
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.out)).toMatchObject({ runId: "gate-1", key: "waitForApproval", outcome: "expired", error: { code: "APPROVAL_EXPIRED" } });
+    expect(JSON.parse(json.out)).toMatchObject({
+      runId: "gate-1",
+      key: "waitForApproval",
+      outcome: "expired",
+      error: { code: "APPROVAL_EXPIRED" },
+    });
   });
 
   it("pipeline graph, run, backfill and status", async () => {
     const graph = await sluice("pipeline", "graph", "f/daily", "--json");
     expect(graph.code, graph.err).toBe(0);
-    expect(JSON.parse(graph.out).scripts.map((s: { name: string }) => s.name)).toEqual(["f/daily/extract", "f/daily/load"]);
+    expect(JSON.parse(graph.out).scripts.map((s: { name: string }) => s.name)).toEqual([
+      "f/daily/extract",
+      "f/daily/load",
+    ]);
     const text = await sluice("pipeline", "graph", "f/daily");
     expect(text.out).toContain("s3://daily/raw/{partition}.json → load.ts → s3://daily/clean/{partition}.json");
     const run = await sluice("pipeline", "run", "f/daily", "--partition", "2026-04-30", "--json");
     expect(run.code, run.err).toBe(0);
-    expect(JSON.parse(run.out)).toMatchObject({ status: "succeeded", partition: "2026-04-30", steps: [{ status: "succeeded" }, { status: "succeeded" }] });
-    const backfill = await sluice("pipeline", "backfill", "f/daily", "--from-partition", "2026-05-01", "--to-partition", "2026-05-02");
+    expect(JSON.parse(run.out)).toMatchObject({
+      status: "succeeded",
+      partition: "2026-04-30",
+      steps: [{ status: "succeeded" }, { status: "succeeded" }],
+    });
+    const backfill = await sluice(
+      "pipeline",
+      "backfill",
+      "f/daily",
+      "--from-partition",
+      "2026-05-01",
+      "--to-partition",
+      "2026-05-02",
+    );
     expect(backfill.code, backfill.err).toBe(0);
     expect(backfill.out).toMatch(/\[#{20}\] 2\/2 2026-05-02 ✓/);
     expect(backfill.out).toContain("backfilled 2 partition(s)");
     const st = await sluice("pipeline", "status", "f/daily", "--json");
     expect(st.code, st.err).toBe(0);
     const raw = JSON.parse(st.out).assets.find((a: { uri: string }) => a.uri === "s3://daily/raw/{partition}.json");
-    expect(raw.partitions.map((p: { partition: string }) => p.partition)).toEqual(["2026-04-30", "2026-05-01", "2026-05-02"]);
+    expect(raw.partitions.map((p: { partition: string }) => p.partition)).toEqual([
+      "2026-04-30",
+      "2026-05-01",
+      "2026-05-02",
+    ]);
     const bad = await sluice("pipeline", "run", "f/nowhere");
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/^sluice: folder f\/nowhere does not exist/);
@@ -214,7 +271,11 @@ describe("worker, server and tokens as processes", { timeout: 120_000 }, () => {
     const [t] = JSON.parse(list.out);
     expect(t).toMatchObject({ name: "ci", scope: "read" });
     expect(list.out).not.toContain(token.slice(-43));
-    expect(await done(spawnSluice(["token", "revoke", t.id], root))).toEqual({ code: 0, out: `revoked ${t.id}\n`, err: "" });
+    expect(await done(spawnSluice(["token", "revoke", t.id], root))).toEqual({
+      code: 0,
+      out: `revoked ${t.id}\n`,
+      err: "",
+    });
     expect((await fetch(`${url}/api/runs`, auth)).status).toBe(401);
     const again = await done(spawnSluice(["token", "revoke", t.id], root));
     expect(again.code).toBe(1);

@@ -41,7 +41,9 @@ describe("sluice runs --status with Tako's names", () => {
     const bad = await sluice(root, "runs", "--status", "zombie");
     expect(bad.code).toBe(1);
     expect(bad.out.trim().split("\n")).toHaveLength(1);
-    expect(bad.out).toMatch(/unknown status "zombie" for --status: use pending, running, waiting, succeeded, failed, cancelled, or Tako's dead \(= failed\)/);
+    expect(bad.out).toMatch(
+      /unknown status "zombie" for --status: use pending, running, waiting, succeeded, failed, cancelled, or Tako's dead \(= failed\)/,
+    );
 
     const help = await sluice(root, "runs", "--help");
     expect(help.out).toMatch(/Tako.s dead \(=\s+failed\)/);

@@ -37,7 +37,9 @@ async function cli(root: string, ...argv: string[]) {
 describe("CLI with workflows as code", () => {
   it("enqueue by path maps JSON to parameters; show lists the workflow's and each task's logs in order", async () => {
     const root = makeProject(FILES);
-    expect((await cli(root, "enqueue", "f/data/etl", '{"url": "https://example.com/x", "limit": 2}', "--id", "etl-1")).code).toBe(0);
+    expect(
+      (await cli(root, "enqueue", "f/data/etl", '{"url": "https://example.com/x", "limit": 2}', "--id", "etl-1")).code,
+    ).toBe(0);
     const worker = await cli(root, "worker", "--exit-when-idle", "--idle", "300ms", "--quiet");
     expect(worker.code).toBe(0);
     const shown = JSON.parse((await cli(root, "show", "etl-1", "--json")).out);
@@ -75,7 +77,11 @@ describe("CLI with workflows as code", () => {
     const again = await cli(root, "approve", "gate-1", "--as", "carol", "--reject");
     expect(again.code).toBe(1);
     await eventually(async () => (await store.getRun("gate-1"))?.status === "succeeded");
-    expect(JSON.parse((await store.getRun("gate-1"))!.result!)).toEqual({ value: { reason: "ship it" }, approver: "bob", approved: true });
+    expect(JSON.parse((await store.getRun("gate-1"))!.result!)).toEqual({
+      value: { reason: "ship it" },
+      approver: "bob",
+      approved: true,
+    });
     controller.abort();
     await worker;
     await store.close();

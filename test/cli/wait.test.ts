@@ -38,7 +38,8 @@ const FILES = {
 
 /** A JSON object of about `kib` KiB: over the ~128 KiB a single command-line argument may hold. */
 const bigObject = (kib: number) => ({ blob: "x".repeat(kib * 1024) });
-const sluice = (root: string, args: string[], env: Record<string, string> = {}, stdin?: string) => spawnSluice(args, root, env, { stdin });
+const sluice = (root: string, args: string[], env: Record<string, string> = {}, stdin?: string) =>
+  spawnSluice(args, root, env, { stdin });
 async function done(p: SluiceProcess) {
   const code = await p.exited;
   return { code, out: p.stdout(), err: p.stderr() };
@@ -65,7 +66,12 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
     expect(r.err).toMatch(/^enqueued \S+; waiting for it to finish…\n$/);
     const j = await done(sluice(root, ["enqueue", "echo", '{"b":2}', "--wait", "--json", "--id", "echo-json"]));
     expect(j.code).toBe(0);
-    expect(JSON.parse(j.out)).toMatchObject({ id: "echo-json", workflow: "echo", status: "succeeded", result: { keys: ["b"], bytes: 7 } });
+    expect(JSON.parse(j.out)).toMatchObject({
+      id: "echo-json",
+      workflow: "echo",
+      status: "succeeded",
+      result: { keys: ["b"], bytes: 7 },
+    });
     expect(j.err).toBe("");
   });
 
@@ -76,7 +82,11 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
     expect(r.err).toMatch(/run boom-1 failed: boom: the disk is full\n$/);
     const j = await done(sluice(root, ["enqueue", "boom", "--wait", "--json", "--id", "boom-2"]));
     expect(j.code).toBe(1);
-    expect(JSON.parse(j.out)).toMatchObject({ id: "boom-2", status: "failed", error: { message: "boom: the disk is full" } });
+    expect(JSON.parse(j.out)).toMatchObject({
+      id: "boom-2",
+      status: "failed",
+      error: { message: "boom: the disk is full" },
+    });
   });
 
   it("takes a payload of more than 200 KiB from a file and from standard input", async () => {
@@ -124,13 +134,23 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
   it("says no worker has claimed the run, and --timeout gives up with exit 124 while the run stays queued", async () => {
     const root = makeProject(FILES);
     const started = Date.now();
-    const r = await done(sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", "2s", "--id", "lonely"], { SLUICE_WAIT_HINT_AFTER: "300ms" }));
+    const r = await done(
+      sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", "2s", "--id", "lonely"], {
+        SLUICE_WAIT_HINT_AFTER: "300ms",
+      }),
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
     expect(r.code).toBe(124);
     expect(r.out).toBe("");
-    expect(r.err).toMatch(/no worker has claimed run lonely yet: start `sluice dev` or `sluice worker` on this project's database \(.*sluice\.db\); still waiting/);
-    expect(r.err).toMatch(/sluice: run lonely did not finish within 2000 ms; it keeps running, check it later with `sluice show lonely`\n$/);
-    const j = await done(sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", "300ms", "--json", "--id", "lonely"]));
+    expect(r.err).toMatch(
+      /no worker has claimed run lonely yet: start `sluice dev` or `sluice worker` on this project's database \(.*sluice\.db\); still waiting/,
+    );
+    expect(r.err).toMatch(
+      /sluice: run lonely did not finish within 2000 ms; it keeps running, check it later with `sluice show lonely`\n$/,
+    );
+    const j = await done(
+      sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", "300ms", "--json", "--id", "lonely"]),
+    );
     expect(j.code).toBe(124);
     expect(JSON.parse(j.out)).toMatchObject({ id: "lonely", status: "pending" });
   });
@@ -142,10 +162,16 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
     waiting.proc.kill("SIGINT");
     const r = await done(waiting);
     expect(r.code).toBe(130);
-    expect(r.err).toMatch(/sluice: stopped waiting; run interrupted keeps going \(pending\): check it with `sluice show interrupted`\n$/);
+    expect(r.err).toMatch(
+      /sluice: stopped waiting; run interrupted keeps going \(pending\): check it with `sluice show interrupted`\n$/,
+    );
     await eventuallyStatus(root, "interrupted", "pending");
     const noWait = await done(sluice(root, ["enqueue", "echo", "{}", "--timeout", "5s"]));
-    expect(noWait).toEqual({ code: 1, out: "", err: "sluice: --timeout only applies with --wait: add --wait, or drop --timeout\n" });
+    expect(noWait).toEqual({
+      code: 1,
+      out: "",
+      err: "sluice: --timeout only applies with --wait: add --wait, or drop --timeout\n",
+    });
   });
 
   it("keeps waiting without --timeout until a worker shows up and finishes the run", async () => {

@@ -29,7 +29,11 @@ const TARGETS = [
     files: () => {
       const bin = join(tempDir("sluice-conf-"), "conformance");
       mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
-      const build = spawnSync("go", ["build", "-o", bin, "./examples/conformance"], { cwd: SDK, env: { ...process.env, ...GO_ENV }, encoding: "utf8" });
+      const build = spawnSync("go", ["build", "-o", bin, "./examples/conformance"], {
+        cwd: SDK,
+        env: { ...process.env, ...GO_ENV },
+        encoding: "utf8",
+      });
       if (build.status !== 0) throw new Error(`go build failed: ${build.stderr}`);
       return { "sluice.json": JSON.stringify({ workers: [{ command: `exec ${bin}`, group: "go" }] }) };
     },
@@ -38,49 +42,62 @@ const TARGETS = [
 ];
 
 for (const target of TARGETS) {
-  describe.skipIf(target.skip)(target.skip ? `conformance: ${target.name} ${SKIP_REASON}` : `conformance: ${target.name}`, () => {
-    let root: string;
-    let dev: SluiceProcess;
-    beforeAll(async () => {
-      root = makeProject(target.files(), "sluice-conf-");
-      dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
-      await dev.waitFor(target.ready, 60_000);
-      // The workflows are registered (the Go worker registers them after it starts).
-      await eventually(async () => (await cli(["enqueue", "conf-fail", "{}"], root)).code === 0, 20_000);
-    }, 180_000);
-    afterAll(async () => {
-      dev?.proc.kill("SIGTERM");
-      if (dev) expect(await dev.exited).toBe(0);
-    });
+  describe.skipIf(target.skip)(
+    target.skip ? `conformance: ${target.name} ${SKIP_REASON}` : `conformance: ${target.name}`,
+    () => {
+      let root: string;
+      let dev: SluiceProcess;
+      beforeAll(async () => {
+        root = makeProject(target.files(), "sluice-conf-");
+        dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
+        await dev.waitFor(target.ready, 60_000);
+        // The workflows are registered (the Go worker registers them after it starts).
+        await eventually(async () => (await cli(["enqueue", "conf-fail", "{}"], root)).code === 0, 20_000);
+      }, 180_000);
+      afterAll(async () => {
+        dev?.proc.kill("SIGTERM");
+        if (dev) expect(await dev.exited).toBe(0);
+      });
 
-    SCENARIOS.forEach((s, i) => {
-      it(s.title, async () => {
-        const tag = `${target.name.replace(/\W+/g, "-")}-${i}`;
-        const enq = await cli(["enqueue", s.workflow, JSON.stringify(s.payload(tag)), "--json"], root);
-        expect(enq.code, enq.err).toBe(0);
-        const id = JSON.parse(enq.out).id as string;
-        const show = async () => {
-          const r = await cli(["show", id, "--json"], root);
-          expect(r.code, r.err).toBe(0);
-          return JSON.parse(r.out);
-        };
-        if (s.signal) {
-          await eventually(async () => (await show()).status === "waiting", 20_000);
-          const sig = await cli(["signal", s.signal.event(tag), JSON.stringify(s.signal.payload)], root);
-          expect(sig.out).toMatch(/woke 1 run/);
-        }
-        const run = await eventually(async () => {
-          const r = await show();
-          return ["succeeded", "failed", "cancelled"].includes(r.status) ? r : null;
-        }, 30_000);
-        const key = (k: string) => k.replace("TAG", tag);
-        expect({ status: run.status, attempt: run.attempt }).toEqual({ status: s.expect.status, attempt: s.expect.attempt });
-        expect(run.steps.map((st: any) => [st.key, st.status])).toEqual(s.expect.steps.map(([k, st]) => [key(k), st]));
-        for (const [k, v] of Object.entries(s.expect.values ?? {})) expect(run.steps.find((st: any) => st.key === key(k)).value ?? null, k).toEqual(v);
-        if (s.expect.error) expect(run.error?.message).toMatch(s.expect.error);
-        // The body of step "a" ran once, though the Go worker claimed the run twice (its sleep parked).
-        if (s.workflow === "conf-steps") expect(dev.output().match(/conf-steps: a ran/g)).toHaveLength(1);
-      }, 60_000);
-    });
-  });
+      SCENARIOS.forEach((s, i) => {
+        it(
+          s.title,
+          async () => {
+            const tag = `${target.name.replace(/\W+/g, "-")}-${i}`;
+            const enq = await cli(["enqueue", s.workflow, JSON.stringify(s.payload(tag)), "--json"], root);
+            expect(enq.code, enq.err).toBe(0);
+            const id = JSON.parse(enq.out).id as string;
+            const show = async () => {
+              const r = await cli(["show", id, "--json"], root);
+              expect(r.code, r.err).toBe(0);
+              return JSON.parse(r.out);
+            };
+            if (s.signal) {
+              await eventually(async () => (await show()).status === "waiting", 20_000);
+              const sig = await cli(["signal", s.signal.event(tag), JSON.stringify(s.signal.payload)], root);
+              expect(sig.out).toMatch(/woke 1 run/);
+            }
+            const run = await eventually(async () => {
+              const r = await show();
+              return ["succeeded", "failed", "cancelled"].includes(r.status) ? r : null;
+            }, 30_000);
+            const key = (k: string) => k.replace("TAG", tag);
+            expect({ status: run.status, attempt: run.attempt }).toEqual({
+              status: s.expect.status,
+              attempt: s.expect.attempt,
+            });
+            expect(run.steps.map((st: any) => [st.key, st.status])).toEqual(
+              s.expect.steps.map(([k, st]) => [key(k), st]),
+            );
+            for (const [k, v] of Object.entries(s.expect.values ?? {}))
+              expect(run.steps.find((st: any) => st.key === key(k)).value ?? null, k).toEqual(v);
+            if (s.expect.error) expect(run.error?.message).toMatch(s.expect.error);
+            // The body of step "a" ran once, though the Go worker claimed the run twice (its sleep parked).
+            if (s.workflow === "conf-steps") expect(dev.output().match(/conf-steps: a ran/g)).toHaveLength(1);
+          },
+          60_000,
+        );
+      });
+    },
+  );
 }

@@ -27,7 +27,16 @@ export const SCENARIOS: Scenario[] = [
     title: "steps are checkpointed once and a sleep resumes, keeping earlier results",
     workflow: "conf-steps",
     payload: () => ({}),
-    expect: { status: "succeeded", attempt: 1, steps: [["a", "done"], ["nap", "done"], ["b", "done"]], values: { a: 1, b: 2 } },
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["a", "done"],
+        ["nap", "done"],
+        ["b", "done"],
+      ],
+      values: { a: 1, b: 2 },
+    },
   },
   {
     title: "an error retries with the workflow's backoff; attempt 2 succeeds",

@@ -63,19 +63,35 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await fresh();
         const id = await enqueue(store, { payload: '{"orderId":"ord_1"}' });
         const run = await store.getRun(id);
-        expect(run).toMatchObject({ id, workflow: "wf", status: "pending", attempt: 1, maxAttempts: 3, payload: '{"orderId":"ord_1"}' });
+        expect(run).toMatchObject({
+          id,
+          workflow: "wf",
+          status: "pending",
+          attempt: 1,
+          maxAttempts: 3,
+          payload: '{"orderId":"ord_1"}',
+        });
         expect(run!.rootId).toBe(id);
       });
 
       it("deduplicates a repeated id with the same workflow and payload (any key order), in any status", async () => {
         await fresh();
-        const first = await one(store, { verb: "enqueue", request: req({ id: "order:1", dedupe: true, payload: '{"a":1,"b":2}' }) });
+        const first = await one(store, {
+          verb: "enqueue",
+          request: req({ id: "order:1", dedupe: true, payload: '{"a":1,"b":2}' }),
+        });
         expect(first).toEqual({ ok: true, enqueued: { id: "order:1", deduplicated: false } });
-        const again = await one(store, { verb: "enqueue", request: req({ id: "order:1", dedupe: true, payload: '{"b":2,"a":1}' }) });
+        const again = await one(store, {
+          verb: "enqueue",
+          request: req({ id: "order:1", dedupe: true, payload: '{"b":2,"a":1}' }),
+        });
         expect(again).toEqual({ ok: true, enqueued: { id: "order:1", deduplicated: true } });
         const { lease } = await claimOne(store);
         await one(store, { verb: "complete", lease, outcome: { status: "succeeded", result: "1" } });
-        const afterDone = await one(store, { verb: "enqueue", request: req({ id: "order:1", dedupe: true, payload: '{"a":1,"b":2}' }) });
+        const afterDone = await one(store, {
+          verb: "enqueue",
+          request: req({ id: "order:1", dedupe: true, payload: '{"a":1,"b":2}' }),
+        });
         expect(afterDone).toEqual({ ok: true, enqueued: { id: "order:1", deduplicated: true } });
         expect((await store.getRun("order:1"))!.status).toBe("succeeded");
       });
@@ -83,9 +99,15 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       it("refuses a repeated id with a different payload or workflow, writing nothing", async () => {
         await fresh();
         await enqueue(store, { id: "order:2", dedupe: true, payload: '{"a":1}' });
-        const payloadClash = await one(store, { verb: "enqueue", request: req({ id: "order:2", dedupe: true, payload: '{"a":2}' }) });
+        const payloadClash = await one(store, {
+          verb: "enqueue",
+          request: req({ id: "order:2", dedupe: true, payload: '{"a":2}' }),
+        });
         expect(payloadClash).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
-        const wfClash = await one(store, { verb: "enqueue", request: req({ id: "order:2", dedupe: true, workflow: "other", payload: '{"a":1}' }) });
+        const wfClash = await one(store, {
+          verb: "enqueue",
+          request: req({ id: "order:2", dedupe: true, workflow: "other", payload: '{"a":1}' }),
+        });
         expect(wfClash).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
         expect((await store.getRun("order:2"))!.payload).toBe('{"a":1}');
         expect(await store.countRuns({})).toBe(1);
@@ -127,7 +149,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(byQueue.get("default")!).toBeLessThanOrEqual(await store.now());
         // A claimed run is no longer waiting for a worker; a parked one with a timer is.
         const [c] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF, queues: ["default"] });
-        await one(store, { verb: "suspend", lease: { runId: c!.run.id, token: c!.token }, steps: [], children: [], wakeAfterMs: 45_000, awaitChildren: false });
+        await one(store, {
+          verb: "suspend",
+          lease: { runId: c!.run.id, token: c!.token },
+          steps: [],
+          children: [],
+          wakeAfterMs: 45_000,
+          awaitChildren: false,
+        });
         const after = new Map((await store.readyByQueue(WF)).map((r) => [r.queue, r.readyAt]));
         expect(after.get("default")).toBeGreaterThanOrEqual(now + 45_000);
         expect(after.get("default")).toBeLessThan(now + 60_000);
@@ -143,10 +172,22 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const high = await enqueue(store, { priority: 10 });
         await enqueue(store, { workflow: "unknown-to-worker" });
         const email = await enqueue(store, { workflow: "email-wf", queue: "email" });
-        const claimed = await store.claim({ workerId: "w", limit: 10, leaseMs: 1000, workflows: WF, queues: ["default"] });
+        const claimed = await store.claim({
+          workerId: "w",
+          limit: 10,
+          leaseMs: 1000,
+          workflows: WF,
+          queues: ["default"],
+        });
         expect(claimed.map((c) => c.run.id)).toEqual([high, low]);
         expect(claimed.every((c) => c.run.status === "running" && c.run.leaseOwner === "w")).toBe(true);
-        const emailClaim = await store.claim({ workerId: "w2", limit: 10, leaseMs: 1000, workflows: WF, queues: ["email"] });
+        const emailClaim = await store.claim({
+          workerId: "w2",
+          limit: 10,
+          leaseMs: 1000,
+          workflows: WF,
+          queues: ["email"],
+        });
         expect(emailClaim.map((c) => c.run.id)).toEqual([email]);
       });
 
@@ -163,7 +204,9 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await fresh();
         for (let i = 0; i < 20; i++) await enqueue(store);
         const batches = await Promise.all(
-          Array.from({ length: 5 }, (_, i) => store.claim({ workerId: `w${i}`, limit: 7, leaseMs: 30_000, workflows: WF })),
+          Array.from({ length: 5 }, (_, i) =>
+            store.claim({ workerId: `w${i}`, limit: 7, leaseMs: 30_000, workflows: WF }),
+          ),
         );
         const ids = batches.flat().map((c) => c.run.id);
         expect(ids).toHaveLength(20);
@@ -180,7 +223,11 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(second.lease.token).not.toBe(first.lease.token);
         expect(second.attempt).toBe(2);
         const stale: Command[] = [
-          { verb: "saveSteps", lease: first.lease, steps: [{ key: "s", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
+          {
+            verb: "saveSteps",
+            lease: first.lease,
+            steps: [{ key: "s", kind: "step", target: null, status: "done", value: "1", position: 0 }],
+          },
           { verb: "heartbeat", leases: [first.lease], leaseMs: 30_000 },
           { verb: "complete", lease: first.lease, outcome: { status: "succeeded", result: '"stale"' } },
         ];
@@ -189,7 +236,11 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(hb).toEqual({ ok: true, lost: [first.lease.runId] });
         expect(done).toEqual({ ok: false, fenced: true });
         expect(await store.getSteps(first.lease.runId)).toEqual([]);
-        const ok = await one(store, { verb: "complete", lease: second.lease, outcome: { status: "succeeded", result: '"fresh"' } });
+        const ok = await one(store, {
+          verb: "complete",
+          lease: second.lease,
+          outcome: { status: "succeeded", result: '"fresh"' },
+        });
         expect(ok.ok).toBe(true);
         expect((await store.getRun(first.lease.runId))!.result).toBe('"fresh"');
       });
@@ -244,7 +295,11 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         ]);
         expect(again!.steps[1]!.wakeAt! - again!.steps[1]!.startedAt).toBe(5_000);
         // Marking the sleep done later keeps its recorded wake time.
-        await one(store, { verb: "saveSteps", lease: { runId: again!.run.id, token: again!.token }, steps: [{ key: "nap", kind: "sleep", target: null, status: "done", position: 1 }] });
+        await one(store, {
+          verb: "saveSteps",
+          lease: { runId: again!.run.id, token: again!.token },
+          steps: [{ key: "nap", kind: "sleep", target: null, status: "done", position: 1 }],
+        });
         const nap = (await store.getSteps(again!.run.id)).find((s) => s.key === "nap")!;
         expect(nap.status).toBe("done");
         expect(nap.wakeAt! - nap.startedAt).toBe(5_000);
@@ -255,8 +310,16 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const id = await enqueue(store);
         const { lease } = await claimOne(store);
         await store.commit([
-          { verb: "saveSteps", lease, steps: [{ key: "a", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
-          { verb: "complete", lease, outcome: { status: "retry", error: { name: "Error", message: "boom" }, delayMs: 60_000 } },
+          {
+            verb: "saveSteps",
+            lease,
+            steps: [{ key: "a", kind: "step", target: null, status: "done", value: "1", position: 0 }],
+          },
+          {
+            verb: "complete",
+            lease,
+            outcome: { status: "retry", error: { name: "Error", message: "boom" }, delayMs: 60_000 },
+          },
         ]);
         const run = (await store.getRun(id))!;
         expect(run).toMatchObject({ status: "pending", attempt: 2, error: { message: "boom" } });
@@ -269,11 +332,20 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const id = await enqueue(store, { maxAttempts: 1 });
         const { lease } = await claimOne(store);
         await store.commit([
-          { verb: "saveSteps", lease, steps: [{ key: "a", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
+          {
+            verb: "saveSteps",
+            lease,
+            steps: [{ key: "a", kind: "step", target: null, status: "done", value: "1", position: 0 }],
+          },
           { verb: "complete", lease, outcome: { status: "failed", error: { name: "Error", message: "boom" } } },
         ]);
         expect(await store.retry(id)).toBe("pending");
-        expect((await store.getRun(id))!).toMatchObject({ status: "pending", attempt: 2, maxAttempts: 2, finishedAt: null });
+        expect((await store.getRun(id))!).toMatchObject({
+          status: "pending",
+          attempt: 2,
+          maxAttempts: 2,
+          finishedAt: null,
+        });
         expect(await store.retry(id)).toBe("pending");
         expect((await store.getRun(id))!.attempt).toBe(2);
         expect(await store.getSteps(id)).toHaveLength(1);
@@ -287,13 +359,20 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const byId = new Map(claims.map((c) => [c.run.id, { runId: c.run.id, token: c.token }]));
         await store.commit([
           { verb: "complete", lease: byId.get(ids[0]!)!, outcome: { status: "succeeded", result: "42" } },
-          { verb: "complete", lease: byId.get(ids[1]!)!, outcome: { status: "failed", error: { name: "Error", message: "bad", code: "TERMINAL" } } },
+          {
+            verb: "complete",
+            lease: byId.get(ids[1]!)!,
+            outcome: { status: "failed", error: { name: "Error", message: "bad", code: "TERMINAL" } },
+          },
           { verb: "complete", lease: byId.get(ids[2]!)!, outcome: { status: "cancelled", reason: "not needed" } },
         ]);
         const [a, b, c] = await Promise.all(ids.map((id) => store.getRun(id)));
         expect(a).toMatchObject({ status: "succeeded", result: "42" });
         expect(b).toMatchObject({ status: "failed", error: { code: "TERMINAL" } });
-        expect(c).toMatchObject({ status: "cancelled", error: { code: "CANCELLED", message: "cancelled: not needed" } });
+        expect(c).toMatchObject({
+          status: "cancelled",
+          error: { code: "CANCELLED", message: "cancelled: not needed" },
+        });
         expect(a!.finishedAt).not.toBeNull();
         expect(await store.countRuns({ status: ["succeeded", "failed"] })).toBe(2);
       });
@@ -303,8 +382,18 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       async function parentWithChildren(n: number) {
         const parentId = await enqueue(store);
         const { lease } = await claimOne(store);
-        const children: ChildSpec[] = Array.from({ length: n }, (_, i) => ({ ...req({ task: "double" }), parentKey: i ? `double#${i + 1}` : "double" }));
-        const steps = children.map((c, i) => ({ key: c.parentKey, kind: "task" as const, target: "double", status: "pending" as const, childId: c.id, position: i }));
+        const children: ChildSpec[] = Array.from({ length: n }, (_, i) => ({
+          ...req({ task: "double" }),
+          parentKey: i ? `double#${i + 1}` : "double",
+        }));
+        const steps = children.map((c, i) => ({
+          key: c.parentKey,
+          kind: "task" as const,
+          target: "double",
+          status: "pending" as const,
+          childId: c.id,
+          position: i,
+        }));
         const r = await one(store, { verb: "suspend", lease, steps, children, wakeAfterMs: null, awaitChildren: true });
         expect(r.ok).toBe(true);
         return { parentId, lease, children };
@@ -329,8 +418,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await one(store, { verb: "complete", lease: k1!, outcome: { status: "succeeded", result: "10" } });
         expect((await store.getRun(parentId))!).toMatchObject({ status: "waiting", outstanding: 1 });
         // A duplicate completion of the same child is fenced and changes nothing.
-        expect(await one(store, { verb: "complete", lease: k1!, outcome: { status: "succeeded", result: "10" } })).toEqual({ ok: false, fenced: true });
-        await one(store, { verb: "complete", lease: k2!, outcome: { status: "failed", error: { name: "Error", message: "child broke" } } });
+        expect(
+          await one(store, { verb: "complete", lease: k1!, outcome: { status: "succeeded", result: "10" } }),
+        ).toEqual({ ok: false, fenced: true });
+        await one(store, {
+          verb: "complete",
+          lease: k2!,
+          outcome: { status: "failed", error: { name: "Error", message: "child broke" } },
+        });
         const parent = (await store.getRun(parentId))!;
         expect(parent).toMatchObject({ status: "pending", outstanding: 0 });
         const steps = await store.getSteps(parentId);
@@ -394,7 +489,13 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const parent = (await store.getRun(parentId))!;
         expect(parent).toMatchObject({ status: "cancelled", error: { message: "cancelled: operator said so" } });
         for (const c of children) expect((await store.getRun(c.id))!.status).toBe("cancelled");
-        expect(await one(store, { verb: "complete", lease: { runId: kid!.run.id, token: kid!.token }, outcome: { status: "succeeded", result: "1" } })).toEqual({ ok: false, fenced: true });
+        expect(
+          await one(store, {
+            verb: "complete",
+            lease: { runId: kid!.run.id, token: kid!.token },
+            outcome: { status: "succeeded", result: "1" },
+          }),
+        ).toEqual({ ok: false, fenced: true });
         expect(await store.cancel(parentId, null)).toBe("cancelled");
         expect(await store.cancel("no-such-run", null)).toBeNull();
       });
@@ -407,7 +508,17 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await one(store, {
           verb: "suspend",
           lease,
-          steps: [{ key: "waitForApproval", kind: "approval", target: null, status: "pending", value: '{"form":null}', wakeAfterMs: deadlineMs, position: 0 }],
+          steps: [
+            {
+              key: "waitForApproval",
+              kind: "approval",
+              target: null,
+              status: "pending",
+              value: '{"form":null}',
+              wakeAfterMs: deadlineMs,
+              position: 0,
+            },
+          ],
           children: [],
           wakeAfterMs: deadlineMs,
           awaitChildren: false,
@@ -420,18 +531,40 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const id = await parkedOnApproval();
         expect((await store.getRun(id))!.createdBy).toBe("alice");
         const decide = (actor: string, decision: string, key = "waitForApproval") =>
-          store.resolveWait({ runId: id, key, kind: "approval", value: JSON.stringify({ approved: decision === "approve", approver: actor }), audit: { actor, decision, via: "test" } });
+          store.resolveWait({
+            runId: id,
+            key,
+            kind: "approval",
+            value: JSON.stringify({ approved: decision === "approve", approver: actor }),
+            audit: { actor, decision, via: "test" },
+          });
         expect(
-          await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null", creatorMayDecide: false, audit: { actor: "alice", decision: "approve", via: "test" } }),
+          await store.resolveWait({
+            runId: id,
+            key: "waitForApproval",
+            kind: "approval",
+            value: "null",
+            creatorMayDecide: false,
+            audit: { actor: "alice", decision: "approve", via: "test" },
+          }),
         ).toBe("forbidden");
         expect(await decide("bob", "approve")).toBe("resolved");
         expect(await decide("carol", "reject")).toBe("already-decided");
         expect(await decide("bob", "approve", "nope")).toBe("not-found");
-        expect(await store.resolveWait({ runId: "missing", key: "k", kind: "approval", value: null })).toBe("not-found");
+        expect(await store.resolveWait({ runId: "missing", key: "k", kind: "approval", value: null })).toBe(
+          "not-found",
+        );
         expect((await store.getRun(id))!.status).toBe("pending");
         const step = (await store.getSteps(id))[0]!;
         expect(step).toMatchObject({ status: "done", value: '{"approved":true,"approver":"bob"}' });
-        await store.recordApprovalEvent({ runId: id, stepKey: "waitForApproval", actor: "eve", decision: "approve", outcome: "invalid", via: "test" });
+        await store.recordApprovalEvent({
+          runId: id,
+          stepKey: "waitForApproval",
+          actor: "eve",
+          decision: "approve",
+          outcome: "invalid",
+          via: "test",
+        });
         const events = await store.listApprovalEvents(id);
         expect(events.map((e) => [e.actor, e.decision, e.outcome, e.via])).toEqual([
           ["alice", "approve", "forbidden", "test"],
@@ -446,7 +579,9 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await fresh();
         const id = await parkedOnApproval(20);
         await delay(40);
-        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("expired");
+        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe(
+          "expired",
+        );
       });
 
       it("still calls a decision late after the timeout closed the approval (expired, not already-decided)", async () => {
@@ -456,8 +591,33 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         // The worker wakes at the deadline and records the timeout, as waitForApproval does.
         const { lease } = await claimOne(store);
         const timedOut = JSON.stringify({ value: null, approver: null, approved: false });
-        expect((await one(store, { verb: "saveSteps", lease, steps: [{ key: "waitForApproval", kind: "approval", target: null, status: "done", value: timedOut, position: 0 }] })).ok).toBe(true);
-        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null", audit: { actor: "bob", decision: "approve", via: "test" } })).toBe("expired");
+        expect(
+          (
+            await one(store, {
+              verb: "saveSteps",
+              lease,
+              steps: [
+                {
+                  key: "waitForApproval",
+                  kind: "approval",
+                  target: null,
+                  status: "done",
+                  value: timedOut,
+                  position: 0,
+                },
+              ],
+            })
+          ).ok,
+        ).toBe(true);
+        expect(
+          await store.resolveWait({
+            runId: id,
+            key: "waitForApproval",
+            kind: "approval",
+            value: "null",
+            audit: { actor: "bob", decision: "approve", via: "test" },
+          }),
+        ).toBe("expired");
         expect((await store.getSteps(id))[0]!.value).toBe(timedOut);
       });
 
@@ -465,7 +625,9 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await fresh();
         const id = await parkedOnApproval();
         await store.cancel(id, null);
-        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe("not-waiting");
+        expect(await store.resolveWait({ runId: id, key: "waitForApproval", kind: "approval", value: "null" })).toBe(
+          "not-waiting",
+        );
       });
 
       it("stores small records by key and lists them by prefix", async () => {
@@ -504,25 +666,46 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await fresh();
         const parent = await enqueue(store);
         const { lease } = await claimOne(store);
-        const child = (key: string): ChildSpec => ({ ...req({ task: "double", cacheKey: "double:[2]" }), parentKey: key, cacheTtlMs: 60_000 });
+        const child = (key: string): ChildSpec => ({
+          ...req({ task: "double", cacheKey: "double:[2]" }),
+          parentKey: key,
+          cacheTtlMs: 60_000,
+        });
         const first = child("double");
-        await one(store, { verb: "suspend", lease, steps: [{ key: "double", kind: "task", target: "double", status: "pending", childId: first.id, position: 0 }], children: [first], wakeAfterMs: null, awaitChildren: true });
+        await one(store, {
+          verb: "suspend",
+          lease,
+          steps: [{ key: "double", kind: "task", target: "double", status: "pending", childId: first.id, position: 0 }],
+          children: [first],
+          wakeAfterMs: null,
+          awaitChildren: true,
+        });
         const [k] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
-        await one(store, { verb: "complete", lease: { runId: k!.run.id, token: k!.token }, outcome: { status: "succeeded", result: "4" } });
+        await one(store, {
+          verb: "complete",
+          lease: { runId: k!.run.id, token: k!.token },
+          outcome: { status: "succeeded", result: "4" },
+        });
         const [resumed] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
         expect(resumed!.run.id).toBe(parent);
         const second = child("double#2");
         await one(store, {
           verb: "suspend",
           lease: { runId: parent, token: resumed!.token },
-          steps: [{ key: "double#2", kind: "task", target: "double", status: "pending", childId: second.id, position: 1 }],
+          steps: [
+            { key: "double#2", kind: "task", target: "double", status: "pending", childId: second.id, position: 1 },
+          ],
           children: [second],
           wakeAfterMs: null,
           awaitChildren: true,
         });
         expect(await store.getRun(second.id)).toBeNull();
         expect((await store.getRun(parent))!).toMatchObject({ status: "pending", outstanding: 0 });
-        expect((await store.getSteps(parent)).find((s) => s.key === "double#2")).toMatchObject({ status: "done", value: "4", childId: first.id });
+        expect((await store.getSteps(parent)).find((s) => s.key === "double#2")).toMatchObject({
+          status: "done",
+          value: "4",
+          childId: first.id,
+        });
       });
 
       it("never claims more than a concurrency key's limit, across claims and within a window", async () => {
@@ -535,14 +718,23 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(first).toHaveLength(3);
         expect(await store.claim({ workerId: "w2", limit: 10, leaseMs: 30_000, workflows: WF })).toEqual([]);
         const done = first.find((c) => c.run.concurrency)!;
-        await one(store, { verb: "complete", lease: { runId: done.run.id, token: done.token }, outcome: { status: "succeeded", result: null } });
+        await one(store, {
+          verb: "complete",
+          lease: { runId: done.run.id, token: done.token },
+          outcome: { status: "succeeded", result: null },
+        });
         expect(await store.claim({ workerId: "w2", limit: 10, leaseMs: 30_000, workflows: WF })).toHaveLength(1);
 
         const windowed = { key: "burst", limit: 2, windowMs: 60_000 };
         for (let i = 0; i < 3; i++) await enqueue(store, { concurrency: windowed, workflow: "other" });
         const burst = await store.claim({ workerId: "w3", limit: 10, leaseMs: 30_000, workflows: ["other"] });
         expect(burst).toHaveLength(2);
-        for (const b of burst) await one(store, { verb: "complete", lease: { runId: b.run.id, token: b.token }, outcome: { status: "succeeded", result: null } });
+        for (const b of burst)
+          await one(store, {
+            verb: "complete",
+            lease: { runId: b.run.id, token: b.token },
+            outcome: { status: "succeeded", result: null },
+          });
         // Finished, but both started within the window: the third must wait for the window to pass.
         expect(await store.claim({ workerId: "w3", limit: 10, leaseMs: 30_000, workflows: ["other"] })).toEqual([]);
       });
@@ -555,10 +747,21 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const now = await store.now();
         await one(store, {
           verb: "appendLogs",
-          lines: ["a", "b", "c"].map((m, i) => ({ runId: id, stepKey: i === 1 ? "s" : null, attempt: 1, level: "info" as const, message: m, ts: now + i })),
+          lines: ["a", "b", "c"].map((m, i) => ({
+            runId: id,
+            stepKey: i === 1 ? "s" : null,
+            attempt: 1,
+            level: "info" as const,
+            message: m,
+            ts: now + i,
+          })),
         });
         const logs = await store.getLogs(id);
-        expect(logs.map((l) => [l.message, l.stepKey])).toEqual([["a", null], ["b", "s"], ["c", null]]);
+        expect(logs.map((l) => [l.message, l.stepKey])).toEqual([
+          ["a", null],
+          ["b", "s"],
+          ["c", null],
+        ]);
         expect((await store.getLogs(id, logs[1]!.seq)).map((l) => l.message)).toEqual(["c"]);
       });
 
@@ -569,8 +772,21 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await delay(15);
         await store.reclaimExpired(10, () => 0);
         const second = await claimOne(store);
-        const line = (message: string, token?: number) => ({ runId: id, stepKey: null, attempt: 1, level: "info" as const, message, ts: 0, ...(token !== undefined && { token }) });
-        const [stale] = await store.commit([{ verb: "appendLogs", lines: [line("stale", first.lease.token), line("current", second.lease.token), line("engine")] }]);
+        const line = (message: string, token?: number) => ({
+          runId: id,
+          stepKey: null,
+          attempt: 1,
+          level: "info" as const,
+          message,
+          ts: 0,
+          ...(token !== undefined && { token }),
+        });
+        const [stale] = await store.commit([
+          {
+            verb: "appendLogs",
+            lines: [line("stale", first.lease.token), line("current", second.lease.token), line("engine")],
+          },
+        ]);
         expect(stale).toEqual({ ok: true });
         await store.commit([
           { verb: "appendLogs", lines: [line("last words", second.lease.token)] },
@@ -585,7 +801,13 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await enqueue(store);
         const { lease } = await claimOne(store);
         const began = (await store.now()) - 8_000;
-        await one(store, { verb: "saveSteps", lease, steps: [{ key: "slow", kind: "step", target: null, status: "done", value: "1", position: 0, startedAt: began }] });
+        await one(store, {
+          verb: "saveSteps",
+          lease,
+          steps: [
+            { key: "slow", kind: "step", target: null, status: "done", value: "1", position: 0, startedAt: began },
+          ],
+        });
         const [slow] = await store.getSteps(lease.runId);
         expect(slow!.startedAt).toBe(began);
         expect(slow!.finishedAt! - slow!.startedAt).toBeGreaterThanOrEqual(8_000);
@@ -598,8 +820,15 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
           const { lease } = await claimOne(store);
           expect(lease.runId).toBe(id);
           await store.commit([
-            { verb: "saveSteps", lease, steps: [{ key: "s", kind: "step", target: null, status: "done", value: "1", position: 0 }] },
-            { verb: "appendLogs", lines: [{ runId: id, stepKey: null, attempt: 1, level: "info", message: "x", ts: 0 }] },
+            {
+              verb: "saveSteps",
+              lease,
+              steps: [{ key: "s", kind: "step", target: null, status: "done", value: "1", position: 0 }],
+            },
+            {
+              verb: "appendLogs",
+              lines: [{ runId: id, stepKey: null, attempt: 1, level: "info", message: "x", ts: 0 }],
+            },
             { verb: "complete", lease, outcome: { status: "succeeded", result: null } },
           ]);
         }
@@ -612,20 +841,43 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.getRun(alive)).not.toBeNull();
         expect(await store.getSteps("done-0")).toEqual([]);
         expect(await store.getLogs("done-0")).toEqual([]);
-        const again = await one(store, { verb: "enqueue", request: req({ id: "done-0", dedupe: true, payload: '"new"' }) });
+        const again = await one(store, {
+          verb: "enqueue",
+          request: req({ id: "done-0", dedupe: true, payload: '"new"' }),
+        });
         expect(again).toEqual({ ok: true, enqueued: { id: "done-0", deduplicated: false } });
       });
 
       it("stores workflows, pins a run's version at its first claim, and keeps bundles by hash", async () => {
         await fresh();
-        await store.registerWorkflows([{ name: "wf", version: "v1", queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: "workflows/wf.ts", schedule: null }]);
+        await store.registerWorkflows([
+          {
+            name: "wf",
+            version: "v1",
+            queue: "default",
+            maxAttempts: 3,
+            backoff: { base: 1000, max: 3_600_000 },
+            source: "workflows/wf.ts",
+            schedule: null,
+          },
+        ]);
         await store.putBundle("v1", "export default 1");
         await store.putBundle("v1", "ignored");
         expect(await store.getBundle("v1")).toBe("export default 1");
         expect(await store.getBundle("nope")).toBeNull();
         const id = await enqueue(store);
         const first = await claimOne(store, 1);
-        await store.registerWorkflows([{ name: "wf", version: "v2", queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: "workflows/wf.ts", schedule: null }]);
+        await store.registerWorkflows([
+          {
+            name: "wf",
+            version: "v2",
+            queue: "default",
+            maxAttempts: 3,
+            backoff: { base: 1000, max: 3_600_000 },
+            source: "workflows/wf.ts",
+            schedule: null,
+          },
+        ]);
         await delay(10);
         await store.reclaimExpired(10, () => 0);
         const [again] = await store.claim({ workerId: "w", limit: 1, leaseMs: 1000, workflows: WF });
@@ -637,10 +889,24 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       it("keeps a workflow's parameters, and marks removed workflows: not listed, still found by name, restored by publishing", async () => {
         await fresh();
         const info = (name: string, params: { names: string[]; required: string[] } | null = null) => ({
-          name, version: "v1", queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: `f/${name}.ts`, schedule: null, params,
+          name,
+          version: "v1",
+          queue: "default",
+          maxAttempts: 3,
+          backoff: { base: 1000, max: 3_600_000 },
+          source: `f/${name}.ts`,
+          schedule: null,
+          params,
         });
-        await store.registerWorkflows([info("etl", { names: ["baseUrl", "pages"], required: ["baseUrl"] }), info("plain")]);
-        expect(await store.getWorkflow("etl")).toMatchObject({ name: "etl", params: { names: ["baseUrl", "pages"], required: ["baseUrl"] }, removedAt: null });
+        await store.registerWorkflows([
+          info("etl", { names: ["baseUrl", "pages"], required: ["baseUrl"] }),
+          info("plain"),
+        ]);
+        expect(await store.getWorkflow("etl")).toMatchObject({
+          name: "etl",
+          params: { names: ["baseUrl", "pages"], required: ["baseUrl"] },
+          removedAt: null,
+        });
         expect((await store.getWorkflow("plain"))!.params).toBeNull();
         expect(await store.getWorkflow("never")).toBeNull();
         await store.removeWorkflows(["etl", "never"]);
@@ -673,14 +939,26 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         const now = await store.now();
         await store.syncSchedules([{ workflow: "wf", cron: "* * * * *", timezone: "UTC", nextAt: now - 1 }]);
         const tick = (id: string) =>
-          store.fireSchedule({ workflow: "wf", expectedNextAt: now - 1, nextAt: now + 60_000, run: req({ id, dedupe: true }) });
+          store.fireSchedule({
+            workflow: "wf",
+            expectedNextAt: now - 1,
+            nextAt: now + 60_000,
+            run: req({ id, dedupe: true }),
+          });
         const results = await Promise.all([tick("cron:wf:1"), tick("cron:wf:1")]);
         expect(results.filter(Boolean)).toHaveLength(1);
         expect(await store.countRuns({ workflow: "wf" })).toBe(1);
         const [sched] = await store.listSchedules();
         expect(sched).toMatchObject({ workflow: "wf", nextAt: now + 60_000, lastFiredAt: now - 1 });
         expect(await store.setSchedulePaused("wf", true)).toBe(true);
-        expect(await store.fireSchedule({ workflow: "wf", expectedNextAt: now + 60_000, nextAt: now + 120_000, run: req({ id: "cron:wf:2", dedupe: true }) })).toBe(false);
+        expect(
+          await store.fireSchedule({
+            workflow: "wf",
+            expectedNextAt: now + 60_000,
+            nextAt: now + 120_000,
+            run: req({ id: "cron:wf:2", dedupe: true }),
+          }),
+        ).toBe(false);
         expect((await store.listSchedules())[0]!.paused).toBe(true);
         expect(await store.setSchedulePaused("wf", false)).toBe(true);
         expect(await store.setSchedulePaused("nope", false)).toBe(false);

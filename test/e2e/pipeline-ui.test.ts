@@ -54,15 +54,23 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
     const graph = page.getByRole("region", { name: "Pipeline graph" });
     await graph.locator('[data-node="script:f/demo/ingest.ts"]').waitFor();
     await graph.locator('[data-node="asset:s3://demo/raw.json"]').waitFor();
-    expect(await graph.locator('[data-node="trigger:schedule:f/demo/ingest.ts"]').innerText()).toContain("schedule (not configured)");
+    expect(await graph.locator('[data-node="trigger:schedule:f/demo/ingest.ts"]').innerText()).toContain(
+      "schedule (not configured)",
+    );
     await graph.locator('[data-node="script:f/demo/ingest.ts"]').click();
     await page.getByRole("button", { name: "Run + downstream" }).click();
     await page.getByRole("status").getByText("Started the step").waitFor();
-    await graph.locator('[data-node="script:f/demo/transform.ts"][data-status="succeeded"]').waitFor({ timeout: 15_000 });
+    await graph
+      .locator('[data-node="script:f/demo/transform.ts"][data-status="succeeded"]')
+      .waitFor({ timeout: 15_000 });
     await browser.shot("pipeline-page");
     await graph.locator('[data-node="asset:s3://demo/sum.json"]').click();
     await page.getByRole("table", { name: "Partitions" }).getByText("transform.ts").waitFor({ timeout: 10_000 });
-    await page.getByRole("region", { name: "Dispatch decisions" }).locator('tr[data-outcome="dispatched"]').first().waitFor();
+    await page
+      .getByRole("region", { name: "Dispatch decisions" })
+      .locator('tr[data-outcome="dispatched"]')
+      .first()
+      .waitFor();
     expect(browser.errors).toEqual([]);
   });
 });

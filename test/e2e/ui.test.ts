@@ -34,183 +34,236 @@ export default defineWorkflow("slow", {
 });`,
 };
 
-describe.skipIf(skip !== null)(`web UI in headless Chromium${skip ? ` (skipped: ${skip})` : ""}`, () => {
-  let engine: Engine;
-  let http: HttpServer;
-  let data: Server;
-  let dataUrl: string;
-  let browser: Browser;
-  let url: string;
+describe.skipIf(skip !== null)(
+  `web UI in headless Chromium${skip ? ` (skipped: ${skip})` : ""}`,
+  () => {
+    let engine: Engine;
+    let http: HttpServer;
+    let data: Server;
+    let dataUrl: string;
+    let browser: Browser;
+    let url: string;
 
-  const api = async (path: string, body?: unknown) => {
-    const res = await fetch(url + path, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    return (await res.json()) as any;
-  };
-  const enqueue = async (workflow: string, payload: unknown) => (await api("/api/runs", { workflow, payload })).run.id as string;
-  const untilStatus = (id: string, ok: (s: string) => boolean) => eventually(async () => ok((await engine.store.getRun(id))!.status), 20_000);
+    const api = async (path: string, body?: unknown) => {
+      const res = await fetch(
+        url + path,
+        body === undefined
+          ? {}
+          : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+      );
+      return (await res.json()) as any;
+    };
+    const enqueue = async (workflow: string, payload: unknown) =>
+      (await api("/api/runs", { workflow, payload })).run.id as string;
+    const untilStatus = (id: string, ok: (s: string) => boolean) =>
+      eventually(async () => ok((await engine.store.getRun(id))!.status), 20_000);
 
-  beforeAll(async () => {
-    const root = makeProject(FILES, "sluice-e2e-");
-    data = createServer((req, res) => {
-      const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page"));
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify([{ page, item: 1 }, { page, item: 2 }]));
+    beforeAll(async () => {
+      const root = makeProject(FILES, "sluice-e2e-");
+      data = createServer((req, res) => {
+        const page = Number(new URL(req.url ?? "/", "http://x").searchParams.get("page"));
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(
+          JSON.stringify([
+            { page, item: 1 },
+            { page, item: 2 },
+          ]),
+        );
+      });
+      await new Promise<void>((r) => data.listen(0, "127.0.0.1", r));
+      dataUrl = `http://127.0.0.1:${(data.address() as { port: number }).port}/items`;
+      let app: ReturnType<typeof createApp> | null = null;
+      http = await startHttpServer((req, env) => app!.fetch(req, env), { port: 0 });
+      url = http.url;
+      engine = createEngine({
+        database: join(root, ".sluice", "sluice.db"),
+        baseUrl: url,
+        worker: { pollMs: 50 },
+        scheduler: false,
+      });
+      await engine.start();
+      const report = await new Project(root, engine).loadAll();
+      if (report.errors.length) throw new Error(report.errors.map((e) => e.error.message).join("\n"));
+      app = createApp({ engine, auth: { mode: "off", user: "erin" }, projectRoot: root });
+      browser = await launch();
+    }, 60_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await http?.close();
+      await engine?.stop({ drainMs: 1000 });
+      await new Promise<void>((r) => (data ? data.close(() => r()) : r()));
     });
-    await new Promise<void>((r) => data.listen(0, "127.0.0.1", r));
-    dataUrl = `http://127.0.0.1:${(data.address() as { port: number }).port}/items`;
-    let app: ReturnType<typeof createApp> | null = null;
-    http = await startHttpServer((req, env) => app!.fetch(req, env), { port: 0 });
-    url = http.url;
-    engine = createEngine({ database: join(root, ".sluice", "sluice.db"), baseUrl: url, worker: { pollMs: 50 }, scheduler: false });
-    await engine.start();
-    const report = await new Project(root, engine).loadAll();
-    if (report.errors.length) throw new Error(report.errors.map((e) => e.error.message).join("\n"));
-    app = createApp({ engine, auth: { mode: "off", user: "erin" }, projectRoot: root });
-    browser = await launch();
-  }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await http?.close();
-    await engine?.stop({ drainMs: 1000 });
-    await new Promise<void>((r) => (data ? data.close(() => r()) : r()));
-  });
+    it("runs page: a new run appears and finishes live, without a reload", async () => {
+      const { page } = browser;
+      await page.goto(`${url}/runs`);
+      await page.getByRole("heading", { name: "Runs" }).waitFor();
+      const id = await enqueue("slow", { ms: 1500 });
+      const row = page.locator(`tr[data-run="${id}"]`);
+      await row.waitFor({ timeout: 10_000 });
+      expect(["pending", "running"]).toContain(await row.getAttribute("data-status"));
+      await browser.shot("runs-page-running");
+      await page.locator(`tr[data-run="${id}"][data-status="succeeded"]`).waitFor({ timeout: 15_000 });
+      await browser.shot("runs-page-finished");
+      // Filters: Failed shows nothing of this run, Succeeded shows it.
+      await page.locator('[data-filter="failed"]').click();
+      await page.waitForURL(/status=failed/);
+      await expect(page.locator(`tr[data-run="${id}"]`).count()).resolves.toBe(0);
+      await page.locator('[data-filter="succeeded"]').click();
+      await page.locator(`tr[data-run="${id}"]`).waitFor();
+      expect(browser.errors).toEqual([]);
+    });
 
-  it("runs page: a new run appears and finishes live, without a reload", async () => {
-    const { page } = browser;
-    await page.goto(`${url}/runs`);
-    await page.getByRole("heading", { name: "Runs" }).waitFor();
-    const id = await enqueue("slow", { ms: 1500 });
-    const row = page.locator(`tr[data-run="${id}"]`);
-    await row.waitFor({ timeout: 10_000 });
-    expect(["pending", "running"]).toContain(await row.getAttribute("data-status"));
-    await browser.shot("runs-page-running");
-    await page.locator(`tr[data-run="${id}"][data-status="succeeded"]`).waitFor({ timeout: 15_000 });
-    await browser.shot("runs-page-finished");
-    // Filters: Failed shows nothing of this run, Succeeded shows it.
-    await page.locator('[data-filter="failed"]').click();
-    await page.waitForURL(/status=failed/);
-    await expect(page.locator(`tr[data-run="${id}"]`).count()).resolves.toBe(0);
-    await page.locator('[data-filter="succeeded"]').click();
-    await page.locator(`tr[data-run="${id}"]`).waitFor();
-    expect(browser.errors).toEqual([]);
-  });
+    it("runs page: Tako's status name ?status=dead selects the Failed filter, which shows the alias", async () => {
+      const { page } = browser;
+      const dead = await enqueue("boom", {});
+      const alive = await enqueue("slow", { ms: 50 });
+      await untilStatus(dead, (s) => s === "failed");
+      await untilStatus(alive, (s) => s === "succeeded");
+      await page.goto(`${url}/runs?status=dead`);
+      await page.locator(`tr[data-run="${dead}"]`).waitFor({ timeout: 10_000 });
+      expect(await page.locator(`tr[data-run="${alive}"]`).count()).toBe(0);
+      const failed = page.locator('[data-filter="failed"]');
+      expect(await failed.getAttribute("aria-pressed")).toBe("true");
+      expect(await page.locator('[data-filter="all"]').getAttribute("aria-pressed")).toBe("false");
+      expect(await failed.locator('[data-alias="dead"]').innerText()).toBe("dead");
+      expect(await failed.getAttribute("title")).toMatch(/Tako calls this status dead/);
+      expect(await page.locator("[data-alias]").count()).toBe(1);
+      expect(await page.locator(`tr[data-run="${dead}"]`).getAttribute("data-status")).toBe("failed");
+      expect(browser.errors).toEqual([]);
+    });
 
-  it("runs page: Tako's status name ?status=dead selects the Failed filter, which shows the alias", async () => {
-    const { page } = browser;
-    const dead = await enqueue("boom", {});
-    const alive = await enqueue("slow", { ms: 50 });
-    await untilStatus(dead, (s) => s === "failed");
-    await untilStatus(alive, (s) => s === "succeeded");
-    await page.goto(`${url}/runs?status=dead`);
-    await page.locator(`tr[data-run="${dead}"]`).waitFor({ timeout: 10_000 });
-    expect(await page.locator(`tr[data-run="${alive}"]`).count()).toBe(0);
-    const failed = page.locator('[data-filter="failed"]');
-    expect(await failed.getAttribute("aria-pressed")).toBe("true");
-    expect(await page.locator('[data-filter="all"]').getAttribute("aria-pressed")).toBe("false");
-    expect(await failed.locator('[data-alias="dead"]').innerText()).toBe("dead");
-    expect(await failed.getAttribute("title")).toMatch(/Tako calls this status dead/);
-    expect(await page.locator("[data-alias]").count()).toBe(1);
-    expect(await page.locator(`tr[data-run="${dead}"]`).getAttribute("data-status")).toBe("failed");
-    expect(browser.errors).toEqual([]);
-  });
+    it("run page: the timeline shows each step with its duration, and a row's logs", async () => {
+      const { page } = browser;
+      const id = await enqueue("slow", { ms: 800 });
+      await untilStatus(id, (s) => s === "succeeded");
+      await page.goto(`${url}/runs`);
+      await page.locator(`tr[data-run="${id}"] a.run-link`).click();
+      await page.waitForURL(new RegExp(`/runs/${id}$`));
+      await page.locator('[data-row="step:finish"]').waitFor();
+      const rows = await page.locator(".tl-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-row")));
+      expect(rows).toEqual([`run:${id}`, "step:prepare", "step:pause", "step:finish"]);
+      expect(await page.locator('[data-row="step:pause"]').getAttribute("data-status")).toBe("succeeded");
+      const pause = await page.locator('[data-row="step:pause"] .tl-dur').innerText();
+      expect(pause).toMatch(/^(8\d\d ms|\d\.\d s)$/);
+      await page.locator(".log", { hasText: "finishing" }).waitFor();
+      await page.locator('[data-row="step:prepare"]').click();
+      await page.locator(".logs", { hasText: "preparing" }).waitFor();
+      expect(await page.locator(".logs").innerText()).not.toContain("finishing");
+      await page.getByRole("region", { name: "Result" }).getByText('"ok": true').waitFor();
+      await browser.shot("run-page-timeline");
+      expect(browser.errors).toEqual([]);
+    });
 
-  it("run page: the timeline shows each step with its duration, and a row's logs", async () => {
-    const { page } = browser;
-    const id = await enqueue("slow", { ms: 800 });
-    await untilStatus(id, (s) => s === "succeeded");
-    await page.goto(`${url}/runs`);
-    await page.locator(`tr[data-run="${id}"] a.run-link`).click();
-    await page.waitForURL(new RegExp(`/runs/${id}$`));
-    await page.locator('[data-row="step:finish"]').waitFor();
-    const rows = await page.locator(".tl-row").evaluateAll((els) => els.map((e) => e.getAttribute("data-row")));
-    expect(rows).toEqual([`run:${id}`, "step:prepare", "step:pause", "step:finish"]);
-    expect(await page.locator('[data-row="step:pause"]').getAttribute("data-status")).toBe("succeeded");
-    const pause = await page.locator('[data-row="step:pause"] .tl-dur').innerText();
-    expect(pause).toMatch(/^(8\d\d ms|\d\.\d s)$/);
-    await page.locator(".log", { hasText: "finishing" }).waitFor();
-    await page.locator('[data-row="step:prepare"]').click();
-    await page.locator(".logs", { hasText: "preparing" }).waitFor();
-    expect(await page.locator(".logs").innerText()).not.toContain("finishing");
-    await page.getByRole("region", { name: "Result" }).getByText('"ok": true').waitFor();
-    await browser.shot("run-page-timeline");
-    expect(browser.errors).toEqual([]);
-  });
+    it("approves a waiting run through its form (run page), and through the emailed approval page", async () => {
+      const { page } = browser;
+      const id = await enqueue("f/wac/approval_schema", {});
+      await untilStatus(id, (s) => s === "waiting");
+      await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
+      const panel = page.getByRole("region", { name: "Approval" });
+      await panel.waitFor();
+      // order: reason, then environment; reason is required
+      const labels = await panel.locator(".field label").allInnerTexts();
+      expect(labels.map((l) => l.replace("*", "").trim())).toEqual(["reason", "environment"]);
+      // reason is required: the browser keeps the form from being sent without it.
+      await panel.getByRole("button", { name: "Approve" }).click();
+      expect(
+        await panel
+          .getByLabel("reason")
+          .evaluate((el) => (el as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing),
+      ).toBe(true);
+      expect((await engine.store.getRun(id))!.status).toBe("waiting");
+      await panel.getByLabel("reason").fill("Looks good");
+      await panel.getByLabel("environment").selectOption({ label: "production" });
+      await browser.shot("approval-form");
+      await panel.getByRole("button", { name: "Approve" }).click();
+      await untilStatus(id, (s) => s === "succeeded");
+      await page.locator(".badge[data-status=succeeded]").first().waitFor({ timeout: 10_000 });
+      expect(JSON.parse((await engine.store.getRun(id))!.result!)).toEqual({
+        value: { reason: "Looks good", environment: "production" },
+        approver: "erin",
+        approved: true,
+      });
+      await page.getByRole("region", { name: "Approval history" }).getByText("erin").waitFor();
 
-  it("approves a waiting run through its form (run page), and through the emailed approval page", async () => {
-    const { page } = browser;
-    const id = await enqueue("f/wac/approval_schema", {});
-    await untilStatus(id, (s) => s === "waiting");
-    await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
-    const panel = page.getByRole("region", { name: "Approval" });
-    await panel.waitFor();
-    // order: reason, then environment; reason is required
-    const labels = await panel.locator(".field label").allInnerTexts();
-    expect(labels.map((l) => l.replace("*", "").trim())).toEqual(["reason", "environment"]);
-    // reason is required: the browser keeps the form from being sent without it.
-    await panel.getByRole("button", { name: "Approve" }).click();
-    expect(await panel.getByLabel("reason").evaluate((el) => (el as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
-    expect((await engine.store.getRun(id))!.status).toBe("waiting");
-    await panel.getByLabel("reason").fill("Looks good");
-    await panel.getByLabel("environment").selectOption({ label: "production" });
-    await browser.shot("approval-form");
-    await panel.getByRole("button", { name: "Approve" }).click();
-    await untilStatus(id, (s) => s === "succeeded");
-    await page.locator(".badge[data-status=succeeded]").first().waitFor({ timeout: 10_000 });
-    expect(JSON.parse((await engine.store.getRun(id))!.result!)).toEqual({ value: { reason: "Looks good", environment: "production" }, approver: "erin", approved: true });
-    await page.getByRole("region", { name: "Approval history" }).getByText("erin").waitFor();
+      // The server-rendered page of a resume link works without JavaScript.
+      const second = await enqueue("f/wac/approval_schema", {});
+      await untilStatus(second, (s) => s === "waiting");
+      const { resumeUrls } = await import("../../src/core/resume-token.js");
+      const links = resumeUrls(url, await engine.resumeSecret(), {
+        runId: second,
+        key: "waitForApproval",
+        approver: "dana",
+        exp: Date.now() + 3_600_000,
+      });
+      const noJs = await browser.context.newPage();
+      await noJs.route("**/*.js", (r) => r.abort());
+      await noJs.goto(links.approvalPage);
+      await noJs.getByRole("heading", { name: "Approval requested" }).waitFor();
+      await noJs.getByLabel("reason").fill("Ship it");
+      await noJs.getByLabel("environment").selectOption({ label: "staging" });
+      await noJs.screenshot({ path: join(REPO, "test-artifacts", "e2e", "approval-page.png"), fullPage: true });
+      await noJs.getByRole("button", { name: "Approve" }).click();
+      await noJs.getByText("Approved: the run resumes.").waitFor();
+      await noJs.close();
+      await untilStatus(second, (s) => s === "succeeded");
+      expect(JSON.parse((await engine.store.getRun(second))!.result!)).toMatchObject({
+        approver: "dana",
+        approved: true,
+        value: { reason: "Ship it", environment: "staging" },
+      });
+      expect(browser.errors).toEqual([]);
+    });
 
-    // The server-rendered page of a resume link works without JavaScript.
-    const second = await enqueue("f/wac/approval_schema", {});
-    await untilStatus(second, (s) => s === "waiting");
-    const { resumeUrls } = await import("../../src/core/resume-token.js");
-    const links = resumeUrls(url, await engine.resumeSecret(), { runId: second, key: "waitForApproval", approver: "dana", exp: Date.now() + 3_600_000 });
-    const noJs = await browser.context.newPage();
-    await noJs.route("**/*.js", (r) => r.abort());
-    await noJs.goto(links.approvalPage);
-    await noJs.getByRole("heading", { name: "Approval requested" }).waitFor();
-    await noJs.getByLabel("reason").fill("Ship it");
-    await noJs.getByLabel("environment").selectOption({ label: "staging" });
-    await noJs.screenshot({ path: join(REPO, "test-artifacts", "e2e", "approval-page.png"), fullPage: true });
-    await noJs.getByRole("button", { name: "Approve" }).click();
-    await noJs.getByText("Approved: the run resumes.").waitFor();
-    await noJs.close();
-    await untilStatus(second, (s) => s === "succeeded");
-    expect(JSON.parse((await engine.store.getRun(second))!.result!)).toMatchObject({ approver: "dana", approved: true, value: { reason: "Ship it", environment: "staging" } });
-    expect(browser.errors).toEqual([]);
-  });
+    it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
+      const { page } = browser;
+      await page.goto(`${url}/workflows/${encodeURIComponent("f/wac/complete")}`);
+      await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
+      const ids = await page.locator("[data-node]").evaluateAll((els) => els.map((e) => e.getAttribute("data-node")));
+      for (const node of [
+        "start",
+        "step:run_id",
+        "step:started_at",
+        "task:fetchPage",
+        "task:processChunk",
+        "approval:waitForApproval",
+        "task:saveResults",
+        "sleep:sleep",
+        "end",
+      ]) {
+        expect(ids, node).toContain(node);
+      }
+      expect(await page.locator(".dg-group").count()).toBe(2);
+      await browser.shot("workflow-page-complete");
 
-  it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
-    const { page } = browser;
-    await page.goto(`${url}/workflows/${encodeURIComponent("f/wac/complete")}`);
-    await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
-    const ids = await page.locator("[data-node]").evaluateAll((els) => els.map((e) => e.getAttribute("data-node")));
-    for (const node of ["start", "step:run_id", "step:started_at", "task:fetchPage", "task:processChunk", "approval:waitForApproval", "task:saveResults", "sleep:sleep", "end"]) {
-      expect(ids, node).toContain(node);
-    }
-    expect(await page.locator(".dg-group").count()).toBe(2);
-    await browser.shot("workflow-page-complete");
-
-    const id = await enqueue("f/wac/complete", { baseUrl: dataUrl, pageCount: 3 });
-    await untilStatus(id, (s) => s === "waiting");
-    await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
-    await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
-    await page.locator('[data-node="task:fetchPage"][data-status="succeeded"]').waitFor();
-    await page.locator('[data-node="approval:waitForApproval"][data-status="waiting"]').waitFor();
-    expect(await page.locator('[data-node="task:saveResults"]').getAttribute("data-status")).toBe("idle");
-    expect(await page.locator('[data-node="task:fetchPage"] .dg-rep').innerText()).toBe("×3");
-    await page.setViewportSize({ width: 1440, height: 1560 });
-    await page.waitForTimeout(300);
-    await browser.shot("run-page", { fullPage: false });
-    await page.setViewportSize({ width: 1440, height: 1000 });
-    await browser.shot("run-page-waiting");
-    await page.getByRole("region", { name: "Approval" }).getByRole("button", { name: "Approve" }).click();
-    await page.locator('[data-node="task:saveResults"][data-status="succeeded"]').waitFor({ state: "attached", timeout: 15_000 });
-    await page.locator('[data-node="sleep:sleep"][data-status="sleeping"]').waitFor({ timeout: 5000 }).catch(() => undefined);
-    await untilStatus(id, (s) => isTerminal(s as never));
-    // The end node may be scrolled out of the diagram's viewport (React Flow hides it): its status is what counts.
-    await page.locator('[data-node="end"].st-succeeded').waitFor({ state: "attached", timeout: 15_000 });
-    await browser.shot("run-page-complete-finished");
-    expect(browser.errors).toEqual([]);
-  });
-}, 120_000);
+      const id = await enqueue("f/wac/complete", { baseUrl: dataUrl, pageCount: 3 });
+      await untilStatus(id, (s) => s === "waiting");
+      await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
+      await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
+      await page.locator('[data-node="task:fetchPage"][data-status="succeeded"]').waitFor();
+      await page.locator('[data-node="approval:waitForApproval"][data-status="waiting"]').waitFor();
+      expect(await page.locator('[data-node="task:saveResults"]').getAttribute("data-status")).toBe("idle");
+      expect(await page.locator('[data-node="task:fetchPage"] .dg-rep').innerText()).toBe("×3");
+      await page.setViewportSize({ width: 1440, height: 1560 });
+      await page.waitForTimeout(300);
+      await browser.shot("run-page", { fullPage: false });
+      await page.setViewportSize({ width: 1440, height: 1000 });
+      await browser.shot("run-page-waiting");
+      await page.getByRole("region", { name: "Approval" }).getByRole("button", { name: "Approve" }).click();
+      await page
+        .locator('[data-node="task:saveResults"][data-status="succeeded"]')
+        .waitFor({ state: "attached", timeout: 15_000 });
+      await page
+        .locator('[data-node="sleep:sleep"][data-status="sleeping"]')
+        .waitFor({ timeout: 5000 })
+        .catch(() => undefined);
+      await untilStatus(id, (s) => isTerminal(s as never));
+      // The end node may be scrolled out of the diagram's viewport (React Flow hides it): its status is what counts.
+      await page.locator('[data-node="end"].st-succeeded').waitFor({ state: "attached", timeout: 15_000 });
+      await browser.shot("run-page-complete-finished");
+      expect(browser.errors).toEqual([]);
+    });
+  },
+  120_000,
+);

@@ -87,9 +87,15 @@ describe("defineWorkflow end to end on SQLite", () => {
     const e = engine({ workflows: [wf] });
     await e.start();
     const b = await wf.start({ mode: "bail" });
-    await expect(b.result({ timeoutMs: 5000 })).rejects.toMatchObject({ code: "RUN_CANCELLED", message: expect.stringMatching(/not needed/) });
+    await expect(b.result({ timeoutMs: 5000 })).rejects.toMatchObject({
+      code: "RUN_CANCELLED",
+      message: expect.stringMatching(/not needed/),
+    });
     const f = await wf.start({ mode: "fail" });
-    await expect(f.result({ timeoutMs: 5000 })).rejects.toMatchObject({ code: "RUN_FAILED", message: expect.stringMatching(/permanent/) });
+    await expect(f.result({ timeoutMs: 5000 })).rejects.toMatchObject({
+      code: "RUN_FAILED",
+      message: expect.stringMatching(/permanent/),
+    });
     expect(attempts).toBe(2);
     expect((await b.info()).status).toBe("cancelled");
     expect((await f.info()).status).toBe("failed");
@@ -101,15 +107,23 @@ describe("defineWorkflow end to end on SQLite", () => {
     const wf = defineWorkflow<{ permanent: boolean }>("step-retries", {
       handler: async (p, ctx) => {
         if (p.permanent) {
-          await ctx.run("card-declined", () => {
-            n2++;
-            throw new Error("declined");
-          }, { retry: false });
+          await ctx.run(
+            "card-declined",
+            () => {
+              n2++;
+              throw new Error("declined");
+            },
+            { retry: false },
+          );
         }
-        return ctx.run("call-provider", () => {
-          if (++n1 < 3) throw new Error("flaky provider");
-          return "ok";
-        }, { retries: 2, backoff: { base: 5, max: 20 } });
+        return ctx.run(
+          "call-provider",
+          () => {
+            if (++n1 < 3) throw new Error("flaky provider");
+            return "ok";
+          },
+          { retries: 2, backoff: { base: 5, max: 20 } },
+        );
       },
     });
     const e = engine({ workflows: [wf] });
@@ -146,7 +160,10 @@ describe("defineWorkflow end to end on SQLite", () => {
   it("waitFor returns the signal payload; signal returns how many runs it woke; timeouts return null", async () => {
     const wf = defineWorkflow<{ orderId: string; timeout?: number }>("approval", {
       handler: async (p, ctx) => {
-        const decision = await ctx.waitFor<{ approved: boolean; by: string }>(`approval:order-${p.orderId}`, p.timeout ? { timeout: p.timeout } : {});
+        const decision = await ctx.waitFor<{ approved: boolean; by: string }>(
+          `approval:order-${p.orderId}`,
+          p.timeout ? { timeout: p.timeout } : {},
+        );
         if (decision === null) ctx.bail("approval timed out");
         return decision;
       },
@@ -174,8 +191,12 @@ describe("defineWorkflow end to end on SQLite", () => {
     await first.result({ timeoutMs: 5000 });
     const again = await wf.start({ orderId: "ord_123" }, { id: "fulfill:ord_123" });
     expect(again.deduplicated).toBe(true);
-    await expect(wf.enqueue({ orderId: "ord_999" }, { id: "fulfill:ord_123" })).rejects.toMatchObject({ code: "RUN_ID_CONFLICT" });
-    await expect(other.enqueue({ orderId: "ord_123" }, { id: "fulfill:ord_123" })).rejects.toMatchObject({ code: "RUN_ID_CONFLICT" });
+    await expect(wf.enqueue({ orderId: "ord_999" }, { id: "fulfill:ord_123" })).rejects.toMatchObject({
+      code: "RUN_ID_CONFLICT",
+    });
+    await expect(other.enqueue({ orderId: "ord_123" }, { id: "fulfill:ord_123" })).rejects.toMatchObject({
+      code: "RUN_ID_CONFLICT",
+    });
     expect(await e.store.countRuns({})).toBe(1);
   });
 

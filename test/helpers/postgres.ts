@@ -56,7 +56,11 @@ export async function testDatabase(prefix = "t"): Promise<string> {
 }
 
 /** Runs one query against `url` (in its `?schema=`, default `sluice`) on a short-lived connection. */
-export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+export async function sql<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const u = new URL(url);
   const schema = u.searchParams.get("schema") ?? "sluice";
   for (const p of ["schema", "pool", "audit_claims"]) u.searchParams.delete(p);

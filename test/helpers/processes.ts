@@ -49,10 +49,20 @@ export interface SpawnOptions {
 }
 
 /** Spawns the built CLI (`npm run build` first; `npm test` does it). */
-export function spawnSluice(args: string[], cwd: string, env: Record<string, string> = {}, options: SpawnOptions = {}): SluiceProcess {
-  if (!existsSync(join(REPO, "dist", "cli", "main.js"))) throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
+export function spawnSluice(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  options: SpawnOptions = {},
+): SluiceProcess {
+  if (!existsSync(join(REPO, "dist", "cli", "main.js")))
+    throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
   const stdin = options.stdin === undefined ? "ignore" : "pipe";
-  const proc = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env }, stdio: [stdin, "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: [stdin, "pipe", "pipe"],
+  });
   (options.shared ? shared : live).add(proc);
   if (options.stdin !== undefined) proc.stdin!.end(options.stdin);
   let out = "";
@@ -60,7 +70,9 @@ export function spawnSluice(args: string[], cwd: string, env: Record<string, str
   let stderr = "";
   proc.stdout!.on("data", (d) => ((out += d), (stdout += d)));
   proc.stderr!.on("data", (d) => ((out += d), (stderr += d)));
-  const exited = new Promise<number | string>((resolve) => proc.on("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.on("exit", (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   return {
     proc,
     pid: proc.pid!,

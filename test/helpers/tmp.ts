@@ -14,7 +14,11 @@ export function tempDir(prefix = "sluice-test-"): string {
 export const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000, everyMs = 20): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<NonNullable<T>> {
   const end = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -25,7 +29,10 @@ export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_
     } catch (err) {
       last = err;
     }
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    if (Date.now() > end)
+      throw new Error(
+        `condition not met within ${timeoutMs} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+      );
     await delay(everyMs);
   }
 }

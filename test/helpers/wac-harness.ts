@@ -24,7 +24,11 @@ export interface ExamplesHarness {
   /** Requests the server saw, by path. */
   hits: Map<string, number>;
   /** Runs a workflow to its end, skipping durable sleeps; `onWaiting` is called while it waits on something else. */
-  runToEnd(workflow: string, payload: unknown, options?: { createdBy?: string; onWaiting?: (run: RunRecord) => Promise<void> | void; timeoutMs?: number }): Promise<RunRecord>;
+  runToEnd(
+    workflow: string,
+    payload: unknown,
+    options?: { createdBy?: string; onWaiting?: (run: RunRecord) => Promise<void> | void; timeoutMs?: number },
+  ): Promise<RunRecord>;
   close(): Promise<void>;
 }
 
@@ -37,8 +41,16 @@ function handler(hits: Map<string, number>) {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (url.pathname === "/data") return send(200, Array.from({ length: 7 }, (_, i) => ({ id: i + 1 })));
-    if (url.pathname === "/page") return send(200, [{ page: Number(url.searchParams.get("page")), item: 1 }, { page: Number(url.searchParams.get("page")), item: 2 }]);
+    if (url.pathname === "/data")
+      return send(
+        200,
+        Array.from({ length: 7 }, (_, i) => ({ id: i + 1 })),
+      );
+    if (url.pathname === "/page")
+      return send(200, [
+        { page: Number(url.searchParams.get("page")), item: 1 },
+        { page: Number(url.searchParams.get("page")), item: 2 },
+      ]);
     if (url.pathname.startsWith("/api/")) return send(200, [{ source: url.pathname }, { source: url.pathname }]);
     if (url.pathname === "/submit") {
       const n = hits.get("/submit")!;
@@ -52,7 +64,10 @@ function handler(hits: Map<string, number>) {
 /** Starts the harness. */
 export async function startExamples(): Promise<ExamplesHarness> {
   const root = makeProject({}, "sluice-examples-");
-  cpSync(join(REPO, "examples"), root, { recursive: true, filter: (src) => !src.includes(`${join("examples", ".sluice")}`) });
+  cpSync(join(REPO, "examples"), root, {
+    recursive: true,
+    filter: (src) => !src.includes(`${join("examples", ".sluice")}`),
+  });
   rmSync(join(root, ".sluice"), { recursive: true, force: true });
   const hits = new Map<string, number>();
   const server: Server = createServer(handler(hits));
@@ -65,9 +80,14 @@ export async function startExamples(): Promise<ExamplesHarness> {
   const engine = createEngine({ store, scheduler: false, worker: { pollMs: 50 } });
   await engine.start();
   const report = await new Project(root, engine).loadAll();
-  if (report.errors.length) throw new Error(`examples failed to load: ${report.errors.map((e) => e.error.message).join("\n")}`);
+  if (report.errors.length)
+    throw new Error(`examples failed to load: ${report.errors.map((e) => e.error.message).join("\n")}`);
 
-  async function runToEnd(workflow: string, payload: unknown, options: Parameters<ExamplesHarness["runToEnd"]>[2] = {}): Promise<RunRecord> {
+  async function runToEnd(
+    workflow: string,
+    payload: unknown,
+    options: Parameters<ExamplesHarness["runToEnd"]>[2] = {},
+  ): Promise<RunRecord> {
     const handle = await engine.enqueueRun(workflow, payload, { createdBy: options.createdBy });
     const deadline = Date.now() + (options.timeoutMs ?? 20_000);
     for (;;) {
@@ -79,7 +99,9 @@ export async function startExamples(): Promise<ExamplesHarness> {
         const waiting = await store.listRuns({ status: "waiting", limit: 1000 });
         const timers = waiting.map((r) => r.readyAt).filter((t): t is number => t !== null);
         const steps = await store.getSteps(run.id);
-        const onlyTimers = !steps.some((s) => s.status === "pending" && (s.kind === "approval" || (s.kind === "wait" && s.wakeAt === null)));
+        const onlyTimers = !steps.some(
+          (s) => s.status === "pending" && (s.kind === "approval" || (s.kind === "wait" && s.wakeAt === null)),
+        );
         if (onlyTimers && timers.length) {
           clock.advance(Math.max(0, Math.min(...timers) - clock.now()) + 1);
           engine.events.emit("work");

@@ -64,7 +64,11 @@ describe("approval page", () => {
   });
 
   it("escapes everything it shows", async () => {
-    const run = await h.start("f/gate", { env: "<script>alert(1)</script>" }, { createdBy: '<img src=x onerror="alert(2)">', until: (r) => r.status === "waiting" });
+    const run = await h.start(
+      "f/gate",
+      { env: "<script>alert(1)</script>" },
+      { createdBy: '<img src=x onerror="alert(2)">', until: (r) => r.status === "waiting" },
+    );
     const urls = JSON.parse((await h.store.getSteps(run.id)).find((s) => s.key === "urls")!.value!) as Urls;
     const html = await (await h.call("GET", local(urls.approvalPage))).text();
     expect(html).not.toContain("<script>alert");
@@ -120,19 +124,29 @@ describe("approval page", () => {
     expect(anon.status).toBe(403);
     expect(await anon.text()).toContain("needs a named approver");
     // With bob's bearer token the same link works, and the values are typed.
-    const bad = await h.call("POST", local(urls.approvalPage), { ...form({ decision: "approve", "f.environment": "1" }), token: h.tokens.operate });
+    const bad = await h.call("POST", local(urls.approvalPage), {
+      ...form({ decision: "approve", "f.environment": "1" }),
+      token: h.tokens.operate,
+    });
     expect(bad.status).toBe(422);
     const badHtml = await bad.text();
     expect(badHtml).toContain("&quot;reason&quot; is required");
     expect(badHtml).toMatch(/<option value="1" selected="">production<\/option>/);
-    const notNumber = await h.call("POST", local(urls.approvalPage), { ...form({ decision: "approve", "f.reason": "x", "f.priority": "high" }), token: h.tokens.operate });
+    const notNumber = await h.call("POST", local(urls.approvalPage), {
+      ...form({ decision: "approve", "f.reason": "x", "f.priority": "high" }),
+      token: h.tokens.operate,
+    });
     expect(notNumber.status).toBe(422);
     const ok = await h.call("POST", local(urls.approvalPage), {
       ...form({ decision: "approve", "f.reason": "LGTM", "f.environment": "1", "f.priority": "2", "f.notify": "true" }),
       token: h.tokens.operate,
     });
     expect(ok.status).toBe(200);
-    expect((await result(run.id)).approval).toEqual({ value: { reason: "LGTM", environment: "production", priority: 2, notify: true }, approver: "olivia", approved: true });
+    expect((await result(run.id)).approval).toEqual({
+      value: { reason: "LGTM", environment: "production", priority: 2, notify: true },
+      approver: "olivia",
+      approved: true,
+    });
   });
 });
 
@@ -144,7 +158,13 @@ describe("resume and cancel links work with a plain POST", () => {
     expect((await json(wrongUser)).error.code).toBe("LINK_APPROVER_MISMATCH");
     const r = await h.call("POST", local(a.named.resume), { body: "", headers: {} });
     expect(r.status).toBe(200);
-    expect(await json(r)).toEqual({ runId: a.id, key: "waitForApproval", outcome: "resolved", approved: true, actor: "bob" });
+    expect(await json(r)).toEqual({
+      runId: a.id,
+      key: "waitForApproval",
+      outcome: "resolved",
+      approved: true,
+      actor: "bob",
+    });
     expect((await result(a.id)).approval).toEqual({ value: null, approver: "bob", approved: true });
 
     const b = await openGate();
@@ -172,7 +192,9 @@ describe("resume and cancel links work with a plain POST", () => {
     const { id, urls } = await gate();
     const swapped = local(urls.resume).replace("/resume?", "/cancel?");
     expect((await h.call("POST", swapped, { token: h.tokens.operate })).status).toBe(403);
-    expect((await h.call("POST", local(urls.resume).replace(/token=.*/, ""), { token: h.tokens.operate })).status).toBe(403);
+    expect((await h.call("POST", local(urls.resume).replace(/token=.*/, ""), { token: h.tokens.operate })).status).toBe(
+      403,
+    );
     expect((await h.store.getRun(id))!.status).toBe("waiting");
     await h.engine.cancel(id);
   });
@@ -188,7 +210,10 @@ describe("approval races", () => {
     expect([a.status, b.status].sort()).toEqual([200, 409]);
     const winner = a.status === 200 ? "olivia" : "ada";
     expect((await result(id)).approval.approver).toBe(winner);
-    expect((await h.store.listApprovalEvents(id)).map((e) => e.outcome).sort()).toEqual(["already-decided", "resolved"]);
+    expect((await h.store.listApprovalEvents(id)).map((e) => e.outcome).sort()).toEqual([
+      "already-decided",
+      "resolved",
+    ]);
   });
 
   it("approve vs cancel: after the run is cancelled the decision is 409 and the run stays cancelled", async () => {
@@ -210,14 +235,20 @@ describe("approval races", () => {
       const late = await h.call("POST", path, { token: h.tokens.operate });
       expect(late.status).toBe(409);
     }
-    const page = await h.call("POST", local(urls.approvalPage), { ...form({ decision: "approve", "f.reason": "x" }), token: h.tokens.operate });
+    const page = await h.call("POST", local(urls.approvalPage), {
+      ...form({ decision: "approve", "f.reason": "x" }),
+      token: h.tokens.operate,
+    });
     expect(page.status).toBe(409);
   });
 
   it("after the timeout: 409, and the page says it timed out", async () => {
     const { id, urls } = await gate();
     h.clock.advance(2 * 3_600_000);
-    const res = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true, value: { reason: "late" } } });
+    const res = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, {
+      token: h.tokens.operate,
+      body: { approve: true, value: { reason: "late" } },
+    });
     expect(res.status).toBe(409);
     expect((await json(res)).error).toMatchObject({ code: "APPROVAL_EXPIRED", outcome: "expired" });
     const link = await h.call("POST", local(urls.resume), { token: h.tokens.operate });
@@ -226,10 +257,18 @@ describe("approval races", () => {
     expect(await page.text()).toContain("This approval timed out");
     expect((await result(id)).approval).toEqual({ value: null, approver: null, approved: false });
     // Once the run recorded the timeout and finished, a decision is still "expired", not "already decided".
-    const after = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true, value: { reason: "late" } } });
+    const after = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, {
+      token: h.tokens.operate,
+      body: { approve: true, value: { reason: "late" } },
+    });
     expect(after.status).toBe(409);
-    expect((await json(after)).error).toMatchObject({ code: "APPROVAL_EXPIRED", message: expect.stringMatching(/timed out/) });
-    expect((await json(await h.call("POST", local(urls.resume), { token: h.tokens.operate }))).error.code).toBe("APPROVAL_EXPIRED");
+    expect((await json(after)).error).toMatchObject({
+      code: "APPROVAL_EXPIRED",
+      message: expect.stringMatching(/timed out/),
+    });
+    expect((await json(await h.call("POST", local(urls.resume), { token: h.tokens.operate }))).error.code).toBe(
+      "APPROVAL_EXPIRED",
+    );
   });
 
   it("GET (or PUT, DELETE) on a resume or cancel link is 405 with Allow: POST, and acts on nothing", async () => {
@@ -239,7 +278,10 @@ describe("approval races", () => {
         const res = await h.call(method, local(link));
         expect(res.status, `${method} ${link}`).toBe(405);
         expect(res.headers.get("allow")).toBe("POST");
-        expect((await json(res)).error).toMatchObject({ code: "METHOD_NOT_ALLOWED", message: expect.stringMatching(/acts only on POST: curl -X POST/) });
+        expect((await json(res)).error).toMatchObject({
+          code: "METHOD_NOT_ALLOWED",
+          message: expect.stringMatching(/acts only on POST: curl -X POST/),
+        });
       }
     }
     expect((await h.store.getRun(id))!.status).toBe("waiting");
@@ -248,14 +290,23 @@ describe("approval races", () => {
 
   it("self-approval: the run's creator gets 403 (audited), someone else may approve", async () => {
     const { id, urls } = await gate("olivia");
-    const self = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true, value: { reason: "mine" } } });
+    const self = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, {
+      token: h.tokens.operate,
+      body: { approve: true, value: { reason: "mine" } },
+    });
     expect(self.status).toBe(403);
     expect((await json(self)).error).toMatchObject({ code: "APPROVAL_FORBIDDEN", outcome: "forbidden" });
     const selfLink = await h.call("POST", local(urls.resume), { token: h.tokens.operate, body: { reason: "mine" } });
     expect(selfLink.status).toBe(403);
-    const selfPage = await h.call("POST", local(urls.approvalPage), { ...form({ decision: "approve", "f.reason": "mine" }), token: h.tokens.operate });
+    const selfPage = await h.call("POST", local(urls.approvalPage), {
+      ...form({ decision: "approve", "f.reason": "mine" }),
+      token: h.tokens.operate,
+    });
     expect(selfPage.status).toBe(403);
-    const other = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.admin, body: { approve: true, value: { reason: "ok" } } });
+    const other = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, {
+      token: h.tokens.admin,
+      body: { approve: true, value: { reason: "ok" } },
+    });
     expect(other.status).toBe(200);
     const events = await h.store.listApprovalEvents(id);
     expect(events.map((e) => [e.actor, e.outcome, e.via])).toEqual([
@@ -265,25 +316,59 @@ describe("approval races", () => {
       ["ada", "resolved", "api"],
     ]);
     const detail = await json(await h.call("GET", `/api/runs/${id}`, { token: h.tokens.read }));
-    expect(detail.approvalEvents.map((e: any) => e.outcome)).toEqual(["forbidden", "forbidden", "forbidden", "resolved"]);
+    expect(detail.approvalEvents.map((e: any) => e.outcome)).toEqual([
+      "forbidden",
+      "forbidden",
+      "forbidden",
+      "resolved",
+    ]);
   });
 
   it("the API explains refusals: invalid value (422), unknown key (404), no approval (409)", async () => {
     const { id } = await gate();
-    const invalid = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.admin, body: { approve: true, value: { environment: "moon" } } });
+    const invalid = await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, {
+      token: h.tokens.admin,
+      body: { approve: true, value: { environment: "moon" } },
+    });
     expect(invalid.status).toBe(422);
-    expect((await json(invalid)).error.problems).toEqual(['"reason" is required', '"environment" must be one of "staging", "production"']);
-    expect((await h.call("POST", `/api/runs/${id}/approvals/other`, { token: h.tokens.admin, body: { approve: true } })).status).toBe(404);
-    expect((await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.admin, body: {} })).status).toBe(400);
+    expect((await json(invalid)).error.problems).toEqual([
+      '"reason" is required',
+      '"environment" must be one of "staging", "production"',
+    ]);
+    expect(
+      (await h.call("POST", `/api/runs/${id}/approvals/other`, { token: h.tokens.admin, body: { approve: true } }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await h.call("POST", `/api/runs/${id}/approvals/waitForApproval`, { token: h.tokens.admin, body: {} })).status,
+    ).toBe(400);
     const detail = await json(await h.call("GET", `/api/runs/${id}`, { token: h.tokens.read }));
     expect(detail.approvals).toEqual([
-      expect.objectContaining({ key: "waitForApproval", selfApproval: false, timeoutSeconds: 3600, form: expect.objectContaining({ order: ["environment", "reason", "priority", "notify"], required: ["reason"] }) }),
+      expect.objectContaining({
+        key: "waitForApproval",
+        selfApproval: false,
+        timeoutSeconds: 3600,
+        form: expect.objectContaining({ order: ["environment", "reason", "priority", "notify"], required: ["reason"] }),
+      }),
     ]);
     await h.engine.cancel(id);
-    const missing = await h.call("POST", `/api/runs/no-such-run/approvals/waitForApproval`, { token: h.tokens.admin, body: { approve: true } });
+    const missing = await h.call("POST", `/api/runs/no-such-run/approvals/waitForApproval`, {
+      token: h.tokens.admin,
+      body: { approve: true },
+    });
     expect(missing.status).toBe(404);
-    expect((await json(missing)).error).toMatchObject({ code: "RUN_NOT_FOUND", message: expect.stringMatching(/no run with id "no-such-run"/) });
+    expect((await json(missing)).error).toMatchObject({
+      code: "RUN_NOT_FOUND",
+      message: expect.stringMatching(/no run with id "no-such-run"/),
+    });
     const hello = await h.start("hello", {});
-    expect((await h.call("POST", `/api/runs/${hello.id}/approvals/waitForApproval`, { token: h.tokens.admin, body: { approve: true } })).status).toBe(404);
+    expect(
+      (
+        await h.call("POST", `/api/runs/${hello.id}/approvals/waitForApproval`, {
+          token: h.tokens.admin,
+          body: { approve: true },
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -50,7 +50,9 @@ async function requestFor(method: string, template: string): Promise<{ path: str
     case "POST /api/schedules/{workflow}/resume":
       return { path: template.replace("{workflow}", "nightly") };
   }
-  return { path: template.replace("{id}", enc(runId)).replace("{name}", "hello").replace("{script}", "f/demo/extract.py") };
+  return {
+    path: template.replace("{id}", enc(runId)).replace("{name}", "hello").replace("{script}", "f/demo/extract.py"),
+  };
 }
 
 function expectedFor(scope: string, caller: Caller): "ok" | 401 | 403 {
@@ -61,8 +63,9 @@ function expectedFor(scope: string, caller: Caller): "ok" | 401 | 403 {
 }
 
 const operations = () =>
-  Object.entries(openApiDocument().paths as Record<string, Record<string, { "x-sluice-scope": string }>>).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, scope: op["x-sluice-scope"] })),
+  Object.entries(openApiDocument().paths as Record<string, Record<string, { "x-sluice-scope": string }>>).flatMap(
+    ([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, scope: op["x-sluice-scope"] })),
   );
 
 describe("auth matrix: every endpoint × no token, bad token, read, operate, worker, admin", () => {
@@ -74,7 +77,8 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, wor
     );
     const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
     expect([...documented].sort()).toEqual([...routes].sort());
-    for (const o of operations()) expect(["public", "link", "read", "operate", "worker", "admin"], `${o.method} ${o.path}`).toContain(o.scope);
+    for (const o of operations())
+      expect(["public", "link", "read", "operate", "worker", "admin"], `${o.method} ${o.path}`).toContain(o.scope);
   });
 
   for (const caller of CALLERS) {
@@ -82,7 +86,12 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, wor
       const seen: string[] = [];
       for (const op of operations()) {
         const req = await requestFor(op.method, op.path);
-        const token = caller === "none" ? undefined : caller === "bad" ? "sluice_0123456789abcdef_" + "x".repeat(43) : h.tokens[caller];
+        const token =
+          caller === "none"
+            ? undefined
+            : caller === "bad"
+              ? "sluice_0123456789abcdef_" + "x".repeat(43)
+              : h.tokens[caller];
         const res = await h.call(op.method, req.path, {
           token,
           ...(req.form
@@ -108,7 +117,9 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, wor
     expect(none.error.message).toMatch(/sluice token create --name <you> --scope operate/);
     const bad = (await (await h.call("GET", "/api/runs", { token: "nope" })).json()) as any;
     expect(bad.error.code).toBe("AUTH_INVALID_TOKEN");
-    const low = (await (await h.call("POST", "/api/runs", { token: h.tokens.read, body: { workflow: "hello" } })).json()) as any;
+    const low = (await (
+      await h.call("POST", "/api/runs", { token: h.tokens.read, body: { workflow: "hello" } })
+    ).json()) as any;
     expect(low.error).toMatchObject({ code: "AUTH_SCOPE" });
     expect(low.error.message).toMatch(/token "reader" has scope "read" but this endpoint needs "operate"/);
     const malformed = await h.call("GET", "/api/runs", { headers: { authorization: "Basic abc" } });
@@ -116,7 +127,9 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, wor
   });
 
   it("tokens: created through the API (admin), listed without secrets, revoked at once", async () => {
-    const created = (await (await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "ci-bot", scope: "operate" } })).json()) as any;
+    const created = (await (
+      await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "ci-bot", scope: "operate" } })
+    ).json()) as any;
     expect(created.token).toMatch(/^sluice_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(created.info).toMatchObject({ name: "ci-bot", scope: "operate" });
     const me = (await (await h.call("GET", "/api/me", { token: created.token })).json()) as any;
@@ -127,8 +140,12 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, wor
     expect(list).not.toContain("hash");
     expect((await h.call("DELETE", `/api/tokens/${created.info.id}`, { token: h.tokens.admin })).status).toBe(200);
     expect((await h.call("GET", "/api/me", { token: created.token })).status).toBe(401);
-    expect((await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "x y", scope: "read" } })).status).toBe(400);
-    expect((await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "x", scope: "root" } })).status).toBe(400);
+    expect(
+      (await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "x y", scope: "read" } })).status,
+    ).toBe(400);
+    expect(
+      (await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "x", scope: "root" } })).status,
+    ).toBe(400);
   });
 });
 
@@ -166,18 +183,33 @@ describe("request safety", () => {
       expect(res.status, body.slice(0, 60)).toBe(status);
       expect(((await res.json()) as any).error.code).toBe(code);
     }
-    const plain = await h.call("POST", "/api/runs", { token: h.tokens.operate, body: '{"workflow":"hello"}', headers: { "content-type": "text/plain" } });
+    const plain = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      body: '{"workflow":"hello"}',
+      headers: { "content-type": "text/plain" },
+    });
     expect(plain.status).toBe(415);
     expect(({} as any).admin).toBeUndefined();
   });
 
   it("refuses cross-site state changes (Origin of another site)", async () => {
-    const evil = await h.call("POST", "/api/signals", { token: h.tokens.operate, body: { event: "x" }, headers: { origin: "https://evil.example" } });
+    const evil = await h.call("POST", "/api/signals", {
+      token: h.tokens.operate,
+      body: { event: "x" },
+      headers: { origin: "https://evil.example" },
+    });
     expect(evil.status).toBe(403);
     expect(((await evil.json()) as any).error.code).toBe("CROSS_ORIGIN");
-    const same = await h.call("POST", "/api/signals", { token: h.tokens.operate, body: { event: "x" }, headers: { origin: "http://localhost" } });
+    const same = await h.call("POST", "/api/signals", {
+      token: h.tokens.operate,
+      body: { event: "x" },
+      headers: { origin: "http://localhost" },
+    });
     expect(same.status).toBe(200);
-    const reads = await h.call("GET", "/api/runs", { token: h.tokens.read, headers: { origin: "https://evil.example" } });
+    const reads = await h.call("GET", "/api/runs", {
+      token: h.tokens.read,
+      headers: { origin: "https://evil.example" },
+    });
     expect(reads.status).toBe(200);
     expect(reads.headers.get("access-control-allow-origin")).toBeNull();
   });
@@ -201,7 +233,11 @@ describe("auth off (sluice dev on loopback)", () => {
   afterAll(async () => off?.close());
 
   it("needs no token, acts as the local user, and still checks tokens that are sent", async () => {
-    expect(((await (await off.call("GET", "/api/me")).json()) as any)).toEqual({ name: "dev-user", scope: "admin", auth: "off" });
+    expect((await (await off.call("GET", "/api/me")).json()) as any).toEqual({
+      name: "dev-user",
+      scope: "admin",
+      auth: "off",
+    });
     const r = (await (await off.call("POST", "/api/runs", { body: { workflow: "hello" } })).json()) as any;
     expect(r.run.createdBy).toBe("dev-user");
     expect(((await (await off.call("GET", "/api/me", { token: off.tokens.read })).json()) as any).name).toBe("reader");
@@ -215,9 +251,13 @@ describe("auth off (sluice dev on loopback)", () => {
     const rebound = await off.call("GET", "/api/me", { headers: { host: "attacker.example:7777" } });
     expect(rebound.status).toBe(403);
     expect(((await rebound.json()) as any).error.code).toBe("HOST_NOT_ALLOWED");
-    const remote = await off.app.request("/api/me", {}, { incoming: { socket: { remoteAddress: "10.1.2.3" } } } as never);
+    const remote = await off.app.request("/api/me", {}, {
+      incoming: { socket: { remoteAddress: "10.1.2.3" } },
+    } as never);
     expect(remote.status).toBe(403);
-    const loop = await off.app.request("/api/me", {}, { incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } } } as never);
+    const loop = await off.app.request("/api/me", {}, {
+      incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } },
+    } as never);
     expect(loop.status).toBe(200);
   });
 });

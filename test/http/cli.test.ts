@@ -16,7 +16,9 @@ describe("sluice token", () => {
     const list = bufferIO(root);
     expect(await run(["token", "list", "--json"], list)).toBe(0);
     const tokens = JSON.parse(list.out.join(""));
-    expect(tokens).toEqual([{ id: expect.any(String), name: "alice", scope: "operate", createdAt: expect.any(String) }]);
+    expect(tokens).toEqual([
+      { id: expect.any(String), name: "alice", scope: "operate", createdAt: expect.any(String) },
+    ]);
     expect(list.out.join("")).not.toContain(token.slice(-43));
     const revoke = bufferIO(root);
     expect(await run(["token", "revoke", tokens[0].id], revoke)).toBe(0);
@@ -41,14 +43,30 @@ describe("sluice dev serves the API and the UI", () => {
       expect(io.out.join("")).toMatch(/no login on loopback/);
       const health = await fetch(`${url}/api/health`);
       expect(await health.json()).toEqual({ ok: true, store: "sqlite" });
-      const created = (await (await fetch(`${url}/api/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workflow: "hello", payload: { name: "dev" } }) })).json()) as any;
+      const created = (await (
+        await fetch(`${url}/api/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ workflow: "hello", payload: { name: "dev" } }),
+        })
+      ).json()) as any;
       expect(created.run.createdBy).toBeTruthy();
-      await eventually(async () => ((await (await fetch(`${url}/api/runs/${created.run.id}`)).json()) as any).run.status === "succeeded", 10_000);
+      await eventually(
+        async () =>
+          ((await (await fetch(`${url}/api/runs/${created.run.id}`)).json()) as any).run.status === "succeeded",
+        10_000,
+      );
       const page = await fetch(`${url}/runs/${created.run.id}`);
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toMatch(/text\/html/);
       // Resume links point at this server.
-      const gate = (await (await fetch(`${url}/api/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workflow: "f/open_gate" }) })).json()) as any;
+      const gate = (await (
+        await fetch(`${url}/api/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ workflow: "f/open_gate" }),
+        })
+      ).json()) as any;
       const urls = await eventually(async () => {
         const d = (await (await fetch(`${url}/api/runs/${gate.run.id}`)).json()) as any;
         return d.run.status === "waiting" ? d.steps.find((s: any) => s.key === "urls").value : null;

@@ -96,9 +96,17 @@ export interface HttpHarness {
   root: string;
   tokens: { read: string; operate: string; worker: string; admin: string };
   /** `app.request` with an optional bearer token and JSON body. */
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   /** Enqueues through the engine and waits until the run matches `until`. */
-  start(workflow: string, payload: unknown, options?: { createdBy?: string; until?: (r: RunRecord) => boolean }): Promise<RunRecord>;
+  start(
+    workflow: string,
+    payload: unknown,
+    options?: { createdBy?: string; until?: (r: RunRecord) => boolean },
+  ): Promise<RunRecord>;
   waitFor(id: string, until: (r: RunRecord) => boolean): Promise<RunRecord>;
   close(): Promise<void>;
 }
@@ -108,7 +116,12 @@ export async function startHarness(auth: AuthConfig = { mode: "tokens" }): Promi
   const root = makeProject(FILES, "sluice-http-");
   const clock = new SkippableClock();
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db"), clock, pollMs: 20 });
-  const engine = createEngine({ store, scheduler: { tickMs: 50 }, worker: { pollMs: 20 }, baseUrl: "http://127.0.0.1:7777" });
+  const engine = createEngine({
+    store,
+    scheduler: { tickMs: 50 },
+    worker: { pollMs: 20 },
+    baseUrl: "http://127.0.0.1:7777",
+  });
   await engine.start();
   const report = await new Project(root, engine).loadAll();
   if (report.errors.length) throw new Error(report.errors.map((e) => e.error.message).join("\n"));

@@ -14,7 +14,10 @@ const json = async (r: Response) => (await r.json()) as any;
 
 describe("enqueue", () => {
   it("creates a run as the token's identity and returns 201 with the run", async () => {
-    const r = await h.call("POST", "/api/runs", { token: h.tokens.operate, body: { workflow: "hello", payload: { name: "api" } } });
+    const r = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      body: { workflow: "hello", payload: { name: "api" } },
+    });
     expect(r.status).toBe(201);
     const body = await json(r);
     expect(body.deduplicated).toBe(false);
@@ -25,19 +28,34 @@ describe("enqueue", () => {
 
   it("honours Idempotency-Key: the same key and body return the same run (200), another body is a 409", async () => {
     const headers = { "idempotency-key": "order-42" };
-    const first = await h.call("POST", "/api/runs", { token: h.tokens.operate, headers, body: { workflow: "hello", payload: { name: "k" } } });
-    const again = await h.call("POST", "/api/runs", { token: h.tokens.operate, headers, body: { workflow: "hello", payload: { name: "k" } } });
+    const first = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      headers,
+      body: { workflow: "hello", payload: { name: "k" } },
+    });
+    const again = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      headers,
+      body: { workflow: "hello", payload: { name: "k" } },
+    });
     expect([first.status, again.status]).toEqual([201, 200]);
     expect((await json(first)).run.id).toBe("order-42");
     expect(await json(again)).toMatchObject({ deduplicated: true, run: { id: "order-42" } });
-    const other = await h.call("POST", "/api/runs", { token: h.tokens.operate, headers, body: { workflow: "hello", payload: { name: "other" } } });
+    const other = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      headers,
+      body: { workflow: "hello", payload: { name: "other" } },
+    });
     expect(other.status).toBe(409);
     expect((await json(other)).error.code).toBe("RUN_ID_CONFLICT");
   });
 
   it("takes id, runAt, retries and priority, and explains bad input", async () => {
     const runAt = new Date(Date.now() + 3_600_000).toISOString();
-    const r = await h.call("POST", "/api/runs", { token: h.tokens.operate, body: { workflow: "hello", id: "later-1", runAt, retries: 5, priority: 7 } });
+    const r = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      body: { workflow: "hello", id: "later-1", runAt, retries: 5, priority: 7 },
+    });
     expect(r.status).toBe(201);
     const run = (await json(r)).run;
     expect(run).toMatchObject({ id: "later-1", status: "pending", maxAttempts: 6, priority: 7, readyAt: runAt });
@@ -54,7 +72,11 @@ describe("enqueue", () => {
       expect(res.status, JSON.stringify(body)).toBe(status);
       expect((await json(res)).error.message).toMatch(message);
     }
-    const both = await h.call("POST", "/api/runs", { token: h.tokens.operate, headers: { "idempotency-key": "a" }, body: { workflow: "hello", id: "b" } });
+    const both = await h.call("POST", "/api/runs", {
+      token: h.tokens.operate,
+      headers: { "idempotency-key": "a" },
+      body: { workflow: "hello", id: "b" },
+    });
     expect(both.status).toBe(400);
   });
 });
@@ -63,16 +85,26 @@ describe("list", () => {
   it("filters by status, workflow, time and parent, and pages with a cursor", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await h.start("hello", { name: `p${i}` })).id);
-    const page1 = await json(await h.call("GET", "/api/runs?workflow=hello&status=succeeded&limit=2", { token: h.tokens.read }));
+    const page1 = await json(
+      await h.call("GET", "/api/runs?workflow=hello&status=succeeded&limit=2", { token: h.tokens.read }),
+    );
     expect(page1.runs).toHaveLength(2);
     expect(page1.runs.map((r: any) => r.id)).toEqual([ids[4], ids[3]]);
-    const page2 = await json(await h.call("GET", `/api/runs?workflow=hello&status=succeeded&limit=2&cursor=${page1.nextCursor}`, { token: h.tokens.read }));
+    const page2 = await json(
+      await h.call("GET", `/api/runs?workflow=hello&status=succeeded&limit=2&cursor=${page1.nextCursor}`, {
+        token: h.tokens.read,
+      }),
+    );
     expect(page2.runs.map((r: any) => r.id)).toEqual([ids[2], ids[1]]);
     expect(page2.runs[0].seq).toBeLessThan(page1.runs[1].seq);
     const all: string[] = [];
     let cursor: string | null = "";
     while (cursor !== null) {
-      const p: any = await json(await h.call("GET", `/api/runs?workflow=hello&limit=3${cursor ? `&cursor=${cursor}` : ""}`, { token: h.tokens.read }));
+      const p: any = await json(
+        await h.call("GET", `/api/runs?workflow=hello&limit=3${cursor ? `&cursor=${cursor}` : ""}`, {
+          token: h.tokens.read,
+        }),
+      );
       all.push(...p.runs.map((r: any) => r.id));
       cursor = p.nextCursor;
     }
@@ -80,9 +112,13 @@ describe("list", () => {
     expect(all).toEqual(expect.arrayContaining(ids));
     const pending = await json(await h.call("GET", "/api/runs?status=pending,waiting", { token: h.tokens.read }));
     expect(pending.runs.every((r: any) => ["pending", "waiting"].includes(r.status))).toBe(true);
-    const future = await json(await h.call("GET", `/api/runs?createdAfter=${Date.now() + 60_000}`, { token: h.tokens.read }));
+    const future = await json(
+      await h.call("GET", `/api/runs?createdAfter=${Date.now() + 60_000}`, { token: h.tokens.read }),
+    );
     expect(future.runs).toEqual([]);
-    const before = await json(await h.call("GET", `/api/runs?createdBefore=2000-01-01T00:00:00Z`, { token: h.tokens.read }));
+    const before = await json(
+      await h.call("GET", `/api/runs?createdBefore=2000-01-01T00:00:00Z`, { token: h.tokens.read }),
+    );
     expect(before.runs).toEqual([]);
     for (const bad of ["status=nope", "limit=0", "limit=x", "cursor=abc", "createdAfter=yesterday"]) {
       expect((await h.call("GET", `/api/runs?${bad}`, { token: h.tokens.read })).status, bad).toBe(400);
@@ -101,11 +137,16 @@ describe("list", () => {
       expect(deadIds).toContain(failed.id);
       expect(deadIds).not.toContain(ok.id);
       expect(dead.runs.every((r: any) => r.status === "failed")).toBe(true);
-      const both = await json(await h.call("GET", "/api/runs?status=dead,succeeded&limit=500", { token: h.tokens.read }));
+      const both = await json(
+        await h.call("GET", "/api/runs?status=dead,succeeded&limit=500", { token: h.tokens.read }),
+      );
       expect(both.runs.map((r: any) => r.id)).toEqual(expect.arrayContaining([failed.id, ok.id]));
       const bad = await h.call("GET", "/api/runs?status=zombie", { token: h.tokens.read });
       expect(bad.status).toBe(400);
-      expect((await json(bad)).error).toMatchObject({ code: "INVALID_STATUS", message: expect.stringMatching(/unknown status "zombie" for "status": use .*dead \(= failed\)/) });
+      expect((await json(bad)).error).toMatchObject({
+        code: "INVALID_STATUS",
+        message: expect.stringMatching(/unknown status "zombie" for "status": use .*dead \(= failed\)/),
+      });
     } finally {
       (globalThis as any).__sluiceFixed = fixed;
     }
@@ -113,7 +154,10 @@ describe("list", () => {
 
   it("topLevel leaves out child tasks; parent lists a run's children", async () => {
     const gate = await h.start("f/open_gate", {}, { until: (r) => r.status === "waiting" });
-    await h.call("POST", `/api/runs/${gate.id}/approvals/waitForApproval`, { token: h.tokens.operate, body: { approve: true } });
+    await h.call("POST", `/api/runs/${gate.id}/approvals/waitForApproval`, {
+      token: h.tokens.operate,
+      body: { approve: true },
+    });
     await h.waitFor(gate.id, (r) => r.status === "succeeded");
     const top = await json(await h.call("GET", "/api/runs?topLevel=true&limit=500", { token: h.tokens.read }));
     expect(top.runs.every((r: any) => r.parentId === null)).toBe(true);
@@ -125,9 +169,18 @@ describe("run detail, cancel, retry, signal", () => {
   it("returns steps, children, attempts, result and error", async () => {
     const run = await h.start("hello", { name: "detail" });
     const d = await json(await h.call("GET", `/api/runs/${encodeURIComponent(run.id)}`, { token: h.tokens.read }));
-    expect(d.run).toMatchObject({ id: run.id, status: "succeeded", attempt: 1, maxAttempts: 3, result: { text: "hello detail" }, error: null });
+    expect(d.run).toMatchObject({
+      id: run.id,
+      status: "succeeded",
+      attempt: 1,
+      maxAttempts: 3,
+      result: { text: "hello detail" },
+      error: null,
+    });
     expect(d.run.durationMs).toBeGreaterThanOrEqual(0);
-    expect(d.steps).toEqual([expect.objectContaining({ key: "greet", kind: "step", status: "done", value: "hello detail", attempts: 1 })]);
+    expect(d.steps).toEqual([
+      expect.objectContaining({ key: "greet", kind: "step", status: "done", value: "hello detail", attempts: 1 }),
+    ]);
     expect(d).toMatchObject({ children: [], childrenTruncated: false, approvals: [], approvalEvents: [] });
     const missing = await h.call("GET", "/api/runs/nope", { token: h.tokens.read });
     expect(missing.status).toBe(404);
@@ -145,7 +198,10 @@ describe("run detail, cancel, retry, signal", () => {
 
   it("cancels an unfinished run (409 once finished) and retries a failed one (409 otherwise)", async () => {
     const waiting = await h.start("waiter", {}, { until: (r) => r.status === "waiting" });
-    const c1 = await h.call("POST", `/api/runs/${waiting.id}/cancel`, { token: h.tokens.operate, body: { reason: "changed my mind" } });
+    const c1 = await h.call("POST", `/api/runs/${waiting.id}/cancel`, {
+      token: h.tokens.operate,
+      body: { reason: "changed my mind" },
+    });
     expect(c1.status).toBe(200);
     expect(await json(c1)).toEqual({ id: waiting.id, status: "cancelled" });
     expect((await h.store.getRun(waiting.id))!.error?.message).toMatch(/changed my mind/);
@@ -173,7 +229,10 @@ describe("run detail, cancel, retry, signal", () => {
 
   it("sends a signal that wakes waiting runs", async () => {
     const w = await h.start("waiter", {}, { until: (r) => r.status === "waiting" });
-    const r = await h.call("POST", "/api/signals", { token: h.tokens.operate, body: { event: "go", payload: { n: 1 } } });
+    const r = await h.call("POST", "/api/signals", {
+      token: h.tokens.operate,
+      body: { event: "go", payload: { n: 1 } },
+    });
     expect(await json(r)).toEqual({ event: "go", woke: 1 });
     const done = await h.waitFor(w.id, (x) => isTerminal(x.status));
     expect(JSON.parse(done.result!)).toEqual({ n: 1 });
@@ -187,7 +246,9 @@ describe("logs", () => {
     const all = await json(await h.call("GET", `/api/runs/${run.id}/logs`, { token: h.tokens.read }));
     expect(all.logs.map((l: any) => [l.step, l.message])).toEqual([["greet", "greeting logs"]]);
     expect(all.finished).toBe(true);
-    const none = await json(await h.call("GET", `/api/runs/${run.id}/logs?after=${all.nextAfter}`, { token: h.tokens.read }));
+    const none = await json(
+      await h.call("GET", `/api/runs/${run.id}/logs?after=${all.nextAfter}`, { token: h.tokens.read }),
+    );
     expect(none.logs).toEqual([]);
     expect((await h.call("GET", `/api/runs/${run.id}/logs?after=x`, { token: h.tokens.read })).status).toBe(400);
   });
@@ -200,8 +261,16 @@ describe("logs", () => {
     const tree = await json(await h.call("GET", `/api/runs/${run.id}/logs?children=true`, { token: h.tokens.read }));
     expect(tree.logs.map((l: any) => l.message)).toEqual(["begin", "shouting a", "shouting b"]);
     expect(new Set(tree.logs.map((l: any) => l.runId)).size).toBe(3);
-    const events = await readSse(await h.call("GET", `/api/runs/${run.id}/logs/stream?children=true`, { token: h.tokens.read }), (evs) => evs.some((e) => e.event === "end"), 5000);
-    expect(events.filter((e) => e.event === "log").map((e) => JSON.parse(e.data).message)).toEqual(["begin", "shouting a", "shouting b"]);
+    const events = await readSse(
+      await h.call("GET", `/api/runs/${run.id}/logs/stream?children=true`, { token: h.tokens.read }),
+      (evs) => evs.some((e) => e.event === "end"),
+      5000,
+    );
+    expect(events.filter((e) => e.event === "log").map((e) => JSON.parse(e.data).message)).toEqual([
+      "begin",
+      "shouting a",
+      "shouting b",
+    ]);
   });
 
   it("streams lines with Server-Sent Events while the run runs, then ends", async () => {
@@ -213,11 +282,20 @@ describe("logs", () => {
     const events = await readSse(res, (evs) => evs.some((e) => e.event === "end"), 10_000);
     const logs = events.filter((e) => e.event === "log").map((e) => JSON.parse(e.data).message);
     expect(logs).toEqual(["first line", "second line"]);
-    expect(events.filter((e) => e.event === "log").map((e) => e.id)).toEqual(events.filter((e) => e.event === "log").map((e) => String(JSON.parse(e.data).seq)));
+    expect(events.filter((e) => e.event === "log").map((e) => e.id)).toEqual(
+      events.filter((e) => e.event === "log").map((e) => String(JSON.parse(e.data).seq)),
+    );
     expect(JSON.parse(events.at(-1)!.data)).toEqual({ status: "succeeded" });
     // Resuming after the first line (Last-Event-ID) sends only the rest.
     const first = events.find((e) => e.event === "log")!;
-    const resumed = await readSse(await h.call("GET", `/api/runs/${handle.id}/logs/stream`, { token: h.tokens.read, headers: { "last-event-id": first.id! } }), (evs) => evs.some((e) => e.event === "end"), 5000);
+    const resumed = await readSse(
+      await h.call("GET", `/api/runs/${handle.id}/logs/stream`, {
+        token: h.tokens.read,
+        headers: { "last-event-id": first.id! },
+      }),
+      (evs) => evs.some((e) => e.event === "end"),
+      5000,
+    );
     expect(resumed.filter((e) => e.event === "log").map((e) => JSON.parse(e.data).message)).toEqual(["second line"]);
     expect((await h.call("GET", "/api/runs/nope/logs/stream", { token: h.tokens.read })).status).toBe(404);
   });
@@ -225,7 +303,11 @@ describe("logs", () => {
   it("streams change events, and a closed stream unsubscribes", async () => {
     const before = h.app.deps.feed.size;
     const res = await h.call("GET", "/api/events", { token: h.tokens.read });
-    const reading = readSse(res, (evs) => evs.some((e) => e.event === "change" && JSON.parse(e.data).runs.length > 0), 10_000);
+    const reading = readSse(
+      res,
+      (evs) => evs.some((e) => e.event === "change" && JSON.parse(e.data).runs.length > 0),
+      10_000,
+    );
     await eventually(() => h.app.deps.feed.size > before, 5000);
     await h.call("POST", "/api/runs", { token: h.tokens.operate, body: { workflow: "hello" } });
     const events = await reading;

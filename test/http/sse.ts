@@ -6,7 +6,11 @@ export interface SseEvent {
 }
 
 /** Collects events until `done(events)` is true (or throws after `timeoutMs`). */
-export async function readSse(res: Response, done: (events: SseEvent[]) => boolean, timeoutMs: number): Promise<SseEvent[]> {
+export async function readSse(
+  res: Response,
+  done: (events: SseEvent[]) => boolean,
+  timeoutMs: number,
+): Promise<SseEvent[]> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   const events: SseEvent[] = [];

@@ -30,14 +30,20 @@ afterAll(async () => {
 });
 
 async function post(app: SluiceApp, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, { method: "POST", headers: { "content-type": "application/json", host: "127.0.0.1" }, body: JSON.stringify(body) });
+  const res = await app.request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json", host: "127.0.0.1" },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
 describe("worker protocol on Postgres, two servers", () => {
   it("a worker on server B claims a run enqueued on server A within milliseconds; writes go through either", async () => {
     const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
-    expect((await post(b.app, "/api/worker/workflows", { workflows: [{ name: "pg-order", maxAttempts: 2 }] })).status).toBe(200);
+    expect(
+      (await post(b.app, "/api/worker/workflows", { workflows: [{ name: "pg-order", maxAttempts: 2 }] })).status,
+    ).toBe(200);
     const pending = post(b.app, "/api/worker/claim", { workerId: "go-1", workflows: ["pg-order"], waitMs: 5_000 });
     await delay(200);
     const t0 = performance.now();
@@ -49,11 +55,17 @@ describe("worker protocol on Postgres, two servers", () => {
     const c = claimed.body.claims[0];
     expect(c).toMatchObject({ runId: enq.body.run.id, payload: { n: 1 } });
     expect(ms).toBeLessThan(1_000);
-    const saved = await post(a.app, `/api/worker/runs/${c.runId}/steps`, { token: c.token, steps: [{ key: "s", kind: "step", status: "done", position: 0, value: 7 }] });
+    const saved = await post(a.app, `/api/worker/runs/${c.runId}/steps`, {
+      token: c.token,
+      steps: [{ key: "s", kind: "step", status: "done", position: 0, value: 7 }],
+    });
     expect(saved.status).toBe(200);
     const stale = await post(a.app, `/api/worker/runs/${c.runId}/finish`, { token: c.token + 1, outcome: "succeeded" });
     expect(stale.body.error.code).toBe("LEASE_LOST");
-    expect((await post(b.app, `/api/worker/runs/${c.runId}/finish`, { token: c.token, outcome: "succeeded", result: "ok" })).body.status).toBe("succeeded");
+    expect(
+      (await post(b.app, `/api/worker/runs/${c.runId}/finish`, { token: c.token, outcome: "succeeded", result: "ok" }))
+        .body.status,
+    ).toBe("succeeded");
     const run = await a.store.getRun(c.runId);
     expect(run).toMatchObject({ status: "succeeded", result: '"ok"' });
     expect((await a.store.getSteps(c.runId)).map((s) => [s.key, s.value])).toEqual([["s", "7"]]);

@@ -40,27 +40,40 @@ afterAll(async () => {
 });
 
 async function call(path: string, body: unknown, token = worker): Promise<Response> {
-  return app.request(path, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return app.request(path, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 async function json(path: string, body: unknown, token = worker): Promise<{ status: number; body: any }> {
   const res = await call(path, body, token);
   return { status: res.status, body: await res.json() };
 }
-const enqueue = async (workflow: string, payload: unknown = {}) => (await json("/api/runs", { workflow, payload }, worker)).body.run.id as string;
+const enqueue = async (workflow: string, payload: unknown = {}) =>
+  (await json("/api/runs", { workflow, payload }, worker)).body.run.id as string;
 const claim = async (workflows: string[], waitMs = 2_000, extra: Record<string, unknown> = {}) =>
   (await json("/api/worker/claim", { workerId: "test-worker", workflows, waitMs, ...extra })).body.claims as any[];
 
 describe("worker protocol", () => {
   it("registers workflows: listed, enqueueable, cron scheduled", async () => {
     const list = (await store.listWorkflows()).map((w) => [w.name, w.queue, w.maxAttempts]);
-    expect(list).toEqual(expect.arrayContaining([["order", "go", 2], ["once", "default", 1], ["tick", "default", 3]]));
+    expect(list).toEqual(
+      expect.arrayContaining([
+        ["order", "go", 2],
+        ["once", "default", 1],
+        ["tick", "default", 3],
+      ]),
+    );
     expect((await store.listSchedules()).map((s) => s.workflow)).toContain("tick");
   });
 
   it("the server publishing its own workflows (a hot reload) keeps the external ones and their cron", async () => {
     await engine.register(defineWorkflow("in-process", { schedule: "0 4 * * *", handler: async () => "x" }));
     expect((await store.listSchedules()).map((s) => s.workflow).sort()).toEqual(["in-process", "tick"]);
-    expect((await store.listWorkflows()).map((w) => w.name)).toEqual(expect.arrayContaining(["in-process", "order", "once", "tick"]));
+    expect((await store.listWorkflows()).map((w) => w.name)).toEqual(
+      expect.arrayContaining(["in-process", "order", "once", "tick"]),
+    );
   });
 
   it("a waiting claim gets a new run within milliseconds of its enqueue", async () => {
@@ -70,7 +83,14 @@ describe("worker protocol", () => {
     const id = await enqueue("order", { orderId: "o1" });
     const [c] = await pending;
     const ms = performance.now() - t0;
-    expect(c).toMatchObject({ runId: id, workflow: "order", payload: { orderId: "o1" }, attempt: 1, maxAttempts: 2, steps: [] });
+    expect(c).toMatchObject({
+      runId: id,
+      workflow: "order",
+      payload: { orderId: "o1" },
+      attempt: 1,
+      maxAttempts: 2,
+      steps: [],
+    });
     expect(c.token).toBeGreaterThan(0);
     expect(ms).toBeLessThan(300);
     // finish it so it does not linger
@@ -81,11 +101,18 @@ describe("worker protocol", () => {
     const id = await enqueue("order", { orderId: "o2" });
     const [c1] = await claim(["order"]);
     expect(c1.runId).toBe(id);
-    const saved = await json(`/api/worker/runs/${id}/steps`, { token: c1.token, steps: [{ key: "charge", kind: "step", status: "done", position: 0, value: { paid: 42 }, attempts: 1 }] });
+    const saved = await json(`/api/worker/runs/${id}/steps`, {
+      token: c1.token,
+      steps: [{ key: "charge", kind: "step", status: "done", position: 0, value: { paid: 42 }, attempts: 1 }],
+    });
     expect(saved).toEqual({ status: 200, body: { saved: ["charge"] } });
     const hb = await json("/api/worker/heartbeat", { leases: [{ runId: id, token: c1.token }], leaseMs: 30_000 });
     expect(hb.body).toEqual({ lost: [] });
-    const parked = await json(`/api/worker/runs/${id}/park`, { token: c1.token, steps: [{ key: "nap", kind: "sleep", status: "pending", position: 1, wakeAfterMs: 150 }], wakeAfterMs: 150 });
+    const parked = await json(`/api/worker/runs/${id}/park`, {
+      token: c1.token,
+      steps: [{ key: "nap", kind: "sleep", status: "pending", position: 1, wakeAfterMs: 150 }],
+      wakeAfterMs: 150,
+    });
     expect(parked.status).toBe(200);
     expect((await store.getRun(id))!.status).toBe("waiting");
     const t0 = Date.now();
@@ -98,28 +125,49 @@ describe("worker protocol", () => {
       ["nap", "sleep", "pending", null],
     ]);
     expect(c2.steps[1].wakeAt).toBeLessThanOrEqual(c2.claimedAt);
-    await json(`/api/worker/runs/${id}/steps`, { token: c2.token, steps: [{ key: "nap", kind: "sleep", status: "done", position: 1 }] });
-    const logs = await json(`/api/worker/runs/${id}/logs`, { token: c2.token, attempt: 1, lines: [{ level: "info", message: "shipped", stepKey: "ship" }] });
+    await json(`/api/worker/runs/${id}/steps`, {
+      token: c2.token,
+      steps: [{ key: "nap", kind: "sleep", status: "done", position: 1 }],
+    });
+    const logs = await json(`/api/worker/runs/${id}/logs`, {
+      token: c2.token,
+      attempt: 1,
+      lines: [{ level: "info", message: "shipped", stepKey: "ship" }],
+    });
     expect(logs.body).toEqual({ accepted: 1 });
-    const fin = await json(`/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "succeeded", result: { ok: true } });
+    const fin = await json(`/api/worker/runs/${id}/finish`, {
+      token: c2.token,
+      outcome: "succeeded",
+      result: { ok: true },
+    });
     expect(fin.body).toEqual({ status: "succeeded" });
     const run = (await store.getRun(id))!;
     expect(run.status).toBe("succeeded");
     expect(JSON.parse(run.result!)).toEqual({ ok: true });
-    expect((await store.getSteps(id)).map((s) => [s.key, s.status])).toEqual([["charge", "done"], ["nap", "done"]]);
+    expect((await store.getSteps(id)).map((s) => [s.key, s.status])).toEqual([
+      ["charge", "done"],
+      ["nap", "done"],
+    ]);
     expect((await store.getLogs(id)).map((l) => l.message)).toEqual(["shipped"]);
   });
 
   it("a stale fencing token is refused with 409 LEASE_LOST and writes nothing", async () => {
     const id = await enqueue("order", { orderId: "o3" });
     const [c] = await claim(["order"]);
-    const stale = await json(`/api/worker/runs/${id}/steps`, { token: c.token + 1, steps: [{ key: "x", kind: "step", status: "done", position: 0, value: 1 }] });
+    const stale = await json(`/api/worker/runs/${id}/steps`, {
+      token: c.token + 1,
+      steps: [{ key: "x", kind: "step", status: "done", position: 0, value: 1 }],
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.error.code).toBe("LEASE_LOST");
     expect(await store.getSteps(id)).toEqual([]);
     expect((await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "succeeded" })).status).toBe(200);
     // The same finish again: the claim is over, so it is refused too.
-    const again = await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "failed", error: { message: "late" } });
+    const again = await json(`/api/worker/runs/${id}/finish`, {
+      token: c.token,
+      outcome: "failed",
+      error: { message: "late" },
+    });
     expect(again.status).toBe(409);
     expect((await store.getRun(id))!.status).toBe("succeeded");
   });
@@ -131,23 +179,42 @@ describe("worker protocol", () => {
     const [c2] = await claim(["order"], 8_000);
     expect(c2.runId).toBe(id);
     expect(c2.attempt).toBe(2);
-    const hb = await json("/api/worker/heartbeat", { leases: [{ runId: id, token: c1.token }, { runId: id, token: c2.token }] });
+    const hb = await json("/api/worker/heartbeat", {
+      leases: [
+        { runId: id, token: c1.token },
+        { runId: id, token: c2.token },
+      ],
+    });
     expect(hb.body.lost).toEqual([id]);
     const late = await json(`/api/worker/runs/${id}/park`, { token: c1.token, wakeAfterMs: 10 });
     expect(late.body.error.code).toBe("LEASE_LOST");
-    expect((await json(`/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "succeeded" })).body.status).toBe("succeeded");
+    expect((await json(`/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "succeeded" })).body.status).toBe(
+      "succeeded",
+    );
   });
 
   it("waitFor: a signal resolves the parked wait; the journal carries its value", async () => {
     const id = await enqueue("order", { orderId: "o5" });
     const [c1] = await claim(["order"]);
-    await json(`/api/worker/runs/${id}/park`, { token: c1.token, steps: [{ key: "approval:o5", kind: "wait", status: "pending", position: 0, wakeAfterMs: 60_000 }], wakeAfterMs: 60_000 });
+    await json(`/api/worker/runs/${id}/park`, {
+      token: c1.token,
+      steps: [{ key: "approval:o5", kind: "wait", status: "pending", position: 0, wakeAfterMs: 60_000 }],
+      wakeAfterMs: 60_000,
+    });
     const pending = claim(["order"], 5_000);
     await delay(50);
     const s = await json("/api/signals", { event: "approval:o5", payload: { approved: true } }, operate);
     expect(s.body.woke).toBe(1);
     const [c2] = await pending;
-    expect(c2.steps).toEqual([expect.objectContaining({ key: "approval:o5", kind: "wait", status: "done", value: { approved: true }, event: "approval:o5" })]);
+    expect(c2.steps).toEqual([
+      expect.objectContaining({
+        key: "approval:o5",
+        kind: "wait",
+        status: "done",
+        value: { approved: true },
+        event: "approval:o5",
+      }),
+    ]);
     await json(`/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "cancelled", reason: "not needed" });
     expect((await store.getRun(id))!.status).toBe("cancelled");
   });
@@ -155,7 +222,11 @@ describe("worker protocol", () => {
   it("waitFor with a timeout: the run wakes at the deadline with the wait still pending", async () => {
     const id = await enqueue("order", { orderId: "o6" });
     const [c1] = await claim(["order"]);
-    await json(`/api/worker/runs/${id}/park`, { token: c1.token, steps: [{ key: "never", kind: "wait", status: "pending", position: 0, wakeAfterMs: 100 }], wakeAfterMs: 100 });
+    await json(`/api/worker/runs/${id}/park`, {
+      token: c1.token,
+      steps: [{ key: "never", kind: "wait", status: "pending", position: 0, wakeAfterMs: 100 }],
+      wakeAfterMs: 100,
+    });
     const [c2] = await claim(["order"], 3_000);
     expect(c2.steps[0]).toMatchObject({ key: "never", status: "pending" });
     expect(c2.steps[0].wakeAt).toBeLessThanOrEqual(c2.claimedAt);
@@ -165,13 +236,21 @@ describe("worker protocol", () => {
   it("retry uses the run's backoff and attempts; the last attempt's retry fails the run", async () => {
     const id = await enqueue("order", { orderId: "o7" });
     const [c1] = await claim(["order"]);
-    const r1 = await json(`/api/worker/runs/${id}/finish`, { token: c1.token, outcome: "retry", error: { message: "card declined", code: "DECLINED" } });
+    const r1 = await json(`/api/worker/runs/${id}/finish`, {
+      token: c1.token,
+      outcome: "retry",
+      error: { message: "card declined", code: "DECLINED" },
+    });
     expect(r1.body.status).toBe("pending");
     expect(r1.body.retryInMs).toBeGreaterThanOrEqual(8);
     expect(r1.body.retryInMs).toBeLessThanOrEqual(20);
     const [c2] = await claim(["order"]);
     expect(c2.attempt).toBe(2);
-    const r2 = await json(`/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "retry", error: { message: "card declined again" } });
+    const r2 = await json(`/api/worker/runs/${id}/finish`, {
+      token: c2.token,
+      outcome: "retry",
+      error: { message: "card declined again" },
+    });
     expect(r2.body.status).toBe("failed");
     const run = (await store.getRun(id))!;
     expect(run.status).toBe("failed");
@@ -181,7 +260,11 @@ describe("worker protocol", () => {
   it("fail ends the run at once", async () => {
     const id = await enqueue("once");
     const [c] = await claim(["once"]);
-    await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "failed", error: { message: "permanent", code: "BAD_ORDER" } });
+    await json(`/api/worker/runs/${id}/finish`, {
+      token: c.token,
+      outcome: "failed",
+      error: { message: "permanent", code: "BAD_ORDER" },
+    });
     expect((await store.getRun(id))!.error).toMatchObject({ message: "permanent", code: "BAD_ORDER" });
   });
 
@@ -200,7 +283,10 @@ describe("worker protocol", () => {
     const noToken = await json("/api/worker/runs/x/steps", { steps: [] });
     expect(noToken).toMatchObject({ status: 400, body: { error: { code: "INVALID_BODY" } } });
     expect(noToken.body.error.message).toMatch(/"token" is required/);
-    const badKind = await json("/api/worker/runs/x/steps", { token: 1, steps: [{ key: "a", kind: "task", status: "done", position: 0 }] });
+    const badKind = await json("/api/worker/runs/x/steps", {
+      token: 1,
+      steps: [{ key: "a", kind: "task", status: "done", position: 0 }],
+    });
     expect(badKind.body.error.message).toMatch(/steps\[0\]\.kind" must be one of step, sleep, wait/);
     const badClaim = await json("/api/worker/claim", { workerId: "w", workflows: [] });
     expect(badClaim.status).toBe(400);

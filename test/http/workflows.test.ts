@@ -17,10 +17,19 @@ describe("workflows", () => {
     const run = await h.start("hello", { name: "w" });
     const { body } = await get("/api/workflows");
     const names = body.workflows.map((w: any) => w.name);
-    expect(names).toEqual(expect.arrayContaining(["hello", "slow", "fails", "waiter", "nightly", "f/gate", "f/open_gate"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["hello", "slow", "fails", "waiter", "nightly", "f/gate", "f/open_gate"]),
+    );
     const hello = body.workflows.find((w: any) => w.name === "hello");
-    expect(hello).toMatchObject({ source: "workflows/hello.ts", maxAttempts: 3, lastRun: { id: run.id, status: "succeeded" } });
-    expect(body.workflows.find((w: any) => w.name === "nightly").schedule).toEqual({ cron: "0 3 * * *", timezone: "UTC" });
+    expect(hello).toMatchObject({
+      source: "workflows/hello.ts",
+      maxAttempts: 3,
+      lastRun: { id: run.id, status: "succeeded" },
+    });
+    expect(body.workflows.find((w: any) => w.name === "nightly").schedule).toEqual({
+      cron: "0 3 * * *",
+      timezone: "UTC",
+    });
   });
 
   it("gives success rate, p50/p95 duration and recent runs", async () => {
@@ -53,7 +62,11 @@ describe("workflows", () => {
       ["approval", "waitForApproval"],
     ]);
     const tako = await get("/api/workflows/slow/diagram");
-    expect(tako.body.diagram.nodes.filter((n: any) => n.key).map((n: any) => n.key)).toEqual(["first", "pause", "second"]);
+    expect(tako.body.diagram.nodes.filter((n: any) => n.key).map((n: any) => n.key)).toEqual([
+      "first",
+      "pause",
+      "second",
+    ]);
   });
 });
 
@@ -65,10 +78,14 @@ describe("schedules", () => {
     expect(nightly.upcoming).toHaveLength(5);
     expect(nightly.upcoming[0]).toBe(nightly.nextAt);
     expect(new Date(nightly.upcoming[1]).getTime() - new Date(nightly.upcoming[0]).getTime()).toBe(86_400_000);
-    const paused = (await (await h.call("POST", "/api/schedules/nightly/pause", { token: h.tokens.operate })).json()) as any;
+    const paused = (await (
+      await h.call("POST", "/api/schedules/nightly/pause", { token: h.tokens.operate })
+    ).json()) as any;
     expect(paused.schedule).toMatchObject({ paused: true, upcoming: [] });
     expect((await h.store.listSchedules()).find((s) => s.workflow === "nightly")!.paused).toBe(true);
-    const resumed = (await (await h.call("POST", "/api/schedules/nightly/resume", { token: h.tokens.operate })).json()) as any;
+    const resumed = (await (
+      await h.call("POST", "/api/schedules/nightly/resume", { token: h.tokens.operate })
+    ).json()) as any;
     expect(resumed.schedule.paused).toBe(false);
     const none = await h.call("POST", "/api/schedules/hello/pause", { token: h.tokens.operate });
     expect(none.status).toBe(404);

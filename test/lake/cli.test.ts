@@ -14,10 +14,17 @@ import { spawnSluice } from "../helpers/processes.js";
 let root: string;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "sluice-lake-cli-"));
-  const lake = await openLakeForWrite(join(root, ".sluice", "lakes", "main.sqlite"), { dataPath: join(root, ".sluice", "lakes", "main") });
+  const lake = await openLakeForWrite(join(root, ".sluice", "lakes", "main.sqlite"), {
+    dataPath: join(root, ".sluice", "lakes", "main"),
+  });
   try {
     await withDuckDb([], async (conn) => {
-      await lake.write(conn, { table: "orders", mode: "append", source: "SELECT * FROM (VALUES (1::BIGINT, 'a'), (2, 'b')) v(id, label)", commitMessage: "first" });
+      await lake.write(conn, {
+        table: "orders",
+        mode: "append",
+        source: "SELECT * FROM (VALUES (1::BIGINT, 'a'), (2, 'b')) v(id, label)",
+        commitMessage: "first",
+      });
       await lake.write(conn, { table: "orders", mode: "replace", source: "SELECT 3::BIGINT AS id, 7 AS qty" });
     });
   } finally {
@@ -36,7 +43,13 @@ describe("sluice lake", () => {
   it("lists snapshots, tables and schema (with history), as text and JSON", async () => {
     const snaps = await sluice(["snapshots", "main", "--json"]);
     expect(snaps.code, snaps.out).toBe(0);
-    expect(JSON.parse(snaps.out).map((s: { snapshot_id: number; changes: unknown; message: string | null }) => [s.snapshot_id, s.changes, s.message])).toEqual([
+    expect(
+      JSON.parse(snaps.out).map((s: { snapshot_id: number; changes: unknown; message: string | null }) => [
+        s.snapshot_id,
+        s.changes,
+        s.message,
+      ]),
+    ).toEqual([
       [0, { schemas_created: ["main"] }, null],
       [1, { tables_created: ["main.orders"], tables_inserted_into: ["1"] }, "first"],
       [2, { tables_altered: ["1"], tables_inserted_into: ["1"], tables_deleted_from: ["1"] }, null],
@@ -62,7 +75,10 @@ describe("sluice lake", () => {
     expect(r.out).toContain("rolled main/orders back to snapshot 1: new snapshot 3");
     const lake = await openLake(join(root, ".sluice", "lakes", "main.sqlite"));
     try {
-      expect(await lake.query("orders", { kind: "latest" }, "SELECT * FROM {table} ORDER BY id")).toEqual([{ id: 1, label: "a" }, { id: 2, label: "b" }]);
+      expect(await lake.query("orders", { kind: "latest" }, "SELECT * FROM {table} ORDER BY id")).toEqual([
+        { id: 1, label: "a" },
+        { id: 2, label: "b" },
+      ]);
     } finally {
       await lake.close();
     }
@@ -71,7 +87,9 @@ describe("sluice lake", () => {
   it("fails with one clear line and a non-zero exit on a missing lake, table or snapshot", async () => {
     const missing = await sluice(["snapshots", "nope"]);
     expect(missing.code).toBe(1);
-    expect(missing.out).toMatch(/^sluice: lake nope does not exist in .*materialize a table into ducklake:\/\/nope\/<table> first\n$/);
+    expect(missing.out).toMatch(
+      /^sluice: lake nope does not exist in .*materialize a table into ducklake:\/\/nope\/<table> first\n$/,
+    );
     const noTable = await sluice(["schema", "main"]);
     expect(noTable.code).toBe(1);
     expect(noTable.out).toContain('"main" names a lake, not a table');

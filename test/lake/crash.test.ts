@@ -20,14 +20,19 @@ afterEach(() => {
 
 describe("a writer killed before its commit", () => {
   it("publishes nothing and leaves only orphans, which the sweep removes", async () => {
-    if (!existsSync(join(REPO, "dist", "lake", "writer.js"))) throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
+    if (!existsSync(join(REPO, "dist", "lake", "writer.js")))
+      throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
     dir = mkdtempSync(join(tmpdir(), "sluice-lake-crash-"));
     const catalog = join(dir, "main.sqlite");
     const data = join(dir, "data");
     const lake = await openLakeForWrite(catalog, { dataPath: data });
     try {
       await withDuckDb([], (conn) => lake.write(conn, { table: "t", mode: "replace", source: "SELECT 42 AS id" }));
-      const child = spawn(process.execPath, [join(REPO, "test", "lake", "fixtures", "write-and-hang.mjs"), REPO, catalog, data], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [join(REPO, "test", "lake", "fixtures", "write-and-hang.mjs"), REPO, catalog, data],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
       let out = "";
       child.stdout.on("data", (d) => (out += d));
       child.stderr.on("data", (d) => (out += d));
@@ -53,9 +58,14 @@ describe("a writer killed before its commit", () => {
       expect(await sweepOrphans(lake.reader, { graceMs: 60_000 })).toEqual([]);
       expect(await sweepOrphans(lake.reader, { graceMs: 0, now: Date.now() + 1000 })).toEqual(files);
       expect(existsSync(files[0]!)).toBe(false);
-      const next = await withDuckDb([], (conn) => lake.write(conn, { table: "t", mode: "append", source: "SELECT 43 AS id" }));
+      const next = await withDuckDb([], (conn) =>
+        lake.write(conn, { table: "t", mode: "append", source: "SELECT 43 AS id" }),
+      );
       expect(next.snapshotId).toBe(2);
-      expect(await lake.reader.query("t", { kind: "latest" }, "SELECT * FROM {table} ORDER BY id")).toEqual([{ id: 42 }, { id: 43 }]);
+      expect(await lake.reader.query("t", { kind: "latest" }, "SELECT * FROM {table} ORDER BY id")).toEqual([
+        { id: 42 },
+        { id: 43 },
+      ]);
     } finally {
       await lake.close();
     }

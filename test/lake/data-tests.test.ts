@@ -19,15 +19,23 @@ describe("slice data tests", () => {
       { kind: "script", path: "f/tests/missing" },
     ];
     const outcomes = await withDuckDb([], async (conn) => {
-      await conn.run("CREATE TEMP TABLE s AS SELECT * FROM (VALUES (1, 10, 'paid'), (2, 10, 'new'), (3, NULL, 'odd'), (4, 99, NULL)) v(id, customer, status)");
-      return runSliceTests(conn, "s", tests, async (asset) => {
-        expect(asset).toBe("ducklake://main/customers");
-        return "SELECT * FROM (VALUES (1), (2), (3), (4), (10)) c(id)";
-      }, async (path) => {
-        if (path === "f/tests/custom") return "SELECT id, status FROM slice WHERE id > 3;";
-        if (path === "f/tests/clean") return "SELECT * FROM slice WHERE id > 100";
-        throw new Error(`no file for ${path}`);
-      });
+      await conn.run(
+        "CREATE TEMP TABLE s AS SELECT * FROM (VALUES (1, 10, 'paid'), (2, 10, 'new'), (3, NULL, 'odd'), (4, 99, NULL)) v(id, customer, status)",
+      );
+      return runSliceTests(
+        conn,
+        "s",
+        tests,
+        async (asset) => {
+          expect(asset).toBe("ducklake://main/customers");
+          return "SELECT * FROM (VALUES (1), (2), (3), (4), (10)) c(id)";
+        },
+        async (path) => {
+          if (path === "f/tests/custom") return "SELECT id, status FROM slice WHERE id > 3;";
+          if (path === "f/tests/clean") return "SELECT * FROM slice WHERE id > 100";
+          throw new Error(`no file for ${path}`);
+        },
+      );
     });
     expect(outcomes.map((o) => [o.test, o.passed, o.offending, o.examples])).toEqual([
       ["not_null id", true, 0, []],

@@ -20,7 +20,12 @@ interface ExpectedTable {
   row_count: number;
   checksum: string;
   rows: Record<string, unknown>[];
-  files: Array<{ data_file: string; data_file_size_bytes: number; delete_file: string | null; delete_file_size_bytes: number | null }>;
+  files: Array<{
+    data_file: string;
+    data_file_size_bytes: number;
+    delete_file: string | null;
+    delete_file_size_bytes: number | null;
+  }>;
   queries: Record<string, { sql: string; result: Record<string, unknown>[] }>;
 }
 interface ExpectedSnapshot {
@@ -74,11 +79,18 @@ describe.skipIf(fixtures.length === 0)("DuckLake reader on the extension's fixtu
           expect((await lake.tables(ref)).map((t) => t.name)).toEqual(Object.keys(snap.tables).sort());
           for (const [name, t] of Object.entries(snap.tables)) {
             const cols = await lake.columns(name, ref);
-            expect(cols.map((c) => ({ name: c.name, type: duckdbTypeOf(c.type) })), name).toEqual(t.columns);
+            expect(
+              cols.map((c) => ({ name: c.name, type: duckdbTypeOf(c.type) })),
+              name,
+            ).toEqual(t.columns);
             const [count] = await lake.query(name, ref, "SELECT count(*) AS n FROM {table}");
             expect(count!.n, `${name} row count`).toBe(t.row_count);
             expect(await lake.query(name, ref, "SELECT * FROM {table} ORDER BY ALL"), `${name} rows`).toEqual(t.rows);
-            const [sum] = await lake.query(name, ref, "SELECT md5(coalesce(string_agg(h, ',' ORDER BY h), '')) AS c FROM (SELECT md5(CAST(x AS VARCHAR)) AS h FROM {table} AS x)");
+            const [sum] = await lake.query(
+              name,
+              ref,
+              "SELECT md5(coalesce(string_agg(h, ',' ORDER BY h), '')) AS c FROM (SELECT md5(CAST(x AS VARCHAR)) AS h FROM {table} AS x)",
+            );
             expect(sum!.c, `${name} checksum`).toBe(t.checksum);
             for (const [q, { sql, result }] of Object.entries(t.queries)) {
               expect(await lake.query(name, ref, sql), `${name} query ${q}`).toEqual(result);
@@ -96,10 +108,16 @@ describe.skipIf(fixtures.length === 0)("DuckLake reader on the extension's fixtu
 
       it("time travels by timestamp: each snapshot's own time reads that snapshot, a time before the first fails", async () => {
         for (const snap of expected.snapshots) {
-          expect((await lake.snapshot({ kind: "timestamp", at: snap.snapshot_time })).snapshotId).toBe(snap.snapshot_id);
+          expect((await lake.snapshot({ kind: "timestamp", at: snap.snapshot_time })).snapshotId).toBe(
+            snap.snapshot_id,
+          );
         }
-        await expect(lake.snapshot({ kind: "timestamp", at: "2000-01-01T00:00:00Z" })).rejects.toMatchObject({ code: "LAKE_SNAPSHOT_NOT_FOUND" });
-        await expect(lake.columns("main.scratch", { kind: "version", snapshotId: 14 })).rejects.toMatchObject({ code: "LAKE_TABLE_NOT_FOUND" });
+        await expect(lake.snapshot({ kind: "timestamp", at: "2000-01-01T00:00:00Z" })).rejects.toMatchObject({
+          code: "LAKE_SNAPSHOT_NOT_FOUND",
+        });
+        await expect(lake.columns("main.scratch", { kind: "version", snapshotId: 14 })).rejects.toMatchObject({
+          code: "LAKE_TABLE_NOT_FOUND",
+        });
       });
     });
   }

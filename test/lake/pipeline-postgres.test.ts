@@ -41,14 +41,23 @@ describe("lakes of a Postgres project", () => {
 
   it("commits materializations to the project's database and reads them back", async () => {
     const h = await p.pipelines.runScript("f/pg/dim", {});
-    expect(await h.result({ timeoutMs: 20_000 })).toMatchObject({ asset: "ducklake://main/dim", rows: 2, snapshot_id: 1 });
+    expect(await h.result({ timeoutMs: 20_000 })).toMatchObject({
+      asset: "ducklake://main/dim",
+      rows: 2,
+      snapshot_id: 1,
+    });
     const again = await p.pipelines.runScript("f/pg/dim", {});
     expect(await again.result({ timeoutMs: 20_000 })).toMatchObject({ rows: 2, snapshot_id: 2 });
     expect(existsSync(join(p.root, ".sluice", "lakes", "main.sqlite"))).toBe(false);
-    const lake = await openPostgresLake(url, "sluice_lake_main", { dataPath: join(p.root, ".sluice", "lakes", "main") });
+    const lake = await openPostgresLake(url, "sluice_lake_main", {
+      dataPath: join(p.root, ".sluice", "lakes", "main"),
+    });
     try {
       expect((await lake.reader.snapshots()).map((s) => s.snapshotId)).toEqual([0, 1, 2]);
-      expect(await lake.reader.query("dim", { kind: "latest" }, "SELECT * FROM {table} ORDER BY id")).toEqual([{ id: 1, label: "a" }, { id: 2, label: "b" }]);
+      expect(await lake.reader.query("dim", { kind: "latest" }, "SELECT * FROM {table} ORDER BY id")).toEqual([
+        { id: 1, label: "a" },
+        { id: 2, label: "b" },
+      ]);
     } finally {
       await lake.close();
     }

@@ -16,8 +16,17 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function writer(catalog: string, data: string, name: string, count: number): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [join(REPO, "test", "lake", "fixtures", "write-partitions.mjs"), REPO, catalog, data, name, String(count)], { stdio: ["ignore", "pipe", "pipe"] });
+function writer(
+  catalog: string,
+  data: string,
+  name: string,
+  count: number,
+): Promise<{ code: number | null; out: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(REPO, "test", "lake", "fixtures", "write-partitions.mjs"), REPO, catalog, data, name, String(count)],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   child.stderr.on("data", (d) => (out += d));
@@ -26,7 +35,8 @@ function writer(catalog: string, data: string, name: string, count: number): Pro
 
 describe("concurrent writer processes", () => {
   it("both commit every write of their own partition", async () => {
-    if (!existsSync(join(REPO, "dist", "lake", "writer.js"))) throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
+    if (!existsSync(join(REPO, "dist", "lake", "writer.js")))
+      throw new Error("dist/ is missing: run `npm run build` (npm test does it)");
     dir = mkdtempSync(join(tmpdir(), "sluice-lake-procs-"));
     const catalog = join(dir, "main.sqlite");
     const data = join(dir, "data");
@@ -37,10 +47,19 @@ describe("concurrent writer processes", () => {
     try {
       const snaps = await lake.snapshots();
       expect(snaps.map((s) => s.snapshotId)).toEqual(Array.from({ length: 13 }, (_, i) => i));
-      expect(await lake.query("e", { kind: "latest" }, "SELECT p, count(*) AS n, min(round) AS lo, max(round) AS hi FROM {table} GROUP BY p ORDER BY p")).toEqual([
-        { p: "a", n: 100, lo: 6, hi: 6 }, { p: "b", n: 100, lo: 6, hi: 6 },
+      expect(
+        await lake.query(
+          "e",
+          { kind: "latest" },
+          "SELECT p, count(*) AS n, min(round) AS lo, max(round) AS hi FROM {table} GROUP BY p ORDER BY p",
+        ),
+      ).toEqual([
+        { p: "a", n: 100, lo: 6, hi: 6 },
+        { p: "b", n: 100, lo: 6, hi: 6 },
       ]);
-      expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_data_file WHERE end_snapshot IS NULL")).toEqual([{ n: 2 }]);
+      expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_data_file WHERE end_snapshot IS NULL")).toEqual([
+        { n: 2 },
+      ]);
     } finally {
       await lake.close();
     }

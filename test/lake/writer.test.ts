@@ -31,7 +31,8 @@ afterEach(async () => {
 
 const write = (req: WriteRequest) => withDuckDb([], (conn) => lake.write(conn, req));
 const at = (snapshotId: number) => ({ kind: "version", snapshotId }) as const;
-const rowsAt = (table: string, s: number, order = "ORDER BY ALL") => lake.reader.query(table, at(s), `SELECT * FROM {table} ${order}`);
+const rowsAt = (table: string, s: number, order = "ORDER BY ALL") =>
+  lake.reader.query(table, at(s), `SELECT * FROM {table} ${order}`);
 const parquetFiles = (root: string): string[] => {
   const out: string[] = [];
   const walk = (d: string) => {
@@ -45,23 +46,47 @@ const parquetFiles = (root: string): string[] => {
 };
 
 describe("lake catalog shape", () => {
-  it.skipIf(!existsSync(FIXTURE_SQLITE))("has exactly the tables and columns (names and declared types) of a catalog the extension wrote", () => {
-    const shape = (path: string) => {
-      const db = new Database(path, { readonly: true });
-      try {
-        const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{ name: string }>).map((t) => t.name);
-        return Object.fromEntries(tables.map((t) => [t, (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string; type: string; pk: number; notnull: number }>).map((c) => [c.name, c.type, c.pk, c.notnull])]));
-      } finally {
-        db.close();
-      }
-    };
-    const mine = shape(join(dir, "main.sqlite"));
-    expect(Object.keys(mine)).toHaveLength(28);
-    expect(mine).toEqual(shape(FIXTURE_SQLITE));
-  });
+  it.skipIf(!existsSync(FIXTURE_SQLITE))(
+    "has exactly the tables and columns (names and declared types) of a catalog the extension wrote",
+    () => {
+      const shape = (path: string) => {
+        const db = new Database(path, { readonly: true });
+        try {
+          const tables = (
+            db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as Array<{
+              name: string;
+            }>
+          ).map((t) => t.name);
+          return Object.fromEntries(
+            tables.map((t) => [
+              t,
+              (
+                db.prepare(`PRAGMA table_info(${t})`).all() as Array<{
+                  name: string;
+                  type: string;
+                  pk: number;
+                  notnull: number;
+                }>
+              ).map((c) => [c.name, c.type, c.pk, c.notnull]),
+            ]),
+          );
+        } finally {
+          db.close();
+        }
+      };
+      const mine = shape(join(dir, "main.sqlite"));
+      expect(Object.keys(mine)).toHaveLength(28);
+      expect(mine).toEqual(shape(FIXTURE_SQLITE));
+    },
+  );
 
   it("starts at snapshot 0 with the main schema and version 1.0", async () => {
-    expect(lake.reader.metadata).toMatchObject({ version: "1.0", created_by: "Sluice", encrypted: "false", data_path: `${join(dir, "data")}/` });
+    expect(lake.reader.metadata).toMatchObject({
+      version: "1.0",
+      created_by: "Sluice",
+      encrypted: "false",
+      data_path: `${join(dir, "data")}/`,
+    });
     const [s0] = await lake.reader.snapshots();
     expect(s0).toMatchObject({ snapshotId: 0, schemaVersion: 0, nextCatalogId: 1, nextFileId: 0 });
     expect(reportChanges(s0!.changes)).toEqual({ schemas_created: ["main"] });
@@ -70,15 +95,40 @@ describe("lake catalog shape", () => {
 
 describe("whole-table writes", () => {
   it("creates, appends, merges on a key (twice into one file), replaces with new columns; every snapshot reads back", async () => {
-    const r1 = await write({ table: "orders", mode: "append", source: "SELECT * FROM (VALUES (1::BIGINT, 'new', 10.50::DECIMAL(10,2)), (2, 'paid', 5.25), (3, 'paid', 99.99), (4, NULL, 1.00)) t(order_id, status, amount)" });
+    const r1 = await write({
+      table: "orders",
+      mode: "append",
+      source:
+        "SELECT * FROM (VALUES (1::BIGINT, 'new', 10.50::DECIMAL(10,2)), (2, 'paid', 5.25), (3, 'paid', 99.99), (4, NULL, 1.00)) t(order_id, status, amount)",
+    });
     expect(r1).toMatchObject({ snapshotId: 1, rows: 4, created: true, unchanged: false });
-    const r2 = await write({ table: "orders", mode: "append", source: "SELECT * FROM (VALUES (5::BIGINT, 'new', 7.00::DECIMAL(10,2)), (6, 'new', 8.00)) t(order_id, status, amount)" });
+    const r2 = await write({
+      table: "orders",
+      mode: "append",
+      source:
+        "SELECT * FROM (VALUES (5::BIGINT, 'new', 7.00::DECIMAL(10,2)), (6, 'new', 8.00)) t(order_id, status, amount)",
+    });
     expect(r2.snapshotId).toBe(2);
-    const r3 = await write({ table: "orders", mode: "merge", key: "order_id", source: "SELECT * FROM (VALUES (2::BIGINT, 'refunded', 5.25::DECIMAL(10,2)), (7, 'new', 1.50)) t(order_id, status, amount)" });
+    const r3 = await write({
+      table: "orders",
+      mode: "merge",
+      key: "order_id",
+      source:
+        "SELECT * FROM (VALUES (2::BIGINT, 'refunded', 5.25::DECIMAL(10,2)), (7, 'new', 1.50)) t(order_id, status, amount)",
+    });
     expect(r3).toMatchObject({ snapshotId: 3, rows: 2 });
-    const r4 = await write({ table: "orders", mode: "merge", key: "order_id", source: "SELECT 3::BIGINT AS order_id, 'shipped' AS status, 99.99::DECIMAL(10,2) AS amount" });
+    const r4 = await write({
+      table: "orders",
+      mode: "merge",
+      key: "order_id",
+      source: "SELECT 3::BIGINT AS order_id, 'shipped' AS status, 99.99::DECIMAL(10,2) AS amount",
+    });
     expect(r4.snapshotId).toBe(4);
-    const r5 = await write({ table: "orders", mode: "replace", source: "SELECT 100::BIGINT AS order_id, DATE '2024-01-01' AS day, 'n' AS status" });
+    const r5 = await write({
+      table: "orders",
+      mode: "replace",
+      source: "SELECT 100::BIGINT AS order_id, DATE '2024-01-01' AS day, 'n' AS status",
+    });
     expect(r5.snapshotId).toBe(5);
 
     const snaps = await lake.reader.snapshots();
@@ -93,116 +143,307 @@ describe("whole-table writes", () => {
     expect(snaps.map((s) => s.schemaVersion)).toEqual([0, 1, 1, 1, 1, 2]);
 
     expect(await rowsAt("orders", 1)).toEqual([
-      { order_id: 1, status: "new", amount: "10.50" }, { order_id: 2, status: "paid", amount: "5.25" },
-      { order_id: 3, status: "paid", amount: "99.99" }, { order_id: 4, status: null, amount: "1.00" },
+      { order_id: 1, status: "new", amount: "10.50" },
+      { order_id: 2, status: "paid", amount: "5.25" },
+      { order_id: 3, status: "paid", amount: "99.99" },
+      { order_id: 4, status: null, amount: "1.00" },
     ]);
     expect((await rowsAt("orders", 2)).map((r) => r.order_id)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(await rowsAt("orders", 3)).toEqual([
-      { order_id: 1, status: "new", amount: "10.50" }, { order_id: 2, status: "refunded", amount: "5.25" },
-      { order_id: 3, status: "paid", amount: "99.99" }, { order_id: 4, status: null, amount: "1.00" },
-      { order_id: 5, status: "new", amount: "7.00" }, { order_id: 6, status: "new", amount: "8.00" },
+      { order_id: 1, status: "new", amount: "10.50" },
+      { order_id: 2, status: "refunded", amount: "5.25" },
+      { order_id: 3, status: "paid", amount: "99.99" },
+      { order_id: 4, status: null, amount: "1.00" },
+      { order_id: 5, status: "new", amount: "7.00" },
+      { order_id: 6, status: "new", amount: "8.00" },
       { order_id: 7, status: "new", amount: "1.50" },
     ]);
     const s4 = await rowsAt("orders", 4);
-    expect(s4.map((r) => [r.order_id, r.status])).toEqual([[1, "new"], [2, "refunded"], [3, "shipped"], [4, null], [5, "new"], [6, "new"], [7, "new"]]);
+    expect(s4.map((r) => [r.order_id, r.status])).toEqual([
+      [1, "new"],
+      [2, "refunded"],
+      [3, "shipped"],
+      [4, null],
+      [5, "new"],
+      [6, "new"],
+      [7, "new"],
+    ]);
     expect(await rowsAt("orders", 5)).toEqual([{ order_id: 100, day: "2024-01-01", status: "n" }]);
-    expect((await lake.reader.columns("orders", at(4))).map((c) => [c.columnId, c.name, c.type])).toEqual([[1, "order_id", "int64"], [2, "status", "varchar"], [3, "amount", "decimal(10,2)"]]);
-    expect((await lake.reader.columns("orders", at(5))).map((c) => [c.columnId, c.name, c.type])).toEqual([[1, "order_id", "int64"], [4, "day", "date"], [2, "status", "varchar"]]);
+    expect((await lake.reader.columns("orders", at(4))).map((c) => [c.columnId, c.name, c.type])).toEqual([
+      [1, "order_id", "int64"],
+      [2, "status", "varchar"],
+      [3, "amount", "decimal(10,2)"],
+    ]);
+    expect((await lake.reader.columns("orders", at(5))).map((c) => [c.columnId, c.name, c.type])).toEqual([
+      [1, "order_id", "int64"],
+      [4, "day", "date"],
+      [2, "status", "varchar"],
+    ]);
 
     // The first file got a delete file at 3 and a replacing one at 4 (positions of 2 and 3).
     const first = (await lake.reader.files("orders", at(4)))[0]!;
     expect(first.delete).toMatchObject({ beginSnapshot: 4, deleteCount: 2 });
-    const deletes = await lake.db.all("SELECT delete_file_id, data_file_id, begin_snapshot, end_snapshot, delete_count FROM ducklake_delete_file ORDER BY delete_file_id");
-    expect(deletes.map((d) => [d.data_file_id, d.begin_snapshot, d.end_snapshot, d.delete_count])).toEqual([[0, 3, 4, 1], [0, 4, 5, 2]]);
-    const files = await lake.db.all("SELECT data_file_id, begin_snapshot, end_snapshot, record_count, row_id_start FROM ducklake_data_file ORDER BY data_file_id");
-    expect(files.map((f) => [f.data_file_id, f.begin_snapshot, f.end_snapshot, f.record_count, f.row_id_start])).toEqual([
-      [0, 1, 5, 4, 0], [1, 2, 5, 2, 4], [3, 3, 5, 2, 6], [5, 4, 5, 1, 8], [6, 5, null, 1, 9],
+    const deletes = await lake.db.all(
+      "SELECT delete_file_id, data_file_id, begin_snapshot, end_snapshot, delete_count FROM ducklake_delete_file ORDER BY delete_file_id",
+    );
+    expect(deletes.map((d) => [d.data_file_id, d.begin_snapshot, d.end_snapshot, d.delete_count])).toEqual([
+      [0, 3, 4, 1],
+      [0, 4, 5, 2],
+    ]);
+    const files = await lake.db.all(
+      "SELECT data_file_id, begin_snapshot, end_snapshot, record_count, row_id_start FROM ducklake_data_file ORDER BY data_file_id",
+    );
+    expect(
+      files.map((f) => [f.data_file_id, f.begin_snapshot, f.end_snapshot, f.record_count, f.row_id_start]),
+    ).toEqual([
+      [0, 1, 5, 4, 0],
+      [1, 2, 5, 2, 4],
+      [3, 3, 5, 2, 6],
+      [5, 4, 5, 1, 8],
+      [6, 5, null, 1, 9],
     ]);
   });
 
   it("records file and table statistics and Parquet field ids equal to column ids", async () => {
-    await write({ table: "t", mode: "append", source: "SELECT * FROM (VALUES (1, 'b', 2.5::DOUBLE, true), (9, NULL, 'NaN'::DOUBLE, false), (10, 'a', -1.0, NULL)) v(id, label, x, flag)" });
-    await write({ table: "t", mode: "append", source: "SELECT 11 AS id, 'c' AS label, 100.0::DOUBLE AS x, true AS flag" });
-    const stats = await lake.db.all("SELECT data_file_id, column_id, value_count, null_count, min_value, max_value, contains_nan FROM ducklake_file_column_stats ORDER BY data_file_id, column_id");
-    expect(stats.map((s) => [s.data_file_id, s.column_id, s.value_count, s.null_count, s.min_value, s.max_value, s.contains_nan])).toEqual([
-      [0, 1, 3, 0, "1", "10", null], [0, 2, 2, 1, "a", "b", null], [0, 3, 3, 0, "-1.0", "2.5", 1], [0, 4, 2, 1, "0", "1", null],
-      [1, 1, 1, 0, "11", "11", null], [1, 2, 1, 0, "c", "c", null], [1, 3, 1, 0, "100.0", "100.0", 0], [1, 4, 1, 0, "1", "1", null],
+    await write({
+      table: "t",
+      mode: "append",
+      source:
+        "SELECT * FROM (VALUES (1, 'b', 2.5::DOUBLE, true), (9, NULL, 'NaN'::DOUBLE, false), (10, 'a', -1.0, NULL)) v(id, label, x, flag)",
+    });
+    await write({
+      table: "t",
+      mode: "append",
+      source: "SELECT 11 AS id, 'c' AS label, 100.0::DOUBLE AS x, true AS flag",
+    });
+    const stats = await lake.db.all(
+      "SELECT data_file_id, column_id, value_count, null_count, min_value, max_value, contains_nan FROM ducklake_file_column_stats ORDER BY data_file_id, column_id",
+    );
+    expect(
+      stats.map((s) => [
+        s.data_file_id,
+        s.column_id,
+        s.value_count,
+        s.null_count,
+        s.min_value,
+        s.max_value,
+        s.contains_nan,
+      ]),
+    ).toEqual([
+      [0, 1, 3, 0, "1", "10", null],
+      [0, 2, 2, 1, "a", "b", null],
+      [0, 3, 3, 0, "-1.0", "2.5", 1],
+      [0, 4, 2, 1, "0", "1", null],
+      [1, 1, 1, 0, "11", "11", null],
+      [1, 2, 1, 0, "c", "c", null],
+      [1, 3, 1, 0, "100.0", "100.0", 0],
+      [1, 4, 1, 0, "1", "1", null],
     ]);
-    expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL OR column_size_bytes <= 0")).toEqual([{ n: 0 }]);
-    const table = await lake.db.all("SELECT column_id, contains_null, contains_nan, min_value, max_value FROM ducklake_table_column_stats ORDER BY column_id");
+    expect(
+      await lake.db.all(
+        "SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL OR column_size_bytes <= 0",
+      ),
+    ).toEqual([{ n: 0 }]);
+    const table = await lake.db.all(
+      "SELECT column_id, contains_null, contains_nan, min_value, max_value FROM ducklake_table_column_stats ORDER BY column_id",
+    );
     expect(table.map((s) => [s.column_id, s.contains_null, s.contains_nan, s.min_value, s.max_value])).toEqual([
-      [1, 0, null, "1", "11"], [2, 1, null, "a", "c"], [3, 0, 1, "-1.0", "100.0"], [4, 1, null, "0", "1"],
+      [1, 0, null, "1", "11"],
+      [2, 1, null, "a", "c"],
+      [3, 0, 1, "-1.0", "100.0"],
+      [4, 1, null, "0", "1"],
     ]);
     const [ts] = await lake.db.all("SELECT record_count, next_row_id, file_size_bytes FROM ducklake_table_stats");
     const sizes = await lake.db.all("SELECT sum(file_size_bytes) AS s FROM ducklake_data_file");
     expect(ts).toEqual({ record_count: 4, next_row_id: 4, file_size_bytes: sizes[0]!.s });
     const [file] = await lake.reader.files("t");
-    const fieldIds = await withDuckDb([], async (conn) => jsonRows(await conn.runAndReadAll(`SELECT name, field_id FROM parquet_schema('${file!.dataPath}') WHERE field_id IS NOT NULL`)));
-    expect(fieldIds).toEqual([{ name: "id", field_id: 1 }, { name: "label", field_id: 2 }, { name: "x", field_id: 3 }, { name: "flag", field_id: 4 }]);
-    const footer = await lake.db.all("SELECT footer_size, file_size_bytes FROM ducklake_data_file WHERE data_file_id = 0");
+    const fieldIds = await withDuckDb([], async (conn) =>
+      jsonRows(
+        await conn.runAndReadAll(
+          `SELECT name, field_id FROM parquet_schema('${file!.dataPath}') WHERE field_id IS NOT NULL`,
+        ),
+      ),
+    );
+    expect(fieldIds).toEqual([
+      { name: "id", field_id: 1 },
+      { name: "label", field_id: 2 },
+      { name: "x", field_id: 3 },
+      { name: "flag", field_id: 4 },
+    ]);
+    const footer = await lake.db.all(
+      "SELECT footer_size, file_size_bytes FROM ducklake_data_file WHERE data_file_id = 0",
+    );
     expect(Number(footer[0]!.footer_size)).toBeGreaterThan(0);
     expect(Number(footer[0]!.footer_size)).toBeLessThan(Number(footer[0]!.file_size_bytes));
   });
 });
 
 describe("partitioned writes", () => {
-  const day = (d: string, ids: number[], kind = "click") => `SELECT * FROM (VALUES ${ids.map((i) => `(${i}, DATE '${d}', '${kind}')`).join(", ")}) t(event_id, day, kind)`;
+  const day = (d: string, ids: number[], kind = "click") =>
+    `SELECT * FROM (VALUES ${ids.map((i) => `(${i}, DATE '${d}', '${kind}')`).join(", ")}) t(event_id, day, kind)`;
 
   it("replaces one partition without touching another; partition info, values and hive folders", async () => {
-    await write({ table: "events", mode: "replace", partition: { day: "2024-03-01" }, source: day("2024-03-01", [1, 2, 3]) });
-    await write({ table: "events", mode: "replace", partition: { day: "2024-03-02" }, source: day("2024-03-02", [4, 5]) });
-    await write({ table: "events", mode: "replace", partition: { day: "2024-03-02" }, source: day("2024-03-02", [6, 7, 8], "view") });
-    await write({ table: "events", mode: "replace", partition: { day: "2024-03-02" }, source: day("2024-03-02", [6, 7, 8], "view") });
+    await write({
+      table: "events",
+      mode: "replace",
+      partition: { day: "2024-03-01" },
+      source: day("2024-03-01", [1, 2, 3]),
+    });
+    await write({
+      table: "events",
+      mode: "replace",
+      partition: { day: "2024-03-02" },
+      source: day("2024-03-02", [4, 5]),
+    });
+    await write({
+      table: "events",
+      mode: "replace",
+      partition: { day: "2024-03-02" },
+      source: day("2024-03-02", [6, 7, 8], "view"),
+    });
+    await write({
+      table: "events",
+      mode: "replace",
+      partition: { day: "2024-03-02" },
+      source: day("2024-03-02", [6, 7, 8], "view"),
+    });
     await write({ table: "events", mode: "append", partition: { day: "2024-03-01" }, source: day("2024-03-01", [9]) });
-    await write({ table: "events", mode: "merge", key: "event_id", partition: { day: "2024-03-01" }, source: day("2024-03-01", [1, 10], "buy") });
+    await write({
+      table: "events",
+      mode: "merge",
+      key: "event_id",
+      partition: { day: "2024-03-01" },
+      source: day("2024-03-01", [1, 10], "buy"),
+    });
 
     expect((await rowsAt("events", 1)).map((r) => r.event_id)).toEqual([1, 2, 3]);
     expect((await rowsAt("events", 2)).map((r) => r.event_id)).toEqual([1, 2, 3, 4, 5]);
     expect(await lake.reader.query("events", at(3), "SELECT event_id, kind FROM {table} ORDER BY event_id")).toEqual([
-      { event_id: 1, kind: "click" }, { event_id: 2, kind: "click" }, { event_id: 3, kind: "click" },
-      { event_id: 6, kind: "view" }, { event_id: 7, kind: "view" }, { event_id: 8, kind: "view" },
+      { event_id: 1, kind: "click" },
+      { event_id: 2, kind: "click" },
+      { event_id: 3, kind: "click" },
+      { event_id: 6, kind: "view" },
+      { event_id: 7, kind: "view" },
+      { event_id: 8, kind: "view" },
     ]);
     expect((await rowsAt("events", 4)).map((r) => r.event_id)).toEqual([1, 2, 3, 6, 7, 8]);
     expect((await rowsAt("events", 5)).map((r) => r.event_id)).toEqual([1, 2, 3, 6, 7, 8, 9]);
-    expect(await lake.reader.query("events", at(6), "SELECT event_id, kind FROM {table} WHERE day = DATE '2024-03-01' ORDER BY event_id")).toEqual([
-      { event_id: 1, kind: "buy" }, { event_id: 2, kind: "click" }, { event_id: 3, kind: "click" }, { event_id: 9, kind: "click" }, { event_id: 10, kind: "buy" },
+    expect(
+      await lake.reader.query(
+        "events",
+        at(6),
+        "SELECT event_id, kind FROM {table} WHERE day = DATE '2024-03-01' ORDER BY event_id",
+      ),
+    ).toEqual([
+      { event_id: 1, kind: "buy" },
+      { event_id: 2, kind: "click" },
+      { event_id: 3, kind: "click" },
+      { event_id: 9, kind: "click" },
+      { event_id: 10, kind: "buy" },
     ]);
 
-    const files = await lake.db.all("SELECT data_file_id, path, begin_snapshot, end_snapshot, partition_id FROM ducklake_data_file ORDER BY data_file_id");
-    expect(files.map((f) => [f.data_file_id, String(f.path).split("/")[0], f.begin_snapshot, f.end_snapshot, f.partition_id])).toEqual([
-      [0, "day=2024-03-01", 1, null, 2], [1, "day=2024-03-02", 2, 3, 2], [2, "day=2024-03-02", 3, 4, 2],
-      [3, "day=2024-03-02", 4, null, 2], [4, "day=2024-03-01", 5, null, 2], [6, "day=2024-03-01", 6, null, 2],
+    const files = await lake.db.all(
+      "SELECT data_file_id, path, begin_snapshot, end_snapshot, partition_id FROM ducklake_data_file ORDER BY data_file_id",
+    );
+    expect(
+      files.map((f) => [
+        f.data_file_id,
+        String(f.path).split("/")[0],
+        f.begin_snapshot,
+        f.end_snapshot,
+        f.partition_id,
+      ]),
+    ).toEqual([
+      [0, "day=2024-03-01", 1, null, 2],
+      [1, "day=2024-03-02", 2, 3, 2],
+      [2, "day=2024-03-02", 3, 4, 2],
+      [3, "day=2024-03-02", 4, null, 2],
+      [4, "day=2024-03-01", 5, null, 2],
+      [6, "day=2024-03-01", 6, null, 2],
     ]);
-    expect(await lake.db.all("SELECT partition_id, table_id, partition_key_index, column_id, \"transform\" AS t FROM ducklake_partition_column")).toEqual([{ partition_id: 2, table_id: 1, partition_key_index: 0, column_id: 2, t: "identity" }]);
-    expect((await lake.db.all("SELECT data_file_id, partition_value FROM ducklake_file_partition_value ORDER BY data_file_id")).map((r) => r.partition_value)).toEqual(["2024-03-01", "2024-03-02", "2024-03-02", "2024-03-02", "2024-03-01", "2024-03-01"]);
+    expect(
+      await lake.db.all(
+        'SELECT partition_id, table_id, partition_key_index, column_id, "transform" AS t FROM ducklake_partition_column',
+      ),
+    ).toEqual([{ partition_id: 2, table_id: 1, partition_key_index: 0, column_id: 2, t: "identity" }]);
+    expect(
+      (
+        await lake.db.all(
+          "SELECT data_file_id, partition_value FROM ducklake_file_partition_value ORDER BY data_file_id",
+        )
+      ).map((r) => r.partition_value),
+    ).toEqual(["2024-03-01", "2024-03-02", "2024-03-02", "2024-03-02", "2024-03-01", "2024-03-01"]);
     const snaps = await lake.reader.snapshots();
     expect(reportChanges(snaps[3]!.changes)).toEqual({ tables_inserted_into: ["1"], tables_deleted_from: ["1"] });
     expect(reportChanges(snaps[5]!.changes)).toEqual({ tables_inserted_into: ["1"] });
   });
 
   it("writes a whole partitioned table in one snapshot (one file per partition) and replaces it whole", async () => {
-    const first = await write({ table: "events", mode: "append", partitionBy: ["day"], source: `${day("2024-03-01", [1, 2])} UNION ALL ${day("2024-03-02", [3])}` });
+    const first = await write({
+      table: "events",
+      mode: "append",
+      partitionBy: ["day"],
+      source: `${day("2024-03-01", [1, 2])} UNION ALL ${day("2024-03-02", [3])}`,
+    });
     expect(first).toMatchObject({ snapshotId: 1, rows: 3, created: true });
-    const pv = await lake.db.all("SELECT data_file_id, partition_value FROM ducklake_file_partition_value ORDER BY data_file_id");
-    expect(pv.map((r) => [r.data_file_id, r.partition_value])).toEqual([[0, "2024-03-01"], [1, "2024-03-02"]]);
-    expect(await lake.db.all("SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL")).toEqual([{ n: 0 }]);
-    expect((await lake.db.all("SELECT record_count FROM ducklake_data_file ORDER BY data_file_id")).map((r) => r.record_count)).toEqual([2, 1]);
+    const pv = await lake.db.all(
+      "SELECT data_file_id, partition_value FROM ducklake_file_partition_value ORDER BY data_file_id",
+    );
+    expect(pv.map((r) => [r.data_file_id, r.partition_value])).toEqual([
+      [0, "2024-03-01"],
+      [1, "2024-03-02"],
+    ]);
+    expect(
+      await lake.db.all("SELECT count(*) AS n FROM ducklake_file_column_stats WHERE column_size_bytes IS NULL"),
+    ).toEqual([{ n: 0 }]);
+    expect(
+      (await lake.db.all("SELECT record_count FROM ducklake_data_file ORDER BY data_file_id")).map(
+        (r) => r.record_count,
+      ),
+    ).toEqual([2, 1]);
     const [file] = await lake.reader.files("events", at(1));
-    const fieldIds = await withDuckDb([], async (conn) => jsonRows(await conn.runAndReadAll(`SELECT name, field_id FROM parquet_schema('${file!.dataPath}') WHERE field_id IS NOT NULL`)));
-    expect(fieldIds).toEqual([{ name: "event_id", field_id: 1 }, { name: "day", field_id: 2 }, { name: "kind", field_id: 3 }]);
+    const fieldIds = await withDuckDb([], async (conn) =>
+      jsonRows(
+        await conn.runAndReadAll(
+          `SELECT name, field_id FROM parquet_schema('${file!.dataPath}') WHERE field_id IS NOT NULL`,
+        ),
+      ),
+    );
+    expect(fieldIds).toEqual([
+      { name: "event_id", field_id: 1 },
+      { name: "day", field_id: 2 },
+      { name: "kind", field_id: 3 },
+    ]);
     await write({ table: "events", mode: "replace", source: day("2024-03-09", [7]) });
     expect((await rowsAt("events", 2)).map((r) => r.event_id)).toEqual([7]);
     expect((await rowsAt("events", 1)).map((r) => r.event_id)).toEqual([1, 2, 3]);
-    expect(String((await lake.db.all("SELECT path FROM ducklake_data_file WHERE begin_snapshot = 2"))[0]!.path)).toMatch(/^day=2024-03-09\//);
+    expect(
+      String((await lake.db.all("SELECT path FROM ducklake_data_file WHERE begin_snapshot = 2"))[0]!.path),
+    ).toMatch(/^day=2024-03-09\//);
   });
 
   it("refuses a slice with rows outside its partition and commits nothing", async () => {
     await write({ table: "events", mode: "replace", partition: { day: "2024-03-01" }, source: day("2024-03-01", [1]) });
     const before = parquetFiles(join(dir, "data"));
-    await expect(write({ table: "events", mode: "replace", partition: { day: "2024-03-01" }, source: `${day("2024-03-01", [1])} UNION ALL ${day("2024-03-05", [2])}` }))
-      .rejects.toMatchObject({ code: "LAKE_WRITE_INVALID", message: expect.stringContaining("1 row(s) of the slice have day other than 2024-03-01") });
-    await expect(write({ table: "events", mode: "append", partition: { kind: "x" }, source: "SELECT 1 AS event_id, DATE '2024-03-01' AS day, 'x' AS kind" }))
-      .rejects.toMatchObject({ code: "LAKE_WRITE_INVALID", message: expect.stringContaining("partitioned by day") });
+    await expect(
+      write({
+        table: "events",
+        mode: "replace",
+        partition: { day: "2024-03-01" },
+        source: `${day("2024-03-01", [1])} UNION ALL ${day("2024-03-05", [2])}`,
+      }),
+    ).rejects.toMatchObject({
+      code: "LAKE_WRITE_INVALID",
+      message: expect.stringContaining("1 row(s) of the slice have day other than 2024-03-01"),
+    });
+    await expect(
+      write({
+        table: "events",
+        mode: "append",
+        partition: { kind: "x" },
+        source: "SELECT 1 AS event_id, DATE '2024-03-01' AS day, 'x' AS kind",
+      }),
+    ).rejects.toMatchObject({ code: "LAKE_WRITE_INVALID", message: expect.stringContaining("partitioned by day") });
     expect((await lake.reader.snapshot()).snapshotId).toBe(1);
     expect(parquetFiles(join(dir, "data"))).toEqual(before);
   });
@@ -215,9 +456,13 @@ describe("write-audit-publish", () => {
     let seen: unknown[] = [];
     let filesSeen: readonly string[] = [];
     const failing = write({
-      table: "t", mode: "replace", source: "SELECT * FROM (VALUES (1), (1), (2)) v(id)",
+      table: "t",
+      mode: "replace",
+      source: "SELECT * FROM (VALUES (1), (1), (2)) v(id)",
       audit: async ({ conn, relation, files }) => {
-        seen = jsonRows(await conn.runAndReadAll(`SELECT id, count(*) AS n FROM ${relation} GROUP BY id HAVING count(*) > 1`));
+        seen = jsonRows(
+          await conn.runAndReadAll(`SELECT id, count(*) AS n FROM ${relation} GROUP BY id HAVING count(*) > 1`),
+        );
         filesSeen = files;
         expect(files.every((f) => existsSync(f))).toBe(true);
         if (seen.length) throw new Error("unique id failed");
@@ -238,12 +483,21 @@ describe("write-audit-publish", () => {
 describe("features not implemented are refused, not misread", () => {
   it("refuses a table with rows inlined in the catalog, and nested types on write", async () => {
     await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
-    await lake.db.run("CREATE TABLE ducklake_inlined_data_1_1 (row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER)");
-    await lake.db.run("INSERT INTO ducklake_inlined_data_tables (table_id, table_name, schema_version) VALUES (1, 'ducklake_inlined_data_1_1', 1)");
+    await lake.db.run(
+      "CREATE TABLE ducklake_inlined_data_1_1 (row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER)",
+    );
+    await lake.db.run(
+      "INSERT INTO ducklake_inlined_data_tables (table_id, table_name, schema_version) VALUES (1, 'ducklake_inlined_data_1_1', 1)",
+    );
     expect(await rowsAt("t", 1)).toEqual([{ id: 1 }]);
     await lake.db.run("INSERT INTO ducklake_inlined_data_1_1 VALUES (1, 1, NULL, 2)");
-    await expect(rowsAt("t", 1)).rejects.toMatchObject({ code: "LAKE_FEATURE_UNSUPPORTED", message: expect.stringContaining("inlined") });
-    await expect(write({ table: "n", mode: "append", source: "SELECT [1, 2] AS xs" })).rejects.toMatchObject({ code: "LAKE_TYPE_UNSUPPORTED" });
+    await expect(rowsAt("t", 1)).rejects.toMatchObject({
+      code: "LAKE_FEATURE_UNSUPPORTED",
+      message: expect.stringContaining("inlined"),
+    });
+    await expect(write({ table: "n", mode: "append", source: "SELECT [1, 2] AS xs" })).rejects.toMatchObject({
+      code: "LAKE_TYPE_UNSUPPORTED",
+    });
   });
 });
 
@@ -271,13 +525,33 @@ describe("concurrent writers", () => {
     try {
       const jobs = [];
       for (let i = 1; i <= 3; i++) {
-        jobs.push(withDuckDb([], (c) => lake.write(c, { table: "e", mode: "replace", partition: { p: "a" }, source: `SELECT ${i} AS v, 'a' AS p` })));
-        jobs.push(withDuckDb([], (c) => other.write(c, { table: "e", mode: "replace", partition: { p: "b" }, source: `SELECT ${i * 10} AS v, 'b' AS p` })));
+        jobs.push(
+          withDuckDb([], (c) =>
+            lake.write(c, { table: "e", mode: "replace", partition: { p: "a" }, source: `SELECT ${i} AS v, 'a' AS p` }),
+          ),
+        );
+        jobs.push(
+          withDuckDb([], (c) =>
+            other.write(c, {
+              table: "e",
+              mode: "replace",
+              partition: { p: "b" },
+              source: `SELECT ${i * 10} AS v, 'b' AS p`,
+            }),
+          ),
+        );
       }
       const results = await Promise.all(jobs);
       expect(new Set(results.map((r) => r.snapshotId)).size).toBe(6);
-      const rows = await lake.reader.query("e", { kind: "latest" }, "SELECT p, count(*) AS n FROM {table} GROUP BY p ORDER BY p");
-      expect(rows).toEqual([{ p: "a", n: 1 }, { p: "b", n: 1 }]);
+      const rows = await lake.reader.query(
+        "e",
+        { kind: "latest" },
+        "SELECT p, count(*) AS n FROM {table} GROUP BY p ORDER BY p",
+      );
+      expect(rows).toEqual([
+        { p: "a", n: 1 },
+        { p: "b", n: 1 },
+      ]);
     } finally {
       await other.close();
     }

@@ -40,7 +40,10 @@ describe("a lane that crashes at startup", () => {
     const first = await cli(["enqueue", "fragile"], root);
     expect(first.code, first.out).toBe(0);
     const firstId = first.out.trim();
-    await server.waitFor(/lane fragile: worker pid \d+ exited with code 1 before its first claim; not respawning/, 60_000);
+    await server.waitFor(
+      /lane fragile: worker pid \d+ exited with code 1 before its first claim; not respawning/,
+      60_000,
+    );
     expect(server.output()).toMatch(/\[lane fragile\] .*fragile: cannot reach the payment gateway/);
     expect(startedWorkers(server.output(), "fragile")).toHaveLength(1);
 
@@ -54,7 +57,10 @@ describe("a lane that crashes at startup", () => {
     // So does the HTTP API (503, code LANE_CRASHED).
     const token = await cli(["token", "create", "--name", "tester", "--scope", "operate"], root);
     expect(token.code, token.out).toBe(0);
-    const bearer = token.out.split("\n").find((l) => l.startsWith("sluice_"))!.trim();
+    const bearer = token.out
+      .split("\n")
+      .find((l) => l.startsWith("sluice_"))!
+      .trim();
     const res = await fetch(`${baseUrl}/api/runs`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
@@ -72,7 +78,10 @@ describe("a lane that crashes at startup", () => {
 
     // No respawn storm: while broken, only the slow retries start a worker (4 s, then 8 s…).
     await server.waitFor(/lane fragile: trying a fresh worker after its crash/, 30_000);
-    await server.waitFor(/lane fragile: worker pid \d+ exited with code 1 before its first claim[^\n]*\n(.|\n)*lane fragile: worker pid \d+ exited with code 1 before its first claim/, 30_000);
+    await server.waitFor(
+      /lane fragile: worker pid \d+ exited with code 1 before its first claim[^\n]*\n(.|\n)*lane fragile: worker pid \d+ exited with code 1 before its first claim/,
+      30_000,
+    );
     expect(startedWorkers(server.output(), "fragile").length).toBeLessThanOrEqual(3);
 
     // Fixed: the next try claims the waiting run, which clears the crash; enqueues work again.

@@ -47,7 +47,12 @@ describe("sluice dev --workers separate", () => {
 
     const long = await cli(["enqueue", "slow", '{"ms":6000}'], root);
     expect(long.code, long.out).toBe(0);
-    await eventually(async () => (await store.getSteps(long.out.trim())).length === 0 && (await store.getRun(long.out.trim()))?.status === "running", 60_000);
+    await eventually(
+      async () =>
+        (await store.getSteps(long.out.trim())).length === 0 &&
+        (await store.getRun(long.out.trim()))?.status === "running",
+      60_000,
+    );
     const [oldPid] = startedWorkers(dev.output(), "default");
     expect(oldPid).not.toBe(dev.pid);
 

@@ -48,7 +48,9 @@ export default defineWorkflow("ticker", {
 
 /** Worker pids a supervisor started, per lane, in order (from its log lines). */
 export function startedWorkers(output: string, lane: string): number[] {
-  return [...output.matchAll(new RegExp(`lane ${lane}: runnable work, starting worker pid (\\d+)`, "g"))].map((m) => Number(m[1]));
+  return [...output.matchAll(new RegExp(`lane ${lane}: runnable work, starting worker pid (\\d+)`, "g"))].map((m) =>
+    Number(m[1]),
+  );
 }
 
 /** True while a process with this pid exists. */
@@ -62,7 +64,11 @@ export function alive(pid: number): boolean {
 }
 
 /** Runs a CLI command to completion; returns its exit code and output. */
-export async function cli(args: string[], root: string, env: Record<string, string> = {}): Promise<{ code: number | string; out: string }> {
+export async function cli(
+  args: string[],
+  root: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | string; out: string }> {
   const p: SluiceProcess = spawnSluice(args, root, env);
   const code = await p.exited;
   return { code, out: p.output() };

@@ -19,7 +19,10 @@ afterAll(async () => {
 
 /** A server's lane events in order: "+pid" when it started a worker, "-pid" when that worker exited. */
 function laneEvents(output: string, lane: string): string[] {
-  const re = new RegExp(`lane ${lane}: (?:runnable work, starting worker pid (\\d+)|worker pid (\\d+) (?:exited|was killed))`, "g");
+  const re = new RegExp(
+    `lane ${lane}: (?:runnable work, starting worker pid (\\d+)|worker pid (\\d+) (?:exited|was killed))`,
+    "g",
+  );
   return [...output.matchAll(re)].map((m) => (m[1] ? `+${m[1]}` : `-${m[2]}`));
 }
 
@@ -30,19 +33,32 @@ describe("lanes on Postgres with two servers", () => {
     const store = openPostgresStore(url);
     stores.push(store);
     const env = (name: string) => ({ SLUICE_DATABASE_URL: url, SLUICE_SERVER_NAME: name });
-    const servers = ["a", "b"].map((n) => spawnSluice(["server", "--port", "0", "--servers", "2", "--lane-idle", "1s"], root, env(n)));
+    const servers = ["a", "b"].map((n) =>
+      spawnSluice(["server", "--port", "0", "--servers", "2", "--lane-idle", "1s"], root, env(n)),
+    );
     await Promise.all(servers.map((s) => s.waitFor(/server \d+ ready/, 60_000)));
 
     const ids: string[] = [];
     for (let round = 0; round < 2; round++) {
-      const batch = await Promise.all(Array.from({ length: 4 }, (_, i) => cli(["enqueue", "hello", JSON.stringify({ n: round * 10 + i })], root, env("a"))));
+      const batch = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          cli(["enqueue", "hello", JSON.stringify({ n: round * 10 + i })], root, env("a")),
+        ),
+      );
       for (const r of batch) {
         expect(r.code, r.out).toBe(0);
         ids.push(r.out.trim());
       }
       await eventually(async () => (await store.getRuns(ids)).every((r) => r.status === "succeeded"), 90_000, 100);
       // Let the lanes idle out before the next round, so it starts cold again.
-      await Promise.all(servers.map((s) => eventually(() => { const e = laneEvents(s.output(), "default"); return e.length % 2 === 0; }, 30_000)));
+      await Promise.all(
+        servers.map((s) =>
+          eventually(() => {
+            const e = laneEvents(s.output(), "default");
+            return e.length % 2 === 0;
+          }, 30_000),
+        ),
+      );
     }
     const runs = await store.getRuns(ids);
     expect(runs).toHaveLength(8);

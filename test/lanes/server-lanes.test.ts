@@ -21,7 +21,9 @@ afterAll(async () => {
 /** A project with the lane workflows and a `sluice server` on it (1 s idle window, every sleep parks). */
 async function serve(extra: Record<string, string> = {}, laneIdle = "1s") {
   const root = makeProject({ ...LANE_WORKFLOWS, ...extra });
-  const server = spawnSluice(["server", "--port", "0", "--lane-idle", laneIdle, "--scheduler-tick", "200ms"], root, { SLUICE_INLINE_SLEEP: "0" });
+  const server = spawnSluice(["server", "--port", "0", "--lane-idle", laneIdle, "--scheduler-tick", "200ms"], root, {
+    SLUICE_INLINE_SLEEP: "0",
+  });
   await server.waitFor(/server \d+ ready/, 60_000);
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
   stores.push(store);
@@ -113,7 +115,11 @@ describe("sluice server: one worker process per worker group, started on demand"
     const { server, store } = await serve({ "workflows/ticker.ts": CRON_WORKFLOW });
     expect(startedWorkers(server.output(), "cron")).toEqual([]);
     // "* * * * *" fires at the next minute boundary.
-    const run = await eventually(async () => (await store.listRuns({ workflow: "ticker", status: "succeeded" }))[0], 75_000, 200);
+    const run = await eventually(
+      async () => (await store.listRuns({ workflow: "ticker", status: "succeeded" }))[0],
+      75_000,
+      200,
+    );
     const value = JSON.parse(run.result!);
     expect(value.lane).toBe("cron");
     expect(startedWorkers(server.output(), "cron")[0]).toBe(value.pid);

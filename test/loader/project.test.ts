@@ -51,7 +51,13 @@ describe("Project loader", () => {
     await e.start();
     expect(await (await e.enqueueRun("native", {})).result({ timeoutMs: 5000 })).toBe(7_200_000);
     const published = await e.store.listWorkflows();
-    expect(published.map((w) => [w.name, w.source, w.version === report.loaded[1]!.hash || w.version === report.loaded[0]!.hash])).toEqual([
+    expect(
+      published.map((w) => [
+        w.name,
+        w.source,
+        w.version === report.loaded[1]!.hash || w.version === report.loaded[0]!.hash,
+      ]),
+    ).toEqual([
       ["native", "workflows/native.ts", true],
       ["versioned", "workflows/versioned.ts", true],
     ]);
@@ -91,11 +97,16 @@ describe("Project loader", () => {
     const report = await new Project(root, engineFor(root)).loadAll();
     expect(report.loaded.map((m) => m.file)).toEqual(["workflows/fine.ts"]);
     expect(report.errors).toHaveLength(1);
-    expect(report.errors[0]!.error.message).toMatch(/cannot load workflows\/broken\.ts:\n\s+workflows\/broken\.ts:2:\d+: /);
+    expect(report.errors[0]!.error.message).toMatch(
+      /cannot load workflows\/broken\.ts:\n\s+workflows\/broken\.ts:2:\d+: /,
+    );
   });
 
   it("runs that started keep their code version across a reload and a restart; new runs get the new code", async () => {
-    const root = makeProject({ "lib/label.ts": `export const label = (v: string) => "code " + v;`, "workflows/versioned.ts": versioned("v1") });
+    const root = makeProject({
+      "lib/label.ts": `export const label = (v: string) => "code " + v;`,
+      "workflows/versioned.ts": versioned("v1"),
+    });
     const e1 = engineFor(root);
     const p1 = new Project(root, e1);
     await p1.loadAll();
@@ -125,7 +136,10 @@ describe("Project loader", () => {
     });
     const project = new Project(root, engineFor(root));
     await project.loadFile("workflows/a.ts");
-    const err = await project.loadFile("workflows/b.ts").then(() => null, (e: unknown) => e);
+    const err = await project.loadFile("workflows/b.ts").then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ name: "DuplicateWorkflowError", code: "DUPLICATE_WORKFLOW", workflow: "same" });
     expect((err as Error).message).toContain("workflows/b.ts");
     expect((err as Error).message).toContain("workflows/a.ts");

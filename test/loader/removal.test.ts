@@ -16,7 +16,8 @@ function engineFor(root: string, worker = false) {
   engines.push(e);
   return e;
 }
-const wf = (name: string) => `import { defineWorkflow } from "sluice";\nexport const ${name.replace(/-/g, "_")} = defineWorkflow("${name}", { handler: async () => 1 });\n`;
+const wf = (name: string) =>
+  `import { defineWorkflow } from "sluice";\nexport const ${name.replace(/-/g, "_")} = defineWorkflow("${name}", { handler: async () => 1 });\n`;
 
 describe("removed workflows", () => {
   it("a module deleted while nothing watched is marked removed at the next start (forgetDeletedFiles)", async () => {
@@ -36,7 +37,9 @@ describe("removed workflows", () => {
     expect((await second.store.listWorkflows()).map((w) => w.name)).toEqual(["keep"]);
     await expect(second.enqueueRun("gone", {})).rejects.toMatchObject({
       code: "UNKNOWN_WORKFLOW",
-      message: expect.stringMatching(/^workflow "gone" was removed \(its file workflows\/gone\.ts was deleted\): .*; known workflows: keep$/),
+      message: expect.stringMatching(
+        /^workflow "gone" was removed \(its file workflows\/gone\.ts was deleted\): .*; known workflows: keep$/,
+      ),
     });
     expect(await second.store.countRuns({})).toBe(0);
     expect(await project.forgetDeletedFiles()).toEqual([]);

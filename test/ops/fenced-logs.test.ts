@@ -12,7 +12,6 @@ import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually } from "../helpers/tmp.js";
 
-
 const CHATTY = `
 import { appendFileSync } from "node:fs";
 import { defineWorkflow } from "sluice";
@@ -42,13 +41,17 @@ describe("log lines of a fenced attempt", () => {
     const root = makeProject({ "workflows/chatty.ts": CHATTY });
     const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
     stores.push(store);
-    const markers = () => (existsSync(join(root, "markers.log")) ? readFileSync(join(root, "markers.log"), "utf8") : "");
+    const markers = () =>
+      existsSync(join(root, "markers.log")) ? readFileSync(join(root, "markers.log"), "utf8") : "";
     const enq = spawnSluice(["enqueue", "chatty", JSON.stringify({ dir: root }), "--id", "chat"], root);
     expect(await enq.exited).toBe(0);
     const a = spawnSluice(["worker", "--lease", "1s"], root);
     await eventually(() => markers().includes("started"), 20_000);
     // Written while the lease was held (a line still queued when the lease is lost is dropped too).
-    await eventually(async () => (await store.getLogs("chat")).some((l) => l.message === "before the pause, attempt 1"), 2_000);
+    await eventually(
+      async () => (await store.getLogs("chat")).some((l) => l.message === "before the pause, attempt 1"),
+      2_000,
+    );
     a.proc.kill("SIGSTOP");
     const b = spawnSluice(["worker", "--lease", "1s"], root);
     await eventually(async () => (await store.getRun("chat"))?.status === "succeeded", 20_000);

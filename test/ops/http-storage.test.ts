@@ -21,7 +21,12 @@ describe("POST /api/runs while the database is locked by another process", () =>
     const engine = createEngine({ store, workflows: [hello], worker: false, scheduler: false });
     await engine.start();
     const app = createApp({ engine, auth: { mode: "off", user: "tester" }, projectRoot: dir, uiDir: null });
-    const post = () => app.request("/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workflow: "hello", id: "h1" }) });
+    const post = () =>
+      app.request("/api/runs", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ workflow: "hello", id: "h1" }),
+      });
 
     const script = `const D = require("better-sqlite3"); const db = new D(${JSON.stringify(path)});
 db.exec("BEGIN EXCLUSIVE"); console.log("locked"); process.stdin.on("data", () => { db.exec("COMMIT"); db.close(); process.exit(0); });`;
@@ -34,7 +39,9 @@ db.exec("BEGIN EXCLUSIVE"); console.log("locked"); process.stdin.on("data", () =
       expect(refused.status).toBe(503);
       const body = (await refused.json()) as { error: { code: string; message: string } };
       expect(body.error.code).toBe("STORAGE_ERROR");
-      expect(body.error.message).toBe("database error (SQLITE_BUSY: database is locked): another process holds the database lock");
+      expect(body.error.message).toBe(
+        "database error (SQLITE_BUSY: database is locked): another process holds the database lock",
+      );
       locker.stdin!.write("go\n");
       await new Promise((r) => locker.on("exit", r));
       expect(await store.getRun("h1")).toBeNull();

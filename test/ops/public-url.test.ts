@@ -25,11 +25,15 @@ async function sluice(root: string, args: string[], env: Record<string, string> 
 
 /** The `urls` step of a run, once a worker has written it. */
 async function resumeUrls(root: string, id: string): Promise<{ approvalPage: string; resume: string; cancel: string }> {
-  return eventually(async () => {
-    const shown = await sluice(root, ["show", id, "--json"]);
-    if (shown.code !== 0) return null;
-    return JSON.parse(shown.out).steps.find((s: { key: string }) => s.key === "urls")?.value ?? null;
-  }, 30_000, 200);
+  return eventually(
+    async () => {
+      const shown = await sluice(root, ["show", id, "--json"]);
+      if (shown.code !== 0) return null;
+      return JSON.parse(shown.out).steps.find((s: { key: string }) => s.key === "urls")?.value ?? null;
+    },
+    30_000,
+    200,
+  );
 }
 
 describe("approval links from a separate worker", () => {
@@ -56,21 +60,34 @@ describe("approval links from a separate worker", () => {
 
   it("use `sluice dev --public-url` recorded in the database, and a worker's own SLUICE_PUBLIC_URL wins over it", async () => {
     const root = makeProject(FILES, "sluice-url-dev-");
-    const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch", "--public-url", "https://sluice.example.com/ops/"], root);
+    const dev = spawnSluice(
+      ["dev", ".", "--port", "0", "--no-watch", "--public-url", "https://sluice.example.com/ops/"],
+      root,
+    );
     await dev.waitFor(/UI: https:\/\/sluice\.example\.com\/ops .*, listening on http:\/\/127\.0\.0\.1:\d+\)/, 30_000);
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
 
     expect((await sluice(root, ["enqueue", "f/gate", "--id", "gate-2"])).code).toBe(0);
     expect((await sluice(root, ["worker", "--exit-when-idle", "--idle", "300ms"])).code).toBe(0);
-    expect((await resumeUrls(root, "gate-2")).resume.startsWith("https://sluice.example.com/ops/api/runs/gate-2/")).toBe(true);
+    expect(
+      (await resumeUrls(root, "gate-2")).resume.startsWith("https://sluice.example.com/ops/api/runs/gate-2/"),
+    ).toBe(true);
 
     expect((await sluice(root, ["enqueue", "f/gate", "--id", "gate-3"])).code).toBe(0);
-    expect((await sluice(root, ["worker", "--exit-when-idle", "--idle", "300ms"], { SLUICE_PUBLIC_URL: "http://10.1.2.3:9000" })).code).toBe(0);
+    expect(
+      (
+        await sluice(root, ["worker", "--exit-when-idle", "--idle", "300ms"], {
+          SLUICE_PUBLIC_URL: "http://10.1.2.3:9000",
+        })
+      ).code,
+    ).toBe(0);
     expect((await resumeUrls(root, "gate-3")).resume.startsWith("http://10.1.2.3:9000/api/runs/gate-3/")).toBe(true);
 
     const bad = await sluice(root, ["worker", "--exit-when-idle"], { SLUICE_PUBLIC_URL: "sluice.example.com" });
     expect(bad.code).toBe(1);
-    expect(bad.out.trim()).toBe('sluice: SLUICE_PUBLIC_URL "sluice.example.com" is not a public URL: use http(s)://host[:port][/path], e.g. https://sluice.example.com');
+    expect(bad.out.trim()).toBe(
+      'sluice: SLUICE_PUBLIC_URL "sluice.example.com" is not a public URL: use http(s)://host[:port][/path], e.g. https://sluice.example.com',
+    );
   }, 120_000);
 });

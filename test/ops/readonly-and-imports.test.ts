@@ -29,7 +29,12 @@ async function sluice(root: string, ...args: string[]) {
 /** Runs the CLI as user `nobody` (uid 65534): root ignores file permissions. */
 function sluiceAsNobody(cwd: string, ...args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [join(REPO, "bin", "sluice.js"), ...args], { cwd, uid: 65534, gid: 65534, env: { PATH: process.env.PATH ?? "", HOME: "/tmp" } });
+    const p = spawn(process.execPath, [join(REPO, "bin", "sluice.js"), ...args], {
+      cwd,
+      uid: 65534,
+      gid: 65534,
+      env: { PATH: process.env.PATH ?? "", HOME: "/tmp" },
+    });
     let out = "";
     p.stdout.on("data", (d) => (out += d));
     p.stderr.on("data", (d) => (out += d));
@@ -44,7 +49,9 @@ describe("a module that throws at import time", () => {
     const root = makeProject(FILES, "sluice-import-");
     const enq = await sluice(root, "enqueue", "good", "--id", "g1");
     expect(enq.code).toBe(0);
-    expect(enq.out).toMatch(/^warning: workflows\/nested\/bad\.ts: kaboom at import time \(thrown at import time, so its workflows are not loaded\): fix the module's top-level code and save it again$/m);
+    expect(enq.out).toMatch(
+      /^warning: workflows\/nested\/bad\.ts: kaboom at import time \(thrown at import time, so its workflows are not loaded\): fix the module's top-level code and save it again$/m,
+    );
     const worker = await sluice(root, "worker", "--exit-when-idle", "--idle", "300ms");
     expect(worker.code).toBe(0);
     expect(worker.out).toContain("warning: workflows/nested/bad.ts: kaboom at import time");
@@ -69,7 +76,9 @@ describe("a database this process may not write", () => {
       const runs = await sluice(view, "runs");
       expect(runs.code).toBe(0);
       expect(runs.out).toMatch(/^kept\s+good\s+… pending/m);
-      expect(runs.out).toContain(`note: ${db} is read-only for this user: showing what it holds; commands that change runs will fail until it is writable`);
+      expect(runs.out).toContain(
+        `note: ${db} is read-only for this user: showing what it holds; commands that change runs will fail until it is writable`,
+      );
       const show = await sluice(view, "show", "kept", "--json");
       expect(show.code).toBe(0);
       expect(JSON.parse(show.out.slice(show.out.indexOf("{")))).toMatchObject({ id: "kept", status: "pending" });
@@ -77,7 +86,9 @@ describe("a database this process may not write", () => {
       expect(enq.code).toBe(1);
       expect(enq.out).not.toMatch(noStack);
       expect(enq.out.trim().split("\n")).toHaveLength(1);
-      expect(enq.out).toContain(`sluice: cannot open the database ${db} for writing (SQLITE_CANTOPEN: unable to open database file): make the file and its folder writable by this user`);
+      expect(enq.out).toContain(
+        `sluice: cannot open the database ${db} for writing (SQLITE_CANTOPEN: unable to open database file): make the file and its folder writable by this user`,
+      );
     } finally {
       execFileSync("umount", ["-l", view], { stdio: "ignore" });
     }
@@ -99,6 +110,8 @@ describe("a database this process may not write", () => {
     expect(enq.code).toBe(1);
     expect(enq.out).not.toMatch(noStack);
     expect(enq.out.trim().split("\n")).toHaveLength(1);
-    expect(enq.out).toMatch(/^sluice: database error \(SQLITE_READONLY: attempt to write a readonly database\): the database is read-only: make the file and its folder writable/);
+    expect(enq.out).toMatch(
+      /^sluice: database error \(SQLITE_READONLY: attempt to write a readonly database\): the database is read-only: make the file and its folder writable/,
+    );
   }, 60_000);
 });

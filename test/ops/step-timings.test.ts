@@ -27,7 +27,13 @@ describe("step timings", () => {
     const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root);
     await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
     const url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
-    const created = (await (await fetch(`${url}/api/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ workflow: "timed" }) })).json()) as { run: { id: string } };
+    const created = (await (
+      await fetch(`${url}/api/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ workflow: "timed" }),
+      })
+    ).json()) as { run: { id: string } };
     const id = created.run.id;
     const detail = await eventually(async () => {
       const d = (await (await fetch(`${url}/api/runs/${id}`)).json()) as any;

@@ -56,7 +56,10 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
     try {
       await eventually(() => lockerOut.includes("locked"), 10_000);
       writeFileSync(join(flags, "go"), "");
-      await worker.waitFor(/could not record its outcome \(succeeded\): database error \(SQLITE_BUSY: database is locked\): another process holds the database lock; retrying in/, 20_000);
+      await worker.waitFor(
+        /could not record its outcome \(succeeded\): database error \(SQLITE_BUSY: database is locked\): another process holds the database lock; retrying in/,
+        20_000,
+      );
       expect(worker.proc.exitCode).toBeNull();
       await eventually(() => lockerOut.includes("released"), 20_000);
       await worker.waitFor(/✓ gated locked-run succeeded/, 20_000);
@@ -97,7 +100,10 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
         // dd stops with "No space left on device": that is the point
       }
       writeFileSync(join(flags, "go"), "");
-      await worker.waitFor(/could not record its outcome \(succeeded\): database error \(SQLITE_FULL: database or disk is full\): the disk is full: free some space; retrying in/, 20_000);
+      await worker.waitFor(
+        /could not record its outcome \(succeeded\): database error \(SQLITE_FULL: database or disk is full\): the disk is full: free some space; retrying in/,
+        20_000,
+      );
       expect(worker.proc.exitCode).toBeNull();
       rmSync(filler);
       await worker.waitFor(/✓ gated full-run succeeded/, 30_000);
@@ -130,7 +136,10 @@ describe("a final write Postgres refuses", () => {
     await sql(admin, `ALTER DATABASE ${JSON.stringify(dbName)} SET default_transaction_read_only = on`);
     await sql(admin, cut, [dbName]);
     writeFileSync(join(flags, "go"), "");
-    await worker.waitFor(/could not record its outcome \(succeeded\): database error \(25006: cannot execute [A-Z ]+ in a read-only transaction\): the database is read-only \(a standby, or default_transaction_read_only\): point Sluice at the writable primary; retrying in/, 30_000);
+    await worker.waitFor(
+      /could not record its outcome \(succeeded\): database error \(25006: cannot execute [A-Z ]+ in a read-only transaction\): the database is read-only \(a standby, or default_transaction_read_only\): point Sluice at the writable primary; retrying in/,
+      30_000,
+    );
     // Past the store's own quick retries (a few seconds): the worker is still up and still trying.
     await new Promise((r) => setTimeout(r, 6_000));
     expect(worker.proc.exitCode).toBeNull();

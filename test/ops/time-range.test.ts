@@ -28,7 +28,10 @@ describe("out-of-range times are refused before anything is stored", () => {
     const h = await startHarness();
     try {
       for (const runAt of [1e300, "99999999999999999999", "+275760-09-13T00:00:00.001Z"]) {
-        const res = await h.call("POST", "/api/runs", { token: h.tokens.operate, body: { workflow: "hello", runAt, id: `far-${String(runAt).length}` } });
+        const res = await h.call("POST", "/api/runs", {
+          token: h.tokens.operate,
+          body: { workflow: "hello", runAt, id: `far-${String(runAt).length}` },
+        });
         expect(res.status).toBe(400);
         const body = (await res.json()) as { error: { code: string; message: string } };
         expect(body.error.code).toBe("INVALID_TIME");
@@ -73,9 +76,13 @@ describe("a stored time that is not a date never breaks a read", () => {
     expect((await sluice(root, "worker", "--exit-when-idle", "--idle", "300ms")).code).toBe(0);
     // What an older version (or a hand edit) could have left in the file.
     const db = new Database(join(root, ".sluice", "sluice.db"));
-    db.prepare("UPDATE runs SET created_at = 1e300, ready_at = 1e300, started_at = -1e300, finished_at = 1e300 WHERE id = 'bad-times'").run();
+    db.prepare(
+      "UPDATE runs SET created_at = 1e300, ready_at = 1e300, started_at = -1e300, finished_at = 1e300 WHERE id = 'bad-times'",
+    ).run();
     db.prepare("UPDATE steps SET started_at = 1e300, wake_at = 1e300 WHERE run_id = 'bad-times'").run();
-    db.prepare("INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES ('bad-times', NULL, 1, 'info', 'from the future', 1e300)").run();
+    db.prepare(
+      "INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES ('bad-times', NULL, 1, 'info', 'from the future', 1e300)",
+    ).run();
     db.close();
 
     const runs = await sluice(root, "runs");

@@ -27,7 +27,13 @@ interface Ran {
 }
 
 /** Runs a command to completion; never throws for a non-zero exit (the test checks `code`). */
-async function sh(cmd: string, args: string[], cwd: string, env: Record<string, string | undefined> = {}, timeout = 120_000): Promise<Ran> {
+async function sh(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  timeout = 120_000,
+): Promise<Ran> {
   const fullEnv: Record<string, string | undefined> = { ...process.env, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   try {
@@ -35,12 +41,17 @@ async function sh(cmd: string, args: string[], cwd: string, env: Record<string, 
     return { code: 0, out: r.stdout, err: r.stderr };
   } catch (e) {
     const x = e as { code?: number | string; stdout?: string; stderr?: string; message: string };
-    return { code: typeof x.code === "number" ? x.code : -1, out: x.stdout ?? "", err: `${x.stderr ?? ""}${x.message}` };
+    return {
+      code: typeof x.code === "number" ? x.code : -1,
+      out: x.stdout ?? "",
+      err: `${x.stderr ?? ""}${x.message}`,
+    };
   }
 }
 
 /** The version the repository installed, so the scratch app finds it in the npm cache. */
-const versionOf = (pkg: string) => (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+const versionOf = (pkg: string) =>
+  (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 
 /** The seed 002 producer snippets, verbatim, in a module (type-checked, not run). */
 const SEED_PRODUCER = `// Seed 002, "Enqueue A Run" and "Wait For A Signal": server-side code, verbatim.
@@ -132,9 +143,14 @@ describe("the packed sluice package in a scratch app", () => {
   let tarballs: { name: string; filename: string; files: { path: string }[] }[];
 
   beforeAll(async () => {
-    if (!existsSync(join(REPO, "dist", "tako.js"))) throw new Error("dist/ is missing or stale: run `npm run build` (npm test does it)");
+    if (!existsSync(join(REPO, "dist", "tako.js")))
+      throw new Error("dist/ is missing or stale: run `npm run build` (npm test does it)");
     dir = tempDir("sluice-pack-");
-    const packed = await sh("npm", ["pack", ".", "./packages/tako.sh", "./packages/windmill-client", "--json", "--pack-destination", dir], REPO);
+    const packed = await sh(
+      "npm",
+      ["pack", ".", "./packages/tako.sh", "./packages/windmill-client", "--json", "--pack-destination", dir],
+      REPO,
+    );
     expect(packed.code, packed.err).toBe(0);
     tarballs = JSON.parse(packed.out);
   }, 120_000);
@@ -142,11 +158,28 @@ describe("the packed sluice package in a scratch app", () => {
   it("ships dist with type declarations and the three entry points, and no tests, fixtures or sources", () => {
     expect(tarballs.map((t) => t.name)).toEqual(["sluice", "tako.sh", "windmill-client"]);
     const files = tarballs[0]!.files.map((f) => f.path);
-    for (const f of ["package.json", "README.md", "bin/sluice.js", "dist/index.js", "dist/index.d.ts", "dist/tako.js", "dist/tako.d.ts", "dist/windmill.js", "dist/windmill.d.ts", "dist/cli/main.js", "dist/ui/index.html"]) {
+    for (const f of [
+      "package.json",
+      "README.md",
+      "bin/sluice.js",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/tako.js",
+      "dist/tako.d.ts",
+      "dist/windmill.js",
+      "dist/windmill.d.ts",
+      "dist/cli/main.js",
+      "dist/ui/index.html",
+    ]) {
       expect(files, f).toContain(f);
     }
-    expect(files.filter((f) => /(^|\/)(test|tests)\/|\.test\.|testkit|fixtures|^src\/|^examples\/|^bench\/|\.map$|^\.ci\//.test(f))).toEqual([]);
-    for (const t of tarballs.slice(1)) expect(t.files.map((f) => f.path).sort()).toEqual(["index.d.ts", "index.js", "package.json"]);
+    expect(
+      files.filter((f) =>
+        /(^|\/)(test|tests)\/|\.test\.|testkit|fixtures|^src\/|^examples\/|^bench\/|\.map$|^\.ci\//.test(f),
+      ),
+    ).toEqual([]);
+    for (const t of tarballs.slice(1))
+      expect(t.files.map((f) => f.path).sort()).toEqual(["index.d.ts", "index.js", "package.json"]);
   });
 
   it("installs from the tarballs, type-checks the seeds' examples with tsc --noEmit, and enqueues from plain Node", async () => {
@@ -166,7 +199,11 @@ describe("the packed sluice package in a scratch app", () => {
     // --ignore-scripts: better-sqlite3's install script downloads a prebuilt binary from
     // GitHub or compiles for minutes; neither is possible/fast here, so the binary the
     // repository built for this same Node is copied in instead (below).
-    const install = await sh("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], app);
+    const install = await sh(
+      "npm",
+      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"],
+      app,
+    );
     expect(install.code, install.err).toBe(0);
     const binary = join("node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node");
     mkdirSync(join(app, binary, ".."), { recursive: true });
@@ -174,7 +211,8 @@ describe("the packed sluice package in a scratch app", () => {
 
     // The seeds' TypeScript examples as they are in examples/ (seed 001's pipelines are
     // Windmill scripts checked by the pipeline tests, not by tsc), plus the producer snippets.
-    for (const part of ["workflows", "lib", "f/wac", "f/my_folder", "f/ml", "f/data_team"]) cpSync(join(REPO, "examples", part), join(app, "seed", part), { recursive: true });
+    for (const part of ["workflows", "lib", "f/wac", "f/my_folder", "f/ml", "f/data_team"])
+      cpSync(join(REPO, "examples", part), join(app, "seed", part), { recursive: true });
     writeFiles(app, { ...APP, "seed/enqueue.ts": SEED_PRODUCER, "tsconfig.json": JSON.stringify(TSCONFIG, null, 2) });
 
     const tsc = await sh(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "."], app);
@@ -183,16 +221,34 @@ describe("the packed sluice package in a scratch app", () => {
 
     // Plain Node, no database configured: Tako's error.
     const db = join(app, ".sluice", "sluice.db");
-    const none = await sh(process.execPath, ["src/server.js"], app, { SLUICE_DATABASE: undefined, SLUICE_DATABASE_URL: undefined });
+    const none = await sh(process.execPath, ["src/server.js"], app, {
+      SLUICE_DATABASE: undefined,
+      SLUICE_DATABASE_URL: undefined,
+    });
     expect(none.code).toBe(3);
-    expect(JSON.parse(none.out)).toMatchObject({ error: "TakoError", code: "TAKO_UNAVAILABLE", message: expect.stringMatching(/set SLUICE_DATABASE/) });
+    expect(JSON.parse(none.out)).toMatchObject({
+      error: "TakoError",
+      code: "TAKO_UNAVAILABLE",
+      message: expect.stringMatching(/set SLUICE_DATABASE/),
+    });
 
     // With the database named: the app enqueues (a producer; no worker in its process).
-    const ran = await sh(process.execPath, ["src/server.js"], app, { SLUICE_DATABASE: db, SLUICE_DATABASE_URL: undefined });
+    const ran = await sh(process.execPath, ["src/server.js"], app, {
+      SLUICE_DATABASE: db,
+      SLUICE_DATABASE_URL: undefined,
+    });
     expect(ran.err).toBe("");
-    expect(JSON.parse(ran.out)).toEqual({ now: "fulfill:ord_123", later: "fulfill:ord_9", woken: 0, windmill: "function" });
+    expect(JSON.parse(ran.out)).toEqual({
+      now: "fulfill:ord_123",
+      later: "fulfill:ord_9",
+      woken: 0,
+      windmill: "function",
+    });
 
-    const sluice = (...args: string[]) => sh(process.execPath, [join(app, "node_modules", "sluice", "bin", "sluice.js"), ...args, "--db", db], app, { SLUICE_DATABASE_URL: undefined });
+    const sluice = (...args: string[]) =>
+      sh(process.execPath, [join(app, "node_modules", "sluice", "bin", "sluice.js"), ...args, "--db", db], app, {
+        SLUICE_DATABASE_URL: undefined,
+      });
     const listed = await sluice("runs", "--json");
     expect(listed.code, listed.err).toBe(0);
     const runs = JSON.parse(listed.out) as Array<{ id: string; status: string; maxAttempts: number; workflow: string }>;
@@ -204,7 +260,10 @@ describe("the packed sluice package in a scratch app", () => {
     // A worker of the installed package runs the app's workflow module through its loader.
     const worker = await sluice("worker", "--dir", "src", "--exit-when-idle", "--idle", "300ms");
     expect(worker.code, worker.out + worker.err).toBe(0);
-    const done = JSON.parse((await sluice("runs", "--status", "succeeded", "--json")).out) as Array<{ id: string; result: unknown }>;
+    const done = JSON.parse((await sluice("runs", "--status", "succeeded", "--json")).out) as Array<{
+      id: string;
+      result: unknown;
+    }>;
     expect(done).toMatchObject([{ id: "fulfill:ord_123", result: { orderId: "ord_123", charged: 4200 } }]);
   }, 180_000);
 });

@@ -11,7 +11,10 @@ describe("cascade", () => {
     p = await startPipelines({
       "f/noisy/tick.ts": TICK,
       "f/noisy/consume.ts": CONSUME,
-      "f/loop/a.ts": LOOP("a", "b").replace("// on s3://loop/b.json\n", "// on s3://loop/b.json\n// on s3://loop/start.json\n"),
+      "f/loop/a.ts": LOOP("a", "b").replace(
+        "// on s3://loop/b.json\n",
+        "// on s3://loop/b.json\n// on s3://loop/start.json\n",
+      ),
       "f/loop/b.ts": LOOP("b", "a"),
     });
   });
@@ -28,11 +31,15 @@ describe("cascade", () => {
     const runs = await p.runsOf("f/noisy/consume");
     expect(runs).toHaveLength(1);
     expect(decodeValue(runs[0]!.result)).toBe(10);
-    const decisions = (await readDecisions(p.store, { limit: 100 })).filter((d) => d.subscriber === "f/noisy/consume.ts").reverse();
+    const decisions = (await readDecisions(p.store, { limit: 100 }))
+      .filter((d) => d.subscriber === "f/noisy/consume.ts")
+      .reverse();
     expect(decisions.map((d) => d.outcome)).toEqual(["debounce-scheduled", ...Array(9).fill("debounced")]);
     expect(new Set(decisions.map((d) => d.run))).toEqual(new Set([runs[0]!.id]));
     const logs = await p.store.getLogs(runs[0]!.id);
-    expect(logs.map((l) => l.message).join("\n")).toContain(`10 write(s) coalesced; running for the last one (run ${producers[9]}`);
+    expect(logs.map((l) => l.message).join("\n")).toContain(
+      `10 write(s) coalesced; running for the last one (run ${producers[9]}`,
+    );
   });
 
   it(`stops a cycle after ${MAX_CASCADE_DEPTH} hops and records why`, async () => {

@@ -92,8 +92,15 @@ describe("sluice pipeline", () => {
     expect(mermaid.out).toMatch(/^flowchart LR/);
     expect(mermaid.out).toContain('{{"schedule (not configured)"}}:::unconfigured');
     const graph = JSON.parse((await cli(root, "pipeline", "graph", "f/etl", "--json")).out);
-    expect(graph.scripts.map((s: { name: string }) => s.name)).toEqual(["f/etl/ingest", "f/etl/seed", "f/etl/stage", "f/etl/report"]);
-    expect(graph.diagnostics).toMatchObject([{ file: "f/etl/seed.ts", line: 2, severity: "warning", code: "TRIGGER_NOT_CONFIGURED" }]);
+    expect(graph.scripts.map((s: { name: string }) => s.name)).toEqual([
+      "f/etl/ingest",
+      "f/etl/seed",
+      "f/etl/stage",
+      "f/etl/report",
+    ]);
+    expect(graph.diagnostics).toMatchObject([
+      { file: "f/etl/seed.ts", line: 2, severity: "warning", code: "TRIGGER_NOT_CONFIGURED" },
+    ]);
   });
 
   it("graph: reports annotation errors with file and line and exits 1", async () => {
@@ -108,10 +115,38 @@ describe("sluice pipeline", () => {
   it("run --dry-run prints exactly the slice, and needs --from when the folder has two starts", async () => {
     const ambiguous = await cli(root, "pipeline", "run", "f/etl", "--to", "stage", "--dry-run");
     expect(ambiguous.code).toBe(1);
-    expect(ambiguous.err).toContain("2 valid starts: f/etl/ingest.ts, f/etl/seed.ts (reaching every end: f/etl/ingest.ts)");
-    const plan = await cli(root, "pipeline", "run", "f/etl", "--from", "ingest", "--to", "stage", "--dry-run", "--json");
-    expect(JSON.parse(plan.out)).toMatchObject({ start: "f/etl/ingest.ts", ends: ["f/etl/stage.ts"], steps: ["f/etl/ingest.ts", "f/etl/stage.ts"], dryRun: true });
-    const byAsset = await cli(root, "pipeline", "run", "f/etl", "--from", "seed", "--to", "s3://etl/report.json", "--dry-run");
+    expect(ambiguous.err).toContain(
+      "2 valid starts: f/etl/ingest.ts, f/etl/seed.ts (reaching every end: f/etl/ingest.ts)",
+    );
+    const plan = await cli(
+      root,
+      "pipeline",
+      "run",
+      "f/etl",
+      "--from",
+      "ingest",
+      "--to",
+      "stage",
+      "--dry-run",
+      "--json",
+    );
+    expect(JSON.parse(plan.out)).toMatchObject({
+      start: "f/etl/ingest.ts",
+      ends: ["f/etl/stage.ts"],
+      steps: ["f/etl/ingest.ts", "f/etl/stage.ts"],
+      dryRun: true,
+    });
+    const byAsset = await cli(
+      root,
+      "pipeline",
+      "run",
+      "f/etl",
+      "--from",
+      "seed",
+      "--to",
+      "s3://etl/report.json",
+      "--dry-run",
+    );
     expect(byAsset.out).toContain("1. f/etl/seed.ts\n  2. f/etl/report.ts\n");
     expect(await runs("f/etl/ingest")).toHaveLength(0);
   });
@@ -127,7 +162,19 @@ describe("sluice pipeline", () => {
   });
 
   it("run stops at the first failure, says what did not run, and exits 1", async () => {
-    const res = await cli(root, "pipeline", "run", "f/etl", "--from", "ingest", "--to", "report", "--args", '{"fail": true}', "--json");
+    const res = await cli(
+      root,
+      "pipeline",
+      "run",
+      "f/etl",
+      "--from",
+      "ingest",
+      "--to",
+      "report",
+      "--args",
+      '{"fail": true}',
+      "--json",
+    );
     expect(res.code).toBe(1);
     const out = JSON.parse(res.out);
     expect(out.status).toBe("failed");
@@ -139,32 +186,71 @@ describe("sluice pipeline", () => {
   it("run without --to runs every script downstream of --from with one partition", async () => {
     const res = await cli(root, "pipeline", "run", "f/daily", "--partition", "2026-04-30", "--json");
     expect(res.code, res.err).toBe(0);
-    expect(JSON.parse(res.out)).toMatchObject({ status: "succeeded", partition: "2026-04-30", steps: [{ step: "f/daily/extract.ts" }, { step: "f/daily/load.ts" }] });
+    expect(JSON.parse(res.out)).toMatchObject({
+      status: "succeeded",
+      partition: "2026-04-30",
+      steps: [{ step: "f/daily/extract.ts" }, { step: "f/daily/load.ts" }],
+    });
     expect(object("daily/clean/2026-04-30.json")).toEqual({ day: "2026-04-30", clean: true });
   });
 
   it("backfill runs 3 days through the chain with a progress bar", async () => {
-    const dry = await cli(root, "pipeline", "backfill", "f/daily", "--from-partition", "2026-05-01", "--to-partition", "2026-05-03", "--dry-run");
+    const dry = await cli(
+      root,
+      "pipeline",
+      "backfill",
+      "f/daily",
+      "--from-partition",
+      "2026-05-01",
+      "--to-partition",
+      "2026-05-03",
+      "--dry-run",
+    );
     expect(dry.out).toContain("3 daily (tz=UTC, format=%Y-%m-%d) partition(s) × 2 step(s)");
-    const res = await cli(root, "pipeline", "backfill", "f/daily", "--from-partition", "2026-05-01", "--to-partition", "2026-05-03");
+    const res = await cli(
+      root,
+      "pipeline",
+      "backfill",
+      "f/daily",
+      "--from-partition",
+      "2026-05-01",
+      "--to-partition",
+      "2026-05-03",
+    );
     expect(res.code, res.err).toBe(0);
     expect(res.out).toContain("[....................] 0/3");
     expect(res.out).toMatch(/\[#{7}\.{13}\] 1\/3 2026-05-01 ✓/);
     expect(res.out).toMatch(/\[#{20}\] 3\/3 2026-05-03 ✓/);
     expect(res.out).toContain("backfilled 3 partition(s)");
-    for (const day of ["2026-05-01", "2026-05-02", "2026-05-03"]) expect(object(`daily/clean/${day}.json`)).toEqual({ day, clean: true });
+    for (const day of ["2026-05-01", "2026-05-02", "2026-05-03"])
+      expect(object(`daily/clean/${day}.json`)).toEqual({ day, clean: true });
     const loads = await runs("f/daily/load");
-    expect(loads.map((r) => decodeValue<{ partition: string }>(r.payload).partition)).toEqual(["2026-04-30", "2026-05-01", "2026-05-02", "2026-05-03"]);
+    expect(loads.map((r) => decodeValue<{ partition: string }>(r.payload).partition)).toEqual([
+      "2026-04-30",
+      "2026-05-01",
+      "2026-05-02",
+      "2026-05-03",
+    ]);
   });
 
   it("status shows last runs and the partitions written per asset", async () => {
     const res = await cli(root, "pipeline", "status", "f/daily", "--json");
     expect(res.code, res.err).toBe(0);
     const status = JSON.parse(res.out);
-    expect(status.scripts[0]).toMatchObject({ path: "f/daily/extract.ts", lastRun: { status: "succeeded", trigger: "plan", partition: "2026-05-03" } });
+    expect(status.scripts[0]).toMatchObject({
+      path: "f/daily/extract.ts",
+      lastRun: { status: "succeeded", trigger: "plan", partition: "2026-05-03" },
+    });
     const clean = status.assets.find((a: { uri: string }) => a.uri === "s3://daily/raw/{partition}.json");
-    expect(clean.partitions.map((p: { partition: string }) => p.partition)).toEqual(["2026-04-30", "2026-05-01", "2026-05-02", "2026-05-03"]);
+    expect(clean.partitions.map((p: { partition: string }) => p.partition)).toEqual([
+      "2026-04-30",
+      "2026-05-01",
+      "2026-05-02",
+      "2026-05-03",
+    ]);
     const text = await cli(root, "pipeline", "status", "f/daily");
-    expect(text.out).toContain("s3://daily/raw/{partition}.json  written: 2026-04-30, 2026-05-01, 2026-05-02, 2026-05-03");
+    expect(text.out).toContain(
+      "s3://daily/raw/{partition}.json  written: 2026-04-30, 2026-05-01, 2026-05-02, 2026-05-03",
+    );
   });
 });

@@ -28,17 +28,25 @@ describe("examples/f/pipeline_demo", () => {
   });
 
   it("runs the whole demo from the runs sluice dev enqueues", async () => {
-    const config = JSON.parse(readFileSync(join(REPO, "examples", "sluice.json"), "utf8")) as { dev: { enqueue: Array<{ workflow: string; payload?: unknown }> } };
-    for (const item of config.dev.enqueue.filter((e) => e.workflow.startsWith("f/pipeline_demo/"))) await p.engine.enqueueRun(item.workflow, item.payload ?? {});
+    const config = JSON.parse(readFileSync(join(REPO, "examples", "sluice.json"), "utf8")) as {
+      dev: { enqueue: Array<{ workflow: string; payload?: unknown }> };
+    };
+    for (const item of config.dev.enqueue.filter((e) => e.workflow.startsWith("f/pipeline_demo/")))
+      await p.engine.enqueueRun(item.workflow, item.payload ?? {});
     await p.settle({ timeoutMs: 30_000, quietMs: 1_500 });
     const status = async (name: string) => (await p.runsOf(name)).map((r) => r.status);
     expect(await status("f/pipeline_demo/transform")).toEqual(["succeeded"]);
     expect(await status("f/pipeline_demo/enrich")).toEqual(["succeeded"]);
     const [rollup] = await p.runsOf("f/pipeline_demo/rollup");
-    expect(decodeValue(rollup!.result)).toEqual([{ kind: "click", events: 1, minutes: 12 }, { kind: "view", events: 2, minutes: 15 }]);
+    expect(decodeValue(rollup!.result)).toEqual([
+      { kind: "click", events: 1, minutes: 12 },
+      { kind: "view", events: 2, minutes: 15 },
+    ]);
     expect(await status("f/pipeline_demo/report")).toEqual(["succeeded"]);
     const assets = await p.pipelines.assets();
-    expect(new TextDecoder().decode(await assets.volumes.read("reports", "latest.txt"))).toMatch(/^report for 2026-05-16 at /);
+    expect(new TextDecoder().decode(await assets.volumes.read("reports", "latest.txt"))).toMatch(
+      /^report for 2026-05-16 at /,
+    );
   });
 
   it("answers the webhook", async () => {

@@ -78,4 +78,3 @@ export async function main() {
 	await wmill.writeS3File({ s3: 'loop/${me}.json' }, String(Date.now()));
 }
 `;
-

@@ -26,18 +26,30 @@ export interface PipelineProject {
 }
 
 /** Starts a project with `files`. */
-export async function startPipelines(files: Record<string, string>, options: PipelineOptions & { store?: Store; scheduler?: boolean; root?: string; allowLoadErrors?: boolean } = {}): Promise<PipelineProject> {
+export async function startPipelines(
+  files: Record<string, string>,
+  options: PipelineOptions & { store?: Store; scheduler?: boolean; root?: string; allowLoadErrors?: boolean } = {},
+): Promise<PipelineProject> {
   const root = options.root ?? makeProject(files, "sluice-pipe-");
   const store = options.store ?? openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
-  const engine = createEngine({ store, scheduler: options.scheduler ? { tickMs: 100 } : false, worker: { pollMs: 50 } });
+  const engine = createEngine({
+    store,
+    scheduler: options.scheduler ? { tickMs: 100 } : false,
+    worker: { pollMs: 50 },
+  });
   const project = new Project(root, engine);
   const pipelines = attachPipelines(project, { freshness: false, ...options });
   await engine.start();
   const report = await project.loadAll();
-  if (report.errors.length && !options.allowLoadErrors) throw new Error(`load failed: ${report.errors.map((e) => `${e.file}: ${e.error.message}`).join("\n")}`);
+  if (report.errors.length && !options.allowLoadErrors)
+    throw new Error(`load failed: ${report.errors.map((e) => `${e.file}: ${e.error.message}`).join("\n")}`);
   await pipelines.start();
   return {
-    root, store, engine, project, pipelines,
+    root,
+    store,
+    engine,
+    project,
+    pipelines,
     async settle({ timeoutMs = 20_000, quietMs = 150 } = {}) {
       const end = Date.now() + timeoutMs;
       let quietSince: number | null = null;
@@ -49,7 +61,9 @@ export async function startPipelines(files: Record<string, string>, options: Pip
         } else quietSince = null;
         if (Date.now() > end) {
           const left = await store.listRuns({ status: ["pending", "running", "waiting"], limit: 20 });
-          throw new Error(`runs still busy after ${timeoutMs} ms: ${left.map((r) => `${r.workflow}:${r.status}`).join(", ")}`);
+          throw new Error(
+            `runs still busy after ${timeoutMs} ms: ${left.map((r) => `${r.workflow}:${r.status}`).join(", ")}`,
+          );
         }
         await delay(25);
       }

@@ -60,11 +60,18 @@ describe("pipeline HTTP routes", () => {
   it("lists the graph of every pipeline", async () => {
     const res = await call("GET", "/api/pipelines", undefined, readToken);
     expect(res.status).toBe(200);
-    expect(res.json.pipelines[0].scripts.map((s: { name: string }) => s.name)).toEqual(["f/api/hook", "f/api/start", "f/api/middle", "f/api/last"]);
+    expect(res.json.pipelines[0].scripts.map((s: { name: string }) => s.name)).toEqual([
+      "f/api/hook",
+      "f/api/start",
+      "f/api/middle",
+      "f/api/last",
+    ]);
   });
 
   it("runs a script from its webhook with the body, and needs the operate scope", async () => {
-    expect((await call("POST", "/api/pipelines/webhook/f/api/hook", { order: "o-1", amount: 7 }, readToken)).status).toBe(403);
+    expect(
+      (await call("POST", "/api/pipelines/webhook/f/api/hook", { order: "o-1", amount: 7 }, readToken)).status,
+    ).toBe(403);
     const res = await call("POST", "/api/pipelines/webhook/f/api/hook", { order: "o-1", amount: 7 });
     expect(res.status).toBe(202);
     expect(await p.engine.handle(res.json.run).result({ timeoutMs: 10_000 })).toEqual({ order: "o-1", amount: 7 });
@@ -75,7 +82,12 @@ describe("pipeline HTTP routes", () => {
   });
 
   it("plans and runs up to a node, from any script", async () => {
-    const dry = await call("POST", "/api/pipelines/plan", { folder: "f/api", from: "middle", to: ["last"], dryRun: true });
+    const dry = await call("POST", "/api/pipelines/plan", {
+      folder: "f/api",
+      from: "middle",
+      to: ["last"],
+      dryRun: true,
+    });
     expect(dry).toMatchObject({ status: 200, json: { steps: ["f/api/middle.ts", "f/api/last.ts"], run: null } });
     const ambiguous = await call("POST", "/api/pipelines/plan", { folder: "f/api", to: "s3://api/b.json" });
     expect(ambiguous).toMatchObject({ status: 400, json: { error: { code: "PIPELINE_AMBIGUOUS_START" } } });

@@ -44,7 +44,11 @@ describe("seed 001 partitioned join (trigger all)", () => {
     expect(runs[0]!.status).toBe("succeeded");
     expect(decodeValue<{ partition: string }>(runs[0]!.payload).partition).toBe("2026-05-15");
     const out = await p.pipelines.assets().then((a) => a.objects.get("lake/marts/enriched/2026-05-15/data.parquet"));
-    expect(JSON.parse(new TextDecoder().decode(out))).toEqual([[{ events: "2026-05-15" }], [{ sessions: "2026-05-15" }], [{ customer: "acme" }]]);
+    expect(JSON.parse(new TextDecoder().decode(out))).toEqual([
+      [{ events: "2026-05-15" }],
+      [{ sessions: "2026-05-15" }],
+      [{ customer: "acme" }],
+    ]);
   });
 
   it("opens an independent slot for another day", async () => {
@@ -69,7 +73,10 @@ describe("seed 001 partitioned join (trigger all)", () => {
   it("completes the second day when its sessions arrive (still one run per day)", async () => {
     await run("f/lake/ingest_sessions", "2026-05-16");
     const runs = await enrichRuns();
-    expect(runs.map((r) => decodeValue<{ partition: string }>(r.payload).partition)).toEqual(["2026-05-15", "2026-05-16"]);
+    expect(runs.map((r) => decodeValue<{ partition: string }>(r.payload).partition)).toEqual([
+      "2026-05-15",
+      "2026-05-16",
+    ]);
   });
 });
 

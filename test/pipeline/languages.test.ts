@@ -80,7 +80,8 @@ describe("Python, DuckDB SQL and Bash pipeline scripts", () => {
   it("detects the outputs of all three languages in the lineage graph", () => {
     const f = p.pipelines.catalog().folder("f/poly")!;
     expect(f.ok).toBe(true);
-    const writes = (path: string) => f.members.find((m) => m.path === path)!.analyzed.assets.writes.map((w) => w.asset.uri);
+    const writes = (path: string) =>
+      f.members.find((m) => m.path === path)!.analyzed.assets.writes.map((w) => w.asset.uri);
     expect(writes("f/poly/extract.py")).toEqual(["s3://poly/raw/{partition}.json", "$res:f/poly/last_extract"]);
     expect(writes("f/poly/transform.sql")).toEqual(["datatable://main/scaled", "s3://poly/scaled/{partition}.json"]);
   });
@@ -96,9 +97,15 @@ describe("Python, DuckDB SQL and Bash pipeline scripts", () => {
     expect(sh?.status, JSON.stringify(sh?.error)).toBe("succeeded");
     expect(decodeValue(sh!.result)).toEqual({ lines: 4 });
     const assets = await p.pipelines.assets();
-    expect(new TextDecoder().decode(await assets.volumes.read("reports", "daily/2026-05-16.txt"))).toBe("2026-05-16: 4\n");
+    expect(new TextDecoder().decode(await assets.volumes.read("reports", "daily/2026-05-16.txt"))).toBe(
+      "2026-05-16: 4\n",
+    );
     expect(await assets.resources.get("f/poly/last_extract")).toEqual({ partition: "2026-05-16", rows: 4 });
-    const stepTargets = async (id: string) => (await p.store.getSteps(id)).filter((s) => s.kind === "asset").map((s) => s.target).sort();
+    const stepTargets = async (id: string) =>
+      (await p.store.getSteps(id))
+        .filter((s) => s.kind === "asset")
+        .map((s) => s.target)
+        .sort();
     expect(await stepTargets(h.id)).toEqual(["$res:f/poly/last_extract", "s3://poly/raw/2026-05-16.json"]);
     expect(await stepTargets(sh!.id)).toEqual(["volume://reports/daily/2026-05-16.txt"]);
     const logs = (await p.store.getLogs(h.id)).map((l) => l.message);
@@ -108,7 +115,9 @@ describe("Python, DuckDB SQL and Bash pipeline scripts", () => {
   it("queries data tables from TypeScript and Python with bound parameters", async () => {
     const ts = await p.pipelines.runScript("f/poly/query", { day: "2026-05-16" });
     expect(await ts.result({ timeoutMs: 15_000 })).toEqual({ total: 100, n: 4 });
-    expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual(["datatable://main/audit"]);
+    expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual([
+      "datatable://main/audit",
+    ]);
     const py = await p.pipelines.runScript("f/poly/audit", { day: "2026-05-16" }, { partition: "x-1" });
     expect(await py.result({ timeoutMs: 15_000 })).toEqual({
       audit: [{ day: "2026-05-16", total: 100 }],
@@ -119,7 +128,13 @@ describe("Python, DuckDB SQL and Bash pipeline scripts", () => {
   });
 
   it("fails a Python run with the script's own error and exit code", async () => {
-    const bad = await p.pipelines.runScript("f/poly/extract", { rows: "x" }, { partition: "2026-05-17", cascade: false });
-    await expect(bad.result({ timeoutMs: 15_000 })).rejects.toThrow(/f\/poly\/extract\.py exited with code 1: TypeError/);
+    const bad = await p.pipelines.runScript(
+      "f/poly/extract",
+      { rows: "x" },
+      { partition: "2026-05-17", cascade: false },
+    );
+    await expect(bad.result({ timeoutMs: 15_000 })).rejects.toThrow(
+      /f\/poly\/extract\.py exited with code 1: TypeError/,
+    );
   });
 });

@@ -116,11 +116,19 @@ describe("managed // materialize into a DuckLake table", () => {
   let p: PipelineProject;
   beforeAll(async () => {
     p = await startPipelines({
-      "f/mat/orders.sql": ORDERS_SQL, "f/mat/more_orders.sql": MORE_ORDERS_SQL, "f/mat/daily.sql": DAILY_SQL,
-      "f/mat/report.sql": REPORT_SQL, "f/mat/manual.sql": MANUAL_SQL,
-      "f/mat/travel.sql": TRAVEL_SQL, "f/mat/customers.sql": CUSTOMERS_SQL, "f/mat/customer_dim.sql": CUSTOMER_DIM_SQL,
-      "f/mat/checked.sql": CHECKED_SQL, "f/tests/amount_positive.sql": "SELECT id, amount FROM slice WHERE amount <= 0\n",
-      "f/mat/ts_writer.ts": TS_WRITER, "f/mat/py_writer.py": PY_WRITER, "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
+      "f/mat/orders.sql": ORDERS_SQL,
+      "f/mat/more_orders.sql": MORE_ORDERS_SQL,
+      "f/mat/daily.sql": DAILY_SQL,
+      "f/mat/report.sql": REPORT_SQL,
+      "f/mat/manual.sql": MANUAL_SQL,
+      "f/mat/travel.sql": TRAVEL_SQL,
+      "f/mat/customers.sql": CUSTOMERS_SQL,
+      "f/mat/customer_dim.sql": CUSTOMER_DIM_SQL,
+      "f/mat/checked.sql": CHECKED_SQL,
+      "f/tests/amount_positive.sql": "SELECT id, amount FROM slice WHERE amount <= 0\n",
+      "f/mat/ts_writer.ts": TS_WRITER,
+      "f/mat/py_writer.py": PY_WRITER,
+      "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
     });
   });
   afterAll(async () => p?.close());
@@ -130,26 +138,46 @@ describe("managed // materialize into a DuckLake table", () => {
     const h = await p.pipelines.runScript("f/mat/orders", {});
     expect(await h.result({ timeoutMs: 20_000 })).toEqual({ asset: "ducklake://main/orders", rows: 3, snapshot_id: 1 });
     const again = await p.pipelines.runScript("f/mat/orders", {});
-    expect(await again.result({ timeoutMs: 20_000 })).toEqual({ asset: "ducklake://main/orders", rows: 3, snapshot_id: 2 });
+    expect(await again.result({ timeoutMs: 20_000 })).toEqual({
+      asset: "ducklake://main/orders",
+      rows: 3,
+      snapshot_id: 2,
+    });
     const lake = await openLake(catalog());
     try {
       expect(await lake.query("orders", { kind: "latest" }, "SELECT count(*) AS n FROM {table}")).toEqual([{ n: 3 }]);
-      expect(await lake.query("orders", { kind: "version", snapshotId: 1 }, "SELECT count(*) AS n FROM {table}")).toEqual([{ n: 3 }]);
+      expect(
+        await lake.query("orders", { kind: "version", snapshotId: 1 }, "SELECT count(*) AS n FROM {table}"),
+      ).toEqual([{ n: 3 }]);
     } finally {
       await lake.close();
     }
-    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual(["ducklake://main/orders"]);
+    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual([
+      "ducklake://main/orders",
+    ]);
     const history = await schemaHistory(p.store, "ducklake://main/orders");
-    expect(history.map((v) => [v.version, v.snapshot_id, v.columns])).toEqual([[1, 1, [
-      { name: "order_id", type: "BIGINT" }, { name: "status", type: "VARCHAR" }, { name: "amount", type: "DECIMAL(10,2)" }, { name: "created_at", type: "TIMESTAMP" },
-    ]]]);
+    expect(history.map((v) => [v.version, v.snapshot_id, v.columns])).toEqual([
+      [
+        1,
+        1,
+        [
+          { name: "order_id", type: "BIGINT" },
+          { name: "status", type: "VARCHAR" },
+          { name: "amount", type: "DECIMAL(10,2)" },
+          { name: "created_at", type: "TIMESTAMP" },
+        ],
+      ],
+    ]);
   });
 
   it("runs the seed's partitioned merge with data tests, records the state and fires the downstream", async () => {
     const h = await p.pipelines.runScript("f/mat/daily", {}, { partition: "2026-05-16" });
     const result = await h.result({ timeoutMs: 20_000 });
     expect(result).toEqual({
-      asset: "ducklake://main/orders_daily", rows: 2, snapshot_id: 3, partition: "2026-05-16",
+      asset: "ducklake://main/orders_daily",
+      rows: 2,
+      snapshot_id: 3,
+      partition: "2026-05-16",
       tests: [
         { test: "not_null order_id", passed: true, offending: 0, examples: [] },
         { test: "unique order_id", passed: true, offending: 0, examples: [] },
@@ -167,8 +195,15 @@ describe("managed // materialize into a DuckLake table", () => {
     expect(await again.result({ timeoutMs: 20_000 })).toMatchObject({ rows: 2, snapshot_id: 4 });
     const lake = await openLake(catalog());
     try {
-      expect(await lake.query("orders_daily", { kind: "latest" }, "SELECT order_id, status, _partition FROM {table} ORDER BY order_id")).toEqual([
-        { order_id: 1, status: "paid", _partition: "2026-05-16" }, { order_id: 2, status: "pending", _partition: "2026-05-16" },
+      expect(
+        await lake.query(
+          "orders_daily",
+          { kind: "latest" },
+          "SELECT order_id, status, _partition FROM {table} ORDER BY order_id",
+        ),
+      ).toEqual([
+        { order_id: 1, status: "paid", _partition: "2026-05-16" },
+        { order_id: 2, status: "pending", _partition: "2026-05-16" },
       ]);
     } finally {
       await lake.close();
@@ -189,7 +224,13 @@ describe("managed // materialize into a DuckLake table", () => {
     const lake = await openLake(catalog());
     try {
       expect((await lake.snapshot()).snapshotId).toBe(5);
-      expect(await lake.query("orders_daily", { kind: "latest" }, "SELECT count(*) AS n FROM {table} WHERE _partition = '2026-05-17'")).toEqual([{ n: 0 }]);
+      expect(
+        await lake.query(
+          "orders_daily",
+          { kind: "latest" },
+          "SELECT count(*) AS n FROM {table} WHERE _partition = '2026-05-17'",
+        ),
+      ).toEqual([{ n: 0 }]);
     } finally {
       await lake.close();
     }
@@ -209,7 +250,8 @@ describe("managed // materialize into a DuckLake table", () => {
     const lake = await openLake(catalog());
     try {
       expect(await lake.query("customer_dim", { kind: "latest" }, "SELECT * FROM {table} ORDER BY ALL")).toEqual([
-        { customer_id: 1, name: "Ada", tier: "platinum" }, { customer_id: 2, name: "Bo", tier: "silver" },
+        { customer_id: 1, name: "Ada", tier: "platinum" },
+        { customer_id: 2, name: "Bo", tier: "silver" },
       ]);
     } finally {
       await lake.close();
@@ -218,7 +260,9 @@ describe("managed // materialize into a DuckLake table", () => {
 
   it("runs a custom data test script (a SELECT of offending rows over the view slice) before publishing", async () => {
     const h = await p.pipelines.runScript("f/mat/checked", {});
-    await expect(h.result({ timeoutMs: 20_000 })).rejects.toThrow(/1 of 1 data test\(s\) failed.*f\/tests\/amount_positive: fail, 1 row\(s\), e\.g\. \{"id":2,"amount":"-1\.0"\}/);
+    await expect(h.result({ timeoutMs: 20_000 })).rejects.toThrow(
+      /1 of 1 data test\(s\) failed.*f\/tests\/amount_positive: fail, 1 row\(s\), e\.g\. \{"id":2,"amount":"-1\.0"\}/,
+    );
     const lake = await openLake(catalog());
     try {
       expect((await lake.tables()).map((t) => t.name)).not.toContain("main.checked");
@@ -240,15 +284,24 @@ describe("managed // materialize into a DuckLake table", () => {
       first: { asset: "ducklake://code/events", rows: 2, snapshot_id: 1, partition: "2026-05-20" },
       again: { asset: "ducklake://code/events", rows: 1, snapshot_id: 2, partition: "2026-05-20" },
       appended: { asset: "ducklake://code/events", rows: 1, snapshot_id: 3, partition: "2026-05-20" },
-      rows: [[1, "a"], [2, "B"], [3, "c"]],
+      rows: [
+        [1, "a"],
+        [2, "B"],
+        [3, "c"],
+      ],
       old: 2,
     });
-    expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toContain("ducklake://code/events");
+    expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toContain(
+      "ducklake://code/events",
+    );
     const py = await p.pipelines.runScript("f/mat/py_writer", {});
     expect(await py.result({ timeoutMs: 30_000 })).toEqual({
       first: { asset: "ducklake://py/t", rows: 2, snapshot_id: 1 },
       second: { asset: "ducklake://py/t", rows: 1, snapshot_id: 2 },
-      rows: [[1, "x"], [2, "z"]],
+      rows: [
+        [1, "x"],
+        [2, "z"],
+      ],
       at_first: 2,
     });
   });
@@ -256,6 +309,8 @@ describe("managed // materialize into a DuckLake table", () => {
   it("still runs a `manual` materialization, which is track-only by the seed's definition", async () => {
     const h = await p.pipelines.runScript("f/mat/manual", {});
     expect(await h.result({ timeoutMs: 15_000 })).toEqual([{ seven: 7 }]);
-    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual(["ducklake://main/m"]);
+    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual([
+      "ducklake://main/m",
+    ]);
   });
 });

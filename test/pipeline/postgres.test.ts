@@ -16,14 +16,17 @@ describe("pipelines on Postgres", () => {
   beforeAll(async () => {
     store = openPostgresStore(await testDatabase("pipelines"), { pollMs: 100 });
     await store.ready();
-    p = await startPipelines({
-      "f/lake/ingest_events.ts": producer("events"),
-      "f/lake/ingest_sessions.ts": producer("sessions"),
-      "f/lake/refresh_customers.ts": CUSTOMERS,
-      "f/lake/enrich.ts": ENRICH,
-      "f/noisy/tick.ts": TICK,
-      "f/noisy/consume.ts": CONSUME,
-    }, { store });
+    p = await startPipelines(
+      {
+        "f/lake/ingest_events.ts": producer("events"),
+        "f/lake/ingest_sessions.ts": producer("sessions"),
+        "f/lake/refresh_customers.ts": CUSTOMERS,
+        "f/lake/enrich.ts": ENRICH,
+        "f/noisy/tick.ts": TICK,
+        "f/noisy/consume.ts": CONSUME,
+      },
+      { store },
+    );
   });
   afterAll(async () => {
     await p?.close();
@@ -42,7 +45,9 @@ describe("pipelines on Postgres", () => {
     await run("f/lake/ingest_sessions", "2026-05-15");
     await run("f/lake/refresh_customers");
     const joins = await p.runsOf("f/lake/enrich");
-    expect(joins.map((r) => [r.status, decodeValue<{ partition: string }>(r.payload).partition])).toEqual([["succeeded", "2026-05-15"]]);
+    expect(joins.map((r) => [r.status, decodeValue<{ partition: string }>(r.payload).partition])).toEqual([
+      ["succeeded", "2026-05-15"],
+    ]);
 
     await Promise.all([1, 2, 3].map((n) => p.engine.enqueueRun("f/noisy/tick", { n })));
     await p.settle({ quietMs: 1_500 });

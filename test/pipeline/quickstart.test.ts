@@ -44,8 +44,12 @@ describe("seed 001 Quickstart: ingest → transform", () => {
     const steps = await p.store.getSteps(run.id);
     expect(steps.filter((s) => s.kind === "asset").map((s) => s.target)).toEqual(["s3://demo/raw.json"]);
     const dispatch = steps.find((s) => s.key === "pipeline:dispatch");
-    expect(decodeValue<Array<{ outcome: string; subscriber: string }>>(dispatch!.value)).toMatchObject([{ outcome: "dispatched", subscriber: "f/demo/transform.ts" }]);
-    const payload = decodeValue<{ _sluice: { trigger: string; depth: number; upstream: { run: string } } }>(transforms[0]!.payload);
+    expect(decodeValue<Array<{ outcome: string; subscriber: string }>>(dispatch!.value)).toMatchObject([
+      { outcome: "dispatched", subscriber: "f/demo/transform.ts" },
+    ]);
+    const payload = decodeValue<{ _sluice: { trigger: string; depth: number; upstream: { run: string } } }>(
+      transforms[0]!.payload,
+    );
     expect(payload._sluice).toMatchObject({ trigger: "cascade", depth: 1, upstream: { run: run.id } });
     const log = await readDecisions(p.store);
     expect(log.map((d) => [d.outcome, d.subscriber])).toEqual([["dispatched", "f/demo/transform.ts"]]);
@@ -71,10 +75,13 @@ describe("seed 001 Quickstart: ingest → transform", () => {
 
 describe("a subscriber that does not load", () => {
   it("is skipped with the reason, and its producer still succeeds", async () => {
-    const p = await startPipelines({
-      "f/half/ingest.ts": INGEST,
-      "f/half/broken.ts": "// pipeline\n// on s3://demo/raw.json\nexport async function main( {\n",
-    }, { allowLoadErrors: true });
+    const p = await startPipelines(
+      {
+        "f/half/ingest.ts": INGEST,
+        "f/half/broken.ts": "// pipeline\n// on s3://demo/raw.json\nexport async function main( {\n",
+      },
+      { allowLoadErrors: true },
+    );
     try {
       const run = await p.engine.enqueueRun("f/half/ingest", {});
       await run.result({ timeoutMs: 15_000 });

@@ -10,10 +10,13 @@ import { startPipelines, type PipelineProject } from "./harness.js";
 describe("reloading pipelines", () => {
   let p: PipelineProject;
   beforeAll(async () => {
-    p = await startPipelines({
-      "f/r/a.py": "# pipeline\ndef main():\n    return 1\n",
-      "f/r/t.ts": "// pipeline\nexport async function main() { return 't'; }\n",
-    }, { watch: true });
+    p = await startPipelines(
+      {
+        "f/r/a.py": "# pipeline\ndef main():\n    return 1\n",
+        "f/r/t.ts": "// pipeline\nexport async function main() { return 't'; }\n",
+      },
+      { watch: true },
+    );
   });
   afterAll(async () => p?.close());
 

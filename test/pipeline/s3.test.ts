@@ -43,7 +43,13 @@ describe("s3:// on a real S3 server (s3rver)", () => {
     process.env.AWS_ACCESS_KEY_ID = "S3RVER";
     process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-    server = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: tempDir("s3rver-"), configureBuckets: [{ name: "sluice-test" }] });
+    server = new S3rver({
+      address: "127.0.0.1",
+      port: 0,
+      silent: true,
+      directory: tempDir("s3rver-"),
+      configureBuckets: [{ name: "sluice-test" }],
+    });
     const { port } = await server.run();
     endpoint = `http://127.0.0.1:${port}`;
     p = await startPipelines(

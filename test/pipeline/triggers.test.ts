@@ -15,7 +15,9 @@ import { makeProject } from "../helpers/project.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
 const FILES: Record<string, string> = {
-  "f/ops/pipeline.json": JSON.stringify({ triggers: { nightly: { schedule: { cron: "0 3 * * *", timezone: "UTC" } }, receive: { webhook: true } } }),
+  "f/ops/pipeline.json": JSON.stringify({
+    triggers: { nightly: { schedule: { cron: "0 3 * * *", timezone: "UTC" } }, receive: { webhook: true } },
+  }),
   "f/ops/nightly.ts": `// pipeline
 // on schedule
 // partitioned daily
@@ -75,7 +77,9 @@ describe("native triggers and step options", () => {
   });
 
   it("turns a schedule row into the script's cron; the tick's fire time picks the partition", async () => {
-    expect((await p.store.listSchedules()).map((s) => [s.workflow, s.cron, s.timezone])).toEqual([["f/ops/nightly", "0 3 * * *", "UTC"]]);
+    expect((await p.store.listSchedules()).map((s) => [s.workflow, s.cron, s.timezone])).toEqual([
+      ["f/ops/nightly", "0 3 * * *", "UTC"],
+    ]);
     const [schedule] = await p.store.listSchedules();
     clock.advance(schedule!.nextAt! - clock.now() + 1);
     expect(await p.engine.scheduler!.fireDue()).toBe(1);
@@ -91,7 +95,9 @@ describe("native triggers and step options", () => {
     expect(await h.result({ timeoutMs: 10_000 })).toEqual({ partition: "acme", amount: 5 });
     const logs = (await p.store.getLogs(h.id)).map((l) => l.message);
     expect(logs).toContain("ignored argument(s) tenant_id, extra: main takes (partition, amount)");
-    await expect(p.pipelines.webhook("f/ops/closed", {})).rejects.toMatchObject({ code: "PIPELINE_TRIGGER_NOT_CONFIGURED" });
+    await expect(p.pipelines.webhook("f/ops/closed", {})).rejects.toMatchObject({
+      code: "PIPELINE_TRIGGER_NOT_CONFIGURED",
+    });
     await expect(p.pipelines.webhook("f/ops/nightly", {})).rejects.toThrow(/needs a `\/\/ on webhook` line/);
   });
 
@@ -111,7 +117,9 @@ describe("native triggers and step options", () => {
     await p.settle();
     const [run] = await p.runsOf("f/ops/stale");
     expect(decodeValue(run!.result)).toBe("refreshed");
-    expect(decodeValue<{ _sluice: { trigger: string; reason: string } }>(run!.payload)._sluice).toMatchObject({ trigger: "freshness" });
+    expect(decodeValue<{ _sluice: { trigger: string; reason: string } }>(run!.payload)._sluice).toMatchObject({
+      trigger: "freshness",
+    });
     expect(await watchdog.check(run!.finishedAt! + 500)).toEqual([]);
     const [late] = await watchdog.check(run!.finishedAt! + 2_500);
     expect(late!.reason).toMatch(/last successful run finished 3s ago, over its freshness window of 1s/);

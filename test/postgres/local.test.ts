@@ -44,8 +44,13 @@ describe("local: true workflows on several servers", () => {
       const p = spawnSluice(["enqueue", "warm-cache", '{"n":1}', "--id", "warm-1"], root, on(s));
       expect(await p.exited).toBe(0);
     }
-    await eventually(async () => (await store.countRuns({ workflow: "warm-cache", status: "succeeded" })) === 2, 20_000);
-    const runs = (await store.listRuns({ workflow: "warm-cache" })).map((r) => [r.id, r.queue, JSON.parse(r.result!).server]).sort();
+    await eventually(
+      async () => (await store.countRuns({ workflow: "warm-cache", status: "succeeded" })) === 2,
+      20_000,
+    );
+    const runs = (await store.listRuns({ workflow: "warm-cache" }))
+      .map((r) => [r.id, r.queue, JSON.parse(r.result!).server])
+      .sort();
     expect(runs).toEqual([
       ["warm-1@a", "default@a", "a"],
       ["warm-1@b", "default@b", "b"],
@@ -53,7 +58,10 @@ describe("local: true workflows on several servers", () => {
     // Read commands take the same setting.
     const list = spawnSluice(["runs", "--workflow", "warm-cache", "--json"], root, { SLUICE_DATABASE_URL: url });
     expect(await list.exited).toBe(0);
-    expect((JSON.parse(list.output()) as Array<{ id: string }>).map((r) => r.id).sort()).toEqual(["warm-1@a", "warm-1@b"]);
+    expect((JSON.parse(list.output()) as Array<{ id: string }>).map((r) => r.id).sort()).toEqual([
+      "warm-1@a",
+      "warm-1@b",
+    ]);
     const show = spawnSluice(["show", "warm-1@b", "--json", "--db", url], root);
     expect(await show.exited).toBe(0);
     expect(show.output()).toMatch(/"status": "succeeded"/);
@@ -65,7 +73,9 @@ describe("local: true workflows on several servers", () => {
     const root = makeProject({ "workflows/warm.ts": LOCAL, "workflows/report.ts": GLOBAL });
     const mixed = spawnSluice(["server", "--port", "0", "--servers", "2"], root);
     expect(await mixed.exited).toBe(1);
-    expect(mixed.output()).toMatch(/mixes local workflows \(warm-cache\) with global ones \(report\), so it needs shared workflow state: set SLUICE_DATABASE_URL/);
+    expect(mixed.output()).toMatch(
+      /mixes local workflows \(warm-cache\) with global ones \(report\), so it needs shared workflow state: set SLUICE_DATABASE_URL/,
+    );
 
     const allLocal = makeProject({ "workflows/warm.ts": LOCAL });
     const ok = spawnSluice(["server", "--port", "0", "--servers", "2"], allLocal);

@@ -61,7 +61,9 @@ function requests(n: number, offset = 0): EnqueueRequest[] {
 
 async function enqueueAll(store: PostgresStore, reqs: EnqueueRequest[]): Promise<void> {
   for (let i = 0; i < reqs.length; i += 500) {
-    const results = await store.commit(reqs.slice(i, i + 500).map((request) => ({ verb: "enqueue" as const, request })));
+    const results = await store.commit(
+      reqs.slice(i, i + 500).map((request) => ({ verb: "enqueue" as const, request })),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
   }
 }
@@ -89,13 +91,19 @@ describe("several servers and workers on one Postgres database", () => {
     await Promise.all([...servers, ...workers].map((p) => p.waitFor(/ready/, 30_000)));
     await enqueueAll(store, requests(2_000));
     // The same id enqueued by two processes at once makes one run.
-    const dup = [spawnSluice(["enqueue", "many", '{"i":-1}', "--id", "same-id"], root, env), spawnSluice(["enqueue", "many", '{"i":-1}', "--id", "same-id"], root, env)];
+    const dup = [
+      spawnSluice(["enqueue", "many", '{"i":-1}', "--id", "same-id"], root, env),
+      spawnSluice(["enqueue", "many", '{"i":-1}', "--id", "same-id"], root, env),
+    ];
     expect(await Promise.all(dup.map((p) => p.exited))).toEqual([0, 0]);
     await eventually(async () => (await store.countRuns({ status: "succeeded" })) === 2_001, 120_000, 250);
     await stopAll([...workers, ...servers]);
 
     expect(await store.countRuns({})).toBe(2_001);
-    const perWorker = await sql<{ worker: string; n: number }>(url, "SELECT worker, count(*)::int AS n FROM claim_log GROUP BY worker");
+    const perWorker = await sql<{ worker: string; n: number }>(
+      url,
+      "SELECT worker, count(*)::int AS n FROM claim_log GROUP BY worker",
+    );
     expect(perWorker.length).toBeGreaterThanOrEqual(2);
     expect(await overlappingClaims(url)).toBe(0);
     const [steps] = await sql<{ n: number }>(url, "SELECT count(*)::int AS n FROM steps");
@@ -108,7 +116,14 @@ describe("several servers and workers on one Postgres database", () => {
     const { url, store, server } = await setup({ "workflows/tick.ts": TICK });
     const servers = [server(), server()];
     await Promise.all(servers.map((p) => p.waitFor(/ready/, 30_000)));
-    const leaderOf = () => eventually(() => servers.find((p) => p.proc.exitCode === null && p.proc.signalCode === null && /scheduler: leader/.test(p.output())), 15_000);
+    const leaderOf = () =>
+      eventually(
+        () =>
+          servers.find(
+            (p) => p.proc.exitCode === null && p.proc.signalCode === null && /scheduler: leader/.test(p.output()),
+          ),
+        15_000,
+      );
     const base = Date.parse("2026-01-01T00:00:00Z");
     const ticks: number[] = [];
     const fire = async (k: number) => {
@@ -117,7 +132,8 @@ describe("several servers and workers on one Postgres database", () => {
       await sql(url, "UPDATE schedules SET next_at = $1 WHERE workflow = 'tick'", [at]);
       return at;
     };
-    const fired = (at: number) => eventually(async () => (await store.getRun(`cron:tick:${new Date(at).toISOString()}`)) !== null, 20_000);
+    const fired = (at: number) =>
+      eventually(async () => (await store.getRun(`cron:tick:${new Date(at).toISOString()}`)) !== null, 20_000);
     for (let k = 0; k < 3; k++) await fired(await fire(k));
 
     const first = await leaderOf();
@@ -134,7 +150,8 @@ describe("several servers and workers on one Postgres database", () => {
 
     await stopAll(servers);
     const ids = (await store.listRuns({ workflow: "tick", limit: 1_000 })).map((r) => r.id);
-    for (const at of ticks) expect(ids.filter((id) => id === `cron:tick:${new Date(at).toISOString()}`)).toHaveLength(1);
+    for (const at of ticks)
+      expect(ids.filter((id) => id === `cron:tick:${new Date(at).toISOString()}`)).toHaveLength(1);
     // Anything else is a natural minute tick of the schedule, each at most once.
     const others = ids.filter((id) => !ticks.some((at) => id === `cron:tick:${new Date(at).toISOString()}`));
     expect(new Set(others).size).toBe(others.length);
@@ -146,19 +163,32 @@ describe("several servers and workers on one Postgres database", () => {
     const procs = [server(), worker(), worker()];
     await Promise.all(procs.map((p) => p.waitFor(/ready/, 30_000)));
     const terminate = () =>
-      sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'sluice' AND pid <> pg_backend_pid()");
+      sql(
+        url,
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'sluice' AND pid <> pg_backend_pid()",
+      );
     await enqueueAll(store, requests(600));
     await eventually(async () => (await store.countRuns({ status: "succeeded" })) >= 100, 60_000, 20);
     expect((await terminate()).length).toBeGreaterThanOrEqual(3);
     await enqueueAll(store, requests(300, 600));
     // Again, once the processes have reconnected.
     await eventually(async () => (await terminate()).length >= 1, 15_000);
-    await eventually(async () => (await store.countRuns({ status: "succeeded" })) === 900, 60_000, 250).catch(async (err) => {
-      const statuses = await sql(url, "SELECT status, count(*)::int AS n FROM runs GROUP BY status");
-      throw new Error(`${err.message}; runs: ${JSON.stringify(statuses)}; output:\n${procs.map((p) => p.output().slice(-3000)).join("\n----\n")}`);
-    });
+    await eventually(async () => (await store.countRuns({ status: "succeeded" })) === 900, 60_000, 250).catch(
+      async (err) => {
+        const statuses = await sql(url, "SELECT status, count(*)::int AS n FROM runs GROUP BY status");
+        throw new Error(
+          `${err.message}; runs: ${JSON.stringify(statuses)}; output:\n${procs.map((p) => p.output().slice(-3000)).join("\n----\n")}`,
+        );
+      },
+    );
     // The workers listen again (LISTEN re-subscribed on new connections).
-    await eventually(async () => (await sql<{ n: number }>(url, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'"))[0]!.n >= 2, 15_000);
+    await eventually(
+      async () =>
+        (
+          await sql<{ n: number }>(url, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN %'")
+        )[0]!.n >= 2,
+      15_000,
+    );
     await stopAll(procs);
     expect(await store.countRuns({})).toBe(900);
     expect(await overlappingClaims(url)).toBe(0);

@@ -36,7 +36,12 @@ describe("a producer process on Postgres", () => {
     expect(Date.now() - started).toBeLessThan(8_000);
     const store = openPostgresStore(url);
     try {
-      expect(await store.getRun("report:2026-12-01")).toMatchObject({ workflow: "report", status: "pending", queue: "reports", maxAttempts: 2 });
+      expect(await store.getRun("report:2026-12-01")).toMatchObject({
+        workflow: "report",
+        status: "pending",
+        queue: "reports",
+        maxAttempts: 2,
+      });
     } finally {
       await store.close();
     }

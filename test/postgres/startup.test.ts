@@ -30,7 +30,11 @@ describe("Postgres startup", () => {
     const store = open(`postgres://sluice:s3cret@127.0.0.1:${port}/nowhere`);
     const err = await store.ready().catch((e) => e);
     expect(err).toMatchObject({ code: "DATABASE_UNREACHABLE" });
-    expect(err.message).toMatch(new RegExp(`cannot reach Postgres at postgres://sluice:\\*\\*\\*@127\\.0\\.0\\.1:${port}/nowhere .*check that the server runs`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `cannot reach Postgres at postgres://sluice:\\*\\*\\*@127\\.0\\.0\\.1:${port}/nowhere .*check that the server runs`,
+      ),
+    );
     expect(err.message).not.toMatch(/s3cret/);
     await expect(store.getRun("x")).rejects.toMatchObject({ code: "DATABASE_UNREACHABLE" });
   });
@@ -40,7 +44,9 @@ describe("Postgres startup", () => {
     const root = makeProject({});
     const p = spawnSluice(["worker", "--db", `postgres://sluice:s3cret@127.0.0.1:${port}/nowhere`], root);
     expect(await p.exited).toBe(1);
-    expect(p.output()).toMatch(/^sluice: cannot reach Postgres at postgres:\/\/sluice:\*\*\*@127\.0\.0\.1:\d+\/nowhere/m);
+    expect(p.output()).toMatch(
+      /^sluice: cannot reach Postgres at postgres:\/\/sluice:\*\*\*@127\.0\.0\.1:\d+\/nowhere/m,
+    );
     expect(p.output()).not.toMatch(/s3cret|\n\s+at /);
   });
 
@@ -48,14 +54,24 @@ describe("Postgres startup", () => {
     const u = withDatabase(url, db, { schema: "newer" });
     await open(u).ready();
     await sql(u, "INSERT INTO migrations (version) VALUES ($1)", [MIGRATIONS.length + 5]);
-    const err = await open(u).ready().catch((e) => e);
+    const err = await open(u)
+      .ready()
+      .catch((e) => e);
     expect(err).toMatchObject({ code: "SCHEMA_TOO_NEW" });
-    expect(err.message).toMatch(new RegExp(`schema version ${MIGRATIONS.length + 5}, newer than this Sluice understands \\(${MIGRATIONS.length}\\): upgrade Sluice`));
+    expect(err.message).toMatch(
+      new RegExp(
+        `schema version ${MIGRATIONS.length + 5}, newer than this Sluice understands \\(${MIGRATIONS.length}\\): upgrade Sluice`,
+      ),
+    );
   });
 
   it("refuses a malformed URL or schema name", () => {
-    expect(() => openPostgresStore("postgres://x@127.0.0.1/db?schema=Bad-Name")).toThrow(expect.objectContaining({ code: "INVALID_DATABASE_URL" }));
-    expect(() => openPostgresStore("postgres://[bad")).toThrow(expect.objectContaining({ code: "INVALID_DATABASE_URL" }));
+    expect(() => openPostgresStore("postgres://x@127.0.0.1/db?schema=Bad-Name")).toThrow(
+      expect.objectContaining({ code: "INVALID_DATABASE_URL" }),
+    );
+    expect(() => openPostgresStore("postgres://[bad")).toThrow(
+      expect.objectContaining({ code: "INVALID_DATABASE_URL" }),
+    );
   });
 
   it("applies each migration once when several processes start at the same time", async () => {
@@ -68,7 +84,20 @@ describe("Postgres startup", () => {
   it("keeps two schemas of one database apart", async () => {
     const a = open(withDatabase(url, db, { schema: "team_a" }));
     const b = open(withDatabase(url, db, { schema: "team_b" }));
-    await a.commit([{ verb: "enqueue", request: { id: "only-in-a", dedupe: true, workflow: "wf", queue: "default", payload: "{}", maxAttempts: 1, backoff: { base: 1, max: 1 } } }]);
+    await a.commit([
+      {
+        verb: "enqueue",
+        request: {
+          id: "only-in-a",
+          dedupe: true,
+          workflow: "wf",
+          queue: "default",
+          payload: "{}",
+          maxAttempts: 1,
+          backoff: { base: 1, max: 1 },
+        },
+      },
+    ]);
     expect(await a.getRun("only-in-a")).not.toBeNull();
     expect(await b.getRun("only-in-a")).toBeNull();
     expect(await a.lead("scheduler", "x", 1000)).toBe(true);

@@ -53,7 +53,8 @@ function setup() {
   const root = makeProject({ "workflows/crashy.ts": CRASHY });
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
   stores.push(store);
-  const lines = (file: string) => (existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").trim().split("\n").filter(Boolean) : []);
+  const lines = (file: string) =>
+    existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").trim().split("\n").filter(Boolean) : [];
   const worker = () => spawnSluice(["worker", "--lease", "1s", "--concurrency", "10"], root);
   return { root, store, lines, worker };
 }

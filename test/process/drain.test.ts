@@ -37,8 +37,11 @@ describe("workers", () => {
     const root = makeProject(FILES);
     const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
     stores.push(store);
-    const log = () => (existsSync(join(root, "slow.log")) ? readFileSync(join(root, "slow.log"), "utf8").trim().split("\n") : []);
-    expect(await spawnSluice(["enqueue", "slow", JSON.stringify({ dir: root }), "--id", "slow-1"], root).exited).toBe(0);
+    const log = () =>
+      existsSync(join(root, "slow.log")) ? readFileSync(join(root, "slow.log"), "utf8").trim().split("\n") : [];
+    expect(await spawnSluice(["enqueue", "slow", JSON.stringify({ dir: root }), "--id", "slow-1"], root).exited).toBe(
+      0,
+    );
     const w = spawnSluice(["worker"], root);
     await eventually(() => log().includes("started"));
     w.proc.kill("SIGTERM");

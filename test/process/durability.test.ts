@@ -48,7 +48,8 @@ function setup() {
   const root = makeProject({ "workflows/sleeper.ts": SLEEPER, "workflows/waiter.ts": WAITER });
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
   stores.push(store);
-  const lines = (file: string) => (existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").trim().split("\n").filter(Boolean) : []);
+  const lines = (file: string) =>
+    existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").trim().split("\n").filter(Boolean) : [];
   return { root, store, lines };
 }
 
@@ -61,7 +62,9 @@ async function cli(root: string, ...args: string[]) {
 describe("durable sleep across process restarts", () => {
   it("an inline sleep interrupted by SIGKILL resumes on another process, once, never early", async () => {
     const { root, store, lines } = setup();
-    expect((await cli(root, "enqueue", "sleeper", JSON.stringify({ dir: root, ms: 2500 }), "--id", "nap-inline")).code).toBe(0);
+    expect(
+      (await cli(root, "enqueue", "sleeper", JSON.stringify({ dir: root, ms: 2500 }), "--id", "nap-inline")).code,
+    ).toBe(0);
     const w1 = spawnSluice(["worker", "--lease", "1s"], root);
     await eventually(async () => (await store.getSteps("nap-inline")).some((s) => s.key === "nap"));
     w1.proc.kill("SIGKILL");
@@ -100,7 +103,14 @@ describe("durable sleep across process restarts", () => {
 describe("waits and signals", () => {
   it("waitFor with a timeout returns null once; a late signal wakes nobody", async () => {
     const { root, store, lines } = setup();
-    await cli(root, "enqueue", "waiter", JSON.stringify({ dir: root, event: "never", timeout: 800 }), "--id", "timeout");
+    await cli(
+      root,
+      "enqueue",
+      "waiter",
+      JSON.stringify({ dir: root, event: "never", timeout: 800 }),
+      "--id",
+      "timeout",
+    );
     const w = spawnSluice(["worker", "--inline-sleep", "0"], root);
     await eventually(async () => (await store.getRun("timeout"))?.status === "succeeded", 15_000);
     expect((await store.getRun("timeout"))!.result).toBe("null");
@@ -113,7 +123,12 @@ describe("waits and signals", () => {
 
   it("signal wakes exactly the runs waiting on the event and returns their count", async () => {
     const { root, store, lines } = setup();
-    for (const [id, event] of [["a", "e1"], ["b", "e1"], ["c", "e1"], ["d", "e2"]]) {
+    for (const [id, event] of [
+      ["a", "e1"],
+      ["b", "e1"],
+      ["c", "e1"],
+      ["d", "e2"],
+    ]) {
       await cli(root, "enqueue", "waiter", JSON.stringify({ dir: root, event }), "--id", id!);
     }
     const w = spawnSluice(["worker"], root);
@@ -132,7 +147,9 @@ describe("deduplication across processes", () => {
   it("8 concurrent enqueues with one id create one run; a different payload conflicts", async () => {
     const { root, store } = setup();
     const payload = JSON.stringify({ dir: root, event: "x" });
-    const procs = Array.from({ length: 8 }, () => spawnSluice(["enqueue", "waiter", payload, "--id", "order:1", "--json"], root));
+    const procs = Array.from({ length: 8 }, () =>
+      spawnSluice(["enqueue", "waiter", payload, "--id", "order:1", "--json"], root),
+    );
     const codes = await Promise.all(procs.map((p) => p.exited));
     expect(codes).toEqual(Array(8).fill(0));
     const results = procs.map((p) => JSON.parse(p.output()) as { id: string; deduplicated: boolean });
@@ -153,7 +170,15 @@ describe("cron", () => {
     const a = openSqliteStore({ path: join(dir, "cron.db"), clock });
     const b = openSqliteStore({ path: join(dir, "cron.db"), clock });
     stores.push(a, b);
-    const info = { name: "report", version: null, queue: "default", maxAttempts: 3, backoff: { base: 1000, max: 3_600_000 }, source: null, schedule: { cron: "0 9 * * 1-5", timezone: "Europe/Paris" } };
+    const info = {
+      name: "report",
+      version: null,
+      queue: "default",
+      maxAttempts: 3,
+      backoff: { base: 1000, max: 3_600_000 },
+      source: null,
+      schedule: { cron: "0 9 * * 1-5", timezone: "Europe/Paris" },
+    };
     await a.registerWorkflows([info]);
     const opts = { tickMs: 1000, retentionMs: null, retentionEveryMs: 60_000, retentionBatch: 500 };
     const sa = new Scheduler(a, opts);
@@ -167,7 +192,9 @@ describe("cron", () => {
     clock.set(Date.parse("2026-12-01T08:00:00.500Z"));
     const fired = await Promise.all([sa.fireDue(), sb.fireDue(), sa.fireDue(), sb.fireDue()]);
     expect(fired.reduce((x, y) => x + y, 0)).toBe(1);
-    expect((await a.listRuns({ workflow: "report" })).map((r) => r.id)).toEqual(["cron:report:2026-12-01T08:00:00.000Z"]);
+    expect((await a.listRuns({ workflow: "report" })).map((r) => r.id)).toEqual([
+      "cron:report:2026-12-01T08:00:00.000Z",
+    ]);
     // Down for three days: the missed ticks collapse into one run, then the schedule moves on.
     clock.set(Date.parse("2026-12-04T12:00:00Z"));
     expect(await sb.fireDue()).toBe(1);

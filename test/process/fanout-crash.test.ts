@@ -34,7 +34,10 @@ describe("fan-out crash", () => {
   it("SIGKILL while 200 children run: each child's result is delivered once and the parent completes", async () => {
     const root = makeProject({ "f/fanout.ts": FANOUT });
     store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
-    const started = () => (existsSync(join(root, "started.log")) ? readFileSync(join(root, "started.log"), "utf8").trim().split("\n").length : 0);
+    const started = () =>
+      existsSync(join(root, "started.log"))
+        ? readFileSync(join(root, "started.log"), "utf8").trim().split("\n").length
+        : 0;
     const enq = spawnSluice(["enqueue", "f/fanout", JSON.stringify({ dir: root, n: 200 }), "--id", "fan"], root);
     expect(await enq.exited).toBe(0);
     const w1 = spawnSluice(["worker", "--lease", "1s", "--quiet"], root);

@@ -23,46 +23,67 @@ describe("sluice.json workers: validation", () => {
   it("accepts commands and refuses bad entries naming the field", () => {
     expect(validateConfig({ workers: [{ command: "go run ./cmd/worker", group: "go" }] }).workers).toHaveLength(1);
     expect(() => validateConfig({ workers: {} })).toThrow(/"workers" must be a list such as/);
-    expect(() => validateConfig({ workers: [{ command: "" }] })).toThrow(/"workers\[0\]\.command" must be a non-empty shell command/);
-    expect(() => validateConfig({ workers: [{ command: "x", lanes: 2 }] })).toThrow(/"workers\[0\]": unknown field "lanes"/);
-    expect(() => validateConfig({ workers: [{ command: "x", group: "a b" }] })).toThrow(/"workers\[0\]\.group" must be a short name/);
+    expect(() => validateConfig({ workers: [{ command: "" }] })).toThrow(
+      /"workers\[0\]\.command" must be a non-empty shell command/,
+    );
+    expect(() => validateConfig({ workers: [{ command: "x", lanes: 2 }] })).toThrow(
+      /"workers\[0\]": unknown field "lanes"/,
+    );
+    expect(() => validateConfig({ workers: [{ command: "x", group: "a b" }] })).toThrow(
+      /"workers\[0\]\.group" must be a short name/,
+    );
   });
 });
 
-describe.skipIf(!HAS_GO)(HAS_GO ? "sluice.json workers: a Go worker started by the server" : `sluice.json workers ${SKIP_REASON}`, () => {
-  let bin: string;
-  beforeAll(() => {
-    bin = join(tempDir("sluice-go-cfg-"), "order-worker");
-    mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
-    const build = spawnSync("go", ["build", "-o", bin, "./examples/order-worker"], { cwd: SDK, env: { ...process.env, ...GO_ENV }, encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
-  }, 180_000);
+describe.skipIf(!HAS_GO)(
+  HAS_GO ? "sluice.json workers: a Go worker started by the server" : `sluice.json workers ${SKIP_REASON}`,
+  () => {
+    let bin: string;
+    beforeAll(() => {
+      bin = join(tempDir("sluice-go-cfg-"), "order-worker");
+      mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
+      const build = spawnSync("go", ["build", "-o", bin, "./examples/order-worker"], {
+        cwd: SDK,
+        env: { ...process.env, ...GO_ENV },
+        encoding: "utf8",
+      });
+      expect(build.status, build.stderr).toBe(0);
+    }, 180_000);
 
-  for (const mode of ["server", "dev"] as const) {
-    it(`sluice ${mode}: starts the command${mode === "server" ? " with a worker token" : ""}, runs its workflow, drains it on SIGTERM`, async () => {
-      const root = makeProject({ "sluice.json": JSON.stringify({ workers: [{ command: `ORDER_WORKER_NAME=cfg exec ${bin}`, group: "go" }] }) }, "sluice-go-cfg-");
-      const args = mode === "server" ? ["server", "--port", "0", "--workers", "none"] : ["dev", ".", "--port", "0", "--no-watch"];
-      const proc = spawnSluice(args, root);
-      await proc.waitFor(/\[go\] .*order-worker cfg: serving fulfill-order/, 60_000);
-      expect(proc.output()).toMatch(/worker command \[go\]: ORDER_WORKER_NAME=cfg exec .*order-worker \(pid \d+\)/);
-      const enq = await cli(["enqueue", "flaky", "{}", "--json"], root);
-      expect(enq.code, enq.err).toBe(0);
-      const id = JSON.parse(enq.out).id as string;
-      await eventually(async () => {
-        const s = await cli(["show", id, "--json"], root);
-        return s.code === 0 && JSON.parse(s.out).status === "succeeded";
-      }, 30_000);
-      if (mode === "server") expect((await cli(["token", "list"], root)).out).toMatch(/workers-\d+\s+worker/);
-      proc.proc.kill("SIGTERM");
-      expect(await proc.exited).toBe(0);
-      expect(proc.output()).toMatch(/\[go\] .*order-worker: drained/);
-      expect(proc.output()).toMatch(/\[go\] worker command exited \(code 0\)/);
-      if (mode === "server") {
-        // The token made for the workers was revoked when the server stopped.
-        const tokens = await cli(["token", "list"], root);
-        expect(tokens.code).toBe(0);
-        expect(tokens.out).not.toMatch(/workers-\d+/);
-      }
-    }, 120_000);
-  }
-});
+    for (const mode of ["server", "dev"] as const) {
+      it(`sluice ${mode}: starts the command${mode === "server" ? " with a worker token" : ""}, runs its workflow, drains it on SIGTERM`, async () => {
+        const root = makeProject(
+          {
+            "sluice.json": JSON.stringify({ workers: [{ command: `ORDER_WORKER_NAME=cfg exec ${bin}`, group: "go" }] }),
+          },
+          "sluice-go-cfg-",
+        );
+        const args =
+          mode === "server"
+            ? ["server", "--port", "0", "--workers", "none"]
+            : ["dev", ".", "--port", "0", "--no-watch"];
+        const proc = spawnSluice(args, root);
+        await proc.waitFor(/\[go\] .*order-worker cfg: serving fulfill-order/, 60_000);
+        expect(proc.output()).toMatch(/worker command \[go\]: ORDER_WORKER_NAME=cfg exec .*order-worker \(pid \d+\)/);
+        const enq = await cli(["enqueue", "flaky", "{}", "--json"], root);
+        expect(enq.code, enq.err).toBe(0);
+        const id = JSON.parse(enq.out).id as string;
+        await eventually(async () => {
+          const s = await cli(["show", id, "--json"], root);
+          return s.code === 0 && JSON.parse(s.out).status === "succeeded";
+        }, 30_000);
+        if (mode === "server") expect((await cli(["token", "list"], root)).out).toMatch(/workers-\d+\s+worker/);
+        proc.proc.kill("SIGTERM");
+        expect(await proc.exited).toBe(0);
+        expect(proc.output()).toMatch(/\[go\] .*order-worker: drained/);
+        expect(proc.output()).toMatch(/\[go\] worker command exited \(code 0\)/);
+        if (mode === "server") {
+          // The token made for the workers was revoked when the server stopped.
+          const tokens = await cli(["token", "list"], root);
+          expect(tokens.code).toBe(0);
+          expect(tokens.out).not.toMatch(/workers-\d+/);
+        }
+      }, 120_000);
+    }
+  },
+);

@@ -9,13 +9,19 @@ describe("Go SDK", () => {
     expect(HAS_GO, "go is missing: apt-get install golang-go").toBe(true);
   });
 
-  it.skipIf(!HAS_GO)(HAS_GO ? "go vet and go test ./... pass (seed 002's Go examples compile unchanged)" : `go test ./... ${SKIP_REASON}`, () => {
-    mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
-    const env = { ...process.env, ...GO_ENV };
-    const vet = spawnSync("go", ["vet", "./..."], { cwd: SDK, env, encoding: "utf8" });
-    expect(vet.status, vet.stderr).toBe(0);
-    const test = spawnSync("go", ["test", "-count=1", "./..."], { cwd: SDK, env, encoding: "utf8" });
-    expect(test.status, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toMatch(/^ok\s+sluice\.dev\/sdk-go\s/m);
-  }, 180_000);
+  it.skipIf(!HAS_GO)(
+    HAS_GO
+      ? "go vet and go test ./... pass (seed 002's Go examples compile unchanged)"
+      : `go test ./... ${SKIP_REASON}`,
+    () => {
+      mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
+      const env = { ...process.env, ...GO_ENV };
+      const vet = spawnSync("go", ["vet", "./..."], { cwd: SDK, env, encoding: "utf8" });
+      expect(vet.status, vet.stderr).toBe(0);
+      const test = spawnSync("go", ["test", "-count=1", "./..."], { cwd: SDK, env, encoding: "utf8" });
+      expect(test.status, test.stdout + test.stderr).toBe(0);
+      expect(test.stdout).toMatch(/^ok\s+sluice\.dev\/sdk-go\s/m);
+    },
+    180_000,
+  );
 });

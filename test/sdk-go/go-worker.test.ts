@@ -19,153 +19,177 @@ async function cli(args: string[], root: string): Promise<{ code: number | strin
   return { code, out: p.stdout(), err: p.stderr() };
 }
 
-describe.skipIf(!hasGo)(hasGo ? "Go worker SDK against a real server" : `Go worker SDK against a real server ${SKIP_REASON}`, () => {
-  let root: string;
-  let server: SluiceProcess;
-  let worker: ChildProcess;
-  let workerOut = "";
-  let bin: string;
-  let url: string;
-  let workerToken: string;
-  const extra: ChildProcess[] = [];
+describe.skipIf(!hasGo)(
+  hasGo ? "Go worker SDK against a real server" : `Go worker SDK against a real server ${SKIP_REASON}`,
+  () => {
+    let root: string;
+    let server: SluiceProcess;
+    let worker: ChildProcess;
+    let workerOut = "";
+    let bin: string;
+    let url: string;
+    let workerToken: string;
+    const extra: ChildProcess[] = [];
 
-  /** Starts another Go worker process; its output is collected in `out()`. */
-  function startWorker(name: string, env: Record<string, string> = {}) {
-    let out = "";
-    const proc = spawn(bin, [], { env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: workerToken, ORDER_WORKER_NAME: name, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    extra.push(proc);
-    proc.stdout!.on("data", (d) => (out += d));
-    proc.stderr!.on("data", (d) => (out += d));
-    return { proc, out: () => out };
-  }
+    /** Starts another Go worker process; its output is collected in `out()`. */
+    function startWorker(name: string, env: Record<string, string> = {}) {
+      let out = "";
+      const proc = spawn(bin, [], {
+        env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: workerToken, ORDER_WORKER_NAME: name, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      extra.push(proc);
+      proc.stdout!.on("data", (d) => (out += d));
+      proc.stderr!.on("data", (d) => (out += d));
+      return { proc, out: () => out };
+    }
 
-  beforeAll(async () => {
-    root = makeProject({}, "sluice-go-");
-    bin = join(tempDir("sluice-go-bin-"), "order-worker");
-    mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
-    const build = spawnSync("go", ["build", "-o", bin, "./examples/order-worker"], { cwd: SDK, env: { ...process.env, ...GO_ENV }, encoding: "utf8" });
-    expect(build.status, build.stderr).toBe(0);
-    const token = await cli(["token", "create", "--scope", "worker", "--name", "go-worker"], root);
-    expect(token.code, token.err).toBe(0);
-    server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, {}, { shared: true });
-    await server.waitFor(/API and UI: (http:\/\/127\.0\.0\.1:\d+)/, 60_000);
-    url = /API and UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())![1]!;
-    workerToken = token.out.trim();
-    worker = spawn(bin, [], { env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: workerToken }, stdio: ["ignore", "pipe", "pipe"] });
-    worker.stdout!.on("data", (d) => (workerOut += d));
-    worker.stderr!.on("data", (d) => (workerOut += d));
-    await eventually(() => /serving fulfill-order/.test(workerOut), 20_000);
-    // Registered: the CLI (another process, on the database) knows the Go workflows.
-    await eventually(async () => (await cli(["runs", "--json"], root)).code === 0, 20_000);
-  }, 180_000);
+    beforeAll(async () => {
+      root = makeProject({}, "sluice-go-");
+      bin = join(tempDir("sluice-go-bin-"), "order-worker");
+      mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
+      const build = spawnSync("go", ["build", "-o", bin, "./examples/order-worker"], {
+        cwd: SDK,
+        env: { ...process.env, ...GO_ENV },
+        encoding: "utf8",
+      });
+      expect(build.status, build.stderr).toBe(0);
+      const token = await cli(["token", "create", "--scope", "worker", "--name", "go-worker"], root);
+      expect(token.code, token.err).toBe(0);
+      server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, {}, { shared: true });
+      await server.waitFor(/API and UI: (http:\/\/127\.0\.0\.1:\d+)/, 60_000);
+      url = /API and UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())![1]!;
+      workerToken = token.out.trim();
+      worker = spawn(bin, [], {
+        env: { ...process.env, SLUICE_URL: url, SLUICE_TOKEN: workerToken },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      worker.stdout!.on("data", (d) => (workerOut += d));
+      worker.stderr!.on("data", (d) => (workerOut += d));
+      await eventually(() => /serving fulfill-order/.test(workerOut), 20_000);
+      // Registered: the CLI (another process, on the database) knows the Go workflows.
+      await eventually(async () => (await cli(["runs", "--json"], root)).code === 0, 20_000);
+    }, 180_000);
 
-  afterAll(async () => {
-    for (const p of [worker, ...extra]) {
-      if (p && p.exitCode === null && p.signalCode === null) {
-        p.kill("SIGCONT");
-        p.kill("SIGKILL");
+    afterAll(async () => {
+      for (const p of [worker, ...extra]) {
+        if (p && p.exitCode === null && p.signalCode === null) {
+          p.kill("SIGCONT");
+          p.kill("SIGKILL");
+        }
       }
-    }
-    if (server) {
-      server.proc.kill("SIGTERM");
-      await server.exited;
-    }
-  });
+      if (server) {
+        server.proc.kill("SIGTERM");
+        await server.exited;
+      }
+    });
 
-  const show = async (id: string) => {
-    const r = await cli(["show", id, "--json"], root);
-    expect(r.code, r.err).toBe(0);
-    return JSON.parse(r.out);
-  };
+    const show = async (id: string) => {
+      const r = await cli(["show", id, "--json"], root);
+      expect(r.code, r.err).toBe(0);
+      return JSON.parse(r.out);
+    };
 
-  it("runs seed 002's fulfill-order: steps, a parked sleep, waitFor + `sluice signal`, succeeded", async () => {
-    const enq = await cli(["enqueue", "fulfill-order", '{"orderId":"ord_1"}', "--json"], root);
-    expect(enq.code, enq.err).toBe(0);
-    const id = JSON.parse(enq.out).id as string;
-    expect(typeof id).toBe("string");
-    const waiting = await eventually(async () => {
-      const s = await show(id);
-      return s.status === "waiting" && s.steps.some((st: any) => st.key === "approval:order-ord_1") ? s : null;
-    }, 20_000);
-    // The sleep parked the run (over the worker's 100 ms inline limit) and it came back.
-    expect(waiting.steps.map((s: any) => [s.key, s.status])).toEqual([
-      ["load-order", "done"],
-      ["charge", "done"],
-      ["cool-down", "done"],
-      ["approval:order-ord_1", "pending"],
-    ]);
-    const sig = await cli(["signal", "approval:order-ord_1", '{"approved":true,"by":"ann"}'], root);
-    expect(sig.code, sig.err).toBe(0);
-    const done = await eventually(async () => {
-      const s = await show(id);
-      return s.status === "succeeded" ? s : null;
-    }, 20_000);
-    expect(done.steps.map((s: any) => s.key)).toEqual(["load-order", "charge", "cool-down", "approval:order-ord_1", "send-receipt"]);
-    const byKey = Object.fromEntries(done.steps.map((s: any) => [s.key, s]));
-    expect(byKey["load-order"].value).toEqual({ id: "ord_1", total: 42 });
-    expect(byKey["approval:order-ord_1"].value).toEqual({ approved: true, by: "ann" });
-    // Steps ran once: the body of load-order printed once although the run was claimed three times.
-    expect(workerOut.match(/loading ord_1/g)).toHaveLength(1);
-    expect(workerOut.match(/charging ord_1/g)).toHaveLength(1);
-    // The Go logger's line is in the run's log.
-    const text = await cli(["show", id], root);
-    expect(text.out).toMatch(/info\s+approved: sending the receipt for ord_1/);
-  }, 60_000);
+    it("runs seed 002's fulfill-order: steps, a parked sleep, waitFor + `sluice signal`, succeeded", async () => {
+      const enq = await cli(["enqueue", "fulfill-order", '{"orderId":"ord_1"}', "--json"], root);
+      expect(enq.code, enq.err).toBe(0);
+      const id = JSON.parse(enq.out).id as string;
+      expect(typeof id).toBe("string");
+      const waiting = await eventually(async () => {
+        const s = await show(id);
+        return s.status === "waiting" && s.steps.some((st: any) => st.key === "approval:order-ord_1") ? s : null;
+      }, 20_000);
+      // The sleep parked the run (over the worker's 100 ms inline limit) and it came back.
+      expect(waiting.steps.map((s: any) => [s.key, s.status])).toEqual([
+        ["load-order", "done"],
+        ["charge", "done"],
+        ["cool-down", "done"],
+        ["approval:order-ord_1", "pending"],
+      ]);
+      const sig = await cli(["signal", "approval:order-ord_1", '{"approved":true,"by":"ann"}'], root);
+      expect(sig.code, sig.err).toBe(0);
+      const done = await eventually(async () => {
+        const s = await show(id);
+        return s.status === "succeeded" ? s : null;
+      }, 20_000);
+      expect(done.steps.map((s: any) => s.key)).toEqual([
+        "load-order",
+        "charge",
+        "cool-down",
+        "approval:order-ord_1",
+        "send-receipt",
+      ]);
+      const byKey = Object.fromEntries(done.steps.map((s: any) => [s.key, s]));
+      expect(byKey["load-order"].value).toEqual({ id: "ord_1", total: 42 });
+      expect(byKey["approval:order-ord_1"].value).toEqual({ approved: true, by: "ann" });
+      // Steps ran once: the body of load-order printed once although the run was claimed three times.
+      expect(workerOut.match(/loading ord_1/g)).toHaveLength(1);
+      expect(workerOut.match(/charging ord_1/g)).toHaveLength(1);
+      // The Go logger's line is in the run's log.
+      const text = await cli(["show", id], root);
+      expect(text.out).toMatch(/info\s+approved: sending the receipt for ord_1/);
+    }, 60_000);
 
-  it("a handler error retries with the workflow's backoff and succeeds on attempt 2", async () => {
-    const enq = await cli(["enqueue", "flaky", "{}", "--json"], root);
-    expect(enq.code, enq.err).toBe(0);
-    const id = JSON.parse(enq.out).id as string;
-    const done = await eventually(async () => {
-      const s = await show(id);
-      return s.status === "succeeded" ? s : null;
-    }, 20_000);
-    expect(done.attempt).toBe(2);
-    expect(done.steps).toEqual([expect.objectContaining({ key: "try", status: "done" })]);
-  }, 40_000);
+    it("a handler error retries with the workflow's backoff and succeeds on attempt 2", async () => {
+      const enq = await cli(["enqueue", "flaky", "{}", "--json"], root);
+      expect(enq.code, enq.err).toBe(0);
+      const id = JSON.parse(enq.out).id as string;
+      const done = await eventually(async () => {
+        const s = await show(id);
+        return s.status === "succeeded" ? s : null;
+      }, 20_000);
+      expect(done.attempt).toBe(2);
+      expect(done.steps).toEqual([expect.objectContaining({ key: "try", status: "done" })]);
+    }, 40_000);
 
-  it("SIGTERM drains the worker: it exits 0", async () => {
-    worker.kill("SIGTERM");
-    const code = await new Promise((r) => (worker.exitCode !== null ? r(worker.exitCode) : worker.on("exit", (c, s) => r(c ?? s))));
-    expect(code).toBe(0);
-    expect(workerOut).toMatch(/order-worker: drained/);
-  }, 40_000);
+    it("SIGTERM drains the worker: it exits 0", async () => {
+      worker.kill("SIGTERM");
+      const code = await new Promise((r) =>
+        worker.exitCode !== null ? r(worker.exitCode) : worker.on("exit", (c, s) => r(c ?? s)),
+      );
+      expect(code).toBe(0);
+      expect(workerOut).toMatch(/order-worker: drained/);
+    }, 40_000);
 
-  it("SIGKILL during a step: another worker replays the journal and runs the step again, once", async () => {
-    const a = startWorker("A", { ORDER_WORKER_LEASE_MS: "1000" });
-    const id = JSON.parse((await cli(["enqueue", "slow-step", '{"ms":1500}', "--json"], root)).out).id as string;
-    await eventually(() => /work started on A/.test(a.out()), 20_000);
-    a.proc.kill("SIGKILL");
-    const b = startWorker("B", { ORDER_WORKER_LEASE_MS: "1000" });
-    const done = await eventually(async () => {
-      const s = await show(id);
-      return s.status === "succeeded" ? s : null;
-    }, 30_000);
-    expect(done.attempt).toBe(2);
-    expect(done.steps.map((s: any) => [s.key, s.value])).toEqual([["first", "A"], ["work", "B"]]);
-    // B replayed "first" from the journal and ran "work" once.
-    expect(b.out()).not.toMatch(/first ran/);
-    expect(b.out().match(/work started on B, attempt 2/g)).toHaveLength(1);
-    b.proc.kill("SIGTERM");
-  }, 60_000);
+    it("SIGKILL during a step: another worker replays the journal and runs the step again, once", async () => {
+      const a = startWorker("A", { ORDER_WORKER_LEASE_MS: "1000" });
+      const id = JSON.parse((await cli(["enqueue", "slow-step", '{"ms":1500}', "--json"], root)).out).id as string;
+      await eventually(() => /work started on A/.test(a.out()), 20_000);
+      a.proc.kill("SIGKILL");
+      const b = startWorker("B", { ORDER_WORKER_LEASE_MS: "1000" });
+      const done = await eventually(async () => {
+        const s = await show(id);
+        return s.status === "succeeded" ? s : null;
+      }, 30_000);
+      expect(done.attempt).toBe(2);
+      expect(done.steps.map((s: any) => [s.key, s.value])).toEqual([
+        ["first", "A"],
+        ["work", "B"],
+      ]);
+      // B replayed "first" from the journal and ran "work" once.
+      expect(b.out()).not.toMatch(/first ran/);
+      expect(b.out().match(/work started on B, attempt 2/g)).toHaveLength(1);
+      b.proc.kill("SIGTERM");
+    }, 60_000);
 
-  it("a SIGSTOPped worker past its lease cannot write afterwards", async () => {
-    const c = startWorker("C", { ORDER_WORKER_LEASE_MS: "1000" });
-    const id = JSON.parse((await cli(["enqueue", "slow-step", '{"ms":2500}', "--json"], root)).out).id as string;
-    await eventually(() => /work started on C/.test(c.out()), 20_000);
-    c.proc.kill("SIGSTOP");
-    const d = startWorker("D", { ORDER_WORKER_LEASE_MS: "1000" });
-    await eventually(() => /work started on D/.test(d.out()), 20_000);
-    c.proc.kill("SIGCONT");
-    const done = await eventually(async () => {
-      const s = await show(id);
-      return s.status === "succeeded" ? s : null;
-    }, 30_000);
-    expect(done.steps.find((s: any) => s.key === "work").value).toBe("D");
-    // C woke up, finished its step body, and its write was refused.
-    await eventually(() => /work finished on C/.test(c.out()) && /lost its lease/.test(c.out()), 10_000);
-    expect((await show(id)).steps.find((s: any) => s.key === "work").value).toBe("D");
-    c.proc.kill("SIGTERM");
-    d.proc.kill("SIGTERM");
-  }, 60_000);
-});
+    it("a SIGSTOPped worker past its lease cannot write afterwards", async () => {
+      const c = startWorker("C", { ORDER_WORKER_LEASE_MS: "1000" });
+      const id = JSON.parse((await cli(["enqueue", "slow-step", '{"ms":2500}', "--json"], root)).out).id as string;
+      await eventually(() => /work started on C/.test(c.out()), 20_000);
+      c.proc.kill("SIGSTOP");
+      const d = startWorker("D", { ORDER_WORKER_LEASE_MS: "1000" });
+      await eventually(() => /work started on D/.test(d.out()), 20_000);
+      c.proc.kill("SIGCONT");
+      const done = await eventually(async () => {
+        const s = await show(id);
+        return s.status === "succeeded" ? s : null;
+      }, 30_000);
+      expect(done.steps.find((s: any) => s.key === "work").value).toBe("D");
+      // C woke up, finished its step body, and its write was refused.
+      await eventually(() => /work finished on C/.test(c.out()) && /lost its lease/.test(c.out()), 10_000);
+      expect((await show(id)).steps.find((s: any) => s.key === "work").value).toBe("D");
+      c.proc.kill("SIGTERM");
+      d.proc.kill("SIGTERM");
+    }, 60_000);
+  },
+);

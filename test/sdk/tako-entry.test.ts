@@ -6,7 +6,13 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { defineWorkflow as defineSluice, signal as signalSluice, SluiceError, SluiceUnavailableError, type Engine } from "../../src/index.js";
+import {
+  defineWorkflow as defineSluice,
+  signal as signalSluice,
+  SluiceError,
+  SluiceUnavailableError,
+  type Engine,
+} from "../../src/index.js";
 import { defineWorkflow, signal, TakoError, TAKO_ERROR_CODES } from "../../src/tako.js";
 import { currentRuntime } from "../../src/sdk/runtime.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
@@ -35,7 +41,9 @@ describe("the tako.sh entry point outside an engine", () => {
     expect(err).toBeInstanceOf(TakoError);
     expect(err).toBeInstanceOf(SluiceError);
     expect(err).toMatchObject({ name: "TakoError", code: "TAKO_UNAVAILABLE" });
-    expect(err.message).toMatch(/enqueueing "fulfill-order" needs a Sluice engine: set SLUICE_DATABASE .* or SLUICE_DATABASE_URL/);
+    expect(err.message).toMatch(
+      /enqueueing "fulfill-order" needs a Sluice engine: set SLUICE_DATABASE .* or SLUICE_DATABASE_URL/,
+    );
     await expect(signal("approval:order-1", { approved: true })).rejects.toMatchObject({ code: "TAKO_UNAVAILABLE" });
     // sluice's own API raises its own error for the same failure.
     await expect(defineSluice("x", { handler: () => 1 }).enqueue({})).rejects.toBeInstanceOf(SluiceUnavailableError);
@@ -59,7 +67,10 @@ describe("the tako.sh entry point outside an engine", () => {
   it("enqueues into the database SLUICE_DATABASE names, with the definition's settings, as a producer", async () => {
     const db = join(tempDir("sluice-producer-"), "sluice.db");
     process.env.SLUICE_DATABASE = db;
-    const runId = await order.enqueue({ orderId: "ord_123" }, { id: "fulfill:ord_123", runAt: new Date(Date.now() + 60_000), retries: 6 });
+    const runId = await order.enqueue(
+      { orderId: "ord_123" },
+      { id: "fulfill:ord_123", runAt: new Date(Date.now() + 60_000), retries: 6 },
+    );
     expect(runId).toBe("fulfill:ord_123");
     expect(await order.enqueue({ orderId: "ord_123" }, { id: "fulfill:ord_123" })).toBe("fulfill:ord_123");
     expect(await signal("nobody-waits")).toBe(0);

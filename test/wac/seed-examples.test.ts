@@ -42,7 +42,9 @@ describe("seed 000 examples", () => {
       ["notify", "task"],
     ]);
     const startedAt = decodeValue<string>(steps[0]!.value);
-    expect(await h.engine.store.getLogs(kids[2]!.id)).toMatchObject([{ message: `Sending notification: Processed 7 items since ${startedAt}` }]);
+    expect(await h.engine.store.getLogs(kids[2]!.id)).toMatchObject([
+      { message: `Sending notification: Processed 7 items since ${startedAt}` },
+    ]);
   });
 
   it("workflow(): payload mapped to parameters by name", async () => {
@@ -64,7 +66,11 @@ describe("seed 000 examples", () => {
     const run = await h.runToEnd("f/wac/task_options", {});
     expect(result(run)).toBe(168);
     const [heavy, highmem] = await children(run);
-    expect(heavy).toMatchObject({ queue: "gpu", priority: 10, concurrency: { key: "my_key", limit: 5, windowMs: 60_000 } });
+    expect(heavy).toMatchObject({
+      queue: "gpu",
+      priority: 10,
+      concurrency: { key: "my_key", limit: 5, windowMs: 60_000 },
+    });
     expect(heavy!.cacheKey).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.parse(heavy!.options!)).toEqual({ timeoutMs: 600_000 });
     expect(highmem).toMatchObject({ queue: "highmem" });
@@ -72,7 +78,11 @@ describe("seed 000 examples", () => {
     const again = await h.runToEnd("f/wac/task_options", {});
     const againKids = await children(again);
     expect(againKids.map((k) => k.queue)).toEqual(["highmem"]);
-    expect((await h.engine.store.getSteps(again.id)).find((s) => s.key === "double")).toMatchObject({ status: "done", value: "84", childId: heavy!.id });
+    expect((await h.engine.store.getSteps(again.id)).find((s) => s.key === "double")).toMatchObject({
+      status: "done",
+      value: "84",
+      childId: heavy!.id,
+    });
   });
 
   it("step(): values computed once and stable across replays", async () => {
@@ -88,7 +98,14 @@ describe("seed 000 examples", () => {
     const run = await h.runToEnd("f/wac/parallel_promise_all", {});
     expect(result(run)).toEqual([1, 2, 3].map((id) => ({ id, name: `User ${id}`, enriched: true })));
     const kids = await children(run);
-    expect(kids.map((k) => k.parentKey)).toEqual(["fetchUser", "fetchUser#2", "fetchUser#3", "enrichUser", "enrichUser#2", "enrichUser#3"]);
+    expect(kids.map((k) => k.parentKey)).toEqual([
+      "fetchUser",
+      "fetchUser#2",
+      "fetchUser#3",
+      "enrichUser",
+      "enrichUser#2",
+      "enrichUser#3",
+    ]);
   });
 
   it("parallel(): results in input order, with and without a concurrency limit", async () => {
@@ -107,19 +124,30 @@ describe("seed 000 examples", () => {
   });
 
   it("approval with selfApproval: false refuses the creator, accepts another user, and rejection returns early", async () => {
-    const approved = await h.runToEnd("f/wac/approval", { env: "prod" }, {
-      createdBy: "alice",
-      onWaiting: async (r) => {
-        const self = await h.engine.decideApproval({ runId: r.id, approve: true, actor: "alice", via: "test" });
-        expect(self.outcome).toBe("forbidden");
-        expect((await h.engine.decideApproval({ runId: r.id, approve: true, actor: "bob", via: "test" })).outcome).toBe("resolved");
+    const approved = await h.runToEnd(
+      "f/wac/approval",
+      { env: "prod" },
+      {
+        createdBy: "alice",
+        onWaiting: async (r) => {
+          const self = await h.engine.decideApproval({ runId: r.id, approve: true, actor: "alice", via: "test" });
+          expect(self.outcome).toBe("forbidden");
+          expect(
+            (await h.engine.decideApproval({ runId: r.id, approve: true, actor: "bob", via: "test" })).outcome,
+          ).toBe("resolved");
+        },
       },
-    });
+    );
     expect(result(approved)).toBe("deployed to prod");
-    const rejected = await h.runToEnd("f/wac/approval", { env: "prod" }, {
-      createdBy: "alice",
-      onWaiting: async (r) => void (await h.engine.decideApproval({ runId: r.id, approve: false, actor: "carol", via: "test" })),
-    });
+    const rejected = await h.runToEnd(
+      "f/wac/approval",
+      { env: "prod" },
+      {
+        createdBy: "alice",
+        onWaiting: async (r) =>
+          void (await h.engine.decideApproval({ runId: r.id, approve: false, actor: "carol", via: "test" })),
+      },
+    );
     expect(result(rejected)).toBe("Deployment rejected by carol");
     expect((await h.engine.store.listApprovalEvents(approved.id)).map((e) => [e.actor, e.outcome])).toEqual([
       ["alice", "forbidden"],
@@ -128,13 +156,32 @@ describe("seed 000 examples", () => {
   });
 
   it("approval with a form: the submitted values come back", async () => {
-    const run = await h.runToEnd("f/wac/approval_form", {}, {
-      onWaiting: async (r) => {
-        const bad = await h.engine.decideApproval({ runId: r.id, approve: true, value: { environment: "moon" }, actor: "bob", via: "test" });
-        expect(bad).toMatchObject({ outcome: "invalid", problems: ['"environment" must be one of "staging", "production"'] });
-        await h.engine.decideApproval({ runId: r.id, approve: true, value: { reason: "LGTM", environment: "production" }, actor: "bob", via: "test" });
+    const run = await h.runToEnd(
+      "f/wac/approval_form",
+      {},
+      {
+        onWaiting: async (r) => {
+          const bad = await h.engine.decideApproval({
+            runId: r.id,
+            approve: true,
+            value: { environment: "moon" },
+            actor: "bob",
+            via: "test",
+          });
+          expect(bad).toMatchObject({
+            outcome: "invalid",
+            problems: ['"environment" must be one of "staging", "production"'],
+          });
+          await h.engine.decideApproval({
+            runId: r.id,
+            approve: true,
+            value: { reason: "LGTM", environment: "production" },
+            actor: "bob",
+            via: "test",
+          });
+        },
       },
-    });
+    );
     expect(result(run)).toEqual({ reason: "LGTM", environment: "production" });
     expect(await logsOfTree(run)).toEqual(["LGTM", "production"]);
     expect((await h.engine.store.listApprovalEvents(run.id)).map((e) => [e.actor, e.outcome])).toEqual([
@@ -144,37 +191,67 @@ describe("seed 000 examples", () => {
   });
 
   it("approval with a full JSON Schema: required fields are enforced", async () => {
-    const run = await h.runToEnd("f/wac/approval_schema", {}, {
-      onWaiting: async (r) => {
-        expect((await h.engine.decideApproval({ runId: r.id, approve: true, value: { environment: "staging" }, actor: "bob", via: "test" })).problems).toEqual(['"reason" is required']);
-        await h.engine.decideApproval({ runId: r.id, approve: true, value: { reason: "ok", environment: "staging" }, actor: "bob", via: "test" });
+    const run = await h.runToEnd(
+      "f/wac/approval_schema",
+      {},
+      {
+        onWaiting: async (r) => {
+          expect(
+            (
+              await h.engine.decideApproval({
+                runId: r.id,
+                approve: true,
+                value: { environment: "staging" },
+                actor: "bob",
+                via: "test",
+              })
+            ).problems,
+          ).toEqual(['"reason" is required']);
+          await h.engine.decideApproval({
+            runId: r.id,
+            approve: true,
+            value: { reason: "ok", environment: "staging" },
+            actor: "bob",
+            via: "test",
+          });
+        },
       },
-    });
+    );
     expect(result(run)).toEqual({ value: { reason: "ok", environment: "staging" }, approver: "bob", approved: true });
   });
 
   it("getResumeUrls(): signed links bound to the next approval wait; a timeout returns approved: false", async () => {
     let urls: { approvalPage: string; resume: string; cancel: string } | undefined;
-    const approved = await h.runToEnd("f/wac/resume_urls", {}, {
-      onWaiting: async (r) => {
-        const steps = await h.engine.store.getSteps(r.id);
-        urls = decodeValue(steps.find((s) => s.key === "get_urls")!.value);
-        const token = decodeURIComponent(new URL(urls!.resume).searchParams.get("token")!);
-        const secret = await h.engine.resumeSecret();
-        expect(verifyResumeToken(secret, token, { runId: r.id, key: "waitForApproval", action: "resume" }, Date.now())).toMatchObject({ runId: r.id });
-        await h.engine.decideApproval({ runId: r.id, approve: true, actor: "dana", via: "link" });
+    const approved = await h.runToEnd(
+      "f/wac/resume_urls",
+      {},
+      {
+        onWaiting: async (r) => {
+          const steps = await h.engine.store.getSteps(r.id);
+          urls = decodeValue(steps.find((s) => s.key === "get_urls")!.value);
+          const token = decodeURIComponent(new URL(urls!.resume).searchParams.get("token")!);
+          const secret = await h.engine.resumeSecret();
+          expect(
+            verifyResumeToken(secret, token, { runId: r.id, key: "waitForApproval", action: "resume" }, Date.now()),
+          ).toMatchObject({ runId: r.id });
+          await h.engine.decideApproval({ runId: r.id, approve: true, actor: "dana", via: "link" });
+        },
       },
-    });
+    );
     expect(urls!.approvalPage).toContain(`/approve/${approved.id}/waitForApproval?token=`);
     expect(await logsOfTree(approved)).toEqual([`Slack: ${urls!.approvalPage}`]);
     expect(result(approved)).toEqual({ value: null, approver: "dana", approved: true });
     // Nobody answers: a day of skipped time later the wait ends with approved: false.
-    const timedOut = await h.runToEnd("f/wac/resume_urls", {}, {
-      onWaiting: () => {
-        h.clock.advance(86_400_000 + 1);
-        h.engine.events.emit("work");
+    const timedOut = await h.runToEnd(
+      "f/wac/resume_urls",
+      {},
+      {
+        onWaiting: () => {
+          h.clock.advance(86_400_000 + 1);
+          h.engine.events.emit("work");
+        },
       },
-    });
+    );
     expect(result(timedOut)).toEqual({ value: null, approver: null, approved: false });
     const late = await h.engine.decideApproval({ runId: timedOut.id, approve: true, actor: "dana", via: "link" });
     expect(late.outcome).not.toBe("resolved");
@@ -189,16 +266,26 @@ describe("seed 000 examples", () => {
   });
 
   it("complete example: parallel fetch and process, approval, save, sleep", async () => {
-    const run = await h.runToEnd("f/wac/complete", { baseUrl: `${h.http}/page`, pageCount: 7 }, {
-      onWaiting: async (r) => void (await h.engine.decideApproval({ runId: r.id, approve: true, actor: "erin", via: "test" })),
-    });
+    const run = await h.runToEnd(
+      "f/wac/complete",
+      { baseUrl: `${h.http}/page`, pageCount: 7 },
+      {
+        onWaiting: async (r) =>
+          void (await h.engine.decideApproval({ runId: r.id, approve: true, actor: "erin", via: "test" })),
+      },
+    );
     const out = result(run);
     expect(out).toMatchObject({ saved: 14, approvedBy: "erin" });
     expect(out.runId).toMatch(/^[0-9a-f-]{36}$/);
     expect((await children(run)).filter((k) => k.task === "fetchPage")).toHaveLength(7);
-    const rejected = await h.runToEnd("f/wac/complete", { baseUrl: `${h.http}/page`, pageCount: 2 }, {
-      onWaiting: async (r) => void (await h.engine.decideApproval({ runId: r.id, approve: false, actor: "frank", via: "test" })),
-    });
+    const rejected = await h.runToEnd(
+      "f/wac/complete",
+      { baseUrl: `${h.http}/page`, pageCount: 2 },
+      {
+        onWaiting: async (r) =>
+          void (await h.engine.decideApproval({ runId: r.id, approve: false, actor: "frank", via: "test" })),
+      },
+    );
     expect(result(rejected)).toMatchObject({ status: "rejected", approver: "frank" });
   });
 
@@ -209,9 +296,14 @@ describe("seed 000 examples", () => {
   });
 
   it("deployment gate: tests, staging, approval link, production", async () => {
-    const run = await h.runToEnd("f/wac/deployment_gate", { branch: "main" }, {
-      onWaiting: async (r) => void (await h.engine.decideApproval({ runId: r.id, approve: true, actor: "gina", via: "test" })),
-    });
+    const run = await h.runToEnd(
+      "f/wac/deployment_gate",
+      { branch: "main" },
+      {
+        onWaiting: async (r) =>
+          void (await h.engine.decideApproval({ runId: r.id, approve: true, actor: "gina", via: "test" })),
+      },
+    );
     expect(result(run)).toEqual({
       status: "deployed",
       staging: { url: "https://staging.example.com" },
@@ -253,6 +345,9 @@ describe("seed 000 examples", () => {
   it("script modules: ./extract.ts and ./transform.ts from the workflow's __mod folder", async () => {
     const run = await h.runToEnd("f/my_folder/my_workflow", { url: `${h.http}/data` });
     expect(result(run)).toMatchObject({ count: 7 });
-    expect((await children(run)).map((k) => k.workflow)).toEqual(["f/my_folder/my_workflow__mod/extract", "f/my_folder/my_workflow__mod/transform"]);
+    expect((await children(run)).map((k) => k.workflow)).toEqual([
+      "f/my_folder/my_workflow__mod/extract",
+      "f/my_folder/my_workflow__mod/transform",
+    ]);
   });
 });

@@ -17,7 +17,11 @@ afterEach(async () => {
 
 async function start(files: Record<string, string>, worker: { concurrency?: number } = {}) {
   const root = makeProject(files);
-  const engine = createEngine({ database: join(root, ".sluice", "sluice.db"), scheduler: false, worker: { pollMs: 50, ...worker } });
+  const engine = createEngine({
+    database: join(root, ".sluice", "sluice.db"),
+    scheduler: false,
+    worker: { pollMs: 50, ...worker },
+  });
   engines.push(engine);
   await engine.start();
   const report = await new Project(root, engine).loadAll();
@@ -133,7 +137,12 @@ describe("workflows as code", () => {
         });`,
     });
     const run = await engine.enqueueRun("f/errors", {});
-    const seen = (await run.result({ timeoutMs: 5000 })) as Array<{ message: string; key: string; child: string; name: string }>;
+    const seen = (await run.result({ timeoutMs: 5000 })) as Array<{
+      message: string;
+      key: string;
+      child: string;
+      name: string;
+    }>;
     const kids = await engine.store.listRuns({ parentId: run.id, limit: 10 });
     const failed = kids.filter((k) => k.status === "failed").reverse();
     expect(seen).toEqual([
@@ -157,7 +166,10 @@ describe("workflows as code", () => {
     expect(await run.result({ timeoutMs: 5000 })).toBe("fine");
     await engine.committer.drain();
     const logs = await engine.store.getLogs(run.id);
-    expect(logs.map((l) => [l.level, l.message])).toContainEqual(["warn", 'task "boom" failed and its result was never awaited: nobody listens']);
+    expect(logs.map((l) => [l.level, l.message])).toContainEqual([
+      "warn",
+      'task "boom" failed and its result was never awaited: nobody listens',
+    ]);
   });
 
   it("a replay that calls something else at a recorded key fails with NonDeterminismError naming key and position", async () => {
@@ -176,7 +188,9 @@ describe("workflows as code", () => {
     await expect(run.result({ timeoutMs: 5000 })).rejects.toMatchObject({ code: "RUN_FAILED" });
     const failed = (await engine.getRun(run.id)) as RunRecord;
     expect(failed.error).toMatchObject({ code: "NON_DETERMINISM" });
-    expect(failed.error!.message).toMatch(/checkpoint "double" \(call #2\): the history recorded task "double" but the code now calls step/);
+    expect(failed.error!.message).toMatch(
+      /checkpoint "double" \(call #2\): the history recorded task "double" but the code now calls step/,
+    );
   });
 
   it("code racing past a suspension gets an error at its next SDK call; the run still finishes once", async () => {
@@ -195,7 +209,10 @@ describe("workflows as code", () => {
           return winner;
         });`,
     });
-    const file = join(engine.store.kind === "sqlite" ? (await import("node:os")).tmpdir() : "/tmp", `race-${process.pid}-${Date.now()}.log`);
+    const file = join(
+      engine.store.kind === "sqlite" ? (await import("node:os")).tmpdir() : "/tmp",
+      `race-${process.pid}-${Date.now()}.log`,
+    );
     const run = await engine.enqueueRun("f/race", { file });
     expect(await run.result({ timeoutMs: 5000 })).toBe("slow");
     const { readFileSync } = await import("node:fs");

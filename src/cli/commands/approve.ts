@@ -31,14 +31,34 @@ export function registerApprove(program: Command, cx: CommandContext): void {
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (runId: string, opts) => {
-      const value = await readJsonInput(cx.io, { inline: opts.value, file: opts.valueFile, inlineName: "--value", fileFlag: "--value-file", fallback: undefined });
+      const value = await readJsonInput(cx.io, {
+        inline: opts.value,
+        file: opts.valueFile,
+        inlineName: "--value",
+        fileFlag: "--value-file",
+        fallback: undefined,
+      });
       const actor = opts.as ?? cx.io.env.USER ?? "cli";
       await withEngine(cx.io, opts, async (engine) => {
-        const result = await engine.decideApproval({ runId, key: opts.key, approve: !opts.reject, value, actor, via: "cli" });
+        const result = await engine.decideApproval({
+          runId,
+          key: opts.key,
+          approve: !opts.reject,
+          value,
+          actor,
+          via: "cli",
+        });
         if (result.outcome === "run-not-found") throw new RunNotFoundError(runId);
         if (opts.json) {
-          const refused = result.outcome === "resolved" ? null : new ApprovalRefusedError(result.outcome, runId, result.problems);
-          json(cx, { runId, key: result.key, outcome: result.outcome, problems: result.problems ?? [], ...(refused && { error: { code: refused.code, message: refused.message } }) });
+          const refused =
+            result.outcome === "resolved" ? null : new ApprovalRefusedError(result.outcome, runId, result.problems);
+          json(cx, {
+            runId,
+            key: result.key,
+            outcome: result.outcome,
+            problems: result.problems ?? [],
+            ...(refused && { error: { code: refused.code, message: refused.message } }),
+          });
           if (refused) cx.setExitCode(1);
           return;
         }

@@ -17,7 +17,8 @@ export function registerCancel(program: Command, cx: CommandContext): void {
       await withEngine(cx.io, opts, async (engine) => {
         const before = await engine.store.getRun(id);
         const status = await engine.cancel(id, opts.reason ?? null);
-        const already = before !== null && before.status !== "pending" && before.status !== "running" && before.status !== "waiting";
+        const already =
+          before !== null && before.status !== "pending" && before.status !== "running" && before.status !== "waiting";
         if (opts.json) json(cx, { id, status, cancelled: !already });
         else if (already) cx.io.stdout(`run ${safe(id)} had already finished (${status}); nothing to cancel\n`);
         else cx.io.stdout(`cancelled ${safe(id)}\n`);

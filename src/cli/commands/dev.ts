@@ -16,7 +16,9 @@ import { startExternalWorkers } from "../external-workers.js";
 export function registerDev(program: Command, cx: CommandContext): void {
   const command = program
     .command("dev")
-    .description("run everything in one process on .sluice/sluice.db: discovers workflows, runs them, reloads on change")
+    .description(
+      "run everything in one process on .sluice/sluice.db: discovers workflows, runs them, reloads on change",
+    )
     .argument("[dir]", "project folder", ".")
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option("--concurrency <n>", "runs executed at once", "500")
@@ -25,77 +27,130 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
     .option("--auth", "require API tokens even on loopback (sluice token create)")
     .option(...PUBLIC_URL_OPTION)
-    .option("--workers <mode>", "inline: run workflows in this process; separate: one worker process per worker group, started when work is runnable and gone when idle (as sluice server does)", "inline");
+    .option(
+      "--workers <mode>",
+      "inline: run workflows in this process; separate: one worker process per worker group, started when work is runnable and gone when idle (as sluice server does)",
+      "inline",
+    );
   laneOptions(command).action(async (dir: string, opts) => {
-      const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
-      const laneSettings = parseLaneSettings(opts);
-      const project = resolveProject(cx.io, dir, opts.db);
-      const write = (t: string) => cx.io.stdout(t);
-      const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
-      // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
-      const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
-      const http = await listen({ host: opts.host, port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"), fallbackPorts: opts.port === undefined ? 20 : 0, env: cx.io.env, publicUrl });
-      try {
-        let lanes: LaneSupervisor | null = null;
-        const engine = openEngine(project, {
-          worker: workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
-          admit: (group) => lanes?.admit(group),
-          scheduler: true,
-          echo: logEcho(write),
-          baseUrl: http.baseUrl,
-        });
-        const loader = new Project(project.root, engine);
-        const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, watch: opts.watch !== false, log: write });
-        const unfollow = followRuns(engine, write);
-        await engine.start();
-        await engine.recordPublicUrl(http.baseUrl);
-        const report = await loader.loadAll();
-        for (const m of report.loaded) write(`loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`);
-        for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
-        for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
-        if (report.loaded.length === 0 && report.errors.length === 0) {
-          write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
-        }
-        await pipelines.start();
-        if (workers === "separate") {
-          lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
-          await lanes.start();
-          write(`lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`);
-        }
-        write(`sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`);
-        const tokens = opts.auth || !isLoopbackHost(opts.host);
-        http.attach(createApp({ engine, auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER }, projectRoot: project.root }));
-        const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
-        write(`UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`);
-        const external = await startExternalWorkers({ entries: project.config.workers ?? [], root: project.root, url: http.server.url, tokenStore: tokens ? engine.store : null, env: cx.io.env, write });
-        const watcher = opts.watch === false ? null : watchProject(project.root, loader, write, (t) => cx.io.stderr(t), () => lanes?.refresh());
-        for (const item of project.config.dev?.enqueue ?? []) {
-          try {
-            const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
-            write(`enqueued ${item.workflow} ${handle.id}${handle.deduplicated ? " (already there)" : ""}\n`);
-          } catch (err) {
-            cx.io.stderr(`error: could not enqueue ${item.workflow} from sluice.json: ${(err as Error).message}\n`);
-          }
-        }
-        await untilAborted(cx.io.signal);
-        write("stopping: waiting for running claims…\n");
-        // Worker commands drain first: they still need the API to checkpoint and finish.
-        await external.stop(10_000);
-        await http.server.close();
-        await watcher?.close();
-        await lanes?.stop(10_000);
-        await pipelines.stop();
-        await engine.stop({ drainMs: 10_000 });
-        unfollow();
-      } finally {
-        await http.server.close();
-      }
-      write("stopped\n");
+    const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
+    const laneSettings = parseLaneSettings(opts);
+    const project = resolveProject(cx.io, dir, opts.db);
+    const write = (t: string) => cx.io.stdout(t);
+    const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
+    // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
+    const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
+    const http = await listen({
+      host: opts.host,
+      port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"),
+      fallbackPorts: opts.port === undefined ? 20 : 0,
+      env: cx.io.env,
+      publicUrl,
     });
+    try {
+      let lanes: LaneSupervisor | null = null;
+      const engine = openEngine(project, {
+        worker:
+          workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
+        admit: (group) => lanes?.admit(group),
+        scheduler: true,
+        echo: logEcho(write),
+        baseUrl: http.baseUrl,
+      });
+      const loader = new Project(project.root, engine);
+      const pipelines = attachPipelines(loader, {
+        assets: project.config.assets,
+        env: cx.io.env,
+        watch: opts.watch !== false,
+        log: write,
+      });
+      const unfollow = followRuns(engine, write);
+      await engine.start();
+      await engine.recordPublicUrl(http.baseUrl);
+      const report = await loader.loadAll();
+      for (const m of report.loaded)
+        write(
+          `loaded ${m.file}: ${m.workflows.map((w) => w.name).join(", ") || "(no workflows)"}  [code ${m.hash.slice(0, 8)}]\n`,
+        );
+      for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
+      for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
+      if (report.loaded.length === 0 && report.errors.length === 0) {
+        write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
+      }
+      await pipelines.start();
+      if (workers === "separate") {
+        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+        await lanes.start();
+        write(
+          `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
+        );
+      }
+      write(
+        `sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`,
+      );
+      const tokens = opts.auth || !isLoopbackHost(opts.host);
+      http.attach(
+        createApp({
+          engine,
+          auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER },
+          projectRoot: project.root,
+        }),
+      );
+      const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
+      write(
+        `UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`,
+      );
+      const external = await startExternalWorkers({
+        entries: project.config.workers ?? [],
+        root: project.root,
+        url: http.server.url,
+        tokenStore: tokens ? engine.store : null,
+        env: cx.io.env,
+        write,
+      });
+      const watcher =
+        opts.watch === false
+          ? null
+          : watchProject(
+              project.root,
+              loader,
+              write,
+              (t) => cx.io.stderr(t),
+              () => lanes?.refresh(),
+            );
+      for (const item of project.config.dev?.enqueue ?? []) {
+        try {
+          const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
+          write(`enqueued ${item.workflow} ${handle.id}${handle.deduplicated ? " (already there)" : ""}\n`);
+        } catch (err) {
+          cx.io.stderr(`error: could not enqueue ${item.workflow} from sluice.json: ${(err as Error).message}\n`);
+        }
+      }
+      await untilAborted(cx.io.signal);
+      write("stopping: waiting for running claims…\n");
+      // Worker commands drain first: they still need the API to checkpoint and finish.
+      await external.stop(10_000);
+      await http.server.close();
+      await watcher?.close();
+      await lanes?.stop(10_000);
+      await pipelines.stop();
+      await engine.stop({ drainMs: 10_000 });
+      unfollow();
+    } finally {
+      await http.server.close();
+    }
+    write("stopped\n");
+  });
 }
 
 /** Reloads workflow modules when they change; runs already started keep their code version. */
-function watchProject(root: string, loader: Project, write: (t: string) => void, warn: (t: string) => void, reloaded: () => Promise<void> | undefined) {
+function watchProject(
+  root: string,
+  loader: Project,
+  write: (t: string) => void,
+  warn: (t: string) => void,
+  reloaded: () => Promise<void> | undefined,
+) {
   const watcher = chokidar.watch(root, {
     ignoreInitial: true,
     ignored: (path: string) => {

@@ -31,32 +31,55 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
     .option("--retries <n>", "retries after the first attempt (overrides the workflow's)")
     .option("--as <user>", "who starts the run (default: $USER); used by approvals with selfApproval: false")
     .option("--wait", "wait for the run to finish and print its result (exit 1 if it failed or was cancelled)")
-    .option("--timeout <duration>", `with --wait: give up waiting after this long, exit ${EXIT_WAIT_TIMEOUT} (the run keeps going)`)
+    .option(
+      "--timeout <duration>",
+      `with --wait: give up waiting after this long, exit ${EXIT_WAIT_TIMEOUT} (the run keeps going)`,
+    )
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .addHelpText("after", WAIT_HELP)
     .action(async (workflow: string, payloadText: string | undefined, opts) => {
-      const payload = await readJsonInput(cx.io, { inline: payloadText, file: opts.payloadFile, inlineName: "payload", fileFlag: "--payload-file", fallback: {} });
+      const payload = await readJsonInput(cx.io, {
+        inline: payloadText,
+        file: opts.payloadFile,
+        inlineName: "payload",
+        fileFlag: "--payload-file",
+        fallback: {},
+      });
       const runAt = opts.runAt === undefined ? undefined : parseRunAtOption(opts.runAt);
       const retries = opts.retries === undefined ? undefined : parseCount(opts.retries, "--retries");
       const timeoutMs = opts.timeout === undefined ? undefined : parseDurationOption(opts.timeout, "--timeout");
-      if (timeoutMs !== undefined && !opts.wait) throw new InvalidInputError("--timeout only applies with --wait: add --wait, or drop --timeout", { code: "INVALID_OPTION" });
-      await withEngine(cx.io, opts, async (engine, project) => {
-        await engine.start();
-        if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
-          // Not published by a running `sluice dev`/worker yet: load the project's modules to find it.
-          const report = await new Project(project.root, engine).loadAll();
-          for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
-        }
-        const handle = await engine.enqueueRun(workflow, payload, { id: opts.id, runAt, retries, createdBy: opts.as ?? cx.io.env.USER ?? "cli" });
-        if (!opts.wait) {
-          if (opts.json) json(cx, { id: handle.id, deduplicated: handle.deduplicated, workflow });
-          else cx.io.stdout(`${safe(handle.id)}${handle.deduplicated ? "  (existing run: same id and payload)" : ""}\n`);
-          return;
-        }
-        if (!opts.json) cx.io.stderr(`enqueued ${safe(handle.id)}; waiting for it to finish…\n`);
-        await waitAndReport(cx, engine, handle.id, { timeoutMs, json: Boolean(opts.json), dbLabel: project.dbLabel });
-      }, { admit: admitFromStore });
+      if (timeoutMs !== undefined && !opts.wait)
+        throw new InvalidInputError("--timeout only applies with --wait: add --wait, or drop --timeout", {
+          code: "INVALID_OPTION",
+        });
+      await withEngine(
+        cx.io,
+        opts,
+        async (engine, project) => {
+          await engine.start();
+          if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
+            // Not published by a running `sluice dev`/worker yet: load the project's modules to find it.
+            const report = await new Project(project.root, engine).loadAll();
+            for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+          }
+          const handle = await engine.enqueueRun(workflow, payload, {
+            id: opts.id,
+            runAt,
+            retries,
+            createdBy: opts.as ?? cx.io.env.USER ?? "cli",
+          });
+          if (!opts.wait) {
+            if (opts.json) json(cx, { id: handle.id, deduplicated: handle.deduplicated, workflow });
+            else
+              cx.io.stdout(`${safe(handle.id)}${handle.deduplicated ? "  (existing run: same id and payload)" : ""}\n`);
+            return;
+          }
+          if (!opts.json) cx.io.stderr(`enqueued ${safe(handle.id)}; waiting for it to finish…\n`);
+          await waitAndReport(cx, engine, handle.id, { timeoutMs, json: Boolean(opts.json), dbLabel: project.dbLabel });
+        },
+        { admit: admitFromStore },
+      );
     });
 }

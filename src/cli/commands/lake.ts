@@ -29,11 +29,21 @@ interface Target {
 
 function target(cx: CommandContext, dir: string | undefined, text: string, needTable: boolean): Target {
   const m = /^(?:ducklake:\/\/)?([^/]+)(?:\/([^/]+))?$/.exec(text);
-  if (!m) throw new InvalidInputError(`"${text}" is not a lake or lake/table; write e.g. main or main/orders`, { code: "INVALID_LAKE_TARGET" });
-  if (needTable && !m[2]) throw new InvalidInputError(`"${text}" names a lake, not a table; write <lake>/<table>, e.g. main/orders`, { code: "INVALID_LAKE_TARGET" });
+  if (!m)
+    throw new InvalidInputError(`"${text}" is not a lake or lake/table; write e.g. main or main/orders`, {
+      code: "INVALID_LAKE_TARGET",
+    });
+  if (needTable && !m[2])
+    throw new InvalidInputError(`"${text}" names a lake, not a table; write <lake>/<table>, e.g. main/orders`, {
+      code: "INVALID_LAKE_TARGET",
+    });
   const project = resolveProject(cx.io, dir);
   const paths = lakePaths(resolveAssetConfig(project.root, project.config.assets, cx.io.env).dataDir, m[1]!);
-  if (!existsSync(paths.catalog)) throw new LakeError("LAKE_NOT_FOUND", `lake ${m[1]} does not exist in ${project.root} (no ${paths.catalog}); materialize a table into ducklake://${m[1]}/<table> first`);
+  if (!existsSync(paths.catalog))
+    throw new LakeError(
+      "LAKE_NOT_FOUND",
+      `lake ${m[1]} does not exist in ${project.root} (no ${paths.catalog}); materialize a table into ducklake://${m[1]}/<table> first`,
+    );
   return { lake: m[1]!, ...(m[2] && { table: m[2] }), ...paths };
 }
 
@@ -54,18 +64,47 @@ async function withLake<T>(t: Target, fn: (lake: LakeReader) => Promise<T>): Pro
 export function registerLake(program: Command, cx: CommandContext): void {
   const lake = program.command("lake").description("inspect and roll back DuckLake tables (ducklake://<lake>)");
 
-  lake.command("snapshots").description("list a lake's snapshots, newest last")
-    .argument("<lake>", "lake name, e.g. main").option(...DIR_OPTION).option("--json", "print JSON")
+  lake
+    .command("snapshots")
+    .description("list a lake's snapshots, newest last")
+    .argument("<lake>", "lake name, e.g. main")
+    .option(...DIR_OPTION)
+    .option("--json", "print JSON")
     .action(async (text: string, opts) => {
       const t = target(cx, opts.dir, text, false);
       const snaps = await withLake(t, (l) => l.snapshots());
-      const rows = snaps.map((s) => ({ snapshot_id: s.snapshotId, time: s.time, schema_version: s.schemaVersion, changes: reportChanges(s.changes), author: s.author, message: s.commitMessage }));
+      const rows = snaps.map((s) => ({
+        snapshot_id: s.snapshotId,
+        time: s.time,
+        schema_version: s.schemaVersion,
+        changes: reportChanges(s.changes),
+        author: s.author,
+        message: s.commitMessage,
+      }));
       if (opts.json) return json(cx, rows);
-      cx.io.stdout(`${textTable(["snapshot", "time", "schema", "changes", "message"], rows.map((r) => [String(r.snapshot_id), r.time, String(r.schema_version), Object.entries(r.changes).map(([k, v]) => `${k}: ${v.join(", ")}`).join("; "), r.message ?? ""]))}\n`);
+      cx.io.stdout(
+        `${textTable(
+          ["snapshot", "time", "schema", "changes", "message"],
+          rows.map((r) => [
+            String(r.snapshot_id),
+            r.time,
+            String(r.schema_version),
+            Object.entries(r.changes)
+              .map(([k, v]) => `${k}: ${v.join(", ")}`)
+              .join("; "),
+            r.message ?? "",
+          ]),
+        )}\n`,
+      );
     });
 
-  lake.command("tables").description("list the tables of a lake at a snapshot")
-    .argument("<lake>", "lake name, e.g. main").option("--at <snapshot>", "snapshot id (default: latest)").option(...DIR_OPTION).option("--json", "print JSON")
+  lake
+    .command("tables")
+    .description("list the tables of a lake at a snapshot")
+    .argument("<lake>", "lake name, e.g. main")
+    .option("--at <snapshot>", "snapshot id (default: latest)")
+    .option(...DIR_OPTION)
+    .option("--json", "print JSON")
     .action(async (text: string, opts) => {
       const t = target(cx, opts.dir, text, false);
       const rows = await withLake(t, async (l) => {
@@ -74,39 +113,89 @@ export function registerLake(program: Command, cx: CommandContext): void {
         const out = [];
         for (const x of await l.tables(ref)) {
           const [count] = await l.query(x.name, ref, "SELECT count(*) AS n FROM {table}");
-          out.push({ table: x.name, table_id: x.table.tableId, rows: count!.n, files: (await l.files(x.name, ref)).length, snapshot });
+          out.push({
+            table: x.name,
+            table_id: x.table.tableId,
+            rows: count!.n,
+            files: (await l.files(x.name, ref)).length,
+            snapshot,
+          });
         }
         return out;
       });
       if (opts.json) return json(cx, rows);
-      cx.io.stdout(rows.length ? `${textTable(["table", "id", "rows", "files"], rows.map((r) => [r.table, String(r.table_id), String(r.rows), String(r.files)]))}\n` : "no tables\n");
+      cx.io.stdout(
+        rows.length
+          ? `${textTable(
+              ["table", "id", "rows", "files"],
+              rows.map((r) => [r.table, String(r.table_id), String(r.rows), String(r.files)]),
+            )}\n`
+          : "no tables\n",
+      );
     });
 
-  lake.command("schema").description("show a table's columns at a snapshot, or every column version with --history")
-    .argument("<lake/table>", "e.g. main/orders").option("--at <snapshot>", "snapshot id (default: latest)").option("--history", "every column version with its snapshot range")
-    .option(...DIR_OPTION).option("--json", "print JSON")
+  lake
+    .command("schema")
+    .description("show a table's columns at a snapshot, or every column version with --history")
+    .argument("<lake/table>", "e.g. main/orders")
+    .option("--at <snapshot>", "snapshot id (default: latest)")
+    .option("--history", "every column version with its snapshot range")
+    .option(...DIR_OPTION)
+    .option("--json", "print JSON")
     .action(async (text: string, opts) => {
       const t = target(cx, opts.dir, text, true);
-      type SchemaRow = { column_id: number; name: string; type: string; begin_snapshot?: number; end_snapshot?: number | null };
+      type SchemaRow = {
+        column_id: number;
+        name: string;
+        type: string;
+        begin_snapshot?: number;
+        end_snapshot?: number | null;
+      };
       const rows: SchemaRow[] = await withLake(t, async (l): Promise<SchemaRow[]> => {
         const ref = atRef(opts.at);
-        if (!opts.history) return (await l.columns(t.table!, ref)).map((c) => ({ column_id: c.columnId, name: c.name, type: duckdbTypeOf(c.type) }));
+        if (!opts.history)
+          return (await l.columns(t.table!, ref)).map((c) => ({
+            column_id: c.columnId,
+            name: c.name,
+            type: duckdbTypeOf(c.type),
+          }));
         const found = await l.tableAt(t.table!, (await l.snapshot(ref)).snapshotId);
         return (await readColumns(l.db, found.table.tableId))
           .sort((a, b) => a.beginSnapshot - b.beginSnapshot || a.order - b.order)
-          .map((c) => ({ column_id: c.columnId, name: c.name, type: duckdbTypeOf(c.type), begin_snapshot: c.beginSnapshot, end_snapshot: c.endSnapshot }));
+          .map((c) => ({
+            column_id: c.columnId,
+            name: c.name,
+            type: duckdbTypeOf(c.type),
+            begin_snapshot: c.beginSnapshot,
+            end_snapshot: c.endSnapshot,
+          }));
       });
       if (opts.json) return json(cx, rows);
       const headers = opts.history ? ["id", "column", "type", "from", "until"] : ["id", "column", "type"];
-      cx.io.stdout(`${textTable(headers, rows.map((r) => {
-        const base = [String(r.column_id), r.name, r.type];
-        return opts.history ? [...base, String(r.begin_snapshot), r.end_snapshot === null || r.end_snapshot === undefined ? "current" : String(r.end_snapshot)] : base;
-      }))}\n`);
+      cx.io.stdout(
+        `${textTable(
+          headers,
+          rows.map((r) => {
+            const base = [String(r.column_id), r.name, r.type];
+            return opts.history
+              ? [
+                  ...base,
+                  String(r.begin_snapshot),
+                  r.end_snapshot === null || r.end_snapshot === undefined ? "current" : String(r.end_snapshot),
+                ]
+              : base;
+          }),
+        )}\n`,
+      );
     });
 
-  lake.command("rollback").description("make a new snapshot in which the table equals its state at an older snapshot")
-    .argument("<lake/table>", "e.g. main/orders").requiredOption("--to <snapshot>", "the snapshot whose content to restore")
-    .option(...DIR_OPTION).option("--json", "print JSON")
+  lake
+    .command("rollback")
+    .description("make a new snapshot in which the table equals its state at an older snapshot")
+    .argument("<lake/table>", "e.g. main/orders")
+    .requiredOption("--to <snapshot>", "the snapshot whose content to restore")
+    .option(...DIR_OPTION)
+    .option("--json", "print JSON")
     .action(async (text: string, opts) => {
       const t = target(cx, opts.dir, text, true);
       const to = parseCount(opts.to, "--to");

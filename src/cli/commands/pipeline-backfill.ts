@@ -41,7 +41,12 @@ interface PartitionOutcome {
   ms: number;
 }
 
-async function runPartition(engine: Engine, folder: string, steps: string[], partition: string): Promise<PartitionOutcome> {
+async function runPartition(
+  engine: Engine,
+  folder: string,
+  steps: string[],
+  partition: string,
+): Promise<PartitionOutcome> {
   const t0 = Date.now();
   const payload: PlanPayload = { folder, steps, partition };
   const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload);
@@ -68,17 +73,27 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
       const concurrency = Math.max(1, parseCount(opts.concurrency, "--concurrency"));
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
-      if (!folder.ok) throw new PipelineInvalidError(folder.folder, folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic));
+      if (!folder.ok)
+        throw new PipelineInvalidError(
+          folder.folder,
+          folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic),
+        );
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
       const { run: steps, skipped } = partitionedSteps(folder, plan.steps);
       const scheme = steps.map((s) => folder.schemes.get(`script:${s}`)!.spec)[0];
-      if (!scheme) throw new PipelineRuntimeError("PIPELINE_INVALID", `nothing to backfill in ${folder.folder}: none of its planned steps is partitioned (add \`// partitioned daily\` or another scheme)`);
+      if (!scheme)
+        throw new PipelineRuntimeError(
+          "PIPELINE_INVALID",
+          `nothing to backfill in ${folder.folder}: none of its planned steps is partitioned (add \`// partitioned daily\` or another scheme)`,
+        );
       const partitions = enumeratePartitions(scheme, opts.fromPartition, opts.toPartition);
       const summary = { folder: folder.folder, scheme: describeScheme(scheme), partitions, steps, skipped };
       if (opts.dryRun) {
         if (opts.json) json(cx, { ...summary, dryRun: true });
         else {
-          cx.io.stdout(`backfill of ${folder.folder}: ${partitions.length} ${describeScheme(scheme)} partition(s) × ${steps.length} step(s)\n`);
+          cx.io.stdout(
+            `backfill of ${folder.folder}: ${partitions.length} ${describeScheme(scheme)} partition(s) × ${steps.length} step(s)\n`,
+          );
           cx.io.stdout(`  partitions: ${partitions.join(", ")}\n  steps: ${steps.join(" → ")}\n`);
           if (skipped.length) cx.io.stdout(`  not partitioned, left out: ${skipped.join(", ")}\n`);
           cx.io.stdout("(dry run: nothing was started)\n");
@@ -88,19 +103,30 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
       await withPipelineRuntime(cx.io, opts, steps, async (_host, engine) => {
         const outcomes: PartitionOutcome[] = [];
         const queue = [...partitions];
-        if (!opts.json) cx.io.stdout(`backfill of ${folder.folder}: ${partitions.length} partition(s) × ${steps.length} step(s)\n${progressBar(0, partitions.length)}\n`);
+        if (!opts.json)
+          cx.io.stdout(
+            `backfill of ${folder.folder}: ${partitions.length} partition(s) × ${steps.length} step(s)\n${progressBar(0, partitions.length)}\n`,
+          );
         const lane = async () => {
           for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
             const o = await runPartition(engine, folder.folder, steps, p);
             outcomes.push(o);
-            if (!opts.json) cx.io.stdout(`${progressBar(outcomes.length, partitions.length)} ${o.partition} ${o.status === "succeeded" ? "✓" : "✗"} ${formatMillis(o.ms)}${o.error ? `: ${o.error}` : ""}\n`);
+            if (!opts.json)
+              cx.io.stdout(
+                `${progressBar(outcomes.length, partitions.length)} ${o.partition} ${o.status === "succeeded" ? "✓" : "✗"} ${formatMillis(o.ms)}${o.error ? `: ${o.error}` : ""}\n`,
+              );
           }
         };
         await Promise.all(Array.from({ length: Math.min(concurrency, partitions.length) }, lane));
         const failed = outcomes.filter((o) => o.status !== "succeeded");
         const ordered = partitions.map((p) => outcomes.find((o) => o.partition === p)!);
         if (opts.json) json(cx, { ...summary, results: ordered, failed: failed.map((f) => f.partition) });
-        else cx.io.stdout(failed.length ? `${failed.length} of ${partitions.length} partition(s) failed: ${failed.map((f) => f.partition).join(", ")}\n` : `backfilled ${partitions.length} partition(s)\n`);
+        else
+          cx.io.stdout(
+            failed.length
+              ? `${failed.length} of ${partitions.length} partition(s) failed: ${failed.map((f) => f.partition).join(", ")}\n`
+              : `backfilled ${partitions.length} partition(s)\n`,
+          );
         if (failed.length) cx.setExitCode(1);
       });
     });

@@ -12,21 +12,30 @@ import { folderArg, pipelineFolder } from "./pipeline-shared.js";
 export function registerPipelineGraph(pipeline: Command, cx: CommandContext): void {
   pipeline
     .command("graph")
-    .description("print a pipeline's lineage graph (scripts, assets, triggers) and its annotation problems; exits 1 when it has errors")
+    .description(
+      "print a pipeline's lineage graph (scripts, assets, triggers) and its annotation problems; exits 1 when it has errors",
+    )
     .argument("[folder]", "pipeline folder (default: every pipeline of the project)")
     .option("--json", "print JSON")
     .option("--mermaid", "print a Mermaid flowchart")
     .option(...DIR_OPTION)
     .action(async (folderText: string | undefined, opts) => {
-      if (opts.json && opts.mermaid) throw new InvalidInputError("choose one of --json and --mermaid", { code: "INVALID_OPTIONS" });
+      if (opts.json && opts.mermaid)
+        throw new InvalidInputError("choose one of --json and --mermaid", { code: "INVALID_OPTIONS" });
       const project = resolveProject(cx.io, opts.dir);
       const catalog = PipelineCatalog.scan(project.root);
-      const folders = folderText === undefined ? catalog.folders() : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
+      const folders =
+        folderText === undefined
+          ? catalog.folders()
+          : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
       if (opts.json) json(cx, folderText === undefined ? folders.map(graphJson) : graphJson(folders[0]!));
       else if (opts.mermaid) {
         cx.io.stdout(`${folders.map(renderMermaid).join("\n\n")}\n`);
         for (const f of folders) for (const d of f.diagnostics) cx.io.stderr(`${formatDiagnostic(d)}\n`);
-      } else cx.io.stdout(`${folders.map(renderText).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`);
+      } else
+        cx.io.stdout(
+          `${folders.map(renderText).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`,
+        );
       if (folders.some((f) => !f.ok)) cx.setExitCode(1);
     });
 }

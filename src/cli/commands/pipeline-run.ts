@@ -21,9 +21,14 @@ import { folderArg, pipelineFolder, planSteps } from "./pipeline-shared.js";
 export function registerPipelineRun(pipeline: Command, cx: CommandContext): void {
   pipeline
     .command("run")
-    .description("run a slice of a pipeline: from a start (default: the sole valid start) up to --to, in order, stopping at the first failure")
+    .description(
+      "run a slice of a pipeline: from a start (default: the sole valid start) up to --to, in order, stopping at the first failure",
+    )
     .argument("<folder>", "pipeline folder, e.g. f/demo")
-    .option("--to <nodes>", "end nodes: script names, paths or asset URIs, comma-separated (default: everything downstream)")
+    .option(
+      "--to <nodes>",
+      "end nodes: script names, paths or asset URIs, comma-separated (default: everything downstream)",
+    )
     .option("--from <script>", "start script (default: the folder's sole valid start; without --to, every script)")
     .option("--partition <value>", "run every step for this partition (default: resolved once from the start's scheme)")
     .option("--args <json>", "extra arguments given to every step, as a JSON object")
@@ -34,34 +39,73 @@ export function registerPipelineRun(pipeline: Command, cx: CommandContext): void
     .action(async (folderText: string, opts) => {
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
-      if (!folder.ok) throw new PipelineInvalidError(folder.folder, folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic));
+      if (!folder.ok)
+        throw new PipelineInvalidError(
+          folder.folder,
+          folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic),
+        );
       const args = parseJsonArg(opts.args, "--args", {}) as Record<string, unknown>;
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
-      const summary = { folder: folder.folder, start: plan.start ?? null, ends: plan.ends, steps: plan.steps, partition: opts.partition ?? null };
+      const summary = {
+        folder: folder.folder,
+        start: plan.start ?? null,
+        ends: plan.ends,
+        steps: plan.steps,
+        partition: opts.partition ?? null,
+      };
       if (opts.dryRun) {
         if (opts.json) json(cx, { ...summary, dryRun: true });
         else {
-          cx.io.stdout(`plan for ${folder.folder}${opts.partition ? ` (partition ${opts.partition})` : ""}${plan.ends.length ? ` up to ${plan.ends.join(", ")}` : ""}:\n`);
+          cx.io.stdout(
+            `plan for ${folder.folder}${opts.partition ? ` (partition ${opts.partition})` : ""}${plan.ends.length ? ` up to ${plan.ends.join(", ")}` : ""}:\n`,
+          );
           plan.steps.forEach((s, i) => cx.io.stdout(`  ${i + 1}. ${s}\n`));
           cx.io.stdout("(dry run: nothing was started)\n");
         }
         return;
       }
       await withPipelineRuntime(cx.io, opts, plan.steps, async (_host, engine) => {
-        const payload: PlanPayload = { folder: folder.folder, steps: plan.steps, ...(opts.partition !== undefined && { partition: opts.partition }), ...(Object.keys(args).length > 0 && { args }) };
+        const payload: PlanPayload = {
+          folder: folder.folder,
+          steps: plan.steps,
+          ...(opts.partition !== undefined && { partition: opts.partition }),
+          ...(Object.keys(args).length > 0 && { args }),
+        };
         const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload);
         if (!opts.json) cx.io.stderr(`plan run ${handle.id}: ${plan.steps.length} step(s)\n`);
         const run = await engine.waitForRun(handle.id);
         const children = (await engine.store.listRuns({ parentId: run.id, limit: 1000 })).reverse();
         const steps = plan.steps.map((step) => {
           const child = children.find((c) => c.workflow === moduleName(step));
-          return { step, run: child?.id ?? null, status: child?.status ?? "not run", result: child ? decodeValue(child.result) ?? null : null, error: child?.error?.message ?? null, took: child ? tookLabel(child) : null };
+          return {
+            step,
+            run: child?.id ?? null,
+            status: child?.status ?? "not run",
+            result: child ? (decodeValue(child.result) ?? null) : null,
+            error: child?.error?.message ?? null,
+            took: child ? tookLabel(child) : null,
+          };
         });
         const result = decodeValue<{ partition: string | null } | undefined>(run.result);
-        if (opts.json) json(cx, { ...summary, run: run.id, status: run.status, partition: result?.partition ?? opts.partition ?? null, steps, error: run.error?.message ?? null });
+        if (opts.json)
+          json(cx, {
+            ...summary,
+            run: run.id,
+            status: run.status,
+            partition: result?.partition ?? opts.partition ?? null,
+            steps,
+            error: run.error?.message ?? null,
+          });
         else {
-          for (const s of steps) cx.io.stdout(`  ${s.status === "not run" ? "- not run " : statusLabel(s.status as "succeeded")}  ${s.step}${s.took ? `  (${s.took})` : ""}${s.error ? `: ${s.error}` : ""}\n`);
-          cx.io.stdout(run.status === "succeeded" ? `plan ${run.id} succeeded${result?.partition ? ` for partition ${result.partition}` : ""}\n` : `plan ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`);
+          for (const s of steps)
+            cx.io.stdout(
+              `  ${s.status === "not run" ? "- not run " : statusLabel(s.status as "succeeded")}  ${s.step}${s.took ? `  (${s.took})` : ""}${s.error ? `: ${s.error}` : ""}\n`,
+            );
+          cx.io.stdout(
+            run.status === "succeeded"
+              ? `plan ${run.id} succeeded${result?.partition ? ` for partition ${result.partition}` : ""}\n`
+              : `plan ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`,
+          );
         }
         if (run.status !== "succeeded") cx.setExitCode(1);
       });

@@ -12,9 +12,18 @@ import type { CommandContext } from "../command.js";
 export function folderArg(root: string, cwd: string, arg: string): string {
   const fromCwd = resolve(cwd, arg);
   const inside = fromCwd === root || fromCwd.startsWith(root + sep);
-  const abs = !isAbsolute(arg) && existsSync(resolve(root, arg)) ? resolve(root, arg) : inside && existsSync(fromCwd) ? fromCwd : resolve(root, arg);
-  if (!(abs === root || abs.startsWith(root + sep))) throw new InvalidInputError(`${arg} is outside the project ${root}; pass a folder of the project such as f/demo`, { code: "INVALID_FOLDER" });
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new PipelineRuntimeError("PIPELINE_FOLDER_NOT_FOUND", `folder ${arg} does not exist in ${root}`);
+  const abs =
+    !isAbsolute(arg) && existsSync(resolve(root, arg))
+      ? resolve(root, arg)
+      : inside && existsSync(fromCwd)
+        ? fromCwd
+        : resolve(root, arg);
+  if (!(abs === root || abs.startsWith(root + sep)))
+    throw new InvalidInputError(`${arg} is outside the project ${root}; pass a folder of the project such as f/demo`, {
+      code: "INVALID_FOLDER",
+    });
+  if (!existsSync(abs) || !statSync(abs).isDirectory())
+    throw new PipelineRuntimeError("PIPELINE_FOLDER_NOT_FOUND", `folder ${arg} does not exist in ${root}`);
   return relative(root, abs).split(sep).join("/");
 }
 
@@ -23,7 +32,10 @@ export function pipelineFolder(catalog: PipelineCatalog, folder: string): Pipeli
   const f = catalog.folder(folder);
   if (!f) {
     const known = catalog.folders().map((x) => x.folder || ".");
-    throw new PipelineRuntimeError("PIPELINE_FOLDER_NOT_FOUND", `no pipeline in ${folder || "."}: mark its scripts with a \`// pipeline\` line${known.length ? `; pipelines in this project: ${known.join(", ")}` : ""}`);
+    throw new PipelineRuntimeError(
+      "PIPELINE_FOLDER_NOT_FOUND",
+      `no pipeline in ${folder || "."}: mark its scripts with a \`// pipeline\` line${known.length ? `; pipelines in this project: ${known.join(", ")}` : ""}`,
+    );
   }
   return f;
 }

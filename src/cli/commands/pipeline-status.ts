@@ -12,19 +12,31 @@ function render(s: PipelineStatus): string {
   const out = [`pipeline ${s.folder || "."}${s.ok ? "" : "  (NOT LOADED: see sluice pipeline graph)"}`, "  scripts:"];
   for (const x of s.scripts) {
     const r = x.lastRun;
-    const last = r ? `${statusLabel(r.status)} ${timeLabel(r.finishedAt ?? r.createdAt)} (${r.trigger}${r.partition ? `, partition ${r.partition}` : ""}) ${r.id}${r.error ? `: ${r.error}` : ""}` : "never run";
+    const last = r
+      ? `${statusLabel(r.status)} ${timeLabel(r.finishedAt ?? r.createdAt)} (${r.trigger}${r.partition ? `, partition ${r.partition}` : ""}) ${r.id}${r.error ? `: ${r.error}` : ""}`
+      : "never run";
     out.push(`    ${x.path}  ${last}`);
-    if (x.freshness) out.push(`      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? "STALE" : "fresh"} since ${timeLabel(x.freshness.since)}`);
-    for (const t of x.triggers) out.push(`      on ${t.kind}: ${t.state.replace("-", " ")}${t.detail ? ` (${t.detail})` : ""}`);
+    if (x.freshness)
+      out.push(
+        `      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? "STALE" : "fresh"} since ${timeLabel(x.freshness.since)}`,
+      );
+    for (const t of x.triggers)
+      out.push(`      on ${t.kind}: ${t.state.replace("-", " ")}${t.detail ? ` (${t.detail})` : ""}`);
   }
   if (s.joins.length) {
     out.push("  open joins (trigger all):");
-    for (const j of s.joins) out.push(`    ${j.script} partition ${j.partition}: have ${j.have.join(", ")}; waiting for ${j.missing.join(", ") || "nothing"}`);
+    for (const j of s.joins)
+      out.push(
+        `    ${j.script} partition ${j.partition}: have ${j.have.join(", ")}; waiting for ${j.missing.join(", ") || "nothing"}`,
+      );
   }
   const open = s.debounces.filter((d) => d.open);
   if (open.length) {
     out.push("  open debounce windows:");
-    for (const d of open) out.push(`    ${d.script}${d.partition ? ` partition ${d.partition}` : ""}: ${d.writes} write(s), run ${d.run} at ${timeLabel(d.until)}`);
+    for (const d of open)
+      out.push(
+        `    ${d.script}${d.partition ? ` partition ${d.partition}` : ""}: ${d.writes} write(s), run ${d.run} at ${timeLabel(d.until)}`,
+      );
   }
   out.push("  assets:");
   for (const a of s.assets) {
@@ -35,7 +47,9 @@ function render(s: PipelineStatus): string {
   if (s.decisions.length === 0) out.push("    none");
   for (const d of s.decisions) {
     const from = d.producer ? `${d.producer} → ` : "";
-    out.push(`    ${timeLabel(d.at)} ${from}${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` run ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`);
+    out.push(
+      `    ${timeLabel(d.at)} ${from}${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` run ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`,
+    );
   }
   return out.join("\n");
 }
@@ -44,7 +58,9 @@ function render(s: PipelineStatus): string {
 export function registerPipelineStatus(pipeline: Command, cx: CommandContext): void {
   pipeline
     .command("status")
-    .description("show a pipeline's last runs, freshness, open joins and debounce windows, written partitions and recent dispatch decisions")
+    .description(
+      "show a pipeline's last runs, freshness, open joins and debounce windows, written partitions and recent dispatch decisions",
+    )
     .argument("[folder]", "pipeline folder (default: every pipeline of the project)")
     .option("--decisions <n>", "how many recent decisions to show", "20")
     .option(...DIR_OPTION)
@@ -54,11 +70,17 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
       const limit = parseCount(opts.decisions, "--decisions");
       await withEngine(cx.io, opts, async (engine, project) => {
         const catalog = PipelineCatalog.scan(project.root);
-        const folders = folderText === undefined ? catalog.folders() : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
+        const folders =
+          folderText === undefined
+            ? catalog.folders()
+            : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
         const statuses: PipelineStatus[] = [];
         for (const f of folders) statuses.push(await pipelineStatus(engine.store, f, { decisions: limit }));
         if (opts.json) json(cx, folderText === undefined ? statuses : statuses[0]);
-        else cx.io.stdout(`${statuses.map(render).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`);
+        else
+          cx.io.stdout(
+            `${statuses.map(render).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`,
+          );
       });
     });
 }

@@ -20,70 +20,109 @@ import { type ExternalWorkers, startExternalWorkers } from "../external-workers.
 export function registerServer(program: Command, cx: CommandContext): void {
   const command = program
     .command("server")
-    .description("run a server: the scheduler (cron, retention) with leader election across servers, the API, and one worker process per worker group while work is runnable; SIGTERM stops it")
+    .description(
+      "run a server: the scheduler (cron, retention) with leader election across servers, the API, and one worker process per worker group while work is runnable; SIGTERM stops it",
+    )
     .option("--dir <dir>", "project folder")
     .option("--db <url-or-file>", DB_OPTION_HELP)
-    .option("--scheduler-tick <duration>", "how often the scheduler looks for due cron ticks (and a standby for a dead leader)", "1s")
-    .option("--name <name>", "this server's name, to which local: true workflows are scoped (default $SLUICE_SERVER_NAME, else the host name)")
-    .option("--servers <n>", "how many servers this project is deployed to (default $SLUICE_SERVERS, else 1): checks the storage model at startup")
+    .option(
+      "--scheduler-tick <duration>",
+      "how often the scheduler looks for due cron ticks (and a standby for a dead leader)",
+      "1s",
+    )
+    .option(
+      "--name <name>",
+      "this server's name, to which local: true workflows are scoped (default $SLUICE_SERVER_NAME, else the host name)",
+    )
+    .option(
+      "--servers <n>",
+      "how many servers this project is deployed to (default $SLUICE_SERVERS, else 1): checks the storage model at startup",
+    )
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(...PUBLIC_URL_OPTION)
-    .option("--workers <mode>", "separate: start one worker process per worker group when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself", "separate");
+    .option(
+      "--workers <mode>",
+      "separate: start one worker process per worker group when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself",
+      "separate",
+    );
   laneOptions(command).action(async (opts) => {
-      const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
-      const laneSettings = parseLaneSettings(opts);
-      const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
-      const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
-      const project = resolveProject(cx.io, opts.dir, opts.db);
-      const write = (t: string) => cx.io.stdout(t);
-      // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
-      const { createApp, listen } = await import("../../http/serve.js");
-      const http = await listen({ host: opts.host, port: parseCount(opts.port, "--port"), env: cx.io.env, publicUrl: publicUrlSetting(cx.io, project, opts.publicUrl) });
-      let lanes: LaneSupervisor | null = null;
-      const engine = openEngine(project, {
-        admit: (group) => lanes?.admit(group),
-        baseUrl: http.baseUrl,
-        server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
-        scheduler: {
-          tickMs,
-          onLeadership: (leading) => write(leading ? "scheduler: leader (this server fires cron and runs retention)\n" : "scheduler: standby (another server leads)\n"),
-        },
-      });
-      let pipelines: PipelineHost | null = null;
-      let external: ExternalWorkers | null = null;
-      try {
-        await storeReady(engine.store);
-        const loader = new Project(project.root, engine);
-        pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
-        const report = await loader.loadAll();
-        await pipelines.start();
-        for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
-        // Seed 002: several servers need shared state unless every workflow is local.
-        checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
-        await engine.start();
-        await engine.recordPublicUrl(http.baseUrl);
-        if (workers === "separate") {
-          lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
-          await lanes.start();
-          write(`lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`);
-        }
-        http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
-        write(`API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`);
-        external = await startExternalWorkers({ entries: project.config.workers ?? [], root: project.root, url: http.server.url, tokenStore: engine.store, env: cx.io.env, write });
-        const names = engine.registry.names();
-        const scope = engine.localServer ? `, server name ${engine.localServer}` : "";
-        write(`server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}${scope}, scheduler tick ${tickMs} ms\n`);
-        await untilAborted(cx.io.signal);
-        write("server stopping\n");
-      } finally {
-        // Worker commands drain first: they still need the API to checkpoint and finish.
-        await external?.stop(10_000);
-        await http.server.close();
-        await lanes?.stop(10_000);
-        await pipelines?.stop();
-        await engine.stop({ drainMs: 0 });
-      }
-      write("server stopped\n");
+    const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
+    const laneSettings = parseLaneSettings(opts);
+    const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
+    const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
+    const project = resolveProject(cx.io, opts.dir, opts.db);
+    const write = (t: string) => cx.io.stdout(t);
+    // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
+    const { createApp, listen } = await import("../../http/serve.js");
+    const http = await listen({
+      host: opts.host,
+      port: parseCount(opts.port, "--port"),
+      env: cx.io.env,
+      publicUrl: publicUrlSetting(cx.io, project, opts.publicUrl),
     });
+    let lanes: LaneSupervisor | null = null;
+    const engine = openEngine(project, {
+      admit: (group) => lanes?.admit(group),
+      baseUrl: http.baseUrl,
+      server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
+      scheduler: {
+        tickMs,
+        onLeadership: (leading) =>
+          write(
+            leading
+              ? "scheduler: leader (this server fires cron and runs retention)\n"
+              : "scheduler: standby (another server leads)\n",
+          ),
+      },
+    });
+    let pipelines: PipelineHost | null = null;
+    let external: ExternalWorkers | null = null;
+    try {
+      await storeReady(engine.store);
+      const loader = new Project(project.root, engine);
+      pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
+      const report = await loader.loadAll();
+      await pipelines.start();
+      for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+      // Seed 002: several servers need shared state unless every workflow is local.
+      checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
+      await engine.start();
+      await engine.recordPublicUrl(http.baseUrl);
+      if (workers === "separate") {
+        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+        await lanes.start();
+        write(
+          `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
+        );
+      }
+      http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
+      write(
+        `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`,
+      );
+      external = await startExternalWorkers({
+        entries: project.config.workers ?? [],
+        root: project.root,
+        url: http.server.url,
+        tokenStore: engine.store,
+        env: cx.io.env,
+        write,
+      });
+      const names = engine.registry.names();
+      const scope = engine.localServer ? `, server name ${engine.localServer}` : "";
+      write(
+        `server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}${scope}, scheduler tick ${tickMs} ms\n`,
+      );
+      await untilAborted(cx.io.signal);
+      write("server stopping\n");
+    } finally {
+      // Worker commands drain first: they still need the API to checkpoint and finish.
+      await external?.stop(10_000);
+      await http.server.close();
+      await lanes?.stop(10_000);
+      await pipelines?.stop();
+      await engine.stop({ drainMs: 0 });
+    }
+    write("server stopped\n");
+  });
 }

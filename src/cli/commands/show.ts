@@ -26,17 +26,24 @@ export function registerShow(program: Command, cx: CommandContext): void {
         ]);
         children.reverse();
         // The workflow's own lines and each task's lines, in the order they happened.
-        const childLogs = await Promise.all(children.map(async (c) => (await engine.store.getLogs(c.id)).map((l) => ({ ...l, child: c }))));
-        const logs = [...own.map((l) => ({ ...l, child: null as RunRecord | null })), ...childLogs.flat()].sort((a, b) => a.ts - b.ts || a.seq - b.seq);
+        const childLogs = await Promise.all(
+          children.map(async (c) => (await engine.store.getLogs(c.id)).map((l) => ({ ...l, child: c }))),
+        );
+        const logs = [...own.map((l) => ({ ...l, child: null as RunRecord | null })), ...childLogs.flat()].sort(
+          (a, b) => a.ts - b.ts || a.seq - b.seq,
+        );
         if (opts.json) {
           json(cx, {
             ...runJson(run),
             steps: steps.map(stepJson),
             children: children.map(runJson),
-            logs: logs.map((l) => ({ ...logJson(l), run: l.runId, task: l.child ? (l.child.task ?? l.child.workflow) : null })),
+            logs: logs.map((l) => ({
+              ...logJson(l),
+              run: l.runId,
+              task: l.child ? (l.child.task ?? l.child.workflow) : null,
+            })),
           });
-        }
-        else cx.io.stdout(`${runReport(run, steps, children, logs)}\n`);
+        } else cx.io.stdout(`${runReport(run, steps, children, logs)}\n`);
       });
     });
 }

@@ -15,7 +15,13 @@ export function registerSignal(program: Command, cx: CommandContext): void {
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (event: string, payloadText: string | undefined, opts) => {
-      const payload = await readJsonInput(cx.io, { inline: payloadText, file: opts.payloadFile, inlineName: "signal payload", fileFlag: "--payload-file", fallback: null });
+      const payload = await readJsonInput(cx.io, {
+        inline: payloadText,
+        file: opts.payloadFile,
+        inlineName: "signal payload",
+        fileFlag: "--payload-file",
+        fallback: null,
+      });
       await withEngine(cx.io, opts, async (engine) => {
         const woken = await engine.signal(event, payload);
         if (opts.json) json(cx, { event, woken });

@@ -12,22 +12,37 @@ import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** Registers `sluice token`. */
 export function registerToken(program: Command, cx: CommandContext): void {
-  const token = program.command("token").description("API tokens for the HTTP API and web UI (sluice server, sluice dev --auth)");
+  const token = program
+    .command("token")
+    .description("API tokens for the HTTP API and web UI (sluice server, sluice dev --auth)");
 
   token
     .command("create")
     .description("create a token and print it once (only its hash is stored)")
-    .requiredOption("--scope <scope>", "read (look), operate (enqueue, cancel, retry, signal, approve), worker (also claim and run workflows: out-of-process workers), or admin (also tokens)")
+    .requiredOption(
+      "--scope <scope>",
+      "read (look), operate (enqueue, cancel, retry, signal, approve), worker (also claim and run workflows: out-of-process workers), or admin (also tokens)",
+    )
     .option("--name <name>", "who the token acts as: the approver name (default: $USER)")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (opts) => {
       await withEngine(cx.io, opts, async (engine) => {
-        const created = await new ApiTokens(engine.store).create({ name: opts.name ?? cx.io.env.USER ?? "", scope: opts.scope });
-        if (opts.json) return json(cx, { token: created.token, ...created.record, createdAt: new Date(created.record.createdAt).toISOString() });
+        const created = await new ApiTokens(engine.store).create({
+          name: opts.name ?? cx.io.env.USER ?? "",
+          scope: opts.scope,
+        });
+        if (opts.json)
+          return json(cx, {
+            token: created.token,
+            ...created.record,
+            createdAt: new Date(created.record.createdAt).toISOString(),
+          });
         cx.io.stdout(`${created.token}\n`);
-        cx.io.stderr(`token ${created.record.id} for ${created.record.name} (scope ${created.record.scope}); it is shown only now: send it as "Authorization: Bearer <token>"\n`);
+        cx.io.stderr(
+          `token ${created.record.id} for ${created.record.name} (scope ${created.record.scope}); it is shown only now: send it as "Authorization: Bearer <token>"\n`,
+        );
       });
     });
 
@@ -40,8 +55,21 @@ export function registerToken(program: Command, cx: CommandContext): void {
     .action(async (opts) => {
       await withEngine(cx.io, opts, async (engine) => {
         const tokens = await new ApiTokens(engine.store).list();
-        if (opts.json) return json(cx, tokens.map((t) => ({ ...t, createdAt: new Date(t.createdAt).toISOString() })));
-        cx.io.stdout(`${tokens.length ? table(["ID", "NAME", "SCOPE", "CREATED"], tokens.map((t) => [t.id, t.name, t.scope, timeLabel(t.createdAt)])) : "no tokens"}\n`);
+        if (opts.json)
+          return json(
+            cx,
+            tokens.map((t) => ({ ...t, createdAt: new Date(t.createdAt).toISOString() })),
+          );
+        cx.io.stdout(
+          `${
+            tokens.length
+              ? table(
+                  ["ID", "NAME", "SCOPE", "CREATED"],
+                  tokens.map((t) => [t.id, t.name, t.scope, timeLabel(t.createdAt)]),
+                )
+              : "no tokens"
+          }\n`,
+        );
       });
     });
 
@@ -53,7 +81,8 @@ export function registerToken(program: Command, cx: CommandContext): void {
     .option(...DB_OPTION)
     .action(async (id: string, opts) => {
       await withEngine(cx.io, opts, async (engine) => {
-        if (!(await new ApiTokens(engine.store).revoke(id))) throw new NotFoundError(`no token with id ${JSON.stringify(id)}: see sluice token list`, "TOKEN_NOT_FOUND");
+        if (!(await new ApiTokens(engine.store).revoke(id)))
+          throw new NotFoundError(`no token with id ${JSON.stringify(id)}: see sluice token list`, "TOKEN_NOT_FOUND");
         cx.io.stdout(`revoked ${id}\n`);
       });
     });

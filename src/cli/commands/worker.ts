@@ -25,16 +25,28 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
-    .option("--inline-sleep <duration>", "sleeps up to this long run inline, longer ones park the run (default $SLUICE_INLINE_SLEEP, else 30s)", cx.io.env.SLUICE_INLINE_SLEEP ?? "30s")
+    .option(
+      "--inline-sleep <duration>",
+      "sleeps up to this long run inline, longer ones park the run (default $SLUICE_INLINE_SLEEP, else 30s)",
+      cx.io.env.SLUICE_INLINE_SLEEP ?? "30s",
+    )
     .option("--quiet", "do not print run lifecycle and logs")
-    .option("--from-build <file>", "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)")
+    .option(
+      "--from-build <file>",
+      "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
+    )
     .action(async (opts) => {
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const idleMs = parseDurationOption(opts.idle, "--idle");
       const leaseMs = parseDurationOption(opts.lease, "--lease");
       const drainMs = parseDurationOption(opts.drainTimeout, "--drain-timeout");
       const inlineSleepMs = parseDurationOption(opts.inlineSleep, "--inline-sleep");
-      const queues = opts.group ? String(opts.group).split(",").map((g: string) => g.trim()).filter(Boolean) : undefined;
+      const queues = opts.group
+        ? String(opts.group)
+            .split(",")
+            .map((g: string) => g.trim())
+            .filter(Boolean)
+        : undefined;
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const write = (t: string) => cx.io.stdout(t);
       // Links point at the configured public URL, else at the one a server recorded in the database.
@@ -51,7 +63,12 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
       const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
       // A lane worker runs the versions its server loaded: one that cannot is a startup crash.
-      if (build && report.errors.length) throw new WorkerStartupError(report.errors.map((e) => (e.error instanceof ModuleImportError ? e.error.message : `${e.file}: ${e.error.message}`)));
+      if (build && report.errors.length)
+        throw new WorkerStartupError(
+          report.errors.map((e) =>
+            e.error instanceof ModuleImportError ? e.error.message : `${e.file}: ${e.error.message}`,
+          ),
+        );
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
@@ -59,12 +76,20 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const link = linkToSupervisor(engine.events, cx.io.env);
       await engine.start();
       const names = engine.registry.names();
-      cx.io.stdout(`worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`);
+      cx.io.stdout(
+        `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
+      );
       link?.ready();
       const idle = opts.exitWhenIdle ? waitForIdle(engine.worker!, idleMs, cx.io.signal) : new Promise<void>(() => {});
       const orphaned = link ? link.parentGone.then(() => "orphaned" as const) : new Promise<never>(() => {});
-      const why = await Promise.race([untilAborted(cx.io.signal).then(() => "signal" as const), idle.then(() => "idle" as const), orphaned]);
-      cx.io.stdout(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
+      const why = await Promise.race([
+        untilAborted(cx.io.signal).then(() => "signal" as const),
+        idle.then(() => "idle" as const),
+        orphaned,
+      ]);
+      cx.io.stdout(
+        why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n",
+      );
       await engine.stop({ drainMs });
       await pipelines.stop();
       unfollow();
@@ -89,12 +114,15 @@ async function loadBuilt(loader: Project, build: BuildEntry[]): Promise<LoadRepo
 
 function waitForIdle(worker: { idleFor(): number | null }, idleMs: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      const idle = worker.idleFor();
-      if (signal.aborted || (idle !== null && idle >= idleMs)) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, Math.min(100, idleMs));
+    const timer = setInterval(
+      () => {
+        const idle = worker.idleFor();
+        if (signal.aborted || (idle !== null && idle >= idleMs)) {
+          clearInterval(timer);
+          resolve();
+        }
+      },
+      Math.min(100, idleMs),
+    );
   });
 }

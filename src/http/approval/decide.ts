@@ -27,7 +27,10 @@ export class ApprovalRefusedError extends HttpError {
     runId: string,
     readonly problems: string[] = [],
   ) {
-    const [status, code] = outcome === "resolved" ? ([500, "APPROVAL_RESOLVED"] as const) : [STATUSES[outcome], APPROVAL_REFUSAL_CODES[outcome]];
+    const [status, code] =
+      outcome === "resolved"
+        ? ([500, "APPROVAL_RESOLVED"] as const)
+        : [STATUSES[outcome], APPROVAL_REFUSAL_CODES[outcome]];
     super(status, code, explainOutcome(outcome, runId, problems));
   }
 }
@@ -48,7 +51,14 @@ export interface HttpDecision {
  * @throws ApprovalRefusedError when it was refused (the attempt is audited all the same)
  */
 export async function decide(engine: Engine, d: HttpDecision): Promise<string> {
-  const result = await engine.decideApproval({ runId: d.runId, key: d.key, approve: d.approve, value: d.value, actor: d.actor, via: d.via });
+  const result = await engine.decideApproval({
+    runId: d.runId,
+    key: d.key,
+    approve: d.approve,
+    value: d.value,
+    actor: d.actor,
+    via: d.via,
+  });
   if (result.outcome !== "resolved") throw new ApprovalRefusedError(result.outcome, d.runId, result.problems);
   return result.key ?? d.key;
 }

@@ -13,7 +13,11 @@ import { HttpError } from "../errors.js";
 /** A link used by someone other than the approver it names (403). */
 export class LinkApproverMismatchError extends HttpError {
   constructor(linkFor: string, caller: string) {
-    super(403, "LINK_APPROVER_MISMATCH", `this link is for ${linkFor}, but the request is signed in as ${caller}: ask for a link made for you`);
+    super(
+      403,
+      "LINK_APPROVER_MISMATCH",
+      `this link is for ${linkFor}, but the request is signed in as ${caller}: ask for a link made for you`,
+    );
   }
 }
 
@@ -23,7 +27,7 @@ export class ApproverRequiredError extends HttpError {
     super(
       403,
       "APPROVER_REQUIRED",
-      "this approval does not allow self-approval, so it needs a named approver: use a link made for you (getResumeUrls(\"alice\")) or send your bearer token",
+      'this approval does not allow self-approval, so it needs a named approver: use a link made for you (getResumeUrls("alice")) or send your bearer token',
     );
   }
 }
@@ -32,16 +36,28 @@ export class ApproverRequiredError extends HttpError {
  * The actor of a link decision.
  * @throws LinkApproverMismatchError, ApproverRequiredError
  */
-export async function linkActor(engine: Engine, identity: Identity | null, claims: ResumeClaims): Promise<string | null> {
+export async function linkActor(
+  engine: Engine,
+  identity: Identity | null,
+  claims: ResumeClaims,
+): Promise<string | null> {
   const tokenUser = identity?.tokenId ? identity.name : null;
   // Refused attempts are audited like the others (who, when, which decision).
   const refuse = async (actor: string | null, err: Error) => {
     const decision = claims.action === "cancel" ? "reject" : "approve";
-    await engine.store.recordApprovalEvent({ runId: claims.runId, stepKey: claims.key, actor, decision, outcome: "forbidden", via: "link" });
+    await engine.store.recordApprovalEvent({
+      runId: claims.runId,
+      stepKey: claims.key,
+      actor,
+      decision,
+      outcome: "forbidden",
+      via: "link",
+    });
     throw err;
   };
   if (claims.approver !== null) {
-    if (tokenUser !== null && tokenUser !== claims.approver) return refuse(tokenUser, new LinkApproverMismatchError(claims.approver, tokenUser));
+    if (tokenUser !== null && tokenUser !== claims.approver)
+      return refuse(tokenUser, new LinkApproverMismatchError(claims.approver, tokenUser));
     return claims.approver;
   }
   if (tokenUser === null) {

@@ -47,7 +47,8 @@ const json = (v: unknown, max = 4000) => {
   const text = JSON.stringify(v ?? null, null, 2) ?? "null";
   return text.length > max ? `${text.slice(0, max)}\n…` : text;
 };
-const when = (ms: number | null) => (ms === null ? "—" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC");
+const when = (ms: number | null) =>
+  ms === null ? "—" : new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC";
 
 const Layout: FC<PropsWithChildren<{ title: string }>> = ({ title, children }) => (
   <html lang="en">
@@ -87,7 +88,11 @@ const Field: FC<{ f: FieldSpec; value: string | undefined }> = ({ f, value }) =>
   const label = (
     <label for={id}>
       {f.label}
-      {f.required ? <span class="req" aria-hidden="true">*</span> : null}
+      {f.required ? (
+        <span class="req" aria-hidden="true">
+          *
+        </span>
+      ) : null}
     </label>
   );
   let control;
@@ -110,7 +115,16 @@ const Field: FC<{ f: FieldSpec; value: string | undefined }> = ({ f, value }) =>
     );
   } else {
     const type = f.control === "text" ? "text" : "number";
-    control = <input type={type} id={id} name={name} value={current} required={f.required} step={f.control === "number" ? "any" : undefined} />;
+    control = (
+      <input
+        type={type}
+        id={id}
+        name={name}
+        value={current}
+        required={f.required}
+        step={f.control === "number" ? "any" : undefined}
+      />
+    );
   }
   return (
     <div class="field">
@@ -157,7 +171,11 @@ const RunCard: FC<{ view: ApprovalView; runUrl: string }> = ({ view, runUrl }) =
               <li>
                 <span class="kind">{s.kind}</span>
                 <span class="mono">{s.key}</span>
-                <span class={`badge s-${s.status === "done" ? "succeeded" : s.status === "error" ? "failed" : "waiting"}`}>{s.status}</span>
+                <span
+                  class={`badge s-${s.status === "done" ? "succeeded" : s.status === "error" ? "failed" : "waiting"}`}
+                >
+                  {s.status}
+                </span>
               </li>
             ))}
           </ul>
@@ -201,9 +219,13 @@ const DecisionCard: FC<ApprovalPageProps> = ({ view, action, now, linkApprover, 
     <section class="card">
       <h2>Your decision</h2>
       <p class="muted">
-        {left !== null ? `Decide within ${formatMillis(Math.max(0, Math.floor(left / 1000) * 1000))} (by ${when(view.deadline)}).` : null}
+        {left !== null
+          ? `Decide within ${formatMillis(Math.max(0, Math.floor(left / 1000) * 1000))} (by ${when(view.deadline)}).`
+          : null}
         {linkApprover ? ` This link is for ${linkApprover}.` : null}
-        {view.pending && !view.pending.selfApproval ? ` The person who started this run (${view.run?.createdBy ?? "unknown"}) cannot approve it.` : null}
+        {view.pending && !view.pending.selfApproval
+          ? ` The person who started this run (${view.run?.createdBy ?? "unknown"}) cannot approve it.`
+          : null}
       </p>
       <form method="post" action={action}>
         {fields.map((f) => (

@@ -20,7 +20,8 @@ import { APPROVAL_CSS, APPROVAL_CSS_PATH } from "./styles.js";
 
 /** Security headers of the page: no scripts at all, styles from this server only, never framed. */
 const PAGE_HEADERS = {
-  "Content-Security-Policy": "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "Cache-Control": "no-store",
   "Referrer-Policy": "same-origin",
 };
@@ -34,20 +35,33 @@ async function htmlDocument(element: { toString(): string | Promise<string> }): 
 export function approvalPageRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   const { engine } = deps;
 
-  app.get(APPROVAL_CSS_PATH, (c) => c.body(APPROVAL_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=300" }));
+  app.get(APPROVAL_CSS_PATH, (c) =>
+    c.body(APPROVAL_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=300" }),
+  );
 
   const claimsOf = async (c: Context<AppEnv>): Promise<ResumeClaims | Response> => {
     const runId = c.req.param("id")!;
     const key = c.req.param("key")!;
     try {
-      return verifyResumeToken(await engine.resumeSecret(), c.req.query("token"), { runId, key, action: "page" }, deps.clock.now());
+      return verifyResumeToken(
+        await engine.resumeSecret(),
+        c.req.query("token"),
+        { runId, key, action: "page" },
+        deps.clock.now(),
+      );
     } catch (err) {
       if (!(err instanceof InvalidResumeTokenError)) throw err;
       return c.html(await htmlDocument(<LinkErrorPage message={err.message} />), httpStatusOf(err), PAGE_HEADERS);
     }
   };
 
-  const render = async (c: Context<AppEnv>, claims: ResumeClaims, status?: ContentfulStatusCode, notice?: PageNotice, input?: Record<string, string>) => {
+  const render = async (
+    c: Context<AppEnv>,
+    claims: ResumeClaims,
+    status?: ContentfulStatusCode,
+    notice?: PageNotice,
+    input?: Record<string, string>,
+  ) => {
     const now = deps.clock.now();
     const view = await loadApproval(engine.store, claims.runId, claims.key, now);
     const page = (
@@ -86,7 +100,10 @@ export function approvalPageRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       }
       const actor = await linkActor(engine, c.get("identity"), claims);
       await decide(engine, { runId: claims.runId, key: claims.key, approve, value, actor, via: "page" });
-      return render(c, claims, 200, { kind: "ok", text: approve ? "Approved: the run resumes." : "Rejected: the run resumes with approved = false." });
+      return render(c, claims, 200, {
+        kind: "ok",
+        text: approve ? "Approved: the run resumes." : "Rejected: the run resumes with approved = false.",
+      });
     } catch (err) {
       if (!(err instanceof HttpError) && httpStatusOf(err) === 500) throw err;
       const problems = err instanceof ApprovalRefusedError ? err.problems : [];

@@ -39,13 +39,18 @@ export async function loadApproval(store: Store, runId: string, key: string, now
     if (step.wakeAt !== null && step.wakeAt <= now) return { ...view, state: "expired" };
     return { ...view, state: run.status === "waiting" ? "pending" : "closed" };
   }
-  const result = decodeValue<{ approved?: boolean; approver?: string | null; value?: unknown } | undefined>(step.value) ?? {};
+  const result =
+    decodeValue<{ approved?: boolean; approver?: string | null; value?: unknown } | undefined>(step.value) ?? {};
   const resolved = lastResolved(await store.listApprovalEvents(runId), key);
   if (!resolved && !result.approved) return { ...view, state: "expired" };
   return {
     ...view,
     state: result.approved ? "approved" : "rejected",
-    decision: { approver: result.approver ?? resolved?.actor ?? null, value: result.value ?? null, at: resolved?.ts ?? step.finishedAt },
+    decision: {
+      approver: result.approver ?? resolved?.actor ?? null,
+      value: result.value ?? null,
+      at: resolved?.ts ?? step.finishedAt,
+    },
   };
 }
 

@@ -23,5 +23,7 @@ export function scopeAllows(has: Scope, needs: Scope): boolean {
  */
 export function parseScope(value: unknown): Scope {
   if (typeof value === "string" && (SCOPES as readonly string[]).includes(value)) return value as Scope;
-  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use read, operate, worker or admin`, { code: "INVALID_SCOPE" });
+  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use read, operate, worker or admin`, {
+    code: "INVALID_SCOPE",
+  });
 }

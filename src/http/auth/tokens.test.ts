@@ -17,7 +17,12 @@ describe("ApiTokens on a real SQLite store", () => {
   it("stores only a hash; verifies, lists and revokes", async () => {
     const tokens = new ApiTokens(store, { now: () => 1_000 });
     const { token, record } = await tokens.create({ name: "alice", scope: "operate" });
-    expect(record).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), name: "alice", scope: "operate", createdAt: 1_000 });
+    expect(record).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      name: "alice",
+      scope: "operate",
+      createdAt: 1_000,
+    });
     const stored = (await store.kvList("api-token:"))[0]!.value;
     expect(stored).not.toContain(token.split("_").slice(2).join("_"));
     expect(JSON.parse(stored).hash).toMatch(/^[0-9a-f]{64}$/);
@@ -36,7 +41,9 @@ describe("ApiTokens on a real SQLite store", () => {
   it("validates names and scopes", async () => {
     const tokens = new ApiTokens(store);
     await expect(tokens.create({ name: "", scope: "read" })).rejects.toThrow(/invalid token name/);
-    await expect(tokens.create({ name: "bob", scope: "root" })).rejects.toThrow(/unknown scope "root": use read, operate, worker or admin/);
+    await expect(tokens.create({ name: "bob", scope: "root" })).rejects.toThrow(
+      /unknown scope "root": use read, operate, worker or admin/,
+    );
   });
 
   it("orders scopes read < operate < admin", () => {

@@ -76,7 +76,9 @@ export class ApiTokens {
   /** Every token, oldest first. */
   async list(): Promise<ApiTokenInfo[]> {
     const rows = await this.store.kvList(PREFIX);
-    return rows.map((r) => publicInfo(JSON.parse(r.value) as ApiTokenRecord)).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    return rows
+      .map((r) => publicInfo(JSON.parse(r.value) as ApiTokenRecord))
+      .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   }
 
   /** Revokes a token by id; false if there is none. */

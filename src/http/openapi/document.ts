@@ -14,9 +14,16 @@ export type OperationScope = "public" | "link" | "read" | "operate" | "worker" |
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const jsonBody = (schema: Json, required = true): Json => ({ required, content: { "application/json": { schema } } });
-const ok = (description: string, schema: Json, status = "200"): Json => ({ [status]: { description, content: { "application/json": { schema } } } });
+const ok = (description: string, schema: Json, status = "200"): Json => ({
+  [status]: { description, content: { "application/json": { schema } } },
+});
 const err = (...codes: string[]): Json =>
-  Object.fromEntries(codes.map((c) => [c, { description: ERROR_TEXT[c] ?? "error", content: { "application/json": { schema: ref("Error") } } }]));
+  Object.fromEntries(
+    codes.map((c) => [
+      c,
+      { description: ERROR_TEXT[c] ?? "error", content: { "application/json": { schema: ref("Error") } } },
+    ]),
+  );
 const ERROR_TEXT: Record<string, string> = {
   "400": "invalid input (the message names the field)",
   "401": "no or invalid bearer token",
@@ -28,13 +35,33 @@ const ERROR_TEXT: Record<string, string> = {
   "415": "body not sent as application/json",
   "422": "approval form value invalid",
 };
-const path = (name: string, description: string): Json => ({ name, in: "path", required: true, description, schema: { type: "string" } });
-const query = (name: string, description: string, schema: Json = { type: "string" }): Json => ({ name, in: "query", required: false, description, schema });
+const path = (name: string, description: string): Json => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema: { type: "string" },
+});
+const query = (name: string, description: string, schema: Json = { type: "string" }): Json => ({
+  name,
+  in: "query",
+  required: false,
+  description,
+  schema,
+});
 const RUN_ID = path("id", "run id (URL-encoded)");
 const KEY = path("key", "the approval's checkpoint key, e.g. waitForApproval");
 const CHILDREN = query("children", "true: include the lines of the run's child runs, interleaved", { type: "boolean" });
-const TOKEN = { name: "token", in: "query", required: true, description: "the signed token of the link", schema: { type: "string" } };
-const sse = (description: string): Json => ({ "200": { description, content: { "text/event-stream": { schema: { type: "string" } } } } });
+const TOKEN = {
+  name: "token",
+  in: "query",
+  required: true,
+  description: "the signed token of the link",
+  schema: { type: "string" },
+};
+const sse = (description: string): Json => ({
+  "200": { description, content: { "text/event-stream": { schema: { type: "string" } } } },
+});
 
 function op(scope: OperationScope, summary: string, rest: Json): Json {
   const security = scope === "public" || scope === "link" ? [] : [{ bearer: [] }];
@@ -46,7 +73,9 @@ const LINK_RESPONSES = { ...ok("decided", ref("ApprovalResult")), ...err("400", 
 const PATHS: Record<string, Json> = {
   "/api/health": { get: op("public", "Liveness", { responses: ok("the server answers", { type: "object" }) }) },
   "/api/openapi.json": { get: op("public", "This document", { responses: ok("OpenAPI 3.1", { type: "object" }) }) },
-  "/api/me": { get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }) },
+  "/api/me": {
+    get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }),
+  },
   "/api/runs": {
     get: op("read", "List runs, newest first", {
       parameters: [
@@ -62,9 +91,21 @@ const PATHS: Record<string, Json> = {
       responses: { ...ok("a page of runs", ref("RunList")), ...err("400", "401", "403") },
     }),
     post: op("operate", "Enqueue a run", {
-      parameters: [{ name: "Idempotency-Key", in: "header", required: false, description: "used as the run id: a repeat returns the same run", schema: { type: "string" } }],
+      parameters: [
+        {
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: "used as the run id: a repeat returns the same run",
+          schema: { type: "string" },
+        },
+      ],
       requestBody: jsonBody(ref("EnqueueRequest")),
-      responses: { ...ok("created", ref("Enqueued"), "201"), ...ok("an existing run with this id", ref("Enqueued")), ...err("400", "401", "403", "404", "409", "413", "415") },
+      responses: {
+        ...ok("created", ref("Enqueued"), "201"),
+        ...ok("an existing run with this id", ref("Enqueued")),
+        ...err("400", "401", "403", "404", "409", "413", "415"),
+      },
     }),
   },
   "/api/runs/{id}": {
@@ -77,13 +118,19 @@ const PATHS: Record<string, Json> = {
     post: op("operate", "Cancel an unfinished run and its unfinished children", {
       parameters: [RUN_ID],
       requestBody: jsonBody({ type: "object", properties: { reason: { type: "string" } } }, false),
-      responses: { ...ok("cancelled", { type: "object", properties: { id: { type: "string" }, status: ref("RunStatus") } }), ...err("401", "403", "404", "409") },
+      responses: {
+        ...ok("cancelled", { type: "object", properties: { id: { type: "string" }, status: ref("RunStatus") } }),
+        ...err("401", "403", "404", "409"),
+      },
     }),
   },
   "/api/runs/{id}/retry": {
     post: op("operate", "Give a failed or cancelled run another attempt (finished steps are kept)", {
       parameters: [RUN_ID],
-      responses: { ...ok("pending again", { type: "object", properties: { id: { type: "string" }, status: ref("RunStatus") } }), ...err("401", "403", "404", "409") },
+      responses: {
+        ...ok("pending again", { type: "object", properties: { id: { type: "string" }, status: ref("RunStatus") } }),
+        ...err("401", "403", "404", "409"),
+      },
     }),
   },
   "/api/runs/{id}/logs": {
@@ -94,8 +141,15 @@ const PATHS: Record<string, Json> = {
   },
   "/api/runs/{id}/logs/stream": {
     get: op("read", "Log lines as Server-Sent Events (`log`, then `end` when the run finishes)", {
-      parameters: [RUN_ID, query("after", "seq to start after (or the Last-Event-ID header)", { type: "integer" }), CHILDREN],
-      responses: { ...sse("event stream: `log` events (data: LogLine, id: seq), then one `end` event"), ...err("401", "403", "404") },
+      parameters: [
+        RUN_ID,
+        query("after", "seq to start after (or the Last-Event-ID header)", { type: "integer" }),
+        CHILDREN,
+      ],
+      responses: {
+        ...sse("event stream: `log` events (data: LogLine, id: seq), then one `end` event"),
+        ...err("401", "403", "404"),
+      },
     }),
   },
   "/api/runs/{id}/approvals/{key}": {
@@ -106,27 +160,52 @@ const PATHS: Record<string, Json> = {
     }),
   },
   "/api/runs/{id}/approvals/{key}/resume": {
-    post: op("link", "Approve through a signed link from getResumeUrls() (`curl -X POST`); an optional JSON body is the form value", {
+    post: op(
+      "link",
+      "Approve through a signed link from getResumeUrls() (`curl -X POST`); an optional JSON body is the form value",
+      {
+        parameters: [RUN_ID, KEY, TOKEN],
+        requestBody: { required: false, content: { "application/json": { schema: {} } } },
+        responses: LINK_RESPONSES,
+      },
+    ),
+  },
+  "/api/runs/{id}/approvals/{key}/cancel": {
+    post: op("link", "Reject through a signed link from getResumeUrls() (`curl -X POST`)", {
       parameters: [RUN_ID, KEY, TOKEN],
-      requestBody: { required: false, content: { "application/json": { schema: {} } } },
       responses: LINK_RESPONSES,
     }),
   },
-  "/api/runs/{id}/approvals/{key}/cancel": {
-    post: op("link", "Reject through a signed link from getResumeUrls() (`curl -X POST`)", { parameters: [RUN_ID, KEY, TOKEN], responses: LINK_RESPONSES }),
-  },
   "/api/events": {
-    get: op("read", "Change notifications as Server-Sent Events (`change` with the run ids that changed)", { responses: { ...sse("`ready`, then `change` events"), ...err("401", "403") } }),
+    get: op("read", "Change notifications as Server-Sent Events (`change` with the run ids that changed)", {
+      responses: { ...sse("`ready`, then `change` events"), ...err("401", "403") },
+    }),
   },
   "/api/signals": {
     post: op("operate", "Send a signal: wakes the runs waiting on the event", {
-      requestBody: jsonBody({ type: "object", properties: { event: { type: "string" }, payload: {} }, required: ["event"] }),
-      responses: { ...ok("how many runs woke", { type: "object", properties: { event: { type: "string" }, woke: { type: "integer" } } }), ...err("400", "401", "403") },
+      requestBody: jsonBody({
+        type: "object",
+        properties: { event: { type: "string" }, payload: {} },
+        required: ["event"],
+      }),
+      responses: {
+        ...ok("how many runs woke", {
+          type: "object",
+          properties: { event: { type: "string" }, woke: { type: "integer" } },
+        }),
+        ...err("400", "401", "403"),
+      },
     }),
   },
   "/api/workflows": {
     get: op("read", "Published workflows with their latest run", {
-      responses: { ...ok("workflows", { type: "object", properties: { workflows: { type: "array", items: ref("WorkflowSummary") } } }), ...err("401", "403") },
+      responses: {
+        ...ok("workflows", {
+          type: "object",
+          properties: { workflows: { type: "array", items: ref("WorkflowSummary") } },
+        }),
+        ...err("401", "403"),
+      },
     }),
   },
   "/api/workflows/{name}": {
@@ -143,50 +222,83 @@ const PATHS: Record<string, Json> = {
   },
   "/api/schedules": {
     get: op("read", "Cron schedules with their next fire times", {
-      responses: { ...ok("schedules", { type: "object", properties: { schedules: { type: "array", items: ref("Schedule") } } }), ...err("401", "403") },
+      responses: {
+        ...ok("schedules", { type: "object", properties: { schedules: { type: "array", items: ref("Schedule") } } }),
+        ...err("401", "403"),
+      },
     }),
   },
   "/api/schedules/{workflow}/pause": {
     post: op("operate", "Pause a schedule", {
       parameters: [path("workflow", "workflow name (URL-encoded)")],
-      responses: { ...ok("paused", { type: "object", properties: { schedule: ref("Schedule") } }), ...err("401", "403", "404") },
+      responses: {
+        ...ok("paused", { type: "object", properties: { schedule: ref("Schedule") } }),
+        ...err("401", "403", "404"),
+      },
     }),
   },
   "/api/schedules/{workflow}/resume": {
     post: op("operate", "Resume a paused schedule", {
       parameters: [path("workflow", "workflow name (URL-encoded)")],
-      responses: { ...ok("resumed", { type: "object", properties: { schedule: ref("Schedule") } }), ...err("401", "403", "404") },
+      responses: {
+        ...ok("resumed", { type: "object", properties: { schedule: ref("Schedule") } }),
+        ...err("401", "403", "404"),
+      },
     }),
   },
   "/api/tokens": {
     get: op("admin", "API tokens (never their secrets)", {
-      responses: { ...ok("tokens", { type: "object", properties: { tokens: { type: "array", items: ref("Token") } } }), ...err("401", "403") },
+      responses: {
+        ...ok("tokens", { type: "object", properties: { tokens: { type: "array", items: ref("Token") } } }),
+        ...err("401", "403"),
+      },
     }),
     post: op("admin", "Create a token; its secret is returned once", {
-      requestBody: jsonBody({ type: "object", properties: { name: { type: "string" }, scope: { type: "string", enum: ["read", "operate", "worker", "admin"] } }, required: ["name", "scope"] }),
-      responses: { ...ok("created", { type: "object", properties: { token: { type: "string" }, info: ref("Token") } }, "201"), ...err("400", "401", "403") },
+      requestBody: jsonBody({
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+        },
+        required: ["name", "scope"],
+      }),
+      responses: {
+        ...ok("created", { type: "object", properties: { token: { type: "string" }, info: ref("Token") } }, "201"),
+        ...err("400", "401", "403"),
+      },
     }),
   },
   "/api/tokens/{id}": {
     delete: op("admin", "Revoke a token", {
       parameters: [path("id", "token id")],
-      responses: { ...ok("revoked", { type: "object", properties: { id: { type: "string" }, revoked: { type: "boolean" } } }), ...err("401", "403", "404") },
+      responses: {
+        ...ok("revoked", { type: "object", properties: { id: { type: "string" }, revoked: { type: "boolean" } } }),
+        ...err("401", "403", "404"),
+      },
     }),
   },
   "/approve/{id}/{key}": {
     get: op("link", "The approval page (HTML): the run's context and the approval form", {
       parameters: [RUN_ID, KEY, TOKEN],
-      responses: { "200": { description: "the page", content: { "text/html": { schema: { type: "string" } } } }, "403": { description: "forged link" }, "410": { description: "expired link" } },
-    }),
-    post: op("link", "Decide from the approval page's form (application/x-www-form-urlencoded: decision=approve|reject, f.<field>=…)", {
-      parameters: [RUN_ID, KEY, TOKEN],
       responses: {
-        "200": { description: "decided (HTML)" },
-        "403": { description: "self-approval refused or forged link" },
-        "409": { description: "already decided, timed out, or the run was cancelled" },
-        "422": { description: "invalid form value" },
+        "200": { description: "the page", content: { "text/html": { schema: { type: "string" } } } },
+        "403": { description: "forged link" },
+        "410": { description: "expired link" },
       },
     }),
+    post: op(
+      "link",
+      "Decide from the approval page's form (application/x-www-form-urlencoded: decision=approve|reject, f.<field>=…)",
+      {
+        parameters: [RUN_ID, KEY, TOKEN],
+        responses: {
+          "200": { description: "decided (HTML)" },
+          "403": { description: "self-approval refused or forged link" },
+          "409": { description: "already decided, timed out, or the run was cancelled" },
+          "422": { description: "invalid form value" },
+        },
+      },
+    ),
   },
 };
 

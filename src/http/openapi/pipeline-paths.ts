@@ -2,21 +2,58 @@
 
 type Json = Record<string, unknown>;
 
-const op = (scope: "read" | "operate", summary: string, rest: Json): Json => ({ summary, "x-sluice-scope": scope, security: [{ bearer: [] }], ...rest });
+const op = (scope: "read" | "operate", summary: string, rest: Json): Json => ({
+  summary,
+  "x-sluice-scope": scope,
+  security: [{ bearer: [] }],
+  ...rest,
+});
 const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
-const ok = (status: string, description: string): Json => ({ [status]: { description, content: { "application/json": { schema: { type: "object" } } } } });
-const errors = (...codes: string[]): Json => Object.fromEntries(codes.map((c) => [c, { description: c === "404" ? "no pipelines attached, or no such folder or script" : c === "409" ? "the pipeline has errors" : "see the error code", ...error }]));
+const ok = (status: string, description: string): Json => ({
+  [status]: { description, content: { "application/json": { schema: { type: "object" } } } },
+});
+const errors = (...codes: string[]): Json =>
+  Object.fromEntries(
+    codes.map((c) => [
+      c,
+      {
+        description:
+          c === "404"
+            ? "no pipelines attached, or no such folder or script"
+            : c === "409"
+              ? "the pipeline has errors"
+              : "see the error code",
+        ...error,
+      },
+    ]),
+  );
 const body = (schema: Json, required = true): Json => ({ required, content: { "application/json": { schema } } });
-const SCRIPT = { name: "script", in: "path", required: true, description: "script path inside the project, e.g. f/demo/extract.py (slashes allowed)", schema: { type: "string" } };
+const SCRIPT = {
+  name: "script",
+  in: "path",
+  required: true,
+  description: "script path inside the project, e.g. f/demo/extract.py (slashes allowed)",
+  schema: { type: "string" },
+};
 
 /** The pipeline paths. */
 export const PIPELINE_PATHS: Record<string, Json> = {
   "/api/pipelines": {
-    get: op("read", "Every pipeline folder's lineage graph with diagnostics", { responses: { ...ok("200", "pipelines"), ...errors("401", "403", "404") } }),
+    get: op("read", "Every pipeline folder's lineage graph with diagnostics", {
+      responses: { ...ok("200", "pipelines"), ...errors("401", "403", "404") },
+    }),
   },
   "/api/pipelines/status": {
     get: op("read", "Last runs, open joins and debounce windows, partitions per asset, recent dispatch decisions", {
-      parameters: [{ name: "folder", in: "query", required: false, description: "one pipeline folder, e.g. f/demo", schema: { type: "string" } }],
+      parameters: [
+        {
+          name: "folder",
+          in: "query",
+          required: false,
+          description: "one pipeline folder, e.g. f/demo",
+          schema: { type: "string" },
+        },
+      ],
       responses: { ...ok("200", "status"), ...errors("401", "403", "404") },
     }),
   },
@@ -24,16 +61,32 @@ export const PIPELINE_PATHS: Record<string, Json> = {
     post: op("operate", "A selective run (run up to here, or from a step) as a durable plan run", {
       requestBody: body({
         type: "object",
-        properties: { folder: { type: "string" }, to: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] }, from: { type: "string" }, partition: { type: "string" }, dryRun: { type: "boolean" } },
+        properties: {
+          folder: { type: "string" },
+          to: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+          from: { type: "string" },
+          partition: { type: "string" },
+          dryRun: { type: "boolean" },
+        },
         required: ["folder"],
       }),
-      responses: { ...ok("202", "the plan and its run id (null with dryRun)"), ...ok("200", "dry run: the plan only"), ...errors("400", "401", "403", "404", "409") },
+      responses: {
+        ...ok("202", "the plan and its run id (null with dryRun)"),
+        ...ok("200", "dry run: the plan only"),
+        ...errors("400", "401", "403", "404", "409"),
+      },
     }),
   },
   "/api/pipelines/scripts/{script}/run": {
     post: op("operate", "Run one pipeline step, with its downstream unless cascade is false", {
       parameters: [SCRIPT],
-      requestBody: body({ type: "object", properties: { args: { type: "object" }, partition: { type: "string" }, cascade: { type: "boolean" } } }, false),
+      requestBody: body(
+        {
+          type: "object",
+          properties: { args: { type: "object" }, partition: { type: "string" }, cascade: { type: "boolean" } },
+        },
+        false,
+      ),
       responses: { ...ok("202", "the run id"), ...errors("400", "401", "403", "404") },
     }),
   },

@@ -3,11 +3,19 @@
 type Schema = Record<string, unknown>;
 
 const str = (description?: string): Schema => (description ? { type: "string", description } : { type: "string" });
-const time = (description?: string): Schema => ({ type: "string", format: "date-time", ...(description ? { description } : {}) });
+const time = (description?: string): Schema => ({
+  type: "string",
+  format: "date-time",
+  ...(description ? { description } : {}),
+});
 const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
 const int = (description?: string): Schema => (description ? { type: "integer", description } : { type: "integer" });
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const obj = (properties: Record<string, Schema>, required = Object.keys(properties)): Schema => ({ type: "object", properties, required });
+const obj = (properties: Record<string, Schema>, required = Object.keys(properties)): Schema => ({
+  type: "object",
+  properties,
+  required,
+});
 const any: Schema = { description: "any JSON value" };
 
 const RUN_STATUS = { type: "string", enum: ["pending", "running", "waiting", "succeeded", "failed", "cancelled"] };
@@ -101,7 +109,10 @@ export const SCHEMAS: Record<string, Schema> = {
     approvals: { type: "array", items: ref("PendingApproval") },
     approvalEvents: { type: "array", items: ref("ApprovalEvent") },
   }),
-  RunList: obj({ runs: { type: "array", items: ref("Run") }, nextCursor: nullable(str("pass as cursor for the next page")) }),
+  RunList: obj({
+    runs: { type: "array", items: ref("Run") },
+    nextCursor: nullable(str("pass as cursor for the next page")),
+  }),
   EnqueueRequest: obj(
     {
       workflow: str("workflow name (or path for workflows as code)"),
@@ -124,8 +135,16 @@ export const SCHEMAS: Record<string, Schema> = {
     message: str(),
   }),
   LogPage: obj({ logs: { type: "array", items: ref("LogLine") }, nextAfter: int(), finished: { type: "boolean" } }),
-  ApprovalDecision: obj({ approve: { type: "boolean" }, value: { description: "form data (approvals only)" } }, ["approve"]),
-  ApprovalResult: obj({ runId: str(), key: nullable(str()), outcome: str(), approved: { type: "boolean" }, actor: nullable(str()) }),
+  ApprovalDecision: obj({ approve: { type: "boolean" }, value: { description: "form data (approvals only)" } }, [
+    "approve",
+  ]),
+  ApprovalResult: obj({
+    runId: str(),
+    key: nullable(str()),
+    outcome: str(),
+    approved: { type: "boolean" },
+    actor: nullable(str()),
+  }),
   Workflow: obj({
     name: str(),
     version: nullable(str()),
@@ -145,7 +164,11 @@ export const SCHEMAS: Record<string, Schema> = {
     p95DurationMs: nullable(int()),
     active: int(),
   }),
-  WorkflowDetail: obj({ workflow: ref("Workflow"), stats: ref("WorkflowStats"), recentRuns: { type: "array", items: ref("Run") } }),
+  WorkflowDetail: obj({
+    workflow: ref("Workflow"),
+    stats: ref("WorkflowStats"),
+    recentRuns: { type: "array", items: ref("Run") },
+  }),
   Diagram: obj({
     workflow: str(),
     file: str(),
@@ -161,6 +184,15 @@ export const SCHEMAS: Record<string, Schema> = {
     upcoming: { type: "array", items: time() },
     lastFiredAt: nullable(time()),
   }),
-  Me: obj({ name: str(), scope: { type: "string", enum: ["read", "operate", "worker", "admin"] }, auth: { type: "string", enum: ["off", "tokens"] } }),
-  Token: obj({ id: str(), name: str(), scope: { type: "string", enum: ["read", "operate", "worker", "admin"] }, createdAt: time() }),
+  Me: obj({
+    name: str(),
+    scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+    auth: { type: "string", enum: ["off", "tokens"] },
+  }),
+  Token: obj({
+    id: str(),
+    name: str(),
+    scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+    createdAt: time(),
+  }),
 };

@@ -2,9 +2,16 @@
 
 type Json = Record<string, unknown>;
 
-const op = (summary: string, rest: Json): Json => ({ summary, "x-sluice-scope": "worker", security: [{ bearer: [] }], ...rest });
+const op = (summary: string, rest: Json): Json => ({
+  summary,
+  "x-sluice-scope": "worker",
+  security: [{ bearer: [] }],
+  ...rest,
+});
 const error = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
-const ok = (description: string, schema: Json): Json => ({ "200": { description, content: { "application/json": { schema } } } });
+const ok = (description: string, schema: Json): Json => ({
+  "200": { description, content: { "application/json": { schema } } },
+});
 const ERRORS: Record<string, string> = {
   "400": "invalid body (the message names the field)",
   "401": "no or invalid bearer token",
@@ -13,9 +20,16 @@ const ERRORS: Record<string, string> = {
   "409": "LEASE_LOST: the fencing token is not the run's current claim; nothing was written",
   "413": "body or value over the size limit",
 };
-const errors = (...codes: string[]): Json => Object.fromEntries(codes.map((c) => [c, { description: ERRORS[c], ...error }]));
+const errors = (...codes: string[]): Json =>
+  Object.fromEntries(codes.map((c) => [c, { description: ERRORS[c], ...error }]));
 const body = (schema: Json): Json => ({ required: true, content: { "application/json": { schema } } });
-const RUN_ID = { name: "id", in: "path", required: true, description: "run id (URL-encoded)", schema: { type: "string" } };
+const RUN_ID = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "run id (URL-encoded)",
+  schema: { type: "string" },
+};
 const int = { type: "integer" };
 const str = { type: "string" };
 const obj = (properties: Json, required: string[] = []): Json => ({ type: "object", properties, required });
@@ -33,7 +47,16 @@ const STEP_WRITE = obj(
   },
   ["key", "kind", "status", "position"],
 );
-const JOURNAL_ENTRY = obj({ key: str, kind: str, status: str, value: {}, event: { type: ["string", "null"] }, wakeAt: { type: ["integer", "null"] }, attempts: int, position: int });
+const JOURNAL_ENTRY = obj({
+  key: str,
+  kind: str,
+  status: str,
+  value: {},
+  event: { type: ["string", "null"] },
+  wakeAt: { type: ["integer", "null"] },
+  attempts: int,
+  position: int,
+});
 const CLAIM = obj({
   runId: str,
   token: { type: "integer", description: "fencing token: send it with every write of this claim" },
@@ -56,39 +79,83 @@ export const WORKER_PATHS: Record<string, Json> = {
           {
             workflows: {
               type: "array",
-              items: obj({ name: str, group: str, maxAttempts: int, backoff: obj({ base: int, max: int }), schedule: { anyOf: [str, obj({ cron: str, timezone: str }, ["cron"])] } }, ["name"]),
+              items: obj(
+                {
+                  name: str,
+                  group: str,
+                  maxAttempts: int,
+                  backoff: obj({ base: int, max: int }),
+                  schedule: { anyOf: [str, obj({ cron: str, timezone: str }, ["cron"])] },
+                },
+                ["name"],
+              ),
             },
           },
           ["workflows"],
         ),
       ),
-      responses: { ...ok("registered", obj({ registered: { type: "array", items: str } })), ...errors("400", "401", "403") },
+      responses: {
+        ...ok("registered", obj({ registered: { type: "array", items: str } })),
+        ...errors("400", "401", "403"),
+      },
     }),
   },
   "/api/worker/claim": {
     post: op("Claim runnable runs (long-poll up to waitMs)", {
-      requestBody: body(obj({ workerId: str, workflows: { type: "array", items: str }, groups: { type: "array", items: str }, limit: int, leaseMs: int, waitMs: int }, ["workerId", "workflows"])),
-      responses: { ...ok("claims (empty when none arrived within waitMs)", obj({ claims: { type: "array", items: CLAIM } })), ...errors("400", "401", "403") },
+      requestBody: body(
+        obj(
+          {
+            workerId: str,
+            workflows: { type: "array", items: str },
+            groups: { type: "array", items: str },
+            limit: int,
+            leaseMs: int,
+            waitMs: int,
+          },
+          ["workerId", "workflows"],
+        ),
+      ),
+      responses: {
+        ...ok("claims (empty when none arrived within waitMs)", obj({ claims: { type: "array", items: CLAIM } })),
+        ...errors("400", "401", "403"),
+      },
     }),
   },
   "/api/worker/heartbeat": {
     post: op("Extend the leases of running claims", {
-      requestBody: body(obj({ leases: { type: "array", items: obj({ runId: str, token: int }, ["runId", "token"]) }, leaseMs: int }, ["leases"])),
-      responses: { ...ok("runs whose lease is gone: stop working on them", obj({ lost: { type: "array", items: str } })), ...errors("400", "401", "403") },
+      requestBody: body(
+        obj({ leases: { type: "array", items: obj({ runId: str, token: int }, ["runId", "token"]) }, leaseMs: int }, [
+          "leases",
+        ]),
+      ),
+      responses: {
+        ...ok("runs whose lease is gone: stop working on them", obj({ lost: { type: "array", items: str } })),
+        ...errors("400", "401", "403"),
+      },
     }),
   },
   "/api/worker/runs/{id}/steps": {
     post: op("Checkpoint steps of a claim (insert or replace by key)", {
       parameters: [RUN_ID],
       requestBody: body(obj({ ...TOKEN, steps: { type: "array", items: STEP_WRITE } }, ["token", "steps"])),
-      responses: { ...ok("saved", obj({ saved: { type: "array", items: str } })), ...errors("400", "401", "403", "409", "413") },
+      responses: {
+        ...ok("saved", obj({ saved: { type: "array", items: str } })),
+        ...errors("400", "401", "403", "409", "413"),
+      },
     }),
   },
   "/api/worker/runs/{id}/park": {
     post: op("Park a claim (sleep, wait for a signal): write pending steps, release the run until it wakes", {
       parameters: [RUN_ID],
-      requestBody: body(obj({ ...TOKEN, steps: { type: "array", items: STEP_WRITE }, wakeAfterMs: { type: ["integer", "null"] } }, ["token"])),
-      responses: { ...ok("parked", obj({ status: { type: "string", enum: ["waiting"] } })), ...errors("400", "401", "403", "409") },
+      requestBody: body(
+        obj({ ...TOKEN, steps: { type: "array", items: STEP_WRITE }, wakeAfterMs: { type: ["integer", "null"] } }, [
+          "token",
+        ]),
+      ),
+      responses: {
+        ...ok("parked", obj({ status: { type: "string", enum: ["waiting"] } })),
+        ...errors("400", "401", "403", "409"),
+      },
     }),
   },
   "/api/worker/runs/{id}/finish": {
@@ -96,17 +163,35 @@ export const WORKER_PATHS: Record<string, Json> = {
       parameters: [RUN_ID],
       requestBody: body(
         obj(
-          { ...TOKEN, outcome: { type: "string", enum: ["succeeded", "failed", "cancelled", "retry"] }, result: {}, error: obj({ message: str, name: str, code: str, stack: str }), reason: str },
+          {
+            ...TOKEN,
+            outcome: { type: "string", enum: ["succeeded", "failed", "cancelled", "retry"] },
+            result: {},
+            error: obj({ message: str, name: str, code: str, stack: str }),
+            reason: str,
+          },
           ["token", "outcome"],
         ),
       ),
-      responses: { ...ok("the run's status afterwards", obj({ status: str, retryInMs: int })), ...errors("400", "401", "403", "404", "409", "413") },
+      responses: {
+        ...ok("the run's status afterwards", obj({ status: str, retryInMs: int })),
+        ...errors("400", "401", "403", "404", "409", "413"),
+      },
     }),
   },
   "/api/worker/runs/{id}/logs": {
     post: op("Append log lines of a claim (lines of a stale claim are dropped)", {
       parameters: [RUN_ID],
-      requestBody: body(obj({ ...TOKEN, attempt: int, lines: { type: "array", items: obj({ level: str, message: str, stepKey: str }, ["message"]) } }, ["token", "lines"])),
+      requestBody: body(
+        obj(
+          {
+            ...TOKEN,
+            attempt: int,
+            lines: { type: "array", items: obj({ level: str, message: str, stepKey: str }, ["message"]) },
+          },
+          ["token", "lines"],
+        ),
+      ),
       responses: { ...ok("accepted", obj({ accepted: int })), ...errors("400", "401", "403") },
     }),
   },

@@ -14,7 +14,11 @@ export function eventRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/events", requireScope("read"), (c) => {
     c.header("X-Accel-Buffering", "no");
     return streamSSE(c, async (stream) => {
-      const state: { pending: Set<string> | null; closed: boolean; wake: (() => void) | null } = { pending: null, closed: false, wake: null };
+      const state: { pending: Set<string> | null; closed: boolean; wake: (() => void) | null } = {
+        pending: null,
+        closed: false,
+        wake: null,
+      };
       const unsubscribe = deps.feed.subscribe((change) => {
         state.pending ??= new Set();
         for (const id of change.runs) state.pending.add(id);

@@ -23,7 +23,10 @@ const KEEPALIVE_MS = 15_000;
 
 function parseAfter(value: string | undefined): number {
   if (value === undefined || value === "") return 0;
-  if (!/^\d{1,15}$/.test(value)) throw new InvalidInputError(`"after" must be the seq of the last line you have (a whole number)`, { code: "INVALID_CURSOR" });
+  if (!/^\d{1,15}$/.test(value))
+    throw new InvalidInputError(`"after" must be the seq of the last line you have (a whole number)`, {
+      code: "INVALID_CURSOR",
+    });
   return Number(value);
 }
 
@@ -46,10 +49,16 @@ export function logRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const tree = c.req.query("children") === "true";
     const run = await store.getRun(id);
     if (!run) throw new RunNotFoundError(id);
-    const all = (await Promise.all((await runsOf(store, id, tree)).map((r) => store.getLogs(r, after)))).flat().sort((a, b) => a.seq - b.seq);
+    const all = (await Promise.all((await runsOf(store, id, tree)).map((r) => store.getLogs(r, after))))
+      .flat()
+      .sort((a, b) => a.seq - b.seq);
     const lines = all.slice(0, MAX_LOG_PAGE);
     const last = lines.length ? lines[lines.length - 1]!.seq : after;
-    return c.json({ logs: lines.sort(byTime).map(logView), nextAfter: last, finished: isTerminal(run.status) && all.length <= MAX_LOG_PAGE });
+    return c.json({
+      logs: lines.sort(byTime).map(logView),
+      nextAfter: last,
+      finished: isTerminal(run.status) && all.length <= MAX_LOG_PAGE,
+    });
   });
 
   app.get("/api/runs/:id/logs/stream", requireScope("read"), async (c) => {
@@ -65,10 +74,16 @@ export function logRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       let lastWrite = Date.now();
       const flush = async () => {
         const ids = await runsOf(store, id, tree);
-        const fresh = (await Promise.all(ids.map((r) => store.getLogs(r, cursors.get(r) ?? start)))).flat().sort(byTime);
+        const fresh = (await Promise.all(ids.map((r) => store.getLogs(r, cursors.get(r) ?? start))))
+          .flat()
+          .sort(byTime);
         for (const line of fresh) {
           // Single-run streams carry the seq as the event id, so a reconnect resumes after it.
-          await stream.writeSSE({ event: "log", id: tree ? undefined : String(line.seq), data: JSON.stringify(logView(line)) });
+          await stream.writeSSE({
+            event: "log",
+            id: tree ? undefined : String(line.seq),
+            data: JSON.stringify(logView(line)),
+          });
           cursors.set(line.runId, Math.max(cursors.get(line.runId) ?? 0, line.seq));
           lastWrite = Date.now();
         }

@@ -26,19 +26,35 @@ import { readJsonBody } from "../json-body.js";
 
 function hostOf(deps: AppDeps): PipelineHost {
   const host = pipelineHostOf(deps.engine);
-  if (!host) throw new NotFoundError("pipelines are not attached to this server: run it with sluice dev or sluice server", "PIPELINES_UNAVAILABLE");
+  if (!host)
+    throw new NotFoundError(
+      "pipelines are not attached to this server: run it with sluice dev or sluice server",
+      "PIPELINES_UNAVAILABLE",
+    );
   return host;
 }
 
 function folderOf(host: PipelineHost, name: string) {
   const folder = host.catalog().folder(name);
-  if (!folder) throw new NotFoundError(`no pipeline in ${JSON.stringify(name)}; pipelines: ${host.catalog().folders().map((f) => f.folder).join(", ") || "none"}`, "PIPELINE_FOLDER_NOT_FOUND");
+  if (!folder)
+    throw new NotFoundError(
+      `no pipeline in ${JSON.stringify(name)}; pipelines: ${
+        host
+          .catalog()
+          .folders()
+          .map((f) => f.folder)
+          .join(", ") || "none"
+      }`,
+      "PIPELINE_FOLDER_NOT_FOUND",
+    );
   return folder;
 }
 
 /** Registers the pipeline routes. */
 export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
-  app.get("/api/pipelines", requireScope("read"), async (c) => c.json({ pipelines: hostOf(deps).catalog().folders().map(graphJson) }));
+  app.get("/api/pipelines", requireScope("read"), async (c) =>
+    c.json({ pipelines: hostOf(deps).catalog().folders().map(graphJson) }),
+  );
 
   app.get("/api/pipelines/status", requireScope("read"), async (c) => {
     const host = hostOf(deps);
@@ -53,24 +69,48 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const body = bodyObject(await readJsonBody(c, deps.limits), '{"folder": "f/demo", "to": ["transform"]}');
     onlyFields(body, ["folder", "to", "from", "partition", "dryRun"]);
     const folder = folderOf(host, optString(body, "folder") ?? "");
-    if (!folder.ok) throw new ConflictError("PIPELINE_INVALID", `pipeline ${folder.folder} has errors: ${folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic).join("; ")}`);
+    if (!folder.ok)
+      throw new ConflictError(
+        "PIPELINE_INVALID",
+        `pipeline ${folder.folder} has errors: ${folder.diagnostics
+          .filter((d) => d.severity === "error")
+          .map(formatDiagnostic)
+          .join("; ")}`,
+      );
     const to = body.to === undefined ? undefined : Array.isArray(body.to) ? body.to.map(String) : String(body.to);
     const from = optString(body, "from");
     const partition = optString(body, "partition");
-    const plan = planSteps(folder, { ...(to !== undefined && { to }), ...(from !== undefined && { from }), allowAnyStart: true });
-    if (body.dryRun === true) return c.json({ folder: folder.folder, ...plan, partition: partition ?? null, run: null });
-    const payload: PlanPayload = { folder: folder.folder, steps: plan.steps, ...(partition !== undefined && { partition }) };
-    const handle = await deps.engine.enqueueRun(PLAN_WORKFLOW, payload, { createdBy: c.get("identity")?.name ?? undefined });
+    const plan = planSteps(folder, {
+      ...(to !== undefined && { to }),
+      ...(from !== undefined && { from }),
+      allowAnyStart: true,
+    });
+    if (body.dryRun === true)
+      return c.json({ folder: folder.folder, ...plan, partition: partition ?? null, run: null });
+    const payload: PlanPayload = {
+      folder: folder.folder,
+      steps: plan.steps,
+      ...(partition !== undefined && { partition }),
+    };
+    const handle = await deps.engine.enqueueRun(PLAN_WORKFLOW, payload, {
+      createdBy: c.get("identity")?.name ?? undefined,
+    });
     return c.json({ folder: folder.folder, ...plan, partition: partition ?? null, run: handle.id }, 202);
   });
 
   app.post("/api/pipelines/scripts/:script{.+}/run", requireScope("operate"), async (c) => {
     const host = hostOf(deps);
-    const body = bodyObject(await readJsonBody(c, deps.limits), '{"args": {}, "partition": "2026-05-16", "cascade": true}');
+    const body = bodyObject(
+      await readJsonBody(c, deps.limits),
+      '{"args": {}, "partition": "2026-05-16", "cascade": true}',
+    );
     onlyFields(body, ["args", "partition", "cascade"]);
     const args = bodyObject(body.args, '{"args": {"limit": 10}}');
     const partition = optString(body, "partition");
-    const handle = await host.runScript(c.req.param("script") ?? "", args, { cascade: body.cascade !== false, ...(partition !== undefined && { partition }) });
+    const handle = await host.runScript(c.req.param("script") ?? "", args, {
+      cascade: body.cascade !== false,
+      ...(partition !== undefined && { partition }),
+    });
     return c.json({ run: handle.id }, 202);
   });
 

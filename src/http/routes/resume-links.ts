@@ -20,13 +20,25 @@ export function resumeLinkRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     app.post(`/api/runs/:id/approvals/:key/${action}`, async (c) => {
       const runId = c.req.param("id");
       const key = c.req.param("key");
-      const claims = verifyResumeToken(await engine.resumeSecret(), c.req.query("token"), { runId, key, action }, deps.clock.now());
+      const claims = verifyResumeToken(
+        await engine.resumeSecret(),
+        c.req.query("token"),
+        { runId, key, action },
+        deps.clock.now(),
+      );
       // Any content type: `curl -d '{"reason":"LGTM"}'` sends a form type; the token already rules out cross-site posts.
       const text = await readBodyText(c, deps.limits.maxBytes);
       const value = text.trim() === "" ? undefined : parseSafeJson(text, deps.limits.maxDepth);
       const actor = await linkActor(engine, c.get("identity"), claims);
       const approve = action === "resume";
-      const resolved = await decide(engine, { runId, key, approve, value: approve ? value : undefined, actor, via: "link" });
+      const resolved = await decide(engine, {
+        runId,
+        key,
+        approve,
+        value: approve ? value : undefined,
+        actor,
+        via: "link",
+      });
       const result: ApiApprovalResult = { runId, key: resolved, outcome: "resolved", approved: approve, actor };
       return c.json(result);
     });

@@ -20,7 +20,8 @@ export function runActionRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     onlyFields(body, ["reason"]);
     const run = await engine.store.getRun(id);
     if (!run) throw new RunNotFoundError(id);
-    if (isTerminal(run.status)) throw new ConflictError("RUN_FINISHED", `run ${id} already ${run.status}: only unfinished runs can be cancelled`);
+    if (isTerminal(run.status))
+      throw new ConflictError("RUN_FINISHED", `run ${id} already ${run.status}: only unfinished runs can be cancelled`);
     const reason = optString(body, "reason") ?? `cancelled by ${c.get("identity")!.name}`;
     const status = await engine.cancel(id, reason);
     return c.json({ id, status });
@@ -32,7 +33,10 @@ export function runActionRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const run = await engine.store.getRun(id);
     if (!run) throw new RunNotFoundError(id);
     if (run.status !== "failed" && run.status !== "cancelled") {
-      throw new ConflictError("RUN_NOT_RETRYABLE", `run ${id} is ${run.status}: only failed or cancelled runs can be retried`);
+      throw new ConflictError(
+        "RUN_NOT_RETRYABLE",
+        `run ${id} is ${run.status}: only failed or cancelled runs can be retried`,
+      );
     }
     const status = await engine.retry(id);
     return c.json({ id, status });

@@ -6,7 +6,16 @@ import type { RunRecord, Store } from "../../store/types.js";
 import type { ApiRunDetail, ApiRunList } from "../api-types.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
-import { bodyObject, onlyFields, optInt, optString, parseRunListQuery, parseTime, reqString, type RunListQuery } from "../input.js";
+import {
+  bodyObject,
+  onlyFields,
+  optInt,
+  optString,
+  parseRunListQuery,
+  parseTime,
+  reqString,
+  type RunListQuery,
+} from "../input.js";
 import { readJsonBody } from "../json-body.js";
 import { approvalEventView, pendingApprovalView, runView, stepView } from "../views.js";
 
@@ -31,7 +40,9 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const headerKey = c.req.header("idempotency-key");
     const bodyId = optString(body, "id");
     if (headerKey !== undefined && bodyId !== undefined && headerKey !== bodyId) {
-      throw new InvalidInputError(`the Idempotency-Key header and "id" differ: send one of them (both name the run)`, { code: "INVALID_BODY" });
+      throw new InvalidInputError(`the Idempotency-Key header and "id" differ: send one of them (both name the run)`, {
+        code: "INVALID_BODY",
+      });
     }
     const handle = await engine.enqueueRun(workflow, body.payload === undefined ? {} : body.payload, {
       id: headerKey ?? bodyId,
@@ -84,10 +95,12 @@ export async function listRuns(store: Store, q: RunListQuery): Promise<ApiRunLis
       scanned++;
       before = r.seq;
       if (r.parentId !== null) continue;
-      if (found.length === q.limit) return { runs: found.map(runView), nextCursor: String(found[found.length - 1]!.seq) };
+      if (found.length === q.limit)
+        return { runs: found.map(runView), nextCursor: String(found[found.length - 1]!.seq) };
       found.push(r);
     }
     if (batch.length < 500) return { runs: found.map(runView), nextCursor: null };
-    if (scanned >= MAX_SCAN) return { runs: found.map(runView), nextCursor: before === undefined ? null : String(before) };
+    if (scanned >= MAX_SCAN)
+      return { runs: found.map(runView), nextCursor: before === undefined ? null : String(before) };
   }
 }

@@ -38,7 +38,10 @@ export function scheduleRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       const workflow = c.req.param("workflow");
       bodyObject(await readJsonBody(c, deps.limits), "{}");
       if (!(await store.setSchedulePaused(workflow, action === "pause"))) {
-        throw new NotFoundError(`workflow ${JSON.stringify(workflow)} has no schedule: see GET /api/schedules`, "SCHEDULE_NOT_FOUND");
+        throw new NotFoundError(
+          `workflow ${JSON.stringify(workflow)} has no schedule: see GET /api/schedules`,
+          "SCHEDULE_NOT_FOUND",
+        );
       }
       const s = (await store.listSchedules()).find((x) => x.workflow === workflow)!;
       return c.json({ schedule: scheduleView(s, upcoming(s, deps.clock.now())) });

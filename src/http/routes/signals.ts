@@ -8,7 +8,10 @@ import { readJsonBody } from "../json-body.js";
 /** Registers the signal route. */
 export function signalRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.post("/api/signals", requireScope("operate"), async (c) => {
-    const body = bodyObject(await readJsonBody(c, deps.limits), '{"event": "order-paid", "payload": {"orderId": "ord_123"}}');
+    const body = bodyObject(
+      await readJsonBody(c, deps.limits),
+      '{"event": "order-paid", "payload": {"orderId": "ord_123"}}',
+    );
     onlyFields(body, ["event", "payload"]);
     const event = reqString(body, "event", '"order-paid"');
     const woke = await deps.engine.signal(event, body.payload);

@@ -16,7 +16,14 @@ import { ConflictError } from "../errors.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import { readJsonBody } from "../json-body.js";
 import { ExternalClaims } from "../worker-protocol/claims.js";
-import { type FinishMessage, parseClaim, parseFinish, parseLease, parseRegister, parseSteps } from "../worker-protocol/messages.js";
+import {
+  type FinishMessage,
+  parseClaim,
+  parseFinish,
+  parseLease,
+  parseRegister,
+  parseSteps,
+} from "../worker-protocol/messages.js";
 import { WorkBell } from "../worker-protocol/work-bell.js";
 
 /** A write named a claim that is no longer the run's current one (409). */
@@ -53,19 +60,27 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.post("/api/worker/heartbeat", requireScope("worker"), async (c) => {
     const b = await body(c, '{"leases": [{"runId": "...", "token": 3}], "leaseMs": 30000}');
     onlyFields(b, ["leases", "leaseMs"]);
-    if (!Array.isArray(b.leases)) throw new InvalidInputError('"leases" must be an array of {runId, token}', { code: "INVALID_BODY" });
+    if (!Array.isArray(b.leases))
+      throw new InvalidInputError('"leases" must be an array of {runId, token}', { code: "INVALID_BODY" });
     const leases = b.leases.map((l) => {
       const o = bodyObject(l, '{"runId": "...", "token": 3}');
       return parseLease(String(o.runId ?? ""), o);
     });
-    const r = await engine.committer.submit({ verb: "heartbeat", leases, leaseMs: optInt(b, "leaseMs", 1_000, 600_000) ?? 30_000 });
+    const r = await engine.committer.submit({
+      verb: "heartbeat",
+      leases,
+      leaseMs: optInt(b, "leaseMs", 1_000, 600_000) ?? 30_000,
+    });
     if (!r.ok) throw new Error("heartbeat refused");
     return c.json({ lost: r.lost ?? [] });
   });
 
   app.post("/api/worker/runs/:id/steps", requireScope("worker"), async (c) => {
     const runId = c.req.param("id");
-    const b = await body(c, '{"token": 3, "steps": [{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": 1}]}');
+    const b = await body(
+      c,
+      '{"token": 3, "steps": [{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": 1}]}',
+    );
     onlyFields(b, ["token", "steps"]);
     const lease = parseLease(runId, b);
     const steps = parseSteps(b.steps, engine.maxValueLimit);
@@ -75,12 +90,18 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 
   app.post("/api/worker/runs/:id/park", requireScope("worker"), async (c) => {
     const runId = c.req.param("id");
-    const b = await body(c, '{"token": 3, "steps": [{"key": "nap", "kind": "sleep", "status": "pending", "position": 1, "wakeAfterMs": 60000}], "wakeAfterMs": 60000}');
+    const b = await body(
+      c,
+      '{"token": 3, "steps": [{"key": "nap", "kind": "sleep", "status": "pending", "position": 1, "wakeAfterMs": 60000}], "wakeAfterMs": 60000}',
+    );
     onlyFields(b, ["token", "steps", "wakeAfterMs"]);
     const lease = parseLease(runId, b);
     const steps = parseSteps(b.steps, engine.maxValueLimit);
     const wakeAfterMs = optInt(b, "wakeAfterMs", 0, Number.MAX_SAFE_INTEGER) ?? null;
-    fenced(await engine.committer.submit({ verb: "suspend", lease, steps, children: [], wakeAfterMs, awaitChildren: false }), runId);
+    fenced(
+      await engine.committer.submit({ verb: "suspend", lease, steps, children: [], wakeAfterMs, awaitChildren: false }),
+      runId,
+    );
     engine.events.emit("work");
     return c.json({ status: "waiting" });
   });
@@ -97,21 +118,37 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     fenced(await engine.committer.submit({ verb: "complete", lease, outcome }), runId);
     engine.events.emit("settled", runId);
     engine.events.emit("work");
-    return c.json({ status: outcome.status === "retry" ? "pending" : outcome.status, ...(outcome.status === "retry" ? { retryInMs: outcome.delayMs } : {}) });
+    return c.json({
+      status: outcome.status === "retry" ? "pending" : outcome.status,
+      ...(outcome.status === "retry" ? { retryInMs: outcome.delayMs } : {}),
+    });
   });
 
   app.post("/api/worker/runs/:id/logs", requireScope("worker"), async (c) => {
     const runId = c.req.param("id");
-    const b = await body(c, '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge"}]}');
+    const b = await body(
+      c,
+      '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge"}]}',
+    );
     onlyFields(b, ["token", "attempt", "lines"]);
     const { token } = parseLease(runId, b);
     const attempt = optInt(b, "attempt", 1, 1_000_000) ?? 1;
-    if (!Array.isArray(b.lines)) throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?}', { code: "INVALID_BODY" });
+    if (!Array.isArray(b.lines))
+      throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?}', { code: "INVALID_BODY" });
     const lines: LogLine[] = b.lines.map((l) => {
       const o = bodyObject(l, '{"level": "info", "message": "hello"}');
       const level = o.level === undefined ? "info" : (o.level as LogLine["level"]);
-      if (!LOG_LEVELS.has(level)) throw new InvalidInputError(`"level" must be one of debug, info, warn, error`, { code: "INVALID_BODY" });
-      return { runId, token, attempt, level, message: String(o.message ?? ""), stepKey: typeof o.stepKey === "string" ? o.stepKey : null, ts: Date.now() };
+      if (!LOG_LEVELS.has(level))
+        throw new InvalidInputError(`"level" must be one of debug, info, warn, error`, { code: "INVALID_BODY" });
+      return {
+        runId,
+        token,
+        attempt,
+        level,
+        message: String(o.message ?? ""),
+        stepKey: typeof o.stepKey === "string" ? o.stepKey : null,
+        ts: Date.now(),
+      };
     });
     for (const line of lines) engine.committer.log(line);
     await engine.committer.drain();
@@ -120,7 +157,11 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 }
 
 /** The store outcome for a worker's finish; `retry` becomes `failed` once attempts are spent, with the run's backoff. */
-function toOutcome(msg: FinishMessage, run: { attempt: number; maxAttempts: number; backoff: { base: number; max: number }; id: string }, maxBytes: number): RunOutcome {
+function toOutcome(
+  msg: FinishMessage,
+  run: { attempt: number; maxAttempts: number; backoff: { base: number; max: number }; id: string },
+  maxBytes: number,
+): RunOutcome {
   switch (msg.outcome) {
     case "succeeded":
       return { status: "succeeded", result: encodeValue(msg.result, `result of run ${run.id}`, maxBytes) };

@@ -15,7 +15,11 @@ export const STATS_SAMPLE = 500;
 async function findWorkflow(store: Store, name: string): Promise<WorkflowInfo> {
   const all = await store.listWorkflows();
   const info = all.find((w) => w.name === name);
-  if (!info) throw new UnknownWorkflowError(name, all.map((w) => w.name));
+  if (!info)
+    throw new UnknownWorkflowError(
+      name,
+      all.map((w) => w.name),
+    );
   return info;
 }
 

@@ -28,13 +28,15 @@ export interface ClaimMessage {
 export function parseRegister(raw: unknown): WorkflowInfo[] {
   const body = bodyObject(raw, '{"workflows": [{"name": "fulfill-order", "maxAttempts": 5}]}');
   onlyFields(body, ["workflows"]);
-  if (!Array.isArray(body.workflows) || body.workflows.length === 0) throw bad('"workflows" must be a non-empty array of {name, group?, maxAttempts?, backoff?, schedule?}');
+  if (!Array.isArray(body.workflows) || body.workflows.length === 0)
+    throw bad('"workflows" must be a non-empty array of {name, group?, maxAttempts?, backoff?, schedule?}');
   return body.workflows.map((w, i) => {
     const o = bodyObject(w, '{"name": "fulfill-order"}');
     onlyFields(o, ["name", "group", "maxAttempts", "backoff", "schedule"]);
     const name = reqString(o, "name", '"fulfill-order"');
     const backoff = parseBackoff(o.backoff, `workflows[${i}].backoff`);
-    const schedule = o.schedule === undefined || o.schedule === null ? null : parseSchedule(o.schedule as ScheduleInput);
+    const schedule =
+      o.schedule === undefined || o.schedule === null ? null : parseSchedule(o.schedule as ScheduleInput);
     return {
       name,
       version: null,
@@ -78,14 +80,16 @@ function stringList(v: unknown, field: string, required: boolean): string[] | un
     if (required) throw bad(`"${field}" is required: a non-empty array of names`);
     return undefined;
   }
-  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== "string" || x === "")) throw bad(`"${field}" must be a non-empty array of names`);
+  if (!Array.isArray(v) || v.length === 0 || v.some((x) => typeof x !== "string" || x === ""))
+    throw bad(`"${field}" must be a non-empty array of names`);
   return v as string[];
 }
 
 /** The lease a write names: `{ token }` in the body, the run in the path. */
 export function parseLease(runId: string, body: Record<string, unknown>): Lease {
   const token = body.token;
-  if (typeof token !== "number" || !Number.isSafeInteger(token) || token < 1) throw bad('"token" is required: the fencing token of your claim (a whole number)');
+  if (typeof token !== "number" || !Number.isSafeInteger(token) || token < 1)
+    throw bad('"token" is required: the fencing token of your claim (a whole number)');
   return { runId, token };
 }
 
@@ -97,13 +101,17 @@ export function parseSteps(raw: unknown, maxValueBytes: number): StepWrite[] {
   if (raw === undefined) return [];
   if (!Array.isArray(raw)) throw bad('"steps" must be an array of {key, kind, status, position, ...}');
   return raw.map((s, i) => {
-    const o = bodyObject(s, '{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": {"ok": true}}');
+    const o = bodyObject(
+      s,
+      '{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": {"ok": true}}',
+    );
     onlyFields(o, ["key", "kind", "status", "position", "value", "event", "wakeAfterMs", "attempts", "startedAt"]);
     const key = reqString(o, "key", '"charge"');
     const kind = oneOf(o.kind, STEP_KINDS, `steps[${i}].kind`);
     const status = oneOf(o.status, STEP_STATUSES, `steps[${i}].status`);
     const position = optInt(o, "position", 0, 1_000_000_000);
-    if (position === undefined) throw bad(`"steps[${i}].position" is required: the call's index in the execution, from 0`);
+    if (position === undefined)
+      throw bad(`"steps[${i}].position" is required: the call's index in the execution, from 0`);
     return {
       key,
       kind,

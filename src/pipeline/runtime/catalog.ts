@@ -70,7 +70,12 @@ function candidateFiles(root: string): string[] {
       const full = join(dir, e.name);
       if (e.isDirectory()) {
         if (!SKIP_DIRS.has(e.name)) walk(full);
-      } else if (e.isFile() && PIPELINE_EXTENSIONS.some((x) => e.name.endsWith(x)) && !/\.(test|spec)\.[mc]?[jt]s$/.test(e.name) && !e.name.endsWith(".d.ts")) {
+      } else if (
+        e.isFile() &&
+        PIPELINE_EXTENSIONS.some((x) => e.name.endsWith(x)) &&
+        !/\.(test|spec)\.[mc]?[jt]s$/.test(e.name) &&
+        !e.name.endsWith(".d.ts")
+      ) {
         out.push(relative(root, full).split(sep).join("/"));
       }
     }
@@ -96,47 +101,106 @@ function triggersOf(file: ReturnType<typeof parseTriggersFile>, path: string, na
 
 function entryCheck(m: { path: string; language: ScriptLanguage; source: string }): Diagnostic | undefined {
   const needs =
-    m.language === "typescript" || m.language === "javascript" ? /\bexport\s+(?:async\s+)?function\s+main\b|\bexport\s+(?:const|let)\s+main\b|\bexport\s*\{[^}]*\bmain\b/
-    : m.language === "python" ? /^def\s+main\s*\(/m
-    : undefined;
+    m.language === "typescript" || m.language === "javascript"
+      ? /\bexport\s+(?:async\s+)?function\s+main\b|\bexport\s+(?:const|let)\s+main\b|\bexport\s*\{[^}]*\bmain\b/
+      : m.language === "python"
+        ? /^def\s+main\s*\(/m
+        : undefined;
   if (!needs || needs.test(m.source)) return undefined;
   const hint = m.language === "python" ? "def main(...):" : "export async function main(...) { ... }";
-  return { severity: "error", line: 0, code: "SCRIPT_NO_MAIN", message: `this pipeline script has no entry point; add \`${hint}\``, script: m.path };
+  return {
+    severity: "error",
+    line: 0,
+    code: "SCRIPT_NO_MAIN",
+    message: `this pipeline script has no entry point; add \`${hint}\``,
+    script: m.path,
+  };
 }
 
 /** Analyse one folder's member sources (pure apart from reading `pipeline.json`). */
-function analyzeFolder(root: string, folder: string, sources: ReadonlyArray<{ path: string; source: string }>): PipelineFolder {
+function analyzeFolder(
+  root: string,
+  folder: string,
+  sources: ReadonlyArray<{ path: string; source: string }>,
+): PipelineFolder {
   const triggersPath = folder === "" ? TRIGGERS_FILE : `${folder}/${TRIGGERS_FILE}`;
-  const triggersFile = parseTriggersFile(existsSync(join(root, triggersPath)) ? readSource(root, triggersPath) : undefined, triggersPath);
+  const triggersFile = parseTriggersFile(
+    existsSync(join(root, triggersPath)) ? readSource(root, triggersPath) : undefined,
+    triggersPath,
+  );
   const analysis = analyzePipeline(sources.map((s) => ({ path: s.path, source: s.source })));
   const members: MemberScript[] = analysis.scripts
     .filter((s) => s.annotations.pipeline)
     .map((s) => {
       const name = moduleName(s.path);
       const source = sources.find((x) => x.path === s.path)?.source ?? "";
-      return { path: s.path, name, folder, language: languageFromPath(s.path), source, analyzed: s, triggers: triggersOf(triggersFile, s.path, name) };
+      return {
+        path: s.path,
+        name,
+        folder,
+        language: languageFromPath(s.path),
+        source,
+        analyzed: s,
+        triggers: triggersOf(triggersFile, s.path, name),
+      };
     });
   const extra: Diagnostic[] = [...triggersFile.diagnostics];
   const byName = new Map<string, MemberScript[]>();
   for (const m of members) byName.set(m.name, [...(byName.get(m.name) ?? []), m]);
   for (const [name, same] of byName) {
-    if (same.length > 1) for (const m of same) extra.push({ severity: "error", line: 0, code: "PIPELINE_NAME_CLASH", message: `${same.map((x) => x.path).join(" and ")} would both run as ${name}; rename one of them`, script: m.path });
+    if (same.length > 1)
+      for (const m of same)
+        extra.push({
+          severity: "error",
+          line: 0,
+          code: "PIPELINE_NAME_CLASH",
+          message: `${same.map((x) => x.path).join(" and ")} would both run as ${name}; rename one of them`,
+          script: m.path,
+        });
   }
   for (const m of members) {
     const missingEntry = entryCheck(m);
     if (missingEntry) extra.push(missingEntry);
     const marked = new Set(m.analyzed.annotations.nativeTriggers.map((t) => t.kind));
     for (const t of m.analyzed.annotations.nativeTriggers) {
-      const configured = t.kind === "schedule" ? !!m.triggers.schedule : t.kind === "webhook" ? !!m.triggers.webhook : false;
+      const configured =
+        t.kind === "schedule" ? !!m.triggers.schedule : t.kind === "webhook" ? !!m.triggers.webhook : false;
       if (!configured && (t.kind === "schedule" || t.kind === "webhook")) {
-        extra.push({ severity: "warning", line: t.line, code: "TRIGGER_NOT_CONFIGURED", message: `\`// on ${t.kind}\` has no trigger row yet, so it never fires; add it to ${triggersPath}, e.g. {"triggers": {"${posix.basename(m.name)}": {${t.kind === "schedule" ? '"schedule": {"cron": "0 6 * * *"}' : '"webhook": true'}}}}`, script: m.path });
+        extra.push({
+          severity: "warning",
+          line: t.line,
+          code: "TRIGGER_NOT_CONFIGURED",
+          message: `\`// on ${t.kind}\` has no trigger row yet, so it never fires; add it to ${triggersPath}, e.g. {"triggers": {"${posix.basename(m.name)}": {${t.kind === "schedule" ? '"schedule": {"cron": "0 6 * * *"}' : '"webhook": true'}}}}`,
+          script: m.path,
+        });
       }
     }
-    if (m.triggers.schedule && !marked.has("schedule")) extra.push({ severity: "warning", line: 0, code: "TRIGGER_WITHOUT_MARKER", message: `${triggersPath} configures a schedule for this script, but it has no \`// on schedule\` line, so the schedule is ignored; add the marker to opt in`, script: m.path });
-    if (m.triggers.webhook && !marked.has("webhook")) extra.push({ severity: "warning", line: 0, code: "TRIGGER_WITHOUT_MARKER", message: `${triggersPath} configures a webhook for this script, but it has no \`// on webhook\` line, so the webhook is refused; add the marker to opt in`, script: m.path });
+    if (m.triggers.schedule && !marked.has("schedule"))
+      extra.push({
+        severity: "warning",
+        line: 0,
+        code: "TRIGGER_WITHOUT_MARKER",
+        message: `${triggersPath} configures a schedule for this script, but it has no \`// on schedule\` line, so the schedule is ignored; add the marker to opt in`,
+        script: m.path,
+      });
+    if (m.triggers.webhook && !marked.has("webhook"))
+      extra.push({
+        severity: "warning",
+        line: 0,
+        code: "TRIGGER_WITHOUT_MARKER",
+        message: `${triggersPath} configures a webhook for this script, but it has no \`// on webhook\` line, so the webhook is refused; add the marker to opt in`,
+        script: m.path,
+      });
   }
   const diagnostics = [...analysis.diagnostics, ...extra];
-  return { folder, members, analysis, diagnostics, ok: !hasErrors(diagnostics), schemes: effectiveSchemes(analysis.graph) };
+  return {
+    folder,
+    members,
+    analysis,
+    diagnostics,
+    ok: !hasErrors(diagnostics),
+    schemes: effectiveSchemes(analysis.graph),
+  };
 }
 
 /** Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. */
@@ -190,7 +254,11 @@ export class PipelineCatalog {
 
   /** Every asset input of every member of a loadable folder: what the cascade fires. */
   subscriptions(): Subscription[] {
-    return this.folders().filter((f) => f.ok).flatMap((f) => f.members.flatMap((member) => member.analyzed.annotations.inputs.map((input) => ({ member, input }))));
+    return this.folders()
+      .filter((f) => f.ok)
+      .flatMap((f) =>
+        f.members.flatMap((member) => member.analyzed.annotations.inputs.map((input) => ({ member, input }))),
+      );
   }
 
   /** The effective partition scheme of a member (own, or inherited from upstream). */

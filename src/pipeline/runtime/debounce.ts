@@ -45,7 +45,13 @@ export interface DebounceState {
 /** What offering a write to a debounce slot did. */
 export type DebounceOffer =
   | { readonly outcome: "scheduled"; readonly run: string; readonly window: number; readonly until: number }
-  | { readonly outcome: "coalesced"; readonly run: string; readonly window: number; readonly until: number; readonly count: number };
+  | {
+      readonly outcome: "coalesced";
+      readonly run: string;
+      readonly window: number;
+      readonly until: number;
+      readonly count: number;
+    };
 
 /** The key of a debounce slot. */
 export function debounceKey(script: string, partition: string | undefined): string {
@@ -53,10 +59,21 @@ export function debounceKey(script: string, partition: string | undefined): stri
 }
 
 /** Offer a write to the slot `key` of `script` with window length `windowMs`. */
-export async function offerDebounce(store: Store, key: string, script: string, windowMs: number, write: DebouncedWrite, now: number): Promise<DebounceOffer> {
+export async function offerDebounce(
+  store: Store,
+  key: string,
+  script: string,
+  windowMs: number,
+  write: DebouncedWrite,
+  now: number,
+): Promise<DebounceOffer> {
   return swapJson<DebounceState, DebounceOffer>(store, key, (cur) => {
     if (cur && cur.open) {
-      if (cur.last.run === write.run) return { next: undefined, result: { outcome: "coalesced", run: cur.run, window: cur.window, until: cur.until, count: cur.count } };
+      if (cur.last.run === write.run)
+        return {
+          next: undefined,
+          result: { outcome: "coalesced", run: cur.run, window: cur.window, until: cur.until, count: cur.count },
+        };
       const until = Math.max(cur.until, Math.min(now + windowMs, cur.first + MAX_WINDOWS * windowMs));
       const next: DebounceState = { ...cur, until, count: cur.count + 1, last: write };
       return { next, result: { outcome: "coalesced", run: cur.run, window: cur.window, until, count: next.count } };
@@ -64,7 +81,13 @@ export async function offerDebounce(store: Store, key: string, script: string, w
     const window = (cur?.window ?? 0) + 1;
     const run = dispatchRunId("d", key, window, now);
     const next: DebounceState = {
-      window, open: true, first: now, until: now + windowMs, count: 1, last: write, run,
+      window,
+      open: true,
+      first: now,
+      until: now + windowMs,
+      count: 1,
+      last: write,
+      run,
       ...(cur && { previous: { window: cur.window, last: cur.last } }),
     };
     return { next, result: { outcome: "scheduled", run, window, until: next.until } };
@@ -92,10 +115,16 @@ export async function passDebounceGate(store: Store, key: string, window: number
 }
 
 /** Every debounce slot, for status views. */
-export async function listDebounces(store: Store): Promise<Array<{ script: string; partition: string; state: DebounceState }>> {
+export async function listDebounces(
+  store: Store,
+): Promise<Array<{ script: string; partition: string; state: DebounceState }>> {
   return (await store.kvList(DEBOUNCE_PREFIX)).map((row) => {
     const rest = row.key.slice(DEBOUNCE_PREFIX.length);
     const space = rest.lastIndexOf(" ");
-    return { script: rest.slice(0, space), partition: rest.slice(space + 1), state: JSON.parse(row.value) as DebounceState };
+    return {
+      script: rest.slice(0, space),
+      partition: rest.slice(space + 1),
+      state: JSON.parse(row.value) as DebounceState,
+    };
   });
 }

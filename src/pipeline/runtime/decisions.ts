@@ -69,12 +69,20 @@ export async function trimDecisions(store: Store, limit = DECISION_LOG_LIMIT): P
 }
 
 /** Decisions, newest first, optionally only those about `scripts` (as producer or subscriber). */
-export async function readDecisions(store: Store, options: { scripts?: ReadonlySet<string>; limit?: number } = {}): Promise<DispatchDecision[]> {
+export async function readDecisions(
+  store: Store,
+  options: { scripts?: ReadonlySet<string>; limit?: number } = {},
+): Promise<DispatchDecision[]> {
   const rows = await store.kvList(DECISION_PREFIX);
   const out: DispatchDecision[] = [];
   for (let i = rows.length - 1; i >= 0 && out.length < (options.limit ?? 50); i--) {
     const d = JSON.parse(rows[i]!.value) as DispatchDecision;
-    if (!options.scripts || options.scripts.has(d.subscriber) || (d.producer !== undefined && options.scripts.has(d.producer))) out.push(d);
+    if (
+      !options.scripts ||
+      options.scripts.has(d.subscriber) ||
+      (d.producer !== undefined && options.scripts.has(d.producer))
+    )
+      out.push(d);
   }
   return out;
 }

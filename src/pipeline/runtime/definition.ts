@@ -53,7 +53,12 @@ export interface PipelineServices {
 const CASCADE_TRIGGERS = new Set(["cascade", "debounce", "join"]);
 
 /** Build the runnable of a member script. */
-export function pipelineDefinition(services: PipelineServices, member: MemberScript, runner: ScriptRunner, module?: WorkflowModule): AnyWorkflow {
+export function pipelineDefinition(
+  services: PipelineServices,
+  member: MemberScript,
+  runner: ScriptRunner,
+  module?: WorkflowModule,
+): AnyWorkflow {
   const a = member.analyzed.annotations;
   const delayMs = a.retry?.delay ? a.retry.delay.seconds * 1000 : undefined;
   const schedule = services.scheduleOf(member);
@@ -70,14 +75,25 @@ export function pipelineDefinition(services: PipelineServices, member: MemberScr
 async function debounceGate(services: PipelineServices, ctx: WorkflowContext, meta: RunMeta): Promise<RunMeta> {
   if (meta.slot === undefined || meta.window === undefined) return meta;
   for (;;) {
-    const gate = await ctx.run("pipeline:debounce", () => passDebounceGate(services.store, meta.slot!, meta.window!, Date.now()), { retry: false });
+    const gate = await ctx.run(
+      "pipeline:debounce",
+      () => passDebounceGate(services.store, meta.slot!, meta.window!, Date.now()),
+      { retry: false },
+    );
     if ("wait" in gate) {
       await ctx.sleep("pipeline:debounce-wait", gate.wait);
       continue;
     }
     if (!gate.last) return meta;
-    ctx.logger.info(`debounce window ${meta.window}: ${gate.count} write(s) coalesced; running for the last one (run ${gate.last.run} of ${gate.last.script})`);
-    return { ...meta, depth: gate.last.depth, firedAt: gate.last.firedAt, upstream: { run: gate.last.run, script: gate.last.script, assets: gate.last.assets } };
+    ctx.logger.info(
+      `debounce window ${meta.window}: ${gate.count} write(s) coalesced; running for the last one (run ${gate.last.run} of ${gate.last.script})`,
+    );
+    return {
+      ...meta,
+      depth: gate.last.depth,
+      firedAt: gate.last.firedAt,
+      upstream: { run: gate.last.run, script: gate.last.script, assets: gate.last.assets },
+    };
   }
 }
 
@@ -91,7 +107,13 @@ function staticWrites(member: MemberScript, partition: string | undefined, log: 
   return out;
 }
 
-async function runMember(services: PipelineServices, member: MemberScript, runner: ScriptRunner, payload: unknown, ctx: WorkflowContext): Promise<unknown> {
+async function runMember(
+  services: PipelineServices,
+  member: MemberScript,
+  runner: ScriptRunner,
+  payload: unknown,
+  ctx: WorkflowContext,
+): Promise<unknown> {
   const exec = currentExecution();
   if (!exec) throw markTerminal(new InvalidInputError(`${member.name} must run inside a Sluice run`));
   let split;
@@ -103,22 +125,53 @@ async function runMember(services: PipelineServices, member: MemberScript, runne
   const given = { ...split.meta, trigger: triggerOf(exec.run, split.meta) };
   const meta = given.trigger === "debounce" ? await debounceGate(services, ctx, given) : given;
   const spec = member.analyzed.annotations.partitioned?.spec;
-  const resolved: ResolvedRunPartition = await ctx.run("pipeline:partition", () => resolveRunPartition(spec, exec.run, meta, split.args, split.partition), { retry: false });
+  const resolved: ResolvedRunPartition = await ctx.run(
+    "pipeline:partition",
+    () => resolveRunPartition(spec, exec.run, meta, split.args, split.partition),
+    { retry: false },
+  );
   if (resolved.warning) ctx.logger.warn(resolved.warning);
-  const runCtx = new PipelineRunContext(await services.assets(), services.store, member, exec, meta, resolved.value, resolved.firedAt);
+  const runCtx = new PipelineRunContext(
+    await services.assets(),
+    services.store,
+    member,
+    exec,
+    meta,
+    resolved.value,
+    resolved.firedAt,
+  );
   bindRunContext(exec, runCtx);
-  const args = Array.isArray(split.args) || resolved.value === undefined ? split.args : { ...split.args, partition: resolved.value };
+  const args =
+    Array.isArray(split.args) || resolved.value === undefined
+      ? split.args
+      : { ...split.args, partition: resolved.value };
   let result: unknown;
   try {
     result = await runner.run(runCtx, args);
   } catch (err) {
-    const retryable = CASCADE_TRIGGERS.has(meta.trigger) && member.analyzed.annotations.retry !== undefined && exec.run.attempt < exec.run.maxAttempts;
-    if (retryable) ctx.logger.warn(`attempt ${exec.run.attempt} of ${exec.run.maxAttempts} failed (// retry ${member.analyzed.annotations.retry!.count}): ${(err as Error)?.message ?? String(err)}`);
+    const retryable =
+      CASCADE_TRIGGERS.has(meta.trigger) &&
+      member.analyzed.annotations.retry !== undefined &&
+      exec.run.attempt < exec.run.maxAttempts;
+    if (retryable)
+      ctx.logger.warn(
+        `attempt ${exec.run.attempt} of ${exec.run.maxAttempts} failed (// retry ${member.analyzed.annotations.retry!.count}): ${(err as Error)?.message ?? String(err)}`,
+      );
     throw retryable ? err : markTerminal(err);
   }
-  for (const uri of staticWrites(member, resolved.value, (m) => ctx.logger.warn(m))) await runCtx.recordWrite(uri, "detected in code");
+  for (const uri of staticWrites(member, resolved.value, (m) => ctx.logger.warn(m)))
+    await runCtx.recordWrite(uri, "detected in code");
   await runCtx.flushWrites();
   const writes = runCtx.writes().map((w) => w.uri);
-  await ctx.run("pipeline:dispatch", () => services.dispatch({ member, runId: exec.run.id, meta, partition: resolved.value, firedAt: resolved.firedAt, writes }));
+  await ctx.run("pipeline:dispatch", () =>
+    services.dispatch({
+      member,
+      runId: exec.run.id,
+      meta,
+      partition: resolved.value,
+      firedAt: resolved.firedAt,
+      writes,
+    }),
+  );
   return result;
 }

@@ -20,7 +20,11 @@ import { buildPayload, type RunMeta } from "./meta.js";
 export const MAX_CASCADE_DEPTH = 5;
 
 /** How the dispatcher starts runs (the engine's `enqueueRun`, reduced). */
-export type Enqueue = (workflow: string, payload: unknown, options: { id: string; retries?: number; runAt?: number }) => Promise<{ id: string; deduplicated: boolean }>;
+export type Enqueue = (
+  workflow: string,
+  payload: unknown,
+  options: { id: string; retries?: number; runAt?: number },
+) => Promise<{ id: string; deduplicated: boolean }>;
 
 /** What the dispatcher needs. */
 export interface DispatchDeps {
@@ -50,7 +54,9 @@ interface Hit {
 function hitsOf(catalog: PipelineCatalog, writes: readonly string[]): Hit[] {
   const byScript = new Map<string, Hit>();
   for (const sub of catalog.subscriptions()) {
-    const matched = writes.filter((w) => matchAssetUri(sub.input.asset, w) !== undefined || assetContains(sub.input.asset, w));
+    const matched = writes.filter(
+      (w) => matchAssetUri(sub.input.asset, w) !== undefined || assetContains(sub.input.asset, w),
+    );
     if (matched.length === 0) continue;
     const hit = byScript.get(sub.member.path) ?? { member: sub.member, inputs: [], assets: new Set<string>() };
     hit.inputs.push(sub.input);
@@ -74,7 +80,17 @@ export async function dispatchCascade(deps: DispatchDeps, producer: ProducerRun)
     } catch (err) {
       // A subscriber that cannot run (its module failed to load) must not fail its producer.
       if (!(err instanceof UnknownWorkflowError)) throw err;
-      decisions.push({ at: deps.now(), outcome: "skipped", subscriber: hit.member.path, producer: producer.member.path, producerRun: producer.runId, assets: [...hit.assets].sort(), partition: producer.partition ?? null, depth, reason: `${hit.member.name} cannot be started here: it is not loaded (fix the errors \`sluice dev\` printed for it)` });
+      decisions.push({
+        at: deps.now(),
+        outcome: "skipped",
+        subscriber: hit.member.path,
+        producer: producer.member.path,
+        producerRun: producer.runId,
+        assets: [...hit.assets].sort(),
+        partition: producer.partition ?? null,
+        depth,
+        reason: `${hit.member.name} cannot be started here: it is not loaded (fix the errors \`sluice dev\` printed for it)`,
+      });
     }
   }
   await logDecisions(deps.store, decisions);
@@ -82,11 +98,23 @@ export async function dispatchCascade(deps: DispatchDeps, producer: ProducerRun)
 }
 
 /** The decision (and action) for one subscriber hit by a producer's writes. */
-async function decide(deps: DispatchDeps, producer: ProducerRun, hit: Hit, depth: number, decisions: DispatchDecision[]): Promise<void> {
+async function decide(
+  deps: DispatchDeps,
+  producer: ProducerRun,
+  hit: Hit,
+  depth: number,
+  decisions: DispatchDecision[],
+): Promise<void> {
   const sub = hit.member;
   const base = {
-    at: deps.now(), subscriber: sub.path, producer: producer.member.path, producerRun: producer.runId,
-    assets: [...hit.assets].sort(), inputs: hit.inputs.map((i) => i.asset.uri), partition: producer.partition ?? null, depth,
+    at: deps.now(),
+    subscriber: sub.path,
+    producer: producer.member.path,
+    producerRun: producer.runId,
+    assets: [...hit.assets].sort(),
+    inputs: hit.inputs.map((i) => i.asset.uri),
+    partition: producer.partition ?? null,
+    depth,
   };
   const skip = (reason: string) => decisions.push({ ...base, outcome: "skipped", reason });
   if (!producer.meta.cascade) {
@@ -101,7 +129,11 @@ async function decide(deps: DispatchDeps, producer: ProducerRun, hit: Hit, depth
   const upstream = { run: producer.runId, script: producer.member.path, assets: [...hit.assets].sort() };
   const retries = sub.analyzed.annotations.retry?.count;
   const enqueue = async (id: string, payload: unknown, runAt?: number) => {
-    const r = await deps.enqueue(sub.name, payload, { id, ...(retries !== undefined && { retries }), ...(runAt !== undefined && { runAt }) });
+    const r = await deps.enqueue(sub.name, payload, {
+      id,
+      ...(retries !== undefined && { retries }),
+      ...(runAt !== undefined && { runAt }),
+    });
     return r.id;
   };
   if (sub.analyzed.annotations.trigger === "all") {
@@ -109,27 +141,65 @@ async function decide(deps: DispatchDeps, producer: ProducerRun, hit: Hit, depth
     for (const input of hit.inputs) {
       const one = { ...base, inputs: [input.asset.uri] };
       if (!input.asset.partitioned) {
-        decisions.push({ ...one, outcome: "skipped", reason: `${input.asset.uri} is a reference input (no {partition}): under \`trigger all\` it does not fire the join; it is read when a partition-bearing input completes it` });
+        decisions.push({
+          ...one,
+          outcome: "skipped",
+          reason: `${input.asset.uri} is a reference input (no {partition}): under \`trigger all\` it does not fire the join; it is read when a partition-bearing input completes it`,
+        });
         return;
       }
       if (producer.partition === undefined) {
-        decisions.push({ ...one, outcome: "skipped", reason: `the write carries no partition (the producer is not partitioned), so it cannot count towards the join of ${input.asset.uri}` });
+        decisions.push({
+          ...one,
+          outcome: "skipped",
+          reason: `the write carries no partition (the producer is not partitioned), so it cannot count towards the join of ${input.asset.uri}`,
+        });
         return;
       }
-      const offer = await offerJoin(deps.store, sub.path, producer.partition, input.asset.uri, producer.runId, required, (generation) =>
-        buildPayload(partArgs, { trigger: "join", depth, cascade: true, firedAt: producer.firedAt, upstream, generation }));
+      const offer = await offerJoin(
+        deps.store,
+        sub.path,
+        producer.partition,
+        input.asset.uri,
+        producer.runId,
+        required,
+        (generation) =>
+          buildPayload(partArgs, {
+            trigger: "join",
+            depth,
+            cascade: true,
+            firedAt: producer.firedAt,
+            upstream,
+            generation,
+          }),
+      );
       if (offer.outcome === "pending") {
-        decisions.push({ ...one, outcome: "join-pending", reason: `waiting for ${offer.missing.join(", ")} for partition ${producer.partition}` });
+        decisions.push({
+          ...one,
+          outcome: "join-pending",
+          reason: `waiting for ${offer.missing.join(", ")} for partition ${producer.partition}`,
+        });
       } else {
         const run = await enqueue(offer.run, offer.payload);
-        decisions.push({ ...one, outcome: "join-fired", run, reason: `every partition-bearing input is present for ${producer.partition} (generation ${offer.generation})${offer.again ? "; re-sent after a producer retry" : ""}` });
+        decisions.push({
+          ...one,
+          outcome: "join-fired",
+          run,
+          reason: `every partition-bearing input is present for ${producer.partition} (generation ${offer.generation})${offer.again ? "; re-sent after a producer retry" : ""}`,
+        });
       }
     }
     return;
   }
   const windows = hit.inputs.map((i) => effectiveDebounce(sub.analyzed.annotations, i)?.seconds);
   if (windows.some((w) => w === undefined)) {
-    const payload = buildPayload(partArgs, { trigger: "cascade", depth, cascade: true, firedAt: producer.firedAt, upstream });
+    const payload = buildPayload(partArgs, {
+      trigger: "cascade",
+      depth,
+      cascade: true,
+      firedAt: producer.firedAt,
+      upstream,
+    });
     const run = await enqueue(dispatchRunId("c", sub.path, producer.runId), payload);
     decisions.push({ ...base, outcome: "dispatched", run });
     return;
@@ -137,11 +207,37 @@ async function decide(deps: DispatchDeps, producer: ProducerRun, hit: Hit, depth
   const windowMs = Math.max(...(windows as number[])) * 1000;
   const key = debounceKey(sub.path, producer.partition);
   const now = deps.now();
-  const offer = await offerDebounce(deps.store, key, sub.path, windowMs, { run: producer.runId, script: producer.member.path, assets: upstream.assets, depth, firedAt: producer.firedAt, at: now }, now);
+  const offer = await offerDebounce(
+    deps.store,
+    key,
+    sub.path,
+    windowMs,
+    {
+      run: producer.runId,
+      script: producer.member.path,
+      assets: upstream.assets,
+      depth,
+      firedAt: producer.firedAt,
+      at: now,
+    },
+    now,
+  );
   // Only slot-level facts: every writer of the window enqueues the same payload (depth and upstream come from the last write at the gate).
   const payload = buildPayload(partArgs, { trigger: "debounce", cascade: true, slot: key, window: offer.window });
   const run = await enqueue(offer.run, payload, offer.until);
-  decisions.push(offer.outcome === "scheduled"
-    ? { ...base, outcome: "debounce-scheduled", run, reason: `debounce window ${offer.window} (${windowMs / 1000}s) opened; the run starts at ${new Date(offer.until).toISOString()} with the last write` }
-    : { ...base, outcome: "debounced", run, reason: `coalesced into window ${offer.window} (${offer.count} writes so far; last write wins), run starts at ${new Date(offer.until).toISOString()}` });
+  decisions.push(
+    offer.outcome === "scheduled"
+      ? {
+          ...base,
+          outcome: "debounce-scheduled",
+          run,
+          reason: `debounce window ${offer.window} (${windowMs / 1000}s) opened; the run starts at ${new Date(offer.until).toISOString()} with the last write`,
+        }
+      : {
+          ...base,
+          outcome: "debounced",
+          run,
+          reason: `coalesced into window ${offer.window} (${offer.count} writes so far; last write wins), run starts at ${new Date(offer.until).toISOString()}`,
+        },
+  );
 }

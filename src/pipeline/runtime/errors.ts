@@ -24,8 +24,14 @@ export class PipelineRuntimeError extends SluiceError<PipelineRuntimeErrorCode> 
 
 /** A folder has annotation or lineage errors, so its pipeline is not loaded. */
 export class PipelineInvalidError extends PipelineRuntimeError {
-  constructor(readonly folder: string, readonly problems: readonly string[]) {
-    super("PIPELINE_INVALID", `pipeline ${folder} has errors, fix them and save the files again:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  constructor(
+    readonly folder: string,
+    readonly problems: readonly string[],
+  ) {
+    super(
+      "PIPELINE_INVALID",
+      `pipeline ${folder} has errors, fix them and save the files again:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+    );
   }
 }
 
@@ -46,8 +52,15 @@ export class PipelinePlanError extends PipelineRuntimeError {
 
 /** A script subprocess (Python, Bash) exited with an error. */
 export class ScriptProcessError extends PipelineRuntimeError {
-  constructor(readonly script: string, readonly exitCode: number | null, readonly signal: string | null, detail: string) {
-    super("SCRIPT_PROCESS_FAILED", `${script} ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}${detail ? `: ${detail}` : ""}`);
+  constructor(
+    readonly script: string,
+    readonly exitCode: number | null,
+    readonly signal: string | null,
+    detail: string,
+  ) {
+    super(
+      "SCRIPT_PROCESS_FAILED",
+      `${script} ${signal ? `was killed by ${signal}` : `exited with code ${exitCode}`}${detail ? `: ${detail}` : ""}`,
+    );
   }
 }
-

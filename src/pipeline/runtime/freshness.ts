@@ -21,7 +21,11 @@ const SEEN_PREFIX = "pipeline:fresh-seen:";
 export interface FreshnessHost {
   readonly store: Store;
   catalog(): PipelineCatalog;
-  readonly enqueue: (workflow: string, payload: unknown, options: { id: string }) => Promise<{ id: string; deduplicated: boolean }>;
+  readonly enqueue: (
+    workflow: string,
+    payload: unknown,
+    options: { id: string },
+  ) => Promise<{ id: string; deduplicated: boolean }>;
 }
 
 /** A script's freshness at one moment. */
@@ -38,7 +42,12 @@ export interface FreshnessState {
 }
 
 /** Freshness of one member script now. */
-export async function freshnessOf(store: Store, m: MemberScript, now: number, markSeen: boolean): Promise<FreshnessState | undefined> {
+export async function freshnessOf(
+  store: Store,
+  m: MemberScript,
+  now: number,
+  markSeen: boolean,
+): Promise<FreshnessState | undefined> {
   const window = m.analyzed.annotations.freshness?.duration.seconds;
   if (window === undefined) return undefined;
   const [last] = await store.listRuns({ workflow: m.name, status: "succeeded", limit: 1 });
@@ -82,7 +91,9 @@ export class FreshnessWatchdog {
 
   /** One pass (safe to call concurrently); returns the decisions it took. */
   tick(now = Date.now()): Promise<void> {
-    this.ticking ??= this.check(now).then(() => undefined).finally(() => (this.ticking = null));
+    this.ticking ??= this.check(now)
+      .then(() => undefined)
+      .finally(() => (this.ticking = null));
     return this.ticking;
   }
 
@@ -98,12 +109,26 @@ export class FreshnessWatchdog {
           const state = await freshnessOf(this.host.store, m, now, true);
           if (!state || !state.stale || state.active) continue;
           const ageS = Math.round((now - state.since) / 1000);
-          const reason = state.lastSuccess === null
-            ? `no successful run within its freshness window of ${state.windowSeconds}s (watching since ${new Date(state.since).toISOString()})`
-            : `last successful run finished ${ageS}s ago, over its freshness window of ${state.windowSeconds}s`;
+          const reason =
+            state.lastSuccess === null
+              ? `no successful run within its freshness window of ${state.windowSeconds}s (watching since ${new Date(state.since).toISOString()})`
+              : `last successful run finished ${ageS}s ago, over its freshness window of ${state.windowSeconds}s`;
           const id = dispatchRunId("f", m.name, Math.floor(now / (state.windowSeconds * 1000)));
-          const r = await this.host.enqueue(m.name, buildPayload({}, { trigger: "freshness", depth: 0, cascade: true, reason }), { id });
-          if (!r.deduplicated) decisions.push({ at: now, outcome: "freshness-run", subscriber: m.path, partition: null, depth: 0, run: r.id, reason });
+          const r = await this.host.enqueue(
+            m.name,
+            buildPayload({}, { trigger: "freshness", depth: 0, cascade: true, reason }),
+            { id },
+          );
+          if (!r.deduplicated)
+            decisions.push({
+              at: now,
+              outcome: "freshness-run",
+              subscriber: m.path,
+              partition: null,
+              depth: 0,
+              run: r.id,
+              reason,
+            });
         }
       }
       await logDecisions(this.host.store, decisions);

@@ -146,7 +146,11 @@ export class PipelineHost implements PipelineServices {
   /** Enqueue for the dispatcher: a conflicting id means "already dispatched". */
   readonly enqueue: Enqueue = async (workflow, payload, options) => {
     try {
-      const h = await this.engine.enqueueRun(workflow, payload, { id: options.id, ...(options.retries !== undefined && { retries: options.retries }), ...(options.runAt !== undefined && { runAt: options.runAt }) });
+      const h = await this.engine.enqueueRun(workflow, payload, {
+        id: options.id,
+        ...(options.retries !== undefined && { retries: options.retries }),
+        ...(options.runAt !== undefined && { runAt: options.runAt }),
+      });
       return { id: h.id, deduplicated: h.deduplicated };
     } catch (err) {
       if (err instanceof RunIdConflictError) return { id: options.id, deduplicated: true };
@@ -156,9 +160,14 @@ export class PipelineHost implements PipelineServices {
 
   /** Runs the cascade for a finished producer run. */
   async dispatch(producer: ProducerRun): Promise<DispatchDecision[]> {
-    const decisions = await dispatchCascade({ store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() }, producer);
+    const decisions = await dispatchCascade(
+      { store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() },
+      producer,
+    );
     for (const d of decisions) {
-      this.say(`⇢ ${producer.member.name} → ${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`);
+      this.say(
+        `⇢ ${producer.member.name} → ${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`,
+      );
     }
     return decisions;
   }
@@ -166,16 +175,25 @@ export class PipelineHost implements PipelineServices {
   /** A member by path or runnable name. @throws PipelineRuntimeError `PIPELINE_SCRIPT_UNKNOWN` */
   member(ref: string): MemberScript {
     const clean = ref.replace(/^\/+/, "");
-    const m = this.current.member(clean) ?? this.current.members().find((x) => x.name === clean.replace(/\.(m?[jt]s|py|sh|sql)$/, ""));
+    const m =
+      this.current.member(clean) ??
+      this.current.members().find((x) => x.name === clean.replace(/\.(m?[jt]s|py|sh|sql)$/, ""));
     if (!m) {
       const known = this.current.members().map((x) => x.name);
-      throw new PipelineRuntimeError("PIPELINE_SCRIPT_UNKNOWN", `${JSON.stringify(ref)} is not a pipeline script of this project; known: ${known.join(", ") || "none (mark scripts with // pipeline)"}`);
+      throw new PipelineRuntimeError(
+        "PIPELINE_SCRIPT_UNKNOWN",
+        `${JSON.stringify(ref)} is not a pipeline script of this project; known: ${known.join(", ") || "none (mark scripts with // pipeline)"}`,
+      );
     }
     return m;
   }
 
   /** Starts a run of a member script (the native API; `cascade: false` is the native `_wmill_skip_asset_dispatch`). */
-  async runScript(ref: string, args: Record<string, unknown> = {}, options: RunScriptOptions = {}): Promise<RunHandle<unknown>> {
+  async runScript(
+    ref: string,
+    args: Record<string, unknown> = {},
+    options: RunScriptOptions = {},
+  ): Promise<RunHandle<unknown>> {
     const m = this.member(ref);
     const meta: Partial<RunMeta> & { trigger: RunMeta["trigger"] } = {
       trigger: options.trigger ?? "manual",
@@ -183,7 +201,10 @@ export class PipelineHost implements PipelineServices {
       ...(options.cascade === false && { cascade: false, cascadeOffReason: "cascade: false" }),
       ...(options.body !== undefined && { body: options.body }),
     };
-    const payload = buildPayload({ ...args, ...(options.partition !== undefined && { partition: options.partition }) }, meta);
+    const payload = buildPayload(
+      { ...args, ...(options.partition !== undefined && { partition: options.partition }) },
+      meta,
+    );
     return this.engine.enqueueRun(m.name, payload, options.id ? { id: options.id } : {});
   }
 
@@ -196,9 +217,13 @@ export class PipelineHost implements PipelineServices {
     const m = this.member(ref);
     const marked = m.analyzed.annotations.nativeTriggers.some((t) => t.kind === "webhook");
     if (!marked || !m.triggers.webhook || !this.current.folderOf(m).ok) {
-      throw new PipelineRuntimeError("PIPELINE_TRIGGER_NOT_CONFIGURED", `${m.path} has no webhook: it needs a \`// on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${this.current.folderOf(m).ok ? "" : ", and its pipeline must load without errors"}`);
+      throw new PipelineRuntimeError(
+        "PIPELINE_TRIGGER_NOT_CONFIGURED",
+        `${m.path} has no webhook: it needs a \`// on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${this.current.folderOf(m).ok ? "" : ", and its pipeline must load without errors"}`,
+      );
     }
-    const args = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    const args =
+      body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
     return this.runScript(m.path, args, { trigger: "webhook", body });
   }
 
@@ -212,7 +237,8 @@ export class PipelineHost implements PipelineServices {
     for (const m of this.current.members()) {
       const old = before.member(m.path);
       const tsLike = m.language === "typescript" || m.language === "javascript";
-      if (tsLike && old && JSON.stringify(old.triggers) !== JSON.stringify(m.triggers)) await this.project.loadFile(m.path).catch((err) => this.say(`error: ${(err as Error).message}`));
+      if (tsLike && old && JSON.stringify(old.triggers) !== JSON.stringify(m.triggers))
+        await this.project.loadFile(m.path).catch((err) => this.say(`error: ${(err as Error).message}`));
     }
     if (this.started) this.summary();
   }
@@ -228,7 +254,12 @@ export class PipelineHost implements PipelineServices {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
       this.watchdog.start();
     }
-    if (this.options.watch) this.watcher = watchPipelines(this.root, () => this.reload(), (e) => this.say(`error: ${e.message}`));
+    if (this.options.watch)
+      this.watcher = watchPipelines(
+        this.root,
+        () => this.reload(),
+        (e) => this.say(`error: ${e.message}`),
+      );
   }
 
   /** Resolves once the file watcher (option `watch`) has finished its initial scan. */
@@ -301,13 +332,20 @@ export class PipelineHost implements PipelineServices {
     if (!folder.ok) {
       if (!this.reported.has(folder.folder)) {
         this.reported.add(folder.folder);
-        this.say(`pipeline ${folder.folder} is not loaded:\n${folder.diagnostics.filter((d) => d.severity === "error").map((d) => `  ${formatDiagnostic(d)}`).join("\n")}`);
+        this.say(
+          `pipeline ${folder.folder} is not loaded:\n${folder.diagnostics
+            .filter((d) => d.severity === "error")
+            .map((d) => `  ${formatDiagnostic(d)}`)
+            .join("\n")}`,
+        );
       }
       return defs;
     }
     const main = exports.main;
     if (typeof main !== "function" || isWacWorkflow(main)) return defs;
-    return defs.map((d) => (d.name === member.name ? this.definition(member, typescriptRunner(main as (...a: unknown[]) => unknown), d) : d));
+    return defs.map((d) =>
+      d.name === member.name ? this.definition(member, typescriptRunner(main as (...a: unknown[]) => unknown), d) : d,
+    );
   }
 
   /** Rescans when `file` changed since the last scan (dev reloads call the transform first). */

@@ -19,7 +19,10 @@ export function slotKey(prefix: string, script: string, partition: string | unde
 
 /** Read-modify-write of a JSON key-value record with compare-and-set, retried on contention. */
 export async function swapJson<S, R>(
-  store: { kvGet(key: string): Promise<string | null>; kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean> },
+  store: {
+    kvGet(key: string): Promise<string | null>;
+    kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean>;
+  },
   key: string,
   update: (current: S | undefined) => { next: S | null | undefined; result: R },
 ): Promise<R> {
@@ -29,7 +32,11 @@ export async function swapJson<S, R>(
     if (next === undefined) return result;
     const value = next === null ? null : JSON.stringify(next);
     if (value === raw || (await store.kvSwap(key, raw, value))) return result;
-    if (attempt > 200) throw new PipelineRuntimeError("PIPELINE_CONTENTION", `could not update ${key}: too many processes changed it at once; the run will be retried`);
+    if (attempt > 200)
+      throw new PipelineRuntimeError(
+        "PIPELINE_CONTENTION",
+        `could not update ${key}: too many processes changed it at once; the run will be retried`,
+      );
     await new Promise((r) => setTimeout(r, Math.min(50, attempt * 2)));
   }
 }

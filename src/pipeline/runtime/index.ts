@@ -4,7 +4,13 @@
  * native triggers, freshness, selective runs and backfills. See `docs/ARCHITECTURE.md`.
  */
 export { attachPipelines, pipelineHostOf, PipelineHost, type PipelineOptions, type RunScriptOptions } from "./host.js";
-export { PipelineCatalog, type MemberScript, type PipelineFolder, type Subscription, PIPELINE_EXTENSIONS } from "./catalog.js";
+export {
+  PipelineCatalog,
+  type MemberScript,
+  type PipelineFolder,
+  type Subscription,
+  PIPELINE_EXTENSIONS,
+} from "./catalog.js";
 export * from "./errors.js";
 export { META_KEY, WMILL_SKIP_DISPATCH, splitPayload, buildPayload, type RunMeta, type RunTrigger } from "./meta.js";
 export { MAX_CASCADE_DEPTH, dispatchCascade, type ProducerRun } from "./dispatch.js";

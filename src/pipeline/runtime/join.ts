@@ -21,13 +21,25 @@ export interface JoinState {
   /** Producer runs consumed by the last fired generation (a replayed producer is not counted twice). */
   readonly consumed: Readonly<Record<string, string>>;
   /** The last firing: its run id and payload, and the producer run that completed it. */
-  readonly fired?: { readonly generation: number; readonly run: string; readonly by: string; readonly payload: unknown; readonly at: number };
+  readonly fired?: {
+    readonly generation: number;
+    readonly run: string;
+    readonly by: string;
+    readonly payload: unknown;
+    readonly at: number;
+  };
 }
 
 /** What offering one input to a join did. */
 export type JoinOffer =
   | { readonly outcome: "pending"; readonly missing: readonly string[] }
-  | { readonly outcome: "fired"; readonly run: string; readonly generation: number; readonly payload: unknown; readonly again: boolean };
+  | {
+      readonly outcome: "fired";
+      readonly run: string;
+      readonly generation: number;
+      readonly payload: unknown;
+      readonly again: boolean;
+    };
 
 /** The key of a join slot. */
 export function joinKey(script: string, partition: string): string {
@@ -53,7 +65,16 @@ export async function offerJoin(
     const state: JoinState = cur ?? { generation: 1, epoch: Date.now(), inputs: {}, consumed: {} };
     const missingOf = (inputs: JoinState["inputs"]) => required.filter((r) => !inputs[r]);
     if (state.fired && state.fired.by === by && state.consumed[input] === by) {
-      return { next: undefined, result: { outcome: "fired", run: state.fired.run, generation: state.fired.generation, payload: state.fired.payload, again: true } };
+      return {
+        next: undefined,
+        result: {
+          outcome: "fired",
+          run: state.fired.run,
+          generation: state.fired.generation,
+          payload: state.fired.payload,
+          again: true,
+        },
+      };
     }
     if (state.consumed[input] === by || state.inputs[input]?.run === by) {
       return { next: undefined, result: { outcome: "pending", missing: missingOf(state.inputs) } };
@@ -64,7 +85,13 @@ export async function offerJoin(
     const run = dispatchRunId("j", script, partition, state.epoch, state.generation);
     const payload = payloadFor(state.generation);
     const consumed = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v.run]));
-    const next: JoinState = { generation: state.generation + 1, epoch: state.epoch, inputs: {}, consumed, fired: { generation: state.generation, run, by, payload, at: Date.now() } };
+    const next: JoinState = {
+      generation: state.generation + 1,
+      epoch: state.epoch,
+      inputs: {},
+      consumed,
+      fired: { generation: state.generation, run, by, payload, at: Date.now() },
+    };
     return { next, result: { outcome: "fired", run, generation: state.generation, payload, again: false } };
   });
 }
@@ -74,6 +101,10 @@ export async function listJoins(store: Store): Promise<Array<{ script: string; p
   return (await store.kvList(JOIN_PREFIX)).map((row) => {
     const rest = row.key.slice(JOIN_PREFIX.length);
     const space = rest.lastIndexOf(" ");
-    return { script: rest.slice(0, space), partition: rest.slice(space + 1), state: JSON.parse(row.value) as JoinState };
+    return {
+      script: rest.slice(0, space),
+      partition: rest.slice(space + 1),
+      state: JSON.parse(row.value) as JoinState,
+    };
   });
 }

@@ -42,13 +42,27 @@ export interface LakeRowsRead {
 const TABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function checkTable(table: string): void {
-  if (!TABLE.test(table)) throw new LakeError("LAKE_WRITE_INVALID", `table ${JSON.stringify(table)} is not a plain table name; use letters, digits and _ (e.g. "orders_daily")`);
+  if (!TABLE.test(table))
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `table ${JSON.stringify(table)} is not a plain table name; use letters, digits and _ (e.g. "orders_daily")`,
+    );
 }
 
 /** Write `rows` (plain objects) into `ducklake://<name>/<table>`. */
-export async function writeLakeRows(assets: AssetHost, name: string, table: string, rows: readonly Record<string, unknown>[], write: LakeRowsWrite): Promise<LakeRowsResult> {
+export async function writeLakeRows(
+  assets: AssetHost,
+  name: string,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  write: LakeRowsWrite,
+): Promise<LakeRowsResult> {
   checkTable(table);
-  if (!Array.isArray(rows) || rows.length === 0) throw new LakeError("LAKE_WRITE_INVALID", "rows must be a non-empty array of objects (one per row); the columns are taken from them");
+  if (!Array.isArray(rows) || rows.length === 0)
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      "rows must be a non-empty array of objects (one per row); the columns are taken from them",
+    );
   const dir = mkdtempSync(join(tmpdir(), "sluice-lake-rows-"));
   try {
     const file = join(dir, "rows.ndjson");
@@ -56,13 +70,25 @@ export async function writeLakeRows(assets: AssetHost, name: string, table: stri
     const lake = await openProjectLake(assets, name);
     try {
       const base = `SELECT * FROM read_json_auto(${sqlString(file)}, format = 'newline_delimited')`;
-      const source = write.partition === undefined ? base : `SELECT *, ${sqlString(write.partition)} AS ${PARTITION_COLUMN} FROM (${base})`;
-      const result = await withDuckDb([], (conn) => lake.write(conn, {
-        table, source, mode: write.mode,
-        ...(write.key && { key: write.key }),
-        ...(write.partition !== undefined && { partition: { [PARTITION_COLUMN]: write.partition } }),
-      }));
-      return { asset: `ducklake://${name}/${table}`, rows: result.rows, snapshot_id: result.snapshotId, ...(write.partition !== undefined && { partition: write.partition }) };
+      const source =
+        write.partition === undefined
+          ? base
+          : `SELECT *, ${sqlString(write.partition)} AS ${PARTITION_COLUMN} FROM (${base})`;
+      const result = await withDuckDb([], (conn) =>
+        lake.write(conn, {
+          table,
+          source,
+          mode: write.mode,
+          ...(write.key && { key: write.key }),
+          ...(write.partition !== undefined && { partition: { [PARTITION_COLUMN]: write.partition } }),
+        }),
+      );
+      return {
+        asset: `ducklake://${name}/${table}`,
+        rows: result.rows,
+        snapshot_id: result.snapshotId,
+        ...(write.partition !== undefined && { partition: write.partition }),
+      };
     } finally {
       await lake.close();
     }
@@ -72,9 +98,19 @@ export async function writeLakeRows(assets: AssetHost, name: string, table: stri
 }
 
 /** Read `ducklake://<name>/<table>` (rows as JSON values). */
-export async function readLakeRows(assets: AssetHost, name: string, table: string, read: LakeRowsRead = {}): Promise<Record<string, unknown>[]> {
+export async function readLakeRows(
+  assets: AssetHost,
+  name: string,
+  table: string,
+  read: LakeRowsRead = {},
+): Promise<Record<string, unknown>[]> {
   checkTable(table);
-  const ref: SnapshotRef = read.version !== undefined ? { kind: "version", snapshotId: read.version } : read.timestamp !== undefined ? { kind: "timestamp", at: read.timestamp } : { kind: "latest" };
+  const ref: SnapshotRef =
+    read.version !== undefined
+      ? { kind: "version", snapshotId: read.version }
+      : read.timestamp !== undefined
+        ? { kind: "timestamp", at: read.timestamp }
+        : { kind: "latest" };
   const lake = await openProjectLake(assets, name);
   try {
     const where = read.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(read.partition)}`;

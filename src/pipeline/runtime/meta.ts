@@ -72,14 +72,26 @@ function num(v: unknown): number | undefined {
  * @throws InvalidInputError when `_sluice` is not an object or `partition` is not a string or number
  */
 export function splitPayload(payload: unknown): SplitPayload {
-  if (payload === null || payload === undefined) return { args: {}, meta: { trigger: "manual", depth: 0, cascade: true } };
-  if (Array.isArray(payload) || typeof payload !== "object") return { args: Array.isArray(payload) ? payload : [payload], meta: { trigger: "manual", depth: 0, cascade: true } };
+  if (payload === null || payload === undefined)
+    return { args: {}, meta: { trigger: "manual", depth: 0, cascade: true } };
+  if (Array.isArray(payload) || typeof payload !== "object")
+    return { args: Array.isArray(payload) ? payload : [payload], meta: { trigger: "manual", depth: 0, cascade: true } };
   const { [META_KEY]: rawMeta, [WMILL_SKIP_DISPATCH]: skip, ...args } = payload as Record<string, unknown>;
   if (rawMeta !== undefined && (typeof rawMeta !== "object" || rawMeta === null || Array.isArray(rawMeta))) {
-    throw new InvalidInputError(`${META_KEY} must be an object such as {"cascade": false}, got ${JSON.stringify(rawMeta)}`, { code: "INVALID_PIPELINE_META" });
+    throw new InvalidInputError(
+      `${META_KEY} must be an object such as {"cascade": false}, got ${JSON.stringify(rawMeta)}`,
+      { code: "INVALID_PIPELINE_META" },
+    );
   }
   const m = (rawMeta ?? {}) as Record<string, unknown>;
-  const off = skip === true ? `${WMILL_SKIP_DISPATCH}: true` : m.cascade === false ? (typeof m.cascadeOffReason === "string" ? m.cascadeOffReason : `${META_KEY}.cascade: false`) : undefined;
+  const off =
+    skip === true
+      ? `${WMILL_SKIP_DISPATCH}: true`
+      : m.cascade === false
+        ? typeof m.cascadeOffReason === "string"
+          ? m.cascadeOffReason
+          : `${META_KEY}.cascade: false`
+        : undefined;
   const meta: RunMeta = {
     trigger: (typeof m.trigger === "string" ? m.trigger : "manual") as RunTrigger,
     depth: num(m.depth) ?? 0,
@@ -95,12 +107,17 @@ export function splitPayload(payload: unknown): SplitPayload {
   };
   const p = args.partition;
   if (p !== undefined && p !== null && typeof p !== "string" && typeof p !== "number") {
-    throw new InvalidInputError(`partition must be a string such as "2026-05-16", got ${JSON.stringify(p)}`, { code: "INVALID_PARTITION" });
+    throw new InvalidInputError(`partition must be a string such as "2026-05-16", got ${JSON.stringify(p)}`, {
+      code: "INVALID_PARTITION",
+    });
   }
   return { args, meta, ...(p !== undefined && p !== null && { partition: String(p) }) };
 }
 
 /** Build a payload from arguments and metadata (the inverse of {@link splitPayload}). */
-export function buildPayload(args: Record<string, unknown>, meta: Partial<RunMeta> & { trigger: RunTrigger }): Record<string, unknown> {
+export function buildPayload(
+  args: Record<string, unknown>,
+  meta: Partial<RunMeta> & { trigger: RunTrigger },
+): Record<string, unknown> {
   return { ...args, [META_KEY]: meta };
 }

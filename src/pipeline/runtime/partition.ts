@@ -43,7 +43,13 @@ export function fireTimeOf(run: RunRecord, meta: RunMeta): number {
  * Resolve a run's partition.
  * @throws PartitionResolutionError (missing dynamic key, invalid explicit value, …): the run fails with it
  */
-export function resolveRunPartition(spec: PartitionSpec | undefined, run: RunRecord, meta: RunMeta, args: unknown, explicit: string | undefined): ResolvedRunPartition {
+export function resolveRunPartition(
+  spec: PartitionSpec | undefined,
+  run: RunRecord,
+  meta: RunMeta,
+  args: unknown,
+  explicit: string | undefined,
+): ResolvedRunPartition {
   const firedAt = fireTimeOf(run, meta);
   const r = resolvePartition(spec, { explicit, fireTime: firedAt, trigger: meta.body, args });
   if (r.status === "resolved") return { value: r.value, source: r.source, firedAt };

@@ -49,8 +49,18 @@ export interface PlanHost {
 
 function checkPayload(p: unknown): PlanPayload {
   const x = p as PlanPayload;
-  if (!x || typeof x !== "object" || !Array.isArray(x.steps) || x.steps.some((s) => typeof s !== "string") || typeof x.folder !== "string") {
-    throw markTerminal(new InvalidInputError(`${PLAN_WORKFLOW} needs {"folder": "...", "steps": ["f/x/a.ts", …]}; start it with sluice pipeline run`));
+  if (
+    !x ||
+    typeof x !== "object" ||
+    !Array.isArray(x.steps) ||
+    x.steps.some((s) => typeof s !== "string") ||
+    typeof x.folder !== "string"
+  ) {
+    throw markTerminal(
+      new InvalidInputError(
+        `${PLAN_WORKFLOW} needs {"folder": "...", "steps": ["f/x/a.ts", …]}; start it with sluice pipeline run`,
+      ),
+    );
   }
   return x;
 }
@@ -63,24 +73,49 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
       const plan = checkPayload(payload);
       const exec = currentExecution()!;
       const firedAt = exec.run.createdAt;
-      const partition = plan.partition ?? (await ctx.run("plan:partition", () => {
-        const first = plan.steps[0] ? host.member(plan.steps[0]) : undefined;
-        const spec = first ? host.catalog().scheme(first)?.spec : undefined;
-        const r = resolvePartition(spec, { fireTime: firedAt, args: plan.args ?? {} });
-        if (r.status === "before-start") ctx.logger.warn(r.warning);
-        return r.status === "resolved" ? r.value : null;
-      }, { retry: false })) ?? undefined;
+      const partition =
+        plan.partition ??
+        (await ctx.run(
+          "plan:partition",
+          () => {
+            const first = plan.steps[0] ? host.member(plan.steps[0]) : undefined;
+            const spec = first ? host.catalog().scheme(first)?.spec : undefined;
+            const r = resolvePartition(spec, { fireTime: firedAt, args: plan.args ?? {} });
+            if (r.status === "before-start") ctx.logger.warn(r.warning);
+            return r.status === "resolved" ? r.value : null;
+          },
+          { retry: false },
+        )) ??
+        undefined;
       const done: PlanStepResult[] = [];
       for (const [i, step] of plan.steps.entries()) {
         const m = host.member(step);
-        const args = buildPayload({ ...(plan.args ?? {}), ...(partition !== undefined && { partition }) }, {
-          trigger: "plan", depth: 0, cascade: false, cascadeOffReason: "selective run: the plan runs the next steps itself", firedAt,
-        });
+        const args = buildPayload(
+          { ...(plan.args ?? {}), ...(partition !== undefined && { partition }) },
+          {
+            trigger: "plan",
+            depth: 0,
+            cascade: false,
+            cascadeOffReason: "selective run: the plan runs the next steps itself",
+            firedAt,
+          },
+        );
         try {
-          const result = await exec.callTask({ kind: "script", path: m.name }, m.analyzed.annotations.tag ? { tag: m.analyzed.annotations.tag.name } : {}, args);
+          const result = await exec.callTask(
+            { kind: "script", path: m.name },
+            m.analyzed.annotations.tag ? { tag: m.analyzed.annotations.tag.name } : {},
+            args,
+          );
           done.push({ step, result });
         } catch (err) {
-          throw markTerminal(new PipelinePlanError(step, done.map((d) => d.step), plan.steps.slice(i + 1), (err as Error)?.message ?? String(err)));
+          throw markTerminal(
+            new PipelinePlanError(
+              step,
+              done.map((d) => d.step),
+              plan.steps.slice(i + 1),
+              (err as Error)?.message ?? String(err),
+            ),
+          );
         }
       }
       return { partition: partition ?? null, steps: done };

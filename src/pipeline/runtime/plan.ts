@@ -33,13 +33,24 @@ export function planSteps(folder: PipelineFolder, opts: StepRequest): PlannedSte
   const graph = folder.analysis.graph;
   if (opts.to !== undefined) {
     const to = typeof opts.to === "string" ? splitNodeList(opts.to) : [...opts.to];
-    const plan = planSelectiveRun(graph, { to, ...(opts.from !== undefined && { from: opts.from }), ...(opts.allowAnyStart && { allowAnyStart: true }) });
-    return { steps: [...plan.steps], start: plan.start, ends: plan.ends.map((e) => (e.type === "script" ? e.node.path : e.node.asset.uri)) };
+    const plan = planSelectiveRun(graph, {
+      to,
+      ...(opts.from !== undefined && { from: opts.from }),
+      ...(opts.allowAnyStart && { allowAnyStart: true }),
+    });
+    return {
+      steps: [...plan.steps],
+      start: plan.start,
+      ends: plan.ends.map((e) => (e.type === "script" ? e.node.path : e.node.asset.uri)),
+    };
   }
   const edges = cascadeEdges(graph);
   if (opts.from !== undefined) {
     const start = resolveNode(graph, opts.from);
-    if (start.type !== "script") throw new InvalidInputError(`--from must be a script, not the asset ${start.node.asset.uri}`, { code: "INVALID_FROM" });
+    if (start.type !== "script")
+      throw new InvalidInputError(`--from must be a script, not the asset ${start.node.asset.uri}`, {
+        code: "INVALID_FROM",
+      });
     const seen = new Set([start.node.id]);
     const queue = [start.node.id];
     while (queue.length) {
@@ -51,7 +62,17 @@ export function planSteps(folder: PipelineFolder, opts: StepRequest): PlannedSte
         }
       }
     }
-    return { steps: topologicalOrder(seen, edges).map((id) => id.slice("script:".length)), start: start.node.path, ends: [] };
+    return {
+      steps: topologicalOrder(seen, edges).map((id) => id.slice("script:".length)),
+      start: start.node.path,
+      ends: [],
+    };
   }
-  return { steps: topologicalOrder(graph.scripts.map((s) => scriptId(s.path)), edges).map((id) => id.slice("script:".length)), ends: [] };
+  return {
+    steps: topologicalOrder(
+      graph.scripts.map((s) => scriptId(s.path)),
+      edges,
+    ).map((id) => id.slice("script:".length)),
+    ends: [],
+  };
 }

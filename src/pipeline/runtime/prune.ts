@@ -23,7 +23,13 @@ export async function pruneSlots(store: Store, now: number, ages: PruneAges = {}
   let deleted = 0;
   for (const row of await store.kvList(JOIN_PREFIX)) {
     const s = JSON.parse(row.value) as JoinState;
-    if (Object.keys(s.inputs).length === 0 && s.fired && now - s.fired.at > joinMs && (await store.kvSwap(row.key, row.value, null))) deleted++;
+    if (
+      Object.keys(s.inputs).length === 0 &&
+      s.fired &&
+      now - s.fired.at > joinMs &&
+      (await store.kvSwap(row.key, row.value, null))
+    )
+      deleted++;
   }
   for (const row of await store.kvList(DEBOUNCE_PREFIX)) {
     const s = JSON.parse(row.value) as DebounceState;

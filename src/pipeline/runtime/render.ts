@@ -20,8 +20,14 @@ export interface TriggerView {
 /** The native triggers of a member with their configuration state. */
 export function triggerViews(m: MemberScript): TriggerView[] {
   return m.analyzed.annotations.nativeTriggers.map((t) => {
-    if (t.kind === "schedule") return m.triggers.schedule ? { kind: t.kind, state: "configured", detail: `${m.triggers.schedule.cron} ${m.triggers.schedule.timezone}` } : { kind: t.kind, state: "not-configured" };
-    if (t.kind === "webhook") return m.triggers.webhook ? { kind: t.kind, state: "configured", detail: `POST /api/pipelines/webhook/${m.name}` } : { kind: t.kind, state: "not-configured" };
+    if (t.kind === "schedule")
+      return m.triggers.schedule
+        ? { kind: t.kind, state: "configured", detail: `${m.triggers.schedule.cron} ${m.triggers.schedule.timezone}` }
+        : { kind: t.kind, state: "not-configured" };
+    if (t.kind === "webhook")
+      return m.triggers.webhook
+        ? { kind: t.kind, state: "configured", detail: `POST /api/pipelines/webhook/${m.name}` }
+        : { kind: t.kind, state: "not-configured" };
     return { kind: t.kind, state: "unsupported", detail: `${t.kind} triggers are not run by Sluice yet` };
   });
 }
@@ -45,22 +51,30 @@ export function annotationLabels(folder: PipelineFolder, m: MemberScript): strin
   if (a.retry) out.push(`retry ${a.retry.count}${a.retry.delay ? ` ${a.retry.delay.raw}` : ""}`);
   if (a.tag) out.push(`tag ${a.tag.name}`);
   if (a.freshness) out.push(`freshness ${a.freshness.duration.raw}`);
-  if (a.materialize) out.push(`materialize ${a.materialize.mode} ${a.materialize.target.uri}${a.materialize.mode === "managed" ? ` ${a.materialize.strategy}${a.materialize.key ? ` key=${a.materialize.key}` : ""}` : ""}`);
+  if (a.materialize)
+    out.push(
+      `materialize ${a.materialize.mode} ${a.materialize.target.uri}${a.materialize.mode === "managed" ? ` ${a.materialize.strategy}${a.materialize.key ? ` key=${a.materialize.key}` : ""}` : ""}`,
+    );
   if (a.dataTests.length) out.push(`${a.dataTests.length} data test(s) before publish`);
-  for (const t of triggerViews(m)) out.push(`on ${t.kind}: ${t.state === "configured" ? t.detail : t.state.replace("-", " ")}`);
+  for (const t of triggerViews(m))
+    out.push(`on ${t.kind}: ${t.state === "configured" ? t.detail : t.state.replace("-", " ")}`);
   return out;
 }
 
 /** The text outline of a folder. */
 export function renderText(folder: PipelineFolder): string {
-  const lines = [`pipeline ${folder.folder || "."}: ${folder.members.length} script(s)${folder.ok ? "" : " — NOT LOADED (errors below)"}`];
+  const lines = [
+    `pipeline ${folder.folder || "."}: ${folder.members.length} script(s)${folder.ok ? "" : " — NOT LOADED (errors below)"}`,
+  ];
   for (const m of orderedMembers(folder)) {
     const a = m.analyzed.annotations;
     const inputs = a.inputs.map((i) => i.asset.uri + (i.debounce ? ` (debounce=${i.debounce.raw})` : ""));
     const starts = [...inputs, ...a.nativeTriggers.map((t) => `(${t.kind})`)];
     const outputs = m.analyzed.assets.writes.map((w) => w.asset.uri);
     const name = m.path.slice(m.folder ? m.folder.length + 1 : 0);
-    lines.push(`  ${starts.length ? starts.join(", ") : "(manual)"} → ${name} → ${outputs.length ? outputs.join(", ") : "(no outputs)"}`);
+    lines.push(
+      `  ${starts.length ? starts.join(", ") : "(manual)"} → ${name} → ${outputs.length ? outputs.join(", ") : "(no outputs)"}`,
+    );
     const labels = annotationLabels(folder, m);
     if (labels.length) lines.push(`      ${labels.join(" · ")}`);
   }
@@ -79,12 +93,17 @@ export function renderMermaid(folder: PipelineFolder): string {
     return ids.get(nodeId)!;
   };
   const lines = ["flowchart LR"];
-  for (const m of orderedMembers(folder)) lines.push(`  ${idOf(`script:${m.path}`, "s")}["${esc(m.path.slice(m.folder ? m.folder.length + 1 : 0))}"]:::script`);
+  for (const m of orderedMembers(folder))
+    lines.push(
+      `  ${idOf(`script:${m.path}`, "s")}["${esc(m.path.slice(m.folder ? m.folder.length + 1 : 0))}"]:::script`,
+    );
   for (const a of g.assets) lines.push(`  ${idOf(a.id, "a")}[("${esc(a.asset.uri)}")]:::asset`);
   for (const m of folder.members) {
     for (const t of triggerViews(m)) {
       const id = idOf(`trigger:${t.kind}:${m.path}`, "t");
-      lines.push(`  ${id}{{"${esc(t.state === "configured" ? `${t.kind}: ${t.detail}` : `${t.kind} (${t.state.replace("-", " ")})`)}"}}:::${t.state === "configured" ? "trigger" : "unconfigured"}`);
+      lines.push(
+        `  ${id}{{"${esc(t.state === "configured" ? `${t.kind}: ${t.detail}` : `${t.kind} (${t.state.replace("-", " ")})`)}"}}:::${t.state === "configured" ? "trigger" : "unconfigured"}`,
+      );
     }
   }
   for (const e of g.edges) {
@@ -94,7 +113,12 @@ export function renderMermaid(folder: PipelineFolder): string {
     const label = e.kind === "triggers" ? `on${e.debounceSeconds ? ` debounce ${e.debounceSeconds}s` : ""}` : e.kind;
     lines.push(`  ${from} ${e.kind === "reads" ? "-.->" : "-->"}|${label}| ${to}`);
   }
-  lines.push("  classDef script fill:#e8f0fe,stroke:#4a6fb5", "  classDef asset fill:#fff6e0,stroke:#b58a2a", "  classDef trigger fill:#e6f6ea,stroke:#3c8d50", "  classDef unconfigured fill:#f3f3f3,stroke:#999,stroke-dasharray: 4 3");
+  lines.push(
+    "  classDef script fill:#e8f0fe,stroke:#4a6fb5",
+    "  classDef asset fill:#fff6e0,stroke:#b58a2a",
+    "  classDef trigger fill:#e6f6ea,stroke:#3c8d50",
+    "  classDef unconfigured fill:#f3f3f3,stroke:#999,stroke-dasharray: 4 3",
+  );
   return lines.join("\n");
 }
 
@@ -113,9 +137,16 @@ export function graphJson(folder: PipelineFolder) {
         path: m.path,
         name: m.name,
         language: m.language,
-        inputs: a.inputs.map((i) => ({ asset: i.asset.uri, partitioned: i.asset.partitioned, debounceSeconds: i.debounce?.seconds ?? a.debounce?.duration.seconds ?? null, line: i.line })),
+        inputs: a.inputs.map((i) => ({
+          asset: i.asset.uri,
+          partitioned: i.asset.partitioned,
+          debounceSeconds: i.debounce?.seconds ?? a.debounce?.duration.seconds ?? null,
+          line: i.line,
+        })),
         outputs: m.analyzed.assets.writes.map((w) => ({ asset: w.asset.uri, via: w.via, line: w.line })),
-        reads: m.analyzed.assets.reads.filter((r) => !a.inputs.some((i) => i.asset.uri === r.asset.uri)).map((r) => r.asset.uri),
+        reads: m.analyzed.assets.reads
+          .filter((r) => !a.inputs.some((i) => i.asset.uri === r.asset.uri))
+          .map((r) => r.asset.uri),
         trigger: a.trigger,
         partition: scheme ? { source: scheme.source, ...scheme.spec } : null,
         retry: a.retry ? { count: a.retry.count, delaySeconds: a.retry.delay?.seconds ?? null } : null,
@@ -125,8 +156,23 @@ export function graphJson(folder: PipelineFolder) {
         labels: annotationLabels(folder, m),
       };
     }),
-    assets: folder.analysis.graph.assets.map((a) => ({ uri: a.asset.uri, kind: a.asset.kind, partitioned: a.asset.partitioned })),
-    edges: folder.analysis.graph.edges.map((e) => ({ kind: e.kind, from: e.from, to: e.to, ...(e.written && { written: e.written }) })),
-    diagnostics: folder.diagnostics.map((d) => ({ file: d.script ?? null, line: d.line, severity: d.severity, code: d.code, message: d.message })),
+    assets: folder.analysis.graph.assets.map((a) => ({
+      uri: a.asset.uri,
+      kind: a.asset.kind,
+      partitioned: a.asset.partitioned,
+    })),
+    edges: folder.analysis.graph.edges.map((e) => ({
+      kind: e.kind,
+      from: e.from,
+      to: e.to,
+      ...(e.written && { written: e.written }),
+    })),
+    diagnostics: folder.diagnostics.map((d) => ({
+      file: d.script ?? null,
+      line: d.line,
+      severity: d.severity,
+      code: d.code,
+      message: d.message,
+    })),
   };
 }

@@ -86,7 +86,11 @@ export class PipelineRunContext {
       return { key, kind: "asset" as const, target: w.uri, status: "done" as const, value, position };
     });
     await this.exec.save(steps);
-    for (const w of writes) await this.store.kvPut(writtenKey(w.uri, this.partition), JSON.stringify({ run: this.runId, script: this.member.path, at: w.at }));
+    for (const w of writes)
+      await this.store.kvPut(
+        writtenKey(w.uri, this.partition),
+        JSON.stringify({ run: this.runId, script: this.member.path, at: w.at }),
+      );
   }
 }
 
@@ -111,5 +115,7 @@ export function currentRunContext(): PipelineRunContext | undefined {
 /** The execution of the calling code, if it runs inside a run. */
 export function currentExecution(): Execution | undefined {
   const exec = currentScope()?.execution as Partial<Execution> | undefined;
-  return exec && typeof exec.save === "function" && typeof exec.nextCall === "function" ? (exec as Execution) : undefined;
+  return exec && typeof exec.save === "function" && typeof exec.nextCall === "function"
+    ? (exec as Execution)
+    : undefined;
 }

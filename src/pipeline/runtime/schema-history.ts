@@ -26,10 +26,15 @@ export interface SchemaVersion {
   readonly at: number;
 }
 
-const same = (a: readonly SchemaColumn[], b: readonly SchemaColumn[]) => a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.type === b[i]!.type);
+const same = (a: readonly SchemaColumn[], b: readonly SchemaColumn[]) =>
+  a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.type === b[i]!.type);
 
 /** The history with `columns` appended when they differ from the last version (pure); undefined when unchanged. */
-export function nextSchemaHistory(history: readonly SchemaVersion[], columns: readonly SchemaColumn[], origin: { snapshot_id: number; run: string; at: number }): SchemaVersion[] | undefined {
+export function nextSchemaHistory(
+  history: readonly SchemaVersion[],
+  columns: readonly SchemaColumn[],
+  origin: { snapshot_id: number; run: string; at: number },
+): SchemaVersion[] | undefined {
   const last = history[history.length - 1];
   if (last && same(last.columns, columns)) return undefined;
   return [...history, { version: (last?.version ?? 0) + 1, columns: [...columns], ...origin }];
@@ -42,7 +47,12 @@ export async function schemaHistory(store: Store, uri: string): Promise<SchemaVe
 }
 
 /** Record `columns` as the asset's schema after a write (a new version only when changed). @returns the current version */
-export async function captureSchema(store: Store, uri: string, columns: readonly SchemaColumn[], origin: { snapshot_id: number; run: string; at: number }): Promise<number> {
+export async function captureSchema(
+  store: Store,
+  uri: string,
+  columns: readonly SchemaColumn[],
+  origin: { snapshot_id: number; run: string; at: number },
+): Promise<number> {
   const key = `${SCHEMA_PREFIX}${uri}`;
   for (;;) {
     const raw = await store.kvGet(key);

@@ -63,11 +63,20 @@ export class RunAssetSdk implements AssetSdkHost {
     return this.assets.volumes.dir(volume);
   }
 
-  lakeRead(name: string, table: string, options: { partition?: string; version?: number; timestamp?: string }): Promise<Record<string, unknown>[]> {
+  lakeRead(
+    name: string,
+    table: string,
+    options: { partition?: string; version?: number; timestamp?: string },
+  ): Promise<Record<string, unknown>[]> {
     return readLakeRows(this.assets, name, table, options);
   }
 
-  async lakeWrite(name: string, table: string, rows: readonly Record<string, unknown>[], options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string }) {
+  async lakeWrite(
+    name: string,
+    table: string,
+    rows: readonly Record<string, unknown>[],
+    options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string },
+  ) {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
     const result = await writeLakeRows(this.assets, name, table, rows, options);
     await this.run?.recordWrite(uri, "ducklake");

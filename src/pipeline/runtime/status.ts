@@ -20,7 +20,15 @@ import { WRITTEN_PREFIX } from "./run-context.js";
 export interface ScriptStatus {
   readonly path: string;
   readonly name: string;
-  readonly lastRun: { id: string; status: RunStatus; trigger: string; partition: string | null; createdAt: number; finishedAt: number | null; error: string | null } | null;
+  readonly lastRun: {
+    id: string;
+    status: RunStatus;
+    trigger: string;
+    partition: string | null;
+    createdAt: number;
+    finishedAt: number | null;
+    error: string | null;
+  } | null;
   readonly freshness: FreshnessState | null;
   readonly triggers: readonly TriggerView[];
 }
@@ -39,8 +47,22 @@ export interface PipelineStatus {
   readonly folder: string;
   readonly ok: boolean;
   readonly scripts: readonly ScriptStatus[];
-  readonly joins: ReadonlyArray<{ script: string; partition: string; generation: number; have: string[]; missing: string[] }>;
-  readonly debounces: ReadonlyArray<{ script: string; partition: string; window: number; open: boolean; until: number; writes: number; run: string }>;
+  readonly joins: ReadonlyArray<{
+    script: string;
+    partition: string;
+    generation: number;
+    have: string[];
+    missing: string[];
+  }>;
+  readonly debounces: ReadonlyArray<{
+    script: string;
+    partition: string;
+    window: number;
+    open: boolean;
+    until: number;
+    writes: number;
+    run: string;
+  }>;
   readonly assets: ReadonlyArray<{ uri: string; partitions: WrittenPartition[] }>;
   readonly decisions: readonly DispatchDecision[];
 }
@@ -59,26 +81,61 @@ async function lastRun(store: Store, name: string): Promise<ScriptStatus["lastRu
   }
   const resolved = (await store.getSteps(run.id)).find((s) => s.key === "pipeline:partition");
   if (resolved?.value) partition = (decodeValue<{ value?: string }>(resolved.value).value ?? partition) || null;
-  return { id: run.id, status: run.status, trigger, partition, createdAt: run.createdAt, finishedAt: run.finishedAt, error: run.error?.message ?? null };
+  return {
+    id: run.id,
+    status: run.status,
+    trigger,
+    partition,
+    createdAt: run.createdAt,
+    finishedAt: run.finishedAt,
+    error: run.error?.message ?? null,
+  };
 }
 
 /** Reads the status of a folder's pipeline. */
-export async function pipelineStatus(store: Store, folder: PipelineFolder, options: { decisions?: number; now?: number } = {}): Promise<PipelineStatus> {
+export async function pipelineStatus(
+  store: Store,
+  folder: PipelineFolder,
+  options: { decisions?: number; now?: number } = {},
+): Promise<PipelineStatus> {
   const now = options.now ?? Date.now();
   const members = orderedMembers(folder);
   const paths = new Set(members.map((m) => m.path));
   const scripts: ScriptStatus[] = [];
   for (const m of members) {
-    scripts.push({ path: m.path, name: m.name, lastRun: await lastRun(store, m.name), freshness: (await freshnessOf(store, m, now, false)) ?? null, triggers: triggerViews(m) });
+    scripts.push({
+      path: m.path,
+      name: m.name,
+      lastRun: await lastRun(store, m.name),
+      freshness: (await freshnessOf(store, m, now, false)) ?? null,
+      triggers: triggerViews(m),
+    });
   }
-  const joins = (await listJoins(store)).filter((j) => paths.has(j.script)).map((j) => {
-    const m = members.find((x) => x.path === j.script)!;
-    const required = m.analyzed.annotations.inputs.filter((i) => i.asset.partitioned).map((i) => i.asset.uri);
-    return { script: j.script, partition: j.partition, generation: j.state.generation, have: Object.keys(j.state.inputs), missing: required.filter((r) => !j.state.inputs[r]) };
-  }).filter((j) => j.have.length > 0);
-  const debounces = (await listDebounces(store)).filter((d) => paths.has(d.script)).map((d) => ({
-    script: d.script, partition: d.partition, window: d.state.window, open: d.state.open, until: d.state.until, writes: d.state.count, run: d.state.run,
-  }));
+  const joins = (await listJoins(store))
+    .filter((j) => paths.has(j.script))
+    .map((j) => {
+      const m = members.find((x) => x.path === j.script)!;
+      const required = m.analyzed.annotations.inputs.filter((i) => i.asset.partitioned).map((i) => i.asset.uri);
+      return {
+        script: j.script,
+        partition: j.partition,
+        generation: j.state.generation,
+        have: Object.keys(j.state.inputs),
+        missing: required.filter((r) => !j.state.inputs[r]),
+      };
+    })
+    .filter((j) => j.have.length > 0);
+  const debounces = (await listDebounces(store))
+    .filter((d) => paths.has(d.script))
+    .map((d) => ({
+      script: d.script,
+      partition: d.partition,
+      window: d.state.window,
+      open: d.state.open,
+      until: d.state.until,
+      writes: d.state.count,
+      run: d.state.run,
+    }));
   const written = (await store.kvList(WRITTEN_PREFIX)).map((row) => {
     const rest = row.key.slice(WRITTEN_PREFIX.length);
     const space = rest.lastIndexOf(" ");
@@ -87,7 +144,9 @@ export async function pipelineStatus(store: Store, folder: PipelineFolder, optio
   });
   const assets = folder.analysis.graph.assets.map((a) => ({
     uri: a.asset.uri,
-    partitions: written.filter((w) => w.uri === a.asset.uri || matchAssetUri(a.asset, w.uri) !== undefined).sort((x, y) => ((x.partition ?? "") < (y.partition ?? "") ? -1 : 1)),
+    partitions: written
+      .filter((w) => w.uri === a.asset.uri || matchAssetUri(a.asset, w.uri) !== undefined)
+      .sort((x, y) => ((x.partition ?? "") < (y.partition ?? "") ? -1 : 1)),
   }));
   const decisions = await readDecisions(store, { scripts: paths, limit: options.decisions ?? 20 });
   return { folder: folder.folder, ok: folder.ok, scripts, joins, debounces, assets, decisions };

@@ -3,13 +3,25 @@ import { parseTriggersFile } from "./triggers-config.js";
 
 describe("pipeline.json trigger rows", () => {
   it("reads schedules and webhooks, and names other kinds as not run yet", () => {
-    const file = parseTriggersFile(JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, kafka: { topic: "t" } } } }), "f/x/pipeline.json");
-    expect(file.byScript.get("ingest")).toEqual({ schedule: { cron: "0 6 * * *", timezone: "UTC" }, webhook: true, other: ["kafka"] });
-    expect(file.diagnostics).toMatchObject([{ severity: "warning", code: "TRIGGER_KIND_UNSUPPORTED", script: "f/x/pipeline.json" }]);
+    const file = parseTriggersFile(
+      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, kafka: { topic: "t" } } } }),
+      "f/x/pipeline.json",
+    );
+    expect(file.byScript.get("ingest")).toEqual({
+      schedule: { cron: "0 6 * * *", timezone: "UTC" },
+      webhook: true,
+      other: ["kafka"],
+    });
+    expect(file.diagnostics).toMatchObject([
+      { severity: "warning", code: "TRIGGER_KIND_UNSUPPORTED", script: "f/x/pipeline.json" },
+    ]);
   });
 
   it("reports a bad file or cron as an error naming the file", () => {
-    expect(parseTriggersFile("{", "p.json").diagnostics[0]).toMatchObject({ severity: "error", code: "TRIGGERS_FILE_INVALID" });
+    expect(parseTriggersFile("{", "p.json").diagnostics[0]).toMatchObject({
+      severity: "error",
+      code: "TRIGGERS_FILE_INVALID",
+    });
     const bad = parseTriggersFile(JSON.stringify({ triggers: { a: { schedule: { cron: "every day" } } } }), "p.json");
     expect(bad.diagnostics[0]).toMatchObject({ severity: "error", code: "TRIGGER_SCHEDULE_INVALID" });
     expect(bad.diagnostics[0]!.message).toContain("five-field cron");

@@ -37,25 +37,39 @@ export const TRIGGERS_FILE = "pipeline.json";
 export function parseTriggersFile(text: string | undefined, file: string): TriggersFile {
   const byScript = new Map<string, ScriptTriggers>();
   const diagnostics: Diagnostic[] = [];
-  const error = (code: string, message: string) => diagnostics.push({ severity: "error", line: 0, code, message, script: file });
-  const warn = (code: string, message: string) => diagnostics.push({ severity: "warning", line: 0, code, message, script: file });
+  const error = (code: string, message: string) =>
+    diagnostics.push({ severity: "error", line: 0, code, message, script: file });
+  const warn = (code: string, message: string) =>
+    diagnostics.push({ severity: "warning", line: 0, code, message, script: file });
   if (text === undefined) return { byScript, diagnostics };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    error("TRIGGERS_FILE_INVALID", `${file} is not valid JSON (${(err as Error).message}); expected {"triggers": {"<script>": {"schedule": {"cron": "0 6 * * *"}}}}`);
+    error(
+      "TRIGGERS_FILE_INVALID",
+      `${file} is not valid JSON (${(err as Error).message}); expected {"triggers": {"<script>": {"schedule": {"cron": "0 6 * * *"}}}}`,
+    );
     return { byScript, diagnostics };
   }
   const triggers = (raw as { triggers?: unknown } | null)?.triggers;
-  if (typeof raw !== "object" || raw === null || (triggers !== undefined && (typeof triggers !== "object" || triggers === null))) {
+  if (
+    typeof raw !== "object" ||
+    raw === null ||
+    (triggers !== undefined && (typeof triggers !== "object" || triggers === null))
+  ) {
     error("TRIGGERS_FILE_INVALID", `${file} must be an object with a "triggers" object keyed by script name`);
     return { byScript, diagnostics };
   }
-  for (const key of Object.keys(raw)) if (key !== "triggers" && key !== "$schema") warn("TRIGGERS_FILE_UNKNOWN_KEY", `unknown key ${JSON.stringify(key)} in ${file} is ignored (known: triggers)`);
+  for (const key of Object.keys(raw))
+    if (key !== "triggers" && key !== "$schema")
+      warn("TRIGGERS_FILE_UNKNOWN_KEY", `unknown key ${JSON.stringify(key)} in ${file} is ignored (known: triggers)`);
   for (const [script, rawRow] of Object.entries((triggers ?? {}) as Record<string, unknown>)) {
     if (typeof rawRow !== "object" || rawRow === null) {
-      error("TRIGGERS_FILE_INVALID", `triggers.${script} must be an object such as {"schedule": {"cron": "0 6 * * *"}}`);
+      error(
+        "TRIGGERS_FILE_INVALID",
+        `triggers.${script} must be an object such as {"schedule": {"cron": "0 6 * * *"}}`,
+      );
       continue;
     }
     const row = rawRow as Record<string, unknown>;
@@ -71,13 +85,20 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
         }
       } else if (kind === "webhook") {
         if (value === false) continue;
-        if (value !== true && (typeof value !== "object" || value === null)) error("TRIGGERS_FILE_INVALID", `triggers.${script}.webhook must be true or an object`);
+        if (value !== true && (typeof value !== "object" || value === null))
+          error("TRIGGERS_FILE_INVALID", `triggers.${script}.webhook must be true or an object`);
         else webhook = true;
       } else if ((NATIVE_TRIGGER_KINDS as readonly string[]).includes(kind)) {
         other.push(kind as NativeTriggerKind);
-        warn("TRIGGER_KIND_UNSUPPORTED", `triggers.${script}.${kind}: ${kind} triggers are recognised but not run by Sluice yet; the graph shows the node as not configured`);
+        warn(
+          "TRIGGER_KIND_UNSUPPORTED",
+          `triggers.${script}.${kind}: ${kind} triggers are recognised but not run by Sluice yet; the graph shows the node as not configured`,
+        );
       } else {
-        warn("TRIGGERS_FILE_UNKNOWN_KEY", `triggers.${script}.${kind} is not a trigger kind and is ignored (kinds: ${NATIVE_TRIGGER_KINDS.join(", ")})`);
+        warn(
+          "TRIGGERS_FILE_UNKNOWN_KEY",
+          `triggers.${script}.${kind} is not a trigger kind and is ignored (kinds: ${NATIVE_TRIGGER_KINDS.join(", ")})`,
+        );
       }
     }
     byScript.set(script, { ...(schedule && { schedule }), ...(webhook && { webhook }), other });

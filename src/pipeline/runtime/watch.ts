@@ -16,11 +16,18 @@ export interface PipelineWatcher {
 }
 
 /** Calls `reload` (coalesced) when a watched file under `root` changes. */
-export function watchPipelines(root: string, reload: () => Promise<void>, onError: (err: Error) => void): PipelineWatcher {
+export function watchPipelines(
+  root: string,
+  reload: () => Promise<void>,
+  onError: (err: Error) => void,
+): PipelineWatcher {
   let timer: NodeJS.Timeout | null = null;
   const watcher = chokidar.watch(root, {
     ignoreInitial: true,
-    ignored: (path: string) => relative(root, path).split(sep).some((part) => part.startsWith(".") || part === "node_modules"),
+    ignored: (path: string) =>
+      relative(root, path)
+        .split(sep)
+        .some((part) => part.startsWith(".") || part === "node_modules"),
     awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 },
   });
   const changed = (path: string) => {

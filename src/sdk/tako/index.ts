@@ -24,7 +24,10 @@ export type { EnqueueOptions, RunHandle } from "../types.js";
  * });
  * @throws InvalidInputError for a bad name, retries or backoff; InvalidScheduleError for a bad schedule
  */
-export function defineWorkflow<P = unknown, R = unknown>(name: string, options: WorkflowOptions<P, R>): WorkflowDefinition<P, R> {
+export function defineWorkflow<P = unknown, R = unknown>(
+  name: string,
+  options: WorkflowOptions<P, R>,
+): WorkflowDefinition<P, R> {
   return createWorkflow(name, options, takoUnavailable);
 }
 

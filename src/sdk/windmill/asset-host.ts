@@ -20,9 +20,18 @@ export interface AssetSdkHost {
   readVolumeFile(volume: string, path: string): Promise<Uint8Array | undefined>;
   volumeDir(volume: string): Promise<string>;
   /** Reads a lake table (`ducklake://<name>/<table>`), optionally one partition and at a snapshot (`version` or `timestamp`). */
-  lakeRead(name: string, table: string, options: { partition?: string; version?: number; timestamp?: string }): Promise<Record<string, unknown>[]>;
+  lakeRead(
+    name: string,
+    table: string,
+    options: { partition?: string; version?: number; timestamp?: string },
+  ): Promise<Record<string, unknown>[]>;
   /** One managed write of rows into a lake table; inside a pipeline run it is recorded as `ducklake://<name>/<table>`. */
-  lakeWrite(name: string, table: string, rows: readonly Record<string, unknown>[], options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string }): Promise<{ asset: string; rows: number; snapshot_id: number; partition?: string }>;
+  lakeWrite(
+    name: string,
+    table: string,
+    rows: readonly Record<string, unknown>[],
+    options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string },
+  ): Promise<{ asset: string; rows: number; snapshot_id: number; partition?: string }>;
   /** The partition of the calling pipeline run, if it has one. */
   partition(): string | undefined;
 }

@@ -14,7 +14,10 @@ import { requireAssetHost } from "./asset-host.js";
  * @example const cfg = await wmill.getResource("f/team/config");
  */
 export async function getResource(path: string, undefinedIfEmpty = false): Promise<any> {
-  if (typeof path !== "string") throw new InvalidInputError("getResource needs a resource path such as \"f/team/config\"", { code: "INVALID_RESOURCE_PATH" });
+  if (typeof path !== "string")
+    throw new InvalidInputError('getResource needs a resource path such as "f/team/config"', {
+      code: "INVALID_RESOURCE_PATH",
+    });
   return requireAssetHost("getResource").getResource(path, undefinedIfEmpty);
 }
 
@@ -23,7 +26,10 @@ export async function getResource(path: string, undefinedIfEmpty = false): Promi
  * @example await wmill.setResource({ url: "https://…" }, "f/team/config");
  */
 export async function setResource(value: unknown, path?: string, initializeToTypeIfNotExist?: string): Promise<void> {
-  if (typeof path !== "string") throw new InvalidInputError("setResource needs a path: setResource(value, \"f/team/config\")", { code: "INVALID_RESOURCE_PATH" });
+  if (typeof path !== "string")
+    throw new InvalidInputError('setResource needs a path: setResource(value, "f/team/config")', {
+      code: "INVALID_RESOURCE_PATH",
+    });
   await requireAssetHost("setResource").setResource(path, value, initializeToTypeIfNotExist ?? "any");
 }
 
@@ -64,9 +70,13 @@ function makeQuery<R>(run: () => Promise<R[]>): SqlQuery<R> {
  */
 export function datatable(name = "main"): SqlTemplateFunction {
   if (typeof name !== "string" || name.includes(":")) {
-    throw new InvalidInputError(`datatable(${JSON.stringify(name)}): pass a data table name such as "main" (schemas with "name:schema" are not supported; qualify tables as schema.table)`, { code: "INVALID_DATATABLE" });
+    throw new InvalidInputError(
+      `datatable(${JSON.stringify(name)}): pass a data table name such as "main" (schemas with "name:schema" are not supported; qualify tables as schema.table)`,
+      { code: "INVALID_DATATABLE" },
+    );
   }
-  const run = <R>(sql: string, params: readonly unknown[]) => makeQuery<R>(async () => (await requireAssetHost("datatable").queryDatatable(name, sql, params)) as R[]);
+  const run = <R>(sql: string, params: readonly unknown[]) =>
+    makeQuery<R>(async () => (await requireAssetHost("datatable").queryDatatable(name, sql, params)) as R[]);
   const tag = (<R>(strings: TemplateStringsArray, ...values: unknown[]) => {
     const sql = strings.reduce((acc, part, i) => (i === 0 ? part : `${acc}$${i}${part}`), "");
     return run<R>(sql, values);
@@ -113,9 +123,17 @@ export interface DucklakeClient {
   /** Rows of a table. */
   read(table: string, options?: DucklakeReadOptions): Promise<Record<string, any>[]>;
   /** Replace the slice (the partition, else the whole table) with `rows`, or merge them on `key`; one snapshot. */
-  upsertPartition(table: string, rows: readonly Record<string, unknown>[], options?: DucklakeWriteOptions): Promise<DucklakeWriteResult>;
+  upsertPartition(
+    table: string,
+    rows: readonly Record<string, unknown>[],
+    options?: DucklakeWriteOptions,
+  ): Promise<DucklakeWriteResult>;
   /** Append `rows` to the slice; one snapshot. Re-running appends again. */
-  appendPartition(table: string, rows: readonly Record<string, unknown>[], options?: { partition?: string }): Promise<DucklakeWriteResult>;
+  appendPartition(
+    table: string,
+    rows: readonly Record<string, unknown>[],
+    options?: { partition?: string },
+  ): Promise<DucklakeWriteResult>;
   upsert_partition: DucklakeClient["upsertPartition"];
   append_partition: DucklakeClient["appendPartition"];
 }
@@ -138,7 +156,11 @@ export function ducklake(name = "main"): DucklakeClient {
   client.upsertPartition = async (table, rows, options = {}) => {
     const h = host("upsertPartition");
     const partition = options.partition ?? h.partition();
-    return h.lakeWrite(name, table, rows, { mode: options.key ? "merge" : "replace", ...(options.key && { key: options.key }), ...(partition !== undefined && { partition }) });
+    return h.lakeWrite(name, table, rows, {
+      mode: options.key ? "merge" : "replace",
+      ...(options.key && { key: options.key }),
+      ...(partition !== undefined && { partition }),
+    });
   };
   client.appendPartition = async (table, rows, options = {}) => {
     const h = host("appendPartition");

@@ -13,6 +13,16 @@ export type { TaskOptions, ApprovalOptions, ApprovalResult, ResumeUrls } from ".
 // Pipelines (seed 001): object storage, resources, data tables and volumes.
 export { writeS3File, loadS3File, loadS3FileStream, parseS3Object, S3FileContent } from "./s3.js";
 export type { S3Object } from "./s3.js";
-export { getResource, setResource, datatable, ducklake, writeVolumeFile, loadVolumeFile, volumePath, getPartition, DucklakeUnavailableError } from "./data.js";
+export {
+  getResource,
+  setResource,
+  datatable,
+  ducklake,
+  writeVolumeFile,
+  loadVolumeFile,
+  volumePath,
+  getPartition,
+  DucklakeUnavailableError,
+} from "./data.js";
 export type { SqlQuery, SqlTemplateFunction } from "./data.js";
 export { AssetStorageUnavailableError } from "./asset-host.js";

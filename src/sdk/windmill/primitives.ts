@@ -19,7 +19,10 @@ export function step<T>(name: string, fn: () => T | Promise<T>): Promise<Awaited
  */
 export function sleep(seconds: number): Promise<void> {
   if (typeof seconds !== "number" || !isAcceptedDuration(seconds * 1000)) {
-    throw new InvalidInputError(`sleep() takes a number of seconds (at most 1000 years), got ${JSON.stringify(seconds)}`, { code: "INVALID_DURATION" });
+    throw new InvalidInputError(
+      `sleep() takes a number of seconds (at most 1000 years), got ${JSON.stringify(seconds)}`,
+      { code: "INVALID_DURATION" },
+    );
   }
   return requireHost("sleep()").sleepSeconds(seconds);
 }
@@ -47,11 +50,17 @@ export async function getResumeUrls(approver?: string): Promise<ResumeUrls> {
  * once) and returns the results in input order.
  * @example const results = await parallel(items, (item) => task(process)(item), { concurrency: 5 });
  */
-export async function parallel<T, R>(items: readonly T[], fn: (item: T, index: number) => Promise<R> | R, options: { concurrency?: number } = {}): Promise<R[]> {
+export async function parallel<T, R>(
+  items: readonly T[],
+  fn: (item: T, index: number) => Promise<R> | R,
+  options: { concurrency?: number } = {},
+): Promise<R[]> {
   const limit = options.concurrency ?? items.length;
   if (!Number.isInteger(limit) || limit < 1) {
     if (items.length === 0) return [];
-    throw new InvalidInputError(`parallel() concurrency must be a whole number >= 1, got ${JSON.stringify(options.concurrency)}`);
+    throw new InvalidInputError(
+      `parallel() concurrency must be a whole number >= 1, got ${JSON.stringify(options.concurrency)}`,
+    );
   }
   if (limit >= items.length) return Promise.all(items.map((item, i) => fn(item, i)));
   const results = new Array<R>(items.length);

@@ -32,9 +32,20 @@ export class S3FileContent extends Uint8Array {
 
 function keyOf(obj: S3Object | string | undefined, what: string): string {
   const raw = typeof obj === "string" ? obj : obj?.s3;
-  if (typeof raw !== "string" || raw.trim() === "") throw new InvalidInputError(`${what} needs an S3 object such as { s3: "demo/raw.json" }, got ${JSON.stringify(obj)}`, { code: "INVALID_S3_OBJECT" });
-  if (typeof obj === "object" && obj.storage) throw new InvalidInputError(`${what}: secondary storage ${JSON.stringify(obj.storage)} is not supported; Sluice has one object store (configure it in sluice.json "assets.s3")`, { code: "INVALID_S3_OBJECT" });
-  return raw.trim().replace(/^s3:\/\//, "").replace(/^\/+/, "");
+  if (typeof raw !== "string" || raw.trim() === "")
+    throw new InvalidInputError(
+      `${what} needs an S3 object such as { s3: "demo/raw.json" }, got ${JSON.stringify(obj)}`,
+      { code: "INVALID_S3_OBJECT" },
+    );
+  if (typeof obj === "object" && obj.storage)
+    throw new InvalidInputError(
+      `${what}: secondary storage ${JSON.stringify(obj.storage)} is not supported; Sluice has one object store (configure it in sluice.json "assets.s3")`,
+      { code: "INVALID_S3_OBJECT" },
+    );
+  return raw
+    .trim()
+    .replace(/^s3:\/\//, "")
+    .replace(/^\/+/, "");
 }
 
 async function bytesOf(content: unknown, what: string): Promise<Uint8Array> {
@@ -42,7 +53,10 @@ async function bytesOf(content: unknown, what: string): Promise<Uint8Array> {
   if (content instanceof Uint8Array) return content;
   if (content instanceof ArrayBuffer) return new Uint8Array(content);
   if (typeof Blob !== "undefined" && content instanceof Blob) return new Uint8Array(await content.arrayBuffer());
-  throw new InvalidInputError(`${what} takes a string, Uint8Array, ArrayBuffer or Blob as content, got ${typeof content}`, { code: "INVALID_S3_CONTENT" });
+  throw new InvalidInputError(
+    `${what} takes a string, Uint8Array, ArrayBuffer or Blob as content, got ${typeof content}`,
+    { code: "INVALID_S3_CONTENT" },
+  );
 }
 
 /**

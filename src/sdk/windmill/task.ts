@@ -30,8 +30,14 @@ export function task<F extends AnyFn>(a: string | F, b?: F | TaskOptions, c?: Ta
   const path = typeof a === "string" ? a : undefined;
   const fn = (typeof a === "function" ? a : b) as F;
   const options = validateTaskOptions((typeof a === "function" ? b : c) as TaskOptions | undefined);
-  if (typeof fn !== "function") throw new InvalidInputError("task() needs a function: task(fn), task(fn, options), task(path, fn) or task(path, fn, options)");
-  if (!fn.name && !path) throw new InvalidInputError("task() needs a named module-scope function (or a path): give the arrow function a name, e.g. const double = async (n) => n * 2");
+  if (typeof fn !== "function")
+    throw new InvalidInputError(
+      "task() needs a function: task(fn), task(fn, options), task(path, fn) or task(path, fn, options)",
+    );
+  if (!fn.name && !path)
+    throw new InvalidInputError(
+      "task() needs a named module-scope function (or a path): give the arrow function a name, e.g. const double = async (n) => n * 2",
+    );
   const call = (...args: unknown[]) => requireHost("task()").callTask({ kind: "function", fn, path }, options, args);
   return Object.assign(call, { _is_task: true as const, _task_path: path ?? fn.name }) as TaskFn<F>;
 }
@@ -54,30 +60,44 @@ export function taskFlow<R = any>(path: string, options?: TaskOptions): PathTask
 }
 
 function pathTask<R>(kind: "script" | "flow", path: string, options?: TaskOptions): PathTask<R> {
-  if (typeof path !== "string" || path.trim() === "") throw new InvalidInputError(`task${kind === "script" ? "Script" : "Flow"}() needs a path, e.g. "f/data/extract"`);
+  if (typeof path !== "string" || path.trim() === "")
+    throw new InvalidInputError(`task${kind === "script" ? "Script" : "Flow"}() needs a path, e.g. "f/data/extract"`);
   const opts = validateTaskOptions(options);
-  const call = (args: Record<string, unknown> = {}) => requireHost(`task${kind === "script" ? "Script" : "Flow"}()`).callTask({ kind, path }, opts, args) as Promise<R>;
+  const call = (args: Record<string, unknown> = {}) =>
+    requireHost(`task${kind === "script" ? "Script" : "Flow"}()`).callTask({ kind, path }, opts, args) as Promise<R>;
   return Object.assign(call, { _is_task: true as const, _task_path: path }) as PathTask<R>;
 }
 
 /** @throws InvalidInputError naming the bad option */
 export function validateTaskOptions(options: TaskOptions | undefined): TaskOptions {
   if (options === undefined) return {};
-  if (typeof options !== "object" || options === null) throw new InvalidInputError("task options must be an object such as { timeout: 600, tag: 'gpu' }");
+  if (typeof options !== "object" || options === null)
+    throw new InvalidInputError("task options must be an object such as { timeout: 600, tag: 'gpu' }");
   const positive = (name: keyof TaskOptions) => {
     const v = options[name];
     if (v !== undefined && (typeof v !== "number" || !(v > 0) || !Number.isFinite(v))) {
-      throw new InvalidInputError(`task option ${name} must be a positive number, got ${JSON.stringify(v)}`, { code: "INVALID_TASK_OPTIONS" });
+      throw new InvalidInputError(`task option ${name} must be a positive number, got ${JSON.stringify(v)}`, {
+        code: "INVALID_TASK_OPTIONS",
+      });
     }
   };
   positive("timeout");
   positive("cache_ttl");
   positive("concurrency_time_window_s");
-  if (options.concurrency_limit !== undefined && (!Number.isInteger(options.concurrency_limit) || options.concurrency_limit < 1)) {
-    throw new InvalidInputError(`task option concurrency_limit must be a whole number >= 1, got ${JSON.stringify(options.concurrency_limit)}`, { code: "INVALID_TASK_OPTIONS" });
+  if (
+    options.concurrency_limit !== undefined &&
+    (!Number.isInteger(options.concurrency_limit) || options.concurrency_limit < 1)
+  ) {
+    throw new InvalidInputError(
+      `task option concurrency_limit must be a whole number >= 1, got ${JSON.stringify(options.concurrency_limit)}`,
+      { code: "INVALID_TASK_OPTIONS" },
+    );
   }
   if (options.priority !== undefined && !Number.isInteger(options.priority)) {
-    throw new InvalidInputError(`task option priority must be a whole number, got ${JSON.stringify(options.priority)}`, { code: "INVALID_TASK_OPTIONS" });
+    throw new InvalidInputError(
+      `task option priority must be a whole number, got ${JSON.stringify(options.priority)}`,
+      { code: "INVALID_TASK_OPTIONS" },
+    );
   }
   for (const k of ["tag", "concurrency_key"] as const) {
     if (options[k] !== undefined && (typeof options[k] !== "string" || options[k] === "")) {

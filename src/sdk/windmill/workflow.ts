@@ -18,7 +18,8 @@ export type WacWorkflow<A extends unknown[] = any[], R = unknown> = ((...args: A
  * });
  */
 export function workflow<A extends unknown[], R>(fn: (...args: A) => Promise<R> | R): WacWorkflow<A, R> {
-  if (typeof fn !== "function") throw new TypeError("workflow() takes the async function that orchestrates the workflow");
+  if (typeof fn !== "function")
+    throw new TypeError("workflow() takes the async function that orchestrates the workflow");
   const entry = (async (...args: A) => fn(...args)) as WacWorkflow<A, R>;
   Object.defineProperty(entry, WAC, { value: true });
   Object.defineProperty(entry, "fn", { value: fn });

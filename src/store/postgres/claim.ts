@@ -59,7 +59,10 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   const again = rows.filter((r) => r.claims > 1).map((r) => r.id);
   const steps = new Map<string, StepRow[]>();
   if (again.length) {
-    const s = await c.query<StepRow>("SELECT * FROM steps WHERE run_id = ANY($1::text[]) ORDER BY run_id, position, started_at", [again]);
+    const s = await c.query<StepRow>(
+      "SELECT * FROM steps WHERE run_id = ANY($1::text[]) ORDER BY run_id, position, started_at",
+      [again],
+    );
     for (const st of s.rows) {
       let list = steps.get(st.run_id);
       if (!list) steps.set(st.run_id, (list = []));
@@ -74,7 +77,12 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   }
   const order = new Map(chosen.map((seq, i) => [seq, i]));
   rows.sort((a, b) => order.get(a.seq)! - order.get(b.seq)!);
-  return rows.map((r) => ({ run: toRun(r), token: r.claims, steps: (steps.get(r.id) ?? []).map(toStep), claimedAt: r.now }));
+  return rows.map((r) => ({
+    run: toRun(r),
+    token: r.claims,
+    steps: (steps.get(r.id) ?? []).map(toStep),
+    claimedAt: r.now,
+  }));
 }
 
 /**
@@ -83,10 +91,22 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
  * counted the first time they are seen, so the count includes claims other workers
  * just committed; `used` carries the counts across rounds of one claim.
  */
-async function withinLimits(c: pg.ClientBase, candidates: Candidate[], limit: number, used: Map<string, number>): Promise<number[]> {
-  const keys = [...new Set(candidates.flatMap((k) => (k.concurrency_key === null || used.has(k.concurrency_key) ? [] : [k.concurrency_key])))].sort();
+async function withinLimits(
+  c: pg.ClientBase,
+  candidates: Candidate[],
+  limit: number,
+  used: Map<string, number>,
+): Promise<number[]> {
+  const keys = [
+    ...new Set(
+      candidates.flatMap((k) => (k.concurrency_key === null || used.has(k.concurrency_key) ? [] : [k.concurrency_key])),
+    ),
+  ].sort();
   if (keys.length) {
-    await c.query("SELECT pg_advisory_xact_lock($1, hashtext(k)) FROM unnest($2::text[]) k ORDER BY k", [LOCK_CLASS + 1, keys]);
+    await c.query("SELECT pg_advisory_xact_lock($1, hashtext(k)) FROM unnest($2::text[]) k ORDER BY k", [
+      LOCK_CLASS + 1,
+      keys,
+    ]);
     const windows = keys.map((key) => candidates.find((k) => k.concurrency_key === key)!.concurrency_window_ms);
     const { rows } = await c.query<{ key: string; n: number }>(
       `SELECT u.key, (SELECT count(*) FROM runs r2 WHERE r2.concurrency_key = u.key

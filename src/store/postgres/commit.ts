@@ -30,7 +30,11 @@ export interface CommitContext {
 }
 
 /** Applies `commands` inside the caller's transaction; returns the answers and whether workers should be woken. */
-export async function applyCommands(c: pg.ClientBase, commands: Command[], ctx: CommitContext): Promise<{ results: CommandResult[]; wake: boolean }> {
+export async function applyCommands(
+  c: pg.ClientBase,
+  commands: Command[],
+  ctx: CommitContext,
+): Promise<{ results: CommandResult[]; wake: boolean }> {
   const results = new Array<CommandResult>(commands.length);
   let wake = false;
   for (const seg of segments(commands)) {
@@ -72,10 +76,19 @@ function touched(cmd: Command): string[] {
   }
 }
 
-async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], results: CommandResult[], ctx: CommitContext): Promise<boolean> {
+async function applySegment(
+  c: pg.ClientBase,
+  all: Command[],
+  seg: number[],
+  results: CommandResult[],
+  ctx: CommitContext,
+): Promise<boolean> {
   let wake = false;
   const leased = seg.filter((i) => "lease" in all[i]!);
-  const fence = await lockRuns(c, leased.map((i) => (all[i] as LeaseCommand).lease.runId));
+  const fence = await lockRuns(
+    c,
+    leased.map((i) => (all[i] as LeaseCommand).lease.runId),
+  );
   const live = (i: number) => {
     const lease = (all[i] as LeaseCommand).lease;
     const row = fence.get(lease.runId);
@@ -85,13 +98,21 @@ async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], res
   const ok = leased.filter(live);
 
   // Logs first: a claim's last lines precede its own completion or suspension.
-  await appendLogs(c, seg.flatMap((i) => (all[i]!.verb === "appendLogs" ? (all[i] as Extract<Command, { verb: "appendLogs" }>).lines : [])));
+  await appendLogs(
+    c,
+    seg.flatMap((i) =>
+      all[i]!.verb === "appendLogs" ? (all[i] as Extract<Command, { verb: "appendLogs" }>).lines : [],
+    ),
+  );
 
   await heartbeats(c, seg, all, results);
 
   // Children answered from the task cache are not created.
   const suspends = ok.filter((i) => all[i]!.verb === "suspend");
-  const cacheHits = await cacheLookup(c, suspends.flatMap((i) => (all[i] as Extract<Command, { verb: "suspend" }>).children));
+  const cacheHits = await cacheLookup(
+    c,
+    suspends.flatMap((i) => (all[i] as Extract<Command, { verb: "suspend" }>).children),
+  );
   const newRuns: Array<{ index: number; run: NewRun }> = [];
   for (const i of seg) {
     const cmd = all[i]!;
@@ -101,10 +122,18 @@ async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], res
     const cmd = all[i] as Extract<Command, { verb: "suspend" }>;
     const root = fence.get(cmd.lease.runId)!.root_id;
     for (const child of cmd.children) {
-      if (!cacheHits.has(child.id)) newRuns.push({ index: i, run: { req: child, parent: { id: cmd.lease.runId, key: child.parentKey, rootId: root } } });
+      if (!cacheHits.has(child.id))
+        newRuns.push({
+          index: i,
+          run: { req: child, parent: { id: cmd.lease.runId, key: child.parentKey, rootId: root } },
+        });
     }
   }
-  const outcomes = await insertRuns(c, newRuns.map((n) => n.run), ctx.audit);
+  const outcomes = await insertRuns(
+    c,
+    newRuns.map((n) => n.run),
+    ctx.audit,
+  );
   const created = new Map<number, number>();
   outcomes.forEach((o, k) => {
     const { index } = newRuns[k]!;
@@ -126,7 +155,10 @@ async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], res
   );
   if (cacheHits.size) await resolveFromCache(c, suspends, all, cacheHits);
   if (suspends.length) {
-    await parkRuns(c, suspends.map((i) => ({ cmd: all[i] as Extract<Command, { verb: "suspend" }>, created: created.get(i) ?? 0 })));
+    await parkRuns(
+      c,
+      suspends.map((i) => ({ cmd: all[i] as Extract<Command, { verb: "suspend" }>, created: created.get(i) ?? 0 })),
+    );
     wake = true;
   }
 
@@ -136,13 +168,19 @@ async function applySegment(c: pg.ClientBase, all: Command[], seg: number[], res
     const cmd = all[i]!;
     if (cmd.verb !== "complete") continue;
     const row = fence.get(cmd.lease.runId)!;
-    if (cmd.outcome.status === "retry") retries.push({ runId: row.id, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
+    if (cmd.outcome.status === "retry")
+      retries.push({ runId: row.id, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
     else finishes.push({ runId: row.id, parentId: row.parent_id, parentKey: row.parent_key, outcome: cmd.outcome });
   }
   await retryRuns(c, retries);
   await finishRuns(c, finishes);
   if (retries.length || finishes.length) wake = true;
-  if (ctx.audit) await releaseClaims(c, ok.filter((i) => all[i]!.verb !== "saveSteps").map((i) => (all[i] as LeaseCommand).lease), "released");
+  if (ctx.audit)
+    await releaseClaims(
+      c,
+      ok.filter((i) => all[i]!.verb !== "saveSteps").map((i) => (all[i] as LeaseCommand).lease),
+      "released",
+    );
 
   for (const i of seg) results[i] ??= { ok: true };
   return wake;
@@ -183,12 +221,18 @@ async function heartbeats(c: pg.ClientBase, seg: number[], all: Command[], resul
   }
   for (const i of beats) {
     const cmd = all[i] as Extract<Command, { verb: "heartbeat" }>;
-    results[i] = { ok: true, lost: cmd.leases.filter((l) => !alive.has(`${l.runId}\u0000${l.token}`)).map((l) => l.runId) };
+    results[i] = {
+      ok: true,
+      lost: cmd.leases.filter((l) => !alive.has(`${l.runId}\u0000${l.token}`)).map((l) => l.runId),
+    };
   }
 }
 
 /** For children with a cache key and TTL: the newest succeeded run with that key still within the TTL. */
-async function cacheLookup(c: pg.ClientBase, children: ChildSpec[]): Promise<Map<string, { id: string; result: string | null }>> {
+async function cacheLookup(
+  c: pg.ClientBase,
+  children: ChildSpec[],
+): Promise<Map<string, { id: string; result: string | null }>> {
   const cached = children.filter((ch) => ch.cacheKey && ch.cacheTtlMs);
   const hits = new Map<string, { id: string; result: string | null }>();
   if (cached.length === 0) return hits;
@@ -202,7 +246,12 @@ async function cacheLookup(c: pg.ClientBase, children: ChildSpec[]): Promise<Map
   return hits;
 }
 
-async function resolveFromCache(c: pg.ClientBase, suspends: number[], all: Command[], hits: Map<string, { id: string; result: string | null }>): Promise<void> {
+async function resolveFromCache(
+  c: pg.ClientBase,
+  suspends: number[],
+  all: Command[],
+  hits: Map<string, { id: string; result: string | null }>,
+): Promise<void> {
   const parents: string[] = [];
   const keys: string[] = [];
   const values: (string | null)[] = [];
@@ -262,7 +311,10 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
 }
 
 /** Parks suspended runs: `waiting` with their new children counted, or straight back to `pending` if nothing is outstanding. */
-async function parkRuns(c: pg.ClientBase, parks: Array<{ cmd: Extract<Command, { verb: "suspend" }>; created: number }>): Promise<void> {
+async function parkRuns(
+  c: pg.ClientBase,
+  parks: Array<{ cmd: Extract<Command, { verb: "suspend" }>; created: number }>,
+): Promise<void> {
   await c.query(
     `UPDATE runs r SET
        status = CASE WHEN u.await AND r.outstanding + u.created <= 0 THEN 'pending' ELSE 'waiting' END,

@@ -54,7 +54,9 @@ export function parsePostgresTarget(url: string, options: PostgresOptions = {}):
   try {
     parsed = new URL(url);
   } catch (err) {
-    throw new InvalidDatabaseUrlError(`invalid Postgres URL: expected postgres://user:password@host:5432/database`, { cause: err });
+    throw new InvalidDatabaseUrlError(`invalid Postgres URL: expected postgres://user:password@host:5432/database`, {
+      cause: err,
+    });
   }
   const params = parsed.searchParams;
   const schema = options.schema ?? params.get("schema") ?? "sluice";
@@ -66,9 +68,12 @@ export function parsePostgresTarget(url: string, options: PostgresOptions = {}):
   const poolText = params.get("pool");
   const poolSize = options.poolSize ?? (poolText === null ? 10 : Number(poolText));
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) {
-    throw new InvalidDatabaseUrlError(`invalid pool size ${JSON.stringify(poolText ?? poolSize)}: use a whole number from 1 to 1000 (?pool=10)`);
+    throw new InvalidDatabaseUrlError(
+      `invalid pool size ${JSON.stringify(poolText ?? poolSize)}: use a whole number from 1 to 1000 (?pool=10)`,
+    );
   }
-  const auditClaims = options.auditClaims ?? ["1", "true", "yes"].includes((params.get("audit_claims") ?? "").toLowerCase());
+  const auditClaims =
+    options.auditClaims ?? ["1", "true", "yes"].includes((params.get("audit_claims") ?? "").toLowerCase());
   for (const p of SLUICE_PARAMS) params.delete(p);
   const display = new URL(parsed.toString());
   if (display.password) display.password = "***";

@@ -99,11 +99,16 @@ export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolea
       return { created: true, result };
     }
     const ex = existing.get(n.req.id);
-    if (!ex) return { created: false, result: { ok: false, error: conflict(n.req.id, "an id that could not be inserted") } };
+    if (!ex)
+      return { created: false, result: { ok: false, error: conflict(n.req.id, "an id that could not be inserted") } };
     if (ex.workflow !== n.req.workflow || (ex.task ?? null) !== (n.req.task ?? null)) {
-      return { created: false, result: { ok: false, error: conflict(n.req.id, `workflow ${JSON.stringify(ex.task ?? ex.workflow)}`) } };
+      return {
+        created: false,
+        result: { ok: false, error: conflict(n.req.id, `workflow ${JSON.stringify(ex.task ?? ex.workflow)}`) },
+      };
     }
-    if (!sameJson(ex.payload, n.req.payload)) return { created: false, result: { ok: false, error: conflict(n.req.id, "a different payload") } };
+    if (!sameJson(ex.payload, n.req.payload))
+      return { created: false, result: { ok: false, error: conflict(n.req.id, "a different payload") } };
     return { created: false, result: { ok: true, enqueued: { id: n.req.id, deduplicated: true } } };
   });
 }

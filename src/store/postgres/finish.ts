@@ -40,7 +40,11 @@ export async function retryRuns(c: pg.ClientBase, retries: Retry[]): Promise<voi
     `UPDATE runs r SET status = 'pending', attempt = r.attempt + 1, ready_at = now_ms() + u.delay, error = u.error,
        lease_owner = NULL, lease_expires_at = NULL, updated_at = now_ms()
      FROM unnest($1::text[], $2::bigint[], $3::text[]) u(id, delay, error) WHERE r.id = u.id`,
-    [retries.map((r) => r.runId), retries.map((r) => Math.max(0, Math.round(r.delayMs))), retries.map((r) => JSON.stringify(r.error))],
+    [
+      retries.map((r) => r.runId),
+      retries.map((r) => Math.max(0, Math.round(r.delayMs))),
+      retries.map((r) => JSON.stringify(r.error)),
+    ],
   );
 }
 
@@ -71,7 +75,13 @@ export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<
  * nothing left outstanding. Parent rows are locked in id order first, so two
  * transactions finishing siblings queue up instead of deadlocking.
  */
-async function resolveParents(c: pg.ClientBase, parents: string[], keys: string[], values: (string | null)[], errors: (string | null)[]): Promise<void> {
+async function resolveParents(
+  c: pg.ClientBase,
+  parents: string[],
+  keys: string[],
+  values: (string | null)[],
+  errors: (string | null)[],
+): Promise<void> {
   await c.query("SELECT 1 FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE", [[...new Set(parents)]]);
   await c.query(
     `WITH resolved AS (

@@ -33,7 +33,10 @@ export class Leadership {
         await c.query("UPDATE leaders SET seen = now_ms() WHERE name = $1 AND holder = $2", [name, holder]);
         return true;
       }
-      const { rows } = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok", [LOCK_CLASS + 2, this.key(name)]);
+      const { rows } = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, hashtext($2)) AS ok", [
+        LOCK_CLASS + 2,
+        this.key(name),
+      ]);
       if (!rows[0]?.ok) return false;
       this.held.set(name, holder);
       await c.query(
@@ -54,7 +57,9 @@ export class Leadership {
     this.held.delete(name);
     const c = this.client;
     if (!c) return;
-    await c.query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_CLASS + 2, this.key(name)]).catch(() => this.drop());
+    await c
+      .query("SELECT pg_advisory_unlock($1, hashtext($2))", [LOCK_CLASS + 2, this.key(name)])
+      .catch(() => this.drop());
     if (this.held.size === 0) this.drop();
   }
 

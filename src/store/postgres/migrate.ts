@@ -33,10 +33,13 @@ export async function migrate(target: PostgresTarget): Promise<void> {
     const s = ident(target.schema);
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
     await client.query(`SET LOCAL search_path = ${s}`);
-    await client.query("CREATE TABLE IF NOT EXISTS migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
+    await client.query(
+      "CREATE TABLE IF NOT EXISTS migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+    );
     const { rows } = await client.query<{ v: number | null }>("SELECT max(version) AS v FROM migrations");
     const current = rows[0]?.v ?? 0;
-    if (current > MIGRATIONS.length) throw new SchemaTooNewError(`${target.display} (schema ${target.schema})`, current, MIGRATIONS.length);
+    if (current > MIGRATIONS.length)
+      throw new SchemaTooNewError(`${target.display} (schema ${target.schema})`, current, MIGRATIONS.length);
     for (let v = current + 1; v <= MIGRATIONS.length; v++) {
       await client.query(MIGRATIONS[v - 1]!);
       await client.query("INSERT INTO migrations (version) VALUES ($1)", [v]);

@@ -53,24 +53,49 @@ async function decide(c: pg.ClientBase, req: ResolveWaitRequest): Promise<Resolv
     [req.runId, req.key],
   );
   const st = step.rows[0];
-  const facts = { run: { status: r.status, createdBy: r.created_by }, step: st ? { kind: st.kind, status: st.status, wakeAt: st.wake_at === null ? null : Number(st.wake_at), finishedAt: st.finished_at === null ? null : Number(st.finished_at) } : null };
+  const facts = {
+    run: { status: r.status, createdBy: r.created_by },
+    step: st
+      ? {
+          kind: st.kind,
+          status: st.status,
+          wakeAt: st.wake_at === null ? null : Number(st.wake_at),
+          finishedAt: st.finished_at === null ? null : Number(st.finished_at),
+        }
+      : null,
+  };
   const outcome = waitOutcome(facts, req, Number(r.now));
   if (outcome !== "resolved") return outcome;
-  await c.query("UPDATE steps SET status = 'done', value = $1, finished_at = now_ms() WHERE run_id = $2 AND key = $3", [req.value, req.runId, req.key]);
-  await c.query("UPDATE runs SET status = 'pending', ready_at = now_ms(), updated_at = now_ms() WHERE id = $1", [req.runId]);
+  await c.query("UPDATE steps SET status = 'done', value = $1, finished_at = now_ms() WHERE run_id = $2 AND key = $3", [
+    req.value,
+    req.runId,
+    req.key,
+  ]);
+  await c.query("UPDATE runs SET status = 'pending', ready_at = now_ms(), updated_at = now_ms() WHERE id = $1", [
+    req.runId,
+  ]);
   return "resolved";
 }
 
 /** Cancels a run and its unfinished descendants; returns the status afterwards, null if missing. */
-export async function cancelRun(c: pg.ClientBase, runId: string, reason: string | null, audit: boolean): Promise<RunStatus | null> {
-  const { rows } = await c.query<{ status: RunStatus; parent_id: string | null; parent_key: string | null; claims: number }>(
-    "SELECT status, parent_id, parent_key, claims FROM runs WHERE id = $1 FOR UPDATE",
-    [runId],
-  );
+export async function cancelRun(
+  c: pg.ClientBase,
+  runId: string,
+  reason: string | null,
+  audit: boolean,
+): Promise<RunStatus | null> {
+  const { rows } = await c.query<{
+    status: RunStatus;
+    parent_id: string | null;
+    parent_key: string | null;
+    claims: number;
+  }>("SELECT status, parent_id, parent_key, claims FROM runs WHERE id = $1 FOR UPDATE", [runId]);
   const row = rows[0];
   if (!row) return null;
   if (isTerminal(row.status)) return row.status;
-  await finishRuns(c, [{ runId, parentId: row.parent_id, parentKey: row.parent_key, outcome: { status: "cancelled", reason } }]);
+  await finishRuns(c, [
+    { runId, parentId: row.parent_id, parentKey: row.parent_key, outcome: { status: "cancelled", reason } },
+  ]);
   const error = JSON.stringify(cancelledError(PARENT_CANCELLED));
   const { rows: kids } = await c.query<{ id: string; claims: number }>(
     `WITH RECURSIVE d(id) AS (SELECT id FROM runs WHERE parent_id = $1 UNION ALL SELECT r.id FROM runs r JOIN d ON r.parent_id = d.id)
@@ -100,8 +125,20 @@ export async function retryRun(c: pg.ClientBase, runId: string): Promise<RunStat
 }
 
 /** Ends expired leases (skipping rows another process is handling); returns the ids handled. */
-export async function reclaimExpired(c: pg.ClientBase, limit: number, retryDelayMs: (attempt: number) => number, audit: boolean): Promise<string[]> {
-  const { rows } = await c.query<{ id: string; attempt: number; max_attempts: number; parent_id: string | null; parent_key: string | null; claims: number }>(
+export async function reclaimExpired(
+  c: pg.ClientBase,
+  limit: number,
+  retryDelayMs: (attempt: number) => number,
+  audit: boolean,
+): Promise<string[]> {
+  const { rows } = await c.query<{
+    id: string;
+    attempt: number;
+    max_attempts: number;
+    parent_id: string | null;
+    parent_key: string | null;
+    claims: number;
+  }>(
     `SELECT id, attempt, max_attempts, parent_id, parent_key, claims FROM runs
      WHERE status = 'running' AND lease_expires_at < now_ms() ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [limit],
@@ -115,7 +152,11 @@ export async function reclaimExpired(c: pg.ClientBase, limit: number, retryDelay
       `UPDATE runs r SET status = 'pending', attempt = r.attempt + 1, ready_at = now_ms() + u.delay, error = u.error,
          lease_owner = NULL, lease_expires_at = NULL, updated_at = now_ms()
        FROM unnest($1::text[], $2::bigint[], $3::text[]) u(id, delay, error) WHERE r.id = u.id`,
-      [again.map((r) => r.id), again.map((r) => Math.max(0, Math.round(retryDelayMs(r.attempt)))), again.map((r) => JSON.stringify(errorOf(r)))],
+      [
+        again.map((r) => r.id),
+        again.map((r) => Math.max(0, Math.round(retryDelayMs(r.attempt)))),
+        again.map((r) => JSON.stringify(errorOf(r))),
+      ],
     );
   }
   await finishRuns(
@@ -123,9 +164,19 @@ export async function reclaimExpired(c: pg.ClientBase, limit: number, retryDelay
     last.map((r) => {
       const error = errorOf(r);
       error.message += `; that was the last of ${r.max_attempts} attempts`;
-      return { runId: r.id, parentId: r.parent_id, parentKey: r.parent_key, outcome: { status: "failed" as const, error } };
+      return {
+        runId: r.id,
+        parentId: r.parent_id,
+        parentKey: r.parent_key,
+        outcome: { status: "failed" as const, error },
+      };
     }),
   );
-  if (audit) await releaseClaims(c, rows.map((r) => ({ runId: r.id, token: r.claims })), "expired");
+  if (audit)
+    await releaseClaims(
+      c,
+      rows.map((r) => ({ runId: r.id, token: r.claims })),
+      "expired",
+    );
   return rows.map((r) => r.id);
 }

@@ -21,7 +21,10 @@ export class PostgresReads {
   async listRuns(filter: RunFilter): Promise<RunRecord[]> {
     const { where, params } = whereClause(filter);
     params.push(Math.min(Math.max(filter.limit ?? 50, 1), 10_000));
-    const { rows } = await this.db.query<RunRow>(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT $${params.length}`, params);
+    const { rows } = await this.db.query<RunRow>(
+      `SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT $${params.length}`,
+      params,
+    );
     return rows.map(toRun);
   }
 
@@ -32,22 +35,32 @@ export class PostgresReads {
   }
 
   async getSteps(runId: string): Promise<StepRecord[]> {
-    const { rows } = await this.db.query<StepRow>("SELECT * FROM steps WHERE run_id = $1 ORDER BY position, started_at", [runId]);
+    const { rows } = await this.db.query<StepRow>(
+      "SELECT * FROM steps WHERE run_id = $1 ORDER BY position, started_at",
+      [runId],
+    );
     return rows.map(toStep);
   }
 
   async getLogs(runId: string, afterSeq: number): Promise<LogRecord[]> {
-    const { rows } = await this.db.query<Parameters<typeof toLog>[0]>("SELECT * FROM logs WHERE run_id = $1 AND seq > $2 ORDER BY seq", [runId, afterSeq]);
+    const { rows } = await this.db.query<Parameters<typeof toLog>[0]>(
+      "SELECT * FROM logs WHERE run_id = $1 AND seq > $2 ORDER BY seq",
+      [runId, afterSeq],
+    );
     return rows.map(toLog);
   }
 
   async listWorkflows(): Promise<WorkflowInfo[]> {
-    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>("SELECT * FROM workflows WHERE removed_at IS NULL ORDER BY name");
+    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>(
+      "SELECT * FROM workflows WHERE removed_at IS NULL ORDER BY name",
+    );
     return rows.map(toWorkflow);
   }
 
   async getWorkflow(name: string): Promise<WorkflowInfo | null> {
-    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>("SELECT * FROM workflows WHERE name = $1", [name]);
+    const { rows } = await this.db.query<Parameters<typeof toWorkflow>[0]>("SELECT * FROM workflows WHERE name = $1", [
+      name,
+    ]);
     return rows[0] ? toWorkflow(rows[0]) : null;
   }
 }

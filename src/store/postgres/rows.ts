@@ -15,5 +15,12 @@ export function toSchedule(r: {
   paused: boolean;
   last_fired_at: number | null;
 }): ScheduleRecord {
-  return { workflow: r.workflow, cron: r.cron, timezone: r.timezone, nextAt: r.next_at, paused: r.paused, lastFiredAt: r.last_fired_at };
+  return {
+    workflow: r.workflow,
+    cron: r.cron,
+    timezone: r.timezone,
+    nextAt: r.next_at,
+    paused: r.paused,
+    lastFiredAt: r.last_fired_at,
+  };
 }

@@ -18,7 +18,12 @@ export async function syncSchedules(c: pg.ClientBase, entries: ScheduleEntry[]):
      ON CONFLICT (workflow) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, next_at = excluded.next_at,
        updated_at = excluded.updated_at
      WHERE schedules.cron IS DISTINCT FROM excluded.cron OR schedules.timezone IS DISTINCT FROM excluded.timezone`,
-    [entries.map((e) => e.workflow), entries.map((e) => e.cron), entries.map((e) => e.timezone), entries.map((e) => e.nextAt)],
+    [
+      entries.map((e) => e.workflow),
+      entries.map((e) => e.cron),
+      entries.map((e) => e.timezone),
+      entries.map((e) => e.nextAt),
+    ],
   );
 }
 

@@ -55,7 +55,9 @@ export class PostgresStore implements Store {
 
   constructor(readonly target: PostgresTarget) {
     this.db = new Db(target);
-    this.reads = new PostgresReads({ query: async (text, values) => (await this.ready(), this.db.query(text, values)) });
+    this.reads = new PostgresReads({
+      query: async (text, values) => (await this.ready(), this.db.query(text, values)),
+    });
     this.listener = new Listener(target, () => this.ready());
     this.leadership = new Leadership(target, () => this.ready());
     this.channel = channelOf(target.schema);
@@ -128,27 +130,49 @@ export class PostgresStore implements Store {
 
   async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
     await this.ready();
-    const { rows } = await this.db.query<{ run_id: string; step_key: string; actor: string | null; decision: string; outcome: string; via: string | null; ts: number }>(
-      "SELECT * FROM approval_events WHERE run_id = $1 ORDER BY seq",
-      [runId],
-    );
-    return rows.map((r) => ({ runId: r.run_id, stepKey: r.step_key, actor: r.actor, decision: r.decision, outcome: r.outcome as ApprovalEvent["outcome"], via: r.via, ts: r.ts }));
+    const { rows } = await this.db.query<{
+      run_id: string;
+      step_key: string;
+      actor: string | null;
+      decision: string;
+      outcome: string;
+      via: string | null;
+      ts: number;
+    }>("SELECT * FROM approval_events WHERE run_id = $1 ORDER BY seq", [runId]);
+    return rows.map((r) => ({
+      runId: r.run_id,
+      stepKey: r.step_key,
+      actor: r.actor,
+      decision: r.decision,
+      outcome: r.outcome as ApprovalEvent["outcome"],
+      via: r.via,
+      ts: r.ts,
+    }));
   }
 
   async secret(name: string): Promise<string> {
     await this.ready();
     const key = `secret:${name}`;
-    await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [key, randomBytes(32).toString("base64url")]);
+    await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [
+      key,
+      randomBytes(32).toString("base64url"),
+    ]);
     return (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [key])).rows[0]!.value;
   }
 
   async kvGet(key: string): Promise<string | null> {
     await this.ready();
-    return (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [`kv:${key}`])).rows[0]?.value ?? null;
+    return (
+      (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [`kv:${key}`])).rows[0]?.value ??
+      null
+    );
   }
   async kvPut(key: string, value: string): Promise<void> {
     await this.ready();
-    await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [`kv:${key}`, value]);
+    await this.db.query(
+      "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [`kv:${key}`, value],
+    );
   }
   async kvDelete(key: string): Promise<boolean> {
     await this.ready();
@@ -287,7 +311,10 @@ export class PostgresStore implements Store {
   async removeWorkflows(names: readonly string[]): Promise<void> {
     if (names.length === 0) return this.ready();
     await this.tx(async (c) => {
-      await c.query("UPDATE workflows SET removed_at = now_ms(), updated_at = now_ms() WHERE name = ANY($1::text[]) AND removed_at IS NULL", [[...names]]);
+      await c.query(
+        "UPDATE workflows SET removed_at = now_ms(), updated_at = now_ms() WHERE name = ANY($1::text[]) AND removed_at IS NULL",
+        [[...names]],
+      );
       await this.notify(c);
     });
   }
@@ -299,11 +326,16 @@ export class PostgresStore implements Store {
   }
   async putBundle(hash: string, code: string): Promise<void> {
     await this.ready();
-    await this.db.query("INSERT INTO bundles (hash, code, created_at) VALUES ($1, $2, now_ms()) ON CONFLICT (hash) DO NOTHING", [hash, code]);
+    await this.db.query(
+      "INSERT INTO bundles (hash, code, created_at) VALUES ($1, $2, now_ms()) ON CONFLICT (hash) DO NOTHING",
+      [hash, code],
+    );
   }
   async getBundle(hash: string): Promise<string | null> {
     await this.ready();
-    return (await this.db.query<{ code: string }>("SELECT code FROM bundles WHERE hash = $1", [hash])).rows[0]?.code ?? null;
+    return (
+      (await this.db.query<{ code: string }>("SELECT code FROM bundles WHERE hash = $1", [hash])).rows[0]?.code ?? null
+    );
   }
 
   async syncSchedules(entries: schedules.ScheduleEntry[]): Promise<void> {
@@ -316,7 +348,10 @@ export class PostgresStore implements Store {
   }
   async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
     await this.ready();
-    const r = await this.db.query("UPDATE schedules SET paused = $1, updated_at = now_ms() WHERE workflow = $2", [paused, workflow]);
+    const r = await this.db.query("UPDATE schedules SET paused = $1, updated_at = now_ms() WHERE workflow = $2", [
+      paused,
+      workflow,
+    ]);
     return (r.rowCount ?? 0) > 0;
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {

@@ -10,10 +10,12 @@ export function resolveWait(s: Statements, req: ResolveWaitRequest, now: number)
 }
 
 function decide(s: Statements, req: ResolveWaitRequest, now: number): ResolveWaitOutcome {
-  const run = s.get("SELECT status, created_by FROM runs WHERE id = ?").get(req.runId) as { status: RunStatus; created_by: string | null } | undefined;
-  const step = s.get("SELECT kind, status, wake_at, finished_at FROM steps WHERE run_id = ? AND key = ?").get(req.runId, req.key) as
-    | { kind: string; status: string; wake_at: number | null; finished_at: number | null }
-    | undefined;
+  const run = s.get("SELECT status, created_by FROM runs WHERE id = ?").get(req.runId) as
+    { status: RunStatus; created_by: string | null } | undefined;
+  const step = s
+    .get("SELECT kind, status, wake_at, finished_at FROM steps WHERE run_id = ? AND key = ?")
+    .get(req.runId, req.key) as
+    { kind: string; status: string; wake_at: number | null; finished_at: number | null } | undefined;
   const outcome = waitOutcome(
     {
       run: run ? { status: run.status, createdBy: run.created_by } : null,
@@ -23,22 +25,21 @@ function decide(s: Statements, req: ResolveWaitRequest, now: number): ResolveWai
     now,
   );
   if (outcome !== "resolved") return outcome;
-  s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?").run(req.value, now, req.runId, req.key);
+  s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?").run(
+    req.value,
+    now,
+    req.runId,
+    req.key,
+  );
   s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ?").run(now, now, req.runId);
   return "resolved";
 }
 
 /** Appends one approval attempt to the audit log. */
 export function recordApprovalEvent(s: Statements, e: Omit<ApprovalEvent, "ts">, now: number): void {
-  s.get("INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-    e.runId,
-    e.stepKey,
-    e.actor,
-    e.decision,
-    e.outcome,
-    e.via,
-    now,
-  );
+  s.get(
+    "INSERT INTO approval_events (run_id, step_key, actor, decision, outcome, via, ts) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  ).run(e.runId, e.stepKey, e.actor, e.decision, e.outcome, e.via, now);
 }
 
 /** A run's approval attempts, oldest first. */

@@ -17,7 +17,11 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
   // Candidates skip concurrency keys already at their limit; more than `limit` are read
   // because runs sharing a key may still block each other within this batch.
   // With `server` and no explicit queues: skip runs in other servers' local queues (`group@server`).
-  const scope = req.queues ? " AND queue IN (SELECT value FROM json_each(?))" : req.server ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)" : "";
+  const scope = req.queues
+    ? " AND queue IN (SELECT value FROM json_each(?))"
+    : req.server
+      ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)"
+      : "";
   const select = s.get(
     `SELECT seq, concurrency_key FROM runs WHERE ${CLAIMABLE}${scope}
        AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
@@ -32,7 +36,10 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
   );
   const steps = s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
   const scoped = req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : [];
-  const candidates = select.all(now, workflows, ...scoped, now, req.limit * 2) as Array<{ seq: number; concurrency_key: string | null }>;
+  const candidates = select.all(now, workflows, ...scoped, now, req.limit * 2) as Array<{
+    seq: number;
+    concurrency_key: string | null;
+  }>;
   const claimed: ClaimedRun[] = [];
   for (const c of candidates) {
     if (claimed.length >= req.limit) break;

@@ -23,7 +23,11 @@ export interface Connection {
  * when `readOnlyFallback` is set and the file exists but may not be written.
  * @throws DatabaseOpenError, ReadOnlySchemaError, SchemaTooNew (SluiceError)
  */
-export function openConnection(options: { path: string; busyTimeoutMs?: number; readOnlyFallback?: boolean }): Connection {
+export function openConnection(options: {
+  path: string;
+  busyTimeoutMs?: number;
+  readOnlyFallback?: boolean;
+}): Connection {
   const { path } = options;
   const busy = options.busyTimeoutMs ?? 10_000;
   let db: Database.Database | undefined;
@@ -38,7 +42,8 @@ export function openConnection(options: { path: string; busyTimeoutMs?: number; 
   } catch (err) {
     db?.close();
     if (err instanceof SluiceError) throw err;
-    if (!options.readOnlyFallback || !isNotWritable(err) || path === ":memory:" || !existsSync(path)) throw new DatabaseOpenError(path, err);
+    if (!options.readOnlyFallback || !isNotWritable(err) || path === ":memory:" || !existsSync(path))
+      throw new DatabaseOpenError(path, err);
     return openReadOnly(path, busy);
   }
 }
@@ -65,7 +70,8 @@ function openReadOnly(path: string, busy: number): Connection {
   try {
     return { db: open(path), cleanup: null };
   } catch (err) {
-    if (err instanceof SluiceError || !isNotWritable(err)) throw err instanceof SluiceError ? err : new DatabaseOpenError(path, err);
+    if (err instanceof SluiceError || !isNotWritable(err))
+      throw err instanceof SluiceError ? err : new DatabaseOpenError(path, err);
   }
   const dir = mkdtempSync(join(tmpdir(), "sluice-readonly-"));
   const cleanup = () => rmSync(dir, { recursive: true, force: true });

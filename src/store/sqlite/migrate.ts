@@ -16,20 +16,22 @@ export function migrate(db: Database.Database, path: string): void {
   // Up to date: nothing to write (so a file this process may only read still opens).
   if (schemaVersion(db) === MIGRATIONS.length) return;
   for (;;) {
-    const applied = db.transaction(() => {
-      const version = db.pragma("user_version", { simple: true }) as number;
-      if (version > MIGRATIONS.length) {
-        throw new SluiceError(
-          "SCHEMA_TOO_NEW",
-          `database ${path} has schema version ${version}, newer than this Sluice understands (${MIGRATIONS.length}): upgrade Sluice, or point it at another database`,
-        );
-      }
-      const next = MIGRATIONS[version];
-      if (next === undefined) return false;
-      db.exec(next);
-      db.pragma(`user_version = ${version + 1}`);
-      return true;
-    }).immediate();
+    const applied = db
+      .transaction(() => {
+        const version = db.pragma("user_version", { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new SluiceError(
+            "SCHEMA_TOO_NEW",
+            `database ${path} has schema version ${version}, newer than this Sluice understands (${MIGRATIONS.length}): upgrade Sluice, or point it at another database`,
+          );
+        }
+        const next = MIGRATIONS[version];
+        if (next === undefined) return false;
+        db.exec(next);
+        db.pragma(`user_version = ${version + 1}`);
+        return true;
+      })
+      .immediate();
     if (!applied) return;
   }
 }

@@ -13,7 +13,9 @@ export class SqliteReads {
 
   getRuns(ids: readonly string[]): RunRecord[] {
     if (ids.length === 0) return [];
-    return (this.s.get("SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as RunRow[]).map(toRun);
+    return (
+      this.s.get("SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as RunRow[]
+    ).map(toRun);
   }
 
   listRuns(filter: RunFilter): RunRecord[] {
@@ -30,21 +32,30 @@ export class SqliteReads {
   }
 
   getSteps(runId: string): StepRecord[] {
-    return (this.s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position, started_at").all(runId) as StepRow[]).map(toStep);
+    return (
+      this.s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position, started_at").all(runId) as StepRow[]
+    ).map(toStep);
   }
 
   getLogs(runId: string, afterSeq: number): LogRecord[] {
     return (
-      this.s.get("SELECT * FROM logs WHERE run_id = ? AND seq > ? ORDER BY seq").all(runId, afterSeq) as Parameters<typeof toLog>[0][]
+      this.s.get("SELECT * FROM logs WHERE run_id = ? AND seq > ? ORDER BY seq").all(runId, afterSeq) as Parameters<
+        typeof toLog
+      >[0][]
     ).map(toLog);
   }
 
   listWorkflows(): WorkflowInfo[] {
-    return (this.s.get("SELECT * FROM workflows WHERE removed_at IS NULL ORDER BY name").all() as Parameters<typeof toWorkflow>[0][]).map(toWorkflow);
+    return (
+      this.s.get("SELECT * FROM workflows WHERE removed_at IS NULL ORDER BY name").all() as Parameters<
+        typeof toWorkflow
+      >[0][]
+    ).map(toWorkflow);
   }
 
   getWorkflow(name: string): WorkflowInfo | null {
-    const row = this.s.get("SELECT * FROM workflows WHERE name = ?").get(name) as Parameters<typeof toWorkflow>[0] | undefined;
+    const row = this.s.get("SELECT * FROM workflows WHERE name = ?").get(name) as
+      Parameters<typeof toWorkflow>[0] | undefined;
     return row ? toWorkflow(row) : null;
   }
 }

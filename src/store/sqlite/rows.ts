@@ -89,7 +89,9 @@ export function toRun(r: RunRow): RunRecord {
     createdBy: r.created_by,
     cacheKey: r.cache_key,
     concurrency:
-      r.concurrency_key === null ? null : { key: r.concurrency_key, limit: r.concurrency_limit ?? 1, windowMs: r.concurrency_window_ms },
+      r.concurrency_key === null
+        ? null
+        : { key: r.concurrency_key, limit: r.concurrency_limit ?? 1, windowMs: r.concurrency_window_ms },
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,

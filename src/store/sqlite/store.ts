@@ -150,7 +150,9 @@ export class SqliteStore implements Store {
     return row?.value ?? null;
   }
   async kvPut(key: string, value: string): Promise<void> {
-    this.s.get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(`kv:${key}`, value);
+    this.s
+      .get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+      .run(`kv:${key}`, value);
   }
   async kvDelete(key: string): Promise<boolean> {
     return this.s.get("DELETE FROM meta WHERE key = ?").run(`kv:${key}`).changes > 0;
@@ -161,14 +163,19 @@ export class SqliteStore implements Store {
       const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(k) as { value: string } | undefined;
       if ((row?.value ?? null) !== expected) return false;
       if (value === null) this.s.get("DELETE FROM meta WHERE key = ?").run(k);
-      else this.s.get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(k, value);
+      else
+        this.s
+          .get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+          .run(k, value);
       return true;
     });
   }
   async kvList(prefix: string): Promise<Array<{ key: string; value: string }>> {
     // Range scan instead of LIKE, so `%` and `_` in a prefix mean themselves.
     const from = `kv:${prefix}`;
-    const rows = this.s.get("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key").all(from, `${from}\uffff`) as Array<{ key: string; value: string }>;
+    const rows = this.s
+      .get("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key")
+      .all(from, `${from}\uffff`) as Array<{ key: string; value: string }>;
     return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
   }
 
@@ -192,8 +199,12 @@ export class SqliteStore implements Store {
            WHERE s.event = ? AND s.status = 'pending' AND s.kind = 'wait' AND r.status = 'waiting'`,
         )
         .all(event) as Array<{ run_id: string; key: string }>;
-      const resolve = this.s.get("UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?");
-      const wake = this.s.get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'");
+      const resolve = this.s.get(
+        "UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ?",
+      );
+      const wake = this.s.get(
+        "UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'",
+      );
       const woken = new Set<string>();
       for (const w of waits) {
         resolve.run(payload, now, w.run_id, w.key);
@@ -210,8 +221,7 @@ export class SqliteStore implements Store {
     const now = this.clock.now();
     return this.tx(() => {
       const row = this.s.get("SELECT status, parent_id, parent_key FROM runs WHERE id = ?").get(runId) as
-        | { status: RunStatus; parent_id: string | null; parent_key: string | null }
-        | undefined;
+        { status: RunStatus; parent_id: string | null; parent_key: string | null } | undefined;
       if (!row) return null;
       if (isTerminal(row.status)) return row.status;
       this.w.finish(runId, row, { status: "cancelled", reason }, now);
@@ -252,7 +262,13 @@ export class SqliteStore implements Store {
           `SELECT id, attempt, max_attempts, parent_id, parent_key FROM runs
            WHERE status = 'running' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`,
         )
-        .all(now, limit) as Array<{ id: string; attempt: number; max_attempts: number; parent_id: string | null; parent_key: string | null }>;
+        .all(now, limit) as Array<{
+        id: string;
+        attempt: number;
+        max_attempts: number;
+        parent_id: string | null;
+        parent_key: string | null;
+      }>;
       for (const row of rows) {
         const error: SerializedError = leaseExpiredError(row.attempt);
         if (row.attempt < row.max_attempts) {
@@ -329,13 +345,27 @@ export class SqliteStore implements Store {
     this.tx(() => {
       for (const w of workflows) {
         const params = w.params ? JSON.stringify(w.params) : null;
-        upsert.run(w.name, w.version, w.queue, w.maxAttempts, w.backoff.base, w.backoff.max, w.source, w.schedule ? JSON.stringify(w.schedule) : null, w.local ? 1 : 0, params, now);
+        upsert.run(
+          w.name,
+          w.version,
+          w.queue,
+          w.maxAttempts,
+          w.backoff.base,
+          w.backoff.max,
+          w.source,
+          w.schedule ? JSON.stringify(w.schedule) : null,
+          w.local ? 1 : 0,
+          params,
+          now,
+        );
       }
     });
   }
   async removeWorkflows(names: readonly string[]): Promise<void> {
     const now = this.clock.now();
-    const mark = this.s.get("UPDATE workflows SET removed_at = ?, updated_at = ? WHERE name = ? AND removed_at IS NULL");
+    const mark = this.s.get(
+      "UPDATE workflows SET removed_at = ?, updated_at = ? WHERE name = ? AND removed_at IS NULL",
+    );
     this.tx(() => {
       for (const name of names) mark.run(now, now, name);
     });
@@ -347,23 +377,32 @@ export class SqliteStore implements Store {
     return this.r.getWorkflow(name);
   }
   async putBundle(hash: string, code: string): Promise<void> {
-    this.s.get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)").run(hash, code, this.clock.now());
+    this.s
+      .get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)")
+      .run(hash, code, this.clock.now());
   }
   async getBundle(hash: string): Promise<string | null> {
     const row = this.s.get("SELECT code FROM bundles WHERE hash = ?").get(hash) as { code: string } | undefined;
     return row?.code ?? null;
   }
 
-  async syncSchedules(entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>): Promise<void> {
+  async syncSchedules(
+    entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>,
+  ): Promise<void> {
     const now = this.clock.now();
     this.tx(() => {
       const existing = new Map(
-        (this.s.get("SELECT workflow, cron, timezone FROM schedules").all() as Array<{ workflow: string; cron: string; timezone: string }>).map(
-          (r) => [r.workflow, r],
-        ),
+        (
+          this.s.get("SELECT workflow, cron, timezone FROM schedules").all() as Array<{
+            workflow: string;
+            cron: string;
+            timezone: string;
+          }>
+        ).map((r) => [r.workflow, r]),
       );
       const keep = new Set(entries.map((e) => e.workflow));
-      for (const name of existing.keys()) if (!keep.has(name)) this.s.get("DELETE FROM schedules WHERE workflow = ?").run(name);
+      for (const name of existing.keys())
+        if (!keep.has(name)) this.s.get("DELETE FROM schedules WHERE workflow = ?").run(name);
       for (const e of entries) {
         const old = existing.get(e.workflow);
         if (old && old.cron === e.cron && old.timezone === e.timezone) continue;
@@ -378,17 +417,25 @@ export class SqliteStore implements Store {
     });
   }
   async listSchedules(): Promise<ScheduleRecord[]> {
-    return (this.s.get("SELECT * FROM schedules ORDER BY workflow").all() as Parameters<typeof toSchedule>[0][]).map(toSchedule);
+    return (this.s.get("SELECT * FROM schedules ORDER BY workflow").all() as Parameters<typeof toSchedule>[0][]).map(
+      toSchedule,
+    );
   }
   async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
     const now = this.clock.now();
-    return this.s.get("UPDATE schedules SET paused = ?, updated_at = ? WHERE workflow = ?").run(paused ? 1 : 0, now, workflow).changes > 0;
+    return (
+      this.s
+        .get("UPDATE schedules SET paused = ?, updated_at = ? WHERE workflow = ?")
+        .run(paused ? 1 : 0, now, workflow).changes > 0
+    );
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
     const now = this.clock.now();
     return this.tx(() => {
       const changed = this.s
-        .get("UPDATE schedules SET next_at = ?, last_fired_at = ?, updated_at = ? WHERE workflow = ? AND next_at = ? AND paused = 0")
+        .get(
+          "UPDATE schedules SET next_at = ?, last_fired_at = ?, updated_at = ? WHERE workflow = ? AND next_at = ? AND paused = 0",
+        )
         .run(req.nextAt, req.expectedNextAt, now, req.workflow, req.expectedNextAt).changes;
       if (changed === 0) return false;
       try {

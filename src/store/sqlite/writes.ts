@@ -41,13 +41,13 @@ export class SqliteWrites {
   enqueue(req: EnqueueRequest, now: number, parent?: { id: string; key: string; rootId: string }): EnqueueResult {
     if (req.dedupe) {
       const existing = this.s.get("SELECT workflow, task, payload FROM runs WHERE id = ?").get(req.id) as
-        | { workflow: string; task: string | null; payload: string | null }
-        | undefined;
+        { workflow: string; task: string | null; payload: string | null } | undefined;
       if (existing) {
         if (existing.workflow !== req.workflow || (existing.task ?? null) !== (req.task ?? null)) {
           throw new EnqueueConflict(conflict(req.id, `workflow ${JSON.stringify(existing.task ?? existing.workflow)}`));
         }
-        if (!sameJson(existing.payload, req.payload)) throw new EnqueueConflict(conflict(req.id, "a different payload"));
+        if (!sameJson(existing.payload, req.payload))
+          throw new EnqueueConflict(conflict(req.id, "a different payload"));
         return { id: req.id, deduplicated: true };
       }
     }
@@ -95,8 +95,7 @@ export class SqliteWrites {
   /** The run behind a lease if the lease is still the current claim, else undefined. */
   fence(lease: Lease): FenceRow | undefined {
     const row = this.s.get("SELECT status, claims, parent_id, parent_key FROM runs WHERE id = ?").get(lease.runId) as
-      | FenceRow
-      | undefined;
+      FenceRow | undefined;
     return row && row.status === "running" && row.claims === lease.token ? row : undefined;
   }
 
@@ -169,7 +168,9 @@ export class SqliteWrites {
       .get(child.cacheKey, now - child.cacheTtlMs) as { id: string; result: string | null } | undefined;
     if (!hit) return false;
     this.s
-      .get("UPDATE steps SET status = 'done', value = ?, child_id = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'")
+      .get(
+        "UPDATE steps SET status = 'done', value = ?, child_id = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'",
+      )
       .run(hit.result, hit.id, now, parentId, child.parentKey);
     return true;
   }
@@ -218,7 +219,13 @@ export class SqliteWrites {
    * outstanding count. The step's pending→done transition happens once, so the
    * decrement happens exactly once per child.
    */
-  private resolveParent(parentId: string, key: string, result: string | null, error: SerializedError | null, now: number): void {
+  private resolveParent(
+    parentId: string,
+    key: string,
+    result: string | null,
+    error: SerializedError | null,
+    now: number,
+  ): void {
     const changed = this.s
       .get(
         `UPDATE steps SET status = ?, value = ?, error = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'`,
@@ -238,9 +245,7 @@ export class SqliteWrites {
 
   /** Extends every still-current lease; returns the run ids whose lease is gone. */
   heartbeat(leases: Lease[], leaseMs: number, now: number): string[] {
-    const stmt = this.s.get(
-      "UPDATE runs SET lease_expires_at = ? WHERE id = ? AND claims = ? AND status = 'running'",
-    );
+    const stmt = this.s.get("UPDATE runs SET lease_expires_at = ? WHERE id = ? AND claims = ? AND status = 'running'");
     const lost: string[] = [];
     for (const l of leases) if (stmt.run(now + leaseMs, l.runId, l.token).changes === 0) lost.push(l.runId);
     return lost;
@@ -248,7 +253,9 @@ export class SqliteWrites {
 
   /** Appends captured log lines, dropping those of a claim that is no longer current. */
   appendLogs(lines: LogLine[]): void {
-    const stmt = this.s.get("INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES (?, ?, ?, ?, ?, ?)");
+    const stmt = this.s.get(
+      "INSERT INTO logs (run_id, step_key, attempt, level, message, ts) VALUES (?, ?, ?, ?, ?, ?)",
+    );
     const live = new Map<string, boolean>();
     for (const l of lines) {
       if (l.token !== undefined) {

@@ -37,7 +37,9 @@ export function App() {
       })
       .catch((e: ApiError) => {
         setMe(null);
-        setAuthError(e.status === 401 || e.status === 403 ? (e.code === "AUTH_REQUIRED" ? null : e.message) : e.message);
+        setAuthError(
+          e.status === 401 || e.status === 403 ? (e.code === "AUTH_REQUIRED" ? null : e.message) : e.message,
+        );
       })
       .finally(() => setChecked(true));
   }, []);

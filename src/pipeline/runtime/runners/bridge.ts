@@ -43,28 +43,54 @@ const str = (v: unknown, what: string): string => {
 async function handle(ctx: PipelineRunContext, op: string, a: Record<string, unknown>): Promise<unknown> {
   const sdk = new RunAssetSdk(ctx.assets, ctx);
   switch (op) {
-    case "write_s3_file": return sdk.writeObject(str(a.key, "key"), unb64(a.data), typeof a.content_type === "string" ? a.content_type : undefined);
-    case "load_s3_file": return b64(await sdk.readObject(str(a.key, "key")));
-    case "get_resource": return sdk.getResource(str(a.path, "path"), a.none_if_undefined === true);
-    case "set_resource": return sdk.setResource(str(a.path, "path"), a.value, typeof a.type === "string" ? a.type : "any");
-    case "datatable_query": return sdk.queryDatatable(str(a.name ?? "main", "name"), str(a.sql, "sql"), Array.isArray(a.params) ? a.params : []);
-    case "write_volume_file": return sdk.writeVolumeFile(str(a.volume, "volume"), str(a.path, "path"), unb64(a.data));
-    case "load_volume_file": return b64(await sdk.readVolumeFile(str(a.volume, "volume"), str(a.path, "path")));
-    case "volume_path": return sdk.volumeDir(str(a.volume, "volume"));
-    case "ducklake_read": return sdk.lakeRead(str(a.name ?? "main", "name"), str(a.table, "table"), {
-      ...(typeof a.partition === "string" && { partition: a.partition }),
-      ...(typeof a.version === "number" && { version: a.version }),
-      ...(typeof a.timestamp === "string" && { timestamp: a.timestamp }),
-    });
+    case "write_s3_file":
+      return sdk.writeObject(
+        str(a.key, "key"),
+        unb64(a.data),
+        typeof a.content_type === "string" ? a.content_type : undefined,
+      );
+    case "load_s3_file":
+      return b64(await sdk.readObject(str(a.key, "key")));
+    case "get_resource":
+      return sdk.getResource(str(a.path, "path"), a.none_if_undefined === true);
+    case "set_resource":
+      return sdk.setResource(str(a.path, "path"), a.value, typeof a.type === "string" ? a.type : "any");
+    case "datatable_query":
+      return sdk.queryDatatable(
+        str(a.name ?? "main", "name"),
+        str(a.sql, "sql"),
+        Array.isArray(a.params) ? a.params : [],
+      );
+    case "write_volume_file":
+      return sdk.writeVolumeFile(str(a.volume, "volume"), str(a.path, "path"), unb64(a.data));
+    case "load_volume_file":
+      return b64(await sdk.readVolumeFile(str(a.volume, "volume"), str(a.path, "path")));
+    case "volume_path":
+      return sdk.volumeDir(str(a.volume, "volume"));
+    case "ducklake_read":
+      return sdk.lakeRead(str(a.name ?? "main", "name"), str(a.table, "table"), {
+        ...(typeof a.partition === "string" && { partition: a.partition }),
+        ...(typeof a.version === "number" && { version: a.version }),
+        ...(typeof a.timestamp === "string" && { timestamp: a.timestamp }),
+      });
     case "ducklake_write": {
       const mode = a.mode === "append" ? "append" : a.mode === "merge" ? "merge" : "replace";
       const partition = typeof a.partition === "string" ? a.partition : sdk.partition();
-      return sdk.lakeWrite(str(a.name ?? "main", "name"), str(a.table, "table"), Array.isArray(a.rows) ? (a.rows as Record<string, unknown>[]) : [], {
-        mode, ...(typeof a.key === "string" && { key: a.key }), ...(partition !== undefined && { partition }),
-      });
+      return sdk.lakeWrite(
+        str(a.name ?? "main", "name"),
+        str(a.table, "table"),
+        Array.isArray(a.rows) ? (a.rows as Record<string, unknown>[]) : [],
+        {
+          mode,
+          ...(typeof a.key === "string" && { key: a.key }),
+          ...(partition !== undefined && { partition }),
+        },
+      );
     }
-    case "partition": return sdk.partition() ?? null;
-    default: throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", `unknown bridge operation ${JSON.stringify(op)}`);
+    case "partition":
+      return sdk.partition() ?? null;
+    default:
+      throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", `unknown bridge operation ${JSON.stringify(op)}`);
   }
 }
 
@@ -84,7 +110,11 @@ function serve(tokens: Map<string, PipelineRunContext>, sock: Socket): void {
         try {
           const req = JSON.parse(line) as { token?: unknown; op?: unknown; args?: Record<string, unknown> };
           const ctx = typeof req.token === "string" ? tokens.get(req.token) : undefined;
-          if (!ctx) throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", "unknown or expired bridge token: the run this script belongs to is over");
+          if (!ctx)
+            throw new PipelineRuntimeError(
+              "BRIDGE_REQUEST_INVALID",
+              "unknown or expired bridge token: the run this script belongs to is over",
+            );
           reply = { ok: true, value: (await handle(ctx, String(req.op), req.args ?? {})) ?? null };
         } catch (err) {
           const e = serializeError(err);

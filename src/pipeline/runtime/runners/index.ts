@@ -15,9 +15,12 @@ export interface RunnerHost {
 /** The runner of a Python, Bash or DuckDB SQL member (undefined for other languages). */
 export function runnerFor(host: RunnerHost, member: MemberScript): ScriptRunner | undefined {
   switch (member.language) {
-    case "sql": return sqlRunner(() => host.assets(), member);
+    case "sql":
+      return sqlRunner(() => host.assets(), member);
     case "python":
-    case "bash": return subprocessRunner(host, host.root, member, host.subprocessSettings());
-    default: return undefined;
+    case "bash":
+      return subprocessRunner(host, host.root, member, host.subprocessSettings());
+    default:
+      return undefined;
   }
 }

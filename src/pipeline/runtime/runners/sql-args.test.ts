@@ -6,7 +6,9 @@ import { bashArguments } from "./subprocess.js";
 
 describe("DuckDB script arguments", () => {
   it("parses -- $name (type) [= default] declarations", () => {
-    const args = parseSqlArguments("-- pipeline\n-- $cutoff (date)\n-- $limit (int) = 10\n--$name (text) = 'ana'\n-- $tags (text[])\nSELECT 1;");
+    const args = parseSqlArguments(
+      "-- pipeline\n-- $cutoff (date)\n-- $limit (int) = 10\n--$name (text) = 'ana'\n-- $tags (text[])\nSELECT 1;",
+    );
     expect(args).toEqual([
       { name: "cutoff", type: "date", line: 2 },
       { name: "limit", type: "int", defaultText: "10", line: 3 },
@@ -16,14 +18,18 @@ describe("DuckDB script arguments", () => {
   });
 
   it("coerces values to the declared type, with clear errors", () => {
-    const [cutoff, limit, name, tags] = parseSqlArguments("-- $cutoff (date)\n-- $limit (int) = 10\n-- $name (text) = 'ana'\n-- $tags (text[])");
+    const [cutoff, limit, name, tags] = parseSqlArguments(
+      "-- $cutoff (date)\n-- $limit (int) = 10\n-- $name (text) = 'ana'\n-- $tags (text[])",
+    );
     expect(coerceSqlArgument(limit!, undefined)).toBe(10);
     expect(coerceSqlArgument(limit!, "12")).toBe(12);
     expect(coerceSqlArgument(name!, undefined)).toBe("ana");
     expect(coerceSqlArgument(cutoff!, undefined)).toBeNull();
     expect(coerceSqlArgument(tags!, ["a"])).toBe('["a"]');
     expect(() => coerceSqlArgument(limit!, 1.5)).toThrow(/\$limit \(int, line 2\) must be a whole number, got 1.5/);
-    expect(coerceSqlArgument({ name: "f", type: "s3object", line: 1 }, { s3: "s3:///demo/x.parquet" })).toBe("demo/x.parquet");
+    expect(coerceSqlArgument({ name: "f", type: "s3object", line: 1 }, { s3: "s3:///demo/x.parquet" })).toBe(
+      "demo/x.parquet",
+    );
   });
 });
 
@@ -31,19 +37,23 @@ describe("SQL text", () => {
   it("finds string literals, skipping comments and identifiers", () => {
     const sql = `-- 'not this'\nSELECT 'it''s', "col'x" FROM read_json('s3://a/b.json') /* 'nor this' */`;
     expect(sqlLiterals(sql).map((l) => l.value)).toEqual(["it's", "s3://a/b.json"]);
-    expect(replaceLiterals(sql, (l) => (l.value.startsWith("s3://") ? "'/tmp/b.json'" : undefined))).toContain("read_json('/tmp/b.json')");
+    expect(replaceLiterals(sql, (l) => (l.value.startsWith("s3://") ? "'/tmp/b.json'" : undefined))).toContain(
+      "read_json('/tmp/b.json')",
+    );
   });
 
   it("substitutes {partition} only with a safe value", () => {
     expect(substituteSqlPartition("WHERE d = '{partition}'", "2026-05-16", "x.sql")).toBe("WHERE d = '2026-05-16'");
-    expect(() => substituteSqlPartition("'{partition}'", undefined, "x.sql")).toThrow(/uses \{partition\} but this run has no partition/);
+    expect(() => substituteSqlPartition("'{partition}'", undefined, "x.sql")).toThrow(
+      /uses \{partition\} but this run has no partition/,
+    );
     expect(() => substituteSqlPartition("'{partition}'", "a;b", "x.sql")).toThrow(/declare -- \$partition/);
     expect(substituteSqlPartition("SELECT 1", undefined, "x.sql")).toBe("SELECT 1");
   });
 });
 
 describe("Bash arguments", () => {
-  it("reads name=\"$N\" declarations by position", () => {
+  it('reads name="$N" declarations by position', () => {
     expect(bashArguments('partition="$1"\nlimit="$2"\necho hi')).toEqual(["partition", "limit"]);
     expect(bashArguments('b="${2}"\na=$1')).toEqual(["a", "b"]);
     expect(bashArguments("echo no args")).toEqual([]);

@@ -22,13 +22,22 @@ export function parseSqlArguments(source: string): SqlArgument[] {
   const out: SqlArgument[] = [];
   source.split("\n").forEach((line, i) => {
     const m = DECL.exec(line);
-    if (m && !out.some((a) => a.name === m[1])) out.push({ name: m[1]!, type: m[2]!.trim().toLowerCase(), ...(m[3] !== undefined && { defaultText: m[3] }), line: i + 1 });
+    if (m && !out.some((a) => a.name === m[1]))
+      out.push({
+        name: m[1]!,
+        type: m[2]!.trim().toLowerCase(),
+        ...(m[3] !== undefined && { defaultText: m[3] }),
+        line: i + 1,
+      });
   });
   return out;
 }
 
 function bad(arg: SqlArgument, value: unknown, expected: string): PipelineRuntimeError {
-  return new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `argument $${arg.name} (${arg.type}, line ${arg.line}) must be ${expected}, got ${JSON.stringify(value)}`);
+  return new PipelineRuntimeError(
+    "SQL_ARGUMENT_INVALID",
+    `argument $${arg.name} (${arg.type}, line ${arg.line}) must be ${expected}, got ${JSON.stringify(value)}`,
+  );
 }
 
 function parseDefault(text: string): unknown {

@@ -46,7 +46,12 @@ async function listFiles(dir: string): Promise<string[]> {
 
 function globRegExp(pattern: string): RegExp {
   // "\u0000" stands for `**` while single `*` is replaced.
-  const re = pattern.replace(/[.+^${}()|\\]/g, "\\$&").replace(/\*\*/g, "\u0000").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]").replaceAll("\u0000", ".*");
+  const re = pattern
+    .replace(/[.+^${}()|\\]/g, "\\$&")
+    .replace(/\*\*/g, "\u0000")
+    .replace(/\*/g, "[^/]*")
+    .replace(/\?/g, "[^/]")
+    .replaceAll("\u0000", ".*");
   return new RegExp(`^${re}$`);
 }
 
@@ -57,7 +62,11 @@ function keyOf(value: string): string {
 
 /** Rewrite a script's asset literals for `assets` (see the module comment). */
 export async function stageSqlAssets(sql: string, assets: AssetHost): Promise<StagedSql> {
-  const writes = new Set(detectSqlLiterals(sql).detections.filter((d) => d.access === "write").map((d) => d.uri));
+  const writes = new Set(
+    detectSqlLiterals(sql)
+      .detections.filter((d) => d.access === "write")
+      .map((d) => d.uri),
+  );
   const files = new Set<string>();
   const uploads: Array<{ local: string; key: string }> = [];
   let tmp: string | undefined;
@@ -115,7 +124,11 @@ export async function stageSqlAssets(sql: string, assets: AssetHost): Promise<St
           if (body) await store.put(u.key, new Uint8Array(body));
           continue;
         }
-        for (const f of found) await store.put(`${u.key.replace(/\/+$/, "")}/${relative(u.local, f).split(sep).join("/")}`, new Uint8Array(await readFile(f)));
+        for (const f of found)
+          await store.put(
+            `${u.key.replace(/\/+$/, "")}/${relative(u.local, f).split(sep).join("/")}`,
+            new Uint8Array(await readFile(f)),
+          );
       }
     },
     async cleanup() {

@@ -34,7 +34,8 @@ export interface LakeAttach {
   readonly alias: string;
 }
 
-const ATTACH = /^ATTACH\s+(?:DATABASE\s+)?(?:IF\s+NOT\s+EXISTS\s+)?'ducklake:\/\/([A-Za-z0-9_-]+)\/?'(?:\s+AS\s+("?)([A-Za-z_][A-Za-z0-9_]*)\2)?(?:\s*\([^)]*\))?$/is;
+const ATTACH =
+  /^ATTACH\s+(?:DATABASE\s+)?(?:IF\s+NOT\s+EXISTS\s+)?'ducklake:\/\/([A-Za-z0-9_-]+)\/?'(?:\s+AS\s+("?)([A-Za-z_][A-Za-z0-9_]*)\2)?(?:\s*\([^)]*\))?$/is;
 
 /** The script without its `ducklake://` ATTACH statements, and those attaches. */
 export function extractLakeAttaches(sql: string): { sql: string; attaches: LakeAttach[] } {
@@ -58,7 +59,11 @@ export interface AttachedLakes {
 }
 
 /** Create the views of every attached lake on `conn` (a lake that does not exist yet is created empty). */
-export async function attachLakes(conn: DuckDBConnection, host: AssetHost, attaches: readonly LakeAttach[]): Promise<AttachedLakes> {
+export async function attachLakes(
+  conn: DuckDBConnection,
+  host: AssetHost,
+  attaches: readonly LakeAttach[],
+): Promise<AttachedLakes> {
   const open = new Map<string, LakeWriter>();
   const close = async () => {
     for (const l of open.values()) await l.close();
@@ -79,7 +84,8 @@ export async function attachLakes(conn: DuckDBConnection, host: AssetHost, attac
       if (open.size === 0 || !/\bAT\s*\(/i.test(sql)) return sql;
       const aliases = new Set(open.keys());
       const out: string[] = [];
-      for (const s of splitSqlStatements(sql)) out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
+      for (const s of splitSqlStatements(sql))
+        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
       return out.join(";\n");
     },
     close,
@@ -111,7 +117,11 @@ export interface MaterializeRequest {
 
 async function referencedSelect(host: AssetHost, asset: string): Promise<string> {
   const m = /^ducklake:\/\/([A-Za-z0-9_-]+)\/([^/]+)$/.exec(asset);
-  if (!m) throw new LakeError("LAKE_WRITE_INVALID", `relationships can reference ducklake://<name>/<table> tables only, not ${asset}`);
+  if (!m)
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `relationships can reference ducklake://<name>/<table> tables only, not ${asset}`,
+    );
   const lake = await openProjectLake(host, m[1]!);
   try {
     return (await lake.reader.scan(m[2]!)).sql;
@@ -129,11 +139,19 @@ export interface Materialized {
 /** The SQL of a custom data test `// data_test <path>`: `<root>/<path>.sql` (or `<path>` itself when it ends in .sql), inside the project. */
 export async function loadTestScript(root: string, path: string): Promise<string> {
   const file = resolve(root, path.endsWith(".sql") ? path : `${path}.sql`);
-  if (!file.startsWith(resolve(root) + sep)) throw new LakeError("LAKE_WRITE_INVALID", `data test ${path} is outside the project; name a .sql file under the project folder`);
+  if (!file.startsWith(resolve(root) + sep))
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `data test ${path} is outside the project; name a .sql file under the project folder`,
+    );
   try {
     return slashCommentsToSql(await readFile(file, "utf8"));
   } catch (err) {
-    throw new LakeError("LAKE_WRITE_INVALID", `data test ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create ${file} with one SELECT returning the offending rows of the view \`slice\``, { cause: err });
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `data test ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); create ${file} with one SELECT returning the offending rows of the view \`slice\``,
+      { cause: err },
+    );
   }
 }
 
@@ -145,14 +163,19 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
   if (statements.length) await runStatements(conn, statements.map((s) => s.text).join(";\n"), req.valueOf);
   await runStatements(conn, `CREATE OR REPLACE TEMP TABLE __sluice_materialize AS ${last.text}`, req.valueOf);
   if (req.partitioned && req.partition === undefined) {
-    throw new PipelineRuntimeError("SQL_PARTITION_MISSING", `${req.script} is // partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`);
+    throw new PipelineRuntimeError(
+      "SQL_PARTITION_MISSING",
+      `${req.script} is // partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`,
+    );
   }
   const [lakeName, table] = req.annotation.target.path.split("/") as [string, string];
   const lake = await openProjectLake(req.host, lakeName);
   let outcomes: TestOutcome[] = [];
   try {
     const partitioned = req.partitioned && req.partition !== undefined;
-    const source = partitioned ? `SELECT *, CAST('${req.partition!.replace(/'/g, "''")}' AS VARCHAR) AS ${PARTITION_COLUMN} FROM __sluice_materialize` : "SELECT * FROM __sluice_materialize";
+    const source = partitioned
+      ? `SELECT *, CAST('${req.partition!.replace(/'/g, "''")}' AS VARCHAR) AS ${PARTITION_COLUMN} FROM __sluice_materialize`
+      : "SELECT * FROM __sluice_materialize";
     const result = await lake.write(conn, {
       table,
       source,
@@ -161,17 +184,28 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
       ...(partitioned && { partition: { [PARTITION_COLUMN]: req.partition! } }),
       ...(req.tests.length && {
         audit: async (a) => {
-          outcomes = await runSliceTests(a.conn, a.relation, req.tests, (asset) => referencedSelect(req.host, asset), (path) => loadTestScript(req.host.config.root, path));
+          outcomes = await runSliceTests(
+            a.conn,
+            a.relation,
+            req.tests,
+            (asset) => referencedSelect(req.host, asset),
+            (path) => loadTestScript(req.host.config.root, path),
+          );
           if (outcomes.some((o) => !o.passed)) throw new DataTestsFailedError(outcomes);
         },
       }),
       author: `sluice run ${req.runId}`,
       commitMessage: req.script,
     });
-    const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map((c) => ({ name: c.name, type: duckdbTypeOf(c.type) }));
+    const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map((c) => ({
+      name: c.name,
+      type: duckdbTypeOf(c.type),
+    }));
     return {
       summary: {
-        asset: req.annotation.target.uri, rows: result.rows, snapshot_id: result.snapshotId,
+        asset: req.annotation.target.uri,
+        rows: result.rows,
+        snapshot_id: result.snapshotId,
         ...(partitioned && { partition: req.partition! }),
         ...(outcomes.length && { tests: outcomes }),
       },

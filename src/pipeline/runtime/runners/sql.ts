@@ -33,10 +33,16 @@ const SAFE_PARTITION = /^[A-Za-z0-9_\-:./T+]+$/;
 export function substituteSqlPartition(sql: string, partition: string | undefined, script: string): string {
   if (!sql.includes(PARTITION_TOKEN)) return sql;
   if (partition === undefined) {
-    throw new PipelineRuntimeError("SQL_PARTITION_MISSING", `${script} uses {partition} but this run has no partition; run it with a partition argument (sluice pipeline run … --partition 2026-05-16) or from a partitioned upstream`);
+    throw new PipelineRuntimeError(
+      "SQL_PARTITION_MISSING",
+      `${script} uses {partition} but this run has no partition; run it with a partition argument (sluice pipeline run … --partition 2026-05-16) or from a partitioned upstream`,
+    );
   }
   if (!SAFE_PARTITION.test(partition)) {
-    throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `partition ${JSON.stringify(partition)} cannot be placed in SQL text (only letters, digits and - _ : . / T + are allowed there); declare -- $partition (text) and use $partition instead of {partition}`);
+    throw new PipelineRuntimeError(
+      "SQL_ARGUMENT_INVALID",
+      `partition ${JSON.stringify(partition)} cannot be placed in SQL text (only letters, digits and - _ : . / T + are allowed there); declare -- $partition (text) and use $partition instead of {partition}`,
+    );
   }
   return sql.split(PARTITION_TOKEN).join(partition);
 }
@@ -50,32 +56,61 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
       const host = await assets();
       const values: Record<string, unknown> = {};
       for (const a of declared) values[a.name] = coerceSqlArgument(a, named[a.name]);
-      const lakes = extractLakeAttaches(substituteSqlPartition(slashCommentsToSql(member.source), ctx.partition, member.path));
+      const lakes = extractLakeAttaches(
+        substituteSqlPartition(slashCommentsToSql(member.source), ctx.partition, member.path),
+      );
       const sql = lakes.sql;
       const s3Args = declared.filter((a) => a.type === "s3object" && typeof values[a.name] === "string");
       for (const a of s3Args) {
         const key = values[a.name] as string;
         const local = host.objects.localPath?.(key);
-        if (!local) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `argument $${a.name} (s3object) needs the local object store; with a bucket, write the path as a 's3://…' literal instead`);
+        if (!local)
+          throw new PipelineRuntimeError(
+            "SQL_ARGUMENT_INVALID",
+            `argument $${a.name} (s3object) needs the local object store; with a bucket, write the path as a 's3://…' literal instead`,
+          );
         values[a.name] = local;
       }
       const staged = await stageSqlAssets(sql, host);
       const valueOf = (name: string): unknown => {
-        if (!(name in values)) throw new PipelineRuntimeError("SQL_ARGUMENT_INVALID", `$${name} is used in ${member.path} but not declared; add a line \`-- $${name} (text)\` (or another type)`);
+        if (!(name in values))
+          throw new PipelineRuntimeError(
+            "SQL_ARGUMENT_INVALID",
+            `$${name} is used in ${member.path} but not declared; add a line \`-- $${name} (text)\` (or another type)`,
+          );
         return values[name];
       };
-      const managed = member.analyzed.annotations.materialize?.mode === "managed" ? member.analyzed.annotations.materialize : undefined;
+      const managed =
+        member.analyzed.annotations.materialize?.mode === "managed"
+          ? member.analyzed.annotations.materialize
+          : undefined;
       try {
         const runScriptSql = async (conn: DuckDBConnection, text: string): Promise<unknown> => {
           if (managed) {
             const { summary: result, columns } = await materialize(conn, {
-              host, annotation: managed, tests: member.analyzed.annotations.dataTests, sql: text,
-              partitioned: member.analyzed.annotations.partitioned !== undefined, partition: ctx.partition,
-              script: member.path, runId: ctx.runId, valueOf,
+              host,
+              annotation: managed,
+              tests: member.analyzed.annotations.dataTests,
+              sql: text,
+              partitioned: member.analyzed.annotations.partitioned !== undefined,
+              partition: ctx.partition,
+              script: member.path,
+              runId: ctx.runId,
+              valueOf,
             });
-            await ctx.store.kvPut(`${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`, JSON.stringify({ ...result, run: ctx.runId, at: Date.now() }));
-            const version = await captureSchema(ctx.store, result.asset, columns, { snapshot_id: result.snapshot_id, run: ctx.runId, at: Date.now() });
-            ctx.log("info", `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id} (schema version ${version})`);
+            await ctx.store.kvPut(
+              `${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`,
+              JSON.stringify({ ...result, run: ctx.runId, at: Date.now() }),
+            );
+            const version = await captureSchema(ctx.store, result.asset, columns, {
+              snapshot_id: result.snapshot_id,
+              run: ctx.runId,
+              at: Date.now(),
+            });
+            ctx.log(
+              "info",
+              `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id} (schema version ${version})`,
+            );
             return result;
           }
           return runStatements(conn, text, valueOf, MAX_RESULT_ROWS + 1);
@@ -91,7 +126,10 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
         await staged.finish();
         if (!Array.isArray(rows)) return rows;
         if (rows.length > MAX_RESULT_ROWS) {
-          ctx.log("warn", `the result has more than ${MAX_RESULT_ROWS} rows; only the first ${MAX_RESULT_ROWS} are kept as the run's result`);
+          ctx.log(
+            "warn",
+            `the result has more than ${MAX_RESULT_ROWS} rows; only the first ${MAX_RESULT_ROWS} are kept as the run's result`,
+          );
           return rows.slice(0, MAX_RESULT_ROWS);
         }
         return rows;

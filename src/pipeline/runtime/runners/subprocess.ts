@@ -43,7 +43,12 @@ function toArg(v: unknown): string {
 }
 
 /** A runner for a Python or Bash member. */
-export function subprocessRunner(owner: object, root: string, member: MemberScript, settings: Partial<SubprocessSettings>): ScriptRunner {
+export function subprocessRunner(
+  owner: object,
+  root: string,
+  member: MemberScript,
+  settings: Partial<SubprocessSettings>,
+): ScriptRunner {
   const s = { ...DEFAULTS, ...settings };
   const python = member.language === "python";
   return {
@@ -57,8 +62,12 @@ export function subprocessRunner(owner: object, root: string, member: MemberScri
         await writeFile(argsFile, JSON.stringify(args));
         const script = join(root, member.path);
         const named = Array.isArray(args) ? {} : args;
-        const positional = Array.isArray(args) ? args.map(toArg) : bashArguments(member.source).map((n) => toArg(named[n]));
-        const [cmd, argv] = python ? [s.python, [join(bridge.dir, "runner.py"), script]] : [s.bash, [script, ...positional]];
+        const positional = Array.isArray(args)
+          ? args.map(toArg)
+          : bashArguments(member.source).map((n) => toArg(named[n]));
+        const [cmd, argv] = python
+          ? [s.python, [join(bridge.dir, "runner.py"), script]]
+          : [s.bash, [script, ...positional]];
         const env: NodeJS.ProcessEnv = {
           ...process.env,
           SLUICE_BRIDGE: bridge.socket,
@@ -71,9 +80,20 @@ export function subprocessRunner(owner: object, root: string, member: MemberScri
           PYTHONUNBUFFERED: "1",
           PATH: [join(bridge.dir, "bin"), process.env.PATH].filter(Boolean).join(delimiter),
         };
-        const { code, signal, stdoutTail, stderrTail } = await runProcess(cmd, argv, join(root, member.folder), env, ctx);
+        const { code, signal, stdoutTail, stderrTail } = await runProcess(
+          cmd,
+          argv,
+          join(root, member.folder),
+          env,
+          ctx,
+        );
         if (code !== 0 || signal) {
-          throw new ScriptProcessError(member.path, code, signal, stderrTail.filter((l) => l.trim()).slice(-1)[0] ?? "");
+          throw new ScriptProcessError(
+            member.path,
+            code,
+            signal,
+            stderrTail.filter((l) => l.trim()).slice(-1)[0] ?? "",
+          );
         }
         if (python) {
           const text = await readFile(resultFile, "utf8").catch(() => "null");
@@ -101,7 +121,13 @@ interface Exit {
   stderrTail: string[];
 }
 
-function runProcess(cmd: string, argv: string[], cwd: string, env: NodeJS.ProcessEnv, ctx: PipelineRunContext): Promise<Exit> {
+function runProcess(
+  cmd: string,
+  argv: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  ctx: PipelineRunContext,
+): Promise<Exit> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     const tails = { stdout: [] as string[], stderr: [] as string[] };
@@ -128,9 +154,14 @@ function runProcess(cmd: string, argv: string[], cwd: string, env: NodeJS.Proces
     }, 500);
     child.on("error", (err: NodeJS.ErrnoException) => {
       clearInterval(watch);
-      reject(err.code === "ENOENT"
-        ? new PipelineRuntimeError("SCRIPT_INTERPRETER_MISSING", `cannot run ${ctx.member.path}: ${cmd} was not found; install it or put it on PATH`)
-        : err);
+      reject(
+        err.code === "ENOENT"
+          ? new PipelineRuntimeError(
+              "SCRIPT_INTERPRETER_MISSING",
+              `cannot run ${ctx.member.path}: ${cmd} was not found; install it or put it on PATH`,
+            )
+          : err,
+      );
     });
     child.on("close", (code, signal) => {
       clearInterval(watch);

@@ -23,7 +23,8 @@ export function typescriptRunner(main: (...args: unknown[]) => unknown): ScriptR
     async run(ctx: PipelineRunContext, args: Record<string, unknown> | unknown[]): Promise<unknown> {
       if (Array.isArray(args)) return await main(...args);
       const { call, dropped } = mapArguments(args, params);
-      if (dropped.length > 0) ctx.log("warn", `ignored argument(s) ${dropped.join(", ")}: main takes (${(params.names ?? []).join(", ")})`);
+      if (dropped.length > 0)
+        ctx.log("warn", `ignored argument(s) ${dropped.join(", ")}: main takes (${(params.names ?? []).join(", ")})`);
       return await main(...call);
     },
   };

@@ -20,7 +20,10 @@ export function authHeaders(): Record<string, string> {
 }
 
 /** Calls the API and returns its JSON. */
-export async function api<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown; signal?: AbortSignal } = {},
+): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json", ...authHeaders() };
   if (init.body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(path, {

@@ -31,7 +31,10 @@ function subscribe(fn: Listener): () => void {
  * Calls `onChange` when runs change (at most every `minGapMs`), and every `pollMs` as a
  * safety net while `active` says the view shows unfinished work.
  */
-export function useLiveRefresh(onChange: () => void, options: { active?: boolean; pollMs?: number; minGapMs?: number } = {}): void {
+export function useLiveRefresh(
+  onChange: () => void,
+  options: { active?: boolean; pollMs?: number; minGapMs?: number } = {},
+): void {
   const ref = useRef(onChange);
   ref.current = onChange;
   const { active = true, pollMs = 3000, minGapMs = 250 } = options;

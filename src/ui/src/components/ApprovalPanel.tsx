@@ -15,7 +15,12 @@ function Field({ f, value, onChange }: { f: FieldSpec; value: string; onChange(v
     return (
       <div className="field">
         <label className="check" htmlFor={id}>
-          <input id={id} type="checkbox" checked={value === "true"} onChange={(e) => onChange(e.target.checked ? "true" : "")} />
+          <input
+            id={id}
+            type="checkbox"
+            checked={value === "true"}
+            onChange={(e) => onChange(e.target.checked ? "true" : "")}
+          />
           {f.label}
         </label>
         {f.description ? <div className="help">{f.description}</div> : null}
@@ -35,10 +40,25 @@ function Field({ f, value, onChange }: { f: FieldSpec; value: string; onChange(v
       </select>
     );
   } else if (f.control === "json") {
-    control = <textarea id={id} value={value} required={f.required} spellCheck={false} onChange={(e) => onChange(e.target.value)} />;
+    control = (
+      <textarea
+        id={id}
+        value={value}
+        required={f.required}
+        spellCheck={false}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
   } else {
     control = (
-      <input id={id} type={f.control === "text" ? "text" : "number"} step={f.control === "number" ? "any" : undefined} value={value} required={f.required} onChange={(e) => onChange(e.target.value)} />
+      <input
+        id={id}
+        type={f.control === "text" ? "text" : "number"}
+        step={f.control === "number" ? "any" : undefined}
+        value={value}
+        required={f.required}
+        onChange={(e) => onChange(e.target.value)}
+      />
     );
   }
   return (
@@ -54,9 +74,23 @@ function Field({ f, value, onChange }: { f: FieldSpec; value: string; onChange(v
 }
 
 /** See the module comment. */
-export function ApprovalPanel({ run, approval, me, onDecided, now }: { run: ApiRun; approval: ApiPendingApproval; me: string | null; onDecided(): void; now: number }) {
+export function ApprovalPanel({
+  run,
+  approval,
+  me,
+  onDecided,
+  now,
+}: {
+  run: ApiRun;
+  approval: ApiPendingApproval;
+  me: string | null;
+  onDecided(): void;
+  now: number;
+}) {
   const fields = formFields(approval.form);
-  const [input, setInput] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f.name, f.initial])));
+  const [input, setInput] = useState<Record<string, string>>(() =>
+    Object.fromEntries(fields.map((f) => [f.name, f.initial])),
+  );
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<{ message: string; problems: string[] } | null>(null);
   const selfBlocked = !approval.selfApproval && me !== null && me === run.createdBy;
@@ -70,7 +104,10 @@ export function ApprovalPanel({ run, approval, me, onDecided, now }: { run: ApiR
     }
     setBusy(true);
     try {
-      await api(`/api/runs/${seg(run.id)}/approvals/${seg(approval.key)}`, { method: "POST", body: { approve, ...(value === undefined ? {} : { value }) } });
+      await api(`/api/runs/${seg(run.id)}/approvals/${seg(approval.key)}`, {
+        method: "POST",
+        body: { approve, ...(value === undefined ? {} : { value }) },
+      });
       onDecided();
     } catch (e) {
       const err = e as ApiError;
@@ -88,7 +125,9 @@ export function ApprovalPanel({ run, approval, me, onDecided, now }: { run: ApiR
         <span className="spacer" />
         {left !== null ? <span className="muted small">times out in {duration(Math.max(0, left))}</span> : null}
       </div>
-      {!approval.selfApproval ? <p className="muted small">Self-approval is off: {run.createdBy ?? "the creator"} cannot approve this run.</p> : null}
+      {!approval.selfApproval ? (
+        <p className="muted small">Self-approval is off: {run.createdBy ?? "the creator"} cannot approve this run.</p>
+      ) : null}
       <form
         className="approval-form"
         onSubmit={(e) => {
@@ -97,7 +136,12 @@ export function ApprovalPanel({ run, approval, me, onDecided, now }: { run: ApiR
         }}
       >
         {fields.map((f) => (
-          <Field key={f.name} f={f} value={input[f.name] ?? ""} onChange={(v) => setInput((prev) => ({ ...prev, [f.name]: v }))} />
+          <Field
+            key={f.name}
+            f={f}
+            value={input[f.name] ?? ""}
+            onChange={(v) => setInput((prev) => ({ ...prev, [f.name]: v }))}
+          />
         ))}
         {problem ? (
           <div className="notice notice-error" role="alert">
@@ -115,7 +159,12 @@ export function ApprovalPanel({ run, approval, me, onDecided, now }: { run: ApiR
           <button className="btn btn-approve" type="submit" disabled={busy || selfBlocked}>
             Approve
           </button>
-          <button className="btn btn-reject" type="button" disabled={busy || selfBlocked} onClick={() => void decide(false)}>
+          <button
+            className="btn btn-reject"
+            type="button"
+            disabled={busy || selfBlocked}
+            onClick={() => void decide(false)}
+          >
             Reject
           </button>
           {me ? <span className="muted small">as {me}</span> : null}

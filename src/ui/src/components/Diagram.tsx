@@ -14,12 +14,19 @@ import { statusLabel } from "../lib/status";
 type NodeData = { node: DiagramNode; state: NodeState | null; live: boolean };
 type GroupData = { label: string };
 
-const KIND: Record<string, string> = { task: "Task", step: "Step", sleep: "Sleep", approval: "Approval", wait: "Wait for event" };
+const KIND: Record<string, string> = {
+  task: "Task",
+  step: "Step",
+  sleep: "Sleep",
+  approval: "Approval",
+  wait: "Wait for event",
+};
 
 function detail(n: DiagramNode): string | null {
   if (n.kind === "sleep" && n.duration) return `${JSON.stringify(n.duration.value)} ${n.duration.unit}`;
   if (n.kind === "task" && n.path) return n.path;
-  if (n.kind === "approval" && n.options && "timeout" in n.options) return `timeout ${JSON.stringify(n.options.timeout)} s`;
+  if (n.kind === "approval" && n.options && "timeout" in n.options)
+    return `timeout ${JSON.stringify(n.options.timeout)} s`;
   return null;
 }
 
@@ -28,11 +35,20 @@ const PrimitiveNode = memo(function PrimitiveNode({ data }: NodeProps<Node<NodeD
   const status = state?.status ?? (live ? "idle" : null);
   const extra = detail(node);
   return (
-    <div className={`dg-node dg-prim kind-${node.kind}${status ? ` st-${status}` : ""}`} data-node={node.id} data-status={status ?? ""} title={status ? statusLabel(status) : node.label}>
+    <div
+      className={`dg-node dg-prim kind-${node.kind}${status ? ` st-${status}` : ""}`}
+      data-node={node.id}
+      data-status={status ?? ""}
+      title={status ? statusLabel(status) : node.label}
+    >
       <Handle type="target" position={Position.Top} />
       <div className="dg-top">
         <span className="dg-kind">{KIND[node.kind] ?? node.kind}</span>
-        {node.repeated ? <span className="dg-rep" title="runs once per item or iteration">×{state && state.count > 1 ? state.count : "n"}</span> : null}
+        {node.repeated ? (
+          <span className="dg-rep" title="runs once per item or iteration">
+            ×{state && state.count > 1 ? state.count : "n"}
+          </span>
+        ) : null}
         {status && live ? <span className="dg-state">{statusLabel(status)}</span> : null}
       </div>
       <div className="dg-label" title={node.label}>
@@ -46,9 +62,20 @@ const PrimitiveNode = memo(function PrimitiveNode({ data }: NodeProps<Node<NodeD
 
 const ShapeNode = memo(function ShapeNode({ data }: NodeProps<Node<NodeData>>) {
   const { node, state } = data;
-  const text = node.kind === "start" ? "Start" : node.kind === "end" ? "End" : node.kind === "branch" ? `if ${node.label}` : node.label;
+  const text =
+    node.kind === "start"
+      ? "Start"
+      : node.kind === "end"
+        ? "End"
+        : node.kind === "branch"
+          ? `if ${node.label}`
+          : node.label;
   return (
-    <div className={`dg-node dg-shape kind-${node.kind}${state ? ` st-${state.status}` : ""}`} data-node={node.id} title={node.label}>
+    <div
+      className={`dg-node dg-shape kind-${node.kind}${state ? ` st-${state.status}` : ""}`}
+      data-node={node.id}
+      title={node.label}
+    >
       <Handle type="target" position={Position.Top} />
       <span>{text}</span>
       <Handle type="source" position={Position.Bottom} />
@@ -90,7 +117,17 @@ function fittedHeight(layout: Layout, width: number, max: number): number {
  * See the module comment. `states` (run pages) colours the nodes; `onSelect` gets clicks
  * on primitive nodes; the box grows to show the whole diagram, up to `maxHeight`.
  */
-export default function Diagram({ diagram, states, onSelect, maxHeight = 900 }: { diagram: WorkflowDiagram; states?: Map<string, NodeState> | null; onSelect?(node: DiagramNode): void; maxHeight?: number }) {
+export default function Diagram({
+  diagram,
+  states,
+  onSelect,
+  maxHeight = 900,
+}: {
+  diagram: WorkflowDiagram;
+  states?: Map<string, NodeState> | null;
+  onSelect?(node: DiagramNode): void;
+  maxHeight?: number;
+}) {
   const box = useRef<HTMLDivElement>(null);
   const [layout, setLayout] = useState<Layout | null>(null);
   const [failed, setFailed] = useState<string | null>(null);

@@ -43,13 +43,26 @@ export function useLogStream(runId: string, withChildren: boolean): { lines: Api
   return { lines, ended };
 }
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour12: false }) + "." + String(new Date(iso).getMilliseconds()).padStart(3, "0");
+const time = (iso: string) =>
+  new Date(iso).toLocaleTimeString(undefined, { hour12: false }) +
+  "." +
+  String(new Date(iso).getMilliseconds()).padStart(3, "0");
 
 /**
  * See the module comment. `children` (child run id → label) includes the lines of those
  * child runs, labelled; without it only the run's own lines are shown.
  */
-export function LogView({ runId, step, title, children }: { runId: string; step?: string | null; title: string; children?: Map<string, string> }) {
+export function LogView({
+  runId,
+  step,
+  title,
+  children,
+}: {
+  runId: string;
+  step?: string | null;
+  title: string;
+  children?: Map<string, string>;
+}) {
   const { lines, ended } = useLogStream(runId, children !== undefined);
   const shown = step ? lines.filter((l) => l.step === step) : lines;
   const box = useRef<HTMLDivElement>(null);
@@ -80,7 +93,11 @@ export function LogView({ runId, step, title, children }: { runId: string; step?
           shown.map((l) => (
             <div key={l.seq} className={`log log-${l.level}`} data-seq={l.seq}>
               <span className="log-ts">{time(l.ts)}</span>
-              {l.runId !== runId ? <span className="log-child">{children?.get(l.runId) ?? "child"}</span> : l.step && !step ? <span className="log-step">{l.step}</span> : null}
+              {l.runId !== runId ? (
+                <span className="log-child">{children?.get(l.runId) ?? "child"}</span>
+              ) : l.step && !step ? (
+                <span className="log-step">{l.step}</span>
+              ) : null}
               {l.attempt > 1 ? <span className="log-attempt">#{l.attempt}</span> : null}
               <span className="log-msg">{l.message}</span>
             </div>

@@ -21,7 +21,12 @@ const PipelineNodeView = memo(function PipelineNodeView({ data }: NodeProps<Node
   const { node, selected } = data;
   const cls = `pl-node pl-${node.kind}${selected ? " pl-selected" : ""}${node.kind === "script" && node.status ? ` st-${node.status}` : ""}${node.kind === "trigger" && !node.configured ? " pl-unconfigured" : ""}`;
   return (
-    <div className={cls} data-node={node.id} data-status={node.kind === "script" ? node.status ?? "" : ""} title={node.kind === "asset" ? node.uri : node.label}>
+    <div
+      className={cls}
+      data-node={node.id}
+      data-status={node.kind === "script" ? (node.status ?? "") : ""}
+      title={node.kind === "asset" ? node.uri : node.label}
+    >
       <Handle type="target" position={Position.Left} />
       {node.kind === "script" ? (
         <>
@@ -36,7 +41,11 @@ const PipelineNodeView = memo(function PipelineNodeView({ data }: NodeProps<Node
       ) : node.kind === "asset" ? (
         <>
           <div className="pl-label mono">{node.label}</div>
-          <div className="pl-extra">{node.written ? `${node.written} ${node.partitioned ? "partition(s)" : "write(s)"} written${node.lastPartition ? `, last ${node.lastPartition}` : ""}` : "not written yet"}</div>
+          <div className="pl-extra">
+            {node.written
+              ? `${node.written} ${node.partitioned ? "partition(s)" : "write(s)"} written${node.lastPartition ? `, last ${node.lastPartition}` : ""}`
+              : "not written yet"}
+          </div>
         </>
       ) : (
         <div className="pl-label">{node.label}</div>
@@ -52,7 +61,13 @@ const elk = new ELK();
 async function layout(view: PipelineView): Promise<Map<string, { x: number; y: number }>> {
   const g = await elk.layout({
     id: "root",
-    layoutOptions: { "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.layered.spacing.nodeNodeBetweenLayers": "48", "elk.spacing.nodeNode": "22", "elk.edgeRouting": "ORTHOGONAL" },
+    layoutOptions: {
+      "elk.algorithm": "layered",
+      "elk.direction": "RIGHT",
+      "elk.layered.spacing.nodeNodeBetweenLayers": "48",
+      "elk.spacing.nodeNode": "22",
+      "elk.edgeRouting": "ORTHOGONAL",
+    },
     children: view.nodes.map((n) => ({ id: n.id, ...SIZE[n.kind] })),
     edges: view.edges.map((e) => ({ id: e.id, sources: [e.from], targets: [e.to] })),
   });
@@ -60,8 +75,19 @@ async function layout(view: PipelineView): Promise<Map<string, { x: number; y: n
 }
 
 /** See the module comment. `onSelect` gets clicks on any node. */
-export default function PipelineGraph({ view, selected, onSelect }: { view: PipelineView; selected: string | null; onSelect(node: PipelineNode): void }) {
-  const shape = useMemo(() => JSON.stringify([view.nodes.map((n) => n.id), view.edges.map((e) => [e.from, e.to])]), [view]);
+export default function PipelineGraph({
+  view,
+  selected,
+  onSelect,
+}: {
+  view: PipelineView;
+  selected: string | null;
+  onSelect(node: PipelineNode): void;
+}) {
+  const shape = useMemo(
+    () => JSON.stringify([view.nodes.map((n) => n.id), view.edges.map((e) => [e.from, e.to])]),
+    [view],
+  );
   const [positions, setPositions] = useState<Map<string, { x: number; y: number }> | null>(null);
   useEffect(() => {
     let cancelled = false;
@@ -75,19 +101,41 @@ export default function PipelineGraph({ view, selected, onSelect }: { view: Pipe
   const { nodes, edges } = useMemo(() => {
     if (!positions) return { nodes: [], edges: [] };
     const nodes: Node[] = view.nodes.map((n) => ({
-      id: n.id, type: "pl", position: positions.get(n.id) ?? { x: 0, y: 0 }, data: { node: n, selected: n.id === selected }, style: SIZE[n.kind], draggable: false, connectable: false,
+      id: n.id,
+      type: "pl",
+      position: positions.get(n.id) ?? { x: 0, y: 0 },
+      data: { node: n, selected: n.id === selected },
+      style: SIZE[n.kind],
+      draggable: false,
+      connectable: false,
     }));
     const edges: Edge[] = view.edges.map((e) => ({
-      id: e.id, source: e.from, target: e.to, type: "smoothstep", label: e.kind === "triggers" ? "on" : e.kind === "fires" ? undefined : e.kind,
-      animated: e.active, className: e.kind === "reads" ? "pl-edge-reads" : undefined, labelBgPadding: [4, 2] as [number, number],
+      id: e.id,
+      source: e.from,
+      target: e.to,
+      type: "smoothstep",
+      label: e.kind === "triggers" ? "on" : e.kind === "fires" ? undefined : e.kind,
+      animated: e.active,
+      className: e.kind === "reads" ? "pl-edge-reads" : undefined,
+      labelBgPadding: [4, 2] as [number, number],
     }));
     return { nodes, edges };
   }, [positions, view, selected]);
-  const height = Math.min(720, Math.max(280, (Math.max(0, ...[...(positions?.values() ?? [])].map((p) => p.y)) + 140)));
+  const height = Math.min(720, Math.max(280, Math.max(0, ...[...(positions?.values() ?? [])].map((p) => p.y)) + 140));
   return (
     <div className="diagram" style={{ height }} data-ready={positions ? "true" : "false"}>
       {positions ? (
-        <ReactFlow nodes={nodes} edges={edges} nodeTypes={NODE_TYPES} fitView fitViewOptions={{ padding: 0.06, maxZoom: 1 }} minZoom={0.2} nodesDraggable={false} nodesConnectable={false} onNodeClick={(_, n) => onSelect((n.data as Data).node)}>
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={NODE_TYPES}
+          fitView
+          fitViewOptions={{ padding: 0.06, maxZoom: 1 }}
+          minZoom={0.2}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          onNodeClick={(_, n) => onSelect((n.data as Data).node)}
+        >
           <Background gap={20} size={1} color="#e4e4e7" />
           <Controls showInteractive={false} />
         </ReactFlow>

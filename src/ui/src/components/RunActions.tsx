@@ -25,7 +25,11 @@ export function RunActions({ run, onDone }: { run: ApiRun; onDone(): void }) {
   const canRetry = (run.status === "failed" || run.status === "cancelled") && run.parentId === null;
   return (
     <div className="run-actions">
-      {error ? <span className="inline-error" role="alert">{error}</span> : null}
+      {error ? (
+        <span className="inline-error" role="alert">
+          {error}
+        </span>
+      ) : null}
       {!isFinished(run.status) ? (
         confirming ? (
           <>

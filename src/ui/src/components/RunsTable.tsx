@@ -36,7 +36,11 @@ export function RunsTable({ runs, showWorkflow = true, now }: { runs: ApiRun[]; 
               <Link className="mono run-link" href={`/runs/${seg(r.id)}`} title={r.id}>
                 {shortId(r.id)}
               </Link>
-              {r.attempt > 1 ? <span className="chip" title="attempts">attempt {r.attempt}/{r.maxAttempts}</span> : null}
+              {r.attempt > 1 ? (
+                <span className="chip" title="attempts">
+                  attempt {r.attempt}/{r.maxAttempts}
+                </span>
+              ) : null}
             </td>
             <td className="muted">{r.createdBy ?? "—"}</td>
             <td title={timestamp(r.createdAt)}>{relative(r.createdAt, now)}</td>

@@ -7,10 +7,26 @@ import { ticks } from "../lib/timeline";
 import { duration } from "../lib/format";
 import { statusLabel } from "../lib/status";
 
-const KIND_LABEL: Record<TimelineRow["kind"], string> = { run: "run", step: "step", sleep: "sleep", wait: "wait", task: "task", approval: "approval", asset: "asset" };
+const KIND_LABEL: Record<TimelineRow["kind"], string> = {
+  run: "run",
+  step: "step",
+  sleep: "sleep",
+  wait: "wait",
+  task: "task",
+  approval: "approval",
+  asset: "asset",
+};
 
 /** See the module comment. */
-export function Timeline({ data, selected, onSelect }: { data: TimelineData; selected: string | null; onSelect(row: TimelineRow): void }) {
+export function Timeline({
+  data,
+  selected,
+  onSelect,
+}: {
+  data: TimelineData;
+  selected: string | null;
+  onSelect(row: TimelineRow): void;
+}) {
   const span = data.end - data.start;
   const pct = (ms: number) => `${Math.max(0, Math.min(100, ((ms - data.start) / span) * 100))}%`;
   const width = (a: number, b: number) => `max(3px, ${Math.max(0, ((b - a) / span) * 100)}%)`;
@@ -46,14 +62,23 @@ export function Timeline({ data, selected, onSelect }: { data: TimelineData; sel
               <span className="tl-name" title={row.label}>
                 {row.label}
               </span>
-              {row.attempts > 1 ? <span className="chip chip-warn">{row.kind === "task" || row.kind === "run" ? `attempt ${row.attempts}` : `${row.attempts} tries`}</span> : null}
+              {row.attempts > 1 ? (
+                <span className="chip chip-warn">
+                  {row.kind === "task" || row.kind === "run" ? `attempt ${row.attempts}` : `${row.attempts} tries`}
+                </span>
+              ) : null}
             </div>
             <div className="tl-track">
               {marks.map((m) => (
                 <span key={m} className="tl-grid" style={{ left: `${(m / span) * 100}%` }} />
               ))}
-              {row.queuedUntil !== null && running > row.start ? <span className="tl-bar tl-queued" style={{ left: pct(row.start), width: width(row.start, running) }} /> : null}
-              <span className={`tl-bar st-${row.status}${row.open ? " tl-open" : ""}`} style={{ left: pct(running), width: width(running, row.end) }} />
+              {row.queuedUntil !== null && running > row.start ? (
+                <span className="tl-bar tl-queued" style={{ left: pct(row.start), width: width(row.start, running) }} />
+              ) : null}
+              <span
+                className={`tl-bar st-${row.status}${row.open ? " tl-open" : ""}`}
+                style={{ left: pct(running), width: width(running, row.end) }}
+              />
             </div>
             <div className="tl-dur mono">{duration(row.end - row.start)}</div>
           </button>

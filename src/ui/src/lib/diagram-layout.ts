@@ -96,7 +96,15 @@ export function groupBackdrops(nodes: PlacedNode[]): PlacedGroup[] {
     const y = Math.min(...all.map((n) => n.y)) - pad;
     const right = Math.max(...all.map((n) => n.x + n.width)) + pad;
     const bottom = Math.max(...all.map((n) => n.y + n.height)) + pad;
-    groups.push({ id: `group:${id}`, label: head.node.kind === "loop" ? "loop" : "for each", x, y, width: right - x, height: bottom - y, depth });
+    groups.push({
+      id: `group:${id}`,
+      label: head.node.kind === "loop" ? "loop" : "for each",
+      x,
+      y,
+      width: right - x,
+      height: bottom - y,
+      depth,
+    });
   }
   return groups.sort((a, b) => a.depth - b.depth);
 }

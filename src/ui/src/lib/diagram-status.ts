@@ -26,9 +26,16 @@ export function nodeStates(diagram: WorkflowDiagram, detail: ApiRunDetail, now: 
   const states = new Map<string, NodeState>();
   for (const node of diagram.nodes) {
     if (!node.key) continue;
-    const matches = node.repeated || node.approximateKey ? detail.steps.filter((s) => baseKey(s.key) === baseKey(node.key!)) : byKey.has(node.key) ? [byKey.get(node.key)!] : [];
+    const matches =
+      node.repeated || node.approximateKey
+        ? detail.steps.filter((s) => baseKey(s.key) === baseKey(node.key!))
+        : byKey.has(node.key)
+          ? [byKey.get(node.key)!]
+          : [];
     if (matches.length === 0) continue;
-    const statuses = matches.map((s) => stepStatus(s, s.childId ? children.get(s.childId) : undefined, detail.run.status, now));
+    const statuses = matches.map((s) =>
+      stepStatus(s, s.childId ? children.get(s.childId) : undefined, detail.run.status, now),
+    );
     const status = RANK.find((r) => statuses.includes(r)) ?? statuses[0]!;
     states.set(node.id, { status, count: matches.length });
   }

@@ -4,7 +4,15 @@ import { duration, relative, shortId } from "./format";
 describe("format", () => {
   it("durations read naturally", () => {
     expect([0, 850, 4200, 42_000, 60_000, 192_000, 3_600_000, 7_500_000, 3 * 86_400_000].map(duration)).toEqual([
-      "0 ms", "850 ms", "4.2 s", "42 s", "1 m", "3 m 12 s", "1 h", "2 h 5 m", "3 d",
+      "0 ms",
+      "850 ms",
+      "4.2 s",
+      "42 s",
+      "1 m",
+      "3 m 12 s",
+      "1 h",
+      "2 h 5 m",
+      "3 d",
     ]);
     expect(duration(null)).toBe("—");
   });

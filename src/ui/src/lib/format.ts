@@ -8,7 +8,8 @@ export function duration(ms: number | null | undefined): string {
   if (s < 10) return `${s.toFixed(1)} s`;
   if (s < 60) return `${Math.floor(s)} s`;
   const m = Math.floor(s / 60);
-  const part = (big: number, bigUnit: string, small: number, smallUnit: string) => (small ? `${big} ${bigUnit} ${small} ${smallUnit}` : `${big} ${bigUnit}`);
+  const part = (big: number, bigUnit: string, small: number, smallUnit: string) =>
+    small ? `${big} ${bigUnit} ${small} ${smallUnit}` : `${big} ${bigUnit}`;
   if (m < 60) return part(m, "m", Math.floor(s % 60), "s");
   const h = Math.floor(m / 60);
   if (h < 48) return part(h, "h", m % 60, "m");
@@ -22,7 +23,13 @@ export function relative(iso: string | null | undefined, now = Date.now()): stri
   const abs = Math.abs(diff);
   if (abs < 5000) return "just now";
   const text =
-    abs < 60_000 ? `${Math.round(abs / 1000)} s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)} m` : abs < 172_800_000 ? `${Math.round(abs / 3_600_000)} h` : `${Math.round(abs / 86_400_000)} d`;
+    abs < 60_000
+      ? `${Math.round(abs / 1000)} s`
+      : abs < 3_600_000
+        ? `${Math.round(abs / 60_000)} m`
+        : abs < 172_800_000
+          ? `${Math.round(abs / 3_600_000)} h`
+          : `${Math.round(abs / 86_400_000)} d`;
   return diff < 0 ? `${text} ago` : `in ${text}`;
 }
 
@@ -31,7 +38,15 @@ export function timestamp(iso: string | null | undefined): string {
   if (!iso) return "—";
   const d = new Date(iso);
   const sameYear = d.getFullYear() === new Date().getFullYear();
-  return d.toLocaleString(undefined, { month: "short", day: "numeric", ...(sameYear ? {} : { year: "numeric" }), hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+  return d.toLocaleString(undefined, {
+    month: "short",
+    day: "numeric",
+    ...(sameYear ? {} : { year: "numeric" }),
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hour12: false,
+  });
 }
 
 /** Milliseconds between two ISO times (or until now when `to` is null). */

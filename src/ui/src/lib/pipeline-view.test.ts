@@ -3,16 +3,34 @@ import type { PipelineGraphJson } from "../../../pipeline/runtime/render";
 import type { PipelineStatus } from "../../../pipeline/runtime/status";
 import { pipelineView } from "./pipeline-view";
 
-const script = (path: string, extra: Partial<PipelineGraphJson["scripts"][number]> = {}) => ({
-  path, name: path.replace(/\.ts$/, ""), language: "typescript", inputs: [], outputs: [], reads: [], trigger: "any", partition: null,
-  retry: null, tag: null, freshnessSeconds: null, triggers: [], labels: [], ...extra,
-}) as PipelineGraphJson["scripts"][number];
+const script = (path: string, extra: Partial<PipelineGraphJson["scripts"][number]> = {}) =>
+  ({
+    path,
+    name: path.replace(/\.ts$/, ""),
+    language: "typescript",
+    inputs: [],
+    outputs: [],
+    reads: [],
+    trigger: "any",
+    partition: null,
+    retry: null,
+    tag: null,
+    freshnessSeconds: null,
+    triggers: [],
+    labels: [],
+    ...extra,
+  }) as PipelineGraphJson["scripts"][number];
 
 describe("pipeline view", () => {
   it("joins the graph with last runs, written partitions and trigger states", () => {
     const graph = {
-      folder: "f/demo", ok: true, diagnostics: [],
-      scripts: [script("f/demo/ingest.ts", { triggers: [{ kind: "schedule", state: "not-configured" }] }), script("f/demo/transform.ts")],
+      folder: "f/demo",
+      ok: true,
+      diagnostics: [],
+      scripts: [
+        script("f/demo/ingest.ts", { triggers: [{ kind: "schedule", state: "not-configured" }] }),
+        script("f/demo/transform.ts"),
+      ],
       assets: [{ uri: "s3://demo/raw.json", kind: "s3", partitioned: false }],
       edges: [
         { kind: "writes", from: "script:f/demo/ingest.ts", to: "asset:s3://demo/raw.json" },
@@ -21,17 +39,53 @@ describe("pipeline view", () => {
       ],
     } as unknown as PipelineGraphJson;
     const status = {
-      folder: "f/demo", ok: true, joins: [], debounces: [], decisions: [],
-      scripts: [{ path: "f/demo/transform.ts", name: "f/demo/transform", lastRun: { id: "r1", status: "running", trigger: "cascade", partition: null, createdAt: 1, finishedAt: null, error: null }, freshness: null, triggers: [] }],
-      assets: [{ uri: "s3://demo/raw.json", partitions: [{ partition: null, uri: "s3://demo/raw.json", run: "r0", script: "f/demo/ingest.ts", at: 5 }] }],
+      folder: "f/demo",
+      ok: true,
+      joins: [],
+      debounces: [],
+      decisions: [],
+      scripts: [
+        {
+          path: "f/demo/transform.ts",
+          name: "f/demo/transform",
+          lastRun: {
+            id: "r1",
+            status: "running",
+            trigger: "cascade",
+            partition: null,
+            createdAt: 1,
+            finishedAt: null,
+            error: null,
+          },
+          freshness: null,
+          triggers: [],
+        },
+      ],
+      assets: [
+        {
+          uri: "s3://demo/raw.json",
+          partitions: [{ partition: null, uri: "s3://demo/raw.json", run: "r0", script: "f/demo/ingest.ts", at: 5 }],
+        },
+      ],
     } as unknown as PipelineStatus;
     const view = pipelineView(graph, status);
     expect(view.nodes.map((n) => [n.kind, n.label])).toEqual([
-      ["script", "ingest.ts"], ["trigger", "schedule (not configured)"], ["script", "transform.ts"], ["asset", "s3://demo/raw.json"],
+      ["script", "ingest.ts"],
+      ["trigger", "schedule (not configured)"],
+      ["script", "transform.ts"],
+      ["asset", "s3://demo/raw.json"],
     ]);
-    expect(view.nodes.find((n) => n.id === "script:f/demo/transform.ts")).toMatchObject({ status: "running", runId: "r1", trigger: "cascade" });
+    expect(view.nodes.find((n) => n.id === "script:f/demo/transform.ts")).toMatchObject({
+      status: "running",
+      runId: "r1",
+      trigger: "cascade",
+    });
     expect(view.nodes.find((n) => n.kind === "asset")).toMatchObject({ written: 1 });
-    expect(view.edges.map((e) => [e.kind, e.active])).toEqual([["writes", false], ["triggers", true], ["fires", false]]);
+    expect(view.edges.map((e) => [e.kind, e.active])).toEqual([
+      ["writes", false],
+      ["triggers", true],
+      ["fires", false],
+    ]);
     expect(pipelineView(graph, null).nodes.find((n) => n.kind === "script")).toMatchObject({ status: null });
   });
 });

@@ -8,8 +8,30 @@ import type { PipelineStatus } from "../../../pipeline/runtime/status";
 
 /** A node of the pipeline graph. */
 export type PipelineNode =
-  | { kind: "script"; id: string; label: string; path: string; name: string; language: string; labels: string[]; status: string | null; trigger: string | null; partition: string | null; stale: boolean; runId: string | null; partitioned: boolean }
-  | { kind: "asset"; id: string; label: string; uri: string; partitioned: boolean; written: number; lastPartition: string | null }
+  | {
+      kind: "script";
+      id: string;
+      label: string;
+      path: string;
+      name: string;
+      language: string;
+      labels: string[];
+      status: string | null;
+      trigger: string | null;
+      partition: string | null;
+      stale: boolean;
+      runId: string | null;
+      partitioned: boolean;
+    }
+  | {
+      kind: "asset";
+      id: string;
+      label: string;
+      uri: string;
+      partitioned: boolean;
+      written: number;
+      lastPartition: string | null;
+    }
   | { kind: "trigger"; id: string; label: string; configured: boolean; state: string };
 
 /** An edge: `writes` (script → asset), `triggers` (asset → script, `// on`), `reads` (lineage only), `fires` (trigger → script). */
@@ -38,14 +60,30 @@ export function pipelineView(graph: PipelineGraphJson, status: PipelineStatus | 
     const id = `script:${s.path}`;
     known.add(id);
     nodes.push({
-      kind: "script", id, label: s.path.split("/").pop() ?? s.path, path: s.path, name: s.name, language: s.language, labels: s.labels,
-      status: st?.lastRun?.status ?? null, trigger: st?.lastRun?.trigger ?? null, partition: st?.lastRun?.partition ?? null,
-      stale: st?.freshness?.stale ?? false, runId: st?.lastRun?.id ?? null, partitioned: s.partition !== null,
+      kind: "script",
+      id,
+      label: s.path.split("/").pop() ?? s.path,
+      path: s.path,
+      name: s.name,
+      language: s.language,
+      labels: s.labels,
+      status: st?.lastRun?.status ?? null,
+      trigger: st?.lastRun?.trigger ?? null,
+      partition: st?.lastRun?.partition ?? null,
+      stale: st?.freshness?.stale ?? false,
+      runId: st?.lastRun?.id ?? null,
+      partitioned: s.partition !== null,
     });
     for (const t of s.triggers) {
       const tid = `trigger:${t.kind}:${s.path}`;
       known.add(tid);
-      nodes.push({ kind: "trigger", id: tid, label: t.state === "configured" ? `${t.kind}: ${t.detail ?? ""}` : `${t.kind} (${t.state.replace("-", " ")})`, configured: t.state === "configured", state: t.state });
+      nodes.push({
+        kind: "trigger",
+        id: tid,
+        label: t.state === "configured" ? `${t.kind}: ${t.detail ?? ""}` : `${t.kind} (${t.state.replace("-", " ")})`,
+        configured: t.state === "configured",
+        state: t.state,
+      });
     }
   }
   for (const a of graph.assets) {
@@ -53,12 +91,31 @@ export function pipelineView(graph: PipelineGraphJson, status: PipelineStatus | 
     known.add(id);
     const parts = status?.assets.find((x) => x.uri === a.uri)?.partitions ?? [];
     const last = [...parts].sort((x, y) => y.at - x.at)[0];
-    nodes.push({ kind: "asset", id, label: a.uri, uri: a.uri, partitioned: a.partitioned, written: parts.length, lastPartition: last?.partition ?? null });
+    nodes.push({
+      kind: "asset",
+      id,
+      label: a.uri,
+      uri: a.uri,
+      partitioned: a.partitioned,
+      written: parts.length,
+      lastPartition: last?.partition ?? null,
+    });
   }
-  const running = new Set(nodes.filter((n) => n.kind === "script" && n.status !== null && ACTIVE.has(n.status)).map((n) => n.id));
+  const running = new Set(
+    nodes.filter((n) => n.kind === "script" && n.status !== null && ACTIVE.has(n.status)).map((n) => n.id),
+  );
   const edges = graph.edges
     .filter((e) => known.has(e.from) && known.has(e.to))
-    .map((e, i) => ({ id: `e${i}`, from: e.from, to: e.to, kind: e.kind, active: running.has(e.from) || running.has(e.to) }));
+    .map((e, i) => ({
+      id: `e${i}`,
+      from: e.from,
+      to: e.to,
+      kind: e.kind,
+      active: running.has(e.from) || running.has(e.to),
+    }));
   const seen = new Set<string>();
-  return { nodes, edges: edges.filter((e) => !seen.has(`${e.from}>${e.to}>${e.kind}`) && seen.add(`${e.from}>${e.to}>${e.kind}`)) };
+  return {
+    nodes,
+    edges: edges.filter((e) => !seen.has(`${e.from}>${e.to}>${e.kind}`) && seen.add(`${e.from}>${e.to}>${e.kind}`)),
+  };
 }

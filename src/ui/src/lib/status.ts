@@ -12,7 +12,14 @@ export const FINISHED: readonly ApiRunStatus[] = ["succeeded", "failed", "cancel
 export const isFinished = (s: ApiRunStatus) => FINISHED.includes(s);
 
 /** Every run status, in the order filters list them. */
-export const RUN_STATUSES: readonly ApiRunStatus[] = ["running", "waiting", "pending", "succeeded", "failed", "cancelled"];
+export const RUN_STATUSES: readonly ApiRunStatus[] = [
+  "running",
+  "waiting",
+  "pending",
+  "succeeded",
+  "failed",
+  "cancelled",
+];
 
 const LABELS: Record<DisplayStatus, string> = {
   pending: "Queued",

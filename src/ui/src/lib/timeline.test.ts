@@ -5,9 +5,30 @@ import { buildTimeline, ticks } from "./timeline";
 const T0 = Date.UTC(2026, 0, 1);
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const run = (over: Partial<ApiRun>): ApiRun =>
-  ({ id: "r", name: "wf", status: "succeeded", attempt: 1, createdAt: at(0), startedAt: at(10), finishedAt: at(1000), parentKey: null, ...over }) as ApiRun;
+  ({
+    id: "r",
+    name: "wf",
+    status: "succeeded",
+    attempt: 1,
+    createdAt: at(0),
+    startedAt: at(10),
+    finishedAt: at(1000),
+    parentKey: null,
+    ...over,
+  }) as ApiRun;
 const step = (over: Partial<ApiStep>): ApiStep =>
-  ({ key: "s", kind: "step", status: "done", attempts: 1, childId: null, wakeAt: null, position: 0, startedAt: at(20), finishedAt: at(40), ...over }) as ApiStep;
+  ({
+    key: "s",
+    kind: "step",
+    status: "done",
+    attempts: 1,
+    childId: null,
+    wakeAt: null,
+    position: 0,
+    startedAt: at(20),
+    finishedAt: at(40),
+    ...over,
+  }) as ApiStep;
 
 describe("buildTimeline", () => {
   it("has the run, then steps in call order; tasks span their child's queue and run time", () => {
@@ -16,9 +37,27 @@ describe("buildTimeline", () => {
       steps: [
         step({ key: "b", kind: "task", childId: "c1", position: 1, startedAt: at(50), finishedAt: at(400) }),
         step({ key: "a", position: 0 }),
-        step({ key: "nap", kind: "sleep", status: "done", position: 2, startedAt: at(400), finishedAt: at(900), attempts: 0 }),
+        step({
+          key: "nap",
+          kind: "sleep",
+          status: "done",
+          position: 2,
+          startedAt: at(400),
+          finishedAt: at(900),
+          attempts: 0,
+        }),
       ],
-      children: [run({ id: "c1", name: "wf:b", createdAt: at(50), startedAt: at(80), finishedAt: at(390), attempt: 2, status: "succeeded" })],
+      children: [
+        run({
+          id: "c1",
+          name: "wf:b",
+          createdAt: at(50),
+          startedAt: at(80),
+          finishedAt: at(390),
+          attempt: 2,
+          status: "succeeded",
+        }),
+      ],
     } as ApiRunDetail;
     const tl = buildTimeline(detail, T0 + 5000);
     expect(tl.rows.map((r) => [r.label, r.kind, r.status, r.start - T0, r.end - T0])).toEqual([
@@ -35,7 +74,10 @@ describe("buildTimeline", () => {
     const now = T0 + 2000;
     const detail = {
       run: run({ status: "waiting", finishedAt: null }),
-      steps: [step({ key: "nap", kind: "sleep", status: "pending", wakeAt: at(9000), finishedAt: null }), step({ key: "ok?", kind: "approval", status: "pending", position: 1, finishedAt: null })],
+      steps: [
+        step({ key: "nap", kind: "sleep", status: "pending", wakeAt: at(9000), finishedAt: null }),
+        step({ key: "ok?", kind: "approval", status: "pending", position: 1, finishedAt: null }),
+      ],
       children: [],
     } as unknown as ApiRunDetail;
     const rows = buildTimeline(detail, now).rows;
@@ -54,7 +96,11 @@ describe("buildTimeline", () => {
   });
 
   it("lists children that no step points at", () => {
-    const detail = { run: run({}), steps: [], children: [run({ id: "c9", name: "wf:x", parentKey: "x" })] } as unknown as ApiRunDetail;
+    const detail = {
+      run: run({}),
+      steps: [],
+      children: [run({ id: "c9", name: "wf:x", parentKey: "x" })],
+    } as unknown as ApiRunDetail;
     expect(buildTimeline(detail, T0).rows.map((r) => r.label)).toEqual(["wf", "x"]);
   });
 });

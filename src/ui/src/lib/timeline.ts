@@ -37,11 +37,20 @@ const t = (iso: string | null) => (iso ? new Date(iso).getTime() : null);
 
 /** True for a sleep whose wake time has passed (inline sleeps stay `pending` in the checkpoint once over). */
 export function sleptThrough(step: ApiStep, runStatus: ApiRun["status"], now: number): boolean {
-  return step.kind === "sleep" && step.status === "pending" && (runStatus === "succeeded" || (step.wakeAt !== null && new Date(step.wakeAt).getTime() <= now));
+  return (
+    step.kind === "sleep" &&
+    step.status === "pending" &&
+    (runStatus === "succeeded" || (step.wakeAt !== null && new Date(step.wakeAt).getTime() <= now))
+  );
 }
 
 /** The display status of one step (a task's is its child run's). */
-export function stepStatus(step: ApiStep, child: ApiRun | null | undefined, runStatus: ApiRun["status"], now: number): DisplayStatus {
+export function stepStatus(
+  step: ApiStep,
+  child: ApiRun | null | undefined,
+  runStatus: ApiRun["status"],
+  now: number,
+): DisplayStatus {
   if (child) return child.status;
   if (step.status === "done" || sleptThrough(step, runStatus, now)) return "succeeded";
   if (step.status === "error") return "failed";
@@ -76,7 +85,11 @@ export function buildTimeline(detail: ApiRunDetail, now: number): Timeline {
     if (child) used.add(child.id);
     const start = child ? t(child.createdAt)! : t(step.startedAt)!;
     const planned = step.kind === "sleep" && step.status === "pending" ? t(step.wakeAt) : null;
-    const finished = child ? t(child.finishedAt) : sleptThrough(step, run.status, now) ? t(step.wakeAt) : t(step.finishedAt);
+    const finished = child
+      ? t(child.finishedAt)
+      : sleptThrough(step, run.status, now)
+        ? t(step.wakeAt)
+        : t(step.finishedAt);
     const stopped = run.finishedAt !== null ? runEnd : now;
     const end = finished ?? planned ?? stopped;
     rows.push({

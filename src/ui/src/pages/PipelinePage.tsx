@@ -38,7 +38,11 @@ function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; 
     setMessage(null);
     try {
       const res = await call();
-      setMessage({ ok: true, text: `${what}${res.steps ? `: ${res.steps.map((s) => s.split("/").pop()).join(" → ")}` : ""}`, run: res.run ?? undefined });
+      setMessage({
+        ok: true,
+        text: `${what}${res.steps ? `: ${res.steps.map((s) => s.split("/").pop()).join(" → ")}` : ""}`,
+        run: res.run ?? undefined,
+      });
     } catch (e) {
       setMessage({ ok: false, text: (e as ApiError).message });
     } finally {
@@ -55,27 +59,55 @@ function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; 
       }
       return api(`/api/pipelines/scripts/${target}/run`, { method: "POST", body: { cascade, args, ...withPartition } });
     });
-  const upTo = () => act("Started the plan", () => api(`/api/pipelines/plan`, { method: "POST", body: { folder, to: [target], ...(from ? { from } : {}), ...withPartition } }));
+  const upTo = () =>
+    act("Started the plan", () =>
+      api(`/api/pipelines/plan`, {
+        method: "POST",
+        body: { folder, to: [target], ...(from ? { from } : {}), ...withPartition },
+      }),
+    );
   return (
     <div className="pl-actions" aria-label="Run actions">
       <label className="small muted">
-        Partition <input className="mono" value={partition} placeholder="resolved automatically" onChange={(e) => setPartition(e.target.value)} aria-label="Partition" />
+        Partition{" "}
+        <input
+          className="mono"
+          value={partition}
+          placeholder="resolved automatically"
+          onChange={(e) => setPartition(e.target.value)}
+          aria-label="Partition"
+        />
       </label>
       {node.kind === "script" ? (
-        <textarea className="mono small pl-args" value={argsText} spellCheck={false} onChange={(e) => setArgsText(e.target.value)} aria-label="Arguments (JSON)" rows={2} />
+        <textarea
+          className="mono small pl-args"
+          value={argsText}
+          spellCheck={false}
+          onChange={(e) => setArgsText(e.target.value)}
+          aria-label="Arguments (JSON)"
+          rows={2}
+        />
       ) : null}
       <div className="actions">
         {node.kind === "script" ? (
           <>
-            <button className="btn btn-sm" disabled={busy} onClick={() => void runScript(false)}>Run step</button>
-            <button className="btn btn-sm" disabled={busy} onClick={() => void runScript(true)}>Run + downstream</button>
+            <button className="btn btn-sm" disabled={busy} onClick={() => void runScript(false)}>
+              Run step
+            </button>
+            <button className="btn btn-sm" disabled={busy} onClick={() => void runScript(true)}>
+              Run + downstream
+            </button>
           </>
         ) : null}
-        <button className="btn btn-sm btn-primary" disabled={busy} onClick={() => void upTo()}>Run up to here</button>
+        <button className="btn btn-sm btn-primary" disabled={busy} onClick={() => void upTo()}>
+          Run up to here
+        </button>
         <select value={from} onChange={(e) => setFrom(e.target.value)} aria-label="Start from" className="small">
           <option value="">from the pipeline's start</option>
           {graph.scripts.map((s) => (
-            <option key={s.path} value={s.path}>from {s.path.split("/").pop()}</option>
+            <option key={s.path} value={s.path}>
+              from {s.path.split("/").pop()}
+            </option>
           ))}
         </select>
       </div>
@@ -88,13 +120,31 @@ function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; 
   );
 }
 
-function Details({ node, status, folder, graph, canRun }: { node: PipelineNode; status: PipelineStatus | null; folder: string; graph: PipelineGraphJson; canRun: boolean }) {
+function Details({
+  node,
+  status,
+  folder,
+  graph,
+  canRun,
+}: {
+  node: PipelineNode;
+  status: PipelineStatus | null;
+  folder: string;
+  graph: PipelineGraphJson;
+  canRun: boolean;
+}) {
   const now = useNow(5000);
   if (node.kind === "trigger") {
-    return <p className="small">{node.configured ? `This trigger runs the script: ${node.label}.` : `Not configured: add a row for this script in ${folder}/pipeline.json (for a schedule, that is where the cron goes).`}</p>;
+    return (
+      <p className="small">
+        {node.configured
+          ? `This trigger runs the script: ${node.label}.`
+          : `Not configured: add a row for this script in ${folder}/pipeline.json (for a schedule, that is where the cron goes).`}
+      </p>
+    );
   }
   const script = node.kind === "script" ? graph.scripts.find((s) => s.path === node.path) : undefined;
-  const parts = node.kind === "asset" ? status?.assets.find((a) => a.uri === node.uri)?.partitions ?? [] : [];
+  const parts = node.kind === "asset" ? (status?.assets.find((a) => a.uri === node.uri)?.partitions ?? []) : [];
   return (
     <div>
       {script ? (
@@ -108,7 +158,13 @@ function Details({ node, status, folder, graph, canRun }: { node: PipelineNode; 
             ) : (
               <span className="muted">never</span>
             )}
-            {node.kind === "script" && node.trigger ? <span className="muted"> · {node.trigger}{node.partition ? ` · partition ${node.partition}` : ""}</span> : null}
+            {node.kind === "script" && node.trigger ? (
+              <span className="muted">
+                {" "}
+                · {node.trigger}
+                {node.partition ? ` · partition ${node.partition}` : ""}
+              </span>
+            ) : null}
           </p>
         </>
       ) : null}
@@ -118,14 +174,20 @@ function Details({ node, status, folder, graph, canRun }: { node: PipelineNode; 
         ) : (
           <table className="table small" aria-label="Partitions">
             <thead>
-              <tr><th>Partition</th><th>Written</th><th>By run</th></tr>
+              <tr>
+                <th>Partition</th>
+                <th>Written</th>
+                <th>By run</th>
+              </tr>
             </thead>
             <tbody>
               {parts.map((p) => (
                 <tr key={`${p.uri} ${p.partition}`}>
                   <td className="mono">{p.partition ?? "—"}</td>
                   <td title={timestamp(p.at)}>{relative(p.at, now)}</td>
-                  <td><Link href={`/runs/${seg(p.run)}`}>{p.script.split("/").pop()}</Link></td>
+                  <td>
+                    <Link href={`/runs/${seg(p.run)}`}>{p.script.split("/").pop()}</Link>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -150,10 +212,27 @@ export function PipelinePage() {
   const [selected, setSelected] = useState<PipelineNode | null>(null);
   const graph = graphs.data?.pipelines.find((p) => p.folder === folder) ?? null;
   const view = useMemo(() => (graph ? pipelineView(graph, status.data) : null), [graph, status.data]);
-  const current = selected && view ? view.nodes.find((n) => n.id === selected.id) ?? null : null;
-  if (graphs.error) return <div className="page"><LoadError error={graphs.error} /></div>;
-  if (!graphs.data) return <div className="page"><div className="empty">Loading…</div></div>;
-  if (!graph || !view) return <div className="page"><div className="notice notice-error">No pipeline in {folder}. <Link href="/pipelines">All pipelines</Link></div></div>;
+  const current = selected && view ? (view.nodes.find((n) => n.id === selected.id) ?? null) : null;
+  if (graphs.error)
+    return (
+      <div className="page">
+        <LoadError error={graphs.error} />
+      </div>
+    );
+  if (!graphs.data)
+    return (
+      <div className="page">
+        <div className="empty">Loading…</div>
+      </div>
+    );
+  if (!graph || !view)
+    return (
+      <div className="page">
+        <div className="notice notice-error">
+          No pipeline in {folder}. <Link href="/pipelines">All pipelines</Link>
+        </div>
+      </div>
+    );
   const s = status.data;
   return (
     <div className="page">
@@ -165,14 +244,22 @@ export function PipelinePage() {
       <header className="page-head">
         <div>
           <h1>{folder}</h1>
-          <p className="sub">{graph.scripts.length} scripts · {graph.assets.length} assets{graph.ok ? "" : " · not loaded: fix the errors below"}</p>
+          <p className="sub">
+            {graph.scripts.length} scripts · {graph.assets.length} assets
+            {graph.ok ? "" : " · not loaded: fix the errors below"}
+          </p>
         </div>
       </header>
       {graph.diagnostics.length ? (
         <div className={`notice ${graph.ok ? "notice-warn" : "notice-error"}`} aria-label="Problems">
           <ul>
             {graph.diagnostics.map((d, i) => (
-              <li key={i} className="small"><span className="mono">{d.file}:{d.line}</span> {d.severity}: {d.message}</li>
+              <li key={i} className="small">
+                <span className="mono">
+                  {d.file}:{d.line}
+                </span>{" "}
+                {d.severity}: {d.message}
+              </li>
             ))}
           </ul>
         </div>
@@ -184,31 +271,63 @@ export function PipelinePage() {
           </Suspense>
         </section>
         <section className="card pl-side" aria-label="Selection">
-          <div className="card-head"><h2>{current ? current.label : "Select a node"}</h2></div>
-          {current ? <Details node={current} status={s} folder={folder} graph={graph} canRun={session.me.scope !== "read" && graph.ok} /> : <p className="muted small">Click a script to run it, with its downstream, or up to it; click an asset for its partitions.</p>}
+          <div className="card-head">
+            <h2>{current ? current.label : "Select a node"}</h2>
+          </div>
+          {current ? (
+            <Details
+              node={current}
+              status={s}
+              folder={folder}
+              graph={graph}
+              canRun={session.me.scope !== "read" && graph.ok}
+            />
+          ) : (
+            <p className="muted small">
+              Click a script to run it, with its downstream, or up to it; click an asset for its partitions.
+            </p>
+          )}
         </section>
       </div>
       {s && (s.joins.length || s.debounces.some((d) => d.open)) ? (
         <section className="card" aria-label="Open joins and debounce windows">
-          <div className="card-head"><h2>Waiting</h2></div>
+          <div className="card-head">
+            <h2>Waiting</h2>
+          </div>
           <ul className="small">
             {s.joins.map((j) => (
-              <li key={`${j.script} ${j.partition}`}><span className="mono">{j.script.split("/").pop()}</span> [{j.partition}]: has {j.have.length}, waiting for {j.missing.join(", ") || "nothing"}</li>
+              <li key={`${j.script} ${j.partition}`}>
+                <span className="mono">{j.script.split("/").pop()}</span> [{j.partition}]: has {j.have.length}, waiting
+                for {j.missing.join(", ") || "nothing"}
+              </li>
             ))}
-            {s.debounces.filter((d) => d.open).map((d) => (
-              <li key={`${d.script} ${d.partition}`}><span className="mono">{d.script.split("/").pop()}</span> debounced: {d.writes} write(s), runs {relative(d.until, now)}</li>
-            ))}
+            {s.debounces
+              .filter((d) => d.open)
+              .map((d) => (
+                <li key={`${d.script} ${d.partition}`}>
+                  <span className="mono">{d.script.split("/").pop()}</span> debounced: {d.writes} write(s), runs{" "}
+                  {relative(d.until, now)}
+                </li>
+              ))}
           </ul>
         </section>
       ) : null}
       <section className="card flush" aria-label="Dispatch decisions">
-        <div className="card-head pad-head"><h2>Dispatch decisions</h2></div>
+        <div className="card-head pad-head">
+          <h2>Dispatch decisions</h2>
+        </div>
         {!s || s.decisions.length === 0 ? (
           <div className="empty">No decisions yet: they appear when a script of this pipeline writes an asset.</div>
         ) : (
           <table className="table">
             <thead>
-              <tr><th>When</th><th>From</th><th>To</th><th>Decision</th><th>Why</th></tr>
+              <tr>
+                <th>When</th>
+                <th>From</th>
+                <th>To</th>
+                <th>Decision</th>
+                <th>Why</th>
+              </tr>
             </thead>
             <tbody>
               {s.decisions.map((d, i) => (
@@ -216,7 +335,10 @@ export function PipelinePage() {
                   <td title={timestamp(d.at)}>{relative(d.at, now)}</td>
                   <td className="mono small">{d.producer ? d.producer.split("/").pop() : "watchdog"}</td>
                   <td className="mono small">{d.subscriber.split("/").pop()}</td>
-                  <td>{d.run ? <Link href={`/runs/${seg(d.run)}`}>{d.outcome}</Link> : d.outcome}{d.partition ? <span className="muted"> [{d.partition}]</span> : null}</td>
+                  <td>
+                    {d.run ? <Link href={`/runs/${seg(d.run)}`}>{d.outcome}</Link> : d.outcome}
+                    {d.partition ? <span className="muted"> [{d.partition}]</span> : null}
+                  </td>
                   <td className="small muted">{d.reason ?? ""}</td>
                 </tr>
               ))}

@@ -39,16 +39,38 @@ export function RunPage() {
   const diagram = useApi<ApiDiagram>(run && run.task === null ? `/api/workflows/${seg(run.workflow)}/diagram` : null);
   const [selected, setSelected] = useState<TimelineRow | null>(null);
   const timeline = useMemo(() => (detail.data ? buildTimeline(detail.data, now) : null), [detail.data, now]);
-  const childLabels = useMemo(() => new Map((detail.data?.children ?? []).map((c) => [c.id, c.parentKey ?? c.name])), [detail.data]);
-  const states = useMemo(() => (diagram.data && detail.data ? nodeStates(diagram.data.diagram, detail.data, now) : null), [diagram.data, detail.data, now]);
+  const childLabels = useMemo(
+    () => new Map((detail.data?.children ?? []).map((c) => [c.id, c.parentKey ?? c.name])),
+    [detail.data],
+  );
+  const states = useMemo(
+    () => (diagram.data && detail.data ? nodeStates(diagram.data.diagram, detail.data, now) : null),
+    [diagram.data, detail.data, now],
+  );
 
-  if (detail.error) return <div className="page"><LoadError error={detail.error} /></div>;
-  if (!detail.data || !run || !timeline) return <div className="page"><div className="empty">Loading…</div></div>;
+  if (detail.error)
+    return (
+      <div className="page">
+        <LoadError error={detail.error} />
+      </div>
+    );
+  if (!detail.data || !run || !timeline)
+    return (
+      <div className="page">
+        <div className="empty">Loading…</div>
+      </div>
+    );
   const d = detail.data;
   const row = selected ? (timeline.rows.find((r) => r.id === selected.id) ?? null) : null;
   const logRun = row?.child ? row.child.id : run.id;
   const logStep = row && !row.child && row.step ? row.step.key : null;
-  const logTitle = row?.child ? `child run ${row.child.name}` : logStep ? `step ${logStep}` : d.children.length ? "the run and its child runs" : "whole run";
+  const logTitle = row?.child
+    ? `child run ${row.child.name}`
+    : logStep
+      ? `step ${logStep}`
+      : d.children.length
+        ? "the run and its child runs"
+        : "whole run";
   return (
     <div className="page">
       <nav className="crumbs">
@@ -75,25 +97,63 @@ export function RunPage() {
         <RunActions run={run} onDone={detail.reload} />
       </header>
       <dl className="facts">
-        <div><dt>Started by</dt><dd>{run.createdBy ?? "—"}</dd></div>
-        <div><dt>Created</dt><dd title={timestamp(run.createdAt)}>{relative(run.createdAt, now)}</dd></div>
-        <div><dt>Duration</dt><dd className="mono" data-testid="run-duration">{run.startedAt ? duration(between(run.startedAt, run.finishedAt, now)) : "not started"}</dd></div>
-        <div><dt>Attempt</dt><dd>{run.attempt} of {run.maxAttempts}</dd></div>
-        <div><dt>Steps</dt><dd>{d.steps.length}{d.children.length ? ` · ${d.children.length} child runs` : ""}</dd></div>
-        <div><dt>Code</dt><dd className="mono">{run.version ? run.version.slice(0, 10) : "in-process"}</dd></div>
+        <div>
+          <dt>Started by</dt>
+          <dd>{run.createdBy ?? "—"}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd title={timestamp(run.createdAt)}>{relative(run.createdAt, now)}</dd>
+        </div>
+        <div>
+          <dt>Duration</dt>
+          <dd className="mono" data-testid="run-duration">
+            {run.startedAt ? duration(between(run.startedAt, run.finishedAt, now)) : "not started"}
+          </dd>
+        </div>
+        <div>
+          <dt>Attempt</dt>
+          <dd>
+            {run.attempt} of {run.maxAttempts}
+          </dd>
+        </div>
+        <div>
+          <dt>Steps</dt>
+          <dd>
+            {d.steps.length}
+            {d.children.length ? ` · ${d.children.length} child runs` : ""}
+          </dd>
+        </div>
+        <div>
+          <dt>Code</dt>
+          <dd className="mono">{run.version ? run.version.slice(0, 10) : "in-process"}</dd>
+        </div>
       </dl>
       {d.approvals.map((a) => (
         <ApprovalPanel key={a.key} run={run} approval={a} me={session.me.name} onDecided={detail.reload} now={now} />
       ))}
       {run.error && (run.status === "failed" || run.status === "cancelled" || run.status === "pending") ? (
-        <ErrorBlock error={run.error} title={run.status === "pending" ? `Attempt ${run.attempt - 1} failed; retrying` : run.status === "cancelled" ? "Cancelled" : "Error"} />
+        <ErrorBlock
+          error={run.error}
+          title={
+            run.status === "pending"
+              ? `Attempt ${run.attempt - 1} failed; retrying`
+              : run.status === "cancelled"
+                ? "Cancelled"
+                : "Error"
+          }
+        />
       ) : null}
       <section className="card" aria-label="Timeline card">
         <div className="card-head">
           <h2>Timeline</h2>
           <span className="muted small">Click a row for its logs</span>
         </div>
-        <Timeline data={timeline} selected={row?.id ?? null} onSelect={(r) => setSelected(r.kind === "run" ? null : r)} />
+        <Timeline
+          data={timeline}
+          selected={row?.id ?? null}
+          onSelect={(r) => setSelected(r.kind === "run" ? null : r)}
+        />
         {d.childrenTruncated ? <p className="muted small">Showing the first {d.children.length} child runs.</p> : null}
       </section>
       {diagram.data ? (
@@ -121,29 +181,57 @@ export function RunPage() {
           </Link>
         ) : null}
       </div>
-      <LogView key={`${logRun}:${logStep ?? ""}`} runId={logRun} step={logStep} title={logTitle} children={row ? undefined : childLabels} />
+      <LogView
+        key={`${logRun}:${logStep ?? ""}`}
+        runId={logRun}
+        step={logStep}
+        title={logTitle}
+        children={row ? undefined : childLabels}
+      />
       <div className="two">
         <section className="card" aria-label="Payload">
-          <div className="card-head"><h2>Payload</h2></div>
+          <div className="card-head">
+            <h2>Payload</h2>
+          </div>
           <JsonBlock value={run.payload} label="payload" />
         </section>
         <section className="card" aria-label="Result">
-          <div className="card-head"><h2>Result</h2></div>
-          {run.status === "succeeded" ? <JsonBlock value={run.result} label="result" empty="(no result)" /> : <div className="muted small">{isFinished(run.status) ? "No result: the run did not succeed." : "Not finished yet."}</div>}
+          <div className="card-head">
+            <h2>Result</h2>
+          </div>
+          {run.status === "succeeded" ? (
+            <JsonBlock value={run.result} label="result" empty="(no result)" />
+          ) : (
+            <div className="muted small">
+              {isFinished(run.status) ? "No result: the run did not succeed." : "Not finished yet."}
+            </div>
+          )}
         </section>
       </div>
       {d.approvalEvents.length ? (
         <section className="card flush" aria-label="Approval history">
-          <div className="card-head pad-head"><h2>Approval history</h2></div>
+          <div className="card-head pad-head">
+            <h2>Approval history</h2>
+          </div>
           <table className="table">
-            <thead><tr><th>When</th><th>Who</th><th>Decision</th><th>Outcome</th><th>Via</th></tr></thead>
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Who</th>
+                <th>Decision</th>
+                <th>Outcome</th>
+                <th>Via</th>
+              </tr>
+            </thead>
             <tbody>
               {d.approvalEvents.map((e, i) => (
                 <tr key={i}>
                   <td title={timestamp(e.at)}>{relative(e.at, now)}</td>
                   <td>{e.actor ?? "anonymous (link)"}</td>
                   <td>{e.decision}</td>
-                  <td><span className={`chip ${e.outcome === "resolved" ? "chip-ok" : "chip-warn"}`}>{e.outcome}</span></td>
+                  <td>
+                    <span className={`chip ${e.outcome === "resolved" ? "chip-ok" : "chip-warn"}`}>{e.outcome}</span>
+                  </td>
                   <td className="muted">{e.via ?? "—"}</td>
                 </tr>
               ))}

@@ -60,7 +60,11 @@ export function RunsPage() {
                 aria-pressed={on}
                 onClick={() => set("status", s)}
                 data-filter={s ?? "all"}
-                title={aliases.length ? `Tako calls this status ${aliases.join(", ")} (?status=${aliases[0]} works too)` : undefined}
+                title={
+                  aliases.length
+                    ? `Tako calls this status ${aliases.join(", ")} (?status=${aliases[0]} works too)`
+                    : undefined
+                }
               >
                 {s ? (
                   <>
@@ -88,7 +92,8 @@ export function RunsPage() {
           ))}
         </select>
         <label className="check">
-          <input type="checkbox" checked={tasks} onChange={(e) => set("tasks", e.target.checked ? "1" : null)} /> Include child tasks
+          <input type="checkbox" checked={tasks} onChange={(e) => set("tasks", e.target.checked ? "1" : null)} />{" "}
+          Include child tasks
         </label>
       </div>
       {runs.error ? <LoadError error={runs.error} /> : null}

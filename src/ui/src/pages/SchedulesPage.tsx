@@ -36,7 +36,11 @@ export function SchedulesPage() {
         </div>
       </header>
       {list.error ? <LoadError error={list.error} /> : null}
-      {error ? <div className="notice notice-error" role="alert">{error}</div> : null}
+      {error ? (
+        <div className="notice notice-error" role="alert">
+          {error}
+        </div>
+      ) : null}
       <section className="card flush">
         {!list.data ? (
           <div className="empty">Loading…</div>
@@ -64,10 +68,24 @@ export function SchedulesPage() {
                   <td>
                     <code>{s.cron}</code> <span className="muted small">{s.timezone}</span>
                   </td>
-                  <td title={timestamp(s.nextAt)}>{s.paused ? <span className="muted">paused</span> : `${relative(s.nextAt, now)} · ${timestamp(s.nextAt)}`}</td>
+                  <td title={timestamp(s.nextAt)}>
+                    {s.paused ? (
+                      <span className="muted">paused</span>
+                    ) : (
+                      `${relative(s.nextAt, now)} · ${timestamp(s.nextAt)}`
+                    )}
+                  </td>
                   <td className="muted small">{s.upcoming.slice(1, 4).map(timestamp).join(", ") || "—"}</td>
-                  <td title={timestamp(s.lastFiredAt)}>{s.lastFiredAt ? relative(s.lastFiredAt, now) : <span className="muted">never</span>}</td>
-                  <td>{s.paused ? <span className="chip chip-warn">Paused</span> : <span className="chip chip-ok">Active</span>}</td>
+                  <td title={timestamp(s.lastFiredAt)}>
+                    {s.lastFiredAt ? relative(s.lastFiredAt, now) : <span className="muted">never</span>}
+                  </td>
+                  <td>
+                    {s.paused ? (
+                      <span className="chip chip-warn">Paused</span>
+                    ) : (
+                      <span className="chip chip-ok">Active</span>
+                    )}
+                  </td>
                   <td className="num">
                     {session.me.scope !== "read" ? (
                       <button className="btn btn-sm" onClick={() => void toggle(s)}>

@@ -22,7 +22,14 @@ export function SignInPage({ error, onSignedIn }: { error: string | null; onSign
         <p className="muted">
           Create one with <code>sluice token create --name you --scope operate</code>. It stays in this browser.
         </p>
-        <input type="password" autoComplete="off" placeholder="sluice_…" value={token} onChange={(e) => setToken(e.target.value)} aria-label="API token" />
+        <input
+          type="password"
+          autoComplete="off"
+          placeholder="sluice_…"
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+          aria-label="API token"
+        />
         {error ? <div className="notice notice-error">{error}</div> : null}
         <button className="btn btn-primary" type="submit" disabled={!token.trim()}>
           Sign in

@@ -51,8 +51,18 @@ function StartRun({ workflow }: { workflow: string }) {
         <h2>Start a run</h2>
         <span className="muted small">Payload (JSON)</span>
       </div>
-      <textarea className="payload-input mono" value={text} spellCheck={false} onChange={(e) => setText(e.target.value)} aria-label="Payload" />
-      {error ? <div className="notice notice-error" role="alert">{error}</div> : null}
+      <textarea
+        className="payload-input mono"
+        value={text}
+        spellCheck={false}
+        onChange={(e) => setText(e.target.value)}
+        aria-label="Payload"
+      />
+      {error ? (
+        <div className="notice notice-error" role="alert">
+          {error}
+        </div>
+      ) : null}
       <div className="actions">
         <button className="btn btn-primary" onClick={() => void start()} disabled={busy}>
           Start run
@@ -71,8 +81,18 @@ export function WorkflowPage() {
   const diagram = useApi<ApiDiagram>(`/api/workflows/${seg(name)}/diagram`);
   useLiveRefresh(detail.reload, { pollMs: 5000 });
   const now = useNow();
-  if (detail.error) return <div className="page"><LoadError error={detail.error} /></div>;
-  if (!detail.data) return <div className="page"><div className="empty">Loading…</div></div>;
+  if (detail.error)
+    return (
+      <div className="page">
+        <LoadError error={detail.error} />
+      </div>
+    );
+  if (!detail.data)
+    return (
+      <div className="page">
+        <div className="empty">Loading…</div>
+      </div>
+    );
   const { workflow, stats, recentRuns } = detail.data;
   const rate = stats.successRate === null ? "—" : `${Math.round(stats.successRate * 1000) / 10}%`;
   return (
@@ -87,7 +107,8 @@ export function WorkflowPage() {
           <h1>{workflow.name}</h1>
           <p className="sub mono">
             {workflow.source ?? "registered in-process"}
-            {workflow.schedule ? ` · ${workflow.schedule.cron} (${workflow.schedule.timezone})` : ""} · up to {workflow.maxAttempts} attempts
+            {workflow.schedule ? ` · ${workflow.schedule.cron} (${workflow.schedule.timezone})` : ""} · up to{" "}
+            {workflow.maxAttempts} attempts
           </p>
         </div>
       </header>
@@ -95,14 +116,22 @@ export function WorkflowPage() {
         <Stat label="Success rate" value={rate} hint={`${stats.succeeded} succeeded · ${stats.failed} failed`} />
         <Stat label="p50 duration" value={duration(stats.p50DurationMs)} />
         <Stat label="p95 duration" value={duration(stats.p95DurationMs)} />
-        <Stat label="Active now" value={String(stats.active)} hint={`of the last ${stats.sample} finished, ${stats.cancelled} cancelled`} />
+        <Stat
+          label="Active now"
+          value={String(stats.active)}
+          hint={`of the last ${stats.sample} finished, ${stats.cancelled} cancelled`}
+        />
       </div>
       {diagram.data ? (
         <section className="card" aria-label="Diagram card">
           <div className="card-head">
             <h2>Diagram</h2>
             <span className="muted small">parsed from {diagram.data.file}</span>
-            {diagram.data.diagram.warnings.length ? <span className="chip chip-warn" title={diagram.data.diagram.warnings.map((w) => w.message).join("\n")}>{diagram.data.diagram.warnings.length} approximations</span> : null}
+            {diagram.data.diagram.warnings.length ? (
+              <span className="chip chip-warn" title={diagram.data.diagram.warnings.map((w) => w.message).join("\n")}>
+                {diagram.data.diagram.warnings.length} approximations
+              </span>
+            ) : null}
           </div>
           <Suspense fallback={<div className="muted small pad">Loading the diagram…</div>}>
             <Diagram diagram={diagram.data.diagram} maxHeight={1100} />

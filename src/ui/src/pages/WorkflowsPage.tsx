@@ -48,7 +48,8 @@ export function WorkflowsPage() {
                   <td>
                     {w.lastRun ? (
                       <Link href={`/runs/${seg(w.lastRun.id)}`} className="inline">
-                        <StatusBadge status={w.lastRun.status} small /> <span className="muted">{relative(w.lastRun.createdAt, now)}</span>
+                        <StatusBadge status={w.lastRun.status} small />{" "}
+                        <span className="muted">{relative(w.lastRun.createdAt, now)}</span>
                       </Link>
                     ) : (
                       <span className="muted">never</span>
