@@ -3,13 +3,14 @@
  * (attached as `cat`; queries name the `ducklake_*` tables unqualified through `USE`).
  */
 import { dirname, resolve } from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { sqlString } from "../assets/duckdb.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
 import { LakeError } from "./errors.js";
 
 /** Open a DuckDB-file catalog read-only. */
 export async function openDuckdbCatalog(path: string): Promise<CatalogDb> {
+  // Loaded on first use: DuckDB's bindings cost every process that imports the lake.
+  const { DuckDBInstance } = await import("@duckdb/node-api");
   const instance = await DuckDBInstance.create(":memory:");
   const conn = await instance.connect();
   await conn.run(`ATTACH ${sqlString(resolve(path))} AS cat (READ_ONLY); USE cat`);

@@ -5,7 +5,8 @@
  * (BOOLEAN, UUID, TIMESTAMP WITH TIME ZONE); the session runs in UTC.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import pg from "pg";
+import type pg from "pg";
+import { pgDriver } from "../store/postgres/driver.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
 import { LakeError } from "./errors.js";
 
@@ -57,14 +58,14 @@ export async function openPostgresCatalog(connection: string | pg.PoolConfig, sc
       `catalog schema ${JSON.stringify(schema)} is not a plain identifier; use letters, digits and _`,
     );
   const config: pg.PoolConfig = typeof connection === "string" ? { connectionString: connection } : connection;
-  const setup = new pg.Client(config);
+  const setup = new (pgDriver().Client)(config);
   await setup.connect();
   try {
     await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   } finally {
     await setup.end();
   }
-  const pool = new pg.Pool({
+  const pool = new (pgDriver().Pool)({
     ...config,
     max: 4,
     options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC`.trim(),

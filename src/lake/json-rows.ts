@@ -3,19 +3,32 @@
  * (strings beyond 2^53), DECIMALs as exact strings, DATEs `YYYY-MM-DD`, DOUBLEs numbers,
  * timestamps as DuckDB prints them, NULL as null.
  */
-import { type DuckDBResultReader, DuckDBTypeId } from "@duckdb/node-api";
+import { createRequire } from "node:module";
+import type * as DuckDB from "@duckdb/node-api";
 
-const WIDE_INTEGERS = new Set<number>([
-  DuckDBTypeId.BIGINT,
-  DuckDBTypeId.UBIGINT,
-  DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UHUGEINT,
-]);
+let wideIntegers: Set<number> | null = null;
+
+/**
+ * DuckDB's wide integer type ids, read from the bindings on first use: a static value import
+ * would load DuckDB in every process that imports the lake (every CLI command, every worker).
+ */
+function wideIntegerTypes(): Set<number> {
+  if (wideIntegers) return wideIntegers;
+  const { DuckDBTypeId } = createRequire(import.meta.url)("@duckdb/node-api") as typeof DuckDB;
+  wideIntegers = new Set<number>([
+    DuckDBTypeId.BIGINT,
+    DuckDBTypeId.UBIGINT,
+    DuckDBTypeId.HUGEINT,
+    DuckDBTypeId.UHUGEINT,
+  ]);
+  return wideIntegers;
+}
 
 /** The rows of a fully read result. */
-export function jsonRows(reader: DuckDBResultReader): Record<string, unknown>[] {
+export function jsonRows(reader: DuckDB.DuckDBResultReader): Record<string, unknown>[] {
   const names = reader.columnNames();
-  const wide = reader.columnTypes().map((t) => WIDE_INTEGERS.has(t.typeId));
+  const wideTypes = wideIntegerTypes();
+  const wide = reader.columnTypes().map((t) => wideTypes.has(t.typeId));
   return (reader.getRowObjectsJson() as Record<string, unknown>[]).map((row) => {
     const out: Record<string, unknown> = {};
     names.forEach((n, i) => {
