@@ -218,6 +218,7 @@ describe.skipIf(skip !== null)(
 
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
+      await page.bringToFront();
       await page.goto(`${url}/workflows/${encodeURIComponent("f/wac/complete")}`);
       await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
       const ids = await page.locator("[data-node]").evaluateAll((els) => els.map((e) => e.getAttribute("data-node")));
@@ -241,8 +242,14 @@ describe.skipIf(skip !== null)(
       await untilStatus(id, (s) => s === "waiting");
       await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
       await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
-      await page.locator('[data-node="task:fetchPage"][data-status="succeeded"]').waitFor();
-      await page.locator('[data-node="approval:waitForApproval"][data-status="waiting"]').waitFor();
+      // React Flow keeps nodes `visibility: hidden` until a ResizeObserver has measured them,
+      // and Chromium may skip those frames for a page that is not in front (the previous test
+      // opened and closed a second page): bring it to front, and check the statuses as attributes.
+      await page.bringToFront();
+      await page.locator('[data-node="task:fetchPage"][data-status="succeeded"]').waitFor({ state: "attached" });
+      await page
+        .locator('[data-node="approval:waitForApproval"][data-status="waiting"]')
+        .waitFor({ state: "attached" });
       expect(await page.locator('[data-node="task:saveResults"]').getAttribute("data-status")).toBe("idle");
       expect(await page.locator('[data-node="task:fetchPage"] .dg-rep').innerText()).toBe("×3");
       await page.setViewportSize({ width: 1440, height: 1560 });

@@ -61,8 +61,9 @@ describe("sluice server: one worker process per worker group, started on demand"
     const [pid] = startedWorkers(server.output(), "default");
     expect(value).toMatchObject({ n: 1, pid, lane: "default" });
     expect(value.pid).not.toBe(server.pid);
-    // The worker's output is in the server's log stream, prefixed by its lane.
-    expect(server.output()).toMatch(new RegExp(`\\[lane default\\] ✓ hello ${id} succeeded`));
+    // The worker's output is in the server's log stream, prefixed by its lane (relayed
+    // through a pipe, so it may arrive a moment after the run is stored as finished).
+    await server.waitFor(new RegExp(`\\[lane default\\] ✓ hello ${id} succeeded`), 10_000);
     await idledOut(server, "default", pid!);
     // The next run starts a fresh process.
     const again = await result(await enqueue("hello", '{"n":2}'));
@@ -81,7 +82,7 @@ describe("sluice server: one worker process per worker group, started on demand"
     expect(ra.pid).not.toBe(rb.pid);
     expect(startedWorkers(server.output(), "default")).toEqual([ra.pid]);
     expect(startedWorkers(server.output(), "email")).toEqual([rb.pid]);
-    expect(server.output()).toMatch(new RegExp(`\\[lane email\\] ✓ send-email ${b} succeeded`));
+    await server.waitFor(new RegExp(`\\[lane email\\] ✓ send-email ${b} succeeded`), 10_000);
   }, 120_000);
 
   it("a signal starts a worker for a run that waited with no worker alive", async () => {
