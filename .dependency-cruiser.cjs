@@ -103,6 +103,18 @@ module.exports = {
       "the HTTP layer never imports the CLI",
     ),
     {
+      name: "pure-layers-do-no-io",
+      comment:
+        "core/, diagram/ and pipeline/ (without runtime/) are pure: no file, network, process or timer I/O " +
+        "(node:crypto is computation; diagram/fixtures.ts reads the test fixtures from a checkout)",
+      severity: "error",
+      from: {
+        path: "^src/(core|diagram|pipeline/(?!runtime/))",
+        pathNot: [TESTS, "^src/diagram/fixtures\\.ts$"],
+      },
+      to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },
+    },
+    {
       name: "no-circular",
       comment: "no import cycles",
       severity: "error",

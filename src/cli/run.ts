@@ -20,6 +20,7 @@ import { registerSignal } from "./commands/signal.js";
 import { registerToken } from "./commands/token.js";
 import { registerWorker } from "./commands/worker.js";
 import type { CliIO } from "./io.js";
+import { VERSION } from "../sdk/version.js";
 
 /** Runs the CLI with `argv` (without `node` and the script). Returns the exit code. */
 export async function run(argv: string[], io: CliIO): Promise<number> {
@@ -27,7 +28,7 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
   const cx: CommandContext = { io, setExitCode: (c) => (exitCode = c) };
   const program = new Command("sluice")
     .description("Durable workflows and asset pipelines for TypeScript")
-    .version("0.1.0")
+    .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");

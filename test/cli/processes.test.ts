@@ -7,11 +7,11 @@
  * runs, show, signal, cancel, approve, token create/list/revoke, dev, worker, server,
  * pipeline graph/run/backfill/status (here).
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
-import { makeProject } from "../helpers/project.js";
+import { makeProject, REPO } from "../helpers/project.js";
 import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
 import { eventually } from "../helpers/tmp.js";
 
@@ -94,6 +94,15 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     expect(dev.stdout()).toMatch(/sluice dev: \d+ workflow\(s\), database \.sluice\/sluice\.db\. Ctrl-C to stop\./);
     expect(dev.stderr()).toBe("");
     expect(await (await fetch(`${url}/api/health`)).json()).toEqual({ ok: true, store: "sqlite" });
+  });
+
+  it("--version and the OpenAPI document both give package.json's version", async () => {
+    const { version } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string };
+    const { code, out } = await sluice("--version");
+    expect(code).toBe(0);
+    expect(out.trim()).toBe(version);
+    const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as { info: { version: string } };
+    expect(doc.info.version).toBe(version);
   });
 
   it("enqueue refuses a payload that does not fit main's parameters (CLI and POST /api/runs), and accepts one that does", async () => {

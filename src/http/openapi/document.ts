@@ -3,6 +3,7 @@
  * scope it needs in `x-sluice-scope` (`public`, `link` for signed approval links,
  * `read`, `operate`, `worker`, `admin`); the API tests check that it lists exactly the app's routes.
  */
+import { VERSION } from "../../sdk/version.js";
 import { PIPELINE_PATHS } from "./pipeline-paths.js";
 import { SCHEMAS } from "./schemas.js";
 import { WORKER_PATHS } from "./worker-paths.js";
@@ -308,7 +309,7 @@ export function openApiDocument(): Json {
     openapi: "3.1.0",
     info: {
       title: "Sluice API",
-      version: "0.1.0",
+      version: VERSION,
       description:
         "Durable workflows over HTTP. Send `Authorization: Bearer <token>` (create one with `sluice token create --name <you> --scope read|operate|worker|admin`); `sluice dev` on loopback needs none. Bodies are JSON, at most 1 MiB, nested at most 64 deep, without `__proto__`/`constructor`/`prototype` keys. See docs/API.md.",
     },
