@@ -37,6 +37,8 @@ import { Registry } from "./registry.js";
 import { type ApprovalDecision, type ApprovalDecisionResult, decideApproval } from "./approvals.js";
 import { makeRunHandle } from "./run-handle.js";
 import { RunWaiters } from "./run-waiters.js";
+import { loadResumeSecret } from "./resume-secret.js";
+import { loadSecretKey, secretKeySource } from "./secret-key.js";
 
 /** Options of {@link createEngine}. */
 export interface EngineOptions {
@@ -76,6 +78,12 @@ export interface EngineOptions {
    * database ({@link Engine.recordPublicUrl}), else http://127.0.0.1:7777.
    */
   baseUrl?: string;
+  /**
+   * Key material that seals the secrets kept in the database (at least 16 characters). Default
+   * `SLUICE_SECRET_KEY`, else a key file: `secret.key` beside a SQLite file, `.sluice/secret.key`
+   * for Postgres (give every server the same `SLUICE_SECRET_KEY` instead).
+   */
+  secretKey?: string;
   /**
    * Asked before every enqueue with the runs' worker group; throwing refuses the enqueue
    * with that error (a server refuses groups whose worker lane crashed at startup).
@@ -350,9 +358,21 @@ export class Engine implements SluiceRuntime {
     return status;
   }
 
-  /** The secret that signs resume links (kept in the database, so every process agrees). */
+  /**
+   * The secret that signs resume links: kept in the database, so every process agrees, sealed
+   * under the secret key (`engine/secret-key.ts`), so the database alone cannot forge links.
+   */
   resumeSecret(): Promise<string> {
-    this.secretPromise ??= this.store.secret("resume-links");
+    this.secretPromise ??= (async () => {
+      const source = secretKeySource({
+        option: this.options.secretKey,
+        env: process.env.SLUICE_SECRET_KEY,
+        location: this.store.location,
+        cwd: process.cwd(),
+      });
+      return loadResumeSecret(this.store, loadSecretKey(source));
+    })();
+    this.secretPromise.catch(() => (this.secretPromise = null));
     return this.secretPromise;
   }
 

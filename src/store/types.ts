@@ -360,10 +360,18 @@ export interface FireScheduleRequest {
   run: EnqueueRequest;
 }
 
+/**
+ * Where a store keeps its data: a local database file, process memory, or a database server.
+ * Decides where a process finds the key that seals the store's secrets (`engine/secret-key.ts`).
+ */
+export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | { kind: "server" };
+
 /** The storage interface every engine part talks to. */
 export interface Store {
   /** Short name for messages: `sqlite` or `postgres`. */
   readonly kind: string;
+  /** Where the data lives (see {@link StoreLocation}). */
+  readonly location: StoreLocation;
   /** The store's clock (database clock on Postgres). */
   now(): Promise<number>;
 
@@ -384,8 +392,6 @@ export interface Store {
   recordApprovalEvent(event: Omit<ApprovalEvent, "ts">): Promise<void>;
   /** Approval attempts recorded for a run, oldest first. */
   listApprovalEvents(runId: string): Promise<ApprovalEvent[]>;
-  /** A random secret persisted in the database under `name` (created on first use). */
-  secret(name: string): Promise<string>;
   /** Small named settings and records (API tokens, …): get, put (insert or replace), delete, list by prefix. */
   kvGet(key: string): Promise<string | null>;
   kvPut(key: string, value: string): Promise<void>;

@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChildSpec, Command, EnqueueRequest, Lease, Store } from "../../src/store/types.js";
 import { delay } from "../helpers/tmp.js";
+import { deriveSecretKey } from "../../src/core/sealed-secret.js";
+import { loadResumeSecret } from "../../src/engine/resume-secret.js";
 
 /** Makes a fresh, empty, migrated store for one test. */
 export type StoreFactory = () => Promise<Store>;
@@ -654,12 +656,25 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.kvGet("join:x")).toBeNull();
       });
 
-      it("keeps one secret per name", async () => {
+      it("keeps the resume-link secret sealed: one per database, readable only with the secret key", async () => {
         await fresh();
-        const a = await store.secret("resume");
+        for (const k of ["sealed-secret:resume-links", "legacy-secret:resume-links"]) await store.kvDelete(k);
+        const key = deriveSecretKey("a key of at least sixteen characters");
+        const [a, b] = await Promise.all([loadResumeSecret(store, key), loadResumeSecret(store, key)]);
         expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
-        expect(await store.secret("resume")).toBe(a);
-        expect(await store.secret("other")).not.toBe(a);
+        expect(b).toBe(a);
+        const stored = (await store.kvGet("sealed-secret:resume-links"))!;
+        expect(stored).toMatch(/^sealed:v1:/);
+        expect(stored).not.toContain(a);
+        await expect(loadResumeSecret(store, deriveSecretKey("another key, also long enough"))).rejects.toMatchObject({
+          code: "SECRET_KEY_MISMATCH",
+        });
+        // A plain secret an earlier version left (moved to legacy-secret: by the migration) is kept, sealed, and its plain copy deleted.
+        await store.kvDelete("sealed-secret:resume-links");
+        await store.kvPut("legacy-secret:resume-links", "old-plain-secret");
+        expect(await loadResumeSecret(store, key)).toBe("old-plain-secret");
+        expect(await store.kvGet("legacy-secret:resume-links")).toBeNull();
+        expect(await store.kvGet("sealed-secret:resume-links")).not.toContain("old-plain-secret");
       });
 
       it("answers a task from the cache within its TTL instead of creating a child", async () => {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type {
   ApprovalEvent,
   ClaimedRun,
@@ -16,6 +15,7 @@ import type {
   ScheduleRecord,
   StepRecord,
   Store,
+  StoreLocation,
   WorkflowInfo,
 } from "../types.js";
 import { claimRuns } from "./claim.js";
@@ -45,6 +45,8 @@ export function openPostgresStore(url: string, options: PostgresOptions = {}): P
 /** The Postgres {@link Store}: shared by any number of servers and workers. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
+  /** A database server: processes on several machines share it. */
+  readonly location: StoreLocation = { kind: "server" };
   readonly db: Db;
   private readonly reads: PostgresReads;
   private readonly listener: Listener;
@@ -148,16 +150,6 @@ export class PostgresStore implements Store {
       via: r.via,
       ts: r.ts,
     }));
-  }
-
-  async secret(name: string): Promise<string> {
-    await this.ready();
-    const key = `secret:${name}`;
-    await this.db.query("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING", [
-      key,
-      randomBytes(32).toString("base64url"),
-    ]);
-    return (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [key])).rows[0]!.value;
   }
 
   async kvGet(key: string): Promise<string | null> {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { SerializedError } from "../../core/serde.js";
@@ -19,6 +18,7 @@ import type {
   ScheduleRecord,
   StepRecord,
   Store,
+  StoreLocation,
   WorkflowInfo,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
@@ -60,6 +60,8 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
 export class SqliteStore implements Store {
   readonly kind = "sqlite";
+  /** The database file, or memory for `:memory:`. */
+  readonly location: StoreLocation;
   private readonly s: Statements;
   private readonly w: SqliteWrites;
   private readonly r: SqliteReads;
@@ -78,6 +80,7 @@ export class SqliteStore implements Store {
     private readonly cleanup: (() => void) | null = null,
   ) {
     this.readOnly = db.readonly;
+    this.location = db.memory ? { kind: "memory" } : { kind: "file", path: db.name };
     this.s = new Statements(db);
     this.w = new SqliteWrites(this.s);
     this.r = new SqliteReads(this.s);
@@ -177,17 +180,6 @@ export class SqliteStore implements Store {
       .get("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key")
       .all(from, `${from}\uffff`) as Array<{ key: string; value: string }>;
     return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
-  }
-
-  async secret(name: string): Promise<string> {
-    return this.tx(() => {
-      const key = `secret:${name}`;
-      const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
-      if (row) return row.value;
-      const value = randomBytes(32).toString("base64url");
-      this.s.get("INSERT INTO meta (key, value) VALUES (?, ?)").run(key, value);
-      return value;
-    });
   }
 
   async signal(event: string, payload: string | null): Promise<number> {
