@@ -1,8 +1,10 @@
 /** Converts stored records into the API's JSON shapes (`api-types.ts`). */
 import { normaliseForm } from "../core/approval-form.js";
-import { decodeValue } from "../core/serde.js";
+import { decodeValue, type SerializedError } from "../core/serde.js";
 import { isoOrNull } from "../core/time.js";
 import type { PendingApproval } from "../engine/approvals.js";
+import { scopeAllows } from "./auth/scopes.js";
+import type { Identity } from "./auth/identity.js";
 import type { ApprovalEvent, LogRecord, RunRecord, ScheduleRecord, StepRecord, WorkflowInfo } from "../store/types.js";
 import type {
   ApiApprovalEvent,
@@ -24,8 +26,27 @@ export function iso(ms: number | null): string | null {
   return isoOrNull(ms);
 }
 
-/** A run as JSON. */
-export function runView(r: RunRecord): ApiRun {
+/**
+ * How much of a run's error a caller sees: `full` (with stack traces, which name the server's
+ * files) for callers who may operate runs, `redacted` (name, code, message, data and causes,
+ * no stacks) for read-only tokens.
+ */
+export type ErrorDetail = "full" | "redacted";
+
+/** The {@link ErrorDetail} for a caller: stacks need the `operate` scope. */
+export function errorDetailFor(identity: Identity | null): ErrorDetail {
+  return identity && scopeAllows(identity.scope, "operate") ? "full" : "redacted";
+}
+
+/** A stored error as the caller may see it (see {@link ErrorDetail}); causes are redacted too. */
+export function errorView(e: SerializedError | null, detail: ErrorDetail): SerializedError | null {
+  if (e === null || detail === "full") return e;
+  const { stack: _stack, cause, ...rest } = e;
+  return cause ? { ...rest, cause: errorView(cause, detail)! } : rest;
+}
+
+/** A run as JSON, its error at `detail`. */
+export function runView(r: RunRecord, detail: ErrorDetail): ApiRun {
   return {
     id: r.id,
     seq: r.seq,
@@ -39,7 +60,7 @@ export function runView(r: RunRecord): ApiRun {
     maxAttempts: r.maxAttempts,
     payload: decodeValue(r.payload) ?? null,
     result: decodeValue(r.result) ?? null,
-    error: r.error,
+    error: errorView(r.error, detail),
     parentId: r.parentId,
     parentKey: r.parentKey,
     rootId: r.rootId,
@@ -55,15 +76,15 @@ export function runView(r: RunRecord): ApiRun {
   };
 }
 
-/** A checkpoint as JSON. */
-export function stepView(s: StepRecord): ApiStep {
+/** A checkpoint as JSON, its error at `detail`. */
+export function stepView(s: StepRecord, detail: ErrorDetail): ApiStep {
   return {
     key: s.key,
     kind: s.kind,
     target: s.target,
     status: s.status,
     value: decodeValue(s.value) ?? null,
-    error: s.error,
+    error: errorView(s.error, detail),
     attempts: s.attempts,
     childId: s.childId,
     event: s.event,

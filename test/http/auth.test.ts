@@ -126,6 +126,27 @@ describe("auth matrix: every endpoint × no token, bad token, read, operate, wor
     expect(malformed.status).toBe(401);
   });
 
+  it("stack traces (server file paths) only for callers who may operate: a read token sees name, code and message", async () => {
+    const failed = await h.start("fails", {}, { until: (r) => r.status === "failed" });
+    const path = `/api/runs/${encodeURIComponent(failed.id)}`;
+    const read = await (await h.call("GET", path, { token: h.tokens.read })).text();
+    const operate = (await (await h.call("GET", path, { token: h.tokens.operate })).json()) as any;
+    expect(operate.run.error.stack).toMatch(/boom[\s\S]*at /);
+    const seen = JSON.parse(read);
+    expect(seen.run.error).toMatchObject({ message: "boom", name: "Error" });
+    expect(read).not.toContain('"stack"');
+    expect(read).not.toContain(h.root);
+    const lists = await Promise.all(
+      ["/api/runs?workflow=fails", "/api/workflows", "/api/workflows/fails"].map(async (p) =>
+        (await h.call("GET", p, { token: h.tokens.read })).text(),
+      ),
+    );
+    for (const body of lists) expect(body).not.toContain('"stack"');
+    expect(await (await h.call("GET", "/api/runs?workflow=fails", { token: h.tokens.admin })).text()).toContain(
+      '"stack"',
+    );
+  });
+
   it("tokens: created through the API (admin), listed without secrets, revoked at once", async () => {
     const created = (await (
       await h.call("POST", "/api/tokens", { token: h.tokens.admin, body: { name: "ci-bot", scope: "operate" } })

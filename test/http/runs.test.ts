@@ -211,7 +211,7 @@ describe("run detail, cancel, retry, signal", () => {
 
     const failed = await h.start("fails", {});
     expect(failed.status).toBe("failed");
-    const d = await json(await h.call("GET", `/api/runs/${failed.id}`, { token: h.tokens.read }));
+    const d = await json(await h.call("GET", `/api/runs/${failed.id}`, { token: h.tokens.operate }));
     expect(d.run.error).toMatchObject({ name: "Error", message: "boom" });
     expect(d.run.error.stack).toMatch(/boom/);
     (globalThis as any).__sluiceFixed = true;

@@ -17,7 +17,14 @@ import {
   type RunListQuery,
 } from "../input.js";
 import { readJsonBody } from "../json-body.js";
-import { approvalEventView, pendingApprovalView, runView, stepView } from "../views.js";
+import {
+  approvalEventView,
+  type ErrorDetail,
+  errorDetailFor,
+  pendingApprovalView,
+  runView,
+  stepView,
+} from "../views.js";
 
 /** Children listed on a run's page at most. */
 export const MAX_CHILDREN = 1000;
@@ -30,7 +37,7 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 
   app.get("/api/runs", requireScope("read"), async (c) => {
     const query = parseRunListQuery(c.req.query());
-    return c.json(await listRuns(engine.store, query));
+    return c.json(await listRuns(engine.store, query, errorDetailFor(c.get("identity"))));
   });
 
   app.post("/api/runs", requireScope("operate"), async (c) => {
@@ -53,7 +60,10 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     });
     const run = await engine.store.getRun(handle.id);
     if (!run) throw new RunNotFoundError(handle.id);
-    return c.json({ run: runView(run), deduplicated: handle.deduplicated }, handle.deduplicated ? 200 : 201);
+    return c.json(
+      { run: runView(run, errorDetailFor(c.get("identity"))), deduplicated: handle.deduplicated },
+      handle.deduplicated ? 200 : 201,
+    );
   });
 
   app.get("/api/runs/:id", requireScope("read"), async (c) => {
@@ -66,10 +76,11 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       engine.store.listApprovalEvents(id),
     ]);
     const listed = children.slice(0, MAX_CHILDREN).reverse();
+    const errors = errorDetailFor(c.get("identity"));
     const detail: ApiRunDetail = {
-      run: runView(run),
-      steps: steps.map(stepView),
-      children: listed.map(runView),
+      run: runView(run, errors),
+      steps: steps.map((s) => stepView(s, errors)),
+      children: listed.map((r) => runView(r, errors)),
       childrenTruncated: children.length > MAX_CHILDREN,
       approvals: run.status === "waiting" ? pendingApprovals(steps).map(pendingApprovalView) : [],
       approvalEvents: events.map(approvalEventView),
@@ -78,12 +89,13 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   });
 }
 
-/** One page of runs, newest first. */
-export async function listRuns(store: Store, q: RunListQuery): Promise<ApiRunList> {
+/** One page of runs, newest first, their errors at `errors`. */
+export async function listRuns(store: Store, q: RunListQuery, errors: ErrorDetail): Promise<ApiRunList> {
+  const view = (r: RunRecord) => runView(r, errors);
   if (!q.topLevel) {
     const rows = await store.listRuns({ ...q.filter, limit: q.limit + 1 });
     const page = rows.slice(0, q.limit);
-    return { runs: page.map(runView), nextCursor: rows.length > q.limit ? String(page[page.length - 1]!.seq) : null };
+    return { runs: page.map(view), nextCursor: rows.length > q.limit ? String(page[page.length - 1]!.seq) : null };
   }
   // Child tasks share their parent's workflow name; skip them, scanning a bounded number of rows.
   const found: RunRecord[] = [];
@@ -95,12 +107,10 @@ export async function listRuns(store: Store, q: RunListQuery): Promise<ApiRunLis
       scanned++;
       before = r.seq;
       if (r.parentId !== null) continue;
-      if (found.length === q.limit)
-        return { runs: found.map(runView), nextCursor: String(found[found.length - 1]!.seq) };
+      if (found.length === q.limit) return { runs: found.map(view), nextCursor: String(found[found.length - 1]!.seq) };
       found.push(r);
     }
-    if (batch.length < 500) return { runs: found.map(runView), nextCursor: null };
-    if (scanned >= MAX_SCAN)
-      return { runs: found.map(runView), nextCursor: before === undefined ? null : String(before) };
+    if (batch.length < 500) return { runs: found.map(view), nextCursor: null };
+    if (scanned >= MAX_SCAN) return { runs: found.map(view), nextCursor: before === undefined ? null : String(before) };
   }
 }

@@ -6,7 +6,7 @@ import type { ApiDiagram, ApiWorkflowDetail, ApiWorkflowSummary } from "../api-t
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { workflowStats } from "../stats.js";
-import { runView, workflowView } from "../views.js";
+import { errorDetailFor, runView, workflowView } from "../views.js";
 import { listRuns } from "./runs.js";
 
 /** Finished runs the stats are computed over at most. */
@@ -28,12 +28,13 @@ export function workflowRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   const { store } = deps.engine;
 
   app.get("/api/workflows", requireScope("read"), async (c) => {
+    const errors = errorDetailFor(c.get("identity"));
     const workflows = await store.listWorkflows();
     const summaries: ApiWorkflowSummary[] = await Promise.all(
       workflows.map(async (w) => {
         const recent = await store.listRuns({ workflow: w.name, limit: 50 });
         const last = recent.find((r) => r.parentId === null);
-        return { ...workflowView(w), lastRun: last ? runView(last) : null };
+        return { ...workflowView(w), lastRun: last ? runView(last, errors) : null };
       }),
     );
     return c.json({ workflows: summaries });
@@ -42,7 +43,11 @@ export function workflowRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/workflows/:name", requireScope("read"), async (c) => {
     const info = await findWorkflow(store, c.req.param("name"));
     const [recent, finished, active] = await Promise.all([
-      listRuns(store, { filter: { workflow: info.name }, limit: 20, topLevel: true }),
+      listRuns(
+        store,
+        { filter: { workflow: info.name }, limit: 20, topLevel: true },
+        errorDetailFor(c.get("identity")),
+      ),
       store.listRuns({ workflow: info.name, status: ["succeeded", "failed", "cancelled"], limit: STATS_SAMPLE * 4 }),
       store.listRuns({ workflow: info.name, status: ["pending", "running", "waiting"], limit: 10_000 }),
     ]);
