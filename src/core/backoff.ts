@@ -35,6 +35,16 @@ export function backoffDelay(policy: BackoffPolicy, failedAttempt: number, rando
   return Math.round(Math.min(policy.max, Math.max(0, jittered)));
 }
 
+/**
+ * The delay before another attempt of a run whose lease expired (a crashed or stopped worker):
+ * the run's own backoff policy, as for a failed attempt, with jitter from `random`.
+ */
+export function leaseRetryDelay(
+  random: () => number = Math.random,
+): (attempt: number, policy: BackoffPolicy) => number {
+  return (attempt, policy) => backoffDelay(policy, attempt, random);
+}
+
 /** Merges a partial user policy (`{ base?, max? }`) over a default one. */
 export function resolveBackoff(user: Partial<BackoffPolicy> | undefined, fallback: BackoffPolicy): BackoffPolicy {
   return { base: user?.base ?? fallback.base, max: user?.max ?? fallback.max };

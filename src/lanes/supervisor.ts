@@ -8,7 +8,7 @@
  * most one claiming worker per server; a worker that crashes before its first claim
  * stops the lane and is recorded (see `crash-record.ts`).
  */
-import { backoffDelay, RUN_BACKOFF } from "../core/backoff.js";
+import { leaseRetryDelay } from "../core/backoff.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Store } from "../store/types.js";
 import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
@@ -149,7 +149,7 @@ export class LaneSupervisor {
   private async poll(): Promise<void> {
     if (!this.running) return;
     const random = this.options.random ?? Math.random;
-    await this.options.store.reclaimExpired(500, (attempt) => backoffDelay(RUN_BACKOFF, attempt, random));
+    await this.options.store.reclaimExpired(500, leaseRetryDelay(random));
     const crashes = await this.loadCrashes();
     // A record cleared elsewhere (a successful claim) lets a crashed lane start again.
     for (const [group, lane] of this.lanes) if (!crashes.has(group)) lane.recover();

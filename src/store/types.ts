@@ -366,6 +366,9 @@ export interface FireScheduleRequest {
  */
 export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | { kind: "server" };
 
+/** The delay before another attempt of a run whose lease expired: its failed attempt (1-based) and its backoff policy. */
+export type RetryDelay = (attempt: number, backoff: BackoffPolicy) => number;
+
 /** The storage interface every engine part talks to. */
 export interface Store {
   /** Short name for messages: `sqlite` or `postgres`. */
@@ -415,10 +418,10 @@ export interface Store {
    */
   retry(runId: string): Promise<RunStatus | null>;
   /**
-   * Ends expired leases: another attempt if attempts remain, else `failed`.
-   * Returns the ids handled.
+   * Ends expired leases: another attempt if attempts remain, ready after
+   * `retryDelayMs(failed attempt, the run's own backoff)`, else `failed`. Returns the ids handled.
    */
-  reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]>;
+  reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]>;
   /** Earliest `ready_at` among runs these workers could claim, or null. */
   nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null>;
   /**

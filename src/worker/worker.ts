@@ -3,7 +3,7 @@
  * leases alive with one batched heartbeat, drains gracefully, and can exit when idle.
  */
 import { hostname } from "node:os";
-import { backoffDelay, RUN_BACKOFF } from "../core/backoff.js";
+import { leaseRetryDelay } from "../core/backoff.js";
 import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js";
 import { serializeError } from "../core/serde.js";
 import { terminalSafe } from "../core/terminal-text.js";
@@ -295,9 +295,7 @@ export class Worker {
 
   private async reclaim(): Promise<void> {
     try {
-      const ids = await this.store.reclaimExpired(500, (attempt) =>
-        backoffDelay(RUN_BACKOFF, attempt, this.deps.random),
-      );
+      const ids = await this.store.reclaimExpired(500, leaseRetryDelay(this.deps.random));
       if (ids.length) this.poke();
     } catch {
       // another process holds the lock; the next tick retries

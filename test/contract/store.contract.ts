@@ -8,6 +8,7 @@ import type { ChildSpec, Command, EnqueueRequest, Lease, Store } from "../../src
 import { delay } from "../helpers/tmp.js";
 import { deriveSecretKey } from "../../src/core/sealed-secret.js";
 import { loadResumeSecret } from "../../src/engine/resume-secret.js";
+import { backoffDelay } from "../../src/core/backoff.js";
 
 /** Makes a fresh, empty, migrated store for one test. */
 export type StoreFactory = () => Promise<Store>;
@@ -245,6 +246,28 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         });
         expect(ok.ok).toBe(true);
         expect((await store.getRun(first.lease.runId))!.result).toBe('"fresh"');
+      });
+
+      it("delays the attempt after an expired lease by the run's own backoff", async () => {
+        await fresh();
+        const run = await enqueue(store, { backoff: { base: 45_000, max: 90_000 } });
+        const { lease } = await claimOne(store, 1);
+        await delay(15);
+        const asked: Array<[number, { base: number; max: number }]> = [];
+        const before = await store.now();
+        expect(
+          await store.reclaimExpired(10, (attempt, backoff) => {
+            asked.push([attempt, backoff]);
+            return backoffDelay(backoff, attempt, () => 0.5);
+          }),
+        ).toEqual([lease.runId]);
+        expect(asked).toEqual([[1, { base: 45_000, max: 90_000 }]]);
+        const after = (await store.getRun(run))!;
+        expect(after).toMatchObject({ status: "pending", attempt: 2 });
+        expect(after.readyAt! - before).toBeGreaterThanOrEqual(45_000);
+        expect(after.readyAt! - before).toBeLessThan(46_000);
+        // Not claimable before its backoff has passed.
+        expect(await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF })).toEqual([]);
       });
 
       it("heartbeats keep a lease alive", async () => {

@@ -3,7 +3,7 @@
  * uses), long-polled on a {@link WorkBell}, with expired leases reclaimed on the way
  * (a server started with `--workers none` has no worker of its own that would do it).
  */
-import { backoffDelay, RUN_BACKOFF } from "../../core/backoff.js";
+import { leaseRetryDelay } from "../../core/backoff.js";
 import { decodeValue } from "../../core/serde.js";
 import type { Engine } from "../../engine/engine.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
@@ -88,7 +88,7 @@ export class ExternalClaims {
     if (now - this.lastReclaim < RECLAIM_EVERY_MS) return;
     this.lastReclaim = now;
     try {
-      const ids = await this.engine.store.reclaimExpired(500, (attempt) => backoffDelay(RUN_BACKOFF, attempt));
+      const ids = await this.engine.store.reclaimExpired(500, leaseRetryDelay());
       if (ids.length) this.engine.events.emit("work");
     } catch {
       // another process holds the write lock; the next claim tries again

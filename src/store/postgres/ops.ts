@@ -4,7 +4,7 @@
  */
 import type pg from "pg";
 import type { SerializedError } from "../../core/serde.js";
-import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RunStatus } from "../types.js";
+import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RetryDelay, RunStatus } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { waitOutcome } from "../wait-outcome.js";
@@ -128,7 +128,7 @@ export async function retryRun(c: pg.ClientBase, runId: string): Promise<RunStat
 export async function reclaimExpired(
   c: pg.ClientBase,
   limit: number,
-  retryDelayMs: (attempt: number) => number,
+  retryDelayMs: RetryDelay,
   audit: boolean,
 ): Promise<string[]> {
   const { rows } = await c.query<{
@@ -138,8 +138,10 @@ export async function reclaimExpired(
     parent_id: string | null;
     parent_key: string | null;
     claims: number;
+    backoff_base: string | number;
+    backoff_max: string | number;
   }>(
-    `SELECT id, attempt, max_attempts, parent_id, parent_key, claims FROM runs
+    `SELECT id, attempt, max_attempts, parent_id, parent_key, claims, backoff_base, backoff_max FROM runs
      WHERE status = 'running' AND lease_expires_at < now_ms() ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [limit],
   );
@@ -154,7 +156,12 @@ export async function reclaimExpired(
        FROM unnest($1::text[], $2::bigint[], $3::text[]) u(id, delay, error) WHERE r.id = u.id`,
       [
         again.map((r) => r.id),
-        again.map((r) => Math.max(0, Math.round(retryDelayMs(r.attempt)))),
+        again.map((r) =>
+          Math.max(
+            0,
+            Math.round(retryDelayMs(r.attempt, { base: Number(r.backoff_base), max: Number(r.backoff_max) })),
+          ),
+        ),
         again.map((r) => JSON.stringify(errorOf(r))),
       ],
     );

@@ -14,6 +14,7 @@ import type {
   RunStatus,
   ScheduleRecord,
   StepRecord,
+  RetryDelay,
   Store,
   StoreLocation,
   WorkflowInfo,
@@ -212,7 +213,7 @@ export class PostgresStore implements Store {
     });
   }
 
-  async reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]> {
+  async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
     return this.tx(async (c) => {
       const ids = await ops.reclaimExpired(c, limit, retryDelayMs, this.target.auditClaims);
       if (ids.length) await this.notify(c);

@@ -17,6 +17,7 @@ import type {
   RunStatus,
   ScheduleRecord,
   StepRecord,
+  RetryDelay,
   Store,
   StoreLocation,
   WorkflowInfo,
@@ -246,18 +247,20 @@ export class SqliteStore implements Store {
     });
   }
 
-  async reclaimExpired(limit: number, retryDelayMs: (attempt: number) => number): Promise<string[]> {
+  async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
     const now = this.clock.now();
     return this.tx(() => {
       const rows = this.s
         .get(
-          `SELECT id, attempt, max_attempts, parent_id, parent_key FROM runs
+          `SELECT id, attempt, max_attempts, parent_id, parent_key, backoff_base, backoff_max FROM runs
            WHERE status = 'running' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`,
         )
         .all(now, limit) as Array<{
         id: string;
         attempt: number;
         max_attempts: number;
+        backoff_base: number;
+        backoff_max: number;
         parent_id: string | null;
         parent_key: string | null;
       }>;
@@ -269,7 +272,12 @@ export class SqliteStore implements Store {
               `UPDATE runs SET status = 'pending', attempt = attempt + 1, ready_at = ?, error = ?, lease_owner = NULL,
                  lease_expires_at = NULL, updated_at = ? WHERE id = ?`,
             )
-            .run(now + retryDelayMs(row.attempt), JSON.stringify(error), now, row.id);
+            .run(
+              now + retryDelayMs(row.attempt, { base: row.backoff_base, max: row.backoff_max }),
+              JSON.stringify(error),
+              now,
+              row.id,
+            );
         } else {
           error.message += `; that was the last of ${row.max_attempts} attempts`;
           this.w.finish(row.id, row, { status: "failed", error }, now);
