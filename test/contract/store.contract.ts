@@ -870,6 +870,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
             { verb: "complete", lease, outcome: { status: "succeeded", result: null } },
           ]);
         }
+        await store.recordApprovalEvent({
+          runId: "done-0",
+          stepKey: "gate",
+          actor: "eve",
+          decision: "approve",
+          outcome: "not-waiting",
+          via: "test",
+        });
         const alive = await enqueue(store);
         const cutoff = (await store.now()) + 1;
         expect(await store.deleteFinished(cutoff, 2)).toBe(2);
@@ -884,6 +892,8 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
           request: req({ id: "done-0", dedupe: true, payload: '"new"' }),
         });
         expect(again).toEqual({ ok: true, enqueued: { id: "done-0", deduplicated: false } });
+        // The reused id starts with no audit history of the deleted run.
+        expect(await store.listApprovalEvents("done-0")).toEqual([]);
       });
 
       it("stores workflows, pins a run's version at its first claim, and keeps bundles by hash", async () => {

@@ -271,6 +271,7 @@ export class PostgresStore implements Store {
       await c.query("DELETE FROM steps WHERE run_id = ANY($1::text[])", [ids]);
       await c.query("DELETE FROM logs WHERE run_id = ANY($1::text[])", [ids]);
       await c.query("DELETE FROM claim_log WHERE run_id = ANY($1::text[])", [ids]);
+      await c.query("DELETE FROM approval_events WHERE run_id = ANY($1::text[])", [ids]);
       await c.query("DELETE FROM runs WHERE id = ANY($1::text[])", [ids]);
       return ids.length;
     });

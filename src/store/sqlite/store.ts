@@ -327,6 +327,7 @@ export class SqliteStore implements Store {
       for (const { id } of ids) {
         this.s.get("DELETE FROM steps WHERE run_id = ?").run(id);
         this.s.get("DELETE FROM logs WHERE run_id = ?").run(id);
+        this.s.get("DELETE FROM approval_events WHERE run_id = ?").run(id);
         this.s.get("DELETE FROM runs WHERE id = ?").run(id);
       }
       return ids.length;
