@@ -17,6 +17,7 @@ import { installEnvironmentConnector } from "./entry-runtime.js";
 export { defineWorkflow, isWorkflow } from "./sdk/workflow.js";
 export type { AnyWorkflow, WorkflowDefinition, WorkflowOptions } from "./sdk/workflow.js";
 export { signal } from "./sdk/signal.js";
+export type { SignalOptions } from "./sdk/runtime.js";
 export type { Logger, StepContext, StepOptions, WaitOptions, WorkflowContext } from "./sdk/context.js";
 export type { EnqueueOptions, RunHandle, RunInfo } from "./sdk/types.js";
 export * from "./sdk/errors.js";

@@ -12,6 +12,7 @@ import {
   PUBLIC_URL_KEY,
 } from "../core/public-url.js";
 import { join } from "node:path";
+import { toMillis } from "../core/duration.js";
 import { type Retention, retentionMillis } from "../core/retention.js";
 import { deserializeError, encodeValue } from "../core/serde.js";
 import {
@@ -21,12 +22,12 @@ import {
   RunNotFoundError,
   UnknownWorkflowError,
 } from "../sdk/errors.js";
-import { installRuntime, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
+import { installRuntime, type SignalOptions, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { openStore } from "../store/open.js";
-import type { CommandResult, LogLine, RunRecord, Store, WorkflowInfo } from "../store/types.js";
+import type { CommandResult, LogLine, RunRecord, SignalOutcome, Store, WorkflowInfo } from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
@@ -333,16 +334,27 @@ export class Engine implements SluiceRuntime {
     });
   }
 
-  /** Sends a signal; returns how many waiting runs it woke. */
-  async signal(event: string, payload?: unknown): Promise<number> {
+  /** Sends a signal; returns how many waiting runs it woke (see {@link sendSignal}). */
+  async signal(event: string, payload?: unknown, options?: SignalOptions): Promise<number> {
+    return (await this.sendSignal(event, payload, options)).woken;
+  }
+
+  /**
+   * Sends a signal: wakes the runs waiting on `event`; with `options.buffer`, keeps it for the
+   * next `waitFor` when none was waiting.
+   * @throws InvalidInputError for an empty event name; InvalidDurationError for a bad `buffer`
+   */
+  async sendSignal(event: string, payload?: unknown, options?: SignalOptions): Promise<SignalOutcome> {
     if (typeof event !== "string" || event.length === 0)
       throw new InvalidInputError("signal needs a non-empty event name");
-    const n = await this.store.signal(
+    const bufferMs = options?.buffer === undefined ? undefined : toMillis(options.buffer);
+    const outcome = await this.store.signal(
       event,
       encodeValue(payload ?? null, `payload of signal ${JSON.stringify(event)}`, this.maxValueBytes),
+      bufferMs,
     );
-    if (n > 0) this.events.emit("work");
-    return n;
+    if (outcome.woken > 0) this.events.emit("work");
+    return outcome;
   }
 
   /**

@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SluiceUnavailableError, type UnavailableErrorFactory } from "./errors.js";
 import type { RunHandle, EnqueueOptions } from "./types.js";
+import type { Duration } from "../core/duration.js";
 import type { AnyWorkflow } from "./workflow.js";
 
 /** What the SDK needs of an engine; implemented by `engine/engine.ts`. */
@@ -16,7 +17,17 @@ export interface SluiceRuntime {
    * name (a producer process) uses the definition's own settings.
    */
   enqueueRun(workflow: string | AnyWorkflow, payload: unknown, options?: EnqueueOptions): Promise<RunHandle<unknown>>;
-  signal(event: string, payload?: unknown): Promise<number>;
+  signal(event: string, payload?: unknown, options?: SignalOptions): Promise<number>;
+}
+
+/** Options of `signal()` (beyond the seed). */
+export interface SignalOptions {
+  /**
+   * Keep the signal this long when no run is waiting on the event (`"1h"`, `30_000`): the next
+   * `ctx.waitFor(event)` to park takes it, once, oldest first. Without it a signal that finds no
+   * waiting run is dropped, as in the seed. A signal that wakes runs is never kept.
+   */
+  buffer?: Duration;
 }
 
 /** The execution an SDK call belongs to; implemented by `worker/execution.ts`. */

@@ -366,6 +366,12 @@ export interface FireScheduleRequest {
  */
 export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | { kind: "server" };
 
+/** What a signal did: how many waiting runs it woke, and whether it was kept for a later `waitFor`. */
+export interface SignalOutcome {
+  woken: number;
+  buffered: boolean;
+}
+
 /** The delay before another attempt of a run whose lease expired: its failed attempt (1-based) and its backoff policy. */
 export type RetryDelay = (attempt: number, backoff: BackoffPolicy) => number;
 
@@ -382,8 +388,13 @@ export interface Store {
   commit(commands: Command[]): Promise<CommandResult[]>;
   /** Leases up to `limit` runnable runs, highest priority first, and loads their checkpoints. */
   claim(request: ClaimRequest): Promise<ClaimedRun[]>;
-  /** Resolves every pending wait on `event` of a waiting run and re-queues those runs; returns how many. */
-  signal(event: string, payload: string | null): Promise<number>;
+  /**
+   * Resolves every pending wait on `event` of a waiting run and re-queues those runs. With
+   * `bufferMs`, a signal that woke no run is kept that long instead of dropped, and the next
+   * `suspend` that parks a wait on `event` takes it (oldest first, each buffered signal once);
+   * a signal and a park racing each other meet exactly once (the store serialises them per event).
+   */
+  signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome>;
   /**
    * Resolves one pending wait or approval of a waiting run (an approval decision, a
    * resume link) and re-queues the run. Refused when the run is not waiting on that

@@ -178,6 +178,19 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out)).toMatchObject({ id: "w1", status: "succeeded", result: { ok: true } });
     expect((await sluice("show", "w1")).out).toMatch(/status\s+✓ succeeded/);
+    // A buffered signal sent before its run waits is kept, and the run's waitFor takes it.
+    const early = await sluice("signal", "go:3", '{"early": true}', "--buffer", "10m");
+    expect(early).toEqual({
+      code: 0,
+      out: 'no run is waiting on "go:3": kept for 10m for the next waitFor\n',
+      err: "",
+    });
+    expect((await sluice("enqueue", "waiter", '{"id": "3"}', "--id", "w3", "--wait", "--json")).out).toMatch(
+      /"status": "succeeded"[\s\S]*"early": true/,
+    );
+    const badBuffer = await sluice("signal", "go:4", "--buffer", "soon");
+    expect(badBuffer.code).toBe(1);
+    expect(badBuffer.err).toMatch(/--buffer "soon" is not a duration/);
     const cancel = await sluice("cancel", "w2", "--reason", "not needed");
     expect(cancel).toEqual({ code: 0, out: "cancelled w2\n", err: "" });
     expect((await sluice("cancel", "w2")).out).toBe("run w2 had already finished (cancelled); nothing to cancel\n");

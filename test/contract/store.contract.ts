@@ -497,13 +497,88 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
           });
           waiting.push(id);
         }
-        expect(await store.signal("approval:1", '{"approved":true}')).toBe(2);
-        expect(await store.signal("approval:1", '{"approved":true}')).toBe(0);
-        expect(await store.signal("nobody", null)).toBe(0);
+        expect(await store.signal("approval:1", '{"approved":true}')).toEqual({ woken: 2, buffered: false });
+        expect(await store.signal("approval:1", '{"approved":true}')).toEqual({ woken: 0, buffered: false });
+        expect(await store.signal("nobody", null)).toEqual({ woken: 0, buffered: false });
         const statuses = await Promise.all(waiting.map(async (id) => (await store.getRun(id))!.status));
         expect(statuses).toEqual(["pending", "pending", "waiting"]);
         const steps = await store.getSteps(waiting[0]!);
         expect(steps[0]).toMatchObject({ status: "done", value: '{"approved":true}' });
+      });
+
+      /** Claims a fresh run and parks it on `waitFor(event)`; returns its id. */
+      let parkPriority = 1000;
+      async function parkedOn(event: string): Promise<string> {
+        // Above every run re-queued by a signal, so this claim takes the run just enqueued.
+        const id = await enqueue(store, { priority: parkPriority++ });
+        const [c] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        expect(c!.run.id).toBe(id);
+        const r = await one(store, {
+          verb: "suspend",
+          lease: { runId: id, token: c!.token },
+          steps: [{ key: event, kind: "wait", target: null, status: "pending", event, position: 0 }],
+          children: [],
+          wakeAfterMs: null,
+          awaitChildren: false,
+        });
+        expect(r.ok).toBe(true);
+        return id;
+      }
+
+      it("keeps a buffered signal nobody waited for until the next waitFor parks, which takes it once", async () => {
+        await fresh();
+        expect(await store.signal("paid:1", '{"n":1}', 60_000)).toEqual({ woken: 0, buffered: true });
+        expect(await store.signal("paid:1", '{"n":2}', 60_000)).toEqual({ woken: 0, buffered: true });
+        const first = await parkedOn("paid:1");
+        const second = await parkedOn("paid:1");
+        const third = await parkedOn("paid:1");
+        // Oldest first, each once; the third park finds none left and waits.
+        expect((await store.getRun(first))!.status).toBe("pending");
+        expect((await store.getSteps(first))[0]).toMatchObject({ status: "done", value: '{"n":1}' });
+        expect((await store.getSteps(second))[0]).toMatchObject({ status: "done", value: '{"n":2}' });
+        expect((await store.getRun(third))!.status).toBe("waiting");
+        // A buffered signal that finds a waiting run wakes it and is not kept.
+        expect(await store.signal("paid:1", '{"n":3}', 60_000)).toEqual({ woken: 1, buffered: false });
+        expect((await store.getRun(await parkedOn("paid:1")))!.status).toBe("waiting");
+        // Without a buffer, nothing is kept; an expired buffered signal is not taken.
+        expect(await store.signal("plain", null)).toEqual({ woken: 0, buffered: false });
+        expect((await store.getRun(await parkedOn("plain")))!.status).toBe("waiting");
+        expect(await store.signal("brief", null, 1)).toEqual({ woken: 0, buffered: true });
+        await delay(20);
+        expect((await store.getRun(await parkedOn("brief")))!.status).toBe("waiting");
+      });
+
+      it("a buffered signal racing a waitFor that parks meets it exactly once (20 races)", async () => {
+        await fresh();
+        const runs: Array<{ id: string; token: number }> = [];
+        for (let i = 0; i < 20; i++) await enqueue(store);
+        for (const c of await store.claim({ workerId: "w", limit: 20, leaseMs: 30_000, workflows: WF }))
+          runs.push({ id: c.run.id, token: c.token });
+        expect(runs).toHaveLength(20);
+        const outcomes = await Promise.all(
+          runs.map(async (r, i) => {
+            const event = `race:${i}`;
+            const park = store.commit([
+              {
+                verb: "suspend",
+                lease: { runId: r.id, token: r.token },
+                steps: [{ key: event, kind: "wait", target: null, status: "pending", event, position: 0 }],
+                children: [],
+                wakeAfterMs: null,
+                awaitChildren: false,
+              },
+            ]);
+            const [sent] = await Promise.all([store.signal(event, String(i), 60_000), park]);
+            return sent;
+          }),
+        );
+        for (const [i, r] of runs.entries()) {
+          expect((await store.getSteps(r.id))[0], `run ${i}`).toMatchObject({ status: "done", value: String(i) });
+          expect((await store.getRun(r.id))!.status, `run ${i}`).toBe("pending");
+        }
+        // Each signal either woke its run or was buffered and taken: none is left over.
+        expect(outcomes.every((o) => o.woken + (o.buffered ? 1 : 0) === 1)).toBe(true);
+        for (let i = 0; i < 3; i++) expect((await store.getRun(await parkedOn(`race:${i}`)))!.status).toBe("waiting");
       });
 
       it("cancels a run and its unfinished descendants and fences the cancelled claim", async () => {

@@ -179,6 +179,13 @@ describe("defineWorkflow end to end on SQLite", () => {
     expect(await b.result({ timeoutMs: 5000 })).toEqual({ approved: true, by: "ana" });
     await expect(c.result({ timeoutMs: 5000 })).rejects.toThrow(/approval timed out/);
     expect(await signal("approval:order-2", { approved: true })).toBe(0);
+    // Buffered: sent before any run waits, taken by the next waitFor (once).
+    expect(await signal("approval:order-3", { approved: true, by: "early" }, { buffer: "1m" })).toBe(0);
+    const d = await wf.start({ orderId: "3" });
+    expect(await d.result({ timeoutMs: 5000 })).toEqual({ approved: true, by: "early" });
+    const f = await wf.start({ orderId: "3", timeout: 200 });
+    await expect(f.result({ timeoutMs: 5000 })).rejects.toThrow(/approval timed out/);
+    await expect(signal("x", null, { buffer: "soon" })).rejects.toMatchObject({ code: "INVALID_DURATION" });
   });
 
   it("deduplicates by id and refuses conflicting ids", async () => {

@@ -233,10 +233,25 @@ describe("run detail, cancel, retry, signal", () => {
       token: h.tokens.operate,
       body: { event: "go", payload: { n: 1 } },
     });
-    expect(await json(r)).toEqual({ event: "go", woke: 1 });
+    expect(await json(r)).toEqual({ event: "go", woke: 1, buffered: false });
     const done = await h.waitFor(w.id, (x) => isTerminal(x.status));
     expect(JSON.parse(done.result!)).toEqual({ n: 1 });
     expect((await h.call("POST", "/api/signals", { token: h.tokens.operate, body: {} })).status).toBe(400);
+    const bad = await h.call("POST", "/api/signals", { token: h.tokens.operate, body: { event: "go", buffer: true } });
+    expect(bad.status).toBe(400);
+    expect(
+      (await h.call("POST", "/api/signals", { token: h.tokens.operate, body: { event: "go", buffer: "-1" } })).status,
+    ).toBe(400);
+  });
+
+  it("keeps a buffered signal sent before the run waits, and the run's waitFor takes it", async () => {
+    const r = await h.call("POST", "/api/signals", {
+      token: h.tokens.operate,
+      body: { event: "go", payload: { early: true }, buffer: "1h" },
+    });
+    expect(await json(r)).toEqual({ event: "go", woke: 0, buffered: true });
+    const w = await h.start("waiter", {}, { until: (x) => isTerminal(x.status) });
+    expect(JSON.parse(w.result!)).toEqual({ early: true });
   });
 });
 

@@ -186,13 +186,21 @@ const PATHS: Record<string, Json> = {
     post: op("operate", "Send a signal: wakes the runs waiting on the event", {
       requestBody: jsonBody({
         type: "object",
-        properties: { event: { type: "string" }, payload: {} },
+        properties: {
+          event: { type: "string" },
+          payload: {},
+          buffer: {
+            description:
+              'keep the signal this long when no run waits on the event ("1h", or milliseconds): the next waitFor takes it',
+            oneOf: [{ type: "string" }, { type: "integer", minimum: 0 }],
+          },
+        },
         required: ["event"],
       }),
       responses: {
-        ...ok("how many runs woke", {
+        ...ok("how many runs woke, and whether the signal was kept for a later waitFor", {
           type: "object",
-          properties: { event: { type: "string" }, woke: { type: "integer" } },
+          properties: { event: { type: "string" }, woke: { type: "integer" }, buffered: { type: "boolean" } },
         }),
         ...err("400", "401", "403"),
       },

@@ -1,5 +1,6 @@
 /** `POST /api/signals`: wake the runs waiting on an event. */
 import type { Hono } from "hono";
+import { InvalidInputError } from "../../sdk/errors.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { bodyObject, onlyFields, reqString } from "../input.js";
@@ -12,9 +13,18 @@ export function signalRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       await readJsonBody(c, deps.limits),
       '{"event": "order-paid", "payload": {"orderId": "ord_123"}}',
     );
-    onlyFields(body, ["event", "payload"]);
+    onlyFields(body, ["event", "payload", "buffer"]);
     const event = reqString(body, "event", '"order-paid"');
-    const woke = await deps.engine.signal(event, body.payload);
-    return c.json({ event, woke });
+    const buffer = body.buffer;
+    if (buffer !== undefined && typeof buffer !== "string" && typeof buffer !== "number")
+      throw new InvalidInputError(`"buffer" must be a duration such as "1h" or a number of milliseconds`, {
+        code: "INVALID_BODY",
+      });
+    const { woken, buffered } = await deps.engine.sendSignal(
+      event,
+      body.payload,
+      buffer === undefined ? {} : { buffer },
+    );
+    return c.json({ event, woke: woken, buffered });
   });
 }

@@ -10,6 +10,7 @@ import type pg from "pg";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
 import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
+import { lockSignalEvents } from "./signal-lock.js";
 
 type LeaseCommand = Extract<Command, { lease: Lease }>;
 
@@ -158,6 +159,10 @@ async function applySegment(
     await parkRuns(
       c,
       suspends.map((i) => ({ cmd: all[i] as Extract<Command, { verb: "suspend" }>, created: created.get(i) ?? 0 })),
+    );
+    await takeBufferedSignals(
+      c,
+      suspends.map((i) => all[i] as Extract<Command, { verb: "suspend" }>),
     );
     wake = true;
   }
@@ -329,6 +334,46 @@ async function parkRuns(
       parks.map((p) => p.cmd.awaitChildren),
     ],
   );
+}
+
+/**
+ * The waits just parked take buffered signals of their events (oldest unexpired first, each
+ * once), under the per-event lock a buffered signal also takes (`lockSignalEvents`); a run whose
+ * wait was answered is re-queued at once.
+ */
+async function takeBufferedSignals(
+  c: pg.ClientBase,
+  parks: Array<Extract<Command, { verb: "suspend" }>>,
+): Promise<void> {
+  const waits = parks.flatMap((p) =>
+    p.steps
+      .filter((s) => s.kind === "wait" && s.status === "pending" && s.event)
+      .map((s) => ({ runId: p.lease.runId, key: s.key, event: s.event! })),
+  );
+  if (waits.length === 0) return;
+  await lockSignalEvents(
+    c,
+    waits.map((w) => w.event),
+  );
+  const answered = new Set<string>();
+  for (const w of waits) {
+    const { rows } = await c.query(
+      `WITH t AS (
+         DELETE FROM signal_buffer WHERE seq = (
+           SELECT seq FROM signal_buffer WHERE event = $1 AND expires_at > now_ms() ORDER BY seq LIMIT 1
+         ) RETURNING payload
+       )
+       UPDATE steps s SET status = 'done', value = t.payload, finished_at = now_ms() FROM t
+       WHERE s.run_id = $2 AND s.key = $3 AND s.status = 'pending' RETURNING s.run_id`,
+      [w.event, w.runId, w.key],
+    );
+    if (rows.length) answered.add(w.runId);
+  }
+  if (answered.size)
+    await c.query(
+      "UPDATE runs SET status = 'pending', ready_at = now_ms(), updated_at = now_ms() WHERE id = ANY($1::text[]) AND status = 'waiting'",
+      [[...answered]],
+    );
 }
 
 /** Closes audit rows of claims that ended (`claim_log`). */

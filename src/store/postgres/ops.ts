@@ -4,15 +4,26 @@
  */
 import type pg from "pg";
 import type { SerializedError } from "../../core/serde.js";
-import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RetryDelay, RunStatus } from "../types.js";
+import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RetryDelay, RunStatus, SignalOutcome } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { waitOutcome } from "../wait-outcome.js";
 import { releaseClaims } from "./commit.js";
+import { lockSignalEvents } from "./signal-lock.js";
 import { finishRuns } from "./finish.js";
 
-/** Resolves every pending wait on `event` of a waiting run; returns how many runs woke. */
-export async function signalRuns(c: pg.ClientBase, event: string, payload: string | null): Promise<number> {
+/**
+ * Resolves every pending wait on `event` of a waiting run; with `bufferMs`, a signal that woke
+ * none is kept for the next park (see `Store.signal`).
+ */
+export async function signalRuns(
+  c: pg.ClientBase,
+  event: string,
+  payload: string | null,
+  bufferMs?: number,
+): Promise<SignalOutcome> {
+  const buffer = bufferMs !== undefined && bufferMs > 0;
+  if (buffer) await lockSignalEvents(c, [event]);
   const { rows } = await c.query(
     `WITH w AS (
        SELECT s.run_id, s.key FROM steps s JOIN runs r ON r.id = s.run_id
@@ -26,7 +37,13 @@ export async function signalRuns(c: pg.ClientBase, event: string, payload: strin
      WHERE id IN (SELECT run_id FROM resolved) AND status = 'waiting' RETURNING id`,
     [event, payload],
   );
-  return rows.length;
+  if (rows.length > 0 || !buffer) return { woken: rows.length, buffered: false };
+  await c.query("DELETE FROM signal_buffer WHERE event = $1 AND expires_at <= now_ms()", [event]);
+  await c.query(
+    "INSERT INTO signal_buffer (event, payload, created_at, expires_at) VALUES ($1, $2, now_ms(), now_ms() + $3)",
+    [event, payload, Math.round(bufferMs)],
+  );
+  return { woken: 0, buffered: true };
 }
 
 /** See `Store.resolveWait`. */

@@ -15,6 +15,7 @@ import type {
   ScheduleRecord,
   StepRecord,
   RetryDelay,
+  SignalOutcome,
   Store,
   StoreLocation,
   WorkflowInfo,
@@ -107,11 +108,11 @@ export class PostgresStore implements Store {
     return this.tx((c) => claimRuns(c, req, this.target.auditClaims));
   }
 
-  async signal(event: string, payload: string | null): Promise<number> {
+  async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
     return this.tx(async (c) => {
-      const n = await ops.signalRuns(c, event, payload);
-      if (n > 0) await this.notify(c);
-      return n;
+      const outcome = await ops.signalRuns(c, event, payload, bufferMs);
+      if (outcome.woken > 0) await this.notify(c);
+      return outcome;
     });
   }
 
@@ -266,6 +267,7 @@ export class PostgresStore implements Store {
         `SELECT id FROM runs WHERE finished_at < $1 AND status IN ('succeeded', 'failed', 'cancelled') LIMIT $2 FOR UPDATE SKIP LOCKED`,
         [finishedBefore, batch],
       );
+      await c.query("DELETE FROM signal_buffer WHERE expires_at <= now_ms()");
       if (rows.length === 0) return 0;
       const ids = rows.map((r) => r.id);
       await c.query("DELETE FROM steps WHERE run_id = ANY($1::text[])", [ids]);

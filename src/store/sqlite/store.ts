@@ -18,6 +18,7 @@ import type {
   ScheduleRecord,
   StepRecord,
   RetryDelay,
+  SignalOutcome,
   Store,
   StoreLocation,
   WorkflowInfo,
@@ -124,6 +125,7 @@ export class SqliteStore implements Store {
           this.w.writeSteps(c.lease.runId, c.steps, now);
           const root = this.s.get("SELECT root_id FROM runs WHERE id = ?").get(c.lease.runId) as { root_id: string };
           this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now);
+          this.w.takeBufferedSignals(c.lease.runId, c.steps, now);
         } else this.w.complete(c.lease, fence, c.outcome, now);
         return { ok: true };
       }
@@ -183,7 +185,7 @@ export class SqliteStore implements Store {
     return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
   }
 
-  async signal(event: string, payload: string | null): Promise<number> {
+  async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
     const now = this.clock.now();
     return this.tx(() => {
       const waits = this.s
@@ -206,7 +208,9 @@ export class SqliteStore implements Store {
           woken.add(w.run_id);
         }
       }
-      return woken.size;
+      const buffered = woken.size === 0 && bufferMs !== undefined && bufferMs > 0;
+      if (buffered) this.w.bufferSignal(event, payload, now, bufferMs);
+      return { woken: woken.size, buffered };
     });
   }
 
@@ -324,6 +328,7 @@ export class SqliteStore implements Store {
       const ids = this.s
         .get("SELECT id FROM runs WHERE finished_at < ? AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?")
         .all(finishedBefore, batch) as Array<{ id: string }>;
+      this.s.get("DELETE FROM signal_buffer WHERE expires_at <= ?").run(this.clock.now());
       for (const { id } of ids) {
         this.s.get("DELETE FROM steps WHERE run_id = ?").run(id);
         this.s.get("DELETE FROM logs WHERE run_id = ?").run(id);

@@ -154,6 +154,41 @@ export class SqliteWrites {
     }
   }
 
+  /** Keeps a signal that woke no run for `bufferMs` (dropping expired ones of its event). */
+  bufferSignal(event: string, payload: string | null, now: number, bufferMs: number): void {
+    this.s.get("DELETE FROM signal_buffer WHERE event = ? AND expires_at <= ?").run(event, now);
+    this.s
+      .get("INSERT INTO signal_buffer (event, payload, created_at, expires_at) VALUES (?, ?, ?, ?)")
+      .run(event, payload, now, now + bufferMs);
+  }
+
+  /**
+   * The waits a run just parked take buffered signals of their events (oldest unexpired first,
+   * each once); a run whose wait was answered is re-queued at once. SQLite serialises writers, so
+   * a signal and a park never miss each other.
+   */
+  takeBufferedSignals(runId: string, steps: readonly StepWrite[], now: number): void {
+    let answered = false;
+    for (const st of steps) {
+      if (st.kind !== "wait" || st.status !== "pending" || !st.event) continue;
+      const row = this.s
+        .get("SELECT seq, payload FROM signal_buffer WHERE event = ? AND expires_at > ? ORDER BY seq LIMIT 1")
+        .get(st.event, now) as { seq: number; payload: string | null } | undefined;
+      if (!row) continue;
+      this.s.get("DELETE FROM signal_buffer WHERE seq = ?").run(row.seq);
+      this.s
+        .get(
+          "UPDATE steps SET status = 'done', value = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'",
+        )
+        .run(row.payload, now, runId, st.key);
+      answered = true;
+    }
+    if (answered)
+      this.s
+        .get("UPDATE runs SET status = 'pending', ready_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'")
+        .run(now, now, runId);
+  }
+
   /**
    * `cache_ttl`: when a run with the child's cache key succeeded within the TTL, the
    * parent's step takes its result and no child is created.
