@@ -36,7 +36,8 @@ interface PyCall {
   [k: string]: unknown;
 }
 
-type CallResult = { cid: number; ok: true; value: unknown } | { cid: number; ok: false; error: Record<string, unknown> };
+type CallResult =
+  { cid: number; ok: true; value: unknown } | { cid: number; ok: false; error: Record<string, unknown> };
 
 /** Resolves the JavaScript function standing for the `@task` function `name` (the module's task table). */
 export type TaskFunctionFor = (name: string) => (...args: unknown[]) => unknown;

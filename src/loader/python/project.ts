@@ -113,8 +113,7 @@ export class PythonProject {
         await this.forget(file);
         continue;
       }
-      const defs =
-        info.kind === "none" ? [] : [pythonDefinition(this.host, this.root, file, info.kind, info.params)];
+      const defs = info.kind === "none" ? [] : [pythonDefinition(this.host, this.root, file, info.kind, info.params)];
       try {
         for (const d of defs) {
           const other = this.owner(d.name);
@@ -128,9 +127,14 @@ export class PythonProject {
       const gone = before.filter((n) => !defs.some((d) => d.name === n));
       if (gone.length) await this.engine.unregister(gone);
       if (defs.length) await this.engine.register(defs, { version: null, source: file, replace: true });
-      this.namesByFile.set(file, defs.map((d) => d.name));
+      this.namesByFile.set(
+        file,
+        defs.map((d) => d.name),
+      );
       // Changed code: the host imports the file afresh on its next run.
-      const hash = createHash("sha256").update(readFileSync(join(this.root, file))).digest("hex");
+      const hash = createHash("sha256")
+        .update(readFileSync(join(this.root, file)))
+        .digest("hex");
       loaded.push({ file, hash, workflows: defs });
     }
     for (const file of [...this.namesByFile.keys()]) if (!seen.has(file)) await this.forget(file);
