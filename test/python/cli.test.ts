@@ -82,6 +82,17 @@ describe("Python workflows through the CLI", () => {
     expect(await dev.exited).toBe(0);
   }, 90_000);
 
+  it("sluice worker starts the Python side itself: enqueue (no server), then a worker that exits when idle", async () => {
+    const root = makeProject({ "f/data/etl.py": ETL }, "sluice-py-worker-");
+    const enq = spawnSluice(["enqueue", "f/data/etl", '{"url": "u"}', "--id", "w-1"], root);
+    expect(await enq.exited).toBe(0);
+    const worker = spawnSluice(["worker", "--exit-when-idle", "--idle", "500ms"], root);
+    expect(await worker.exited).toBe(0);
+    const show = spawnSluice(["show", "w-1", "--json"], root);
+    expect(await show.exited).toBe(0);
+    expect(JSON.parse(show.stdout())).toMatchObject({ status: "succeeded", result: { n: 3 } });
+  }, 60_000);
+
   it("without python3 the Python files are reported once and the TypeScript workflows still run", async () => {
     const root = makeProject(FILES, "sluice-py-none-");
     const dev = await startDev(root, { SLUICE_PYTHON: "/nonexistent/python3" });
