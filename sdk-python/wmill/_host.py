@@ -30,6 +30,7 @@ from . import _runtime
 from .client import SluiceError, TaskError
 
 _write_lock = threading.Lock()
+_HOST_FILE = os.path.abspath(__file__)
 _OUT_FD = 4
 _IN_FD = 3
 
@@ -56,7 +57,10 @@ def error_of(err):
     code = getattr(err, "code", None)
     if isinstance(code, str):
         out["code"] = code
-    out["traceback"] = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    # The user's frames only: the host's own frames say nothing about the error.
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if os.path.abspath(f.filename) != _HOST_FILE]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    out["traceback"] = "".join(lines + traceback.format_exception_only(type(err), err))
     return out
 
 
