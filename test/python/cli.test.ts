@@ -4,13 +4,13 @@
  * and line, a missing python3, and a SIGKILL of the Python process mid fan-out.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
-import { eventually } from "../helpers/tmp.js";
+import { delay, eventually } from "../helpers/tmp.js";
 
 const ETL = `from wmill import task, workflow
 
@@ -78,6 +78,32 @@ describe("Python workflows through the CLI", () => {
     const missing = spawnSluice(["enqueue", "f/data/etl", "{}"], root);
     expect(await missing.exited).toBe(1);
     expect(missing.stderr()).toMatch(/missing parameter "url" for f\/data\/etl/);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+  }, 90_000);
+
+  it("sluice dev reloads a changed Python file: new parameters at once, a syntax error named with its line", async () => {
+    const root = makeProject({ "f/data/etl.py": ETL }, "sluice-py-reload-");
+    const dev = spawnSluice(["dev", ".", "--port", "0"], root);
+    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    // The watcher starts after the UI line: write until the reload is seen.
+    const edit = (text: string, seen: RegExp) =>
+      eventually(async () => {
+        writeFileSync(join(root, "f/data/etl.py"), text);
+        await delay(700);
+        return seen.test(dev.output());
+      }, 30_000);
+    await edit(
+      ETL.replace("limit: int = 10", "limit: int = 10, dry: bool = False"),
+      /reloaded Python workflows after f\/data\/etl\.py changed/,
+    );
+    const enq = spawnSluice(["enqueue", "f/data/etl", '{"url": "u", "dry": true}', "--wait", "--json"], root);
+    expect(await enq.exited).toBe(0);
+    expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: { n: 3 } });
+    await edit(
+      ETL.replace("async def main(url: str", "async def main(url: str,,"),
+      /f\/data\/etl\.py:\d+: SyntaxError/,
+    );
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
   }, 90_000);

@@ -72,7 +72,7 @@ let root: string;
 beforeAll(async () => {
   root = makeProject(FILES, "sluice-py-sem-");
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
-  engine = createEngine({ store, scheduler: true, worker: { pollMs: 20 } });
+  engine = createEngine({ store, scheduler: true, worker: { pollMs: 20, concurrency: 1 } });
   await engine.start();
   project = new Project(root, engine);
   const report = await project.loadAll();
@@ -95,7 +95,7 @@ async function runToEnd(workflow: string, payload: unknown): Promise<RunRecord> 
 }
 
 describe("Python workflow semantics", () => {
-  it("a gather of 500 tasks is written by one suspend: every child created in one transaction", async () => {
+  it("a gather of 500 tasks is written by one suspend, and a worker with one slot finishes it (the parent holds none while it waits)", async () => {
     const run = await runToEnd("f/sem/fanout", { n: 500 });
     expect(run.status).toBe("succeeded");
     expect(JSON.parse(run.result!)).toBe((500 * 501) / 2);
