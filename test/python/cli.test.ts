@@ -108,6 +108,18 @@ describe("Python workflows through the CLI", () => {
     expect(await dev.exited).toBe(0);
   }, 90_000);
 
+  it("with --workers separate, the lane worker started on demand runs Python workflows too", async () => {
+    const root = makeProject({ "f/data/etl.py": ETL }, "sluice-py-lanes-");
+    const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch", "--workers", "separate"], root);
+    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/data/etl", '{"url": "u"}', "--wait", "--json"], root);
+    expect(await enq.exited).toBe(0);
+    expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: { n: 3 } });
+    expect(dev.output()).toMatch(/\[lane default\] .*f\/data\/etl:extract/);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+  }, 90_000);
+
   it("sluice worker starts the Python side itself: enqueue (no server), then a worker that exits when idle", async () => {
     const root = makeProject({ "f/data/etl.py": ETL }, "sluice-py-worker-");
     const enq = spawnSluice(["enqueue", "f/data/etl", '{"url": "u"}', "--id", "w-1"], root);
