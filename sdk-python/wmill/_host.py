@@ -25,6 +25,7 @@ import re
 import sys
 import threading
 import traceback
+import types
 
 from . import _runtime
 from .client import SluiceError, TaskError
@@ -215,9 +216,6 @@ class Host:
         if t == "start":
             self.start(msg)
             return
-        if t == "load":
-            self.modules.pop(msg["file"], None)
-            return
         ex = self.execs.get(msg["id"])
         if ex is None:
             return
@@ -265,7 +263,7 @@ class Host:
             send(out)
 
     async def invoke(self, ex, msg):
-        module = self.load(msg["file"])
+        module = self.load(msg)
         args = msg.get("args")
         pos, kw = (args, {}) if isinstance(args, list) else ([], args or {})
         if ex.kind == "task":
@@ -315,13 +313,20 @@ class Host:
         finally:
             _runtime.current.reset(token)
 
-    def load(self, file):
-        mtime = os.stat(file).st_mtime_ns
-        cached = self.modules.get(file)
-        if cached and cached[0] == mtime:
-            return cached[1]
-        module = import_file(file)
-        self.modules[file] = (mtime, module)
+    def load(self, msg):
+        """The module of a code version: compiled once from the source Sluice sends with the first
+        run of that version (runs stay on the version they started with, whatever the file holds now)."""
+        file, version = msg["file"], msg.get("version")
+        if version is None:
+            return import_file(file)
+        module = self.modules.get(version)
+        if module is not None:
+            return module
+        source = msg.get("source")
+        if source is None:
+            raise SluiceError(f"code version {version} of {file} was not sent to this Python process", "CODE_VERSION_MISSING")
+        module = import_source(file, source, version)
+        self.modules[version] = module
         return module
 
 
@@ -340,6 +345,23 @@ def import_file(file):
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def import_source(file, source, version):
+    """Runs ``source`` as a fresh module whose ``__file__`` is ``file`` (tracebacks name its lines)."""
+    folder = os.path.dirname(os.path.abspath(file))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = f"{module_name(file)}_{version[:16]}"
+    module = types.ModuleType(name)
+    module.__file__ = file
+    sys.modules[name] = module
+    try:
+        exec(compile(source, file, "exec"), module.__dict__)
     except BaseException:
         sys.modules.pop(name, None)
         raise

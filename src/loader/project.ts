@@ -186,6 +186,8 @@ export class Project {
   private async loadVersion(hash: string): Promise<Map<string, AnyWorkflow> | null> {
     const code = await this.engine.store.getBundle(hash);
     if (code === null) return null;
+    const python = this.python.definitionsOf(hash, code);
+    if (python) return new Map(python.map((w) => [w.name, w]));
     const exports = await importBundle(this.root, hash, code);
     const file = typeof exports[MODULE_PATH_EXPORT] === "string" ? (exports[MODULE_PATH_EXPORT] as string) : null;
     return new Map(this.runnables(exports, file).map((w) => [w.name, w]));

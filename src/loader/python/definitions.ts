@@ -66,20 +66,28 @@ function currentExecution(): Execution {
   return exec;
 }
 
-/** A Python workflow or script file as a definition run on `host`. */
+/** One code version of a Python file: its content hash and source. */
+export interface PythonVersion {
+  hash: string;
+  source: string;
+}
+
+/** A Python workflow or script file, at one code version, as a definition run on `host`. */
 export function pythonDefinition(
   host: PythonHost,
   root: string,
   file: string,
   kind: "workflow" | "script",
   params: PythonParam[] | null,
+  code: PythonVersion,
 ): AnyWorkflow {
+  const pinned = { version: code.hash, source: code.source };
   const name = moduleName(file);
   const full = `${root}/${file}`;
   const spec = pythonParamSpec(params);
   const tasks: PythonTaskTable = new PythonTaskTable((fn) => {
     const run = (...args: unknown[]) =>
-      runPython(host, currentExecution(), { kind: "task", file: full, fn, args }, taskFor);
+      runPython(host, currentExecution(), { kind: "task", file: full, fn, args, ...pinned }, taskFor);
     Object.defineProperty(run, "name", { value: fn });
     return run;
   });
@@ -90,7 +98,7 @@ export function pythonDefinition(
     params: spec,
     // Errors of the code are final (as for TypeScript); a Python process that dies is retried.
     handler: (payload: unknown) => {
-      const start: PythonStart = { kind, file: full, args: pythonArgs(payload, spec, name) };
+      const start: PythonStart = { kind, file: full, args: pythonArgs(payload, spec, name), ...pinned };
       return runPython(host, currentExecution(), start, taskFor);
     },
   });

@@ -27,6 +27,9 @@ export interface PythonStart {
   fn?: string;
   /** Positional (list) or named (object) arguments. */
   args: unknown[] | Record<string, unknown>;
+  /** The code version (content hash) the run is pinned to, and its source (sent once per process). */
+  version: string;
+  source: string;
 }
 
 /** A durable call reported by Python. */

@@ -37,6 +37,8 @@ export class PythonHost {
   private readonly listeners = new Map<string, ExecutionListener>();
   private partial = "";
   private closed = false;
+  /** Code versions whose source this process has been sent (it compiles each once). */
+  private readonly sentVersions = new Set<string>();
   /** Pid of the running Python process, or null. */
   pid: number | null = null;
 
@@ -63,6 +65,11 @@ export class PythonHost {
   send(msg: Record<string, unknown>): void {
     if (this.closed) throw new PythonHostExitedError("Sluice is stopping");
     if (!this.input) this.spawn();
+    if (msg.t === "start" && typeof msg.version === "string") {
+      // A version's source travels once per Python process, with its first run.
+      if (this.sentVersions.has(msg.version)) msg = { ...msg, source: undefined };
+      else this.sentVersions.add(msg.version);
+    }
     this.input!.write(`${JSON.stringify(msg)}\n`);
   }
 
@@ -89,6 +96,7 @@ export class PythonHost {
     }
     this.child = child;
     this.pid = child.pid ?? null;
+    this.sentVersions.clear();
     this.partial = "";
     const input = child.stdio[3] as Writable;
     const output = child.stdio[4] as Readable;

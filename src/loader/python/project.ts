@@ -1,8 +1,8 @@
 /**
  * The Python files of a project: found under `f/` and `u/` (Windmill's folders), inspected
  * in one Python process, registered as workflows and scripts that the worker runs on the
- * {@link PythonHost}. Python runs are not pinned to a code version: a run executes the
- * file's current content (as Python pipeline members do).
+ * {@link PythonHost}. Like TypeScript modules, each file's source is stored by content hash
+ * (a "bundle" with a Python header) and a run is pinned to the version it started on.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
@@ -10,10 +10,25 @@ import { join, relative, sep } from "node:path";
 import type { Engine } from "../../engine/engine.js";
 import { DuplicateWorkflowError } from "../../sdk/errors.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
-import { pythonDefinition } from "./definitions.js";
+import { pythonDefinition, type PythonVersion } from "./definitions.js";
 import { PythonLoadError, PythonUnavailableError } from "./errors.js";
 import { PythonHost } from "./host.js";
-import { inspectPythonFiles } from "./inspect.js";
+import { inspectPythonFiles, type PythonParam } from "./inspect.js";
+
+/** First line of a stored Python code version: the marker, then a JSON header. */
+const BUNDLE_MARK = "#sluice-python ";
+
+/** What a stored Python version says about its file (enough to rebuild its definition). */
+interface BundleHeader {
+  file: string;
+  kind: "workflow" | "script";
+  params: PythonParam[] | null;
+}
+
+/** Whether stored bundle code is a Python code version. */
+export function isPythonBundle(code: string): boolean {
+  return code.startsWith(BUNDLE_MARK);
+}
 
 /** Top-level folders whose `.py` files are workflows and scripts. */
 const PYTHON_ROOTS = ["f", "u"];
@@ -113,7 +128,13 @@ export class PythonProject {
         await this.forget(file);
         continue;
       }
-      const defs = info.kind === "none" ? [] : [pythonDefinition(this.host, this.root, file, info.kind, info.params)];
+      const source = readFileSync(join(this.root, file), "utf8");
+      const header: BundleHeader | null = info.kind === "none" ? null : { file, kind: info.kind, params: info.params };
+      const bundle = header ? `${BUNDLE_MARK}${JSON.stringify(header)}\n${source}` : "";
+      const hash = createHash("sha256")
+        .update(bundle || source)
+        .digest("hex");
+      const defs = header ? [this.definition(header, { hash, source })] : [];
       try {
         for (const d of defs) {
           const other = this.owner(d.name);
@@ -123,22 +144,34 @@ export class PythonProject {
         errors.push({ file, error: error as Error });
         continue;
       }
+      if (header) await this.engine.store.putBundle(hash, bundle);
       const before = this.namesByFile.get(file) ?? [];
       const gone = before.filter((n) => !defs.some((d) => d.name === n));
       if (gone.length) await this.engine.unregister(gone);
-      if (defs.length) await this.engine.register(defs, { version: null, source: file, replace: true });
+      if (defs.length) await this.engine.register(defs, { version: hash, source: file, replace: true });
       this.namesByFile.set(
         file,
         defs.map((d) => d.name),
       );
-      // Changed code: the host imports the file afresh on its next run.
-      const hash = createHash("sha256")
-        .update(readFileSync(join(this.root, file)))
-        .digest("hex");
       loaded.push({ file, hash, workflows: defs });
     }
     for (const file of [...this.namesByFile.keys()]) if (!seen.has(file)) await this.forget(file);
     return { loaded, errors };
+  }
+
+  private definition(header: BundleHeader, code: PythonVersion): AnyWorkflow {
+    return pythonDefinition(this.host, this.root, header.file, header.kind, header.params, code);
+  }
+
+  /**
+   * The definitions of a stored Python code version (a run pinned to it after a restart or a
+   * reload), or null when `code` is not a Python version.
+   */
+  definitionsOf(hash: string, code: string): AnyWorkflow[] | null {
+    if (!isPythonBundle(code)) return null;
+    const newline = code.indexOf("\n");
+    const header = JSON.parse(code.slice(BUNDLE_MARK.length, newline)) as BundleHeader;
+    return [this.definition(header, { hash, source: code.slice(newline + 1) })];
   }
 
   /** Forgets a deleted (or now broken) file's workflows. */
