@@ -17,6 +17,7 @@ forwarded to the worker's workflows-as-code host in call order, and every call m
 this event loop goes idle travels in one ``turn`` message (one suspend for a ``gather``).
 """
 import asyncio
+import concurrent.futures
 import importlib.util
 import inspect
 import json
@@ -371,6 +372,8 @@ def import_source(file, source, version):
 def main():
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    # Sync tasks and scripts run in threads: allow many at once (the default is cores + 4).
+    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="sluice-task"))
     host = Host(loop)
     sys.stdout = host.stdout
     sys.stderr = host.stderr

@@ -202,6 +202,9 @@ async def main(n: int):
       }
       const once = [...counts.values()].filter((c) => c === 1).length;
       expect(once).toBeGreaterThanOrEqual(200 - retried.length);
+      expect(dev.output()).toMatch(
+        /\[python\] the Python process exited \(killed by SIGKILL\); \d+ run\(s\) it was running are retried/,
+      );
     } finally {
       await store.close();
     }

@@ -122,6 +122,8 @@ export class PythonHost {
       const error = new PythonHostExitedError(why);
       const all = [...this.listeners.values()];
       this.listeners.clear();
+      if (!this.closed)
+        warn(`[python] the Python process exited (${why}); ${all.length} run(s) it was running are retried`);
       for (const l of all) l.exit(error);
     };
     child.on("error", (err) => gone(new PythonUnavailableError(this.python, err).message));
