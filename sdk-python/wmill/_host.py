@@ -38,7 +38,7 @@ _IN_FD = 3
 
 
 def send(msg):
-    data = (json.dumps(msg, default=_json_default) + "\n").encode()
+    data = (json.dumps(msg, default=_json_default, allow_nan=False) + "\n").encode()
     with _write_lock:
         view = memoryview(data)
         while view:
@@ -69,7 +69,7 @@ def error_of(err):
 def encode_value(value):
     """The value as JSON (checked here so an unserialisable result fails with a clear message)."""
     try:
-        json.dumps(value, default=_json_default)
+        json.dumps(value, default=_json_default, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise TypeError(f"the result is not JSON serialisable: {err}") from None
     return value
@@ -131,6 +131,10 @@ class Execution:
         """Registers a durable call; returns the future its result resolves."""
         if threading.current_thread() is not threading.main_thread():
             raise SluiceError(f"wmill {op} calls must be made from the workflow's event loop, not a thread")
+        try:
+            json.dumps(fields, default=_json_default, allow_nan=False)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"the arguments of this {op} call are not JSON serialisable: {err}") from None
         cid = self.next_cid
         self.next_cid += 1
         fut = self.host.loop.create_future()

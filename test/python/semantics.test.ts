@@ -58,6 +58,29 @@ async def main(flag: str):
     open(flag, "w").write("flipped")
     return "ran"
 `,
+  "f/sem/bad_values.py": `from wmill import task, workflow
+
+@task
+async def nan():
+    return float("nan")
+
+@task
+async def echo(x):
+    return x
+
+@workflow
+async def main():
+    errors = []
+    try:
+        await nan()
+    except Exception as e:
+        errors.append(str(e))
+    try:
+        await echo(object())
+    except TypeError as e:
+        errors.append(str(e))
+    return errors
+`,
   "f/sem/crash.py": `from wmill import workflow
 
 @workflow
@@ -124,6 +147,14 @@ describe("Python workflow semantics", () => {
     expect(run.error!.message).toContain(
       'recorded task "script:f/sem/lib" but the code now calls task "flow:f/sem/lib"',
     );
+  });
+
+  it("values that are not JSON fail the call or the task with a clear message (no hang)", async () => {
+    const run = await runToEnd("f/sem/bad_values", {});
+    expect(run.status).toBe("succeeded");
+    const [nan, arg] = JSON.parse(run.result!) as string[];
+    expect(nan).toMatch(/the result is not JSON serialisable: Out of range float values/);
+    expect(arg).toMatch(/the arguments of this task call are not JSON serialisable: object is not JSON serialisable/);
   });
 
   it("an exception in the workflow fails the run at once with the Python class and traceback in its log", async () => {

@@ -143,6 +143,9 @@ export class PythonHost {
       try {
         msg = JSON.parse(line) as HostMessage;
       } catch {
+        (this.options.warn ?? ((l: string) => process.stderr.write(`${l}\n`)))(
+          `[python] unreadable message from the Python process: ${line.slice(0, 200)}`,
+        );
         continue;
       }
       if (msg.id) this.listeners.get(msg.id)?.message(msg);
