@@ -7,6 +7,7 @@
  *   npm run bench -- --lanes                  only the cold-lane start-up (scale to zero)
  *   npm run bench -- --lake                   only the lake figures
  *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
+ *   npm run bench -- --python                 only Python workflows as code beside the TypeScript fan-out
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -20,8 +21,21 @@ import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
 import { laneColdStart } from "./lanes-bench.js";
 import { goWorkerFigures } from "./go-worker-bench.js";
+import { openPythonEngine, pythonFigures } from "./python-bench.js";
 
 const GO_TITLE = "Go worker SDK over the worker protocol (HTTP on loopback) beside the built-in worker (SQLite)";
+
+const FANOUT_TITLE = "workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)";
+const PYTHON_TITLE = "Python workflows as code on the same engine (embedded worker, one Python process)";
+
+async function pythonSection(dir: string, targets: Parameters<typeof fanoutFigures>[1]): Promise<void> {
+  const fan = await openFanoutEngine(dir);
+  printFigures(FANOUT_TITLE, await fanoutFigures(fan, targets));
+  await fan.stop();
+  const py = await openPythonEngine(dir);
+  printFigures(PYTHON_TITLE, await pythonFigures(py.engine));
+  await py.close();
+}
 
 const LANES_TITLE = "scale to zero: a worker process started for the first run of an idle lane (SQLite)";
 
@@ -41,6 +55,8 @@ async function main(): Promise<void> {
     if (process.argv.includes("--lake"))
       return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
+    if (process.argv.includes("--python"))
+      return await pythonSection(dir, { p50Ms: 1.5, fanout500Ms: 200, fanout10kMs: 2_000 });
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
@@ -52,12 +68,7 @@ async function main(): Promise<void> {
     printFigures("engine on SQLite (embedded worker)", await engineFigures(engine, raw, targets));
     await engine.stop();
 
-    const fan = await openFanoutEngine(dir);
-    printFigures(
-      "workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)",
-      await fanoutFigures(fan, targets),
-    );
-    await fan.stop();
+    await pythonSection(dir, targets);
 
     printFigures(LANES_TITLE, await laneColdStart(dir));
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));

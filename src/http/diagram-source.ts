@@ -54,6 +54,12 @@ export class DiagramSource {
     const cached = this.cache.get(file);
     if (cached?.stamp === stamp) return { workflow: info.name, ...cached.view };
     const source = await readFile(file, "utf8");
+    if (info.source.endsWith(".py")) {
+      const { analyzePythonFile } = await import("./python-diagram.js");
+      const view = { file: info.source, source, diagram: await analyzePythonFile(file, info.source) };
+      this.cache.set(file, { stamp, view });
+      return { workflow: info.name, ...view };
+    }
     // Loaded on first use: the analyser brings the TypeScript compiler, which most processes never need.
     const { analyzeWorkflowSource } = await import("../diagram/index.js");
     const view = { file: info.source, source, diagram: analyzeWorkflowSource(source, info.source) };

@@ -15,6 +15,7 @@ import { discoverWorkflowFiles } from "./discover.js";
 import { bundleFileExists, importBundle, ModuleImportError } from "./import-bundle.js";
 import { runnablesOf } from "./runnables.js";
 import { MODULE_PATH_EXPORT } from "./function-table.js";
+import { PythonProject } from "./python/project.js";
 
 /** One loaded module. */
 export interface LoadedModule {
@@ -45,12 +46,21 @@ export class Project {
   private readonly namesByFile = new Map<string, string[]>();
   private readonly hashByFile = new Map<string, string>();
   private readonly transforms: RunnableTransform[] = [];
+  /** The project's Python workflows and scripts (`f/**.py`), run on a Python host process. */
+  readonly python: PythonProject;
 
   constructor(
     readonly root: string,
     readonly engine: Engine,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
     engine.registry.setLoader((hash) => this.loadVersion(hash));
+    this.python = new PythonProject(
+      root,
+      engine,
+      (name) => [...this.namesByFile].find(([, names]) => names.includes(name))?.[0] ?? null,
+      env,
+    );
   }
 
   /** Adds a transform applied to every module loaded from now on (see {@link RunnableTransform}). */
@@ -72,7 +82,7 @@ export class Project {
     return discoverWorkflowFiles(this.root);
   }
 
-  /** Loads every workflow module; a broken file is reported, the others still load. */
+  /** Loads every workflow module (TypeScript, then Python); a broken file is reported, the others still load. */
   async loadAll(): Promise<LoadReport> {
     const report: LoadReport = { loaded: [], errors: [] };
     for (const file of this.files()) {
@@ -82,7 +92,15 @@ export class Project {
         report.errors.push({ file, error: error as Error });
       }
     }
+    const py = await this.loadPython();
+    report.loaded.push(...py.loaded);
+    report.errors.push(...py.errors);
     return report;
+  }
+
+  /** (Re)loads the Python workflows and scripts (see {@link PythonProject.loadAll}). */
+  loadPython(): Promise<LoadReport> {
+    return this.python.loadAll();
   }
 
   /** Bundles, stores, imports and registers one module (replacing its earlier version). */
@@ -129,6 +147,8 @@ export class Project {
     for (const wf of workflows) {
       const owner = [...this.namesByFile].find(([f, names]) => f !== file && names.includes(wf.name));
       if (owner) throw new DuplicateWorkflowError(wf.name, `in ${file} and in ${owner[0]}`);
+      const py = this.python.fileOf(wf.name);
+      if (py) throw new DuplicateWorkflowError(wf.name, `in ${file} and in ${py}`);
     }
     const gone = before.filter((name) => !now.includes(name));
     if (gone.length) await this.engine.unregister(gone);
@@ -166,6 +186,8 @@ export class Project {
   private async loadVersion(hash: string): Promise<Map<string, AnyWorkflow> | null> {
     const code = await this.engine.store.getBundle(hash);
     if (code === null) return null;
+    const python = this.python.definitionsOf(hash, code);
+    if (python) return new Map(python.map((w) => [w.name, w]));
     const exports = await importBundle(this.root, hash, code);
     const file = typeof exports[MODULE_PATH_EXPORT] === "string" ? (exports[MODULE_PATH_EXPORT] as string) : null;
     return new Map(this.runnables(exports, file).map((w) => [w.name, w]));

@@ -20,8 +20,16 @@ export class FailSignal extends SluiceError {
   }
 }
 
+/**
+ * The process running a run's code died (an out-of-process runtime such as the Python
+ * host): not the code's fault, so the attempt is retried like a lost worker, never marked
+ * terminal by the wrappers that make code errors final.
+ */
+export class RuntimeLostError extends SluiceError {}
+
 /** Marks `err` so that, if it escapes the handler, the run fails without retry. Returns it. */
 export function markTerminal<E>(err: E): E {
+  if (err instanceof RuntimeLostError) return err;
   if (err !== null && typeof err === "object") {
     try {
       Object.defineProperty(err, TERMINAL, { value: true, enumerable: false });

@@ -61,12 +61,21 @@ function handler(hits: Map<string, number>) {
   };
 }
 
+/** What project the harness runs. */
+export interface ExamplesOptions {
+  /** Folder copied as the project (default: the repository's examples/). */
+  from?: string;
+  /** Extra files written into the project (path → text). */
+  files?: Record<string, string>;
+}
+
 /** Starts the harness. */
-export async function startExamples(): Promise<ExamplesHarness> {
-  const root = makeProject({}, "sluice-examples-");
-  cpSync(join(REPO, "examples"), root, {
+export async function startExamples(options: ExamplesOptions = {}): Promise<ExamplesHarness> {
+  const root = makeProject(options.files ?? {}, "sluice-examples-");
+  const from = options.from ?? join(REPO, "examples");
+  cpSync(from, root, {
     recursive: true,
-    filter: (src) => !src.includes(`${join("examples", ".sluice")}`),
+    filter: (src) => !src.includes(`${join(from, ".sluice")}`),
   });
   rmSync(join(root, ".sluice"), { recursive: true, force: true });
   const hits = new Map<string, number>();
@@ -75,11 +84,15 @@ export async function startExamples(): Promise<ExamplesHarness> {
   const port = (server.address() as { port: number }).port;
   const http = `http://127.0.0.1:${port}`;
   process.env.SUBMIT_API_URL = `${http}/submit`;
+  // Python examples: the httpx stand-in (test/fixtures/python-shims) sends *.example.com here.
+  process.env.SLUICE_TEST_HTTP = http;
+  process.env.PYTHONPATH = join(REPO, "test", "fixtures", "python-shims");
   const clock = new SkippableClock();
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db"), clock });
   const engine = createEngine({ store, scheduler: false, worker: { pollMs: 50 } });
   await engine.start();
-  const report = await new Project(root, engine).loadAll();
+  const project = new Project(root, engine);
+  const report = await project.loadAll();
   if (report.errors.length)
     throw new Error(`examples failed to load: ${report.errors.map((e) => e.error.message).join("\n")}`);
 
@@ -120,6 +133,7 @@ export async function startExamples(): Promise<ExamplesHarness> {
     runToEnd,
     async close() {
       await engine.stop({ drainMs: 1000 });
+      project.python.close();
       await store.close();
       await new Promise<void>((r) => server.close(() => r()));
     },

@@ -170,6 +170,8 @@ describe("the packed sluice package in a scratch app", () => {
       "dist/windmill.d.ts",
       "dist/cli/main.js",
       "dist/ui/index.html",
+      "sdk-python/wmill/__init__.py",
+      "sdk-python/wmill/_host.py",
     ]) {
       expect(files, f).toContain(f);
     }

@@ -57,7 +57,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         echo: logEcho(write),
         baseUrl: http.baseUrl,
       });
-      const loader = new Project(project.root, engine);
+      const loader = new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, {
         assets: project.config.assets,
         env: cx.io.env,
@@ -161,6 +161,7 @@ function watchProject(
   });
   const reload = async (path: string) => {
     const file = relative(root, path).split(sep).join("/");
+    if (file.endsWith(".py")) return reloadPython(file);
     if (!isModuleFile(file)) return;
     try {
       if (isRunnableFile(root, file)) {
@@ -177,10 +178,22 @@ function watchProject(
       warn(`error: ${(err as Error).message}\n`);
     }
   };
+  // Python files are not bundled: reinspect them all (one Python process).
+  const reloadPython = async (file: string) => {
+    try {
+      const report = await loader.loadPython();
+      for (const e of report.errors) warn(`error: ${e.error.message}\n`);
+      write(`reloaded Python workflows after ${file} changed\n`);
+      await reloaded();
+    } catch (err) {
+      warn(`error: ${(err as Error).message}\n`);
+    }
+  };
   // reload catches and prints its own errors.
   watcher.on("add", (path: string) => void reload(path)).on("change", (path: string) => void reload(path));
   watcher.on("unlink", (path: string) => {
     const file = relative(root, path).split(sep).join("/");
+    if (file.endsWith(".py")) return void reloadPython(file);
     void loader.removeFile(file).then(async (names) => {
       if (names.length === 0) return;
       write(`removed ${file}: ${names.join(", ")}\n`);

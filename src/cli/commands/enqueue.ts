@@ -61,7 +61,7 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
           await engine.start();
           if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
             // Not published by a running `sluice dev`/worker yet: load the project's modules to find it.
-            const report = await new Project(project.root, engine).loadAll();
+            const report = await new Project(project.root, engine, cx.io.env).loadAll();
             for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
           }
           const handle = await engine.enqueueRun(workflow, payload, {

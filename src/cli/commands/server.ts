@@ -80,7 +80,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     let external: ExternalWorkers | null = null;
     try {
       await storeReady(engine.store);
-      const loader = new Project(project.root, engine);
+      const loader = new Project(project.root, engine, cx.io.env);
       pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
       const report = await loader.loadAll();
       await pipelines.start();

@@ -59,9 +59,15 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       });
       await storeReady(engine.store);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
-      const loader = new Project(project.root, engine);
+      const loader = new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
       const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
+      if (build) {
+        // Python files are not bundled: a lane worker loads them as they are.
+        const py = await loader.loadPython();
+        report.loaded.push(...py.loaded);
+        report.errors.push(...py.errors);
+      }
       // A lane worker runs the versions its server loaded: one that cannot is a startup crash.
       if (build && report.errors.length)
         throw new WorkerStartupError(

@@ -1,0 +1,391 @@
+"""The Python side of Sluice: one process per Sluice worker, started by it.
+
+Sluice's worker claims Python runs like any other and drives them here over two pipes (fd 3:
+messages from Sluice, fd 4: messages to it), one JSON object per line:
+
+    -> {"t": "start", "id", "seq", "kind": "workflow"|"task"|"script", "file", "fn"?, "args"}
+    -> {"t": "resolve", "id", "seq", "results": [{"cid", "ok", "value"?, "error"?}]}
+    -> {"t": "step_body", "id", "seq", "cid"}
+    -> {"t": "drop", "id"}
+    <- {"t": "turn", "id", "seq", "calls": [{"cid", "op", ...}]}   the loop went idle
+    <- {"t": "step_done", "id", "cid", "ok", "value"?, "error"?}
+    <- {"t": "done", "id", "ok", "value"?, "error"?}
+    <- {"t": "log", "id", "level", "text"}
+
+The engine keeps keys, checkpoints, replay and suspension: a workflow's durable calls are
+forwarded to the worker's workflows-as-code host in call order, and every call made before
+this event loop goes idle travels in one ``turn`` message (one suspend for a ``gather``).
+"""
+import asyncio
+import concurrent.futures
+import importlib.util
+import inspect
+import json
+import os
+import re
+import sys
+import threading
+import traceback
+import types
+
+from . import _runtime
+from .client import SluiceError, TaskError
+
+_write_lock = threading.Lock()
+_HOST_FILE = os.path.abspath(__file__)
+_OUT_FD = 4
+_IN_FD = 3
+
+
+def send(msg):
+    data = (json.dumps(msg, default=_json_default, allow_nan=False) + "\n").encode()
+    with _write_lock:
+        view = memoryview(data)
+        while view:
+            n = os.write(_OUT_FD, view)
+            view = view[n:]
+
+
+def _json_default(value):
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def error_of(err):
+    out = {"name": type(err).__name__, "message": str(err) or type(err).__name__}
+    code = getattr(err, "code", None)
+    if isinstance(code, str):
+        out["code"] = code
+    # The user's frames only: the host's own frames say nothing about the error.
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if os.path.abspath(f.filename) != _HOST_FILE]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    out["traceback"] = "".join(lines + traceback.format_exception_only(type(err), err))
+    return out
+
+
+def encode_value(value):
+    """The value as JSON (checked here so an unserialisable result fails with a clear message)."""
+    try:
+        json.dumps(value, default=_json_default, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"the result is not JSON serialisable: {err}") from None
+    return value
+
+
+class _LogRouter:
+    """``sys.stdout``/``sys.stderr``: lines printed by a run become that run's log lines."""
+
+    def __init__(self, level, fallback):
+        self.level = level
+        self.fallback = fallback
+        self.buffers = {}
+        self.lock = threading.Lock()
+
+    def write(self, text):
+        ex = _runtime.current.get()
+        if ex is None:
+            return self.fallback.write(text)
+        with self.lock:
+            buf = self.buffers.get(ex.id, "") + text
+            *lines, rest = buf.split("\n")
+            self.buffers[ex.id] = rest
+        for line in lines:
+            send({"t": "log", "id": ex.id, "level": self.level, "text": line})
+        return len(text)
+
+    def flush_run(self, run_id):
+        with self.lock:
+            rest = self.buffers.pop(run_id, "")
+        if rest:
+            send({"t": "log", "id": run_id, "level": self.level, "text": rest})
+
+    def flush(self):
+        self.fallback.flush()
+
+    def isatty(self):
+        return False
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+
+class Execution:
+    """One run (workflow, task or script) the host is executing for Sluice."""
+
+    def __init__(self, host, run_id, kind):
+        self.host = host
+        self.id = run_id
+        self.kind = kind
+        self.seq = 0
+        self.calls = []
+        self.futures = {}
+        self.bodies = {}
+        self.next_cid = 0
+        self.task = None
+
+    def call(self, op, fields, body=None):
+        """Registers a durable call; returns the future its result resolves."""
+        if threading.current_thread() is not threading.main_thread():
+            raise SluiceError(f"wmill {op} calls must be made from the workflow's event loop, not a thread")
+        try:
+            json.dumps(fields, default=_json_default, allow_nan=False)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"the arguments of this {op} call are not JSON serialisable: {err}") from None
+        cid = self.next_cid
+        self.next_cid += 1
+        fut = self.host.loop.create_future()
+        self.futures[cid] = fut
+        if body is not None:
+            self.bodies[cid] = body
+        self.calls.append({"cid": cid, "op": op, **fields})
+        self.host.mark(self)
+        return fut
+
+    def resolve(self, result):
+        fut = self.futures.pop(result["cid"], None)
+        self.bodies.pop(result["cid"], None)
+        if fut is None or fut.done():
+            return
+        if result.get("ok"):
+            fut.set_result(result.get("value"))
+            return
+        err = result.get("error") or {}
+        task = err.get("task")
+        if task is not None:
+            fut.set_exception(
+                TaskError(err.get("message", "task failed"), task.get("step_key"), task.get("child_job_id"), task.get("result"))
+            )
+        else:
+            fut.set_exception(SluiceError(err.get("message", "failed"), err.get("code", "SLUICE_ERROR")))
+        # A failed call nobody awaits must not print "exception was never retrieved".
+        fut.add_done_callback(lambda f: f.exception())
+
+
+class Host:
+    def __init__(self, loop):
+        self.loop = loop
+        self.execs = {}
+        self.dirty = set()
+        self.check_scheduled = False
+        self.modules = {}
+        self.partial = b""
+        self.stdout = _LogRouter("info", sys.stdout)
+        self.stderr = _LogRouter("error", sys.stderr)
+
+    # -- idle detection ---------------------------------------------------------------
+
+    def mark(self, ex):
+        self.dirty.add(ex)
+        if not self.check_scheduled:
+            self.check_scheduled = True
+            self.spins = 0
+            self.loop.call_soon(self.idle_check)
+
+    def idle_check(self):
+        # Report once nothing else is runnable: every call of this turn has been made.
+        ready = getattr(self.loop, "_ready", None)
+        if ready is not None and len(ready) > 0 and self.spins < 10000:
+            self.spins += 1
+            self.loop.call_soon(self.idle_check)
+            return
+        self.check_scheduled = False
+        dirty, self.dirty = self.dirty, set()
+        for ex in dirty:
+            if self.execs.get(ex.id) is not ex:
+                continue
+            calls, ex.calls = ex.calls, []
+            send({"t": "turn", "id": ex.id, "seq": ex.seq, "calls": calls})
+
+    # -- messages ----------------------------------------------------------------------
+
+    def on_readable(self):
+        try:
+            chunk = os.read(_IN_FD, 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            # Sluice is gone: nothing can be written for any run any more.
+            os._exit(0)
+        lines = (self.partial + chunk).split(b"\n")
+        self.partial = lines.pop()
+        for line in lines:
+            if line.strip():
+                self.dispatch(json.loads(line))
+
+    def dispatch(self, msg):
+        t = msg["t"]
+        if t == "start":
+            self.start(msg)
+            return
+        ex = self.execs.get(msg["id"])
+        if ex is None:
+            return
+        if t == "drop":
+            self.drop(ex)
+            return
+        ex.seq = max(ex.seq, msg.get("seq", 0))
+        if t == "resolve":
+            for r in msg["results"]:
+                ex.resolve(r)
+        elif t == "step_body":
+            self.run_body(ex, msg["cid"])
+        self.mark(ex)
+
+    def drop(self, ex):
+        self.execs.pop(ex.id, None)
+        self.dirty.discard(ex)
+        if ex.task is not None and not ex.task.done():
+            ex.task.cancel()
+
+    def start(self, msg):
+        ex = Execution(self, msg["id"], msg["kind"])
+        ex.seq = msg.get("seq", 0)
+        self.execs[ex.id] = ex
+        token = _runtime.current.set(ex)
+        try:
+            ex.task = self.loop.create_task(self.run(ex, msg))
+        finally:
+            _runtime.current.reset(token)
+        self.mark(ex)
+
+    async def run(self, ex, msg):
+        try:
+            value = await self.invoke(ex, msg)
+            out = {"t": "done", "id": ex.id, "ok": True, "value": encode_value(value)}
+        except asyncio.CancelledError:
+            return
+        except BaseException as err:  # noqa: BLE001 - every error of user code is the run's error
+            out = {"t": "done", "id": ex.id, "ok": False, "error": error_of(err)}
+        self.stdout.flush_run(ex.id)
+        self.stderr.flush_run(ex.id)
+        if self.execs.get(ex.id) is ex:
+            self.execs.pop(ex.id, None)
+            self.dirty.discard(ex)
+            send(out)
+
+    async def invoke(self, ex, msg):
+        module = self.load(msg)
+        args = msg.get("args")
+        pos, kw = (args, {}) if isinstance(args, list) else ([], args or {})
+        if ex.kind == "task":
+            fn = getattr(module, msg["fn"], None)
+            fn = getattr(fn, "fn", fn)
+            if not callable(fn):
+                raise SluiceError(
+                    f"{msg['file']} has no top-level @task function {msg['fn']!r} for this task: define it at the top level of the module",
+                    "TASK_FUNCTION_MISSING",
+                )
+        else:
+            fn = getattr(module, "main", None)
+            fn = getattr(fn, "fn", fn)
+            if not callable(fn):
+                raise SluiceError(f"{msg['file']} has no main function", "MAIN_MISSING")
+        if inspect.iscoroutinefunction(fn):
+            return await fn(*pos, **kw)
+        result = await asyncio.to_thread(fn, *pos, **kw)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def run_body(self, ex, cid):
+        body = ex.bodies.get(cid)
+
+        async def go():
+            try:
+                value = body()
+                if inspect.isawaitable(value):
+                    value = await value
+                out = {"t": "step_done", "id": ex.id, "cid": cid, "ok": True, "value": encode_value(value)}
+            except asyncio.CancelledError:
+                return
+            except BaseException as err:  # noqa: BLE001
+                out = {"t": "step_done", "id": ex.id, "cid": cid, "ok": False, "error": error_of(err)}
+            self.stdout.flush_run(ex.id)
+            if self.execs.get(ex.id) is ex:
+                send(out)
+                self.mark(ex)
+
+        if body is None:
+            send({"t": "step_done", "id": ex.id, "cid": cid, "ok": False, "error": {"message": "unknown step body"}})
+            return
+        token = _runtime.current.set(ex)
+        try:
+            self.loop.create_task(go())
+        finally:
+            _runtime.current.reset(token)
+
+    def load(self, msg):
+        """The module of a code version: compiled once from the source Sluice sends with the first
+        run of that version (runs stay on the version they started with, whatever the file holds now)."""
+        file, version = msg["file"], msg.get("version")
+        if version is None:
+            return import_file(file)
+        module = self.modules.get(version)
+        if module is not None:
+            return module
+        source = msg.get("source")
+        if source is None:
+            raise SluiceError(f"code version {version} of {file} was not sent to this Python process", "CODE_VERSION_MISSING")
+        module = import_source(file, source, version)
+        self.modules[version] = module
+        return module
+
+
+def module_name(file):
+    return "sluice_user_" + re.sub(r"\W", "_", os.path.abspath(file))
+
+
+def import_file(file):
+    """Imports the file at ``file`` as a fresh module (its folder on ``sys.path``)."""
+    folder = os.path.dirname(os.path.abspath(file))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = module_name(file)
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def import_source(file, source, version):
+    """Runs ``source`` as a fresh module whose ``__file__`` is ``file`` (tracebacks name its lines)."""
+    folder = os.path.dirname(os.path.abspath(file))
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = f"{module_name(file)}_{version[:16]}"
+    module = types.ModuleType(name)
+    module.__file__ = file
+    sys.modules[name] = module
+    try:
+        exec(compile(source, file, "exec"), module.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
+
+
+def main():
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    # Sync tasks and scripts run in threads: allow many at once (the default is cores + 4).
+    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="sluice-task"))
+    host = Host(loop)
+    sys.stdout = host.stdout
+    sys.stderr = host.stderr
+    os.set_blocking(_IN_FD, False)
+    loop.add_reader(_IN_FD, host.on_readable)
+    send({"t": "ready", "pid": os.getpid()})
+    loop.run_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""Errors of Sluice's ``wmill`` workflows-as-code API (``from wmill.client import TaskError``)."""
+
+
+class SluiceError(Exception):
+    """An error reported by Sluice; ``code`` is stable (e.g. ``NON_DETERMINISM``)."""
+
+    def __init__(self, message, code="SLUICE_ERROR"):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class TaskError(Exception):
+    """A child task failed. Raised where the workflow awaits the task, the same way on every replay.
+
+    Attributes:
+        message: the child's error message.
+        step_key: checkpoint key of the failed step (``risky_operation``, ``risky_operation#2``...).
+        child_job_id: run id of the failed child.
+        result: the child's error as stored (``{"name", "message", ...}``).
+    """
+
+    def __init__(self, message, step_key=None, child_job_id=None, result=None):
+        super().__init__(message)
+        self.message = message
+        self.step_key = step_key
+        self.child_job_id = child_job_id
+        self.result = result
+
+    def __str__(self):
+        return self.message
+
+
+class NotInWorkflowError(SluiceError):
+    """A workflow primitive was used outside a ``@workflow`` run."""
+
+    def __init__(self, what):
+        super().__init__(
+            f"{what} can only be called while a workflow runs: decorate main with @workflow and run it with sluice",
+            "NOT_IN_WORKFLOW",
+        )

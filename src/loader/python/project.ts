@@ -1,0 +1,189 @@
+/**
+ * The Python files of a project: found under `f/` and `u/` (Windmill's folders), inspected
+ * in one Python process, registered as workflows and scripts that the worker runs on the
+ * {@link PythonHost}. Like TypeScript modules, each file's source is stored by content hash
+ * (a "bundle" with a Python header) and a run is pinned to the version it started on.
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { Engine } from "../../engine/engine.js";
+import { DuplicateWorkflowError } from "../../sdk/errors.js";
+import type { AnyWorkflow } from "../../sdk/workflow.js";
+import { pythonDefinition, type PythonVersion } from "./definitions.js";
+import { PythonLoadError, PythonUnavailableError } from "./errors.js";
+import { PythonHost } from "./host.js";
+import { inspectPythonFiles, type PythonParam } from "./inspect.js";
+
+/** First line of a stored Python code version: the marker, then a JSON header. */
+const BUNDLE_MARK = "#sluice-python ";
+
+/** What a stored Python version says about its file (enough to rebuild its definition). */
+interface BundleHeader {
+  file: string;
+  kind: "workflow" | "script";
+  params: PythonParam[] | null;
+}
+
+/** Whether stored bundle code is a Python code version. */
+export function isPythonBundle(code: string): boolean {
+  return code.startsWith(BUNDLE_MARK);
+}
+
+/** Top-level folders whose `.py` files are workflows and scripts. */
+const PYTHON_ROOTS = ["f", "u"];
+const SKIP_DIRS = new Set(["node_modules", "dist", "build", "coverage", "__pycache__"]);
+/** A pipeline member (`# pipeline`) is run by the pipeline runtime, not loaded here. */
+const PIPELINE_MARK = /^[ \t]*#[ \t]*pipeline[ \t]*$/m;
+
+/** One loaded Python file. */
+export interface LoadedPythonFile {
+  file: string;
+  /** Content hash (shown; runs are not pinned to it). */
+  hash: string;
+  workflows: AnyWorkflow[];
+}
+
+/** Lists the project's Python workflow and script candidates (relative, sorted): files with a `def main`. */
+export function listPythonFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.name.startsWith(".")) continue;
+      const full = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name)) walk(full);
+      } else if (e.isFile() && e.name.endsWith(".py")) {
+        const source = readFileSync(full, "utf8");
+        if (/^(?:async[ \t]+)?def[ \t]+main[ \t]*\(/m.test(source) && !PIPELINE_MARK.test(source))
+          out.push(relative(root, full).split(sep).join("/"));
+      }
+    }
+  };
+  for (const top of PYTHON_ROOTS) walk(join(root, top));
+  return out.sort();
+}
+
+/** Loads a project's Python workflows into an engine. */
+export class PythonProject {
+  readonly host: PythonHost;
+  private readonly namesByFile = new Map<string, string[]>();
+  private unavailableSaid = false;
+
+  constructor(
+    readonly root: string,
+    private readonly engine: Engine,
+    private readonly owner: (name: string) => string | null,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.host = new PythonHost({ cwd: root, env });
+  }
+
+  /** Files this project loads as Python workflows or scripts. */
+  files(): string[] {
+    return listPythonFiles(this.root);
+  }
+
+  /** The file a name came from, if it is a Python one. */
+  fileOf(name: string): string | null {
+    for (const [file, names] of this.namesByFile) if (names.includes(name)) return file;
+    return null;
+  }
+
+  /**
+   * (Re)loads every Python file: each one that imports is registered; one that does not is
+   * reported with its line and the others still load. A missing python3 is reported once.
+   */
+  async loadAll(): Promise<{ loaded: LoadedPythonFile[]; errors: Array<{ file: string; error: Error }> }> {
+    const files = this.files();
+    const loaded: LoadedPythonFile[] = [];
+    const errors: Array<{ file: string; error: Error }> = [];
+    let infos;
+    try {
+      infos = await inspectPythonFiles(this.host.python, this.root, files);
+    } catch (err) {
+      if (err instanceof PythonUnavailableError) {
+        if (!this.unavailableSaid)
+          errors.push({
+            file: files[0] ?? "",
+            error: new PythonUnavailableError(this.host.python, `${files.length} Python file(s) not loaded`),
+          });
+        this.unavailableSaid = true;
+        return { loaded, errors };
+      }
+      throw err;
+    }
+    const seen = new Set<string>();
+    for (const info of infos) {
+      const file = info.file;
+      seen.add(file);
+      if ("error" in info) {
+        errors.push({ file, error: new PythonLoadError(file, info.error.line, info.error.message) });
+        await this.forget(file);
+        continue;
+      }
+      const source = readFileSync(join(this.root, file), "utf8");
+      const header: BundleHeader | null = info.kind === "none" ? null : { file, kind: info.kind, params: info.params };
+      const bundle = header ? `${BUNDLE_MARK}${JSON.stringify(header)}\n${source}` : "";
+      const hash = createHash("sha256")
+        .update(bundle || source)
+        .digest("hex");
+      const defs = header ? [this.definition(header, { hash, source })] : [];
+      try {
+        for (const d of defs) {
+          const other = this.owner(d.name);
+          if (other && other !== file) throw new DuplicateWorkflowError(d.name, `in ${file} and in ${other}`);
+        }
+      } catch (error) {
+        errors.push({ file, error: error as Error });
+        continue;
+      }
+      if (header) await this.engine.store.putBundle(hash, bundle);
+      const before = this.namesByFile.get(file) ?? [];
+      const gone = before.filter((n) => !defs.some((d) => d.name === n));
+      if (gone.length) await this.engine.unregister(gone);
+      if (defs.length) await this.engine.register(defs, { version: hash, source: file, replace: true });
+      this.namesByFile.set(
+        file,
+        defs.map((d) => d.name),
+      );
+      loaded.push({ file, hash, workflows: defs });
+    }
+    for (const file of [...this.namesByFile.keys()]) if (!seen.has(file)) await this.forget(file);
+    return { loaded, errors };
+  }
+
+  private definition(header: BundleHeader, code: PythonVersion): AnyWorkflow {
+    return pythonDefinition(this.host, this.root, header.file, header.kind, header.params, code);
+  }
+
+  /**
+   * The definitions of a stored Python code version (a run pinned to it after a restart or a
+   * reload), or null when `code` is not a Python version.
+   */
+  definitionsOf(hash: string, code: string): AnyWorkflow[] | null {
+    if (!isPythonBundle(code)) return null;
+    const newline = code.indexOf("\n");
+    const header = JSON.parse(code.slice(BUNDLE_MARK.length, newline)) as BundleHeader;
+    return [this.definition(header, { hash, source: code.slice(newline + 1) })];
+  }
+
+  /** Forgets a deleted (or now broken) file's workflows. */
+  async forget(file: string): Promise<string[]> {
+    const names = this.namesByFile.get(file) ?? [];
+    this.namesByFile.delete(file);
+    if (names.length) await this.engine.unregister(names);
+    return names;
+  }
+
+  /** Stops the Python process. */
+  close(): void {
+    this.host.close();
+  }
+}
