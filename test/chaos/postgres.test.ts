@@ -33,7 +33,15 @@ it("pg_terminate_backend storm: all of Sluice's connections killed every 300 ms 
   await untilFinished(p.store, ids, 90_000);
   await stopAll(workers);
   const inv = await checkLedgerRuns(p, ids, 4);
-  record(rowOf("pg_terminate_backend storm", "postgres", `${terminated} connections terminated (${whileBusy} rounds with runs unfinished)`, inv, started));
+  record(
+    rowOf(
+      "pg_terminate_backend storm",
+      "postgres",
+      `${terminated} connections terminated (${whileBusy} rounds with runs unfinished)`,
+      inv,
+      started,
+    ),
+  );
   expect(terminated).toBeGreaterThan(20);
   expect(whileBusy).toBeGreaterThan(5);
   expect(inv).toMatchObject({ lost: 0, stuck: 0, failed: 0, wrongResults: 0, missingEffects: 0 });
