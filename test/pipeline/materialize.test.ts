@@ -75,6 +75,30 @@ ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
 `;
 
+const DT_TRAVEL_TS = `// pipeline
+import * as wmill from 'windmill-client';
+
+export async function main() {
+	const sql = wmill.datatable();
+	await sql\`CREATE OR REPLACE TABLE thresholds AS SELECT 6 AS min_amount\`;
+	const q = (at: string) =>
+		sql.query(\`ATTACH 'ducklake://main' AS dl; SELECT count(*) AS n FROM dl.orders \${at} JOIN thresholds ON amount >= min_amount WHERE amount >= $1\`, 0).fetchOne();
+	const v1 = await q("AT (VERSION => 1)");
+	const now = await q("AT (TIMESTAMP => now())");
+	const latest = await q("");
+	const leaked = await sql\`SELECT count(*) AS n FROM information_schema.schemata WHERE schema_name = 'dl'\`.fetchOne();
+	return { v1: v1.n, now: now.n, latest: latest.n, leaked: leaked.n };
+}
+`;
+
+const DT_TRAVEL_PY = `# pipeline
+import wmill
+
+
+def main():
+    return wmill.datatable().query("ATTACH 'ducklake://main' AS dl; SELECT count(*) AS n FROM dl.orders AT (VERSION => 1)").fetch()
+`;
+
 const TS_WRITER = `// pipeline
 // partitioned daily
 import * as wmill from 'windmill-client';
@@ -129,6 +153,8 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/ts_writer.ts": TS_WRITER,
       "f/mat/py_writer.py": PY_WRITER,
       "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
+      "f/mat/dt_travel.ts": DT_TRAVEL_TS,
+      "f/mat/dt_travel_py.py": DT_TRAVEL_PY,
     });
   });
   afterAll(async () => p?.close());
@@ -276,6 +302,14 @@ describe("managed // materialize into a DuckLake table", () => {
     expect(await h.result({ timeoutMs: 20_000 })).toEqual([{ at_v1: 3, latest: 4, daily_now: 2, joined: 2 }]);
     const missing = await p.pipelines.runScript("f/mat/travel_missing", {});
     await expect(missing.result({ timeoutMs: 20_000 })).rejects.toThrow(/no snapshot with version 999/);
+  });
+
+  it("time travels in data-table queries that ATTACH a lake, from TypeScript and Python, leaving the data table's file untouched", async () => {
+    const ts = await p.pipelines.runScript("f/mat/dt_travel", {});
+    // orders: 3 rows at snapshot 1 (10, 20, 5); 4 now (7 appended); the join keeps amounts >= 6
+    expect(await ts.result({ timeoutMs: 20_000 })).toEqual({ v1: 2, now: 3, latest: 3, leaked: 0 });
+    const py = await p.pipelines.runScript("f/mat/dt_travel_py", {});
+    expect(await py.result({ timeoutMs: 20_000 })).toEqual([{ n: 3 }]);
   });
 
   it("writes and reads lake tables from TypeScript and Python with the seed's ducklake helpers", async () => {

@@ -12,6 +12,7 @@ import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
 import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
+import { attachLakes, extractLakeAttaches } from "./runners/sql-lake.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -43,8 +44,28 @@ export class RunAssetSdk implements AssetSdkHost {
     await this.run?.recordWrite(uri, "setResource");
   }
 
+  /**
+   * A data-table query; `ATTACH 'ducklake://<lake>' AS x` statements in it make the lake's
+   * tables readable as `x.<table>`, with `AT (VERSION => n)` / `AT (TIMESTAMP => t)` time travel.
+   */
   async queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    const rows = await this.assets.datatables.query(name, sql, params);
+    const { sql: text, attaches } = extractLakeAttaches(sql);
+    const rows = await this.assets.datatables.query(
+      name,
+      text,
+      params,
+      attaches.length === 0
+        ? undefined
+        : async (conn) => {
+            const lakes = await attachLakes(conn, this.assets, attaches);
+            try {
+              return { sql: await lakes.rewrite(text), schemas: [...lakes.aliases.keys()], close: lakes.close };
+            } catch (err) {
+              await lakes.close();
+              throw err;
+            }
+          },
+    );
     for (const uri of datatableWrites(name, sql)) await this.run?.recordWrite(uri, "datatable");
     return rows;
   }
