@@ -129,6 +129,25 @@ describe("column lineage of a materialized table", () => {
     expect(await bad.exited).not.toBe(0);
     expect(bad.stderr()).toContain('"main" is not a lake table; write <lake>/<table>');
 
+    const preview = (await (await fetch(`${url}/api/lake/table/preview?uri=${ORDERS}&limit=2`)).json()) as any;
+    expect([preview.total, preview.rows.length, preview.columns.map((c: any) => c.name)]).toEqual([
+      3,
+      2,
+      ["order_id", "customer_id", "amount", "tax"],
+    ]);
+    const refused = async (query: string, status: number, code: string) => {
+      const res = await fetch(`${url}/api/lake/table/preview?${query}`);
+      const body = (await res.json()) as any;
+      expect([res.status, body.error.code], body.error.message).toEqual([status, code]);
+      return body.error.message as string;
+    };
+    expect(await refused(`uri=${ORDERS}&snapshot=99`, 404, "LAKE_SNAPSHOT_NOT_FOUND")).toContain("no snapshot");
+    expect(await refused(`uri=${ORDERS}&limit=x`, 400, "INVALID_QUERY")).toContain("?limit= must be a whole number");
+    expect(await refused(`uri=${ORDERS}&partition=2026-05-16`, 400, "LAKE_ASSET_INVALID")).toContain(
+      "is not partitioned by Sluice",
+    );
+    await refused("uri=ducklake://other/t", 404, "LAKE_NOT_FOUND");
+
     const notLake = await fetch(`${url}/api/lake/table?uri=s3://x/y`);
     expect(notLake.status).toBe(400);
     expect(((await notLake.json()) as any).error.code).toBe("LAKE_ASSET_INVALID");

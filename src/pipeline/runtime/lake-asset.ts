@@ -161,8 +161,8 @@ export async function lakePreview(
     const snapshot = await r.snapshot(ref);
     const columns = await r.columns(table, ref);
     if (options.partition !== undefined && !columns.some((c) => c.name === PARTITION_COLUMN))
-      throw new LakeError(
-        "LAKE_WRITE_INVALID",
+      throw new PipelineRuntimeError(
+        "LAKE_ASSET_INVALID",
         `${uri} is not partitioned by Sluice (no ${PARTITION_COLUMN} column); preview it without a partition`,
       );
     const where = options.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(options.partition)}`;
