@@ -21,7 +21,11 @@ import { statExpression } from "../../src/lake/stats.js";
 import { sweepOrphans } from "../../src/lake/orphans.js";
 import { openLakeForWrite, type LakeWriter, type WriteRequest } from "../../src/lake/writer.js";
 
-const FIXTURE_SQLITE = join(REPO, "..", "shared", "fixtures", "ducklake", "sqlite-catalog", "meta.sqlite");
+const FIXTURE_SQLITE = join(
+  process.env.SLUICE_DUCKLAKE_FIXTURES ?? join(REPO, "..", "shared", "fixtures", "ducklake"),
+  "sqlite-catalog",
+  "meta.sqlite",
+);
 
 let dir: string;
 let lake: LakeWriter;
