@@ -1,5 +1,6 @@
 /**
- * A materialized lake table on the pipeline page in headless Chromium: the partition grid
+ * A materialized lake table on the pipeline page in headless Chromium: the "columns ×N" badge
+ * on the write edge into it (its mappings on hover), the partition grid
  * (snapshot, rows, tests), a preview of one partition and of the whole table at an older
  * snapshot (time travel), the snapshots, the schema versions and the column lineage.
  */
@@ -62,6 +63,16 @@ describe.skipIf(skip !== null)(
       const { page } = browser;
       await page.goto(`${http.url}/pipelines/f/lake`);
       const graph = page.getByRole("region", { name: "Pipeline graph" });
+      // the write edge into the materialized table carries its column lineage, listed on hover
+      const badge = graph.locator('[data-columns="2"]');
+      expect(await graph.locator('[data-columns="3"] title').textContent()).toContain("id ← (no source column)");
+      await badge.waitFor();
+      const box = await badge.boundingBox();
+      expect(box !== null && box.width > 10 && box.height > 3, JSON.stringify(box)).toBe(true);
+      expect(await badge.evaluate((el) => el.lastChild?.textContent)).toBe("columns ×2");
+      expect(await badge.locator("title").textContent()).toBe(
+        "id ← ducklake://main/orders.id\ndoubled ← ducklake://main/orders.amount",
+      );
       await graph.locator('[data-node="asset:ducklake://main/daily"]').click();
       const lake = page.getByRole("region", { name: "Lake table" });
 

@@ -72,3 +72,10 @@ export async function lineageOf(store: Store, uri: string): Promise<LineageRecor
   const raw = await store.kvGet(`${LINEAGE_PREFIX}${uri}`);
   return raw ? (JSON.parse(raw) as LineageRecord) : undefined;
 }
+
+/** One line per output column, `total ← ducklake://wh/orders.amount, ducklake://wh/orders.tax` (pure). */
+export function lineageLines(record: LineageRecord): string[] {
+  return record.columns.map(
+    (c) => `${c.output} ← ${c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(no source column)"}`,
+  );
+}
