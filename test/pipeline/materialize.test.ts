@@ -11,6 +11,7 @@ import { decodeValue } from "../../src/core/serde.js";
 import { openLake } from "../../src/lake/reader.js";
 import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/run-context.js";
 import { MATERIALIZED_PREFIX } from "../../src/pipeline/runtime/runners/sql.js";
+import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
 import { schemaHistory } from "../../src/pipeline/runtime/schema-history.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
@@ -101,6 +102,8 @@ def main():
 
 const TS_WRITER = `// pipeline
 // partitioned daily
+// column kind <- ducklake://code/raw.kind_code
+// column not_written <- ducklake://code/raw.x
 import * as wmill from 'windmill-client';
 
 export async function main(partition: string) {
@@ -325,6 +328,19 @@ describe("managed // materialize into a DuckLake table", () => {
       ],
       old: 2,
     });
+    // code has no SQL AST: its // column lines for the columns it wrote are recorded as the lineage
+    const lineage = await lineageOf(p.store, "ducklake://code/events");
+    expect([lineage?.snapshot_id, lineage?.columns]).toEqual([
+      3,
+      [
+        {
+          output: "kind",
+          sources: [{ table: "ducklake://code/raw", column: "kind_code" }],
+          passthrough: false,
+          origin: "annotation",
+        },
+      ],
+    ]);
     expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toContain(
       "ducklake://code/events",
     );

@@ -12,6 +12,7 @@ import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
 import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
+import { mergeColumnLineage, recordLineage } from "./lineage-record.js";
 import { attachLakes, extractLakeAttaches } from "./runners/sql-lake.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
@@ -101,6 +102,20 @@ export class RunAssetSdk implements AssetSdkHost {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
     const result = await writeLakeRows(this.assets, name, table, rows, options);
     await this.run?.recordWrite(uri, "ducklake");
+    // Code has no SQL to infer lineage from: its `// column` lines for the columns it wrote are the lineage.
+    const declared = this.run?.member.analyzed.annotations.columns ?? [];
+    const written = new Set(Object.keys(rows[0] ?? {}).map((c) => c.toLowerCase()));
+    const columns = declared.filter((c) => written.has(c.output.toLowerCase()));
+    if (this.run && columns.length)
+      await recordLineage(this.run.store, {
+        asset: uri,
+        script: this.run.member.path,
+        run: this.run.runId,
+        snapshot_id: result.snapshot_id,
+        at: Date.now(),
+        columns: mergeColumnLineage([], columns),
+        warnings: [],
+      });
     return result;
   }
 
