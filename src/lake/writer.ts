@@ -135,7 +135,8 @@ export class LakeWriter {
    * Write a slice (see {@link WriteRequest}). A replace or append without an audit writes the
    * SELECT straight into its Parquet files in one pass (its rows, partition values and
    * statistics come back from the COPY); a merge or an audited write first holds the slice in
-   * a temporary table, which the merge's key lookups and the audit read.
+   * a temporary table, which the merge's key lookups and the audit read. (A direct write planned
+   * again after a commit conflict runs its SELECT again.)
    * @throws LakeError, or the audit's own error
    */
   async write(conn: DuckDBConnection, req: WriteRequest): Promise<WriteResult> {
