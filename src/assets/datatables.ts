@@ -4,9 +4,24 @@
  * named in `sluice.json`). Queries are parameterised (`$1`, `$2`, … bound, never spliced
  * into the text).
  */
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { type AssetConfig, datatableFile } from "./config.js";
 import { runStatements, sqlString, withDuckDb } from "./duckdb.js";
 import { AssetError } from "./errors.js";
+
+/**
+ * What a caller may set up on a data-table query's session before it runs (the pipeline
+ * layer attaches `ducklake://` lakes this way; the assets layer knows nothing of lakes).
+ * Called before the data table becomes the default database, so what it creates lives in
+ * the session's in-memory catalog, never in the data table's file.
+ */
+export type QuerySetup = (conn: DuckDBConnection) => Promise<{
+  /** The query to run instead (e.g. with time travel rewritten). */
+  readonly sql: string;
+  /** In-memory schemas the query names (`dl` for `dl.orders`), put on the search path after the data table. */
+  readonly schemas: readonly string[];
+  close(): Promise<void>;
+}>;
 
 /** Runs SQL against data tables. */
 export class Datatables {
@@ -23,14 +38,25 @@ export class Datatables {
    * tables it wrote is the pipeline layer's reading of the SQL: `datatableWrites`.)
    * @throws AssetError `DATATABLE_QUERY_FAILED` with DuckDB's message
    */
-  async query(name: string, sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> {
+  async query(
+    name: string,
+    sql: string,
+    params: readonly unknown[] = [],
+    setup?: QuerySetup,
+  ): Promise<Record<string, unknown>[]> {
     const file = this.file(name);
     const alias = `sluice_dt_${name.replace(/-/g, "_")}`;
     const rows = await withDuckDb([file], async (conn) => {
+      let prepared: Awaited<ReturnType<QuerySetup>> | undefined;
       try {
         await attachWithRetry(conn, `ATTACH ${sqlString(file)} AS ${alias}`);
+        prepared = await setup?.(conn);
         await conn.run(`USE ${alias}`);
-        return await runStatements(conn, sql, (pname) => {
+        if (prepared?.schemas.length) {
+          const path = [`${alias}.main`, ...prepared.schemas.map((s) => `memory.${s}`)].join(",");
+          await conn.run(`SET search_path = ${sqlString(path)}`);
+        }
+        return await runStatements(conn, prepared?.sql ?? sql, (pname) => {
           const index = Number(pname);
           if (!Number.isInteger(index) || index < 1 || index > params.length) {
             throw new AssetError(
@@ -47,6 +73,8 @@ export class Datatables {
           `query on data table ${JSON.stringify(name)} failed: ${(err as Error).message}`,
           { cause: err },
         );
+      } finally {
+        await prepared?.close();
       }
     });
     return rows;

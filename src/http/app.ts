@@ -21,6 +21,7 @@ import { type BodyLimits, DEFAULT_BODY_LIMITS } from "./json-body.js";
 import { eventRoutes } from "./routes/events.js";
 import { logRoutes } from "./routes/logs.js";
 import { metaRoutes } from "./routes/meta.js";
+import { lakeTableRoutes } from "./routes/lake-tables.js";
 import { pipelineRoutes } from "./routes/pipelines.js";
 import { resumeLinkRoutes } from "./routes/resume-links.js";
 import { runActionRoutes } from "./routes/run-actions.js";
@@ -112,6 +113,7 @@ export function createApp(options: AppOptions): SluiceApp {
   scheduleRoutes(app, deps);
   tokenRoutes(app, deps);
   pipelineRoutes(app, deps);
+  lakeTableRoutes(app, deps);
   workerProtocolRoutes(app, deps);
   approvalPageRoutes(app, deps);
   uiRoutes(app, options.uiDir === undefined ? defaultUiDir() : options.uiDir);

@@ -126,6 +126,12 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   PIPELINE_INVALID: 409,
   PIPELINE_PLAN_FAILED: 400,
   PIPELINE_CONTENTION: 400,
+  // Lake tables (the asset routes): a bad URI 400, a lake, table or snapshot that does not exist 404.
+  LAKE_ASSET_INVALID: 400,
+  LAKE_NOT_FOUND: 404,
+  LAKE_TABLE_NOT_FOUND: 404,
+  LAKE_SNAPSHOT_NOT_FOUND: 404,
+  LINEAGE_NOT_FOUND: 404,
 };
 
 /**

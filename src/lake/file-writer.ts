@@ -4,13 +4,16 @@
  * partitioned, in hive-style folders `col=value/`), their per-column statistics, and
  * positional delete files (`file_path`, `pos`, with the field ids the extension uses). A
  * partitioned slice is written by one `COPY … PARTITION_BY` (the partition columns stay in
- * the files, as the extension keeps them); its files' partition values are read back from them.
+ * the files, as the extension keeps them). Each file's row count, size, footer size, column
+ * statistics and partition values come from the COPY itself (`RETURN_STATS`, what the
+ * extension uses), so nothing is read back; a file whose returned statistics miss something
+ * Sluice records is read back instead.
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import { dirname, join, relative, resolve as resolvePath, sep } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../assets/duckdb.js";
-import { duckdbTypeOf, isFloat } from "./column-types.js";
+import { duckdbTypeOf, hasMinMax, isFloat } from "./column-types.js";
 import { LakeError } from "./errors.js";
 import { jsonRows } from "./json-rows.js";
 import { ident } from "./scan-plan.js";
@@ -74,6 +77,19 @@ interface FileFacts {
   readonly partitionValues: string[] | null;
 }
 
+/** Compressed bytes per file and top-level column (`<path>\u0000<column>`), from the Parquet metadata only. */
+async function columnSizes(conn: DuckDBConnection, paths: readonly string[]): Promise<Map<string, number>> {
+  const list = `[${paths.map(sqlString).join(", ")}]`;
+  const sizes = new Map<string, number>();
+  for (const r of jsonRows(
+    await conn.runAndReadAll(
+      `SELECT file_name AS f, path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${list}) GROUP BY ALL`,
+    ),
+  ))
+    sizes.set(`${r.f}\u0000${r.p}`, Number(r.s));
+  return sizes;
+}
+
 /** Row counts, column statistics and partition values of freshly written files, in two queries for all of them. */
 async function readFileFacts(
   conn: DuckDBConnection,
@@ -104,14 +120,7 @@ async function readFileFacts(
       `SELECT ${parts.join(", ")} FROM read_parquet(${list}, hive_partitioning = false, filename = true) GROUP BY filename`,
     ),
   );
-  const sizes = new Map<string, number>();
-  for (const r of jsonRows(
-    await conn.runAndReadAll(
-      `SELECT file_name AS f, path_in_schema AS p, sum(total_compressed_size) AS s FROM parquet_metadata(${list}) GROUP BY ALL`,
-    ),
-  )) {
-    sizes.set(`${r.f}\u0000${r.p}`, Number(r.s));
-  }
+  const sizes = await columnSizes(conn, paths);
   const out = new Map<string, FileFacts>();
   for (const row of rows) {
     const f = String(row.f);
@@ -131,6 +140,66 @@ async function readFileFacts(
     });
   }
   return out;
+}
+
+/** A MAP value as DuckDB's JSON rows give it (`[{key, value}]`) → a record. */
+function mapOf<V>(v: unknown): Map<string, V> {
+  const out = new Map<string, V>();
+  if (Array.isArray(v)) for (const e of v as Array<{ key: string; value: V }>) out.set(String(e.key), e.value);
+  return out;
+}
+
+/**
+ * A file's facts from one row of `COPY … (RETURN_STATS true)`, or undefined when the row
+ * lacks a figure Sluice records (then the file is read back). Pure.
+ */
+export function factsFromCopyStats(
+  row: Record<string, unknown>,
+  columns: readonly TargetColumn[],
+  partitionColumns: readonly TargetColumn[],
+): (FileFacts & { size: number; footer: number }) | undefined {
+  const byColumn = mapOf<unknown>(row.column_statistics);
+  const stats: FileColumnStats[] = [];
+  const rows = Number(row.count);
+  for (const c of columns) {
+    const st = mapOf<string>(byColumn.get(ident(c.name)));
+    const values = Number(st.get("num_values"));
+    const nulls = Number(st.get("null_count"));
+    if (!st.has("num_values") || !st.has("null_count") || !st.has("column_size_bytes") || values !== rows)
+      return undefined;
+    const min = st.get("min") ?? null;
+    const max = st.get("max") ?? null;
+    const keep = hasMinMax(c.lakeType);
+    // DuckDB leaves min/max out for an all-NaN float column too; anything else missing is read back.
+    if (keep && values > nulls && (min === null || max === null) && !isFloat(c.lakeType)) return undefined;
+    if (isFloat(c.lakeType) && !st.has("has_nan")) return undefined;
+    stats.push({
+      columnId: c.columnId,
+      columnSizeBytes: Number(st.get("column_size_bytes")),
+      valueCount: values - nulls,
+      nullCount: nulls,
+      min: keep ? min : null,
+      max: keep ? max : null,
+      containsNan: isFloat(c.lakeType) ? st.get("has_nan") === "true" : null,
+    });
+  }
+  let partitionValues: string[] | null = null;
+  if (partitionColumns.length) {
+    const keys = mapOf<string>(row.partition_keys);
+    partitionValues = [];
+    for (const c of partitionColumns) {
+      const v = keys.get(c.name);
+      if (v === undefined || v === null) return undefined;
+      partitionValues.push(String(v));
+    }
+  }
+  return {
+    stats,
+    rows,
+    partitionValues,
+    size: Number(row.file_size_bytes),
+    footer: Number(row.footer_size_bytes),
+  };
 }
 
 /** Options of {@link writeDataFiles}. */
@@ -154,9 +223,40 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
     .join(", ");
   const fieldIds = req.columns.map((c) => `${sqlString(c.name)}: ${c.columnId}`).join(", ");
   const out: WrittenDataFile[] = [];
-  const add = async (paths: readonly string[]): Promise<void> => {
-    const facts = await readFileFacts(conn, paths, req.columns, req.partitionColumns);
-    for (const path of paths) {
+  const written = `SELECT ${select} FROM ${req.slice}`;
+  /** The files of a COPY with RETURN_STATS: their facts as returned, or read back where incomplete. */
+  const add = async (copied: readonly Record<string, unknown>[]): Promise<void> => {
+    const readBack: string[] = [];
+    const returned = copied.flatMap((row) => {
+      const path = resolvePath(String(row.filename));
+      const f = factsFromCopyStats(row, req.columns, req.partitionColumns);
+      if (!f) readBack.push(path);
+      return f ? [{ path, f }] : [];
+    });
+    // Column sizes as the Parquet metadata has them (RETURN_STATS reports 0 for some types, e.g. INTERVAL).
+    const sizes = returned.length
+      ? await columnSizes(
+          conn,
+          returned.map((r) => r.path),
+        )
+      : new Map<string, number>();
+    for (const { path, f } of returned) {
+      out.push({
+        path,
+        relPath: relative(req.tableDir, path).split(sep).join("/"),
+        recordCount: f.rows,
+        fileSizeBytes: f.size,
+        footerSize: f.footer,
+        stats: f.stats.map((st, i) => ({
+          ...st,
+          columnSizeBytes: sizes.get(`${path}\u0000${req.columns[i]!.name}`) ?? null,
+        })),
+        partitionValues: f.partitionValues,
+      });
+    }
+    if (readBack.length === 0) return;
+    const facts = await readFileFacts(conn, readBack, req.columns, req.partitionColumns);
+    for (const path of readBack) {
       const f = facts.get(path);
       if (!f)
         throw new LakeError(
@@ -175,42 +275,47 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
       });
     }
   };
+  const copy = async (target: string, options: string): Promise<Record<string, unknown>[]> =>
+    jsonRows(
+      await conn.runAndReadAll(
+        `COPY (${written}) TO ${sqlString(target)} (FORMAT parquet, COMPRESSION snappy, ${options}RETURN_STATS true, FIELD_IDS {${fieldIds}})`,
+      ),
+    );
   if (req.partitionColumns.length === 0) {
-    const [count] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${req.slice}`));
-    if (Number(count!.n) === 0) return out;
     const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
     mkdirSync(dirname(path), { recursive: true });
-    await conn.run(
-      `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION snappy, FIELD_IDS {${fieldIds}})`,
-    );
-    await add([path]);
+    try {
+      const copied = await copy(path, "");
+      if (copied.every((r) => Number(r.count) === 0)) {
+        rmSync(path, { force: true });
+        return out;
+      }
+      await add(copied.map((r) => ({ ...r, filename: path })));
+    } catch (err) {
+      rmSync(path, { force: true });
+      throw err;
+    }
     return out;
-  }
-  const keys = req.partitionColumns.map((c) => ident(c.name));
-  const [nulls] = jsonRows(
-    await conn.runAndReadAll(
-      `SELECT count(*) FILTER (WHERE ${keys.map((k) => `${k} IS NULL`).join(" OR ")}) AS n FROM ${req.slice}`,
-    ),
-  );
-  if (Number(nulls!.n) > 0) {
-    throw new LakeError(
-      "LAKE_WRITE_INVALID",
-      `a partition column (${req.partitionColumns.map((c) => c.name).join(", ")}) is NULL in ${nulls!.n} row(s) of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`,
-    );
   }
   // One pass: DuckDB writes one hive folder per partition value (col=value/, values percent-encoded) under uniquely named files.
   mkdirSync(req.tableDir, { recursive: true });
-  const [copied] = jsonRows(
-    await conn.runAndReadAll(
-      `COPY (SELECT ${select} FROM ${req.slice}) TO ${sqlString(req.tableDir)} (FORMAT parquet, COMPRESSION snappy, PARTITION_BY (${keys.join(", ")}), ` +
-        `WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', RETURN_FILES true, APPEND, FIELD_IDS {${fieldIds}})`,
-    ),
+  const keys = req.partitionColumns.map((c) => ident(c.name));
+  const copied = await copy(
+    req.tableDir,
+    `PARTITION_BY (${keys.join(", ")}), WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', APPEND, `,
   );
-  const files = ((copied?.Files ?? []) as string[]).map((f) => resolvePath(f));
   try {
-    if (files.length) await add(files);
+    await add(copied);
+    const at = req.partitionColumns.map((p) => req.columns.findIndex((c) => c.columnId === p.columnId));
+    const nulls = out.reduce((n, f) => n + Math.max(...at.map((i) => f.stats[i]?.nullCount ?? 0)), 0);
+    if (nulls > 0) {
+      throw new LakeError(
+        "LAKE_WRITE_INVALID",
+        `a partition column (${req.partitionColumns.map((c) => c.name).join(", ")}) is NULL in ${nulls} row(s) of the slice; a partition value cannot be NULL, so filter or fill those rows in the SELECT`,
+      );
+    }
   } catch (err) {
-    for (const f of files) rmSync(f, { force: true });
+    for (const r of copied) rmSync(resolvePath(String(r.filename)), { force: true });
     throw err;
   }
   return out;

@@ -23,7 +23,7 @@ import { commitWrite, type CommitPlan } from "./catalog-commit.js";
 import { readColumns, readFilePartitionValues, readMaxColumnId, readPartitioning } from "./catalog-read.js";
 import { duckdbTypeOf, lakeTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError } from "./errors.js";
-import { type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
+import { type WrittenDataFile, type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
 import { jsonRows } from "./json-rows.js";
 import { openPostgresCatalog, POSTGRES_CATALOG_DDL } from "./catalog-postgres.js";
 import { createLake, initLake } from "./lake-create.js";
@@ -131,26 +131,37 @@ export class LakeWriter {
     readonly reader: LakeReader,
   ) {}
 
-  /** Write a slice (see {@link WriteRequest}). @throws LakeError, or the audit's own error */
+  /**
+   * Write a slice (see {@link WriteRequest}). A replace or append without an audit writes the
+   * SELECT straight into its Parquet files in one pass (its rows, partition values and
+   * statistics come back from the COPY); a merge or an audited write first holds the slice in
+   * a temporary table, which the merge's key lookups and the audit read. (A direct write planned
+   * again after a commit conflict runs its SELECT again.)
+   * @throws LakeError, or the audit's own error
+   */
   async write(conn: DuckDBConnection, req: WriteRequest): Promise<WriteResult> {
-    await conn.run(`CREATE OR REPLACE TEMP TABLE ${SLICE} AS ${req.source}`);
+    const direct = req.mode !== "merge" && !req.audit;
+    if (!direct) await conn.run(`CREATE OR REPLACE TEMP TABLE ${SLICE} AS ${req.source}`);
     try {
-      const described = jsonRows(await conn.runAndReadAll(`DESCRIBE ${SLICE}`));
+      const described = jsonRows(
+        await conn.runAndReadAll(`DESCRIBE ${direct ? `SELECT * FROM (${req.source})` : SLICE}`),
+      );
       const source: SourceColumn[] = described.map((r) => ({
         name: String(r.column_name),
         lakeType: lakeTypeOf(String(r.column_type)),
       }));
-      const rows = await checkSlice(conn, req, source);
+      const rows = direct ? checkPartitionColumns(req, source) : await checkSlice(conn, req, source);
+      const slice = direct ? `(${req.source})` : SLICE;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(conn, req, source, rows);
+          return await this.attempt(conn, req, source, rows, slice);
         } catch (err) {
           if (!(err instanceof LakeError && err.code === "LAKE_COMMIT_CONFLICT") || attempt >= MAX_ATTEMPTS) throw err;
           await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
         }
       }
     } finally {
-      await conn.run(`DROP TABLE IF EXISTS ${SLICE}`);
+      if (!direct) await conn.run(`DROP TABLE IF EXISTS ${SLICE}`);
     }
   }
 
@@ -158,7 +169,10 @@ export class LakeWriter {
     conn: DuckDBConnection,
     req: WriteRequest,
     source: SourceColumn[],
-    rows: number,
+    /** The slice's rows, or undefined when the files written will tell (a direct write). */
+    counted: number | undefined,
+    /** The relation the slice is read from: the temporary table, or the SELECT itself. */
+    slice: string,
   ): Promise<WriteResult> {
     const base = (await this.reader.snapshot()).snapshotId;
     const name = qualifiedName(req.table);
@@ -258,8 +272,10 @@ export class LakeWriter {
           newDeletes.push({ dataFileId: f.data.dataFileId, replaces: f.delete?.deleteFileId ?? null, file });
         }
       }
-      const newFiles = await writeDataFiles(conn, { slice: SLICE, columns: plan.columns, tableDir, partitionColumns });
+      const newFiles = await writeDataFiles(conn, { slice, columns: plan.columns, tableDir, partitionColumns });
       written.push(...newFiles);
+      if (counted === undefined && req.partition) checkWrittenPartition(req.partition, partitionNames, newFiles);
+      const rows = counted ?? newFiles.reduce((n, f) => n + f.recordCount, 0);
       const endFiles = req.mode === "replace" ? visible.map((f) => f.data.dataFileId) : [];
       if (
         table &&
@@ -307,16 +323,41 @@ export class LakeWriter {
   }
 }
 
-/** Check the slice against its partition; @returns its row count. */
-async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<number> {
-  const entries = Object.entries(req.partition ?? {});
-  for (const [col] of entries) {
+/** The SELECT has every column of the partition written. @returns undefined: the rows are counted from the files */
+function checkPartitionColumns(req: WriteRequest, source: SourceColumn[]): undefined {
+  for (const col of Object.keys(req.partition ?? {})) {
     if (!source.some((c) => c.name === col))
       throw new LakeError(
         "LAKE_WRITE_INVALID",
         `the SELECT has no column ${col}, the partition column; add it to the SELECT`,
       );
   }
+  return undefined;
+}
+
+function outsidePartition(col: string, value: string, bad: number): LakeError {
+  return new LakeError(
+    "LAKE_WRITE_INVALID",
+    `${bad} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`,
+  );
+}
+
+/** A direct write's files all hold the partition written (the table is partitioned by its columns, so each file holds one value). */
+function checkWrittenPartition(
+  partition: Readonly<Record<string, string>>,
+  names: readonly string[],
+  files: readonly WrittenDataFile[],
+): void {
+  names.forEach((col, i) => {
+    const bad = files.filter((f) => f.partitionValues?.[i] !== partition[col]).reduce((n, f) => n + f.recordCount, 0);
+    if (bad > 0) throw outsidePartition(col, partition[col]!, bad);
+  });
+}
+
+/** Check the slice (a temporary table) against its partition; @returns its row count. */
+async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<number> {
+  const entries = Object.entries(req.partition ?? {});
+  checkPartitionColumns(req, source);
   const outside = entries.map(
     ([col, value], i) =>
       `count(*) FILTER (WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}) AS bad${i}`,
@@ -324,11 +365,7 @@ async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: Sou
   const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${["count(*) AS n", ...outside].join(", ")} FROM ${SLICE}`));
   entries.forEach(([col, value], i) => {
     const bad = Number(row![`bad${i}`]);
-    if (bad > 0)
-      throw new LakeError(
-        "LAKE_WRITE_INVALID",
-        `${bad} row(s) of the slice have ${col} other than ${value}, the partition being written; filter the SELECT to that partition`,
-      );
+    if (bad > 0) throw outsidePartition(col, value, bad);
   });
   return Number(row!.n);
 }

@@ -12,11 +12,20 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { withDuckDb } from "../../src/assets/duckdb.js";
 import { REPO } from "../helpers/project.js";
 import { reportChanges } from "../../src/lake/changes.js";
+import { sqlString } from "../../src/assets/duckdb.js";
+import { isFloat } from "../../src/lake/column-types.js";
 import { jsonRows } from "../../src/lake/json-rows.js";
+import { factsFromCopyStats } from "../../src/lake/file-writer.js";
+import { ident } from "../../src/lake/scan-plan.js";
+import { statExpression } from "../../src/lake/stats.js";
 import { sweepOrphans } from "../../src/lake/orphans.js";
 import { openLakeForWrite, type LakeWriter, type WriteRequest } from "../../src/lake/writer.js";
 
-const FIXTURE_SQLITE = join(REPO, "..", "shared", "fixtures", "ducklake", "sqlite-catalog", "meta.sqlite");
+const FIXTURE_SQLITE = join(
+  process.env.SLUICE_DUCKLAKE_FIXTURES ?? join(REPO, "..", "shared", "fixtures", "ducklake"),
+  "sqlite-catalog",
+  "meta.sqlite",
+);
 
 let dir: string;
 let lake: LakeWriter;
@@ -444,8 +453,100 @@ describe("partitioned writes", () => {
         source: "SELECT 1 AS event_id, DATE '2024-03-01' AS day, 'x' AS kind",
       }),
     ).rejects.toMatchObject({ code: "LAKE_WRITE_INVALID", message: expect.stringContaining("partitioned by day") });
+    // a NULL partition value, written straight from the SELECT (replace) or through the slice table (merge)
+    for (const mode of ["replace", "merge"] as const)
+      await expect(
+        write({
+          table: "nulls",
+          mode,
+          key: "event_id",
+          partitionBy: ["day"],
+          source: "SELECT * FROM (VALUES (1, DATE '2024-03-01'), (2, NULL), (3, NULL)) v(event_id, day)",
+        }),
+      ).rejects.toMatchObject({
+        code: "LAKE_WRITE_INVALID",
+        message: expect.stringContaining("is NULL in 2 row(s) of the slice"),
+      });
     expect((await lake.reader.snapshot()).snapshotId).toBe(1);
     expect(parquetFiles(join(dir, "data"))).toEqual(before);
+  });
+});
+
+describe("statistics from the COPY", () => {
+  it("records what reading every written file back gives, for every type with statistics, per partition", async () => {
+    const source = `SELECT * FROM (VALUES
+      (true, '\\xAA\\x01'::BLOB, 1.5::DECIMAL(10,2), TIMESTAMP '2026-01-01 10:00:00.123456', TIMESTAMPTZ '2026-01-01 10:00:00+00',
+       TIME '10:11:12', 'ü ' || repeat('x', 80), 'nan'::DOUBLE, 1.5::FLOAT, 3::TINYINT, 2::HUGEINT, NULL::VARCHAR,
+       DATE '2026-05-16', '{"a":1}'::JSON, 'a/b c=d%'),
+      (false, '\\x00'::BLOB, -2.25, TIMESTAMP '2025-01-01 10:00:00', TIMESTAMPTZ '2025-01-01 10:00:00+00',
+       TIME '01:00:00', 'a', 2.0, -1e10, -3, -2, NULL, NULL, '[]'::JSON, 'a/b c=d%'),
+      (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, DATE '2026-01-01', NULL, 'plain')
+    ) t(b, bl, dec, ts, tstz, tm, s, dbl, fl, ti, hi, nul, d, j, part)`;
+    await withDuckDb([], async (conn) => {
+      await conn.run("SET TimeZone = 'UTC'");
+      await lake.write(conn, { table: "typed", mode: "replace", partitionBy: ["part"], source });
+    });
+    const recorded = await lake.db.all(
+      `SELECT f.path, c.column_name, s.value_count, s.null_count, s.min_value, s.max_value, s.contains_nan, s.column_size_bytes, f.record_count, v.partition_value
+       FROM ducklake_file_column_stats s JOIN ducklake_data_file f USING (data_file_id) JOIN ducklake_column c USING (column_id)
+       JOIN ducklake_file_partition_value v USING (data_file_id) ORDER BY v.partition_value, s.column_id`,
+    );
+    expect(new Set(recorded.map((r) => r.partition_value))).toEqual(new Set(["a/b c=d%", "plain"]));
+    const columns = await lake.reader.columns("typed");
+    const tableDir = join(dir, "data", "main", "typed");
+    const expected = await withDuckDb([], async (conn) => {
+      await conn.run("SET TimeZone = 'UTC'");
+      const out: unknown[] = [];
+      for (const r of recorded) {
+        const c = columns.find((x) => x.name === r.column_name)!;
+        const e = ident(c.name);
+        const file = sqlString(join(tableDir, String(r.path)));
+        const [row] = jsonRows(
+          await conn.runAndReadAll(
+            `SELECT count(${e}) AS v, count(*) - count(${e}) AS n, ${statExpression(c.type, e, "min")} AS lo, ${statExpression(c.type, e, "max")} AS hi,
+             ${isFloat(c.type) ? `CAST(coalesce(bool_or(isnan(${e})), false) AS INTEGER)` : "NULL"} AS nan, count(*) AS total,
+             (SELECT sum(total_compressed_size) FROM parquet_metadata(${file}) WHERE path_in_schema = ${sqlString(c.name)}) AS size
+             FROM read_parquet(${file}, hive_partitioning = false)`,
+          ),
+        );
+        out.push([r.column_name, row!.v, row!.n, row!.lo, row!.hi, row!.nan, row!.size, row!.total]);
+      }
+      return out;
+    });
+    expect(
+      recorded.map((r) => [
+        r.column_name,
+        r.value_count,
+        r.null_count,
+        r.min_value,
+        r.max_value,
+        r.contains_nan,
+        r.column_size_bytes,
+        r.record_count,
+      ]),
+    ).toEqual(expected);
+    // …and those figures came from the COPY's RETURN_STATS, not from the read-back fallback.
+    const columnsPlan = columns.map((c) => ({ name: c.name, columnId: c.columnId, lakeType: c.type, inSource: true }));
+    const partition = columnsPlan.filter((c) => c.name === "part");
+    await withDuckDb([], async (conn) => {
+      const rows = jsonRows(
+        await conn.runAndReadAll(
+          `COPY (${source}) TO ${sqlString(join(dir, "check"))} (FORMAT parquet, PARTITION_BY (part), WRITE_PARTITION_COLUMNS true, RETURN_STATS true)`,
+        ),
+      );
+      expect(rows).toHaveLength(2);
+      for (const row of rows)
+        expect(factsFromCopyStats(row, columnsPlan as never, partition as never), String(row.filename)).toBeDefined();
+    });
+    // A column DuckDB returns no figures for (INTERVAL) makes the file be read back instead.
+    await write({ table: "spans", mode: "replace", source: "SELECT INTERVAL 1 DAY AS iv, 1 AS id" });
+    const spans = await lake.db.all(
+      "SELECT value_count, null_count, column_size_bytes FROM ducklake_file_column_stats s JOIN ducklake_data_file f USING (data_file_id) WHERE f.table_id = (SELECT table_id FROM ducklake_table WHERE table_name = 'spans') ORDER BY column_id",
+    );
+    expect(spans.map((r) => [r.value_count, r.null_count, Number(r.column_size_bytes) > 0])).toEqual([
+      [1, 0, true],
+      [1, 0, true],
+    ]);
   });
 });
 

@@ -11,6 +11,7 @@ import { decodeValue } from "../../src/core/serde.js";
 import { openLake } from "../../src/lake/reader.js";
 import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/run-context.js";
 import { MATERIALIZED_PREFIX } from "../../src/pipeline/runtime/runners/sql.js";
+import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
 import { schemaHistory } from "../../src/pipeline/runtime/schema-history.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
@@ -75,8 +76,34 @@ ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
 `;
 
+const DT_TRAVEL_TS = `// pipeline
+import * as wmill from 'windmill-client';
+
+export async function main() {
+	const sql = wmill.datatable();
+	await sql\`CREATE OR REPLACE TABLE thresholds AS SELECT 6 AS min_amount\`;
+	const q = (at: string) =>
+		sql.query(\`ATTACH 'ducklake://main' AS dl; SELECT count(*) AS n FROM dl.orders \${at} JOIN thresholds ON amount >= min_amount WHERE amount >= $1\`, 0).fetchOne();
+	const v1 = await q("AT (VERSION => 1)");
+	const now = await q("AT (TIMESTAMP => now())");
+	const latest = await q("");
+	const leaked = await sql\`SELECT count(*) AS n FROM information_schema.schemata WHERE schema_name = 'dl'\`.fetchOne();
+	return { v1: v1.n, now: now.n, latest: latest.n, leaked: leaked.n };
+}
+`;
+
+const DT_TRAVEL_PY = `# pipeline
+import wmill
+
+
+def main():
+    return wmill.datatable().query("ATTACH 'ducklake://main' AS dl; SELECT count(*) AS n FROM dl.orders AT (VERSION => 1)").fetch()
+`;
+
 const TS_WRITER = `// pipeline
 // partitioned daily
+// column kind <- ducklake://code/raw.kind_code
+// column not_written <- ducklake://code/raw.x
 import * as wmill from 'windmill-client';
 
 export async function main(partition: string) {
@@ -129,6 +156,8 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/ts_writer.ts": TS_WRITER,
       "f/mat/py_writer.py": PY_WRITER,
       "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
+      "f/mat/dt_travel.ts": DT_TRAVEL_TS,
+      "f/mat/dt_travel_py.py": DT_TRAVEL_PY,
     });
   });
   afterAll(async () => p?.close());
@@ -278,6 +307,14 @@ describe("managed // materialize into a DuckLake table", () => {
     await expect(missing.result({ timeoutMs: 20_000 })).rejects.toThrow(/no snapshot with version 999/);
   });
 
+  it("time travels in data-table queries that ATTACH a lake, from TypeScript and Python, leaving the data table's file untouched", async () => {
+    const ts = await p.pipelines.runScript("f/mat/dt_travel", {});
+    // orders: 3 rows at snapshot 1 (10, 20, 5); 4 now (7 appended); the join keeps amounts >= 6
+    expect(await ts.result({ timeoutMs: 20_000 })).toEqual({ v1: 2, now: 3, latest: 3, leaked: 0 });
+    const py = await p.pipelines.runScript("f/mat/dt_travel_py", {});
+    expect(await py.result({ timeoutMs: 20_000 })).toEqual([{ n: 3 }]);
+  });
+
   it("writes and reads lake tables from TypeScript and Python with the seed's ducklake helpers", async () => {
     const ts = await p.pipelines.runScript("f/mat/ts_writer", {}, { partition: "2026-05-20" });
     expect(await ts.result({ timeoutMs: 20_000 })).toEqual({
@@ -291,6 +328,19 @@ describe("managed // materialize into a DuckLake table", () => {
       ],
       old: 2,
     });
+    // code has no SQL AST: its // column lines for the columns it wrote are recorded as the lineage
+    const lineage = await lineageOf(p.store, "ducklake://code/events");
+    expect([lineage?.snapshot_id, lineage?.columns]).toEqual([
+      3,
+      [
+        {
+          output: "kind",
+          sources: [{ table: "ducklake://code/raw", column: "kind_code" }],
+          passthrough: false,
+          origin: "annotation",
+        },
+      ],
+    ]);
     expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toContain(
       "ducklake://code/events",
     );

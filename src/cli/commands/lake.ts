@@ -1,6 +1,7 @@
 /**
  * `sluice lake snapshots|tables|schema|rollback <lake>[/<table>]`: the project's DuckLake
- * lakes (`ducklake://<lake>`, catalog `.sluice/lakes/<lake>.sqlite`).
+ * lakes (`ducklake://<lake>`, catalog `.sluice/lakes/<lake>.sqlite`); `sluice lake lineage
+ * <lake>/<table>`: the column lineage its latest managed write recorded in the project's store.
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
@@ -14,11 +15,14 @@ import { type LakeReader, openLake } from "../../lake/reader.js";
 import { rollbackTable } from "../../lake/rollback.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import { openLakeForWrite } from "../../lake/writer.js";
+import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
+import { lineageOf } from "../../pipeline/runtime/lineage-record.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
 import { table as textTable } from "../format.js";
 import { parseCount } from "../options.js";
-import { DIR_OPTION, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, resolveProject, withReadEngine } from "../project.js";
+import { renderLineage } from "./lake-lineage.js";
 
 interface Target {
   lake: string;
@@ -187,6 +191,30 @@ export function registerLake(program: Command, cx: CommandContext): void {
           }),
         )}\n`,
       );
+    });
+
+  lake
+    .command("lineage")
+    .description("show which source columns each column of a materialized table comes from")
+    .argument("<lake/table>", "e.g. main/orders")
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
+    .option("--json", "print JSON")
+    .action(async (text: string, opts) => {
+      const m = /^(?:ducklake:\/\/)?([A-Za-z0-9_-]+)\/([A-Za-z0-9_.]+)$/.exec(text);
+      if (!m)
+        throw new InvalidInputError(`"${text}" is not a lake table; write <lake>/<table>, e.g. main/orders`, {
+          code: "INVALID_LAKE_TARGET",
+        });
+      const uri = `ducklake://${m[1]}/${m[2]}`;
+      const record = await withReadEngine(cx.io, opts, (engine) => lineageOf(engine.store, uri));
+      if (!record)
+        throw new PipelineRuntimeError(
+          "LINEAGE_NOT_FOUND",
+          `no column lineage is recorded for ${uri}; it is recorded by a managed \`// materialize ${uri}\` SQL run, so run that script first`,
+        );
+      if (opts.json) return json(cx, record);
+      cx.io.stdout(renderLineage(record));
     });
 
   lake

@@ -1,4 +1,4 @@
-/** OpenAPI paths of the pipeline routes (`routes/pipelines.ts`, seed 001). */
+/** OpenAPI paths of the pipeline routes (`routes/pipelines.ts`, `routes/lake-tables.ts`, seed 001). */
 
 type Json = Record<string, unknown>;
 
@@ -33,6 +33,14 @@ const SCRIPT = {
   in: "path",
   required: true,
   description: "script path inside the project, e.g. f/demo/extract.py (slashes allowed)",
+  schema: { type: "string" },
+};
+
+const LAKE_URI = {
+  name: "uri",
+  in: "query",
+  required: true,
+  description: "the table, ducklake://<lake>/<table>",
   schema: { type: "string" },
 };
 
@@ -95,6 +103,45 @@ export const PIPELINE_PATHS: Record<string, Json> = {
       parameters: [SCRIPT],
       requestBody: body({ type: "object" }, false),
       responses: { ...ok("202", "the run id"), ...errors("400", "401", "403", "404") },
+    }),
+  },
+  "/api/lake/table": {
+    get: op(
+      "read",
+      "A materialized lake table: written partitions, captured schema versions, column lineage, snapshots that touched it",
+      {
+        parameters: [LAKE_URI],
+        responses: { ...ok("200", "the table's detail"), ...errors("400", "401", "403", "404") },
+      },
+    ),
+  },
+  "/api/lake/table/preview": {
+    get: op("read", "The first rows of a lake table (or of one partition) at a snapshot, read-only", {
+      parameters: [
+        LAKE_URI,
+        {
+          name: "partition",
+          in: "query",
+          required: false,
+          description: "one Sluice partition",
+          schema: { type: "string" },
+        },
+        {
+          name: "snapshot",
+          in: "query",
+          required: false,
+          description: "snapshot id (default: latest)",
+          schema: { type: "integer" },
+        },
+        {
+          name: "limit",
+          in: "query",
+          required: false,
+          description: "rows, 1 to 500 (default 50)",
+          schema: { type: "integer" },
+        },
+      ],
+      responses: { ...ok("200", "columns, rows, total and the snapshot read"), ...errors("400", "401", "403", "404") },
     }),
   },
 };

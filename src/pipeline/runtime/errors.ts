@@ -17,7 +17,9 @@ export type PipelineRuntimeErrorCode =
   | "SQL_FAILED"
   | "SCRIPT_PROCESS_FAILED"
   | "SCRIPT_INTERPRETER_MISSING"
-  | "BRIDGE_REQUEST_INVALID";
+  | "BRIDGE_REQUEST_INVALID"
+  | "LAKE_ASSET_INVALID"
+  | "LINEAGE_NOT_FOUND";
 
 /** Base class of the pipeline runtime's errors. */
 export class PipelineRuntimeError extends SluiceError<PipelineRuntimeErrorCode> {}

@@ -12,6 +12,8 @@ import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
 import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
+import { mergeColumnLineage, recordLineage } from "./lineage-record.js";
+import { attachLakes, extractLakeAttaches } from "./runners/sql-lake.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -43,8 +45,28 @@ export class RunAssetSdk implements AssetSdkHost {
     await this.run?.recordWrite(uri, "setResource");
   }
 
+  /**
+   * A data-table query; `ATTACH 'ducklake://<lake>' AS x` statements in it make the lake's
+   * tables readable as `x.<table>`, with `AT (VERSION => n)` / `AT (TIMESTAMP => t)` time travel.
+   */
   async queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
-    const rows = await this.assets.datatables.query(name, sql, params);
+    const { sql: text, attaches } = extractLakeAttaches(sql);
+    const rows = await this.assets.datatables.query(
+      name,
+      text,
+      params,
+      attaches.length === 0
+        ? undefined
+        : async (conn) => {
+            const lakes = await attachLakes(conn, this.assets, attaches);
+            try {
+              return { sql: await lakes.rewrite(text), schemas: [...lakes.aliases.keys()], close: lakes.close };
+            } catch (err) {
+              await lakes.close();
+              throw err;
+            }
+          },
+    );
     for (const uri of datatableWrites(name, sql)) await this.run?.recordWrite(uri, "datatable");
     return rows;
   }
@@ -80,6 +102,20 @@ export class RunAssetSdk implements AssetSdkHost {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
     const result = await writeLakeRows(this.assets, name, table, rows, options);
     await this.run?.recordWrite(uri, "ducklake");
+    // Code has no SQL to infer lineage from: its `// column` lines for the columns it wrote are the lineage.
+    const declared = this.run?.member.analyzed.annotations.columns ?? [];
+    const written = new Set(Object.keys(rows[0] ?? {}).map((c) => c.toLowerCase()));
+    const columns = declared.filter((c) => written.has(c.output.toLowerCase()));
+    if (this.run && columns.length)
+      await recordLineage(this.run.store, {
+        asset: uri,
+        script: this.run.member.path,
+        run: this.run.runId,
+        snapshot_id: result.snapshot_id,
+        at: Date.now(),
+        columns: mergeColumnLineage([], columns),
+        warnings: [],
+      });
     return result;
   }
 

@@ -11,6 +11,7 @@ import { readDecisions, type DispatchDecision } from "./decisions.js";
 import { listDebounces } from "./debounce.js";
 import { freshnessOf, type FreshnessState } from "./freshness.js";
 import { listJoins } from "./join.js";
+import { lineageLines, lineageOf } from "./lineage-record.js";
 import { splitPayload } from "./meta.js";
 import { triggerOf } from "./partition.js";
 import { orderedMembers, triggerViews, type TriggerView } from "./render.js";
@@ -63,7 +64,8 @@ export interface PipelineStatus {
     writes: number;
     run: string;
   }>;
-  readonly assets: ReadonlyArray<{ uri: string; partitions: WrittenPartition[] }>;
+  /** Each asset's writes; a materialized lake table also its recorded column lineage (`output ← sources` lines). */
+  readonly assets: ReadonlyArray<{ uri: string; partitions: WrittenPartition[]; columns?: readonly string[] }>;
   readonly decisions: readonly DispatchDecision[];
 }
 
@@ -142,12 +144,17 @@ export async function pipelineStatus(
     const v = JSON.parse(row.value) as { run: string; script: string; at: number };
     return { uri: rest.slice(0, space), partition: rest.slice(space + 1) || null, ...v };
   });
-  const assets = folder.analysis.graph.assets.map((a) => ({
-    uri: a.asset.uri,
-    partitions: written
-      .filter((w) => w.uri === a.asset.uri || matchAssetUri(a.asset, w.uri) !== undefined)
-      .sort((x, y) => ((x.partition ?? "") < (y.partition ?? "") ? -1 : 1)),
-  }));
+  const assets = [];
+  for (const a of folder.analysis.graph.assets) {
+    const lineage = /^ducklake:\/\/[^/]+\/[^/]+$/.test(a.asset.uri) ? await lineageOf(store, a.asset.uri) : undefined;
+    assets.push({
+      uri: a.asset.uri,
+      partitions: written
+        .filter((w) => w.uri === a.asset.uri || matchAssetUri(a.asset, w.uri) !== undefined)
+        .sort((x, y) => ((x.partition ?? "") < (y.partition ?? "") ? -1 : 1)),
+      ...(lineage && { columns: lineageLines(lineage) }),
+    });
+  }
   const decisions = await readDecisions(store, { scripts: paths, limit: options.decisions ?? 20 });
   return { folder: folder.folder, ok: folder.ok, scripts, joins, debounces, assets, decisions };
 }

@@ -18,12 +18,15 @@ import { attachLakeViews } from "../../../lake/attach.js";
 import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../lake/data-tests.js";
 import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
+import { jsonRows } from "../../../lake/json-rows.js";
 import { rewriteTimeTravel } from "../../../lake/time-travel.js";
 import { openProjectLake } from "../../../lake/project-lake.js";
 import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
+import type { LineageResult } from "../../column-lineage.js";
 import { PipelineRuntimeError } from "../errors.js";
+import { inferSelectLineage } from "./sql-lineage.js";
 
 /** The column holding the Sluice partition of a partitioned materialization. */
 export const PARTITION_COLUMN = "_partition";
@@ -55,6 +58,8 @@ export function extractLakeAttaches(sql: string): { sql: string; attaches: LakeA
 export interface AttachedLakes {
   /** The script with `AT (VERSION => …)` / `AT (TIMESTAMP => …)` on attached tables rewritten (see `lake/time-travel.ts`). */
   rewrite(sql: string): Promise<string>;
+  /** Each attached alias and the lake it names. */
+  readonly aliases: ReadonlyMap<string, string>;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,7 @@ export async function attachLakes(
   attaches: readonly LakeAttach[],
 ): Promise<AttachedLakes> {
   const open = new Map<string, LakeWriter>();
+  const aliases = new Map<string, string>();
   const close = async () => {
     for (const l of open.values()) await l.close();
   };
@@ -73,6 +79,7 @@ export async function attachLakes(
       const lake = await openProjectLake(host, a.lake);
       await open.get(a.alias)?.close();
       open.set(a.alias, lake);
+      aliases.set(a.alias, a.lake);
       await attachLakeViews(conn, lake.reader, a.alias);
     }
   } catch (err) {
@@ -88,6 +95,7 @@ export async function attachLakes(
         out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
       return out.join(";\n");
     },
+    aliases,
     close,
   };
 }
@@ -113,6 +121,8 @@ export interface MaterializeRequest {
   readonly script: string;
   readonly runId: string;
   readonly valueOf: (name: string) => unknown;
+  /** The attached `ducklake://` aliases and their lakes (they name lineage sources). */
+  readonly lakes: ReadonlyMap<string, string>;
 }
 
 async function referencedSelect(host: AssetHost, asset: string): Promise<string> {
@@ -134,6 +144,8 @@ async function referencedSelect(host: AssetHost, asset: string): Promise<string>
 export interface Materialized {
   readonly summary: MaterializeResult;
   readonly columns: ReadonlyArray<{ name: string; type: string }>;
+  /** The column lineage of the trailing SELECT (before `// column` annotations are merged). */
+  readonly lineage: LineageResult;
 }
 
 /** The SQL of a custom data test `// data_test <path>`: `<root>/<path>.sql` (or `<path>` itself when it ends in .sql), inside the project. */
@@ -155,6 +167,20 @@ export async function loadTestScript(root: string, path: string): Promise<string
   }
 }
 
+async function selectLineage(
+  conn: DuckDBConnection,
+  select: string,
+  lakes: ReadonlyMap<string, string>,
+): Promise<LineageResult> {
+  try {
+    const names = jsonRows(await conn.runAndReadAll("DESCRIBE __sluice_materialize")).map((r) => String(r.column_name));
+    return await inferSelectLineage(conn, select, lakes, names);
+  } catch (err) {
+    // lineage is metadata: a query it cannot follow never fails the write
+    return { columns: [], warnings: [`column lineage could not be inferred: ${(err as Error).message}`] };
+  }
+}
+
 /** Run the setup statements, write the trailing SELECT into the lake table, test it before publishing. */
 export async function materialize(conn: DuckDBConnection, req: MaterializeRequest): Promise<Materialized> {
   const statements = splitSqlStatements(req.sql);
@@ -162,6 +188,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
   if (!last) throw new PipelineRuntimeError("SQL_FAILED", `${req.script} has no trailing SELECT to materialize`);
   if (statements.length) await runStatements(conn, statements.map((s) => s.text).join(";\n"), req.valueOf);
   await runStatements(conn, `CREATE OR REPLACE TEMP TABLE __sluice_materialize AS ${last.text}`, req.valueOf);
+  const lineage = await selectLineage(conn, last.text, req.lakes);
   if (req.partitioned && req.partition === undefined) {
     throw new PipelineRuntimeError(
       "SQL_PARTITION_MISSING",
@@ -210,6 +237,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
         ...(outcomes.length && { tests: outcomes }),
       },
       columns,
+      lineage,
     };
   } finally {
     await lake.close();

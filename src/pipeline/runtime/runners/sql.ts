@@ -13,6 +13,7 @@ import { LakeError } from "../../../lake/errors.js";
 import type { AssetHost } from "../../../assets/host.js";
 import { PARTITION_TOKEN } from "../../asset-uri.js";
 import { slashCommentsToSql } from "../../materialize-body.js";
+import { mergeColumnLineage, recordLineage } from "../lineage-record.js";
 import { captureSchema } from "../schema-history.js";
 import type { MemberScript } from "../catalog.js";
 import type { ScriptRunner } from "../definition.js";
@@ -85,9 +86,17 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
           ? member.analyzed.annotations.materialize
           : undefined;
       try {
-        const runScriptSql = async (conn: DuckDBConnection, text: string): Promise<unknown> => {
+        const runScriptSql = async (
+          conn: DuckDBConnection,
+          text: string,
+          lakeAliases: ReadonlyMap<string, string>,
+        ): Promise<unknown> => {
           if (managed) {
-            const { summary: result, columns } = await materialize(conn, {
+            const {
+              summary: result,
+              columns,
+              lineage,
+            } = await materialize(conn, {
               host,
               annotation: managed,
               tests: member.analyzed.annotations.dataTests,
@@ -97,6 +106,7 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
               script: member.path,
               runId: ctx.runId,
               valueOf,
+              lakes: lakeAliases,
             });
             await ctx.store.kvPut(
               `${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`,
@@ -107,6 +117,16 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
               run: ctx.runId,
               at: Date.now(),
             });
+            await recordLineage(ctx.store, {
+              asset: result.asset,
+              script: member.path,
+              run: ctx.runId,
+              snapshot_id: result.snapshot_id,
+              at: Date.now(),
+              columns: mergeColumnLineage(lineage.columns, member.analyzed.annotations.columns),
+              warnings: lineage.warnings,
+            });
+            for (const w of lineage.warnings) ctx.log("warn", `column lineage of ${result.asset}: ${w}`);
             ctx.log(
               "info",
               `materialized ${result.rows} row(s) into ${result.asset}${result.partition ? ` partition ${result.partition}` : ""} at snapshot ${result.snapshot_id} (schema version ${version})`,
@@ -118,7 +138,7 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
         const rows = await withDuckDb(staged.files, async (conn) => {
           const attached = await attachLakes(conn, host, lakes.attaches);
           try {
-            return await runScriptSql(conn, await attached.rewrite(staged.sql));
+            return await runScriptSql(conn, await attached.rewrite(staged.sql), attached.aliases);
           } finally {
             await attached.close();
           }

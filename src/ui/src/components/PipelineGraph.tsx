@@ -69,7 +69,13 @@ async function layout(view: PipelineView): Promise<Map<string, { x: number; y: n
       "elk.edgeRouting": "ORTHOGONAL",
     },
     children: view.nodes.map((n) => ({ id: n.id, ...SIZE[n.kind] })),
-    edges: view.edges.map((e) => ({ id: e.id, sources: [e.from], targets: [e.to] })),
+    // A "columns ×N" badge gets room between the layers (ELK widens the gap to fit an edge label).
+    edges: view.edges.map((e) => ({
+      id: e.id,
+      sources: [e.from],
+      targets: [e.to],
+      ...(e.columns && { labels: [{ id: `${e.id}-label`, text: "columns", width: 84, height: 16 }] }),
+    })),
   });
   return new Map((g.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0 }]));
 }
@@ -85,7 +91,7 @@ export default function PipelineGraph({
   onSelect(node: PipelineNode): void;
 }) {
   const shape = useMemo(
-    () => JSON.stringify([view.nodes.map((n) => n.id), view.edges.map((e) => [e.from, e.to])]),
+    () => JSON.stringify([view.nodes.map((n) => n.id), view.edges.map((e) => [e.from, e.to, e.columns?.length ?? 0])]),
     [view],
   );
   const [positions, setPositions] = useState<Map<string, { x: number; y: number }> | null>(null);
@@ -114,7 +120,17 @@ export default function PipelineGraph({
       source: e.from,
       target: e.to,
       type: "smoothstep",
-      label: e.kind === "triggers" ? "on" : e.kind === "fires" ? undefined : e.kind,
+      // The label is SVG text: a <title> child is the hover list of the mappings.
+      label: e.columns ? (
+        <tspan data-columns={e.columns.length}>
+          <title>{e.columns.join("\n")}</title>
+          {`columns ×${e.columns.length}`}
+        </tspan>
+      ) : e.kind === "triggers" ? (
+        "on"
+      ) : e.kind === "fires" ? undefined : (
+        e.kind
+      ),
       animated: e.active,
       className: e.kind === "reads" ? "pl-edge-reads" : undefined,
       labelBgPadding: [4, 2] as [number, number],

@@ -88,4 +88,33 @@ describe("pipeline view", () => {
     ]);
     expect(pipelineView(graph, null).nodes.find((n) => n.kind === "script")).toMatchObject({ status: null });
   });
+
+  it("puts a materialized table's column lineage on the write edge into it", () => {
+    const graph = {
+      folder: "f/lake",
+      ok: true,
+      diagnostics: [],
+      scripts: [script("f/lake/daily.sql"), script("f/lake/report.sql")],
+      assets: [{ uri: "ducklake://main/daily", kind: "ducklake", partitioned: true }],
+      edges: [
+        { kind: "writes", from: "script:f/lake/daily.sql", to: "asset:ducklake://main/daily" },
+        { kind: "triggers", from: "asset:ducklake://main/daily", to: "script:f/lake/report.sql" },
+      ],
+    } as unknown as PipelineGraphJson;
+    const columns = ["id ← ducklake://main/orders.id", "doubled ← ducklake://main/orders.amount"];
+    const status = {
+      folder: "f/lake",
+      ok: true,
+      joins: [],
+      debounces: [],
+      decisions: [],
+      scripts: [],
+      assets: [{ uri: "ducklake://main/daily", partitions: [], columns }],
+    } as unknown as PipelineStatus;
+    expect(pipelineView(graph, status).edges.map((e) => [e.kind, e.columns])).toEqual([
+      ["writes", columns],
+      ["triggers", undefined],
+    ]);
+    expect(pipelineView(graph, null).edges[0]!.columns).toBeUndefined();
+  });
 });

@@ -41,6 +41,8 @@ export interface PipelineEdge {
   to: string;
   kind: string;
   active: boolean;
+  /** On a write into a materialized lake table: its column lineage, one `out ← sources` line per column. */
+  columns?: string[];
 }
 
 /** The page's graph. */
@@ -106,13 +108,17 @@ export function pipelineView(graph: PipelineGraphJson, status: PipelineStatus | 
   );
   const edges = graph.edges
     .filter((e) => known.has(e.from) && known.has(e.to))
-    .map((e, i) => ({
-      id: `e${i}`,
-      from: e.from,
-      to: e.to,
-      kind: e.kind,
-      active: running.has(e.from) || running.has(e.to),
-    }));
+    .map((e, i) => {
+      const columns = e.kind === "writes" ? status?.assets.find((a) => `asset:${a.uri}` === e.to)?.columns : undefined;
+      return {
+        id: `e${i}`,
+        from: e.from,
+        to: e.to,
+        kind: e.kind,
+        active: running.has(e.from) || running.has(e.to),
+        ...(columns && { columns: [...columns] }),
+      };
+    });
   const seen = new Set<string>();
   return {
     nodes,

@@ -1,7 +1,8 @@
 /**
  * One pipeline: its lineage graph with live status on each script, actions on a selected
  * step (run it alone, run it with its downstream, run up to here), the partitions written
- * per asset, open joins and debounce windows, and the latest dispatch decisions.
+ * per asset (a materialized lake table adds its partition grid, preview, snapshots, schema
+ * versions and column lineage), open joins and debounce windows, and the latest dispatch decisions.
  */
 import { lazy, Suspense, useMemo, useState } from "react";
 import { Link, useLocation } from "wouter";
@@ -12,6 +13,7 @@ import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
 import { useSession } from "../app-context";
 import { LoadError } from "../components/ErrorBlock";
+import { LakeTable } from "../components/LakeTable";
 import { useNow, useTitle } from "../hooks";
 import { relative as relativeIso, timestamp as timestampIso } from "../lib/format";
 import { type PipelineNode, pipelineView } from "../lib/pipeline-view";
@@ -289,6 +291,9 @@ export function PipelinePage() {
           )}
         </section>
       </div>
+      {current?.kind === "asset" && /^ducklake:\/\/[^/]+\/[^/]+$/.test(current.uri) ? (
+        <LakeTable key={current.uri} uri={current.uri} />
+      ) : null}
       {s && (s.joins.length || s.debounces.some((d) => d.open)) ? (
         <section className="card" aria-label="Open joins and debounce windows">
           <div className="card-head">

@@ -1,0 +1,155 @@
+/**
+ * Column lineage end to end: a pipeline folder run by a real `sluice dev` process (the
+ * cascade materializes a joined, aggregated table), its lineage read through the API
+ * (`GET /api/lake/table`) and the real `sluice lake lineage` binary, and a `// column`
+ * annotation winning over inference.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeProject } from "../helpers/project.js";
+import { spawnSluice, type SluiceProcess } from "../helpers/processes.js";
+import { eventually } from "../helpers/tmp.js";
+
+const FILES = {
+  "f/shop/orders.sql": `-- pipeline
+-- materialize ducklake://main/orders
+SELECT * FROM (VALUES
+  (1::BIGINT, 10, 10.00::DECIMAL(10,2), 1.50::DECIMAL(10,2)),
+  (2, 11, 20.00, 2.00),
+  (3, 10, 5.00, 0.50)
+) t(order_id, customer_id, amount, tax)
+`,
+  "f/shop/customers.sql": `-- pipeline
+-- materialize ducklake://main/customers
+SELECT * FROM (VALUES (10, 'Ada', 'gold'), (11, 'Bo', 'silver')) t(customer_id, name, tier)
+`,
+  "f/shop/enriched.sql": `// pipeline
+// on ducklake://main/orders
+// materialize ducklake://main/enriched
+// column tier_label <- ducklake://main/customers.tier
+
+ATTACH 'ducklake://main' AS dl;
+CREATE TEMP TABLE rates AS SELECT 'gold' AS tier, 0.9 AS discount;
+WITH totals AS (
+  SELECT customer_id, sum(amount + tax) AS gross, count(*) AS n FROM dl.orders GROUP BY customer_id
+)
+SELECT c.*, t.gross * coalesce(r.discount, 1) AS net, t.n, lower(c.tier) AS tier_label, s.max_order
+FROM totals t
+JOIN dl.customers AS c USING (customer_id)
+LEFT JOIN rates r ON r.tier = c.tier
+LEFT JOIN (SELECT customer_id AS cid, max(order_id) AS max_order FROM dl.orders GROUP BY 1) s ON s.cid = t.customer_id
+`,
+};
+
+const ORDERS = "ducklake://main/orders";
+const CUSTOMERS = "ducklake://main/customers";
+const EXPECTED = [
+  {
+    output: "customer_id",
+    sources: [{ table: CUSTOMERS, column: "customer_id" }],
+    passthrough: true,
+    origin: "inferred",
+  },
+  { output: "name", sources: [{ table: CUSTOMERS, column: "name" }], passthrough: true, origin: "inferred" },
+  { output: "tier", sources: [{ table: CUSTOMERS, column: "tier" }], passthrough: true, origin: "inferred" },
+  {
+    output: "net",
+    sources: [
+      { table: ORDERS, column: "amount" },
+      { table: ORDERS, column: "tax" },
+      { table: "rates", column: "discount" },
+    ],
+    passthrough: false,
+    origin: "inferred",
+  },
+  { output: "n", sources: [], passthrough: false, origin: "inferred" },
+  { output: "tier_label", sources: [{ table: CUSTOMERS, column: "tier" }], passthrough: false, origin: "annotation" },
+  { output: "max_order", sources: [{ table: ORDERS, column: "order_id" }], passthrough: false, origin: "inferred" },
+];
+
+describe("column lineage of a materialized table", () => {
+  let root: string;
+  let dev: SluiceProcess;
+  let url: string;
+  beforeAll(async () => {
+    root = makeProject(FILES, "sluice-lineage-");
+    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root);
+    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
+  }, 40_000);
+  afterAll(async () => {
+    dev?.proc.kill("SIGTERM");
+    await dev?.exited;
+  });
+
+  const run = async (script: string, cascade: boolean) => {
+    const res = await fetch(`${url}/api/pipelines/scripts/${script}/run`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ cascade }),
+    });
+    expect(res.status, await res.clone().text()).toBe(202);
+  };
+
+  it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
+    await run("f/shop/customers", false);
+    await eventually(async () => {
+      const d = (await (await fetch(`${url}/api/lake/table?uri=${CUSTOMERS}`)).json()) as { partitions: unknown[] };
+      return d.partitions.length > 0 ? d : null;
+    }, 20_000);
+    await run("f/shop/orders", true);
+    const detail = await eventually(async () => {
+      const d = (await (await fetch(`${url}/api/lake/table?uri=ducklake://main/enriched`)).json()) as any;
+      return d.lineage ? d : null;
+    }, 30_000);
+    expect(detail.lineage.script).toBe("f/shop/enriched.sql");
+    expect(detail.lineage.columns).toEqual(EXPECTED);
+    expect(detail.lineage.warnings).toEqual([]);
+    expect(detail.schema.map((v: any) => v.columns.map((c: any) => c.name))).toEqual([
+      ["customer_id", "name", "tier", "net", "n", "tier_label", "max_order"],
+    ]);
+    expect(detail.partitions).toHaveLength(1);
+    expect(detail.lineage.snapshot_id).toBe(detail.partitions[0].snapshot_id);
+
+    const json = spawnSluice(["lake", "lineage", "main/enriched", "--json"], root);
+    expect(await json.exited, json.output()).toBe(0);
+    expect(JSON.parse(json.stdout()).columns).toEqual(EXPECTED);
+
+    const text = spawnSluice(["lake", "lineage", "ducklake://main/enriched"], root);
+    expect(await text.exited, text.output()).toBe(0);
+    expect(text.stdout()).toMatch(
+      /net\s+ducklake:\/\/main\/orders\.amount, ducklake:\/\/main\/orders\.tax, rates\.discount\s+derived\s+inferred/,
+    );
+    expect(text.stdout()).toMatch(/tier_label\s+ducklake:\/\/main\/customers\.tier\s+derived\s+annotation/);
+    expect(text.stdout()).toMatch(/name\s+ducklake:\/\/main\/customers\.name\s+passthrough\s+inferred/);
+
+    const missing = spawnSluice(["lake", "lineage", "main/nothing"], root);
+    expect(await missing.exited).not.toBe(0);
+    expect(missing.stderr()).toContain("no column lineage is recorded for ducklake://main/nothing");
+    const bad = spawnSluice(["lake", "lineage", "main"], root);
+    expect(await bad.exited).not.toBe(0);
+    expect(bad.stderr()).toContain('"main" is not a lake table; write <lake>/<table>');
+
+    const preview = (await (await fetch(`${url}/api/lake/table/preview?uri=${ORDERS}&limit=2`)).json()) as any;
+    expect([preview.total, preview.rows.length, preview.columns.map((c: any) => c.name)]).toEqual([
+      3,
+      2,
+      ["order_id", "customer_id", "amount", "tax"],
+    ]);
+    const refused = async (query: string, status: number, code: string) => {
+      const res = await fetch(`${url}/api/lake/table/preview?${query}`);
+      const body = (await res.json()) as any;
+      expect([res.status, body.error.code], body.error.message).toEqual([status, code]);
+      return body.error.message as string;
+    };
+    expect(await refused(`uri=${ORDERS}&snapshot=99`, 404, "LAKE_SNAPSHOT_NOT_FOUND")).toContain("no snapshot");
+    expect(await refused(`uri=${ORDERS}&limit=x`, 400, "INVALID_QUERY")).toContain("?limit= must be a whole number");
+    expect(await refused(`uri=${ORDERS}&partition=2026-05-16`, 400, "LAKE_ASSET_INVALID")).toContain(
+      "is not partitioned by Sluice",
+    );
+    await refused("uri=ducklake://other/t", 404, "LAKE_NOT_FOUND");
+
+    const notLake = await fetch(`${url}/api/lake/table?uri=s3://x/y`);
+    expect(notLake.status).toBe(400);
+    expect(((await notLake.json()) as any).error.code).toBe("LAKE_ASSET_INVALID");
+  }, 90_000);
+});
