@@ -36,6 +36,7 @@ import { PipelineRuntimeError } from "./errors.js";
 import { FreshnessWatchdog } from "./freshness.js";
 import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
+import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
 import { runnerFor } from "./runners/index.js";
 import { typescriptRunner } from "./runners/typescript.js";
@@ -287,7 +288,7 @@ export class PipelineHost implements PipelineServices {
   private ensurePlanWorkflow(): void {
     if (this.planRegistered || this.current.folders().length === 0) return;
     this.planRegistered = true;
-    void this.engine.register(planWorkflow(this), { replace: true });
+    void this.engine.register([planWorkflow(this), backfillWorkflow(this)], { replace: true });
   }
 
   private say(line: string): void {

@@ -1,0 +1,209 @@
+/**
+ * Durable backfills as users run them: the real `sluice` binary in child processes, killed
+ * with real signals, a separate `sluice worker`, one SQLite file. A counter file per step
+ * and partition, appended to at the very end of the step, proves that every partition ran
+ * once: a resumed backfill finishes only what was missing.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeProject } from "../helpers/project.js";
+import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
+import { eventually } from "../helpers/tmp.js";
+
+const COUNTER = `
+import { appendFileSync, mkdirSync } from 'node:fs';
+function count(step: string, partition: string) {
+  const dir = process.env.COUNT_DIR!;
+  mkdirSync(dir, { recursive: true });
+  appendFileSync(dir + '/' + step + '-' + partition, 'x');
+}`;
+
+const DAILY = {
+  "f/daily/extract.ts": `// pipeline
+// partitioned daily
+import * as wmill from 'windmill-client';
+${COUNTER}
+export async function main(partition: string) {
+  await new Promise((r) => setTimeout(r, Number(process.env.STEP_MS ?? 300)));
+  if (partition === process.env.FAIL_AT) throw new Error('no data for ' + partition);
+  await wmill.writeS3File({ s3: \`daily/raw/\${partition}.json\` }, JSON.stringify({ day: partition }));
+  count('extract', partition);
+}
+`,
+  "f/daily/load.ts": `// pipeline
+// on s3://daily/raw/{partition}.json
+import * as wmill from 'windmill-client';
+${COUNTER}
+export async function main(partition: string) {
+  const raw = JSON.parse(await wmill.loadS3File({ s3: \`daily/raw/\${partition}.json\` }));
+  await wmill.writeS3File({ s3: \`daily/clean/\${partition}.json\` }, JSON.stringify({ ...raw, clean: true }));
+  count('load', partition);
+}
+`,
+};
+
+const DAYS = ["2026-05-01", "2026-05-02", "2026-05-03", "2026-05-04", "2026-05-05", "2026-05-06"];
+
+async function done(p: SluiceProcess) {
+  const code = await p.exited;
+  return { code, out: p.stdout(), err: p.stderr() };
+}
+
+/** Counter values by file name (`extract-2026-05-01` → 1). */
+function counters(dir: string): Record<string, number> {
+  if (!existsSync(dir)) return {};
+  return Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f), "utf8").length]));
+}
+
+function everyOnce(days: readonly string[]): Record<string, number> {
+  return Object.fromEntries(days.flatMap((d) => [[`extract-${d}`, 1] as const, [`load-${d}`, 1] as const]));
+}
+
+function backfillId(out: string): string {
+  const m = /^backfill (\S+) of /m.exec(out);
+  if (!m) throw new Error(`no backfill id in:\n${out}`);
+  return m[1]!;
+}
+
+describe("durable backfills as processes", { timeout: 120_000 }, () => {
+  it("SIGKILL of the CLI mid-backfill: resume in a new process finishes only what was missing", async () => {
+    const root = makeProject(DAILY);
+    const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "400" };
+    const cli = spawnSluice(
+      ["pipeline", "backfill", "f/daily", "--from-partition", DAYS[0]!, "--to-partition", DAYS[5]!, "--lease", "1s"],
+      root,
+      env,
+    );
+    await cli.waitFor(/2\/6 2026-05-02 ✓/, 60_000);
+    cli.proc.kill("SIGKILL");
+    await cli.exited;
+    const id = backfillId(cli.stdout());
+    const before = counters(env.COUNT_DIR);
+    expect(Object.keys(before).length).toBeLessThan(12);
+    const resumed = await done(spawnSluice(["pipeline", "backfill", "resume", id, "--lease", "1s"], root, env));
+    expect(resumed.code, resumed.out + resumed.err).toBe(0);
+    expect(resumed.out).toContain(`continuing backfill ${id}`);
+    expect(resumed.out).toContain("backfilled 6 partition(s)");
+    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(DAYS));
+    const again = await done(
+      spawnSluice(
+        ["pipeline", "backfill", "f/daily", "--from-partition", DAYS[0]!, "--to-partition", DAYS[5]!],
+        root,
+        env,
+      ),
+    );
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toContain("backfilled 6 partition(s), 6 skipped as already done");
+    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(DAYS));
+  });
+
+  it("SIGKILL of the worker mid-backfill: another worker finishes it, each partition ran once", async () => {
+    const root = makeProject(DAILY);
+    const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "400" };
+    const started = await done(
+      spawnSluice(
+        ["pipeline", "backfill", "f/daily", "--from-partition", DAYS[0]!, "--to-partition", DAYS[5]!, "--detach"],
+        root,
+        env,
+      ),
+    );
+    expect(started.code, started.err).toBe(0);
+    expect(started.out).toContain("sluice pipeline backfill status");
+    const id = backfillId(started.out);
+    const worker = spawnSluice(["worker", "--lease", "1s"], root, env);
+    await eventually(() => (counters(env.COUNT_DIR)["load-2026-05-02"] ?? 0) >= 1, 60_000);
+    worker.proc.kill("SIGKILL");
+    await worker.exited;
+    expect(Object.keys(counters(env.COUNT_DIR)).length).toBeLessThan(12);
+    const status = await done(spawnSluice(["pipeline", "backfill", "status", id, "--json"], root));
+    expect(["running", "waiting", "pending"]).toContain(JSON.parse(status.out).status);
+    const second = spawnSluice(["worker", "--lease", "1s"], root, env);
+    const follow = await done(spawnSluice(["pipeline", "backfill", "status", id, "--follow"], root));
+    second.proc.kill("SIGTERM");
+    expect(follow.code, follow.out + follow.err).toBe(0);
+    expect(follow.out).toContain("backfilled 6 partition(s)");
+    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(DAYS));
+  });
+
+  it("Ctrl-C with --cancel-on-interrupt cancels; resume runs the rest; plain Ctrl-C detaches", async () => {
+    const root = makeProject(DAILY);
+    const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "400" };
+    const range = ["--from-partition", DAYS[0]!, "--to-partition", DAYS[5]!];
+    const cli = spawnSluice(["pipeline", "backfill", "f/daily", ...range, "--cancel-on-interrupt"], root, env);
+    await cli.waitFor(/1\/6 2026-05-01 ✓/, 60_000);
+    cli.proc.kill("SIGINT");
+    const cancelled = await done(cli);
+    expect(cancelled.code).toBe(130);
+    const id = backfillId(cancelled.out);
+    expect(cancelled.err).toContain(`cancelled backfill ${id}`);
+    const st = JSON.parse((await done(spawnSluice(["pipeline", "backfill", "status", id, "--json"], root))).out);
+    expect(st.status).toBe("cancelled");
+    expect(st.counts.succeeded).toBeLessThan(6);
+    const resumed = await done(spawnSluice(["pipeline", "backfill", "resume", id], root, env));
+    expect(resumed.code, resumed.out + resumed.err).toBe(0);
+    expect(resumed.out).toMatch(new RegExp(`resuming backfill ${id} \\(cancelled\\) as backfill \\S+`));
+    expect(resumed.out).toContain("2026-05-01 skipped (already done)");
+    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(DAYS));
+
+    const days2 = ["2026-06-01", "2026-06-04"];
+    const detaching = spawnSluice(
+      ["pipeline", "backfill", "f/daily", "--from-partition", days2[0]!, "--to-partition", days2[1]!],
+      root,
+      env,
+    );
+    await detaching.waitFor(/1\/4 2026-06-01 ✓/, 60_000);
+    detaching.proc.kill("SIGINT");
+    const detached = await done(detaching);
+    expect(detached.code).toBe(130);
+    const id2 = backfillId(detached.out);
+    expect(detached.err).toContain(`detached from backfill ${id2}`);
+    expect(detached.err).toContain(`sluice pipeline backfill cancel ${id2}`);
+    const st2 = JSON.parse((await done(spawnSluice(["pipeline", "backfill", "status", id2, "--json"], root))).out);
+    expect(["running", "waiting", "pending"]).toContain(st2.status);
+    const cancel = await done(spawnSluice(["pipeline", "backfill", "cancel", id2], root));
+    expect(cancel.code, cancel.err).toBe(0);
+    expect(cancel.out).toContain(`cancelled backfill ${id2}`);
+  });
+
+  it("a failed partition is retried alone by resume", async () => {
+    const root = makeProject(DAILY);
+    const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "10" };
+    const days = ["2026-05-01", "2026-05-02", "2026-05-03"];
+    const first = await done(
+      spawnSluice(
+        [
+          "pipeline",
+          "backfill",
+          "f/daily",
+          "--from-partition",
+          days[0]!,
+          "--to-partition",
+          days[2]!,
+          "--concurrency",
+          "3",
+        ],
+        root,
+        { ...env, FAIL_AT: "2026-05-02" },
+      ),
+    );
+    expect(first.code).toBe(1);
+    const id = backfillId(first.out);
+    expect(first.out).toContain(
+      `1 of 3 partition(s) failed: 2026-05-02; retry only them with: sluice pipeline backfill resume ${id}`,
+    );
+    const resumed = await done(spawnSluice(["pipeline", "backfill", "resume", id], root, env));
+    expect(resumed.code, resumed.out + resumed.err).toBe(0);
+    expect(resumed.out).toContain("backfilled 3 partition(s), 2 skipped as already done");
+    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(days));
+    const forced = await done(
+      spawnSluice(
+        ["pipeline", "backfill", "f/daily", "--from-partition", days[0]!, "--to-partition", days[0]!, "--force"],
+        root,
+        env,
+      ),
+    );
+    expect(forced.code, forced.err).toBe(0);
+    expect(counters(env.COUNT_DIR)["extract-2026-05-01"]).toBe(2);
+  });
+});
