@@ -207,3 +207,106 @@ describe("durable backfills as processes", { timeout: 120_000 }, () => {
     expect(counters(env.COUNT_DIR)["extract-2026-05-01"]).toBe(2);
   });
 });
+
+const writer = (partitioned: string, key: string) => `// pipeline
+// partitioned ${partitioned}
+import * as wmill from 'windmill-client';
+export async function main(partition: string) {
+  await wmill.writeS3File({ s3: \`mixed/${key}/\${partition}.json\` }, '{}');
+}
+`;
+
+const MIXED = {
+  "f/mixed/hourly.ts": writer("hourly", "hourly"),
+  "f/mixed/ny.ts": writer('daily tz="America/New_York" format="%Y/%m/%d"', "ny"),
+  "f/mixed/weekly.ts": writer("weekly", "weekly"),
+  "f/mixed/monthly.ts": writer("monthly", "monthly"),
+  "f/mixed/tenant.ts": writer('dynamic key="$.tenant"', "tenant"),
+};
+
+/** Object keys written under `.sluice/s3/mixed/`. */
+function written(root: string): string[] {
+  const base = join(root, ".sluice", "s3", "mixed");
+  if (!existsSync(base)) return [];
+  return readdirSync(base, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(base.length + 1))
+    .sort();
+}
+
+describe("typed backfill ranges as processes", { timeout: 60_000 }, () => {
+  it("an hourly range on a mixed-scheme folder runs only the hourly step and says why the others are left out", async () => {
+    const root = makeProject(MIXED);
+    const res = await done(
+      spawnSluice(
+        ["pipeline", "backfill", "f/mixed", "--from-partition", "2026-05-01T00", "--to-partition", "2026-05-01T01"],
+        root,
+      ),
+    );
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain("2 hourly (tz=UTC, format=%Y-%m-%dT%H) partition(s) × 1 step(s)");
+    expect(res.out).toContain(
+      "left out: f/mixed/ny.ts (partitioned daily (tz=America/New_York, format=%Y/%m/%d), not hourly (tz=UTC, format=%Y-%m-%dT%H))",
+    );
+    expect(res.out).toContain(
+      "left out: f/mixed/tenant.ts (partitioned dynamic (key=$.tenant): backfill it with --keys)",
+    );
+    expect(written(root)).toEqual(["hourly/2026-05-01T00.json", "hourly/2026-05-01T01.json"]);
+    const weekly = await done(
+      spawnSluice(
+        [
+          "pipeline",
+          "backfill",
+          "f/mixed",
+          "--scheme",
+          "weekly",
+          "--from-partition",
+          "2026-05-04",
+          "--to-partition",
+          "2026-05-17",
+        ],
+        root,
+      ),
+    );
+    expect(weekly.code, weekly.err).toBe(0);
+    expect(written(root)).toEqual([
+      "hourly/2026-05-01T00.json",
+      "hourly/2026-05-01T01.json",
+      "weekly/2026-W19.json",
+      "weekly/2026-W20.json",
+    ]);
+  });
+
+  it("a dynamic-key backfill runs the dynamic step once per listed key", async () => {
+    const root = makeProject(MIXED);
+    const res = await done(spawnSluice(["pipeline", "backfill", "f/mixed", "--keys", "acme,globex", "--json"], root));
+    expect(res.code, res.err).toBe(0);
+    const out = JSON.parse(res.out);
+    expect(out.status).toBe("succeeded");
+    expect(out.steps).toEqual(["f/mixed/tenant.ts"]);
+    expect(out.partitions.map((p: { partition: string; state: string }) => [p.partition, p.state])).toEqual([
+      ["acme", "succeeded"],
+      ["globex", "succeeded"],
+    ]);
+    expect(written(root)).toEqual(["tenant/acme.json", "tenant/globex.json"]);
+    const bad = await done(
+      spawnSluice(
+        [
+          "pipeline",
+          "backfill",
+          "f/mixed",
+          "--keys",
+          "acme",
+          "--from-partition",
+          "2026-05-01",
+          "--to-partition",
+          "2026-05-02",
+        ],
+        root,
+      ),
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/pass either --keys .* not both/);
+    expect(written(root)).toEqual(["tenant/acme.json", "tenant/globex.json"]);
+  });
+});
