@@ -15,6 +15,8 @@ import { assertPartitionValue } from "./partition-value.js";
 export interface RangeStep {
   readonly path: string;
   readonly scheme?: PartitionSpec;
+  /** Why the step is not loaded, if it is not: it is left out. */
+  readonly notLoaded?: string;
 }
 
 /** What the user asked for. */
@@ -68,6 +70,7 @@ function pickScheme(steps: readonly RangeStep[], request: RangeRequest): Partiti
 }
 
 function exclusion(step: RangeStep, scheme: PartitionSpec): string {
+  if (step.notLoaded !== undefined) return `not loaded: ${step.notLoaded}`;
   if (!step.scheme) return "not partitioned";
   if (step.scheme.kind === "dynamic") return `partitioned dynamic (key=${step.scheme.key}): backfill it with --keys`;
   return `partitioned ${describeScheme(step.scheme)}, not ${describeScheme(scheme)}`;
@@ -84,12 +87,15 @@ export function typedRange(steps: readonly RangeStep[], request: RangeRequest): 
     fail("pass either --keys (dynamic partitions) or --from-partition/--to-partition (a time range), not both");
   if (request.keys === undefined && (request.fromPartition === undefined || request.toPartition === undefined))
     fail("a backfill needs --from-partition and --to-partition (a time range), or --keys a,b,c (dynamic partitions)");
-  const scheme = pickScheme(steps, request);
+  const scheme = pickScheme(
+    steps.filter((s) => s.notLoaded === undefined),
+    request,
+  );
   const key = partitionSchemeKey(scheme);
   const included: string[] = [];
   const excluded: ExcludedStep[] = [];
   for (const s of steps) {
-    if (s.scheme && partitionSchemeKey(s.scheme) === key) included.push(s.path);
+    if (s.notLoaded === undefined && s.scheme && partitionSchemeKey(s.scheme) === key) included.push(s.path);
     else excluded.push({ step: s.path, reason: exclusion(s, scheme) });
   }
   let partitions: string[];

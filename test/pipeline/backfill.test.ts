@@ -170,6 +170,12 @@ describe("durable backfills as processes", { timeout: 120_000 }, () => {
     const root = makeProject(DAILY);
     const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "10" };
     const days = ["2026-05-01", "2026-05-02", "2026-05-03"];
+    // A real cascade first: extract for another day dispatches load.
+    expect(
+      (await done(spawnSluice(["enqueue", "f/daily/extract", '{"partition": "2026-04-01"}'], root, env))).code,
+    ).toBe(0);
+    const w = await done(spawnSluice(["worker", "--exit-when-idle", "--idle", "500ms"], root, env));
+    expect(w.code, w.err).toBe(0);
     const first = await done(
       spawnSluice(
         [
@@ -195,7 +201,12 @@ describe("durable backfills as processes", { timeout: 120_000 }, () => {
     const resumed = await done(spawnSluice(["pipeline", "backfill", "resume", id], root, env));
     expect(resumed.code, resumed.out + resumed.err).toBe(0);
     expect(resumed.out).toContain("backfilled 3 partition(s), 2 skipped as already done");
-    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(days));
+    expect(counters(env.COUNT_DIR)).toEqual({ ...everyOnce(days), "extract-2026-04-01": 1, "load-2026-04-01": 1 });
+    // The backfills' steps ran with the cascade off: those skips stay out of the decision log.
+    const st = JSON.parse((await done(spawnSluice(["pipeline", "status", "f/daily", "--json"], root))).out);
+    expect(st.decisions).toEqual([
+      expect.objectContaining({ outcome: "dispatched", subscriber: "f/daily/load.ts", partition: "2026-04-01" }),
+    ]);
     const forced = await done(
       spawnSluice(
         ["pipeline", "backfill", "f/daily", "--from-partition", days[0]!, "--to-partition", days[0]!, "--force"],
@@ -205,6 +216,7 @@ describe("durable backfills as processes", { timeout: 120_000 }, () => {
     );
     expect(forced.code, forced.err).toBe(0);
     expect(counters(env.COUNT_DIR)["extract-2026-05-01"]).toBe(2);
+    expect(counters(env.COUNT_DIR)["load-2026-05-01"]).toBe(2);
   });
 });
 

@@ -10,8 +10,6 @@ import type { Command } from "commander";
 import { typedRange, splitKeys } from "../../pipeline/backfill-range.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
-import { PipelineInvalidError } from "../../pipeline/runtime/errors.js";
-import { formatDiagnostic } from "../../pipeline/diagnostics.js";
 import { describeScheme } from "../../pipeline/lineage-schemes.js";
 import { json, type CommandContext } from "../command.js";
 import { parseCount, parseDurationOption, parseJsonArg } from "../options.js";
@@ -61,14 +59,13 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
       const args = parseJsonArg(opts.args, "--args", {}) as Record<string, unknown>;
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
-      if (!folder.ok)
-        throw new PipelineInvalidError(
-          folder.folder,
-          folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic),
-        );
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
       const range = typedRange(
-        plan.steps.map((path) => ({ path, scheme: folder.schemes.get(`script:${path}`)?.spec })),
+        plan.steps.map((path) => ({
+          path,
+          scheme: folder.schemes.get(`script:${path}`)?.spec,
+          notLoaded: folder.broken.get(path),
+        })),
         {
           fromPartition: opts.fromPartition,
           toPartition: opts.toPartition,

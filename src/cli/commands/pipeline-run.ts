@@ -5,14 +5,12 @@
  */
 import type { Command } from "commander";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
-import { PipelineInvalidError } from "../../pipeline/runtime/errors.js";
 import type { PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
-import { formatDiagnostic } from "../../pipeline/diagnostics.js";
 import { json, type CommandContext } from "../command.js";
 import { parseJsonArg } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject } from "../project.js";
 import { executePlan } from "./pipeline-plan-exec.js";
-import { folderArg, pipelineFolder, planSteps } from "./pipeline-shared.js";
+import { assertStepsLoaded, folderArg, pipelineFolder, planSteps } from "./pipeline-shared.js";
 
 /** Registers `sluice pipeline run`. */
 export function registerPipelineRun(pipeline: Command, cx: CommandContext): void {
@@ -36,13 +34,9 @@ export function registerPipelineRun(pipeline: Command, cx: CommandContext): void
     .action(async (folderText: string, opts) => {
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
-      if (!folder.ok)
-        throw new PipelineInvalidError(
-          folder.folder,
-          folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic),
-        );
       const args = parseJsonArg(opts.args, "--args", {}) as Record<string, unknown>;
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
+      assertStepsLoaded(folder, plan.steps);
       const summary = {
         folder: folder.folder,
         start: plan.start ?? null,

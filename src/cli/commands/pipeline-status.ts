@@ -9,16 +9,24 @@ import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 import { folderArg, pipelineFolder } from "./pipeline-shared.js";
 
 function render(s: PipelineStatus): string {
-  const out = [`pipeline ${s.folder || "."}${s.ok ? "" : "  (NOT LOADED: see sluice pipeline graph)"}`, "  scripts:"];
+  const broken = s.scripts.filter((x) => x.error !== null).length;
+  const note =
+    broken === 0
+      ? ""
+      : broken === s.scripts.length
+        ? "  (NOT LOADED: see sluice pipeline graph)"
+        : `  (${broken} script(s) not loaded, the others run)`;
+  const out = [`pipeline ${s.folder || "."}${note}`, "  scripts:"];
   for (const x of s.scripts) {
     const r = x.lastRun;
     const last = r
       ? `${statusLabel(r.status)} ${timeLabel(r.finishedAt ?? r.createdAt)} (${r.trigger}${r.partition ? `, partition ${r.partition}` : ""}) ${r.id}${r.error ? `: ${r.error}` : ""}`
       : "never run";
     out.push(`    ${x.path}  ${last}`);
+    if (x.error) out.push(`      NOT LOADED: ${x.error}`);
     if (x.freshness)
       out.push(
-        `      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? "STALE" : "fresh"} since ${timeLabel(x.freshness.since)}`,
+        `      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? `STALE since ${timeLabel(x.freshness.expiresAt)} (the window expired; last success ${x.freshness.lastSuccess === null ? "never" : timeLabel(x.freshness.lastSuccess)})` : `fresh until ${timeLabel(x.freshness.expiresAt)}`}`,
       );
     for (const t of x.triggers)
       out.push(`      on ${t.kind}: ${t.state.replace("-", " ")}${t.detail ? ` (${t.detail})` : ""}`);

@@ -17,7 +17,6 @@ import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.j
 import { planSteps } from "../../pipeline/runtime/plan.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { pipelineStatus } from "../../pipeline/runtime/status.js";
-import { formatDiagnostic } from "../../pipeline/diagnostics.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ConflictError, NotFoundError } from "../errors.js";
@@ -69,14 +68,6 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const body = bodyObject(await readJsonBody(c, deps.limits), '{"folder": "f/demo", "to": ["transform"]}');
     onlyFields(body, ["folder", "to", "from", "partition", "dryRun"]);
     const folder = folderOf(host, optString(body, "folder") ?? "");
-    if (!folder.ok)
-      throw new ConflictError(
-        "PIPELINE_INVALID",
-        `pipeline ${folder.folder} has errors: ${folder.diagnostics
-          .filter((d) => d.severity === "error")
-          .map(formatDiagnostic)
-          .join("; ")}`,
-      );
     const to = body.to === undefined ? undefined : Array.isArray(body.to) ? body.to.map(String) : String(body.to);
     const from = optString(body, "from");
     const partition = optString(body, "partition");
@@ -85,6 +76,12 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       ...(from !== undefined && { from }),
       allowAnyStart: true,
     });
+    const broken = plan.steps.filter((step) => folder.broken.has(step));
+    if (broken.length > 0)
+      throw new ConflictError(
+        "PIPELINE_INVALID",
+        `pipeline ${folder.folder}: ${broken.map((step) => `${step} is not loaded: ${folder.broken.get(step)}`).join("; ")}`,
+      );
     if (body.dryRun === true)
       return c.json({ folder: folder.folder, ...plan, partition: partition ?? null, run: null });
     const payload: PlanPayload = {

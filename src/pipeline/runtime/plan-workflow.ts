@@ -138,6 +138,8 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
           },
         );
         try {
+          const notLoaded = host.catalog().notLoaded(m);
+          if (notLoaded !== undefined) throw new Error(`not loaded: ${notLoaded}`);
           const result = await exec.callTask(
             { kind: "script", path: m.name },
             {

@@ -20,6 +20,8 @@ import { WRITTEN_PREFIX } from "./run-context.js";
 export interface ScriptStatus {
   readonly path: string;
   readonly name: string;
+  /** Why the script is not loaded (null when it is): the rest of its folder still runs. */
+  readonly error: string | null;
   readonly lastRun: {
     id: string;
     status: RunStatus;
@@ -106,6 +108,7 @@ export async function pipelineStatus(
     scripts.push({
       path: m.path,
       name: m.name,
+      error: folder.broken.get(m.path) ?? null,
       lastRun: await lastRun(store, m.name),
       freshness: (await freshnessOf(store, m, now, false)) ?? null,
       triggers: triggerViews(m),
