@@ -7,6 +7,7 @@
  *   npm run bench -- --lanes                  only the cold-lane start-up (scale to zero)
  *   npm run bench -- --lake                   only the lake figures
  *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
+ *   npm run bench -- --backfill               only the 365-partition pipeline backfill
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -20,6 +21,10 @@ import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
 import { laneColdStart } from "./lanes-bench.js";
 import { goWorkerFigures } from "./go-worker-bench.js";
+import { backfillFigures } from "./backfill-bench.js";
+
+const BACKFILL_TITLE =
+  "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
 
 const GO_TITLE = "Go worker SDK over the worker protocol (HTTP on loopback) beside the built-in worker (SQLite)";
 
@@ -41,6 +46,7 @@ async function main(): Promise<void> {
     if (process.argv.includes("--lake"))
       return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
+    if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
     printFigures(LANES_TITLE, await laneColdStart(dir));
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     printFigures(GO_TITLE, await goWorkerFigures(dir));
+    printFigures(BACKFILL_TITLE, await backfillFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

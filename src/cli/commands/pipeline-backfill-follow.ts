@@ -131,15 +131,15 @@ export async function followBackfill(
       return "detached";
     }
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, opts.pollMs ?? 250);
-      signal.addEventListener(
-        "abort",
-        () => {
-          clearTimeout(t);
-          resolve();
-        },
-        { once: true },
-      );
+      const stop = () => {
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(() => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      }, opts.pollMs ?? 250);
+      signal.addEventListener("abort", stop, { once: true });
     });
   }
 }
