@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
 import { ApiTokens } from "../../src/http/auth/tokens.js";
 import { decodeValue } from "../../src/core/serde.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../src/pipeline/runtime/backfill-workflow.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
 const FILES = {
@@ -109,6 +110,26 @@ describe("pipeline HTTP routes", () => {
     await p.engine.handle(down.json.run).result({ timeoutMs: 10_000 });
     await p.settle();
     expect((await p.runsOf("f/api/last")).map((r) => decodeValue(r.result))).toEqual(["last"]);
+  });
+
+  it("lists backfills with the state of every partition", async () => {
+    const payload: BackfillPayload = { folder: "f/api", steps: ["f/api/start.ts"], partitions: ["k1", "k2"] };
+    const h = await p.engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+    await h.result({ timeoutMs: 15_000 });
+    const list = await call("GET", "/api/pipelines/backfills?folder=f/api", undefined, readToken);
+    expect(list.status).toBe(200);
+    expect(list.json.backfills[0]).toMatchObject({ id: h.id, status: "succeeded", folder: "f/api", finished: 2 });
+    const one = await call("GET", `/api/pipelines/backfills/${h.id}`, undefined, readToken);
+    expect(one.json.partitions.map((x: { partition: string; state: string }) => [x.partition, x.state])).toEqual([
+      ["k1", "succeeded"],
+      ["k2", "succeeded"],
+    ]);
+    expect((await call("GET", "/api/pipelines/backfills?folder=f/other", undefined, readToken)).json.backfills).toEqual(
+      [],
+    );
+    const missing = await call("GET", "/api/pipelines/backfills/nope", undefined, readToken);
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe("PIPELINE_BACKFILL_UNKNOWN");
   });
 
   it("reports status with written partitions and decisions", async () => {

@@ -10,9 +10,14 @@
  *   with its downstream unless `cascade: false` (operate)
  * - `POST /api/pipelines/webhook/<script>`: the script's webhook; the JSON body is its
  *   arguments and trigger object (operate; the script needs `// on webhook` and a row)
+ * - `GET /api/pipelines/backfills[?folder=f/demo]`: recent backfills with their
+ *   per-partition progress; `GET /api/pipelines/backfills/<id>`: one backfill (read)
  */
 import type { Hono } from "hono";
 import { graphJson } from "../../pipeline/runtime/render.js";
+import { backfillProgress } from "../../pipeline/runtime/backfill-progress.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
+import { decodeValue } from "../../core/serde.js";
 import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.js";
 import { planSteps } from "../../pipeline/runtime/plan.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
@@ -62,6 +67,19 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const statuses = await Promise.all(folders.map((f) => pipelineStatus(deps.engine.store, f)));
     return c.json(name === undefined ? { pipelines: statuses } : statuses[0]);
   });
+
+  app.get("/api/pipelines/backfills", requireScope("read"), async (c) => {
+    const folder = c.req.query("folder");
+    const runs = await deps.engine.store.listRuns({ workflow: BACKFILL_WORKFLOW, limit: 200 });
+    const mine = runs.filter((r) => folder === undefined || decodeValue<BackfillPayload>(r.payload).folder === folder);
+    const backfills = [];
+    for (const r of mine.slice(0, 20)) backfills.push(await backfillProgress(deps.engine.store, r.id));
+    return c.json({ backfills });
+  });
+
+  app.get("/api/pipelines/backfills/:id", requireScope("read"), async (c) =>
+    c.json(await backfillProgress(deps.engine.store, c.req.param("id"))),
+  );
 
   app.post("/api/pipelines/plan", requireScope("operate"), async (c) => {
     const host = hostOf(deps);
