@@ -11,6 +11,7 @@ import { api, type ApiError, seg } from "../api/client";
 import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
 import { useSession } from "../app-context";
+import { BackfillGrid } from "../components/BackfillGrid";
 import { LoadError } from "../components/ErrorBlock";
 import { useNow, useTitle } from "../hooks";
 import { relative as relativeIso, timestamp as timestampIso } from "../lib/format";
@@ -246,7 +247,11 @@ export function PipelinePage() {
           <h1>{folder}</h1>
           <p className="sub">
             {graph.scripts.length} scripts · {graph.assets.length} assets
-            {graph.ok ? "" : " · not loaded: fix the errors below"}
+            {graph.ok
+              ? ""
+              : graph.scripts.every((x) => x.error !== null)
+                ? " · not loaded: fix the errors below"
+                : ` · ${graph.scripts.filter((x) => x.error !== null).length} script(s) not loaded, the others run`}
           </p>
         </div>
       </header>
@@ -280,7 +285,10 @@ export function PipelinePage() {
               status={s}
               folder={folder}
               graph={graph}
-              canRun={session.me.scope !== "read" && graph.ok}
+              canRun={
+                session.me.scope !== "read" &&
+                !(current.kind === "script" && graph.scripts.find((x) => x.path === current.path)?.error)
+              }
             />
           ) : (
             <p className="muted small">
@@ -312,6 +320,7 @@ export function PipelinePage() {
           </ul>
         </section>
       ) : null}
+      <BackfillGrid folder={folder} />
       <section className="card flush" aria-label="Dispatch decisions">
         <div className="card-head pad-head">
           <h2>Dispatch decisions</h2>
