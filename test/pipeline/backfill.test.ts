@@ -126,6 +126,33 @@ describe("durable backfills as processes", { timeout: 120_000 }, () => {
     expect(counters(env.COUNT_DIR)).toEqual(everyOnce(DAYS));
   });
 
+  it("SIGKILL of sluice server mid-backfill: a restarted server finishes it, each partition ran once", async () => {
+    const root = makeProject(DAILY);
+    const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "400" };
+    const started = await done(
+      spawnSluice(
+        ["pipeline", "backfill", "f/daily", "--from-partition", DAYS[0]!, "--to-partition", DAYS[5]!, "--detach"],
+        root,
+        env,
+      ),
+    );
+    expect(started.code, started.err).toBe(0);
+    const id = backfillId(started.out);
+    const server = spawnSluice(["server", "--port", "0"], root, env);
+    await eventually(() => (counters(env.COUNT_DIR)["load-2026-05-02"] ?? 0) >= 1, 60_000);
+    server.proc.kill("SIGKILL");
+    await server.exited;
+    // Its lane worker notices the server is gone and exits (after finishing what it runs).
+    const mid = JSON.parse((await done(spawnSluice(["pipeline", "backfill", "status", id, "--json"], root))).out);
+    expect(["running", "waiting", "pending"]).toContain(mid.status);
+    const again = spawnSluice(["server", "--port", "0"], root, env);
+    const follow = await done(spawnSluice(["pipeline", "backfill", "status", id, "--follow"], root));
+    again.proc.kill("SIGTERM");
+    expect(follow.code, follow.out + follow.err).toBe(0);
+    expect(follow.out).toContain("backfilled 6 partition(s)");
+    expect(counters(env.COUNT_DIR)).toEqual(everyOnce(DAYS));
+  });
+
   it("Ctrl-C with --cancel-on-interrupt cancels; resume runs the rest; plain Ctrl-C detaches", async () => {
     const root = makeProject(DAILY);
     const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "400" };
