@@ -291,6 +291,48 @@ function written(root: string): string[] {
     .sort();
 }
 
+describe("--concurrency", { timeout: 60_000 }, () => {
+  it("runs at most n steps at once across the backfill, and uses the n slots", async () => {
+    const root = makeProject(DAILY);
+    const env = { COUNT_DIR: join(root, "counts"), STEP_MS: "300" };
+    const res = await done(
+      spawnSluice(
+        [
+          "pipeline",
+          "backfill",
+          "f/daily",
+          "--from-partition",
+          DAYS[0]!,
+          "--to-partition",
+          DAYS[5]!,
+          "--concurrency",
+          "2",
+        ],
+        root,
+        env,
+      ),
+    );
+    expect(res.code, res.err).toBe(0);
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    try {
+      const steps = (await store.listRuns({ limit: 1000 })).filter((r) => r.workflow.startsWith("f/daily/"));
+      expect(steps).toHaveLength(12);
+      // The most step runs alive at one instant, from their start and finish times.
+      const edges = steps.flatMap((r) => [
+        [r.startedAt!, 1],
+        [r.finishedAt!, -1],
+      ]) as Array<[number, number]>;
+      edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+      let alive = 0;
+      let most = 0;
+      for (const [, d] of edges) most = Math.max(most, (alive += d));
+      expect(most).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("typed backfill ranges as processes", { timeout: 60_000 }, () => {
   it("an hourly range on a mixed-scheme folder runs only the hourly step and says why the others are left out", async () => {
     const root = makeProject(MIXED);

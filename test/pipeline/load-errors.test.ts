@@ -76,6 +76,16 @@ describe("a load error in one script stays local", { timeout: 120_000 }, () => {
     const text = await done(spawnSluice(["pipeline", "status", "f/x"], root));
     expect(text.out).toContain("(1 script(s) not loaded, the others run)");
     expect(text.out).toMatch(/f\/x\/b\.ts .*\n\s+NOT LOADED: /);
+
+    // A plan through the loaded scripts runs; one that needs the broken script is refused, saying why.
+    const ok = await done(
+      spawnSluice(["pipeline", "run", "f/x", "--to", "f/x/c.ts", "--partition", "2026-05-03"], root),
+    );
+    expect(ok.code, ok.out + ok.err).toBe(0);
+    expect(existsSync(join(root, ".sluice/s3/x/c/2026-05-03.json"))).toBe(true);
+    const refused = await done(spawnSluice(["pipeline", "run", "f/x", "--to", "f/x/b.ts"], root));
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/f\/x\/b\.ts is not loaded: .*Nowhere\/Land/);
   });
 });
 
