@@ -86,6 +86,13 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
     expect(await grid.locator("[data-state]").count()).toBe(3);
     expect(await grid.innerText()).toContain("3/3 finished · 3 succeeded");
     expect(await grid.locator('[data-state="succeeded"]').first().getAttribute("title")).toBe("p1: succeeded");
+    // The backfill's steps ran with the cascade off: no skip rows; the filter narrows by kind.
+    const decisions = page.getByRole("region", { name: "Dispatch decisions" });
+    await decisions.locator('tr[data-outcome="dispatched"]').first().waitFor();
+    await page.getByLabel("Decision kind").selectOption("skipped");
+    await decisions.getByText("No decisions match the filter.").waitFor();
+    await page.getByLabel("Decision kind").selectOption("dispatched");
+    await decisions.locator('tr[data-outcome="dispatched"]').first().waitFor();
     expect(browser.errors).toEqual([]);
   });
 });

@@ -137,5 +137,22 @@ describe("pipeline HTTP routes", () => {
     expect(res.status).toBe(200);
     expect(res.json.assets.find((a: { uri: string }) => a.uri === "s3://api/b.json").partitions).toHaveLength(1);
     expect(res.json.decisions[0]).toMatchObject({ outcome: "dispatched", subscriber: "f/api/last.ts" });
+    const all = res.json.decisions as Array<{ outcome: string; producerRun?: string; run?: string }>;
+    expect(new Set(all.map((d) => d.outcome))).toEqual(new Set(["dispatched", "skipped"]));
+    const skipped = await call("GET", "/api/pipelines/status?folder=f/api&decisionKind=skipped", undefined, readToken);
+    expect(skipped.json.decisions.length).toBe(all.filter((d) => d.outcome === "skipped").length);
+    expect(skipped.json.decisions.every((d: { outcome: string }) => d.outcome === "skipped")).toBe(true);
+    const producer = all[0]!.producerRun!;
+    const byRun = await call("GET", `/api/pipelines/status?folder=f/api&decisionRun=${producer}`, undefined, readToken);
+    expect(byRun.json.decisions.length).toBeGreaterThan(0);
+    expect(
+      byRun.json.decisions.every(
+        (d: { producerRun?: string; run?: string }) => d.producerRun === producer || d.run === producer,
+      ),
+    ).toBe(true);
+    expect(byRun.json.decisions.length).toBeLessThan(all.length);
+    const bad = await call("GET", "/api/pipelines/status?folder=f/api&decisionKind=nope", undefined, readToken);
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toMatch(/unknown decision kind "nope"; kinds: dispatched/);
   });
 });

@@ -1,6 +1,7 @@
 /** `sluice pipeline status [folder]`: last runs, freshness, open joins and debounce windows, partitions per asset, recent decisions. */
 import type { Command } from "commander";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
+import { parseOutcomes } from "../../pipeline/runtime/decisions.js";
 import { pipelineStatus, type PipelineStatus } from "../../pipeline/runtime/status.js";
 import { json, type CommandContext } from "../command.js";
 import { statusLabel, timeLabel } from "../format.js";
@@ -71,6 +72,8 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
     )
     .argument("[folder]", "pipeline folder (default: every pipeline of the project)")
     .option("--decisions <n>", "how many recent decisions to show", "20")
+    .option("--decision-kind <kinds>", "only decisions of these kinds, e.g. dispatched,skipped")
+    .option("--decision-run <id>", "only decisions of this run (as producer, or the run started)")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
@@ -83,7 +86,12 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
             ? catalog.folders()
             : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
         const statuses: PipelineStatus[] = [];
-        for (const f of folders) statuses.push(await pipelineStatus(engine.store, f, { decisions: limit }));
+        const filter = {
+          decisions: limit,
+          ...(opts.decisionKind !== undefined && { decisionKinds: parseOutcomes(opts.decisionKind) }),
+          ...(opts.decisionRun !== undefined && { decisionRun: opts.decisionRun as string }),
+        };
+        for (const f of folders) statuses.push(await pipelineStatus(engine.store, f, filter));
         if (opts.json) json(cx, folderText === undefined ? statuses : statuses[0]);
         else
           cx.io.stdout(

@@ -53,8 +53,22 @@ export const PIPELINE_PATHS: Record<string, Json> = {
           description: "one pipeline folder, e.g. f/demo",
           schema: { type: "string" },
         },
+        {
+          name: "decisionKind",
+          in: "query",
+          required: false,
+          description: "only decisions of these kinds, comma-separated (dispatched, skipped, join-fired, …)",
+          schema: { type: "string" },
+        },
+        {
+          name: "decisionRun",
+          in: "query",
+          required: false,
+          description: "only decisions of this run (as producer, or the run started)",
+          schema: { type: "string" },
+        },
       ],
-      responses: { ...ok("200", "status"), ...errors("401", "403", "404") },
+      responses: { ...ok("200", "status"), ...errors("400", "401", "403", "404") },
     }),
   },
   "/api/pipelines/backfills": {

@@ -2,8 +2,9 @@
  * Pipeline routes (seed 001), served when a pipeline runtime is attached to the engine:
  *
  * - `GET /api/pipelines`: every folder's lineage graph with diagnostics (read)
- * - `GET /api/pipelines/status[?folder=f/demo]`: last runs, open joins and debounce
- *   windows, partitions per asset, recent dispatch decisions (read)
+ * - `GET /api/pipelines/status[?folder=f/demo][&decisionKind=skipped,dispatched][&decisionRun=<id>]`:
+ *   last runs, open joins and debounce windows, partitions per asset, recent dispatch
+ *   decisions, filtered by kind and run (read)
  * - `POST /api/pipelines/plan` `{folder, to?, from?, partition?, dryRun?}`: a selective run
  *   ("run up to here"; `from` may be any script) as a durable plan run (operate)
  * - `POST /api/pipelines/scripts/<script>/run` `{args?, partition?, cascade?}`: run one step,
@@ -22,6 +23,7 @@ import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.j
 import { planSteps } from "../../pipeline/runtime/plan.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { pipelineStatus } from "../../pipeline/runtime/status.js";
+import { parseOutcomes } from "../../pipeline/runtime/decisions.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ConflictError, NotFoundError } from "../errors.js";
@@ -64,7 +66,13 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const host = hostOf(deps);
     const name = c.req.query("folder");
     const folders = name === undefined ? host.catalog().folders() : [folderOf(host, name)];
-    const statuses = await Promise.all(folders.map((f) => pipelineStatus(deps.engine.store, f)));
+    const kind = c.req.query("decisionKind");
+    const run = c.req.query("decisionRun");
+    const filter = {
+      ...(kind !== undefined && kind !== "" && { decisionKinds: parseOutcomes(kind) }),
+      ...(run !== undefined && run !== "" && { decisionRun: run }),
+    };
+    const statuses = await Promise.all(folders.map((f) => pipelineStatus(deps.engine.store, f, filter)));
     return c.json(name === undefined ? { pipelines: statuses } : statuses[0]);
   });
 

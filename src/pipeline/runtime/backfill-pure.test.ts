@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { brokenScripts } from "./catalog.js";
+import { decisionMatches, parseOutcomes, type DispatchDecision } from "./decisions.js";
 import { codeVersion, isDone } from "./done-marks.js";
 import { stepsNotSucceeded } from "./plan-resume.js";
 
@@ -45,5 +46,28 @@ describe("scripts that are not loaded", () => {
     ]);
     expect([...broken.keys()]).toEqual(["f/x/a.ts", "f/x/b.ts"]);
     expect(broken.get("f/x/a.ts")).toBe("not JSON (f/x/pipeline.json:0) [TRIGGERS_FILE_INVALID]");
+  });
+});
+
+describe("decision filters", () => {
+  const d = (outcome: DispatchDecision["outcome"], producerRun: string, run?: string): DispatchDecision => ({
+    at: 1,
+    outcome,
+    subscriber: "f/x/b.ts",
+    producer: "f/x/a.ts",
+    producerRun,
+    partition: null,
+    ...(run && { run }),
+  });
+  it("filters by kind and by run (as producer or the run started)", () => {
+    expect(decisionMatches(d("skipped", "r1"), { outcomes: ["dispatched"] })).toBe(false);
+    expect(decisionMatches(d("dispatched", "r1", "r2"), { outcomes: ["dispatched"], run: "r2" })).toBe(true);
+    expect(decisionMatches(d("dispatched", "r1", "r2"), { run: "r1" })).toBe(true);
+    expect(decisionMatches(d("dispatched", "r1", "r2"), { run: "r3" })).toBe(false);
+    expect(decisionMatches(d("dispatched", "r1"), { scripts: new Set(["f/y/z.ts"]) })).toBe(false);
+  });
+  it("parses kinds and refuses unknown ones", () => {
+    expect(parseOutcomes("skipped, dispatched")).toEqual(["skipped", "dispatched"]);
+    expect(() => parseOutcomes("skiped")).toThrow(/unknown decision kind "skiped"; kinds: dispatched, join-pending/);
   });
 });

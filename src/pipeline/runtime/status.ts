@@ -7,7 +7,7 @@ import { decodeValue } from "../../core/serde.js";
 import type { RunStatus, Store } from "../../store/types.js";
 import { matchAssetUri } from "../asset-match.js";
 import type { PipelineFolder } from "./catalog.js";
-import { readDecisions, type DispatchDecision } from "./decisions.js";
+import { readDecisions, type DecisionOutcome, type DispatchDecision } from "./decisions.js";
 import { listDebounces } from "./debounce.js";
 import { freshnessOf, type FreshnessState } from "./freshness.js";
 import { listJoins } from "./join.js";
@@ -98,7 +98,7 @@ async function lastRun(store: Store, name: string): Promise<ScriptStatus["lastRu
 export async function pipelineStatus(
   store: Store,
   folder: PipelineFolder,
-  options: { decisions?: number; now?: number } = {},
+  options: { decisions?: number; now?: number; decisionKinds?: readonly DecisionOutcome[]; decisionRun?: string } = {},
 ): Promise<PipelineStatus> {
   const now = options.now ?? Date.now();
   const members = orderedMembers(folder);
@@ -151,6 +151,11 @@ export async function pipelineStatus(
       .filter((w) => w.uri === a.asset.uri || matchAssetUri(a.asset, w.uri) !== undefined)
       .sort((x, y) => ((x.partition ?? "") < (y.partition ?? "") ? -1 : 1)),
   }));
-  const decisions = await readDecisions(store, { scripts: paths, limit: options.decisions ?? 20 });
+  const decisions = await readDecisions(store, {
+    scripts: paths,
+    limit: options.decisions ?? 20,
+    ...(options.decisionKinds && { outcomes: options.decisionKinds }),
+    ...(options.decisionRun !== undefined && { run: options.decisionRun }),
+  });
   return { folder: folder.folder, ok: folder.ok, scripts, joins, debounces, assets, decisions };
 }

@@ -23,6 +23,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const relative = (ms: number, now: number) => relativeIso(iso(ms), now);
 const timestamp = (ms: number) => timestampIso(iso(ms));
 
+/** The dispatch decision kinds, for the filter (as `DECISION_OUTCOMES` in the runtime). */
+const DECISION_KINDS = [
+  "dispatched",
+  "join-pending",
+  "join-fired",
+  "debounce-scheduled",
+  "debounced",
+  "skipped",
+  "freshness-run",
+] as const;
+
 const PipelineGraph = lazy(() => import("../components/PipelineGraph"));
 
 function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; graph: PipelineGraphJson }) {
@@ -207,7 +218,10 @@ export function PipelinePage() {
   useTitle(`Pipeline ${folder}`);
   const session = useSession();
   const graphs = useApi<{ pipelines: PipelineGraphJson[] }>("/api/pipelines");
-  const status = useApi<PipelineStatus>(`/api/pipelines/status?folder=${seg(folder)}`);
+  const [kind, setKind] = useState("");
+  const [runFilter, setRunFilter] = useState("");
+  const filter = `${kind ? `&decisionKind=${encodeURIComponent(kind)}` : ""}${runFilter.trim() ? `&decisionRun=${encodeURIComponent(runFilter.trim())}` : ""}`;
+  const status = useApi<PipelineStatus>(`/api/pipelines/status?folder=${seg(folder)}${filter}`);
   useLiveRefresh(status.reload, { pollMs: 3000 });
   const now = useNow(5000);
   const [selected, setSelected] = useState<PipelineNode | null>(null);
@@ -324,9 +338,30 @@ export function PipelinePage() {
       <section className="card flush" aria-label="Dispatch decisions">
         <div className="card-head pad-head">
           <h2>Dispatch decisions</h2>
+          <div className="actions small">
+            <select value={kind} onChange={(e) => setKind(e.target.value)} aria-label="Decision kind">
+              <option value="">every kind</option>
+              {DECISION_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+            <input
+              className="mono"
+              value={runFilter}
+              placeholder="run id"
+              onChange={(e) => setRunFilter(e.target.value)}
+              aria-label="Decisions of run"
+            />
+          </div>
         </div>
         {!s || s.decisions.length === 0 ? (
-          <div className="empty">No decisions yet: they appear when a script of this pipeline writes an asset.</div>
+          <div className="empty">
+            {kind || runFilter.trim()
+              ? "No decisions match the filter."
+              : "No decisions yet: they appear when a script of this pipeline writes an asset."}
+          </div>
         ) : (
           <table className="table">
             <thead>
