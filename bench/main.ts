@@ -8,6 +8,7 @@
  *   npm run bench -- --lake                   only the lake figures
  *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
  *   npm run bench -- --python                 only Python workflows as code beside the TypeScript fan-out
+ *   npm run bench -- --backfill               only the 365-partition pipeline backfill
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -22,6 +23,10 @@ import { engineFigures, fanoutFigures } from "./suite.js";
 import { laneColdStart } from "./lanes-bench.js";
 import { goWorkerFigures } from "./go-worker-bench.js";
 import { openPythonEngine, pythonFigures } from "./python-bench.js";
+import { backfillFigures } from "./backfill-bench.js";
+
+const BACKFILL_TITLE =
+  "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
 
 const GO_TITLE = "Go worker SDK over the worker protocol (HTTP on loopback) beside the built-in worker (SQLite)";
 
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
     if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
     if (process.argv.includes("--python"))
       return await pythonSection(dir, { p50Ms: 1.5, fanout500Ms: 200, fanout10kMs: 2_000 });
+    if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
@@ -73,6 +79,7 @@ async function main(): Promise<void> {
     printFigures(LANES_TITLE, await laneColdStart(dir));
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     printFigures(GO_TITLE, await goWorkerFigures(dir));
+    printFigures(BACKFILL_TITLE, await backfillFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

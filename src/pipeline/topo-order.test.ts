@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PipelineCycleError } from "./errors.js";
-import { findCycle, topologicalOrder } from "./topo-order.js";
+import { findCycle, longestPath, topologicalOrder } from "./topo-order.js";
 
 const e = (from: string, to: string) => ({ from, to });
 
@@ -37,5 +37,23 @@ describe("topologicalOrder", () => {
   it("self-loops are cycles", () => {
     expect(findCycle(["a"], [e("a", "a")])).toEqual(["a", "a"]);
     expect(findCycle(["a", "b"], [e("a", "b")])).toBeUndefined();
+  });
+});
+
+describe("longestPath", () => {
+  it("finds the longest chain, and stops at cycles", () => {
+    const chain = ["a", "b", "c", "d"].map((x, i, all) => ({ from: x, to: all[i + 1] ?? "" })).slice(0, 3);
+    expect(longestPath(["d", "c", "b", "a"], chain)).toEqual(["a", "b", "c", "d"]);
+    expect(longestPath(["a", "b", "x"], [...chain, { from: "x", to: "b" }])).toEqual(["a", "b", "c", "d"]);
+    expect(
+      longestPath(
+        ["a", "b"],
+        [
+          { from: "a", to: "b" },
+          { from: "b", to: "a" },
+        ],
+      ),
+    ).toHaveLength(2);
+    expect(longestPath([], [])).toEqual([]);
   });
 });

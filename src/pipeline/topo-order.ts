@@ -77,3 +77,36 @@ export function topologicalOrder(ids: Iterable<string>, edges: readonly Directed
   }
   return order;
 }
+
+/**
+ * The longest chain of distinct nodes following the edges (ties: the first in `ids`
+ * order). Edges that close a cycle are not followed, so it terminates on any graph.
+ * @example longestPath(["a", "b", "c"], [{ from: "a", to: "b" }, { from: "b", to: "c" }]) // ["a", "b", "c"]
+ */
+export function longestPath(ids: Iterable<string>, edges: readonly DirectedEdge[]): string[] {
+  const out = new Map<string, string[]>();
+  for (const e of edges) if (e.from !== e.to) out.set(e.from, [...(out.get(e.from) ?? []), e.to]);
+  const memo = new Map<string, string[]>();
+  const onStack = new Set<string>();
+  const walk = (id: string): string[] => {
+    const known = memo.get(id);
+    if (known) return known;
+    onStack.add(id);
+    let best: string[] = [];
+    for (const next of out.get(id) ?? []) {
+      if (onStack.has(next)) continue;
+      const tail = walk(next);
+      if (tail.length > best.length) best = tail;
+    }
+    onStack.delete(id);
+    const path = [id, ...best];
+    memo.set(id, path);
+    return path;
+  };
+  let longest: string[] = [];
+  for (const id of ids) {
+    const p = walk(id);
+    if (p.length > longest.length) longest = p;
+  }
+  return longest;
+}

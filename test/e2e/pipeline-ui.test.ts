@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
 import { startHttpServer, type HttpServer } from "../../src/http/server.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../src/pipeline/runtime/backfill-workflow.js";
 import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
 import { type Browser, launch, skipReason } from "./browser.js";
 
@@ -71,6 +72,27 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
       .locator('tr[data-outcome="dispatched"]')
       .first()
       .waitFor();
+    expect(browser.errors).toEqual([]);
+  });
+
+  it("shows a backfill's per-partition progress grid", async () => {
+    const payload: BackfillPayload = { folder: "f/demo", steps: ["f/demo/ingest.ts"], partitions: ["p1", "p2", "p3"] };
+    const h = await p.engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+    await h.result({ timeoutMs: 15_000 });
+    const { page } = browser;
+    await page.goto(`${http.url}/pipelines/f/demo`);
+    const grid = page.getByRole("region", { name: "Backfills" }).locator(`[data-backfill="${h.id}"]`);
+    await grid.locator('[data-state="succeeded"]').nth(2).waitFor({ timeout: 10_000 });
+    expect(await grid.locator("[data-state]").count()).toBe(3);
+    expect(await grid.innerText()).toContain("3/3 finished · 3 succeeded");
+    expect(await grid.locator('[data-state="succeeded"]').first().getAttribute("title")).toBe("p1: succeeded");
+    // The backfill's steps ran with the cascade off: no skip rows; the filter narrows by kind.
+    const decisions = page.getByRole("region", { name: "Dispatch decisions" });
+    await decisions.locator('tr[data-outcome="dispatched"]').first().waitFor();
+    await page.getByLabel("Decision kind").selectOption("skipped");
+    await decisions.getByText("No decisions match the filter.").waitFor();
+    await page.getByLabel("Decision kind").selectOption("dispatched");
+    await decisions.locator('tr[data-outcome="dispatched"]').first().waitFor();
     expect(browser.errors).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
 import { ApiTokens } from "../../src/http/auth/tokens.js";
 import { decodeValue } from "../../src/core/serde.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../src/pipeline/runtime/backfill-workflow.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
 const FILES = {
@@ -111,10 +112,47 @@ describe("pipeline HTTP routes", () => {
     expect((await p.runsOf("f/api/last")).map((r) => decodeValue(r.result))).toEqual(["last"]);
   });
 
+  it("lists backfills with the state of every partition", async () => {
+    const payload: BackfillPayload = { folder: "f/api", steps: ["f/api/start.ts"], partitions: ["k1", "k2"] };
+    const h = await p.engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+    await h.result({ timeoutMs: 15_000 });
+    const list = await call("GET", "/api/pipelines/backfills?folder=f/api", undefined, readToken);
+    expect(list.status).toBe(200);
+    expect(list.json.backfills[0]).toMatchObject({ id: h.id, status: "succeeded", folder: "f/api", finished: 2 });
+    const one = await call("GET", `/api/pipelines/backfills/${h.id}`, undefined, readToken);
+    expect(one.json.partitions.map((x: { partition: string; state: string }) => [x.partition, x.state])).toEqual([
+      ["k1", "succeeded"],
+      ["k2", "succeeded"],
+    ]);
+    expect((await call("GET", "/api/pipelines/backfills?folder=f/other", undefined, readToken)).json.backfills).toEqual(
+      [],
+    );
+    const missing = await call("GET", "/api/pipelines/backfills/nope", undefined, readToken);
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe("PIPELINE_BACKFILL_UNKNOWN");
+  });
+
   it("reports status with written partitions and decisions", async () => {
     const res = await call("GET", "/api/pipelines/status?folder=f/api", undefined, readToken);
     expect(res.status).toBe(200);
     expect(res.json.assets.find((a: { uri: string }) => a.uri === "s3://api/b.json").partitions).toHaveLength(1);
     expect(res.json.decisions[0]).toMatchObject({ outcome: "dispatched", subscriber: "f/api/last.ts" });
+    const all = res.json.decisions as Array<{ outcome: string; producerRun?: string; run?: string }>;
+    expect(new Set(all.map((d) => d.outcome))).toEqual(new Set(["dispatched", "skipped"]));
+    const skipped = await call("GET", "/api/pipelines/status?folder=f/api&decisionKind=skipped", undefined, readToken);
+    expect(skipped.json.decisions.length).toBe(all.filter((d) => d.outcome === "skipped").length);
+    expect(skipped.json.decisions.every((d: { outcome: string }) => d.outcome === "skipped")).toBe(true);
+    const producer = all[0]!.producerRun!;
+    const byRun = await call("GET", `/api/pipelines/status?folder=f/api&decisionRun=${producer}`, undefined, readToken);
+    expect(byRun.json.decisions.length).toBeGreaterThan(0);
+    expect(
+      byRun.json.decisions.every(
+        (d: { producerRun?: string; run?: string }) => d.producerRun === producer || d.run === producer,
+      ),
+    ).toBe(true);
+    expect(byRun.json.decisions.length).toBeLessThan(all.length);
+    const bad = await call("GET", "/api/pipelines/status?folder=f/api&decisionKind=nope", undefined, readToken);
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toMatch(/unknown decision kind "nope"; kinds: dispatched/);
   });
 });

@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
+import { backfillProgress } from "../../src/pipeline/runtime/backfill-progress.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../src/pipeline/runtime/backfill-workflow.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { CONSUME, CUSTOMERS, ENRICH, producer, TICK } from "./fixtures.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
@@ -52,5 +54,32 @@ describe("pipelines on Postgres", () => {
     await Promise.all([1, 2, 3].map((n) => p.engine.enqueueRun("f/noisy/tick", { n })));
     await p.settle({ quietMs: 1_500 });
     expect(await p.runsOf("f/noisy/consume")).toHaveLength(1);
+  });
+
+  it("runs a durable backfill: one plan per partition, and a second one skips what is done", async () => {
+    const payload: BackfillPayload = {
+      folder: "f/lake",
+      steps: ["f/lake/ingest_events.ts"],
+      partitions: ["2026-07-01", "2026-07-02", "2026-07-03"],
+      concurrency: 2,
+    };
+    const first = await p.engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+    expect(await first.result({ timeoutMs: 30_000 })).toEqual({
+      succeeded: payload.partitions,
+      skipped: [],
+      failed: [],
+    });
+    const progress = await backfillProgress(store, first.id);
+    expect(progress.partitions.map((x) => x.state)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    const again = await p.engine.enqueueRun(BACKFILL_WORKFLOW, {
+      ...payload,
+      partitions: [...payload.partitions, "2026-07-04"],
+    });
+    expect(await again.result({ timeoutMs: 30_000 })).toEqual({
+      succeeded: ["2026-07-04"],
+      skipped: payload.partitions,
+      failed: [],
+    });
+    expect((await backfillProgress(store, again.id)).counts).toMatchObject({ skipped: 3, succeeded: 1 });
   });
 });

@@ -8,7 +8,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
-import { buildPayload, FreshnessWatchdog, readDecisions } from "../../src/pipeline/runtime/index.js";
+import { buildPayload, freshnessOf, FreshnessWatchdog, readDecisions } from "../../src/pipeline/runtime/index.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import { SkippableClock } from "../helpers/clock.js";
 import { makeProject } from "../helpers/project.js";
@@ -123,6 +123,9 @@ describe("native triggers and step options", () => {
     expect(await watchdog.check(run!.finishedAt! + 500)).toEqual([]);
     const [late] = await watchdog.check(run!.finishedAt! + 2_500);
     expect(late!.reason).toMatch(/last successful run finished 3s ago, over its freshness window of 1s/);
+    // Stale since the window expired (last success + 1 s), not since the last success.
+    const state = await freshnessOf(p.store, p.pipelines.member("f/ops/stale"), run!.finishedAt! + 2_500, false);
+    expect(state).toMatchObject({ stale: true, lastSuccess: run!.finishedAt!, expiresAt: run!.finishedAt! + 1_000 });
     await p.settle();
     await watchdog.stop();
     expect((await readDecisions(p.store)).filter((d) => d.outcome === "freshness-run")).toHaveLength(2);

@@ -1,133 +1,137 @@
 /**
- * `sluice pipeline backfill <folder> --from-partition A --to-partition B`: one plan run
- * per partition of the range (oldest first, `--concurrency` at a time), each running the
- * folder's partitioned steps (or a `--from`/`--to` slice) with that explicit partition, so
- * the whole chain reprocesses exactly it. A progress bar counts finished partitions; a
- * failed partition does not stop the others, but makes the command exit 1.
+ * `sluice pipeline backfill <folder> --from-partition A --to-partition B` (or `--keys a,b,c`
+ * for dynamic partitions): a durable backfill. It becomes one `sluice:pipeline-backfill`
+ * run in the store, with one plan run per partition and one step run per partition and
+ * step; the CLI runs a worker and follows it with a progress line per partition.
+ * `--detach` only starts it; Ctrl-C detaches (or cancels, with `--cancel-on-interrupt`).
+ * `sluice pipeline backfill status|cancel|resume <id>` manage it afterwards.
  */
 import type { Command } from "commander";
-import type { Engine } from "../../engine/engine.js";
-import { enumeratePartitions } from "../../pipeline/partition-range.js";
-import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/catalog.js";
-import { PipelineInvalidError, PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
-import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
-import { formatDiagnostic } from "../../pipeline/diagnostics.js";
+import { typedRange, splitKeys } from "../../pipeline/backfill-range.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
+import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
 import { describeScheme } from "../../pipeline/lineage-schemes.js";
 import { json, type CommandContext } from "../command.js";
-import { formatMillis } from "../../core/duration.js";
-import { parseCount } from "../options.js";
+import { parseCount, parseDurationOption, parseJsonArg } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject } from "../project.js";
+import { backfillAdmin, BACKFILL_VERBS } from "./pipeline-backfill-admin.js";
+import { backfillHints, cancelWithNotice, followBackfill, progressBar } from "./pipeline-backfill-follow.js";
 import { withPipelineRuntime } from "./pipeline-local.js";
 import { folderArg, pipelineFolder, planSteps } from "./pipeline-shared.js";
 
-/** A text progress bar: `[#####.....] 2/4`. */
-export function progressBar(done: number, total: number, width = 20): string {
-  const filled = total === 0 ? width : Math.round((done / total) * width);
-  return `[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${total}`;
-}
-
-function partitionedSteps(folder: PipelineFolder, steps: readonly string[]): { run: string[]; skipped: string[] } {
-  const run: string[] = [];
-  const skipped: string[] = [];
-  for (const s of steps) (folder.schemes.has(`script:${s}`) ? run : skipped).push(s);
-  return { run, skipped };
-}
-
-interface PartitionOutcome {
-  partition: string;
-  run: string;
-  status: string;
-  error: string | null;
-  ms: number;
-}
-
-async function runPartition(
-  engine: Engine,
-  folder: string,
-  steps: string[],
-  partition: string,
-): Promise<PartitionOutcome> {
-  const t0 = Date.now();
-  const payload: PlanPayload = { folder, steps, partition };
-  const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload);
-  const run = await engine.waitForRun(handle.id);
-  return { partition, run: run.id, status: run.status, error: run.error?.message ?? null, ms: Date.now() - t0 };
-}
+export { progressBar } from "./pipeline-backfill-follow.js";
 
 /** Registers `sluice pipeline backfill`. */
 export function registerPipelineBackfill(pipeline: Command, cx: CommandContext): void {
   pipeline
     .command("backfill")
-    .description("re-run a pipeline's partitioned steps for every partition of a range, with a progress bar")
-    .argument("<folder>", "pipeline folder, e.g. f/lake")
-    .requiredOption("--from-partition <value>", "first partition (in the scheme's format, or an ISO date)")
-    .requiredOption("--to-partition <value>", "last partition, inclusive")
+    .description(
+      "re-run a pipeline's steps for every partition of a range, as a durable run; also: backfill status|cancel|resume <id>",
+    )
+    .argument("<folder>", "pipeline folder, e.g. f/lake (or status, cancel, resume followed by a backfill id)")
+    .argument("[id]", "backfill id, after status, cancel or resume")
+    .option("--from-partition <value>", "first partition (in the scheme's format, or an ISO date)")
+    .option("--to-partition <value>", "last partition, inclusive")
+    .option("--keys <list>", "dynamic partition keys to backfill, comma-separated (instead of a range)")
+    .option("--scheme <kind>", "the range's time kind when the steps have several (daily, hourly, weekly, monthly)")
     .option("--to <nodes>", "only the steps up to these nodes (script names, paths or asset URIs)")
     .option("--from <script>", "start script of the slice")
-    .option("--concurrency <n>", "partitions run at once", "1")
+    .option("--args <json>", "extra arguments given to every step, as a JSON object")
+    .option("--concurrency <n>", "steps running at once across the backfill")
+    .option("--force", "also re-run partitions and steps that already succeeded at the same code version")
+    .option("--detach", "start the backfill and exit; a running sluice dev, server or worker runs it")
+    .option("--cancel-on-interrupt", "Ctrl-C cancels the backfill (default: Ctrl-C detaches and it goes on)")
+    .option("--follow", "with status: wait until the backfill ends, printing progress")
+    .option(
+      "--lease <duration>",
+      "lease of this process's worker: another process takes over this long after a crash",
+      "30s",
+    )
     .option("--dry-run", "print the partitions and steps without running them")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
-    .action(async (folderText: string, opts) => {
-      const concurrency = Math.max(1, parseCount(opts.concurrency, "--concurrency"));
+    .action(async (folderText: string, id: string | undefined, opts) => {
+      if ((BACKFILL_VERBS as readonly string[]).includes(folderText) && id !== undefined)
+        return backfillAdmin(cx, folderText as (typeof BACKFILL_VERBS)[number], id, opts);
+      const concurrency = Math.max(1, parseCount(opts.concurrency ?? "1", "--concurrency"));
+      const leaseMs = parseDurationOption(opts.lease, "--lease");
+      const args = parseJsonArg(opts.args, "--args", {}) as Record<string, unknown>;
       const project = resolveProject(cx.io, opts.dir, opts.db);
       const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
-      if (!folder.ok)
-        throw new PipelineInvalidError(
-          folder.folder,
-          folder.diagnostics.filter((d) => d.severity === "error").map(formatDiagnostic),
-        );
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
-      const { run: steps, skipped } = partitionedSteps(folder, plan.steps);
-      const scheme = steps.map((s) => folder.schemes.get(`script:${s}`)!.spec)[0];
-      if (!scheme)
-        throw new PipelineRuntimeError(
-          "PIPELINE_INVALID",
-          `nothing to backfill in ${folder.folder}: none of its planned steps is partitioned (add \`// partitioned daily\` or another scheme)`,
-        );
-      const partitions = enumeratePartitions(scheme, opts.fromPartition, opts.toPartition);
-      const summary = { folder: folder.folder, scheme: describeScheme(scheme), partitions, steps, skipped };
+      const range = typedRange(
+        plan.steps.map((path) => ({
+          path,
+          scheme: folder.schemes.get(`script:${path}`)?.spec,
+          notLoaded: folder.broken.get(path),
+        })),
+        {
+          fromPartition: opts.fromPartition,
+          toPartition: opts.toPartition,
+          ...(opts.keys !== undefined && { keys: splitKeys(opts.keys) }),
+          ...(opts.scheme !== undefined && { kind: opts.scheme }),
+        },
+      );
+      const scheme = describeScheme(range.scheme);
+      const summary = {
+        folder: folder.folder,
+        scheme,
+        partitions: range.partitions,
+        steps: range.steps,
+        excluded: range.excluded,
+        concurrency,
+        force: !!opts.force,
+      };
+      const excludedText = range.excluded.map((e) => `  left out: ${e.step} (${e.reason})\n`).join("");
       if (opts.dryRun) {
         if (opts.json) json(cx, { ...summary, dryRun: true });
         else {
           cx.io.stdout(
-            `backfill of ${folder.folder}: ${partitions.length} ${describeScheme(scheme)} partition(s) × ${steps.length} step(s)\n`,
+            `backfill of ${folder.folder}: ${range.partitions.length} ${scheme} partition(s) × ${range.steps.length} step(s)\n`,
           );
-          cx.io.stdout(`  partitions: ${partitions.join(", ")}\n  steps: ${steps.join(" → ")}\n`);
-          if (skipped.length) cx.io.stdout(`  not partitioned, left out: ${skipped.join(", ")}\n`);
+          cx.io.stdout(`  partitions: ${range.partitions.join(", ")}\n  steps: ${range.steps.join(" → ")}\n`);
+          cx.io.stdout(excludedText);
           cx.io.stdout("(dry run: nothing was started)\n");
         }
         return;
       }
-      await withPipelineRuntime(cx.io, opts, steps, async (_host, engine) => {
-        const outcomes: PartitionOutcome[] = [];
-        const queue = [...partitions];
-        if (!opts.json)
-          cx.io.stdout(
-            `backfill of ${folder.folder}: ${partitions.length} partition(s) × ${steps.length} step(s)\n${progressBar(0, partitions.length)}\n`,
-          );
-        const lane = async () => {
-          for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
-            const o = await runPartition(engine, folder.folder, steps, p);
-            outcomes.push(o);
-            if (!opts.json)
-              cx.io.stdout(
-                `${progressBar(outcomes.length, partitions.length)} ${o.partition} ${o.status === "succeeded" ? "✓" : "✗"} ${formatMillis(o.ms)}${o.error ? `: ${o.error}` : ""}\n`,
-              );
+      const payload: BackfillPayload = {
+        folder: folder.folder,
+        steps: range.steps,
+        partitions: range.partitions,
+        concurrency,
+        scheme,
+        ...(opts.force && { force: true }),
+        ...(Object.keys(args).length > 0 && { args }),
+      };
+      await withPipelineRuntime(
+        cx.io,
+        opts,
+        range.steps,
+        async (_host, engine) => {
+          const handle = await engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+          if (!opts.json) {
+            cx.io.stdout(
+              `backfill ${handle.id} of ${folder.folder}: ${range.partitions.length} ${scheme} partition(s) × ${range.steps.length} step(s), concurrency ${concurrency}\n${excludedText}`,
+            );
+            if (!opts.detach) cx.io.stdout(`${progressBar(0, range.partitions.length)}\n`);
           }
-        };
-        await Promise.all(Array.from({ length: Math.min(concurrency, partitions.length) }, lane));
-        const failed = outcomes.filter((o) => o.status !== "succeeded");
-        const ordered = partitions.map((p) => outcomes.find((o) => o.partition === p)!);
-        if (opts.json) json(cx, { ...summary, results: ordered, failed: failed.map((f) => f.partition) });
-        else
-          cx.io.stdout(
-            failed.length
-              ? `${failed.length} of ${partitions.length} partition(s) failed: ${failed.map((f) => f.partition).join(", ")}\n`
-              : `backfilled ${partitions.length} partition(s)\n`,
-          );
-        if (failed.length) cx.setExitCode(1);
-      });
+          if (opts.detach) {
+            if (opts.json) json(cx, { ...summary, id: handle.id, detached: true });
+            else
+              cx.io.stdout(
+                `started; it runs in any sluice dev, server or worker of this project (none here: --detach)\n${backfillHints(handle.id)}`,
+              );
+            return;
+          }
+          await followBackfill(cx, engine.store, handle.id, {
+            json: opts.json,
+            cancelOnInterrupt: opts.cancelOnInterrupt,
+            cancel: (id, reason) => cancelWithNotice(cx, engine, id, reason),
+          });
+        },
+        { worker: !opts.detach, leaseMs },
+      );
     });
 }

@@ -11,15 +11,28 @@ import { storeReady } from "../../store/open.js";
 import type { CliIO } from "../io.js";
 import { openEngine, resolveProject } from "../project.js";
 
+/** How the CLI's own worker runs. */
+export interface LocalWorkerOptions {
+  /** Run a worker in this process (default true); false only enqueues and reads. */
+  worker?: boolean;
+  /** Its lease length (default 30 s); a shorter one lets another process take over sooner after a crash. */
+  leaseMs?: number;
+}
+
 /** Runs `fn` with a started engine and pipeline host; `load` lists the member scripts to load. */
 export async function withPipelineRuntime<T>(
   io: CliIO,
   opts: { dir?: string; db?: string },
   load: readonly string[],
   fn: (host: PipelineHost, engine: Engine) => Promise<T>,
+  local: LocalWorkerOptions = {},
 ): Promise<T> {
   const project = resolveProject(io, opts.dir, opts.db);
-  const engine = openEngine(project, { worker: { concurrency: 50 }, scheduler: false, captureConsole: true });
+  const worker =
+    local.worker === false
+      ? false
+      : { concurrency: 50, ...(local.leaseMs !== undefined && { leaseMs: local.leaseMs }) };
+  const engine = openEngine(project, { worker, scheduler: false, captureConsole: true });
   const loader = new Project(project.root, engine);
   const host = attachPipelines(loader, { assets: project.config.assets, env: io.env, freshness: false });
   try {

@@ -4,7 +4,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { formatDiagnostic } from "../../pipeline/diagnostics.js";
 import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/catalog.js";
-import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
+import { PipelineInvalidError, PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
 export { planSteps } from "../../pipeline/runtime/plan.js";
 import type { CommandContext } from "../command.js";
 
@@ -44,4 +44,17 @@ export function pipelineFolder(catalog: PipelineCatalog, folder: string): Pipeli
 export function reportDiagnostics(cx: CommandContext, folder: PipelineFolder): boolean {
   for (const d of folder.diagnostics) cx.io.stderr(`${formatDiagnostic(d)}\n`);
   return folder.ok;
+}
+
+/**
+ * Refuses a plan that includes a script that is not loaded (the rest of the folder runs).
+ * @throws PipelineInvalidError naming each such step and its error
+ */
+export function assertStepsLoaded(folder: PipelineFolder, steps: readonly string[]): void {
+  const broken = steps.filter((s) => folder.broken.has(s));
+  if (broken.length > 0)
+    throw new PipelineInvalidError(
+      folder.folder,
+      broken.map((s) => `${s} is not loaded: ${folder.broken.get(s)}`),
+    );
 }

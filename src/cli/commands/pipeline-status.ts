@@ -1,6 +1,7 @@
 /** `sluice pipeline status [folder]`: last runs, freshness, open joins and debounce windows, partitions per asset, recent decisions. */
 import type { Command } from "commander";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
+import { parseOutcomes } from "../../pipeline/runtime/decisions.js";
 import { pipelineStatus, type PipelineStatus } from "../../pipeline/runtime/status.js";
 import { json, type CommandContext } from "../command.js";
 import { statusLabel, timeLabel } from "../format.js";
@@ -9,16 +10,24 @@ import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 import { folderArg, pipelineFolder } from "./pipeline-shared.js";
 
 function render(s: PipelineStatus): string {
-  const out = [`pipeline ${s.folder || "."}${s.ok ? "" : "  (NOT LOADED: see sluice pipeline graph)"}`, "  scripts:"];
+  const broken = s.scripts.filter((x) => x.error !== null).length;
+  const note =
+    broken === 0
+      ? ""
+      : broken === s.scripts.length
+        ? "  (NOT LOADED: see sluice pipeline graph)"
+        : `  (${broken} script(s) not loaded, the others run)`;
+  const out = [`pipeline ${s.folder || "."}${note}`, "  scripts:"];
   for (const x of s.scripts) {
     const r = x.lastRun;
     const last = r
       ? `${statusLabel(r.status)} ${timeLabel(r.finishedAt ?? r.createdAt)} (${r.trigger}${r.partition ? `, partition ${r.partition}` : ""}) ${r.id}${r.error ? `: ${r.error}` : ""}`
       : "never run";
     out.push(`    ${x.path}  ${last}`);
+    if (x.error) out.push(`      NOT LOADED: ${x.error}`);
     if (x.freshness)
       out.push(
-        `      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? "STALE" : "fresh"} since ${timeLabel(x.freshness.since)}`,
+        `      freshness ${x.freshness.windowSeconds}s: ${x.freshness.stale ? `STALE since ${timeLabel(x.freshness.expiresAt)} (the window expired; last success ${x.freshness.lastSuccess === null ? "never" : timeLabel(x.freshness.lastSuccess)})` : `fresh until ${timeLabel(x.freshness.expiresAt)}`}`,
       );
     for (const t of x.triggers)
       out.push(`      on ${t.kind}: ${t.state.replace("-", " ")}${t.detail ? ` (${t.detail})` : ""}`);
@@ -63,6 +72,8 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
     )
     .argument("[folder]", "pipeline folder (default: every pipeline of the project)")
     .option("--decisions <n>", "how many recent decisions to show", "20")
+    .option("--decision-kind <kinds>", "only decisions of these kinds, e.g. dispatched,skipped")
+    .option("--decision-run <id>", "only decisions of this run (as producer, or the run started)")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")
@@ -75,7 +86,12 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
             ? catalog.folders()
             : [pipelineFolder(catalog, folderArg(project.root, cx.io.cwd, folderText))];
         const statuses: PipelineStatus[] = [];
-        for (const f of folders) statuses.push(await pipelineStatus(engine.store, f, { decisions: limit }));
+        const filter = {
+          decisions: limit,
+          ...(opts.decisionKind !== undefined && { decisionKinds: parseOutcomes(opts.decisionKind) }),
+          ...(opts.decisionRun !== undefined && { decisionRun: opts.decisionRun as string }),
+        };
+        for (const f of folders) statuses.push(await pipelineStatus(engine.store, f, filter));
         if (opts.json) json(cx, folderText === undefined ? statuses : statuses[0]);
         else
           cx.io.stdout(

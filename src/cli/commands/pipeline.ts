@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import type { CommandContext } from "../command.js";
 import { registerPipelineBackfill } from "./pipeline-backfill.js";
 import { registerPipelineGraph } from "./pipeline-graph.js";
+import { registerPipelineResume } from "./pipeline-resume.js";
 import { registerPipelineRun } from "./pipeline-run.js";
 import { registerPipelineStatus } from "./pipeline-status.js";
 
@@ -11,7 +12,13 @@ export function registerPipeline(program: Command, cx: CommandContext): void {
   const pipeline = program
     .command("pipeline")
     .description("asset pipelines: folders of scripts wired by the assets they read and write");
-  for (const register of [registerPipelineGraph, registerPipelineRun, registerPipelineBackfill, registerPipelineStatus])
+  for (const register of [
+    registerPipelineGraph,
+    registerPipelineRun,
+    registerPipelineResume,
+    registerPipelineBackfill,
+    registerPipelineStatus,
+  ])
     register(pipeline, cx);
   for (const c of pipeline.commands)
     c.exitOverride().configureOutput({ writeOut: (t) => cx.io.stdout(t), writeErr: (t) => cx.io.stderr(t) });

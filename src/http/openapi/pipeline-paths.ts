@@ -61,8 +61,44 @@ export const PIPELINE_PATHS: Record<string, Json> = {
           description: "one pipeline folder, e.g. f/demo",
           schema: { type: "string" },
         },
+        {
+          name: "decisionKind",
+          in: "query",
+          required: false,
+          description: "only decisions of these kinds, comma-separated (dispatched, skipped, join-fired, …)",
+          schema: { type: "string" },
+        },
+        {
+          name: "decisionRun",
+          in: "query",
+          required: false,
+          description: "only decisions of this run (as producer, or the run started)",
+          schema: { type: "string" },
+        },
       ],
-      responses: { ...ok("200", "status"), ...errors("401", "403", "404") },
+      responses: { ...ok("200", "status"), ...errors("400", "401", "403", "404") },
+    }),
+  },
+  "/api/pipelines/backfills": {
+    get: op("read", "Recent backfills (newest first, at most 20) with their per-partition progress", {
+      parameters: [
+        {
+          name: "folder",
+          in: "query",
+          required: false,
+          description: "only the backfills of this pipeline folder, e.g. f/demo",
+          schema: { type: "string" },
+        },
+      ],
+      responses: { ...ok("200", "backfills"), ...errors("401", "403") },
+    }),
+  },
+  "/api/pipelines/backfills/{id}": {
+    get: op("read", "One backfill: its status and the state of every partition", {
+      parameters: [
+        { name: "id", in: "path", required: true, description: "backfill run id", schema: { type: "string" } },
+      ],
+      responses: { ...ok("200", "the backfill"), ...errors("401", "403", "404") },
     }),
   },
   "/api/pipelines/plan": {

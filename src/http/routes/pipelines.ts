@@ -2,22 +2,28 @@
  * Pipeline routes (seed 001), served when a pipeline runtime is attached to the engine:
  *
  * - `GET /api/pipelines`: every folder's lineage graph with diagnostics (read)
- * - `GET /api/pipelines/status[?folder=f/demo]`: last runs, open joins and debounce
- *   windows, partitions per asset, recent dispatch decisions (read)
+ * - `GET /api/pipelines/status[?folder=f/demo][&decisionKind=skipped,dispatched][&decisionRun=<id>]`:
+ *   last runs, open joins and debounce windows, partitions per asset, recent dispatch
+ *   decisions, filtered by kind and run (read)
  * - `POST /api/pipelines/plan` `{folder, to?, from?, partition?, dryRun?}`: a selective run
  *   ("run up to here"; `from` may be any script) as a durable plan run (operate)
  * - `POST /api/pipelines/scripts/<script>/run` `{args?, partition?, cascade?}`: run one step,
  *   with its downstream unless `cascade: false` (operate)
  * - `POST /api/pipelines/webhook/<script>`: the script's webhook; the JSON body is its
  *   arguments and trigger object (operate; the script needs `// on webhook` and a row)
+ * - `GET /api/pipelines/backfills[?folder=f/demo]`: recent backfills with their
+ *   per-partition progress; `GET /api/pipelines/backfills/<id>`: one backfill (read)
  */
 import type { Hono } from "hono";
 import { graphJson } from "../../pipeline/runtime/render.js";
+import { backfillProgress } from "../../pipeline/runtime/backfill-progress.js";
+import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
+import { decodeValue } from "../../core/serde.js";
 import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.js";
 import { planSteps } from "../../pipeline/runtime/plan.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { pipelineStatus } from "../../pipeline/runtime/status.js";
-import { formatDiagnostic } from "../../pipeline/diagnostics.js";
+import { parseOutcomes } from "../../pipeline/runtime/decisions.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { ConflictError, NotFoundError } from "../errors.js";
@@ -60,23 +66,34 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const host = hostOf(deps);
     const name = c.req.query("folder");
     const folders = name === undefined ? host.catalog().folders() : [folderOf(host, name)];
-    const statuses = await Promise.all(folders.map((f) => pipelineStatus(deps.engine.store, f)));
+    const kind = c.req.query("decisionKind");
+    const run = c.req.query("decisionRun");
+    const filter = {
+      ...(kind !== undefined && kind !== "" && { decisionKinds: parseOutcomes(kind) }),
+      ...(run !== undefined && run !== "" && { decisionRun: run }),
+    };
+    const statuses = await Promise.all(folders.map((f) => pipelineStatus(deps.engine.store, f, filter)));
     return c.json(name === undefined ? { pipelines: statuses } : statuses[0]);
   });
+
+  app.get("/api/pipelines/backfills", requireScope("read"), async (c) => {
+    const folder = c.req.query("folder");
+    const runs = await deps.engine.store.listRuns({ workflow: BACKFILL_WORKFLOW, limit: 200 });
+    const mine = runs.filter((r) => folder === undefined || decodeValue<BackfillPayload>(r.payload).folder === folder);
+    const backfills = [];
+    for (const r of mine.slice(0, 20)) backfills.push(await backfillProgress(deps.engine.store, r.id));
+    return c.json({ backfills });
+  });
+
+  app.get("/api/pipelines/backfills/:id", requireScope("read"), async (c) =>
+    c.json(await backfillProgress(deps.engine.store, c.req.param("id"))),
+  );
 
   app.post("/api/pipelines/plan", requireScope("operate"), async (c) => {
     const host = hostOf(deps);
     const body = bodyObject(await readJsonBody(c, deps.limits), '{"folder": "f/demo", "to": ["transform"]}');
     onlyFields(body, ["folder", "to", "from", "partition", "dryRun"]);
     const folder = folderOf(host, optString(body, "folder") ?? "");
-    if (!folder.ok)
-      throw new ConflictError(
-        "PIPELINE_INVALID",
-        `pipeline ${folder.folder} has errors: ${folder.diagnostics
-          .filter((d) => d.severity === "error")
-          .map(formatDiagnostic)
-          .join("; ")}`,
-      );
     const to = body.to === undefined ? undefined : Array.isArray(body.to) ? body.to.map(String) : String(body.to);
     const from = optString(body, "from");
     const partition = optString(body, "partition");
@@ -85,6 +102,12 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       ...(from !== undefined && { from }),
       allowAnyStart: true,
     });
+    const broken = plan.steps.filter((step) => folder.broken.has(step));
+    if (broken.length > 0)
+      throw new ConflictError(
+        "PIPELINE_INVALID",
+        `pipeline ${folder.folder}: ${broken.map((step) => `${step} is not loaded: ${folder.broken.get(step)}`).join("; ")}`,
+      );
     if (body.dryRun === true)
       return c.json({ folder: folder.folder, ...plan, partition: partition ?? null, run: null });
     const payload: PlanPayload = {

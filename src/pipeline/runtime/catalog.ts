@@ -11,9 +11,10 @@ import type { AssetInput } from "../annotation-types.js";
 import { type Diagnostic, hasErrors } from "../diagnostics.js";
 import { languageFromPath, type ScriptLanguage } from "../language.js";
 import { effectiveSchemes, type EffectiveScheme } from "../lineage-schemes.js";
-import { scriptId } from "../lineage-graph.js";
+import { cascadeEdges, scriptId } from "../lineage-graph.js";
 import { moduleName } from "../../worker/script-paths.js";
-import { parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
+import { longestPath } from "../topo-order.js";
+import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
 
 /** File extensions that can be pipeline scripts. */
 export const PIPELINE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".py", ".sh", ".sql"];
@@ -44,8 +45,15 @@ export interface PipelineFolder {
   readonly analysis: AnalyzedPipeline;
   /** Every diagnostic: annotations, lineage validation, trigger rows, name clashes. */
   readonly diagnostics: readonly Diagnostic[];
-  /** False when a diagnostic is an error: the folder's scripts are not loaded as a pipeline. */
+  /** False when a diagnostic is an error (some script, or the whole folder, is not loaded). */
   readonly ok: boolean;
+  /**
+   * Scripts that are not loaded, with the reason: a script with an error diagnostic; every
+   * script when the error is the folder's own (`pipeline.json`). The others load and run.
+   */
+  readonly broken: ReadonlyMap<string, string>;
+  /** Hops a cascade chain may take (`pipeline.json` `"depthCap"`, default 5). */
+  readonly depthCap: number;
   /** Effective partition scheme by script id (`script:<path>`). */
   readonly schemes: ReadonlyMap<string, EffectiveScheme>;
 }
@@ -114,6 +122,37 @@ function entryCheck(m: { path: string; language: ScriptLanguage; source: string 
     code: "SCRIPT_NO_MAIN",
     message: `this pipeline script has no entry point; add \`${hint}\``,
     script: m.path,
+  };
+}
+
+/** The scripts an error diagnostic keeps from loading, each with its first error as the reason. */
+export function brokenScripts(
+  members: readonly { path: string }[],
+  diagnostics: readonly Diagnostic[],
+): Map<string, string> {
+  const paths = new Set(members.map((m) => m.path));
+  const out = new Map<string, string>();
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  const folderWide = errors.find((d) => d.script === undefined || !paths.has(d.script));
+  for (const m of members) {
+    const own = errors.find((d) => d.script === m.path) ?? folderWide;
+    if (own) out.set(m.path, `${own.message} (${own.script ?? "folder"}:${own.line}) [${own.code}]`);
+  }
+  return out;
+}
+
+function depthDiagnostic(analysis: AnalyzedPipeline, cap: number, triggersPath: string): Diagnostic | undefined {
+  const chain = longestPath(
+    analysis.graph.scripts.map((s) => s.id),
+    cascadeEdges(analysis.graph),
+  );
+  if (chain.length - 1 <= cap) return undefined;
+  return {
+    severity: "warning",
+    line: 0,
+    code: "DEPTH_CAP_EXCEEDED",
+    message: `the chain ${chain.map((id) => id.slice("script:".length)).join(" → ")} takes ${chain.length - 1} hops, more than the cascade's depth cap of ${cap}: the cascade stops after ${chain[cap]!.slice("script:".length)}; raise it with {"depthCap": ${chain.length - 1}} in ${triggersPath}`,
+    script: chain[0]!.slice("script:".length),
   };
 }
 
@@ -193,12 +232,17 @@ function analyzeFolder(
       });
   }
   const diagnostics = [...analysis.diagnostics, ...extra];
+  const depthCap = triggersFile.depthCap ?? DEFAULT_DEPTH_CAP;
+  const depth = depthDiagnostic(analysis, depthCap, triggersPath);
+  if (depth) diagnostics.push(depth);
   return {
     folder,
     members,
     analysis,
     diagnostics,
     ok: !hasErrors(diagnostics),
+    broken: brokenScripts(members, diagnostics),
+    depthCap,
     schemes: effectiveSchemes(analysis.graph),
   };
 }
@@ -252,13 +296,19 @@ export class PipelineCatalog {
     return this.byFolder.get(member.folder)!;
   }
 
-  /** Every asset input of every member of a loadable folder: what the cascade fires. */
+  /**
+   * Every asset input of every member: what the cascade fires. Members that are not loaded
+   * are included, so a cascade to one records why it did not run ({@link notLoaded}).
+   */
   subscriptions(): Subscription[] {
-    return this.folders()
-      .filter((f) => f.ok)
-      .flatMap((f) =>
-        f.members.flatMap((member) => member.analyzed.annotations.inputs.map((input) => ({ member, input }))),
-      );
+    return this.folders().flatMap((f) =>
+      f.members.flatMap((member) => member.analyzed.annotations.inputs.map((input) => ({ member, input }))),
+    );
+  }
+
+  /** Why a member is not loaded (an error in it or in its folder's `pipeline.json`), or undefined when it is. */
+  notLoaded(member: MemberScript): string | undefined {
+    return this.folderOf(member).broken.get(member.path);
   }
 
   /** The effective partition scheme of a member (own, or inherited from upstream). */

@@ -4,6 +4,7 @@
  * it) and appended to a project-wide log in the store's key-value records, read by
  * `sluice pipeline status`.
  */
+import { InvalidInputError } from "../../sdk/errors.js";
 import type { Store } from "../../store/types.js";
 
 /** What happened to one subscriber of one write. */
@@ -68,21 +69,62 @@ export async function trimDecisions(store: Store, limit = DECISION_LOG_LIMIT): P
   return extra;
 }
 
-/** Decisions, newest first, optionally only those about `scripts` (as producer or subscriber). */
-export async function readDecisions(
-  store: Store,
-  options: { scripts?: ReadonlySet<string>; limit?: number } = {},
-): Promise<DispatchDecision[]> {
+/** Which decisions {@link readDecisions} returns. */
+export interface DecisionFilter {
+  /** Only those about these scripts (as producer or subscriber). */
+  scripts?: ReadonlySet<string>;
+  /** Only these outcomes (kinds). */
+  outcomes?: readonly DecisionOutcome[];
+  /** Only those of this run: as the producer run or the run started. */
+  run?: string;
+  limit?: number;
+}
+
+/** Every decision outcome, for validating filters. */
+export const DECISION_OUTCOMES: readonly DecisionOutcome[] = [
+  "dispatched",
+  "join-pending",
+  "join-fired",
+  "debounce-scheduled",
+  "debounced",
+  "skipped",
+  "freshness-run",
+];
+
+/** Whether a decision passes a filter (pure). */
+export function decisionMatches(d: DispatchDecision, f: DecisionFilter): boolean {
+  if (f.scripts && !f.scripts.has(d.subscriber) && !(d.producer !== undefined && f.scripts.has(d.producer)))
+    return false;
+  if (f.outcomes && !f.outcomes.includes(d.outcome)) return false;
+  if (f.run !== undefined && d.producerRun !== f.run && d.run !== f.run) return false;
+  return true;
+}
+
+/** Decisions, newest first, that pass the filter. */
+export async function readDecisions(store: Store, options: DecisionFilter = {}): Promise<DispatchDecision[]> {
   const rows = await store.kvList(DECISION_PREFIX);
   const out: DispatchDecision[] = [];
   for (let i = rows.length - 1; i >= 0 && out.length < (options.limit ?? 50); i--) {
     const d = JSON.parse(rows[i]!.value) as DispatchDecision;
-    if (
-      !options.scripts ||
-      options.scripts.has(d.subscriber) ||
-      (d.producer !== undefined && options.scripts.has(d.producer))
-    )
-      out.push(d);
+    if (decisionMatches(d, options)) out.push(d);
   }
   return out;
+}
+
+/**
+ * Parses a comma-separated list of outcomes (`--decision-kind skipped,dispatched`).
+ * @throws InvalidInputError naming the known outcomes
+ */
+export function parseOutcomes(text: string): DecisionOutcome[] {
+  const list = text
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+  const bad = list.filter((x) => !(DECISION_OUTCOMES as readonly string[]).includes(x));
+  if (bad.length > 0 || list.length === 0)
+    throw new InvalidInputError(
+      `unknown decision kind ${JSON.stringify(bad[0] ?? text)}; kinds: ${DECISION_OUTCOMES.join(", ")}`,
+      { code: "INVALID_DECISION_KIND" },
+    );
+  return list as DecisionOutcome[];
 }

@@ -15,9 +15,10 @@ import { type DispatchDecision, logDecisions } from "./decisions.js";
 import { dispatchRunId } from "./ids.js";
 import { offerJoin } from "./join.js";
 import { buildPayload, type RunMeta } from "./meta.js";
+import { DEFAULT_DEPTH_CAP } from "./triggers-config.js";
 
-/** Hops a chain may take: a run at this depth does not fire its downstream. */
-export const MAX_CASCADE_DEPTH = 5;
+/** Hops a chain may take by default (a folder's `pipeline.json` may set `"depthCap"`): a run at this depth does not fire its downstream. */
+export const MAX_CASCADE_DEPTH = DEFAULT_DEPTH_CAP;
 
 /** How the dispatcher starts runs (the engine's `enqueueRun`, reduced). */
 export type Enqueue = (
@@ -93,7 +94,13 @@ export async function dispatchCascade(deps: DispatchDeps, producer: ProducerRun)
       });
     }
   }
-  await logDecisions(deps.store, decisions);
+  // A plan (selective run, backfill) turns the cascade off for each of its steps: those skips
+  // stay in the step's own checkpoint, not in the project-wide log, where a backfill's
+  // hundreds of them would push the real decisions out.
+  await logDecisions(
+    deps.store,
+    producer.meta.trigger === "plan" ? decisions.filter((d) => d.outcome !== "skipped") : decisions,
+  );
   return decisions;
 }
 
@@ -121,8 +128,16 @@ async function decide(
     skip(`cascade off for this run (${producer.meta.cascadeOffReason ?? "cascade: false"})`);
     return;
   }
-  if (depth > MAX_CASCADE_DEPTH) {
-    skip(`depth cap: the chain already took ${MAX_CASCADE_DEPTH} hops (a cycle or a runaway fan-out stops here)`);
+  const cap = deps.catalog.folderOf(producer.member)?.depthCap ?? MAX_CASCADE_DEPTH;
+  if (depth > cap) {
+    skip(
+      `depth cap: the chain already took ${cap} hops (a cycle or a runaway fan-out stops here; raise "depthCap" in pipeline.json for longer chains)`,
+    );
+    return;
+  }
+  const notLoaded = deps.catalog.notLoaded(sub);
+  if (notLoaded !== undefined) {
+    skip(`not loaded: ${notLoaded}`);
     return;
   }
   const partArgs = producer.partition === undefined ? {} : { partition: producer.partition };

@@ -11,6 +11,10 @@ export type PipelineRuntimeErrorCode =
   | "PIPELINE_SCRIPT_UNKNOWN"
   | "PIPELINE_TRIGGER_NOT_CONFIGURED"
   | "PIPELINE_PLAN_FAILED"
+  | "PIPELINE_BACKFILL_FAILED"
+  | "PIPELINE_BACKFILL_UNKNOWN"
+  | "PIPELINE_PLAN_UNKNOWN"
+  | "PIPELINE_PLAN_ACTIVE"
   | "PIPELINE_CONTENTION"
   | "SQL_ARGUMENT_INVALID"
   | "SQL_PARTITION_MISSING"
@@ -40,6 +44,7 @@ export class PipelineInvalidError extends PipelineRuntimeError {
 /** A selective run or backfill stopped at a failed step. */
 export class PipelinePlanError extends PipelineRuntimeError {
   constructor(
+    readonly planRun: string,
     readonly failedStep: string,
     readonly completed: readonly string[],
     readonly notRun: readonly string[],
@@ -47,7 +52,7 @@ export class PipelinePlanError extends PipelineRuntimeError {
   ) {
     super(
       "PIPELINE_PLAN_FAILED",
-      `step ${failedStep} failed: ${reason}; completed before it: ${completed.join(", ") || "none"}; not run: ${notRun.join(", ") || "none"}. Fix the step and run the plan again with --from ${failedStep}`,
+      `step ${failedStep} failed: ${reason}; completed before it: ${completed.join(", ") || "none"}; not run: ${notRun.join(", ") || "none"}. Fix the step, then run ${[failedStep, ...notRun].length} step(s) again with: sluice pipeline resume ${planRun}`,
     );
   }
 }

@@ -36,6 +36,8 @@ export interface FreshnessState {
   readonly lastSuccess: number | null;
   /** When the window started counting (last success, else first seen). */
   readonly since: number;
+  /** When the window expires or expired (`since` + window): a stale script is stale since then. */
+  readonly expiresAt: number;
   readonly stale: boolean;
   /** A run of the script is pending, running or waiting. */
   readonly active: boolean;
@@ -59,7 +61,8 @@ export async function freshnessOf(
   }
   const lastSuccess = last ? (last.finishedAt ?? last.updatedAt) : null;
   const since = lastSuccess ?? seen;
-  return { script: m.path, windowSeconds: window, lastSuccess, since, stale: now - since > window * 1000, active };
+  const expiresAt = since + window * 1000;
+  return { script: m.path, windowSeconds: window, lastSuccess, since, expiresAt, stale: now > expiresAt, active };
 }
 
 /** Runs the watchdog on a timer under the store's leadership. */
@@ -104,8 +107,8 @@ export class FreshnessWatchdog {
       this.leading = await this.host.store.lead(FRESHNESS_LEADERSHIP, this.holder, Math.max(5_000, 3 * this.tickMs));
       if (!this.leading) return decisions;
       for (const folder of this.host.catalog().folders()) {
-        if (!folder.ok) continue;
         for (const m of folder.members) {
+          if (folder.broken.has(m.path)) continue;
           const state = await freshnessOf(this.host.store, m, now, true);
           if (!state || !state.stale || state.active) continue;
           const ageS = Math.round((now - state.since) / 1000);

@@ -27,7 +27,6 @@ import type { RunHandle } from "../../sdk/types.js";
 import { isWacWorkflow } from "../../sdk/windmill/workflow.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
 import type { Store } from "../../store/types.js";
-import { formatDiagnostic } from "../diagnostics.js";
 import { PipelineCatalog, type MemberScript } from "./catalog.js";
 import type { DispatchDecision } from "./decisions.js";
 import { pipelineDefinition, type PipelineServices, type ScriptRunner } from "./definition.js";
@@ -36,6 +35,7 @@ import { PipelineRuntimeError } from "./errors.js";
 import { FreshnessWatchdog } from "./freshness.js";
 import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
+import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
 import { runnerFor } from "./runners/index.js";
 import { typescriptRunner } from "./runners/typescript.js";
@@ -216,10 +216,11 @@ export class PipelineHost implements PipelineServices {
   async webhook(ref: string, body: unknown): Promise<RunHandle<unknown>> {
     const m = this.member(ref);
     const marked = m.analyzed.annotations.nativeTriggers.some((t) => t.kind === "webhook");
-    if (!marked || !m.triggers.webhook || !this.current.folderOf(m).ok) {
+    const loaded = this.current.notLoaded(m) === undefined;
+    if (!marked || !m.triggers.webhook || !loaded) {
       throw new PipelineRuntimeError(
         "PIPELINE_TRIGGER_NOT_CONFIGURED",
-        `${m.path} has no webhook: it needs a \`// on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${this.current.folderOf(m).ok ? "" : ", and its pipeline must load without errors"}`,
+        `${m.path} has no webhook: it needs a \`// on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${loaded ? "" : ", and the script must load without errors"}`,
       );
     }
     const args =
@@ -287,7 +288,7 @@ export class PipelineHost implements PipelineServices {
   private ensurePlanWorkflow(): void {
     if (this.planRegistered || this.current.folders().length === 0) return;
     this.planRegistered = true;
-    void this.engine.register(planWorkflow(this), { replace: true });
+    void this.engine.register([planWorkflow(this), backfillWorkflow(this)], { replace: true });
   }
 
   private say(line: string): void {
@@ -307,8 +308,8 @@ export class PipelineHost implements PipelineServices {
     const defs: AnyWorkflow[] = [];
     const now = new Set<string>();
     for (const f of this.current.folders()) {
-      if (!f.ok) continue;
       for (const m of f.members) {
+        if (f.broken.has(m.path)) continue;
         if (m.language === "typescript" || m.language === "javascript") continue;
         const runner = runnerFor(this, m);
         if (!runner) continue;
@@ -328,16 +329,11 @@ export class PipelineHost implements PipelineServices {
     this.refreshFor(file);
     const member = this.current.member(file);
     if (!member) return defs;
-    const folder = this.current.folderOf(member);
-    if (!folder.ok) {
-      if (!this.reported.has(folder.folder)) {
-        this.reported.add(folder.folder);
-        this.say(
-          `pipeline ${folder.folder} is not loaded:\n${folder.diagnostics
-            .filter((d) => d.severity === "error")
-            .map((d) => `  ${formatDiagnostic(d)}`)
-            .join("\n")}`,
-        );
+    const reason = this.current.notLoaded(member);
+    if (reason !== undefined) {
+      if (!this.reported.has(member.path)) {
+        this.reported.add(member.path);
+        this.say(`pipeline script ${member.path} is not loaded (the rest of ${member.folder || "."} is): ${reason}`);
       }
       return defs;
     }

@@ -5,6 +5,7 @@
  * explicit partition, and stops at the first failure. Surviving restarts, it shows up in
  * `sluice runs` / `sluice show` like any run.
  */
+import type { Store } from "../../store/types.js";
 import type { WorkflowContext } from "../../sdk/context.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { type AnyWorkflow, defineWorkflow } from "../../sdk/workflow.js";
@@ -13,6 +14,8 @@ import { resolvePartition } from "../partition-resolve.js";
 import type { MemberScript, PipelineCatalog } from "./catalog.js";
 import { PipelinePlanError } from "./errors.js";
 import { buildPayload } from "./meta.js";
+import { cancelRequested } from "./backfill-cancel.js";
+import { codeVersion, isDone, markDone, readDone } from "./done-marks.js";
 import { currentExecution } from "./run-context.js";
 
 /** Name of the plan workflow. */
@@ -27,12 +30,20 @@ export interface PlanPayload {
   readonly partition?: string;
   /** Extra arguments given to every step (e.g. a dynamic partition key). */
   readonly args?: Record<string, unknown>;
+  /** Skip steps already done for this partition at their current code version (backfills without `--force`). */
+  readonly skipDone?: boolean;
+  /** Limit on the steps running at once under one key (a backfill's `--concurrency`). */
+  readonly concurrency?: { readonly key: string; readonly limit: number };
+  /** The backfill this plan belongs to: a cancel request on it stops the plan before its next step. */
+  readonly backfill?: string;
 }
 
 /** One finished step of a plan. */
 export interface PlanStepResult {
   readonly step: string;
   readonly result: unknown;
+  /** Set when the step was not run because it was already done (its earlier run). */
+  readonly skipped?: { readonly run: string };
 }
 
 /** What a plan run returns. */
@@ -43,6 +54,7 @@ export interface PlanResult {
 
 /** What the plan workflow needs from the host. */
 export interface PlanHost {
+  readonly store: Store;
   catalog(): PipelineCatalog;
   member(ref: string): MemberScript;
 }
@@ -87,9 +99,34 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
           { retry: false },
         )) ??
         undefined;
+      const checks = await ctx.run(
+        "plan:done",
+        async () => {
+          const out: Record<string, { version: string; skipRun: string | null }> = {};
+          for (const step of plan.steps) {
+            const version = codeVersion(host.member(step).source);
+            const mark = plan.skipDone && partition !== undefined ? await readDone(host.store, step, partition) : null;
+            out[step] = { version, skipRun: isDone(mark, version) ? mark!.run : null };
+          }
+          return out;
+        },
+        { retry: false },
+      );
       const done: PlanStepResult[] = [];
       for (const [i, step] of plan.steps.entries()) {
         const m = host.member(step);
+        const check = checks[step];
+        if (check?.skipRun) {
+          done.push({ step, result: null, skipped: { run: check.skipRun } });
+          continue;
+        }
+        const backfill = plan.backfill;
+        if (backfill !== undefined) {
+          const go = await ctx.run(`plan:go:${i}`, async () => !(await cancelRequested(host.store, backfill)), {
+            retry: false,
+          });
+          if (!go) ctx.bail(`backfill ${backfill} was cancelled before step ${step}`);
+        }
         const args = buildPayload(
           { ...(plan.args ?? {}), ...(partition !== undefined && { partition }) },
           {
@@ -101,15 +138,28 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
           },
         );
         try {
+          const notLoaded = host.catalog().notLoaded(m);
+          if (notLoaded !== undefined) throw new Error(`not loaded: ${notLoaded}`);
           const result = await exec.callTask(
             { kind: "script", path: m.name },
-            m.analyzed.annotations.tag ? { tag: m.analyzed.annotations.tag.name } : {},
+            {
+              ...(m.analyzed.annotations.tag && { tag: m.analyzed.annotations.tag.name }),
+              ...(plan.concurrency && {
+                concurrency_key: plan.concurrency.key,
+                concurrency_limit: plan.concurrency.limit,
+                // later steps first, so partitions finish one by one rather than step by step
+                priority: i,
+              }),
+            },
             args,
           );
+          if (partition !== undefined && check)
+            await markDone(host.store, step, partition, { version: check.version, run: exec.run.id, at: Date.now() });
           done.push({ step, result });
         } catch (err) {
           throw markTerminal(
             new PipelinePlanError(
+              exec.run.id,
               step,
               done.map((d) => d.step),
               plan.steps.slice(i + 1),

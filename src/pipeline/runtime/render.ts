@@ -64,7 +64,13 @@ export function annotationLabels(folder: PipelineFolder, m: MemberScript): strin
 /** The text outline of a folder. */
 export function renderText(folder: PipelineFolder): string {
   const lines = [
-    `pipeline ${folder.folder || "."}: ${folder.members.length} script(s)${folder.ok ? "" : " — NOT LOADED (errors below)"}`,
+    `pipeline ${folder.folder || "."}: ${folder.members.length} script(s)${
+      folder.broken.size === 0
+        ? ""
+        : folder.broken.size === folder.members.length
+          ? " — NOT LOADED (errors below)"
+          : ` — ${folder.broken.size} not loaded (errors below), the others run`
+    }`,
   ];
   for (const m of orderedMembers(folder)) {
     const a = m.analyzed.annotations;
@@ -77,6 +83,8 @@ export function renderText(folder: PipelineFolder): string {
     );
     const labels = annotationLabels(folder, m);
     if (labels.length) lines.push(`      ${labels.join(" · ")}`);
+    const broken = folder.broken.get(m.path);
+    if (broken) lines.push(`      NOT LOADED: ${broken}`);
   }
   for (const d of folder.diagnostics) lines.push(`  ${formatDiagnostic(d)}`);
   return lines.join("\n");
@@ -130,6 +138,7 @@ export function graphJson(folder: PipelineFolder) {
   return {
     folder: folder.folder,
     ok: folder.ok,
+    depthCap: folder.depthCap,
     scripts: orderedMembers(folder).map((m) => {
       const a = m.analyzed.annotations;
       const scheme = folder.schemes.get(`script:${m.path}`);
@@ -137,6 +146,8 @@ export function graphJson(folder: PipelineFolder) {
         path: m.path,
         name: m.name,
         language: m.language,
+        /** Why the script is not loaded (null when it is). */
+        error: folder.broken.get(m.path) ?? null,
         inputs: a.inputs.map((i) => ({
           asset: i.asset.uri,
           partitioned: i.asset.partitioned,

@@ -7,7 +7,7 @@ import { decodeValue } from "../../core/serde.js";
 import type { RunStatus, Store } from "../../store/types.js";
 import { matchAssetUri } from "../asset-match.js";
 import type { PipelineFolder } from "./catalog.js";
-import { readDecisions, type DispatchDecision } from "./decisions.js";
+import { readDecisions, type DecisionOutcome, type DispatchDecision } from "./decisions.js";
 import { listDebounces } from "./debounce.js";
 import { freshnessOf, type FreshnessState } from "./freshness.js";
 import { listJoins } from "./join.js";
@@ -21,6 +21,8 @@ import { WRITTEN_PREFIX } from "./run-context.js";
 export interface ScriptStatus {
   readonly path: string;
   readonly name: string;
+  /** Why the script is not loaded (null when it is): the rest of its folder still runs. */
+  readonly error: string | null;
   readonly lastRun: {
     id: string;
     status: RunStatus;
@@ -98,7 +100,7 @@ async function lastRun(store: Store, name: string): Promise<ScriptStatus["lastRu
 export async function pipelineStatus(
   store: Store,
   folder: PipelineFolder,
-  options: { decisions?: number; now?: number } = {},
+  options: { decisions?: number; now?: number; decisionKinds?: readonly DecisionOutcome[]; decisionRun?: string } = {},
 ): Promise<PipelineStatus> {
   const now = options.now ?? Date.now();
   const members = orderedMembers(folder);
@@ -108,6 +110,7 @@ export async function pipelineStatus(
     scripts.push({
       path: m.path,
       name: m.name,
+      error: folder.broken.get(m.path) ?? null,
       lastRun: await lastRun(store, m.name),
       freshness: (await freshnessOf(store, m, now, false)) ?? null,
       triggers: triggerViews(m),
@@ -155,6 +158,11 @@ export async function pipelineStatus(
       ...(lineage && { columns: lineageLines(lineage) }),
     });
   }
-  const decisions = await readDecisions(store, { scripts: paths, limit: options.decisions ?? 20 });
+  const decisions = await readDecisions(store, {
+    scripts: paths,
+    limit: options.decisions ?? 20,
+    ...(options.decisionKinds && { outcomes: options.decisionKinds }),
+    ...(options.decisionRun !== undefined && { run: options.decisionRun }),
+  });
   return { folder: folder.folder, ok: folder.ok, scripts, joins, debounces, assets, decisions };
 }

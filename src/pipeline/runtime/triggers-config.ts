@@ -24,8 +24,15 @@ export interface ScriptTriggers {
 /** The parsed trigger file of a folder: script key → triggers, plus problems. */
 export interface TriggersFile {
   readonly byScript: ReadonlyMap<string, ScriptTriggers>;
+  /** `"depthCap"`: hops a cascade chain of this folder may take (default {@link DEFAULT_DEPTH_CAP}). */
+  readonly depthCap?: number;
   readonly diagnostics: readonly Diagnostic[];
 }
+
+/** Hops a cascade chain may take unless `pipeline.json` sets `"depthCap"` (the seed's cap). */
+export const DEFAULT_DEPTH_CAP = 5;
+/** The largest `"depthCap"` accepted. */
+export const MAX_DEPTH_CAP = 100;
 
 /** The name of the per-folder trigger file. */
 export const TRIGGERS_FILE = "pipeline.json";
@@ -62,8 +69,22 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
     return { byScript, diagnostics };
   }
   for (const key of Object.keys(raw))
-    if (key !== "triggers" && key !== "$schema")
-      warn("TRIGGERS_FILE_UNKNOWN_KEY", `unknown key ${JSON.stringify(key)} in ${file} is ignored (known: triggers)`);
+    if (key !== "triggers" && key !== "$schema" && key !== "depthCap")
+      warn(
+        "TRIGGERS_FILE_UNKNOWN_KEY",
+        `unknown key ${JSON.stringify(key)} in ${file} is ignored (known: triggers, depthCap)`,
+      );
+  let depthCap: number | undefined;
+  const rawCap = (raw as { depthCap?: unknown }).depthCap;
+  if (rawCap !== undefined) {
+    if (typeof rawCap === "number" && Number.isInteger(rawCap) && rawCap >= 1 && rawCap <= MAX_DEPTH_CAP)
+      depthCap = rawCap;
+    else
+      error(
+        "DEPTH_CAP_INVALID",
+        `depthCap in ${file} must be a whole number from 1 to ${MAX_DEPTH_CAP} (hops a cascade chain may take), got ${JSON.stringify(rawCap)}`,
+      );
+  }
   for (const [script, rawRow] of Object.entries((triggers ?? {}) as Record<string, unknown>)) {
     if (typeof rawRow !== "object" || rawRow === null) {
       error(
@@ -103,5 +124,5 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
     }
     byScript.set(script, { ...(schedule && { schedule }), ...(webhook && { webhook }), other });
   }
-  return { byScript, diagnostics };
+  return { byScript, diagnostics, ...(depthCap !== undefined && { depthCap }) };
 }

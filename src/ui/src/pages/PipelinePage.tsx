@@ -12,6 +12,7 @@ import { api, type ApiError, seg } from "../api/client";
 import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
 import { useSession } from "../app-context";
+import { BackfillGrid } from "../components/BackfillGrid";
 import { LoadError } from "../components/ErrorBlock";
 import { LakeTable } from "../components/LakeTable";
 import { useNow, useTitle } from "../hooks";
@@ -23,6 +24,17 @@ import "../styles/pipelines.css";
 const iso = (ms: number) => new Date(ms).toISOString();
 const relative = (ms: number, now: number) => relativeIso(iso(ms), now);
 const timestamp = (ms: number) => timestampIso(iso(ms));
+
+/** The dispatch decision kinds, for the filter (as `DECISION_OUTCOMES` in the runtime). */
+const DECISION_KINDS = [
+  "dispatched",
+  "join-pending",
+  "join-fired",
+  "debounce-scheduled",
+  "debounced",
+  "skipped",
+  "freshness-run",
+] as const;
 
 const PipelineGraph = lazy(() => import("../components/PipelineGraph"));
 
@@ -208,7 +220,10 @@ export function PipelinePage() {
   useTitle(`Pipeline ${folder}`);
   const session = useSession();
   const graphs = useApi<{ pipelines: PipelineGraphJson[] }>("/api/pipelines");
-  const status = useApi<PipelineStatus>(`/api/pipelines/status?folder=${seg(folder)}`);
+  const [kind, setKind] = useState("");
+  const [runFilter, setRunFilter] = useState("");
+  const filter = `${kind ? `&decisionKind=${encodeURIComponent(kind)}` : ""}${runFilter.trim() ? `&decisionRun=${encodeURIComponent(runFilter.trim())}` : ""}`;
+  const status = useApi<PipelineStatus>(`/api/pipelines/status?folder=${seg(folder)}${filter}`);
   useLiveRefresh(status.reload, { pollMs: 3000 });
   const now = useNow(5000);
   const [selected, setSelected] = useState<PipelineNode | null>(null);
@@ -248,7 +263,11 @@ export function PipelinePage() {
           <h1>{folder}</h1>
           <p className="sub">
             {graph.scripts.length} scripts · {graph.assets.length} assets
-            {graph.ok ? "" : " · not loaded: fix the errors below"}
+            {graph.ok
+              ? ""
+              : graph.scripts.every((x) => x.error !== null)
+                ? " · not loaded: fix the errors below"
+                : ` · ${graph.scripts.filter((x) => x.error !== null).length} script(s) not loaded, the others run`}
           </p>
         </div>
       </header>
@@ -282,7 +301,10 @@ export function PipelinePage() {
               status={s}
               folder={folder}
               graph={graph}
-              canRun={session.me.scope !== "read" && graph.ok}
+              canRun={
+                session.me.scope !== "read" &&
+                !(current.kind === "script" && graph.scripts.find((x) => x.path === current.path)?.error)
+              }
             />
           ) : (
             <p className="muted small">
@@ -317,12 +339,34 @@ export function PipelinePage() {
           </ul>
         </section>
       ) : null}
+      <BackfillGrid folder={folder} />
       <section className="card flush" aria-label="Dispatch decisions">
         <div className="card-head pad-head">
           <h2>Dispatch decisions</h2>
+          <div className="actions small">
+            <select value={kind} onChange={(e) => setKind(e.target.value)} aria-label="Decision kind">
+              <option value="">every kind</option>
+              {DECISION_KINDS.map((k) => (
+                <option key={k} value={k}>
+                  {k}
+                </option>
+              ))}
+            </select>
+            <input
+              className="mono"
+              value={runFilter}
+              placeholder="run id"
+              onChange={(e) => setRunFilter(e.target.value)}
+              aria-label="Decisions of run"
+            />
+          </div>
         </div>
         {!s || s.decisions.length === 0 ? (
-          <div className="empty">No decisions yet: they appear when a script of this pipeline writes an asset.</div>
+          <div className="empty">
+            {kind || runFilter.trim()
+              ? "No decisions match the filter."
+              : "No decisions yet: they appear when a script of this pipeline writes an asset."}
+          </div>
         ) : (
           <table className="table">
             <thead>
