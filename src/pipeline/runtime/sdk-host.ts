@@ -11,7 +11,6 @@ import { checkObjectKey } from "../../assets/object-store.js";
 import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
-import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -63,11 +62,12 @@ export class RunAssetSdk implements AssetSdkHost {
     return this.assets.volumes.dir(volume);
   }
 
-  lakeRead(
+  async lakeRead(
     name: string,
     table: string,
     options: { partition?: string; version?: number; timestamp?: string },
   ): Promise<Record<string, unknown>[]> {
+    const { readLakeRows } = await lakeSdk();
     return readLakeRows(this.assets, name, table, options);
   }
 
@@ -78,6 +78,7 @@ export class RunAssetSdk implements AssetSdkHost {
     options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string },
   ) {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
+    const { writeLakeRows } = await lakeSdk();
     const result = await writeLakeRows(this.assets, name, table, rows, options);
     await this.run?.recordWrite(uri, "ducklake");
     return result;
@@ -86,6 +87,11 @@ export class RunAssetSdk implements AssetSdkHost {
   partition(): string | undefined {
     return this.run?.partition;
   }
+}
+
+/** The lake helpers, loaded on first use: every worker installs this SDK host, few use a lake. */
+function lakeSdk(): Promise<typeof import("./lake-sdk.js")> {
+  return import("./lake-sdk.js");
 }
 
 /** Installs the resolver the SDK's asset helpers use (idempotent). */
