@@ -6,8 +6,9 @@
 //
 // - `splitting`: every dynamic import() stays lazy (each command, the HTTP layer, the
 //   diagram analyser, the object stores), so a command loads only what it uses.
-// - `packages: "external"`: npm packages load from node_modules as before (DuckDB, pg,
-//   TypeScript and esbuild stay on first use; test/cli/startup-imports.test.ts checks it).
+// - npm packages load from node_modules as before (DuckDB, pg, TypeScript and esbuild stay
+//   on first use; test/cli/startup-imports.test.ts checks it), except a few small pure-JS
+//   ones every command uses (`BUNDLED`).
 // - dist/bundle/ is two levels below the package like dist/<layer>/, so paths found from
 //   `import.meta.url` (the `bin/sluice.js` lane workers start, `dist/ui`) are unchanged.
 // - `keepNames`: error classes take their `name` from the class (`new.target.name`).
@@ -16,6 +17,25 @@
 //   app that imports `sluice` (dist/index.js) beside the CLI shares it too.
 import { rmSync } from "node:fs";
 import { build } from "esbuild";
+
+/**
+ * Small pure-JS packages every command uses: linked in, so a process does not resolve and
+ * read them file by file (uuid alone is 20 modules). Every other package stays external.
+ */
+const BUNDLED = new Set(["commander", "uuid", "ms", "croner", "luxon"]);
+
+/** Leaves bare imports external unless their package is in `names`. */
+function bundleOnly(names) {
+  return {
+    name: "bundle-only",
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        const name = args.path.startsWith("@") ? args.path.split("/").slice(0, 2).join("/") : args.path.split("/")[0];
+        return names.has(name) ? undefined : { path: args.path, external: true };
+      });
+    },
+  };
+}
 
 const outdir = new URL("./dist/bundle/", import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
@@ -27,7 +47,9 @@ await build({
   format: "esm",
   platform: "node",
   target: "node20",
-  packages: "external",
+  plugins: [bundleOnly(BUNDLED)],
+  // commander and ms are CommonJS: their require() of Node's modules needs a real require.
+  banner: { js: 'import { createRequire as __sluiceRequire } from "node:module"; const require = __sluiceRequire(import.meta.url);' },
   keepNames: true,
   logLevel: "warning",
 });
