@@ -333,7 +333,8 @@ export class PipelineHost implements PipelineServices {
     this.registered.clear();
     for (const n of now) this.registered.add(n);
     if (defs.length) await this.engine.register(defs, { version: null, replace: true });
-    else await this.engine.publish();
+    // Before the engine starts, its start publishes (a lane worker saves a write at start-up).
+    else if (this.engine.isStarted) await this.engine.publish();
   }
 
   /** The project transform: TypeScript members of loadable folders run as pipeline scripts. */
