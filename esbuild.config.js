@@ -49,7 +49,9 @@ await build({
   target: "node20",
   plugins: [bundleOnly(BUNDLED)],
   // commander and ms are CommonJS: their require() of Node's modules needs a real require.
-  banner: { js: 'import { createRequire as __sluiceRequire } from "node:module"; const require = __sluiceRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __sluiceRequire } from "node:module"; const require = __sluiceRequire(import.meta.url);',
+  },
   keepNames: true,
   logLevel: "warning",
 });
