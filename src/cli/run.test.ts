@@ -23,13 +23,24 @@ describe("commandsFor: which command modules a process loads", () => {
     expect(commandsFor(["pipeline", "run", "f/x"])).toEqual(["pipeline"]);
   });
 
-  it("loads every command for help, the version, no command and an unknown one", () => {
-    for (const argv of [[], ["--help"], ["-h"], ["help", "worker"], ["--version"], ["wrker"], ["constructor"]])
+  it("loads none for the version", () => {
+    expect(commandsFor(["--version"])).toEqual([]);
+    expect(commandsFor(["-V"])).toEqual([]);
+  });
+
+  it("loads every command for help, no command and an unknown one", () => {
+    for (const argv of [[], ["--help"], ["-h"], ["help", "worker"], ["wrker"], ["constructor"]])
       expect(commandsFor(argv), argv.join(" ")).toEqual(ALL);
   });
 });
 
 describe("run with one command loaded", () => {
+  it("prints the version", async () => {
+    const io = bufferIO(process.cwd());
+    expect(await run(["--version"], io)).toBe(0);
+    expect(io.out.join("")).toBe("0.1.0\n");
+  });
+
   it("prints the command's own help", async () => {
     const io = bufferIO(process.cwd());
     expect(await run(["worker", "--help"], io)).toBe(0);

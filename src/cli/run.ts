@@ -34,11 +34,12 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 /**
  * The commands to register for `argv`: only the named one when `argv` starts with a
- * command name (its own `--help` lists only its options); every one otherwise (`--help`,
- * `help <command>`, `--version`, no command, an unknown command and its suggestion).
+ * command name (its own `--help` lists only its options); none for `--version`; every one
+ * otherwise (`--help`, `help <command>`, no command, an unknown command and its suggestion).
  */
 export function commandsFor(argv: readonly string[]): string[] {
   const first = argv[0];
+  if (first === "--version" || first === "-V") return [];
   return first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
 }
 
