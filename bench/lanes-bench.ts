@@ -22,7 +22,7 @@ export default defineWorkflow<{ n: number }>("hello", { handler: async (p, ctx) 
 `;
 
 /** Median and spread of `samples` cold starts, and the worker's own start-to-first-claim time. */
-export async function laneColdStart(dir: string, samples = 7, targetMs = 300): Promise<Figure[]> {
+export async function laneColdStart(dir: string, samples = 15, targetMs = 300): Promise<Figure[]> {
   const root = join(dir, "lanes-project");
   mkdirSync(join(root, "workflows"), { recursive: true });
   writeFileSync(join(root, "workflows", "hello.ts"), HELLO);
@@ -32,6 +32,8 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
   await loader.loadAll();
   await engine.start();
   const log: string[] = [];
+  /** When the supervisor logged that it starts a worker (performance.now()). */
+  const spawnedAt: number[] = [];
   const lanes = new LaneSupervisor({
     store: engine.store,
     events: engine.events,
@@ -49,15 +51,20 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
       buildFile: () => writeBuildManifest(root, loader.builds()),
       output: (line) => void log.push(line),
     }),
-    log: (line) => void log.push(line),
+    log: (line) => {
+      if (line.includes("runnable work, starting worker")) spawnedAt.push(performance.now());
+      log.push(line);
+    },
   });
   await lanes.start();
   const totals: number[] = [];
   const claims: number[] = [];
+  const toSpawn: number[] = [];
   try {
     for (let i = 0; i <= samples; i++) {
       await until(() => lanes.lanesInfo().every((l) => l.pid === null), 30_000);
       const seen = log.length;
+      const spawns = spawnedAt.length;
       const start = performance.now();
       const handle = await engine.enqueueRun("hello", { n: i });
       await until(async () => (await engine.store.getRun(handle.id))?.status === "succeeded", 30_000, 1);
@@ -69,6 +76,7 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
       if (i === 0) continue; // warm-up: page cache of node_modules and dist/
       totals.push(ms);
       if (claimed) claims.push(Number(claimed[1]));
+      if (spawnedAt.length > spawns) toSpawn.push(spawnedAt[spawns]! - start);
     }
   } finally {
     await lanes.stop(5_000);
@@ -76,6 +84,7 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
   }
   totals.sort((a, b) => a - b);
   claims.sort((a, b) => a - b);
+  toSpawn.sort((a, b) => a - b);
   const p50 = quantile(totals, 0.5);
   const bare: number[] = [];
   for (let i = 0; i < 5; i++) {
@@ -98,6 +107,18 @@ export async function laneColdStart(dir: string, samples = 7, targetMs = 300): P
       target: `< ${targetMs} ms`,
       met: p50 < targetMs,
       note: `${samples} samples: ${totals.map((t) => fmt(t)).join(", ")} ms`,
+    },
+    {
+      name: "enqueue -> one-step run finished, cold lane (p99)",
+      value: quantile(totals, 0.99),
+      unit: "ms",
+      note: `with ${samples} samples: the slowest`,
+    },
+    {
+      name: "of which enqueue -> worker spawned (p50)",
+      value: quantile(toSpawn, 0.5),
+      unit: "ms",
+      note: "the supervisor noticing the run (checks at most every 25 ms) and spawning",
     },
     {
       name: "of which worker spawn -> first claim (p50)",

@@ -7,20 +7,42 @@ import { terminalSafe } from "../core/terminal-text.js";
 import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import { SluiceError } from "../sdk/errors.js";
 import type { CommandContext } from "./command.js";
-import { registerApprove } from "./commands/approve.js";
-import { registerCancel } from "./commands/cancel.js";
-import { registerDev } from "./commands/dev.js";
-import { registerEnqueue } from "./commands/enqueue.js";
-import { registerLake } from "./commands/lake.js";
-import { registerPipeline } from "./commands/pipeline.js";
-import { registerRuns } from "./commands/runs.js";
-import { registerServer } from "./commands/server.js";
-import { registerShow } from "./commands/show.js";
-import { registerSignal } from "./commands/signal.js";
-import { registerToken } from "./commands/token.js";
-import { registerWorker } from "./commands/worker.js";
 import type { CliIO } from "./io.js";
 import { VERSION } from "../sdk/version.js";
+
+/** Registers one top-level command (with its options, arguments and subcommands) on the program. */
+type Register = (program: Command, cx: CommandContext) => void;
+
+/**
+ * The top-level commands in help order, each imported only when needed: a process runs
+ * one command, and a lane worker (`sluice worker`, started on every first run of an idle
+ * group) should not load the HTTP layer, the pipeline CLI or the lake to do it.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  dev: async () => (await import("./commands/dev.js")).registerDev,
+  worker: async () => (await import("./commands/worker.js")).registerWorker,
+  enqueue: async () => (await import("./commands/enqueue.js")).registerEnqueue,
+  runs: async () => (await import("./commands/runs.js")).registerRuns,
+  show: async () => (await import("./commands/show.js")).registerShow,
+  signal: async () => (await import("./commands/signal.js")).registerSignal,
+  cancel: async () => (await import("./commands/cancel.js")).registerCancel,
+  approve: async () => (await import("./commands/approve.js")).registerApprove,
+  server: async () => (await import("./commands/server.js")).registerServer,
+  token: async () => (await import("./commands/token.js")).registerToken,
+  pipeline: async () => (await import("./commands/pipeline.js")).registerPipeline,
+  lake: async () => (await import("./commands/lake.js")).registerLake,
+};
+
+/**
+ * The commands to register for `argv`: only the named one when `argv` starts with a
+ * command name (its own `--help` lists only its options); none for `--version`; every one
+ * otherwise (`--help`, `help <command>`, no command, an unknown command and its suggestion).
+ */
+export function commandsFor(argv: readonly string[]): string[] {
+  const first = argv[0];
+  if (first === "--version" || first === "-V") return [];
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+}
 
 /** Runs the CLI with `argv` (without `node` and the script). Returns the exit code. */
 export async function run(argv: string[], io: CliIO): Promise<number> {
@@ -32,25 +54,10 @@ export async function run(argv: string[], io: CliIO): Promise<number> {
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) })
     .showHelpAfterError("(run sluice --help for usage)");
-  for (const register of [
-    registerDev,
-    registerWorker,
-    registerEnqueue,
-    registerRuns,
-    registerShow,
-    registerSignal,
-    registerCancel,
-    registerApprove,
-    registerServer,
-    registerToken,
-    registerPipeline,
-    registerLake,
-  ]) {
-    register(program, cx);
-  }
-  for (const c of program.commands)
-    c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
   try {
+    for (const register of await Promise.all(commandsFor(argv).map((name) => COMMANDS[name]!()))) register(program, cx);
+    for (const c of program.commands)
+      c.exitOverride().configureOutput({ writeOut: (t) => io.stdout(t), writeErr: (t) => io.stderr(t) });
     await program.parseAsync(argv, { from: "user" });
     return exitCode;
   } catch (err) {

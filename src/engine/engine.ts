@@ -243,6 +243,11 @@ export class Engine implements SluiceRuntime {
     return [...own, ...[...this.external.values()].filter((w) => !names.has(w.name))];
   }
 
+  /** True once {@link start} has run: registering publishes at once from then on. */
+  get isStarted(): boolean {
+    return this.started;
+  }
+
   /** Publishes the registry (and external workflows) to the store and syncs cron schedules. */
   async publish(): Promise<void> {
     const infos = this.allInfos();

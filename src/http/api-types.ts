@@ -177,6 +177,25 @@ export interface ApiMe {
   auth: "off" | "tokens";
 }
 
+/** One worker lane (scale to zero): the worker process of one worker group. */
+export interface ApiLane {
+  group: string;
+  /** `idle` (no process), `starting` (spawned, no claim yet), `running`, `crashed` (exited with an error before its first claim), `draining`, `stopped`. */
+  mode: "idle" | "starting" | "running" | "draining" | "crashed" | "stopped";
+  /** The lane's worker process, or null when it has none. */
+  pid: number | null;
+  /** Processes retired after a code change that are still finishing their runs. */
+  draining: number[];
+}
+
+/** `GET /api/lanes`. */
+export interface ApiLanes {
+  /** False when this process supervises no lanes (`sluice dev` runs its worker in-process, `--workers none`). */
+  supervised: boolean;
+  /** Every lane that has started a worker since the server started, by group. */
+  lanes: ApiLane[];
+}
+
 /** An API token (its secret only once, at creation). */
 export interface ApiToken {
   id: string;

@@ -13,12 +13,13 @@ import { approvalPageRoutes } from "./approval/routes.js";
 import { type AuthConfig, identify } from "./auth/identity.js";
 import { ApiTokens } from "./auth/tokens.js";
 import { ChangeFeed } from "./change-feed.js";
-import type { AppDeps, AppEnv } from "./context.js";
+import type { AppDeps, AppEnv, LaneStatus } from "./context.js";
 import { DiagramSource } from "./diagram-source.js";
 import { httpStatusOf } from "./errors.js";
 import { guard } from "./guard.js";
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from "./json-body.js";
 import { eventRoutes } from "./routes/events.js";
+import { laneRoutes } from "./routes/lanes.js";
 import { logRoutes } from "./routes/logs.js";
 import { metaRoutes } from "./routes/meta.js";
 import { lakeTableRoutes } from "./routes/lake-tables.js";
@@ -47,6 +48,8 @@ export interface AppOptions {
   uiDir?: string | null;
   /** Called with unexpected errors (default: printed to stderr). */
   onError?: (err: unknown) => void;
+  /** The server's lane supervisor, for `GET /api/lanes`; default none. */
+  lanes?: LaneStatus | null;
 }
 
 /** The app plus what it holds that can be inspected in tests. */
@@ -63,6 +66,7 @@ export function createApp(options: AppOptions): SluiceApp {
     limits: { ...DEFAULT_BODY_LIMITS, ...options.limits },
     feed: new ChangeFeed(options.engine),
     diagrams: new DiagramSource(options.projectRoot ?? null),
+    lanes: options.lanes ?? null,
   };
   const report =
     options.onError ?? ((err: unknown) => console.error(`sluice http: ${(err as Error)?.stack ?? String(err)}`));
@@ -114,6 +118,7 @@ export function createApp(options: AppOptions): SluiceApp {
   tokenRoutes(app, deps);
   pipelineRoutes(app, deps);
   lakeTableRoutes(app, deps);
+  laneRoutes(app, deps);
   workerProtocolRoutes(app, deps);
   approvalPageRoutes(app, deps);
   uiRoutes(app, options.uiDir === undefined ? defaultUiDir() : options.uiDir);

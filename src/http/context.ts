@@ -2,6 +2,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Clock } from "../core/clock.js";
 import type { Engine } from "../engine/engine.js";
+import type { LaneInfo } from "../lanes/lane.js";
 import type { AuthConfig, Identity } from "./auth/identity.js";
 import type { ApiTokens } from "./auth/tokens.js";
 import type { ChangeFeed } from "./change-feed.js";
@@ -23,4 +24,11 @@ export interface AppDeps {
   limits: BodyLimits;
   feed: ChangeFeed;
   diagrams: DiagramSource;
+  /** The lane supervisor of this server (`sluice server`, `sluice dev --workers separate`), or null. */
+  lanes: LaneStatus | null;
+}
+
+/** What the API reads of a lane supervisor. */
+export interface LaneStatus {
+  lanesInfo(): LaneInfo[];
 }

@@ -1,24 +1,130 @@
 /**
- * What every `sluice` process (each CLI command, each lane worker) loads before it does
- * anything: the heavy drivers must wait until a command needs them. DuckDB's bindings and
- * `pg` each cost a lane worker's cold start about 100 ms (the cold-lane figure of
- * `npm run bench`); a static value import of either from anything the CLI reaches fails here.
+ * What a `sluice` process loads before it does its work. A lane worker (`sluice worker
+ * --from-build`, started on every first run of an idle group) pays for every module it
+ * loads: heavy drivers and other commands' code must wait until something needs them.
+ * DuckDB's bindings and `pg` each cost a cold lane about 100 ms, loading the ~200 compiled
+ * modules one by one about as much again (`npm run bench -- --lanes`). Each case runs the
+ * real process with a loader hook that records every module it loads.
  */
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, it } from "vitest";
-import { REPO } from "../helpers/project.js";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEngine } from "../../src/engine/engine.js";
+import { writeBuildManifest } from "../../src/lanes/build-manifest.js";
+import { Project } from "../../src/loader/project.js";
+import { makeProject, REPO } from "../helpers/project.js";
 
-it("loads neither DuckDB, pg, TypeScript nor esbuild when the CLI starts", () => {
-  const script = `
-    await import(${JSON.stringify(join(REPO, "dist", "cli", "run.js"))});
-    const { createRequire } = await import("node:module");
-    const cache = Object.keys(createRequire(import.meta.url).cache);
-    const loaded = (name) => cache.some((file) => file.includes("/node_modules/" + name + "/"));
-    console.log(JSON.stringify({ sqlite: loaded("better-sqlite3"), duckdb: loaded("@duckdb/node-api"), pg: loaded("pg"), typescript: loaded("typescript"), esbuild: loaded("esbuild") }));`;
-  const out = JSON.parse(
-    execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: REPO, encoding: "utf8" }),
-  );
+/** Records ES modules through a loader hook and CommonJS ones from the require cache at exit. */
+const HOOKS = `import { appendFileSync } from "node:fs";
+let out;
+export function initialize(data) { out = data.out; }
+export async function load(url, context, next) { appendFileSync(out, url + "\\n"); return next(url, context); }`;
+const PRELOAD = `import { register, createRequire } from "node:module";
+import { appendFileSync } from "node:fs";
+const out = process.env.SLUICE_TEST_LOADED;
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)}, { data: { out } });
+process.on("exit", () => appendFileSync(out, Object.keys(createRequire(import.meta.url).cache).map((f) => "file://" + f + "\\n").join("")));`;
+
+let scratch: string;
+let preload: string;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), "sluice-imports-"));
+  preload = join(scratch, "preload.mjs");
+  writeFileSync(preload, PRELOAD);
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs `node <script> ...args` and returns the repository-relative paths of every module it loaded. */
+function loadedBy(script: string, args: string[], cwd: string): { modules: string[]; stdout: string } {
+  const out = join(scratch, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(out, "");
+  const stdout = execFileSync(process.execPath, ["--import", pathToFileURL(preload).href, script, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, SLUICE_TEST_LOADED: out },
+  });
+  const prefix = pathToFileURL(REPO).href + "/";
+  const modules = [
+    ...new Set(
+      readFileSync(out, "utf8")
+        .split("\n")
+        .filter((u) => u.startsWith(prefix))
+        .map((u) => u.slice(prefix.length)),
+    ),
+  ];
+  return { modules, stdout };
+}
+
+const packageLoaded = (modules: string[], name: string) => modules.some((m) => m.startsWith(`node_modules/${name}/`));
+/** Loaded on first use by every command. */
+const DRIVERS = ["@duckdb/node-api", "pg", "typescript", "esbuild", "hono", "@hono/node-server", "@aws-sdk"];
+/** Not loaded by a lane worker either (`sluice dev` watches files). */
+const HEAVY = [...DRIVERS, "chokidar"];
+
+it("loads neither DuckDB, pg, TypeScript nor esbuild for --help, which loads every command", () => {
+  const { modules, stdout } = loadedBy(join(REPO, "bin", "sluice.js"), ["--help"], REPO);
+  expect(stdout).toContain("pipeline");
+  const loaded = Object.fromEntries(["better-sqlite3", ...DRIVERS].map((p) => [p, packageLoaded(modules, p)]));
   // better-sqlite3 is the default store: it is expected (and proves the check sees CommonJS packages).
-  expect(out).toEqual({ sqlite: true, duckdb: false, pg: false, typescript: false, esbuild: false });
+  expect(loaded).toEqual({ ...Object.fromEntries(DRIVERS.map((p) => [p, false])), "better-sqlite3": true });
+});
+
+describe("a lane worker (sluice worker --from-build) claiming a run", () => {
+  let root: string;
+  let build: string;
+
+  beforeAll(async () => {
+    root = makeProject({
+      "workflows/hello.ts": `import { defineWorkflow } from "sluice";
+export default defineWorkflow<{ n: number }>("hello", { handler: async (p, ctx) => ctx.run("greet", () => p.n + 1) });
+`,
+    });
+    // What a server does for its lanes: load the project, publish it, list the versions.
+    const engine = createEngine({ database: join(root, ".sluice", "sluice.db"), worker: false, scheduler: false });
+    const project = new Project(root, engine);
+    await project.loadAll();
+    await engine.start();
+    build = writeBuildManifest(root, project.builds());
+    await engine.stop();
+  });
+
+  async function runOne(script: string): Promise<string[]> {
+    const engine = createEngine({ database: join(root, ".sluice", "sluice.db"), worker: false, scheduler: false });
+    await engine.start();
+    const handle = await engine.enqueueRun("hello", { n: 41 });
+    const args = ["worker", "--group", "default", "--exit-when-idle", "--idle", "100ms", "--from-build", build];
+    const { modules, stdout } = loadedBy(script, args, root);
+    expect(stdout).toContain("worker stopped after 1 claim(s)");
+    const run = await engine.store.getRun(handle.id);
+    expect([run?.status, run?.result]).toEqual(["succeeded", "42"]);
+    await engine.stop();
+    return modules;
+  }
+
+  it("as users start it (bin/sluice.js) runs the bundle and loads no heavy package", async () => {
+    const modules = await runOne(join(REPO, "bin", "sluice.js"));
+    expect(modules.filter((m) => m.startsWith("dist/bundle/")).length).toBeGreaterThan(1);
+    expect(modules.filter((m) => m.startsWith("dist/") && !m.startsWith("dist/bundle/"))).toEqual([]);
+    expect(packageLoaded(modules, "better-sqlite3")).toBe(true);
+    for (const p of HEAVY) expect(packageLoaded(modules, p), p).toBe(false);
+  });
+
+  it("loads no other command, HTTP, lake, diagram or script-runner module (the module graph the bundle keeps)", async () => {
+    const modules = await runOne(join(REPO, "dist", "cli", "main.js"));
+    expect(modules).toContain("dist/cli/commands/worker.js");
+    const unwanted = modules.filter(
+      (m) =>
+        /^dist\/(http|lake|diagram)\//.test(m) ||
+        (m.startsWith("dist/cli/commands/") && m !== "dist/cli/commands/worker.js") ||
+        m === "dist/pipeline/runtime/watch.js" ||
+        m === "dist/pipeline/runtime/lake-sdk.js" ||
+        (m.startsWith("dist/pipeline/runtime/runners/") && m !== "dist/pipeline/runtime/runners/typescript.js"),
+    );
+    expect(unwanted).toEqual([]);
+    for (const p of HEAVY) expect(packageLoaded(modules, p), p).toBe(false);
+  });
 });

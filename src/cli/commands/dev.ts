@@ -94,6 +94,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           engine,
           auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER },
           projectRoot: project.root,
+          lanes,
         }),
       );
       const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;

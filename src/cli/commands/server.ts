@@ -96,7 +96,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
         );
       }
-      http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root }));
+      http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root, lanes }));
       write(
         `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`,
       );

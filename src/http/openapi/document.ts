@@ -77,6 +77,11 @@ const PATHS: Record<string, Json> = {
   "/api/me": {
     get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }),
   },
+  "/api/lanes": {
+    get: op("read", "This server's worker lanes (scale to zero): one per worker group, its mode and process", {
+      responses: { ...ok("the lanes", ref("Lanes")), ...err("401", "403") },
+    }),
+  },
   "/api/runs": {
     get: op("read", "List runs, newest first", {
       parameters: [

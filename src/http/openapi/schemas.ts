@@ -189,6 +189,21 @@ export const SCHEMAS: Record<string, Schema> = {
     scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
     auth: { type: "string", enum: ["off", "tokens"] },
   }),
+  Lanes: obj({
+    supervised: {
+      type: "boolean",
+      description: "false: this process supervises no lanes (workers in-process or none)",
+    },
+    lanes: {
+      type: "array",
+      items: obj({
+        group: str(),
+        mode: { type: "string", enum: ["idle", "starting", "running", "draining", "crashed", "stopped"] },
+        pid: { type: ["integer", "null"] },
+        draining: { type: "array", items: { type: "integer" } },
+      }),
+    },
+  }),
   Token: obj({
     id: str(),
     name: str(),

@@ -37,11 +37,10 @@ import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
-import { runnerFor } from "./runners/index.js";
 import { typescriptRunner } from "./runners/typescript.js";
 import { installAssetSdk } from "./sdk-host.js";
 import type { SubprocessSettings } from "./runners/subprocess.js";
-import { type PipelineWatcher, watchPipelines } from "./watch.js";
+import type { PipelineWatcher } from "./watch.js";
 
 /** Options of {@link attachPipelines}. */
 export interface PipelineOptions {
@@ -104,6 +103,8 @@ export class PipelineHost implements PipelineServices {
   private readonly subprocess: Partial<SubprocessSettings>;
   private started = false;
   private planRegistered = false;
+  /** The script runners (and with them the Python bridge) have been loaded. */
+  private runnersLoaded = false;
   private reported = new Set<string>();
 
   constructor(
@@ -255,12 +256,15 @@ export class PipelineHost implements PipelineServices {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
       this.watchdog.start();
     }
-    if (this.options.watch)
+    if (this.options.watch) {
+      // The file watcher (chokidar) loads only in dev: a worker never watches.
+      const { watchPipelines } = await import("./watch.js");
       this.watcher = watchPipelines(
         this.root,
         () => this.reload(),
         (e) => this.say(`error: ${e.message}`),
       );
+    }
   }
 
   /** Resolves once the file watcher (option `watch`) has finished its initial scan. */
@@ -273,8 +277,11 @@ export class PipelineHost implements PipelineServices {
     if (hostsByEngine().get(this.engine) === this) hostsByEngine().delete(this.engine);
     await this.watchdog?.stop();
     await this.watcher?.close();
-    const { stopBridge } = await import("./runners/bridge.js");
-    await stopBridge(this);
+    // Only a Python or Bash runner starts the bridge, and those load with the runners.
+    if (this.runnersLoaded) {
+      const { stopBridge } = await import("./runners/bridge.js");
+      await stopBridge(this);
+    }
     const assets = await this.assetsReady.catch(() => undefined);
     if (assets) uninstallAssetHost(assets);
   }
@@ -307,10 +314,15 @@ export class PipelineHost implements PipelineServices {
   private async registerScripts(): Promise<void> {
     const defs: AnyWorkflow[] = [];
     const now = new Set<string>();
-    for (const f of this.current.folders()) {
-      for (const m of f.members) {
-        if (f.broken.has(m.path)) continue;
-        if (m.language === "typescript" || m.language === "javascript") continue;
+    const scripts = this.current
+      .folders()
+      .flatMap((f) => f.members.filter((m) => !f.broken.has(m.path)))
+      .filter((m) => m.language !== "typescript" && m.language !== "javascript");
+    // The SQL (DuckDB, lakes) and subprocess runners load only for a project that has such scripts.
+    if (scripts.length) {
+      const { runnerFor } = await import("./runners/index.js");
+      this.runnersLoaded = true;
+      for (const m of scripts) {
         const runner = runnerFor(this, m);
         if (!runner) continue;
         defs.push(this.definition(m, runner));
@@ -321,7 +333,8 @@ export class PipelineHost implements PipelineServices {
     this.registered.clear();
     for (const n of now) this.registered.add(n);
     if (defs.length) await this.engine.register(defs, { version: null, replace: true });
-    else await this.engine.publish();
+    // Before the engine starts, its start publishes (a lane worker saves a write at start-up).
+    else if (this.engine.isStarted) await this.engine.publish();
   }
 
   /** The project transform: TypeScript members of loadable folders run as pipeline scripts. */

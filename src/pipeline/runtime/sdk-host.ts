@@ -11,9 +11,7 @@ import { checkObjectKey } from "../../assets/object-store.js";
 import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
-import { readLakeRows, writeLakeRows } from "./lake-sdk.js";
 import { mergeColumnLineage, recordLineage } from "./lineage-record.js";
-import { attachLakes, extractLakeAttaches } from "./runners/sql-lake.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -50,6 +48,8 @@ export class RunAssetSdk implements AssetSdkHost {
    * tables readable as `x.<table>`, with `AT (VERSION => n)` / `AT (TIMESTAMP => t)` time travel.
    */
   async queryDatatable(name: string, sql: string, params: readonly unknown[]): Promise<Record<string, unknown>[]> {
+    // Loaded on first use, like the lake SDK: a data-table query runs DuckDB anyway.
+    const { attachLakes, extractLakeAttaches } = await import("./runners/sql-lake.js");
     const { sql: text, attaches } = extractLakeAttaches(sql);
     const rows = await this.assets.datatables.query(
       name,
@@ -85,11 +85,12 @@ export class RunAssetSdk implements AssetSdkHost {
     return this.assets.volumes.dir(volume);
   }
 
-  lakeRead(
+  async lakeRead(
     name: string,
     table: string,
     options: { partition?: string; version?: number; timestamp?: string },
   ): Promise<Record<string, unknown>[]> {
+    const { readLakeRows } = await lakeSdk();
     return readLakeRows(this.assets, name, table, options);
   }
 
@@ -100,6 +101,7 @@ export class RunAssetSdk implements AssetSdkHost {
     options: { mode: "replace" | "merge" | "append"; key?: string; partition?: string },
   ) {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
+    const { writeLakeRows } = await lakeSdk();
     const result = await writeLakeRows(this.assets, name, table, rows, options);
     await this.run?.recordWrite(uri, "ducklake");
     // Code has no SQL to infer lineage from: its `// column` lines for the columns it wrote are the lineage.
@@ -122,6 +124,11 @@ export class RunAssetSdk implements AssetSdkHost {
   partition(): string | undefined {
     return this.run?.partition;
   }
+}
+
+/** The lake helpers, loaded on first use: every worker installs this SDK host, few use a lake. */
+function lakeSdk(): Promise<typeof import("./lake-sdk.js")> {
+  return import("./lake-sdk.js");
 }
 
 /** Installs the resolver the SDK's asset helpers use (idempotent). */
