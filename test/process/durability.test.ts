@@ -134,7 +134,7 @@ describe("waits and signals", () => {
     const w = spawnSluice(["worker"], root);
     await eventually(async () => (await store.countRuns({ status: "waiting" })) === 4);
     const sent = await cli(root, "signal", "e1", '{"go":1}', "--json");
-    expect(JSON.parse(sent.out)).toEqual({ event: "e1", woken: 3 });
+    expect(JSON.parse(sent.out)).toEqual({ event: "e1", woken: 3, buffered: false });
     await eventually(async () => (await store.countRuns({ status: "succeeded" })) === 3);
     expect((await store.getRun("d"))!.status).toBe("waiting");
     w.proc.kill("SIGTERM");
