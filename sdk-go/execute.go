@@ -27,7 +27,7 @@ func (w *Worker) execute(e *execution) {
 	var body map[string]any
 	switch {
 	case park != nil:
-		if werr := e.write("/park", map[string]any{"token": e.claim.Token, "steps": park.Steps, "wakeAfterMs": park.WakeAfterMs}, nil); werr != nil {
+		if werr := e.write("park", map[string]any{"token": e.claim.Token, "steps": park.Steps, "wakeAfterMs": park.WakeAfterMs}, nil); werr != nil {
 			fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not park (%v)\n", e.claim.RunID, werr)
 		}
 		return
@@ -49,7 +49,7 @@ func (w *Worker) execute(e *execution) {
 		}
 	}
 	body["token"] = e.claim.Token
-	if werr := e.write("/finish", body, nil); werr != nil {
+	if werr := e.write("finish", body, nil); werr != nil {
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not record its outcome (%v); it is retried when its lease expires\n", e.claim.RunID, werr)
 	}
 }

@@ -27,6 +27,7 @@ type WorkerOptions struct {
 // Worker claims and runs the registered workflows' runs.
 type Worker struct {
 	client *Client
+	outbox *outbox
 	opts   WorkerOptions
 	defs   map[string]*definition
 
@@ -73,7 +74,7 @@ func NewWorker(c *Client, opts WorkerOptions) *Worker {
 	for _, d := range registered() {
 		defs[d.Name] = d
 	}
-	return &Worker{client: c, opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency)}
+	return &Worker{client: c, outbox: newOutbox(c), opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency)}
 }
 
 // Run registers the workflows, then claims and executes runs until ctx is cancelled,
@@ -128,6 +129,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.wg.Wait()
 	close(stopBeats)
 	<-beatsDone
+	w.outbox.close()
 	return nil
 }
 
@@ -154,7 +156,7 @@ func (w *Worker) acquireSlots(ctx context.Context) int {
 
 func (w *Worker) start(ctx context.Context, c claim) {
 	// Handlers keep running through a drain: their context ends only when the lease is lost.
-	e := newExecution(context.Background(), w.client, c, w.opts.InlineSleep)
+	e := newExecution(context.Background(), w.outbox, c, w.opts.InlineSleep)
 	w.mu.Lock()
 	w.active[c.RunID] = e
 	w.mu.Unlock()
