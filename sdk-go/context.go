@@ -52,6 +52,9 @@ type execution struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	inlineMax time.Duration
+	// firstWrite is closed when the claim first sends a write (or ends).
+	firstWrite chan struct{}
+	firstOnce  sync.Once
 
 	mu       sync.Mutex
 	journal  map[string]journalEntry
@@ -74,7 +77,7 @@ func newExecution(parent context.Context, ob *outbox, c claim, inlineMax time.Du
 	for _, s := range c.Steps {
 		j[s.Key] = s
 	}
-	return &execution{outbox: ob, claim: c, received: time.Now(), ctx: ctx, cancel: cancel, inlineMax: inlineMax, journal: j, counts: map[string]int{}}
+	return &execution{outbox: ob, claim: c, received: time.Now(), ctx: ctx, cancel: cancel, inlineMax: inlineMax, firstWrite: make(chan struct{}), journal: j, counts: map[string]int{}}
 }
 
 // now is the server's clock: the claim time plus the time elapsed since.
@@ -171,6 +174,7 @@ func (e *execution) isLost() bool {
 // worker's outbox, retrying transport failures for up to a lease; a LEASE_LOST answer
 // marks the claim lost.
 func (e *execution) write(op string, body any, out any) error {
+	e.wrote()
 	var err error
 	deadline := time.Now().Add(time.Duration(e.claim.LeaseMs) * time.Millisecond)
 	for attempt := 0; ; attempt++ {
@@ -191,6 +195,9 @@ func (e *execution) write(op string, body any, out any) error {
 		time.Sleep(backoff(250*time.Millisecond, 5*time.Second, attempt+1))
 	}
 }
+
+// wrote records that the claim has sent a write (or ended).
+func (e *execution) wrote() { e.firstOnce.Do(func() { close(e.firstWrite) }) }
 
 // decodeInto unmarshals a checkpointed JSON value into out (nil out: ignored).
 func decodeInto(raw json.RawMessage, out any, key string) error {
