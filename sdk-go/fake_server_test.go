@@ -20,6 +20,8 @@ type fakeServer struct {
 	mu       sync.Mutex
 	requests []recorded
 	answer   func(path string, body map[string]any) (int, any)
+	// batches counts POST /api/worker/batch requests (their writes are recorded one by one).
+	batches int
 }
 
 type recorded struct {
@@ -56,6 +58,9 @@ func newFakeServer(t *testing.T, answer func(path string, body map[string]any) (
 // batch answers POST /api/worker/batch write by write, as if each had been sent to its
 // own route (recorded under that route's path), as the server does.
 func (f *fakeServer) batch(body map[string]any, auth string) map[string]any {
+	f.mu.Lock()
+	f.batches++
+	f.mu.Unlock()
 	writes, _ := body["writes"].([]any)
 	results := make([]any, 0, len(writes))
 	for _, raw := range writes {

@@ -102,7 +102,10 @@ export class ClaimWrites {
     const { engine } = this;
     if (w.op === "logs") {
       for (const line of w.lines) engine.committer.log(line);
-      return engine.committer.drain().then(() => ({ accepted: w.lines.length }));
+      // Drained a microtask later, so that the writes applied after these in the same turn share the commit.
+      return Promise.resolve()
+        .then(() => engine.committer.drain())
+        .then(() => ({ accepted: w.lines.length }));
     }
     return engine.committer.submit(w.command).then((r) => {
       refuseUnlessOk(r, w.runId);
