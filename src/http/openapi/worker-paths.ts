@@ -179,6 +179,42 @@ export const WORKER_PATHS: Record<string, Json> = {
       },
     }),
   },
+  "/api/worker/batch": {
+    post: op("Many fenced writes of many claims in one request and one commit; each answered on its own, in order", {
+      requestBody: body(
+        obj(
+          {
+            writes: {
+              type: "array",
+              minItems: 1,
+              maxItems: 1000,
+              items: obj(
+                {
+                  op: { type: "string", enum: ["steps", "park", "finish", "logs"] },
+                  runId: str,
+                  body: { type: "object", description: "the body of POST /api/worker/runs/{runId}/{op}" },
+                },
+                ["op", "runId", "body"],
+              ),
+            },
+          },
+          ["writes"],
+        ),
+      ),
+      responses: {
+        ...ok(
+          "one result per write, in order: the status and body its own route would have answered",
+          obj({
+            results: {
+              type: "array",
+              items: obj({ status: int, body: { type: "object" } }, ["status", "body"]),
+            },
+          }),
+        ),
+        ...errors("400", "401", "403", "413"),
+      },
+    }),
+  },
   "/api/worker/runs/{id}/logs": {
     post: op("Append log lines of a claim (lines of a stale claim are dropped)", {
       parameters: [RUN_ID],
