@@ -56,11 +56,12 @@ for (const target of TARGETS) {
         expect(r.code, r.err).toBe(0);
         return JSON.parse(r.out);
       };
-      const enqueue = async (workflow: string, payload: unknown) => {
-        const r = await cli(["enqueue", workflow, JSON.stringify(payload), "--json"], root);
-        expect(r.code, r.err).toBe(0);
-        return JSON.parse(r.out).id as string;
-      };
+      /** Enqueues once the workflow is known (an SDK's worker registers it after it starts). */
+      const enqueue = (workflow: string, payload: unknown) =>
+        eventually(async () => {
+          const r = await cli(["enqueue", workflow, JSON.stringify(payload), "--json"], root);
+          return r.code === 0 ? (JSON.parse(r.out).id as string) : null;
+        }, 20_000);
       const finished = (id: string) =>
         eventually(async () => {
           const s = await show(id);
@@ -100,11 +101,7 @@ for (const target of TARGETS) {
 
       it("a worker SIGKILLed mid-step: another resumes from the checkpoints; the finished step ran once", async () => {
         const a = startWorker("A");
-        // The worker registers its workflows (an SDK) or the server published them (built-in).
-        const id = await eventually(async () => {
-          const r = await cli(["enqueue", "conf-crash", '{"ms":1500}', "--json"], root);
-          return r.code === 0 ? (JSON.parse(r.out).id as string) : null;
-        }, 20_000);
+        const id = await enqueue("conf-crash", { ms: 1500 });
         await eventually(() => /conf-crash: work started on A/.test(a.out()), 20_000);
         a.proc.kill("SIGKILL");
         const b = startWorker("B");
@@ -124,10 +121,7 @@ for (const target of TARGETS) {
 
       it("a worker SIGSTOPped past its lease: another claims the run; the stale worker's write is refused", async () => {
         const c = startWorker("C");
-        const id = await eventually(async () => {
-          const r = await cli(["enqueue", "conf-crash", '{"ms":3000}', "--json"], root);
-          return r.code === 0 ? (JSON.parse(r.out).id as string) : null;
-        }, 20_000);
+        const id = await enqueue("conf-crash", { ms: 3000 });
         await eventually(() => /conf-crash: work started on C/.test(c.out()), 20_000);
         c.proc.kill("SIGSTOP");
         const d = startWorker("D");
