@@ -11,11 +11,19 @@
 import { backoffDelay } from "../../core/backoff.js";
 import { encodeValue } from "../../core/serde.js";
 import type { Engine } from "../../engine/engine.js";
-import { InvalidInputError, LeaseLostError, RunNotFoundError } from "../../sdk/errors.js";
-import type { Command, CommandResult, LogLine, RunOutcome } from "../../store/types.js";
+import { newRunId } from "../../core/ids.js";
+import { InvalidInputError, LeaseLostError, RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
+import type { ChildSpec, Command, CommandResult, LogLine, RunOutcome, StepWrite } from "../../store/types.js";
 import { ConflictError } from "../errors.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
-import { type FinishMessage, parseFinish, parseLease, parseSteps } from "./messages.js";
+import {
+  type ChildMessage,
+  type FinishMessage,
+  parseChildren,
+  parseFinish,
+  parseLease,
+  parseSteps,
+} from "./messages.js";
 
 /** A write named a claim that is no longer the run's current one (409). */
 export class LeaseLostHttpError extends ConflictError {
@@ -44,7 +52,7 @@ const EXAMPLES: Record<ClaimWriteOp, string> = {
 };
 const FIELDS: Record<ClaimWriteOp, readonly string[]> = {
   steps: ["token", "steps"],
-  park: ["token", "steps", "wakeAfterMs"],
+  park: ["token", "steps", "wakeAfterMs", "children", "awaitChildren"],
   finish: ["token", "outcome", "result", "error", "reason"],
   logs: ["token", "attempt", "lines"],
 };
@@ -70,7 +78,18 @@ export class ClaimWrites {
       case "park": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
         const wakeAfterMs = optInt(b, "wakeAfterMs", 0, Number.MAX_SAFE_INTEGER) ?? null;
-        const command: Command = { verb: "suspend", lease, steps, children: [], wakeAfterMs, awaitChildren: false };
+        const children = await this.childSpecs(runId, parseChildren(b.children, engine.maxValueLimit), steps);
+        if (b.awaitChildren !== undefined && typeof b.awaitChildren !== "boolean")
+          throw new InvalidInputError('"awaitChildren" must be true or false', { code: "INVALID_BODY" });
+        const command: Command = {
+          verb: "suspend",
+          lease,
+          steps,
+          children,
+          wakeAfterMs,
+          // Wake when all children of the run are finished (default: when this park creates some).
+          awaitChildren: (b.awaitChildren as boolean | undefined) ?? children.length > 0,
+        };
         return { op, runId, command, answer: { status: "waiting" } };
       }
       case "finish": {
@@ -91,6 +110,49 @@ export class ClaimWrites {
       case "logs":
         return { op, runId, lines: parseLogLines(runId, lease.token, b) };
     }
+  }
+
+  /**
+   * The child runs of a park, from their workflows' registrations; adds each child's
+   * pending `task` step (resolved by the child's completion) to `steps`.
+   * @throws UnknownWorkflowError for a child of a workflow nobody registered
+   */
+  private async childSpecs(parentId: string, msgs: ChildMessage[], steps: StepWrite[]): Promise<ChildSpec[]> {
+    if (msgs.length === 0) return [];
+    const { store } = this.engine;
+    const parent = await store.getRun(parentId);
+    if (!parent) throw new RunNotFoundError(parentId);
+    return Promise.all(
+      msgs.map(async (m) => {
+        const info = await store.getWorkflow(m.workflow);
+        if (!info)
+          throw new UnknownWorkflowError(
+            m.workflow,
+            (await store.listWorkflows()).map((w) => w.name),
+          );
+        const id = newRunId();
+        steps.push({
+          key: m.key,
+          kind: "task",
+          target: m.workflow,
+          status: "pending",
+          childId: id,
+          position: m.position,
+        });
+        return {
+          id,
+          dedupe: false,
+          workflow: m.workflow,
+          queue: m.group ?? info.queue,
+          payload: m.payload,
+          maxAttempts: m.maxAttempts ?? info.maxAttempts,
+          backoff: info.backoff,
+          createdBy: parent.createdBy,
+          parentKey: m.key,
+          concurrency: m.concurrency,
+        };
+      }),
+    );
   }
 
   /**

@@ -38,6 +38,8 @@ export interface JournalEntry {
   kind: StepRecord["kind"];
   status: StepRecord["status"];
   value: unknown;
+  /** A `task` step whose child run failed or was cancelled: its error. */
+  error: { message: string; code?: string } | null;
   event: string | null;
   wakeAt: number | null;
   attempts: number;
@@ -145,6 +147,7 @@ function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
       kind: s.kind,
       status: s.status,
       value: decodeValue(s.value) ?? null,
+      error: s.error ? { message: s.error.message, ...(s.error.code ? { code: s.error.code } : {}) } : null,
       event: s.event,
       wakeAt: s.wakeAt,
       attempts: s.attempts,
