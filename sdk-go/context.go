@@ -43,6 +43,19 @@ func (c *WorkflowContext) Fail(err error) error {
 	return e
 }
 
+// SetResult sets the run's result (JSON-encoded): shown with the run, and what a parent's
+// ctx.Step.Child decodes. It takes effect when the handler returns nil; the last call wins.
+func (c *WorkflowContext) SetResult(v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("sluice: the run's result is not JSON-encodable: %w", err)
+	}
+	c.exec.mu.Lock()
+	c.exec.result = raw
+	c.exec.mu.Unlock()
+	return nil
+}
+
 // execution is one claim of one run: the journal to replay, the key allocator, and
 // the writes made on the claim's behalf.
 type execution struct {
@@ -62,13 +75,16 @@ type execution struct {
 	position int
 	park     *parkRequest
 	outcome  error
+	result   json.RawMessage
 	lost     bool
 	logs     []logLine
 }
 
 type parkRequest struct {
-	Steps       []stepWrite `json:"steps,omitempty"`
-	WakeAfterMs *int64      `json:"wakeAfterMs"`
+	Steps         []stepWrite  `json:"steps,omitempty"`
+	WakeAfterMs   *int64       `json:"wakeAfterMs"`
+	Children      []childWrite `json:"children,omitempty"`
+	AwaitChildren bool         `json:"awaitChildren,omitempty"`
 }
 
 func newExecution(parent context.Context, ob *outbox, c claim, inlineMax time.Duration) *execution {

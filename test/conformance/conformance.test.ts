@@ -37,8 +37,9 @@ for (const target of TARGETS) {
       });
 
       SCENARIOS.forEach((s, i) => {
-        it(
-          s.title,
+        const unsupported = target.unsupported[s.title];
+        it.skipIf(unsupported !== undefined)(
+          unsupported ? `${s.title} (skipped: ${unsupported})` : s.title,
           async () => {
             const tag = `${target.name.replace(/\W+/g, "-")}-${i}`;
             const enq = await cli(["enqueue", s.workflow, JSON.stringify(s.payload(tag)), "--json"], root);

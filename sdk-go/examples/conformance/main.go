@@ -93,6 +93,36 @@ func main() {
 			return name, nil
 		})
 	})
+	workflow.RegisterWorkflow("conf-child", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+		var p struct {
+			N int `json:"n"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return ctx.Fail(err)
+		}
+		if p.N == 0 {
+			return ctx.Fail(errors.New("cannot double zero"))
+		}
+		var d int
+		if err := ctx.Step.Run("double", &d, func() (any, error) { return p.N * 2, nil }); err != nil {
+			return err
+		}
+		return ctx.SetResult(d)
+	})
+	workflow.RegisterWorkflow("conf-parent", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		var d int
+		if err := ctx.Step.Child("double", "conf-child", map[string]int{"n": 21}, &d); err != nil {
+			return err
+		}
+		var ce *workflow.ChildError
+		if err := ctx.Step.Child("zero", "conf-child", map[string]int{"n": 0}, nil); !errors.As(err, &ce) {
+			if err != nil {
+				return err
+			}
+			return ctx.Fail(errors.New("the zero child should have failed"))
+		}
+		return ctx.Step.Run("sum", nil, func() (any, error) { return d + 1, nil })
+	})
 	workflow.RegisterWorkflow("conf-cron", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		return ctx.Step.Run("tick", nil, func() (any, error) {
 			log.Printf("conf-cron: ran on %s", name)

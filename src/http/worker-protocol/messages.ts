@@ -98,7 +98,7 @@ const STEP_STATUSES = ["done", "pending"] as const;
 
 /** Parses checkpoints to write (`steps` of a checkpoint or a park). Values are JSON values, encoded here. */
 export function parseSteps(raw: unknown, maxValueBytes: number): StepWrite[] {
-  if (raw === undefined) return [];
+  if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw bad('"steps" must be an array of {key, kind, status, position, ...}');
   return raw.map((s, i) => {
     const o = bodyObject(
