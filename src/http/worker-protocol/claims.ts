@@ -63,6 +63,8 @@ export class ExternalClaims {
   async claim(msg: ClaimMessage, signal?: AbortSignal): Promise<ClaimView[]> {
     const { store } = this.engine;
     const deadline = Date.now() + msg.waitMs;
+    // Writes queued for the group commit go first (a claim costs a store query).
+    await new Promise((resolve) => setImmediate(resolve));
     for (;;) {
       if (signal?.aborted) return [];
       await this.reclaim();
