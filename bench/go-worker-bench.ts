@@ -24,23 +24,25 @@ interface Shape {
   p99: number;
 }
 
-async function measure(engine: Engine, five: string, one: string): Promise<Shape> {
+/** The two shapes; `scale` < 1 for a warm-up pass (JIT, connections, page cache) that is not reported. */
+async function measure(engine: Engine, five: string, one: string, scale = 1): Promise<Shape> {
+  const runs = Math.round(200 * scale);
   const t0 = performance.now();
   const handles = await engine.enqueueMany(
     five,
-    Array.from({ length: 200 }, (_, i) => ({ i })),
+    Array.from({ length: runs }, (_, i) => ({ i })),
   );
   await Promise.all(handles.map((h) => engine.waitForRun(h.id, 120_000)));
-  const stepsPerSecond = (200 * 5) / ((performance.now() - t0) / 1000);
+  const stepsPerSecond = (runs * 5) / ((performance.now() - t0) / 1000);
   const lat: number[] = [];
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < Math.round(100 * scale); i++) {
     const s = performance.now();
     const h = await engine.enqueueRun(one, { i });
     await engine.waitForRun(h.id, 30_000);
     lat.push(performance.now() - s);
   }
   lat.sort((a, b) => a - b);
-  return { steps: 1000, stepsPerSecond, p50: quantile(lat, 0.5), p99: quantile(lat, 0.99) };
+  return { steps: runs * 5, stepsPerSecond, p50: quantile(lat, 0.5), p99: quantile(lat, 0.99) };
 }
 
 /** Figures of the Go worker and of the built-in worker on the same shapes (SQLite). */
@@ -80,6 +82,7 @@ export async function goWorkerFigures(dir: string): Promise<Figure[]> {
     });
   await builtIn.register([step(5), step(1)]);
   await builtIn.start();
+  await measure(builtIn, "js-5", "js-1", 0.25);
   const js = await measure(builtIn, "js-5", "js-1");
   await builtIn.stop();
 
@@ -102,6 +105,7 @@ export async function goWorkerFigures(dir: string): Promise<Figure[]> {
       if (i > 200) throw new Error(`the Go bench worker did not register: ${err}`);
       await new Promise((r) => setTimeout(r, 50));
     }
+    await measure(engine, "go-five", "go-one", 0.25);
     const go = await measure(engine, "go-five", "go-one");
     const ratio = js.stepsPerSecond / go.stepsPerSecond;
     return [
@@ -112,7 +116,7 @@ export async function goWorkerFigures(dir: string): Promise<Figure[]> {
         unit: "steps/s",
         target: "within 3x of built-in",
         met: ratio <= 3,
-        note: `${ratio.toFixed(1)}x slower`,
+        note: ratio >= 1 ? `${ratio.toFixed(1)}x slower` : `${(1 / ratio).toFixed(1)}x faster`,
       },
       {
         name: "100 sequential one-step runs, built-in p50",

@@ -43,15 +43,31 @@ func (c *WorkflowContext) Fail(err error) error {
 	return e
 }
 
+// SetResult sets the run's result (JSON-encoded): shown with the run, and what a parent's
+// ctx.Step.Child decodes. It takes effect when the handler returns nil; the last call wins.
+func (c *WorkflowContext) SetResult(v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("sluice: the run's result is not JSON-encodable: %w", err)
+	}
+	c.exec.mu.Lock()
+	c.exec.result = raw
+	c.exec.mu.Unlock()
+	return nil
+}
+
 // execution is one claim of one run: the journal to replay, the key allocator, and
 // the writes made on the claim's behalf.
 type execution struct {
-	client    *Client
+	outbox    *outbox
 	claim     claim
 	received  time.Time
 	ctx       context.Context
 	cancel    context.CancelFunc
 	inlineMax time.Duration
+	// firstWrite is closed when the claim first sends a write (or ends).
+	firstWrite chan struct{}
+	firstOnce  sync.Once
 
 	mu       sync.Mutex
 	journal  map[string]journalEntry
@@ -59,22 +75,25 @@ type execution struct {
 	position int
 	park     *parkRequest
 	outcome  error
+	result   json.RawMessage
 	lost     bool
 	logs     []logLine
 }
 
 type parkRequest struct {
-	Steps       []stepWrite `json:"steps,omitempty"`
-	WakeAfterMs *int64      `json:"wakeAfterMs"`
+	Steps         []stepWrite  `json:"steps,omitempty"`
+	WakeAfterMs   *int64       `json:"wakeAfterMs"`
+	Children      []childWrite `json:"children,omitempty"`
+	AwaitChildren bool         `json:"awaitChildren,omitempty"`
 }
 
-func newExecution(parent context.Context, client *Client, c claim, inlineMax time.Duration) *execution {
+func newExecution(parent context.Context, ob *outbox, c claim, inlineMax time.Duration) *execution {
 	ctx, cancel := context.WithCancel(parent)
 	j := make(map[string]journalEntry, len(c.Steps))
 	for _, s := range c.Steps {
 		j[s.Key] = s
 	}
-	return &execution{client: client, claim: c, received: time.Now(), ctx: ctx, cancel: cancel, inlineMax: inlineMax, journal: j, counts: map[string]int{}}
+	return &execution{outbox: ob, claim: c, received: time.Now(), ctx: ctx, cancel: cancel, inlineMax: inlineMax, firstWrite: make(chan struct{}), journal: j, counts: map[string]int{}}
 }
 
 // now is the server's clock: the claim time plus the time elapsed since.
@@ -118,7 +137,7 @@ func (e *execution) lookup(key, kind string) (*journalEntry, error) {
 
 // save checkpoints steps; ErrLeaseLost when the server refused the claim's token.
 func (e *execution) save(steps ...stepWrite) error {
-	err := e.write("/steps", map[string]any{"token": e.claim.Token, "steps": steps}, nil)
+	err := e.write("steps", map[string]any{"token": e.claim.Token, "steps": steps}, nil)
 	if err == nil {
 		e.mu.Lock()
 		for _, s := range steps {
@@ -167,16 +186,15 @@ func (e *execution) isLost() bool {
 	return e.lost
 }
 
-// write posts a fenced write for this claim, retrying transport failures for up to a
-// lease; a LEASE_LOST answer marks the claim lost.
-func (e *execution) write(suffix string, body any, out any) error {
-	path := "/api/worker/runs/" + pathEscape(e.claim.RunID) + suffix
+// write sends a fenced write for this claim (op: steps, park, finish, logs) through the
+// worker's outbox, retrying transport failures for up to a lease; a LEASE_LOST answer
+// marks the claim lost.
+func (e *execution) write(op string, body any, out any) error {
+	e.wrote()
 	var err error
 	deadline := time.Now().Add(time.Duration(e.claim.LeaseMs) * time.Millisecond)
 	for attempt := 0; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = e.client.post(ctx, path, body, out)
-		cancel()
+		err = e.outbox.send(op, e.claim.RunID, body, out)
 		if err == nil {
 			return nil
 		}
@@ -189,10 +207,13 @@ func (e *execution) write(suffix string, body any, out any) error {
 		if (errors.As(err, &api) && api.Status != 503) || time.Now().After(deadline) || e.isLost() {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "sluice worker: run %s: %s failed (%v); retrying\n", e.claim.RunID, suffix, err)
+		fmt.Fprintf(os.Stderr, "sluice worker: run %s: %s failed (%v); retrying\n", e.claim.RunID, op, err)
 		time.Sleep(backoff(250*time.Millisecond, 5*time.Second, attempt+1))
 	}
 }
+
+// wrote records that the claim has sent a write (or ended).
+func (e *execution) wrote() { e.firstOnce.Do(func() { close(e.firstWrite) }) }
 
 // decodeInto unmarshals a checkpointed JSON value into out (nil out: ignored).
 func decodeInto(raw json.RawMessage, out any, key string) error {

@@ -22,12 +22,19 @@ func (w *Worker) execute(e *execution) {
 		return
 	}
 	e.mu.Lock()
-	park, outcome := e.park, e.outcome
+	park, outcome, result := e.park, e.outcome, e.result
 	e.mu.Unlock()
 	var body map[string]any
 	switch {
 	case park != nil:
-		if werr := e.write("/park", map[string]any{"token": e.claim.Token, "steps": park.Steps, "wakeAfterMs": park.WakeAfterMs}, nil); werr != nil {
+		body := map[string]any{"token": e.claim.Token, "wakeAfterMs": park.WakeAfterMs}
+		if len(park.Steps) > 0 {
+			body["steps"] = park.Steps
+		}
+		if park.AwaitChildren {
+			body["children"], body["awaitChildren"] = park.Children, true
+		}
+		if werr := e.write("park", body, nil); werr != nil {
 			fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not park (%v)\n", e.claim.RunID, werr)
 		}
 		return
@@ -39,7 +46,7 @@ func (w *Worker) execute(e *execution) {
 			body = map[string]any{"outcome": "failed", "error": errorBody(outcome.(*FailError).Err)}
 		}
 	case err == nil:
-		body = map[string]any{"outcome": "succeeded", "result": nil}
+		body = map[string]any{"outcome": "succeeded", "result": result}
 	default:
 		var perm *permanentError
 		if errors.As(err, &perm) {
@@ -49,7 +56,7 @@ func (w *Worker) execute(e *execution) {
 		}
 	}
 	body["token"] = e.claim.Token
-	if werr := e.write("/finish", body, nil); werr != nil {
+	if werr := e.write("finish", body, nil); werr != nil {
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not record its outcome (%v); it is retried when its lease expires\n", e.claim.RunID, werr)
 	}
 }

@@ -20,6 +20,8 @@ type fakeServer struct {
 	mu       sync.Mutex
 	requests []recorded
 	answer   func(path string, body map[string]any) (int, any)
+	// batches counts POST /api/worker/batch requests (their writes are recorded one by one).
+	batches int
 }
 
 type recorded struct {
@@ -34,6 +36,11 @@ func newFakeServer(t *testing.T, answer func(path string, body map[string]any) (
 		raw, _ := io.ReadAll(r.Body)
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/worker/batch" {
+			_ = json.NewEncoder(w).Encode(f.batch(body, r.Header.Get("Authorization")))
+			return
+		}
 		f.mu.Lock()
 		f.requests = append(f.requests, recorded{Path: r.URL.Path, Body: body, Auth: r.Header.Get("Authorization")})
 		f.mu.Unlock()
@@ -41,12 +48,35 @@ func newFakeServer(t *testing.T, answer func(path string, body map[string]any) (
 		if f.answer != nil {
 			status, out = f.answer(r.URL.Path, body)
 		}
-		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_ = json.NewEncoder(w).Encode(out)
 	}))
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// batch answers POST /api/worker/batch write by write, as if each had been sent to its
+// own route (recorded under that route's path), as the server does.
+func (f *fakeServer) batch(body map[string]any, auth string) map[string]any {
+	f.mu.Lock()
+	f.batches++
+	f.mu.Unlock()
+	writes, _ := body["writes"].([]any)
+	results := make([]any, 0, len(writes))
+	for _, raw := range writes {
+		wr, _ := raw.(map[string]any)
+		inner, _ := wr["body"].(map[string]any)
+		path := "/api/worker/runs/" + wr["runId"].(string) + "/" + wr["op"].(string)
+		f.mu.Lock()
+		f.requests = append(f.requests, recorded{Path: path, Body: inner, Auth: auth})
+		f.mu.Unlock()
+		status, out := 200, any(map[string]any{})
+		if f.answer != nil {
+			status, out = f.answer(path, inner)
+		}
+		results = append(results, map[string]any{"status": status, "body": out})
+	}
+	return map[string]any{"results": results}
 }
 
 func (f *fakeServer) client() *Client {

@@ -45,5 +45,5 @@ func (e *execution) flushLogs() {
 	if len(lines) == 0 {
 		return
 	}
-	_ = e.write("/logs", map[string]any{"token": e.claim.Token, "attempt": e.claim.Attempt, "lines": lines}, nil)
+	_ = e.write("logs", map[string]any{"token": e.claim.Token, "attempt": e.claim.Attempt, "lines": lines}, nil)
 }

@@ -29,6 +29,7 @@ type journalEntry struct {
 	Kind     string          `json:"kind"`
 	Status   string          `json:"status"`
 	Value    json.RawMessage `json:"value"`
+	Error    *errorJSON      `json:"error"`
 	Event    *string         `json:"event"`
 	WakeAt   *int64          `json:"wakeAt"`
 	Attempts int             `json:"attempts"`

@@ -9,7 +9,7 @@ import (
 )
 
 func newTestExec(f *fakeServer, c claim) (*execution, *WorkflowContext) {
-	e := newExecution(context.Background(), f.client(), c, 30*time.Second)
+	e := newExecution(context.Background(), newOutbox(f.client()), c, 30*time.Second)
 	ctx := &WorkflowContext{Context: e.ctx, RunID: c.RunID, exec: e}
 	ctx.Step = &Steps{exec: e}
 	ctx.Logger = &Logger{exec: e}

@@ -27,6 +27,7 @@ type WorkerOptions struct {
 // Worker claims and runs the registered workflows' runs.
 type Worker struct {
 	client *Client
+	outbox *outbox
 	opts   WorkerOptions
 	defs   map[string]*definition
 
@@ -73,7 +74,7 @@ func NewWorker(c *Client, opts WorkerOptions) *Worker {
 	for _, d := range registered() {
 		defs[d.Name] = d
 	}
-	return &Worker{client: c, opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency)}
+	return &Worker{client: c, outbox: newOutbox(c), opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency)}
 }
 
 // Run registers the workflows, then claims and executes runs until ctx is cancelled,
@@ -121,13 +122,16 @@ func (w *Worker) Run(ctx context.Context) error {
 			continue
 		}
 		failures = 0
+		started := make([]*execution, 0, len(out.Claims))
 		for _, c := range out.Claims {
-			w.start(ctx, c)
+			started = append(started, w.start(ctx, c))
 		}
+		w.letStartsWrite(ctx, started)
 	}
 	w.wg.Wait()
 	close(stopBeats)
 	<-beatsDone
+	w.outbox.close()
 	return nil
 }
 
@@ -152,9 +156,31 @@ func (w *Worker) acquireSlots(ctx context.Context) int {
 	return n
 }
 
-func (w *Worker) start(ctx context.Context, c claim) {
+// startGrace bounds how long the claim loop lets new runs send their first write
+// before it asks for more work (see letStartsWrite).
+const startGrace = 2 * time.Millisecond
+
+// letStartsWrite waits until the runs just claimed have sent their first write or
+// ended, at most startGrace: a claim costs the server a store query, and sent just
+// ahead of those writes it would delay them (the claim's long-poll is re-armed
+// within startGrace either way).
+func (w *Worker) letStartsWrite(ctx context.Context, es []*execution) {
+	t := time.NewTimer(startGrace)
+	defer t.Stop()
+	for _, e := range es {
+		select {
+		case <-e.firstWrite:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (w *Worker) start(ctx context.Context, c claim) *execution {
 	// Handlers keep running through a drain: their context ends only when the lease is lost.
-	e := newExecution(context.Background(), w.client, c, w.opts.InlineSleep)
+	e := newExecution(context.Background(), w.outbox, c, w.opts.InlineSleep)
 	w.mu.Lock()
 	w.active[c.RunID] = e
 	w.mu.Unlock()
@@ -165,11 +191,13 @@ func (w *Worker) start(ctx context.Context, c claim) {
 			delete(w.active, c.RunID)
 			w.mu.Unlock()
 			e.cancel()
+			e.wrote()
 			<-w.slots
 			w.wg.Done()
 		}()
 		w.execute(e)
 	}()
+	return e
 }
 
 func (w *Worker) heartbeats(stop <-chan struct{}, done chan<- struct{}) {

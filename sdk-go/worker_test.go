@@ -175,7 +175,7 @@ func TestALostLeaseCancelsTheHandlersContextAndWritesNothingMore(t *testing.T) {
 		return 200, map[string]any{"lost": []string{"run-1"}}
 	})
 	w := NewWorker(f.client(), WorkerOptions{Lease: 90 * time.Millisecond})
-	e := newExecution(context.Background(), f.client(), testClaim(), time.Second)
+	e := newExecution(context.Background(), w.outbox, testClaim(), time.Second)
 	w.active["run-1"] = e
 	stop, done := make(chan struct{}), make(chan struct{})
 	go w.heartbeats(stop, done)

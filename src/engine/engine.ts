@@ -31,6 +31,7 @@ import type { CommandResult, LogLine, RunRecord, SignalOutcome, Store, WorkflowI
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
+import { Handoff } from "./handoff.js";
 import { localServerFor, scopeToServer } from "../store/local-scope.js";
 import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js";
 import { EngineEvents } from "./events.js";
@@ -103,6 +104,8 @@ export class Engine implements SluiceRuntime {
   readonly registry = new Registry();
   readonly events = new EngineEvents();
   readonly committer: GroupCommitter;
+  /** Out-of-process workers' waiting claims that take new runs in their enqueue transaction. */
+  readonly handoff = new Handoff();
   readonly worker: Worker | null;
   readonly scheduler: Scheduler | null;
   private readonly waiters: RunWaiters;
@@ -308,24 +311,29 @@ export class Engine implements SluiceRuntime {
     if (local)
       for (let i = 0; i < local.count; i++)
         requests[i]!.claimFor = { workerId: local.workerId, leaseMs: local.leaseMs };
+    // The rest may go to an external worker's waiting claim (the worker protocol).
+    const handed = this.handoff.assign(requests, local?.count ?? 0, defaults.name);
     let results: CommandResult[];
     try {
       results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));
     } catch (err) {
       if (local) this.worker!.release(local.count);
+      Handoff.settle(handed, null);
       throw err;
     }
-    let adopted = 0;
-    const handles = results.map((r) => {
+    const externally = Handoff.settle(handed, results);
+    let adopted = externally;
+    const handles = results.map((r, i) => {
       if (!r.ok) return r;
       const claimed = r.enqueued!.claimed;
-      if (claimed) {
+      // Requests before local.count were leased to the built-in worker, the others to external takers.
+      if (claimed && i < (local?.count ?? 0)) {
         adopted++;
         this.worker!.adopt(claimed);
       }
       return makeRunHandle<R>(this, r.enqueued!.id, r.enqueued!.deduplicated);
     });
-    if (local) this.worker!.release(local.count - adopted);
+    if (local) this.worker!.release(local.count - (adopted - externally));
     if (adopted < requests.length) this.events.emit("work");
     return handles.map((h, i) => {
       if ("ok" in h) {

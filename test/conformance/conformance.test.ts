@@ -4,16 +4,12 @@
  * a Go worker command in sluice.json, over the worker protocol). Each run is driven and
  * read back with the CLI, as a user would.
  */
-import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSluice, type SluiceProcess } from "../helpers/processes.js";
 import { makeProject } from "../helpers/project.js";
-import { eventually, tempDir } from "../helpers/tmp.js";
-import { GO_ENV, HAS_GO, SDK, SKIP_REASON } from "../sdk-go/go-env.js";
+import { eventually } from "../helpers/tmp.js";
 import { SCENARIOS } from "./scenarios.js";
-import { CONFORMANCE_TS } from "./workflows.js";
+import { TARGETS } from "./targets.js";
 
 async function cli(args: string[], root: string): Promise<{ code: number | string; out: string; err: string }> {
   const p = spawnSluice(args, root);
@@ -21,36 +17,17 @@ async function cli(args: string[], root: string): Promise<{ code: number | strin
   return { code, out: p.stdout(), err: p.stderr() };
 }
 
-const TARGETS = [
-  { name: "built-in worker", skip: false, files: () => ({ "workflows/conf.ts": CONFORMANCE_TS }), ready: /UI: http/ },
-  {
-    name: "Go SDK",
-    skip: !HAS_GO,
-    files: () => {
-      const bin = join(tempDir("sluice-conf-"), "conformance");
-      mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
-      const build = spawnSync("go", ["build", "-o", bin, "./examples/conformance"], {
-        cwd: SDK,
-        env: { ...process.env, ...GO_ENV },
-        encoding: "utf8",
-      });
-      if (build.status !== 0) throw new Error(`go build failed: ${build.stderr}`);
-      return { "sluice.json": JSON.stringify({ workers: [{ command: `exec ${bin}`, group: "go" }] }) };
-    },
-    ready: /\[go\] .*conformance worker: ready/,
-  },
-];
-
 for (const target of TARGETS) {
-  describe.skipIf(target.skip)(
-    target.skip ? `conformance: ${target.name} ${SKIP_REASON}` : `conformance: ${target.name}`,
+  describe.skipIf(target.skip !== null)(
+    target.skip ? `conformance: ${target.name} ${target.skip}` : `conformance: ${target.name}`,
     () => {
       let root: string;
       let dev: SluiceProcess;
       beforeAll(async () => {
-        root = makeProject(target.files(), "sluice-conf-");
+        const prepared = target.prepare();
+        root = makeProject(prepared.devFiles, "sluice-conf-");
         dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
-        await dev.waitFor(target.ready, 60_000);
+        await dev.waitFor(prepared.devReady, 60_000);
         // The workflows are registered (the Go worker registers them after it starts).
         await eventually(async () => (await cli(["enqueue", "conf-fail", "{}"], root)).code === 0, 20_000);
       }, 180_000);
@@ -60,8 +37,9 @@ for (const target of TARGETS) {
       });
 
       SCENARIOS.forEach((s, i) => {
-        it(
-          s.title,
+        const unsupported = target.unsupported[s.title];
+        it.skipIf(unsupported !== undefined)(
+          unsupported ? `${s.title} (skipped: ${unsupported})` : s.title,
           async () => {
             const tag = `${target.name.replace(/\W+/g, "-")}-${i}`;
             const enq = await cli(["enqueue", s.workflow, JSON.stringify(s.payload(tag)), "--json"], root);

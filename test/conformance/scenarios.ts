@@ -58,6 +58,21 @@ export const SCENARIOS: Scenario[] = [
     expect: { status: "succeeded", attempt: 1, steps: [["conf:TAG", "done"]], values: { "conf:TAG": { ok: true } } },
   },
   {
+    title: "child runs: each child's result or error resolves the parent's step",
+    workflow: "conf-parent",
+    payload: () => ({}),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["double", "done"],
+        ["zero", "error"],
+        ["sum", "done"],
+      ],
+      values: { double: 42, sum: 43 },
+    },
+  },
+  {
     title: "fail ends the run failed, without retry",
     workflow: "conf-fail",
     payload: () => ({}),

@@ -39,4 +39,23 @@ export const signalled = defineWorkflow<{ event: string }>("conf-signal", {
 export const fails = defineWorkflow("conf-fail", {
   handler: async (_p, ctx) => ctx.fail(new Error("bad order")),
 });
+
+const name = process.env.CONFORMANCE_WORKER ?? "built-in";
+
+export const crash = defineWorkflow<{ ms: number }>("conf-crash", {
+  handler: async (p, ctx) => {
+    await ctx.run("first", () => { console.log(\`conf-crash: first ran on \${name}\`); return name; });
+    return ctx.run("work", async () => {
+      console.log(\`conf-crash: work started on \${name}, attempt \${ctx.attempt}\`);
+      await new Promise((r) => setTimeout(r, p.ms));
+      console.log(\`conf-crash: work finished on \${name}\`);
+      return name;
+    });
+  },
+});
+
+export const cron = defineWorkflow("conf-cron", {
+  schedule: "* * * * *",
+  handler: async (_p, ctx) => ctx.run("tick", () => { console.log(\`conf-cron: ran on \${name}\`); return name; }),
+});
 `;

@@ -1,5 +1,8 @@
 // The Go side of the conformance suite (test/conformance/): the same workflows as
 // test/conformance/workflows.ts, so both workers can be checked for the same outcomes.
+// It follows the suite's worker contract (test/conformance/README.md): SLUICE_URL and
+// SLUICE_TOKEN, CONFORMANCE_WORKER (this process's name, written into step values),
+// CONFORMANCE_LEASE_MS (lease length), and the output lines the scenarios read.
 package main
 
 import (
@@ -9,6 +12,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -65,15 +69,79 @@ func main() {
 	workflow.RegisterWorkflow("conf-fail", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		return ctx.Fail(errors.New("bad order"))
 	})
+	name := os.Getenv("CONFORMANCE_WORKER")
+	if name == "" {
+		name = "go"
+	}
+	workflow.RegisterWorkflow("conf-crash", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+		var p struct {
+			Ms int `json:"ms"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return ctx.Fail(err)
+		}
+		if err := ctx.Step.Run("first", nil, func() (any, error) {
+			log.Printf("conf-crash: first ran on %s", name)
+			return name, nil
+		}); err != nil {
+			return err
+		}
+		return ctx.Step.Run("work", nil, func() (any, error) {
+			log.Printf("conf-crash: work started on %s, attempt %d", name, ctx.Attempt)
+			time.Sleep(time.Duration(p.Ms) * time.Millisecond)
+			log.Printf("conf-crash: work finished on %s", name)
+			return name, nil
+		})
+	})
+	workflow.RegisterWorkflow("conf-child", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+		var p struct {
+			N int `json:"n"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return ctx.Fail(err)
+		}
+		if p.N == 0 {
+			return ctx.Fail(errors.New("cannot double zero"))
+		}
+		var d int
+		if err := ctx.Step.Run("double", &d, func() (any, error) { return p.N * 2, nil }); err != nil {
+			return err
+		}
+		return ctx.SetResult(d)
+	})
+	workflow.RegisterWorkflow("conf-parent", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		var d int
+		if err := ctx.Step.Child("double", "conf-child", map[string]int{"n": 21}, &d); err != nil {
+			return err
+		}
+		var ce *workflow.ChildError
+		if err := ctx.Step.Child("zero", "conf-child", map[string]int{"n": 0}, nil); !errors.As(err, &ce) {
+			if err != nil {
+				return err
+			}
+			return ctx.Fail(errors.New("the zero child should have failed"))
+		}
+		return ctx.Step.Run("sum", nil, func() (any, error) { return d + 1, nil })
+	})
+	workflow.RegisterWorkflow("conf-cron", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		return ctx.Step.Run("tick", nil, func() (any, error) {
+			log.Printf("conf-cron: ran on %s", name)
+			return name, nil
+		})
+	}, workflow.WithSchedule("* * * * *"))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	client, err := workflow.ClientFromEnv()
 	if err != nil {
 		log.Fatal(err)
 	}
+	opts := workflow.WorkerOptions{InlineSleep: 100 * time.Millisecond}
+	if ms, err := strconv.Atoi(os.Getenv("CONFORMANCE_LEASE_MS")); err == nil && ms > 0 {
+		opts.Lease = time.Duration(ms) * time.Millisecond
+	}
 	log.Printf("conformance worker: ready")
 	// Sleeps over 100 ms park, so a sleep is checkpointed across claims.
-	if err := workflow.NewWorker(client, workflow.WorkerOptions{InlineSleep: 100 * time.Millisecond}).Run(ctx); err != nil {
+	if err := workflow.NewWorker(client, opts).Run(ctx); err != nil {
 		log.Fatal(err)
 	}
 }

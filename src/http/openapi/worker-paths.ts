@@ -49,9 +49,10 @@ const STEP_WRITE = obj(
 );
 const JOURNAL_ENTRY = obj({
   key: str,
-  kind: str,
-  status: str,
+  kind: { type: "string", enum: ["step", "sleep", "wait", "task"] },
+  status: { type: "string", enum: ["done", "pending", "error"] },
   value: {},
+  error: { anyOf: [obj({ message: str, code: str }, ["message"]), { type: "null" }] },
   event: { type: ["string", "null"] },
   wakeAt: { type: ["integer", "null"] },
   attempts: int,
@@ -68,6 +69,18 @@ const CLAIM = obj({
   leaseMs: int,
   steps: { type: "array", items: JOURNAL_ENTRY },
 });
+const CHILD = obj(
+  {
+    key: str,
+    position: int,
+    workflow: { type: "string", description: "a registered workflow" },
+    payload: {},
+    group: str,
+    maxAttempts: int,
+    concurrency: obj({ key: str, limit: int, windowMs: int }, ["key", "limit"]),
+  },
+  ["key", "position", "workflow"],
+);
 const TOKEN = { token: { type: "integer", description: "the claim's fencing token" } };
 
 /** The worker protocol paths (scope `worker`). */
@@ -145,18 +158,28 @@ export const WORKER_PATHS: Record<string, Json> = {
     }),
   },
   "/api/worker/runs/{id}/park": {
-    post: op("Park a claim (sleep, wait for a signal): write pending steps, release the run until it wakes", {
-      parameters: [RUN_ID],
-      requestBody: body(
-        obj({ ...TOKEN, steps: { type: "array", items: STEP_WRITE }, wakeAfterMs: { type: ["integer", "null"] } }, [
-          "token",
-        ]),
-      ),
-      responses: {
-        ...ok("parked", obj({ status: { type: "string", enum: ["waiting"] } })),
-        ...errors("400", "401", "403", "409"),
+    post: op(
+      "Park a claim (sleep, wait for a signal, child runs): write pending steps, release the run until it wakes",
+      {
+        parameters: [RUN_ID],
+        requestBody: body(
+          obj(
+            {
+              ...TOKEN,
+              steps: { type: "array", items: STEP_WRITE },
+              wakeAfterMs: { type: ["integer", "null"] },
+              children: { type: "array", items: CHILD },
+              awaitChildren: { type: "boolean", description: "wake when all the run's children are finished" },
+            },
+            ["token"],
+          ),
+        ),
+        responses: {
+          ...ok("parked", obj({ status: { type: "string", enum: ["waiting"] } })),
+          ...errors("400", "401", "403", "409"),
+        },
       },
-    }),
+    ),
   },
   "/api/worker/runs/{id}/finish": {
     post: op("End a claim: succeeded, failed, cancelled, or retry (the engine applies attempts and backoff)", {
@@ -176,6 +199,42 @@ export const WORKER_PATHS: Record<string, Json> = {
       responses: {
         ...ok("the run's status afterwards", obj({ status: str, retryInMs: int })),
         ...errors("400", "401", "403", "404", "409", "413"),
+      },
+    }),
+  },
+  "/api/worker/batch": {
+    post: op("Many fenced writes of many claims in one request and one commit; each answered on its own, in order", {
+      requestBody: body(
+        obj(
+          {
+            writes: {
+              type: "array",
+              minItems: 1,
+              maxItems: 1000,
+              items: obj(
+                {
+                  op: { type: "string", enum: ["steps", "park", "finish", "logs"] },
+                  runId: str,
+                  body: { type: "object", description: "the body of POST /api/worker/runs/{runId}/{op}" },
+                },
+                ["op", "runId", "body"],
+              ),
+            },
+          },
+          ["writes"],
+        ),
+      ),
+      responses: {
+        ...ok(
+          "one result per write, in order: the status and body its own route would have answered",
+          obj({
+            results: {
+              type: "array",
+              items: obj({ status: int, body: { type: "object" } }, ["status", "body"]),
+            },
+          }),
+        ),
+        ...errors("400", "401", "403", "413"),
       },
     }),
   },

@@ -2,12 +2,15 @@
  * Claiming for external workers: the store's `claim` verb (the one the built-in worker
  * uses), long-polled on a {@link WorkBell}, with expired leases reclaimed on the way
  * (a server started with `--workers none` has no worker of its own that would do it).
+ * While a claim waits, runs enqueued through this engine are created already leased to
+ * it (see `engine/handoff.ts`): the enqueue and the claim share one commit.
  */
 import { leaseRetryDelay } from "../../core/backoff.js";
 import { decodeValue } from "../../core/serde.js";
 import type { Engine } from "../../engine/engine.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
 import type { ClaimMessage } from "./messages.js";
+import { WaitingClaims } from "./waiting-claims.js";
 import type { WorkBell } from "./work-bell.js";
 
 /** How often waiting claims look for expired leases (ms). */
@@ -35,6 +38,8 @@ export interface JournalEntry {
   kind: StepRecord["kind"];
   status: StepRecord["status"];
   value: unknown;
+  /** A `task` step whose child run failed or was cancelled: its error. */
+  error: { message: string; code?: string } | null;
   event: string | null;
   wakeAt: number | null;
   attempts: number;
@@ -44,16 +49,22 @@ export interface JournalEntry {
 /** Claims for one request, waiting up to `waitMs` for work to appear. */
 export class ExternalClaims {
   private lastReclaim = 0;
+  private readonly waiting: WaitingClaims;
 
   constructor(
     private readonly engine: Engine,
     private readonly bell: WorkBell,
-  ) {}
+  ) {
+    this.waiting = new WaitingClaims(engine.localServer);
+    engine.handoff.add(this.waiting);
+  }
 
   /** Claims up to `msg.limit` runs; waits (long-poll) until one is claimable, `waitMs` passes or `signal` aborts. */
   async claim(msg: ClaimMessage, signal?: AbortSignal): Promise<ClaimView[]> {
     const { store } = this.engine;
     const deadline = Date.now() + msg.waitMs;
+    // Writes queued for the group commit go first (a claim costs a store query).
+    await new Promise((resolve) => setImmediate(resolve));
     for (;;) {
       if (signal?.aborted) return [];
       await this.reclaim();
@@ -69,8 +80,35 @@ export class ExternalClaims {
       const left = deadline - Date.now();
       if (left <= 0) return [];
       // Expired leases are looked for at least every RECLAIM_EVERY_MS while waiting.
-      await this.bell.wait(Math.min(RECLAIM_EVERY_MS, await this.untilNextTimer(msg, left)), signal);
+      const ms = Math.min(RECLAIM_EVERY_MS, await this.untilNextTimer(msg, left));
+      const handed = await this.waiting.wait(msg, (wake) =>
+        this.bell.wait(ms, signal ? AbortSignal.any([signal, wake]) : wake),
+      );
+      if (handed.length === 0) continue;
+      if (!signal?.aborted) return handed.map((c) => claimView(c, msg.leaseMs));
+      await this.giveBack(handed);
+      return [];
     }
+  }
+
+  /**
+   * Runs handed to a claim whose worker hung up meanwhile: parked with no wake delay,
+   * so they are claimable again at once without spending an attempt.
+   */
+  private async giveBack(claims: ClaimedRun[]): Promise<void> {
+    await Promise.all(
+      claims.map((c) =>
+        this.engine.committer.submit({
+          verb: "suspend",
+          lease: { runId: c.run.id, token: c.token },
+          steps: [],
+          children: [],
+          wakeAfterMs: 0,
+          awaitChildren: false,
+        }),
+      ),
+    );
+    this.engine.events.emit("work");
   }
 
   /** How long to wait: until the next due timer of these workflows, at most `left`. */
@@ -111,6 +149,7 @@ function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
       kind: s.kind,
       status: s.status,
       value: decodeValue(s.value) ?? null,
+      error: s.error ? { message: s.error.message, ...(s.error.code ? { code: s.error.code } : {}) } : null,
       event: s.event,
       wakeAt: s.wakeAt,
       attempts: s.attempts,

@@ -6,7 +6,7 @@ import { RUN_BACKOFF, type BackoffPolicy } from "../../core/backoff.js";
 import { parseSchedule, type ScheduleInput } from "../../core/cron.js";
 import { encodeValue, type SerializedError } from "../../core/serde.js";
 import { InvalidInputError } from "../../sdk/errors.js";
-import type { Lease, StepWrite, WorkflowInfo } from "../../store/types.js";
+import type { ConcurrencyLimit, Lease, StepWrite, WorkflowInfo } from "../../store/types.js";
 import { bodyObject, onlyFields, optInt, optString, reqString } from "../input.js";
 
 const bad = (message: string) => new InvalidInputError(message, { code: "INVALID_BODY" });
@@ -98,7 +98,7 @@ const STEP_STATUSES = ["done", "pending"] as const;
 
 /** Parses checkpoints to write (`steps` of a checkpoint or a park). Values are JSON values, encoded here. */
 export function parseSteps(raw: unknown, maxValueBytes: number): StepWrite[] {
-  if (raw === undefined) return [];
+  if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw bad('"steps" must be an array of {key, kind, status, position, ...}');
   return raw.map((s, i) => {
     const o = bodyObject(
@@ -157,4 +157,54 @@ export function parseFinish(body: Record<string, unknown>): FinishMessage {
   if (outcome === "succeeded") return { outcome, result: body.result };
   if (outcome === "cancelled") return { outcome, reason: optString(body, "reason") ?? null };
   return { outcome, error: parseWorkerError(body.error) };
+}
+
+/** A child run asked for by a park: the parent's step `key` resolves with its outcome. */
+export interface ChildMessage {
+  key: string;
+  position: number;
+  workflow: string;
+  payload: string | null;
+  group: string | undefined;
+  maxAttempts: number | undefined;
+  concurrency: ConcurrencyLimit | null;
+}
+
+/** Parses `children` of a park: `[{ key, position, workflow, payload?, group?, maxAttempts?, concurrency? }]`. */
+export function parseChildren(raw: unknown, maxValueBytes: number): ChildMessage[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw bad('"children" must be an array of {key, position, workflow, payload?}');
+  return raw.map((c, i) => {
+    const o = bodyObject(
+      c,
+      '{"key": "charge", "position": 2, "workflow": "charge-card", "payload": {"orderId": "o1"}}',
+    );
+    onlyFields(o, ["key", "position", "workflow", "payload", "group", "maxAttempts", "concurrency"]);
+    const key = reqString(o, "key", '"charge"');
+    const position = optInt(o, "position", 0, 1_000_000_000);
+    if (position === undefined)
+      throw bad(`"children[${i}].position" is required: the call's index in the execution, from 0`);
+    return {
+      key,
+      position,
+      workflow: reqString(o, "workflow", '"charge-card"'),
+      payload: encodeValue(o.payload ?? null, `payload of child "${key}"`, maxValueBytes),
+      group: optString(o, "group") || undefined,
+      maxAttempts: optInt(o, "maxAttempts", 1, 1001),
+      concurrency: parseConcurrency(o.concurrency, `children[${i}].concurrency`),
+    };
+  });
+}
+
+function parseConcurrency(raw: unknown, field: string): ConcurrencyLimit | null {
+  if (raw === undefined || raw === null) return null;
+  const o = bodyObject(raw, '{"key": "cards", "limit": 1, "windowMs": 60000}');
+  onlyFields(o, ["key", "limit", "windowMs"]);
+  const limit = optInt(o, "limit", 1, 1_000_000);
+  if (limit === undefined) throw bad(`"${field}.limit" is required: how many runs of the key may run at once`);
+  return {
+    key: reqString(o, "key", '"cards"'),
+    limit,
+    windowMs: optInt(o, "windowMs", 1, 86_400_000 * 365) ?? null,
+  };
 }

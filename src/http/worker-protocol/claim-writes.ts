@@ -1,0 +1,224 @@
+/**
+ * The fenced writes of a claim (checkpoint, park, finish, logs) in two halves, so that
+ * one write and a batch of many share one code path:
+ *   - {@link ClaimWrites.prepare} parses a body and reads what the write needs (the run,
+ *     for a finish); it writes nothing and throws a named error for bad input;
+ *   - {@link ClaimWrites.apply} hands the command to the engine's group committer
+ *     (synchronously: the writes of a batch applied in one turn share one transaction
+ *     and one fsync) and resolves with the route's answer once it is committed.
+ * A stale fencing token is refused with 409 `LEASE_LOST` and nothing is written.
+ */
+import { backoffDelay } from "../../core/backoff.js";
+import { encodeValue } from "../../core/serde.js";
+import type { Engine } from "../../engine/engine.js";
+import { newRunId } from "../../core/ids.js";
+import { InvalidInputError, LeaseLostError, RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
+import type { ChildSpec, Command, CommandResult, LogLine, RunOutcome, StepWrite } from "../../store/types.js";
+import { ConflictError } from "../errors.js";
+import { bodyObject, onlyFields, optInt } from "../input.js";
+import {
+  type ChildMessage,
+  type FinishMessage,
+  parseChildren,
+  parseFinish,
+  parseLease,
+  parseSteps,
+} from "./messages.js";
+
+/** A write named a claim that is no longer the run's current one (409). */
+export class LeaseLostHttpError extends ConflictError {
+  constructor(runId: string) {
+    super("LEASE_LOST", new LeaseLostError(runId).message + ": stop working on this claim (do not retry the write)");
+  }
+}
+
+/** The kinds of fenced write, by their route's last path segment. */
+export const CLAIM_WRITE_OPS = ["steps", "park", "finish", "logs"] as const;
+/** One kind of fenced write. */
+export type ClaimWriteOp = (typeof CLAIM_WRITE_OPS)[number];
+
+/** A parsed write, ready to hand to the committer. */
+export type PreparedWrite =
+  | { op: "steps" | "park" | "finish"; runId: string; command: Command; answer: Record<string, unknown> }
+  | { op: "logs"; runId: string; lines: LogLine[] };
+
+const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
+
+const EXAMPLES: Record<ClaimWriteOp, string> = {
+  steps: '{"token": 3, "steps": [{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": 1}]}',
+  park: '{"token": 3, "steps": [{"key": "nap", "kind": "sleep", "status": "pending", "position": 1, "wakeAfterMs": 60000}], "wakeAfterMs": 60000}',
+  finish: '{"token": 3, "outcome": "succeeded", "result": {"ok": true}}',
+  logs: '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge"}]}',
+};
+const FIELDS: Record<ClaimWriteOp, readonly string[]> = {
+  steps: ["token", "steps"],
+  park: ["token", "steps", "wakeAfterMs", "children", "awaitChildren"],
+  finish: ["token", "outcome", "result", "error", "reason"],
+  logs: ["token", "attempt", "lines"],
+};
+
+/** See the module comment. */
+export class ClaimWrites {
+  constructor(private readonly engine: Engine) {}
+
+  /**
+   * Parses the body of one write of run `runId` and reads what it needs; writes nothing.
+   * @throws InvalidInputError (400) naming the field, RunNotFoundError (404) for a finish of an unknown run
+   */
+  async prepare(op: ClaimWriteOp, runId: string, raw: unknown): Promise<PreparedWrite> {
+    const { engine } = this;
+    const b = bodyObject(raw, EXAMPLES[op]);
+    onlyFields(b, FIELDS[op]);
+    const lease = parseLease(runId, b);
+    switch (op) {
+      case "steps": {
+        const steps = parseSteps(b.steps, engine.maxValueLimit);
+        return { op, runId, command: { verb: "saveSteps", lease, steps }, answer: { saved: steps.map((s) => s.key) } };
+      }
+      case "park": {
+        const steps = parseSteps(b.steps, engine.maxValueLimit);
+        const wakeAfterMs = optInt(b, "wakeAfterMs", 0, Number.MAX_SAFE_INTEGER) ?? null;
+        const children = await this.childSpecs(runId, parseChildren(b.children, engine.maxValueLimit), steps);
+        if (b.awaitChildren !== undefined && typeof b.awaitChildren !== "boolean")
+          throw new InvalidInputError('"awaitChildren" must be true or false', { code: "INVALID_BODY" });
+        const command: Command = {
+          verb: "suspend",
+          lease,
+          steps,
+          children,
+          wakeAfterMs,
+          // Wake when all children of the run are finished (default: when this park creates some).
+          awaitChildren: (b.awaitChildren as boolean | undefined) ?? children.length > 0,
+        };
+        return { op, runId, command, answer: { status: "waiting" } };
+      }
+      case "finish": {
+        const msg = parseFinish(b);
+        const run = await engine.store.getRun(runId);
+        if (!run) throw new RunNotFoundError(runId);
+        const outcome = toOutcome(msg, run, engine.maxValueLimit);
+        return {
+          op,
+          runId,
+          command: { verb: "complete", lease, outcome },
+          answer: {
+            status: outcome.status === "retry" ? "pending" : outcome.status,
+            ...(outcome.status === "retry" ? { retryInMs: outcome.delayMs } : {}),
+          },
+        };
+      }
+      case "logs":
+        return { op, runId, lines: parseLogLines(runId, lease.token, b) };
+    }
+  }
+
+  /**
+   * The child runs of a park, from their workflows' registrations; adds each child's
+   * pending `task` step (resolved by the child's completion) to `steps`.
+   * @throws UnknownWorkflowError for a child of a workflow nobody registered
+   */
+  private async childSpecs(parentId: string, msgs: ChildMessage[], steps: StepWrite[]): Promise<ChildSpec[]> {
+    if (msgs.length === 0) return [];
+    const { store } = this.engine;
+    const parent = await store.getRun(parentId);
+    if (!parent) throw new RunNotFoundError(parentId);
+    return Promise.all(
+      msgs.map(async (m) => {
+        const info = await store.getWorkflow(m.workflow);
+        if (!info)
+          throw new UnknownWorkflowError(
+            m.workflow,
+            (await store.listWorkflows()).map((w) => w.name),
+          );
+        const id = newRunId();
+        steps.push({
+          key: m.key,
+          kind: "task",
+          target: m.workflow,
+          status: "pending",
+          childId: id,
+          position: m.position,
+        });
+        return {
+          id,
+          dedupe: false,
+          workflow: m.workflow,
+          queue: m.group ?? info.queue,
+          payload: m.payload,
+          maxAttempts: m.maxAttempts ?? info.maxAttempts,
+          backoff: info.backoff,
+          createdBy: parent.createdBy,
+          parentKey: m.key,
+          concurrency: m.concurrency,
+        };
+      }),
+    );
+  }
+
+  /**
+   * Hands a prepared write to the committer now (in this turn) and resolves with its
+   * answer once committed.
+   * @throws LeaseLostHttpError (409) when the token is stale; a ConflictError for another refusal
+   */
+  apply(w: PreparedWrite): Promise<Record<string, unknown>> {
+    const { engine } = this;
+    if (w.op === "logs") {
+      for (const line of w.lines) engine.committer.log(line);
+      // Drained a microtask later, so that the writes applied after these in the same turn share the commit.
+      return Promise.resolve()
+        .then(() => engine.committer.drain())
+        .then(() => ({ accepted: w.lines.length }));
+    }
+    return engine.committer.submit(w.command).then((r) => {
+      refuseUnlessOk(r, w.runId);
+      if (w.op === "finish") engine.events.emit("settled", w.runId);
+      if (w.op !== "steps") engine.events.emit("work");
+      return w.answer;
+    });
+  }
+}
+
+function refuseUnlessOk(r: CommandResult, runId: string): void {
+  if (!r.ok && r.fenced) throw new LeaseLostHttpError(runId);
+  if (!r.ok) throw new ConflictError(r.error.code ?? "WRITE_REFUSED", r.error.message);
+}
+
+function parseLogLines(runId: string, token: number, b: Record<string, unknown>): LogLine[] {
+  const attempt = optInt(b, "attempt", 1, 1_000_000) ?? 1;
+  if (!Array.isArray(b.lines))
+    throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?}', { code: "INVALID_BODY" });
+  return b.lines.map((l) => {
+    const o = bodyObject(l, '{"level": "info", "message": "hello"}');
+    const level = o.level === undefined ? "info" : (o.level as LogLine["level"]);
+    if (!LOG_LEVELS.has(level))
+      throw new InvalidInputError(`"level" must be one of debug, info, warn, error`, { code: "INVALID_BODY" });
+    return {
+      runId,
+      token,
+      attempt,
+      level,
+      message: String(o.message ?? ""),
+      stepKey: typeof o.stepKey === "string" ? o.stepKey : null,
+      ts: Date.now(),
+    };
+  });
+}
+
+/** The store outcome for a worker's finish; `retry` becomes `failed` once attempts are spent, with the run's backoff. */
+function toOutcome(
+  msg: FinishMessage,
+  run: { attempt: number; maxAttempts: number; backoff: { base: number; max: number }; id: string },
+  maxBytes: number,
+): RunOutcome {
+  switch (msg.outcome) {
+    case "succeeded":
+      return { status: "succeeded", result: encodeValue(msg.result, `result of run ${run.id}`, maxBytes) };
+    case "failed":
+      return { status: "failed", error: msg.error };
+    case "cancelled":
+      return { status: "cancelled", reason: msg.reason };
+    case "retry":
+      if (run.attempt >= run.maxAttempts) return { status: "failed", error: msg.error };
+      return { status: "retry", error: msg.error, delayMs: backoffDelay(run.backoff, run.attempt) };
+  }
+}
