@@ -6,23 +6,9 @@
  */
 import { InvalidInputError } from "../../sdk/errors.js";
 import type { Store } from "../../store/types.js";
+import { DECISION_OUTCOMES, type DecisionOutcome } from "../decision-outcomes.js";
 
-/** What happened to one subscriber of one write. */
-export type DecisionOutcome =
-  /** A run of the subscriber was enqueued. */
-  | "dispatched"
-  /** The write was counted towards a `trigger all` join that still misses inputs. */
-  | "join-pending"
-  /** The write completed a `trigger all` join: its run was enqueued. */
-  | "join-fired"
-  /** The write opened a debounce window: a run was scheduled at its end. */
-  | "debounce-scheduled"
-  /** The write fell into an open debounce window: it replaces the earlier trigger (last write wins). */
-  | "debounced"
-  /** Nothing was started; `reason` says why. */
-  | "skipped"
-  /** The freshness watchdog started a run of a stale script. */
-  | "freshness-run";
+export { DECISION_OUTCOMES, type DecisionOutcome };
 
 /** One recorded decision. */
 export interface DispatchDecision {
@@ -79,17 +65,6 @@ export interface DecisionFilter {
   run?: string;
   limit?: number;
 }
-
-/** Every decision outcome, for validating filters. */
-export const DECISION_OUTCOMES: readonly DecisionOutcome[] = [
-  "dispatched",
-  "join-pending",
-  "join-fired",
-  "debounce-scheduled",
-  "debounced",
-  "skipped",
-  "freshness-run",
-];
 
 /** Whether a decision passes a filter (pure). */
 export function decisionMatches(d: DispatchDecision, f: DecisionFilter): boolean {

@@ -6,6 +6,7 @@
  */
 import { lazy, Suspense, useMemo, useState } from "react";
 import { Link, useLocation } from "wouter";
+import { DECISION_OUTCOMES } from "../../../pipeline/decision-outcomes";
 import type { PipelineGraphJson } from "../../../pipeline/runtime/render";
 import type { PipelineStatus } from "../../../pipeline/runtime/status";
 import { api, type ApiError, seg } from "../api/client";
@@ -24,17 +25,6 @@ import "../styles/pipelines.css";
 const iso = (ms: number) => new Date(ms).toISOString();
 const relative = (ms: number, now: number) => relativeIso(iso(ms), now);
 const timestamp = (ms: number) => timestampIso(iso(ms));
-
-/** The dispatch decision kinds, for the filter (as `DECISION_OUTCOMES` in the runtime). */
-const DECISION_KINDS = [
-  "dispatched",
-  "join-pending",
-  "join-fired",
-  "debounce-scheduled",
-  "debounced",
-  "skipped",
-  "freshness-run",
-] as const;
 
 const PipelineGraph = lazy(() => import("../components/PipelineGraph"));
 
@@ -346,7 +336,7 @@ export function PipelinePage() {
           <div className="actions small">
             <select value={kind} onChange={(e) => setKind(e.target.value)} aria-label="Decision kind">
               <option value="">every kind</option>
-              {DECISION_KINDS.map((k) => (
+              {DECISION_OUTCOMES.map((k) => (
                 <option key={k} value={k}>
                   {k}
                 </option>
