@@ -1,11 +1,9 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { listProjectFiles, SKIP_DIRS } from "./project-files.js";
 
 /** File extensions Sluice loads as modules. */
 export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
-
-/** Folder names never searched: dependencies, build output, version control. */
-const SKIP_DIRS = new Set(["node_modules", "dist", "build", "coverage"]);
 
 /** True for a file Sluice may load as a module (not a test, not a declaration). */
 export function isModuleFile(name: string): boolean {
@@ -18,18 +16,7 @@ export function isModuleFile(name: string): boolean {
  * `node_modules` and build output.
  */
 export function listModuleFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.name.startsWith(".")) continue;
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        if (!SKIP_DIRS.has(entry.name)) walk(full);
-      } else if (entry.isFile() && isModuleFile(entry.name)) out.push(relative(root, full).split(sep).join("/"));
-    }
-  };
-  walk(root);
-  return out.sort();
+  return listProjectFiles(root, isModuleFile);
 }
 
 /** Source that defines something runnable: a `defineWorkflow`, or a `main` export (workflow as code or script). */

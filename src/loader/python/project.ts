@@ -5,8 +5,9 @@
  * (a "bundle" with a Python header) and a run is pinned to the version it started on.
  */
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { listProjectFiles } from "../project-files.js";
+import { join } from "node:path";
 import type { Engine } from "../../engine/engine.js";
 import { DuplicateWorkflowError } from "../../sdk/errors.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
@@ -32,7 +33,6 @@ export function isPythonBundle(code: string): boolean {
 
 /** Top-level folders whose `.py` files are workflows and scripts. */
 const PYTHON_ROOTS = ["f", "u"];
-const SKIP_DIRS = new Set(["node_modules", "dist", "build", "coverage", "__pycache__"]);
 /** A pipeline member (`# pipeline`) is run by the pipeline runtime, not loaded here. */
 const PIPELINE_MARK = /^[ \t]*#[ \t]*pipeline[ \t]*$/m;
 
@@ -46,28 +46,10 @@ export interface LoadedPythonFile {
 
 /** Lists the project's Python workflow and script candidates (relative, sorted): files with a `def main`. */
 export function listPythonFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.name.startsWith(".")) continue;
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) walk(full);
-      } else if (e.isFile() && e.name.endsWith(".py")) {
-        const source = readFileSync(full, "utf8");
-        if (/^(?:async[ \t]+)?def[ \t]+main[ \t]*\(/m.test(source) && !PIPELINE_MARK.test(source))
-          out.push(relative(root, full).split(sep).join("/"));
-      }
-    }
-  };
-  for (const top of PYTHON_ROOTS) walk(join(root, top));
-  return out.sort();
+  return listProjectFiles(root, (name) => name.endsWith(".py"), PYTHON_ROOTS).filter((file) => {
+    const source = readFileSync(join(root, file), "utf8");
+    return /^(?:async[ \t]+)?def[ \t]+main[ \t]*\(/m.test(source) && !PIPELINE_MARK.test(source);
+  });
 }
 
 /** Loads a project's Python workflows into an engine. */

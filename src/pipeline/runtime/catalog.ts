@@ -4,8 +4,9 @@
  * (`analyzePipeline`), with each folder's `pipeline.json` trigger rows. A folder with an
  * error diagnostic is not loaded.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, posix, relative, sep } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { listProjectFiles } from "../../loader/project-files.js";
+import { join, posix } from "node:path";
 import { analyzePipeline, type AnalyzedPipeline, type AnalyzedScript } from "../analyze.js";
 import type { AssetInput } from "../annotation-types.js";
 import { type Diagnostic, hasErrors } from "../diagnostics.js";
@@ -18,7 +19,6 @@ import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FIL
 
 /** File extensions that can be pipeline scripts. */
 export const PIPELINE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".py", ".sh", ".sql"];
-const SKIP_DIRS = new Set(["node_modules", "dist", "build", "coverage"]);
 const MARKER = /^[ \t]*(?:\/\/|#|--)[ \t]*pipeline[ \t]*$/m;
 const MAX_BYTES = 2 * 1024 * 1024;
 
@@ -65,31 +65,13 @@ export interface Subscription {
 }
 
 function candidateFiles(root: string): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.name.startsWith(".")) continue;
-      const full = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (!SKIP_DIRS.has(e.name)) walk(full);
-      } else if (
-        e.isFile() &&
-        PIPELINE_EXTENSIONS.some((x) => e.name.endsWith(x)) &&
-        !/\.(test|spec)\.[mc]?[jt]s$/.test(e.name) &&
-        !e.name.endsWith(".d.ts")
-      ) {
-        out.push(relative(root, full).split(sep).join("/"));
-      }
-    }
-  };
-  walk(root);
-  return out.sort();
+  return listProjectFiles(
+    root,
+    (name) =>
+      PIPELINE_EXTENSIONS.some((x) => name.endsWith(x)) &&
+      !/\.(test|spec)\.[mc]?[jt]s$/.test(name) &&
+      !name.endsWith(".d.ts"),
+  );
 }
 
 function readSource(root: string, rel: string): string | undefined {
