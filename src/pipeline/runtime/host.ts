@@ -103,6 +103,8 @@ export class PipelineHost implements PipelineServices {
   private readonly subprocess: Partial<SubprocessSettings>;
   private started = false;
   private planRegistered = false;
+  /** The plan and backfill workflows' registration started by the constructor (awaited by {@link start}). */
+  private readonly planReady: Promise<void>;
   /** The script runners (and with them the Python bridge) have been loaded. */
   private runnersLoaded = false;
   private reported = new Set<string>();
@@ -124,7 +126,9 @@ export class PipelineHost implements PipelineServices {
     this.assetsReady.catch(() => {});
     installAssetSdk();
     project.addTransform((file, exports, defs) => this.transform(file, exports, defs));
-    this.ensurePlanWorkflow();
+    // Awaited by start(), which reports its failure; until then nothing may go unhandled.
+    this.planReady = this.ensurePlanWorkflow();
+    this.planReady.catch(() => {});
     hostsByEngine().set(this.engine, this);
   }
 
@@ -234,7 +238,7 @@ export class PipelineHost implements PipelineServices {
     const before = this.current;
     this.current = PipelineCatalog.scan(this.root);
     this.reported.clear();
-    this.ensurePlanWorkflow();
+    await this.ensurePlanWorkflow();
     await this.registerScripts();
     for (const m of this.current.members()) {
       const old = before.member(m.path);
@@ -249,6 +253,7 @@ export class PipelineHost implements PipelineServices {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    await this.planReady;
     await this.assetsReady;
     await this.registerScripts();
     this.summary();
@@ -292,10 +297,10 @@ export class PipelineHost implements PipelineServices {
   }
 
   /** Registers the plan workflow once the project has a pipeline (a project without one sees nothing new). */
-  private ensurePlanWorkflow(): void {
+  private async ensurePlanWorkflow(): Promise<void> {
     if (this.planRegistered || this.current.folders().length === 0) return;
     this.planRegistered = true;
-    void this.engine.register([planWorkflow(this), backfillWorkflow(this)], { replace: true });
+    await this.engine.register([planWorkflow(this), backfillWorkflow(this)], { replace: true });
   }
 
   private say(line: string): void {
