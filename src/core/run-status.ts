@@ -13,6 +13,14 @@ export type RunStatus = "pending" | "running" | "waiting" | "succeeded" | "faile
 /** Every run status, in lifecycle order. */
 export const RUN_STATUSES: readonly RunStatus[] = ["pending", "running", "waiting", "succeeded", "failed", "cancelled"];
 
+/** Statuses a run never leaves. */
+export const TERMINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "cancelled"];
+
+/** True when `status` is final (one of {@link TERMINAL_STATUSES}). */
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
 /**
  * Tako's status names that differ from Sluice's, and the status each means.
  * `dead`: failed after its last retry, or by `ctx.fail` (Sluice: `failed`). Tako's

@@ -18,20 +18,15 @@
  * database clock on Postgres).
  */
 import type { BackoffPolicy } from "../core/backoff.js";
-import type { RunStatus } from "../core/run-status.js";
+import { isTerminal, type RunStatus, TERMINAL_STATUSES } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
 import type { ParamSpec } from "../core/params.js";
 
 /** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"); names and Tako's aliases in `core/run-status.ts`. */
 export type { RunStatus };
 
-/** Statuses a run never leaves. */
-export const TERMINAL_STATUSES: readonly RunStatus[] = ["succeeded", "failed", "cancelled"];
-
-/** True when `status` is final. */
-export function isTerminal(status: RunStatus): boolean {
-  return status === "succeeded" || status === "failed" || status === "cancelled";
-}
+/** Statuses a run never leaves, and the test for them (defined once in `core/run-status.ts`). */
+export { isTerminal, TERMINAL_STATUSES };
 
 /** What kind of primitive wrote a checkpoint. */
 export type StepKind = "step" | "sleep" | "wait" | "task" | "approval" | "asset";

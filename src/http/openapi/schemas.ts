@@ -1,5 +1,7 @@
 /** Component schemas of the OpenAPI document (the shapes of `api-types.ts`). */
 
+import { RUN_STATUSES } from "../../core/run-status.js";
+
 type Schema = Record<string, unknown>;
 
 const str = (description?: string): Schema => (description ? { type: "string", description } : { type: "string" });
@@ -18,7 +20,7 @@ const obj = (properties: Record<string, Schema>, required = Object.keys(properti
 });
 const any: Schema = { description: "any JSON value" };
 
-const RUN_STATUS = { type: "string", enum: ["pending", "running", "waiting", "succeeded", "failed", "cancelled"] };
+const RUN_STATUS = { type: "string", enum: [...RUN_STATUSES] };
 
 /** `components.schemas`. */
 export const SCHEMAS: Record<string, Schema> = {

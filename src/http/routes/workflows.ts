@@ -1,7 +1,7 @@
 /** `GET /api/workflows`, `GET /api/workflows/:name` (stats, recent runs), `GET /api/workflows/:name/diagram`. */
 import type { Hono } from "hono";
 import { UnknownWorkflowError } from "../../sdk/errors.js";
-import type { Store, WorkflowInfo } from "../../store/types.js";
+import { type Store, TERMINAL_STATUSES, type WorkflowInfo } from "../../store/types.js";
 import type { ApiDiagram, ApiWorkflowDetail, ApiWorkflowSummary } from "../api-types.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
@@ -48,7 +48,7 @@ export function workflowRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
         { filter: { workflow: info.name }, limit: 20, topLevel: true },
         errorDetailFor(c.get("identity")),
       ),
-      store.listRuns({ workflow: info.name, status: ["succeeded", "failed", "cancelled"], limit: STATS_SAMPLE * 4 }),
+      store.listRuns({ workflow: info.name, status: [...TERMINAL_STATUSES], limit: STATS_SAMPLE * 4 }),
       store.listRuns({ workflow: info.name, status: ["pending", "running", "waiting"], limit: 10_000 }),
     ]);
     const topFinished = finished.filter((r) => r.parentId === null).slice(0, STATS_SAMPLE);

@@ -1,12 +1,12 @@
 /** Run and step statuses for display: labels, and the CSS class that colours them. */
-import { aliasesOf, resolveStatusName } from "../../../core/run-status";
+import { aliasesOf, resolveStatusName, TERMINAL_STATUSES } from "../../../core/run-status";
 import type { ApiRunStatus } from "../../../http/api-types";
 
 /** Every display status: run statuses plus diagram/timeline states. */
 export type DisplayStatus = ApiRunStatus | "sleeping" | "skipped" | "idle";
 
-/** Statuses a run never leaves. */
-export const FINISHED: readonly ApiRunStatus[] = ["succeeded", "failed", "cancelled"];
+/** Statuses a run never leaves (`core/run-status.ts`). */
+export const FINISHED: readonly ApiRunStatus[] = TERMINAL_STATUSES;
 
 /** True when the run is done. */
 export const isFinished = (s: ApiRunStatus) => FINISHED.includes(s);
