@@ -61,8 +61,10 @@ export async function offerJoin(
   required: readonly string[],
   payloadFor: (generation: number) => unknown,
 ): Promise<JoinOffer> {
+  // The store's clock (the database's on Postgres), so servers with skewed clocks agree on times.
+  const now = await store.now();
   return swapJson<JoinState, JoinOffer>(store, joinKey(script, partition), (cur) => {
-    const state: JoinState = cur ?? { generation: 1, epoch: Date.now(), inputs: {}, consumed: {} };
+    const state: JoinState = cur ?? { generation: 1, epoch: now, inputs: {}, consumed: {} };
     const missingOf = (inputs: JoinState["inputs"]) => required.filter((r) => !inputs[r]);
     if (state.fired && state.fired.by === by && state.consumed[input] === by) {
       return {
@@ -79,7 +81,7 @@ export async function offerJoin(
     if (state.consumed[input] === by || state.inputs[input]?.run === by) {
       return { next: undefined, result: { outcome: "pending", missing: missingOf(state.inputs) } };
     }
-    const inputs = { ...state.inputs, [input]: { run: by, at: Date.now() } };
+    const inputs = { ...state.inputs, [input]: { run: by, at: now } };
     const missing = missingOf(inputs);
     if (missing.length > 0) return { next: { ...state, inputs }, result: { outcome: "pending", missing } };
     const run = dispatchRunId("j", script, partition, state.epoch, state.generation);
@@ -90,7 +92,7 @@ export async function offerJoin(
       epoch: state.epoch,
       inputs: {},
       consumed,
-      fired: { generation: state.generation, run, by, payload, at: Date.now() },
+      fired: { generation: state.generation, run, by, payload, at: now },
     };
     return { next, result: { outcome: "fired", run, generation: state.generation, payload, again: false } };
   });
