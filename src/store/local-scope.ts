@@ -16,7 +16,7 @@ export function defaultServerName(env: Record<string, string | undefined> = proc
 
 /** The server that `local: true` workflows are scoped to, or null when the store is not shared across hosts. */
 export function localServerFor(store: Store, server: string | undefined): string | null {
-  return store.kind === "postgres" ? (server ?? defaultServerName()) : null;
+  return store.location.kind === "server" ? (server ?? defaultServerName()) : null;
 }
 
 /** The queue of a local workflow's runs on `server`. */
