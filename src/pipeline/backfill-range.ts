@@ -3,8 +3,8 @@
  * range (`--from-partition`/`--to-partition`, enumerated in the scheme chosen by `--scheme`
  * or by the first partitioned step) or an explicit list of dynamic keys (`--keys`). Steps
  * of any other scheme are left out, each with the reason, instead of being run with a
- * value of the wrong shape. With `mapCoarser` (`--map-partitions`), coarser time steps that
- * come after a step of the range (weekly or monthly after daily) are kept instead, each
+ * value of the wrong shape. With `mapCoarser` (`--map-partitions`), coarser time steps
+ * downstream of a step of the range (weekly or monthly after daily) are kept instead, each
  * scheme as a stage of the partitions whose windows overlap the range
  * (`partition-mapping.ts`), run after the range's own partitions.
  */
@@ -21,6 +21,8 @@ export interface RangeStep {
   readonly scheme?: PartitionSpec;
   /** Why the step is not loaded, if it is not: it is left out. */
   readonly notLoaded?: string;
+  /** Paths of the steps it depends on, transitively (for partition mappings). */
+  readonly upstream?: readonly string[];
 }
 
 /** What the user asked for. */
@@ -123,12 +125,12 @@ export function typedRange(steps: readonly RangeStep[], request: RangeRequest): 
   const mapped: MappedStage[] = [];
   if (request.mapCoarser && scheme.kind !== "dynamic" && partitions.length > 0) {
     const from = scheme;
-    const firstIncluded = steps.findIndex((s) => s.path === included[0]);
+    const inRange = new Set(included);
     const stages = new Map<string, MappedStage>();
-    for (const [i, s] of steps.entries()) {
+    for (const s of steps) {
       const sc = s.scheme;
-      if (i < firstIncluded || s.notLoaded !== undefined || !sc || sc.kind === "dynamic" || !isCoarser(from, sc))
-        continue;
+      const downstream = (s.upstream ?? []).some((u) => inRange.has(u));
+      if (!downstream || s.notLoaded !== undefined || !sc || sc.kind === "dynamic" || !isCoarser(from, sc)) continue;
       const k = partitionSchemeKey(sc);
       const stage = stages.get(k) ?? {
         scheme: sc,

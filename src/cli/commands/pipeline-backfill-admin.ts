@@ -102,7 +102,7 @@ export async function backfillAdmin(
   await withPipelineRuntime(
     cx.io,
     opts,
-    payload.steps,
+    [...payload.steps, ...(payload.mapped ?? []).flatMap((m) => m.steps)],
     async (_host, engine) => {
       let target = id;
       if (isFinal(progress.status)) {
