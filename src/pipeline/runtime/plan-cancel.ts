@@ -4,7 +4,7 @@
  * redo it), then the plan is cancelled. The plan checks the same cancel flag as a
  * backfill's plans, keyed by its own id, before each step.
  */
-import type { RunRecord, Store } from "../../store/types.js";
+import type { RunRecord } from "../../store/types.js";
 import { CANCEL_PREFIX, type CancelDeps, type CancelOptions } from "./backfill-cancel.js";
 
 const ACTIVE = new Set(["pending", "running", "waiting"]);
