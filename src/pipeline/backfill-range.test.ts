@@ -81,3 +81,51 @@ describe("typed backfill ranges", () => {
     );
   });
 });
+
+describe("partition mappings (--map-partitions)", () => {
+  const CHAIN: RangeStep[] = [
+    { path: "f/c/daily.ts", scheme: spec("daily") },
+    { path: "f/c/weekly.ts", scheme: spec("weekly"), upstream: ["f/c/daily.ts"] },
+    { path: "f/c/monthly.ts", scheme: spec("monthly"), upstream: ["f/c/daily.ts", "f/c/weekly.ts"] },
+    { path: "f/c/hourly.ts", scheme: spec("hourly"), upstream: ["f/c/daily.ts"] },
+    { path: "f/c/other.ts", scheme: spec("monthly") },
+    { path: "f/c/plain.ts", upstream: ["f/c/daily.ts"] },
+  ];
+
+  it("a daily range selects the weekly and monthly windows it overlaps, finest first", () => {
+    const r = typedRange(CHAIN, { fromPartition: "2026-04-30", toPartition: "2026-05-10", mapCoarser: true });
+    expect(r.steps).toEqual(["f/c/daily.ts"]);
+    expect(r.mapped.map((m) => [m.scheme.kind, m.steps, m.partitions])).toEqual([
+      ["weekly", ["f/c/weekly.ts"], ["2026-W18", "2026-W19"]],
+      ["monthly", ["f/c/monthly.ts"], ["2026-04", "2026-05"]],
+    ]);
+    // A finer scheme is not mapped (one day is not one hour), nor an unpartitioned step, nor a
+    // coarser step that does not depend on the range's steps.
+    expect(r.excluded.map((e) => e.step)).toEqual(["f/c/hourly.ts", "f/c/other.ts", "f/c/plain.ts"]);
+  });
+
+  it("without the option nothing is mapped; a coarser step upstream of the range is left out", () => {
+    expect(typedRange(CHAIN, { fromPartition: "2026-05-01", toPartition: "2026-05-02" }).mapped).toEqual([]);
+    const before = typedRange(
+      [
+        { path: "f/c/weekly.ts", scheme: spec("weekly") },
+        { path: "f/c/daily.ts", scheme: spec("daily"), upstream: ["f/c/weekly.ts"] },
+      ],
+      { fromPartition: "2026-05-01", toPartition: "2026-05-02", kind: "daily", mapCoarser: true },
+    );
+    expect(before.mapped).toEqual([]);
+    expect(before.excluded.map((e) => e.step)).toEqual(["f/c/weekly.ts"]);
+  });
+
+  it("maps by time windows across zones: a New York day late in the month reaches into the next UTC month", () => {
+    const ny = spec("daily", { tz: "America/New_York", format: "%Y/%m/%d" });
+    const r = typedRange(
+      [
+        { path: "f/c/ny.ts", scheme: ny },
+        { path: "f/c/monthly.ts", scheme: spec("monthly"), upstream: ["f/c/ny.ts"] },
+      ],
+      { fromPartition: "2026/05/31", toPartition: "2026/05/31", mapCoarser: true },
+    );
+    expect(r.mapped[0]!.partitions).toEqual(["2026-05", "2026-06"]);
+  });
+});

@@ -3,12 +3,16 @@
  * range (`--from-partition`/`--to-partition`, enumerated in the scheme chosen by `--scheme`
  * or by the first partitioned step) or an explicit list of dynamic keys (`--keys`). Steps
  * of any other scheme are left out, each with the reason, instead of being run with a
- * value of the wrong shape.
+ * value of the wrong shape. With `mapCoarser` (`--map-partitions`), coarser time steps
+ * downstream of a step of the range (weekly or monthly after daily) are kept instead, each
+ * scheme as a stage of the partitions whose windows overlap the range
+ * (`partition-mapping.ts`), run after the range's own partitions.
  */
 import { PartitionRangeError } from "./errors.js";
 import { describeScheme } from "./lineage-schemes.js";
+import { grain, isCoarser, mapTimeRange } from "./partition-mapping.js";
 import { enumeratePartitions } from "./partition-range.js";
-import { isTimeKind, partitionSchemeKey, type PartitionSpec } from "./partition-spec.js";
+import { isTimeKind, partitionSchemeKey, type PartitionSpec, type TimePartitionSpec } from "./partition-spec.js";
 import { assertPartitionValue } from "./partition-value.js";
 
 /** A planned step and its effective scheme (none when it is not partitioned). */
@@ -17,6 +21,8 @@ export interface RangeStep {
   readonly scheme?: PartitionSpec;
   /** Why the step is not loaded, if it is not: it is left out. */
   readonly notLoaded?: string;
+  /** Paths of the steps it depends on, transitively (for partition mappings). */
+  readonly upstream?: readonly string[];
 }
 
 /** What the user asked for. */
@@ -27,6 +33,17 @@ export interface RangeRequest {
   readonly keys?: readonly string[];
   /** Time kind of the range when the steps have several (`--scheme weekly`). */
   readonly kind?: string;
+  /** Map the range onto coarser time schemes of later steps instead of leaving them out. */
+  readonly mapCoarser?: boolean;
+}
+
+/** Steps of a coarser scheme selected through a partition mapping, with their partitions. */
+export interface MappedStage {
+  readonly scheme: TimePartitionSpec;
+  /** Their steps, in plan order. */
+  readonly steps: string[];
+  /** The partitions of their scheme overlapping the range. */
+  readonly partitions: string[];
 }
 
 /** A step left out of the backfill, and why. */
@@ -42,6 +59,8 @@ export interface TypedRange {
   /** The steps of the range's scheme, in plan order. */
   readonly steps: string[];
   readonly excluded: ExcludedStep[];
+  /** Coarser stages selected by `mapCoarser`, finest first (empty without it). */
+  readonly mapped: MappedStage[];
 }
 
 function fail(message: string): never {
@@ -103,7 +122,34 @@ export function typedRange(steps: readonly RangeStep[], request: RangeRequest): 
     partitions = [...new Set(request.keys.map((k) => assertPartitionValue(k.trim())))];
     if (partitions.length === 0) fail("--keys needs at least one key, e.g. --keys acme,globex");
   } else partitions = enumeratePartitions(scheme, request.fromPartition!, request.toPartition!);
-  return { scheme, partitions, steps: included, excluded };
+  const mapped: MappedStage[] = [];
+  if (request.mapCoarser && scheme.kind !== "dynamic" && partitions.length > 0) {
+    const from = scheme;
+    const inRange = new Set(included);
+    const stages = new Map<string, MappedStage>();
+    for (const s of steps) {
+      const sc = s.scheme;
+      const downstream = (s.upstream ?? []).some((u) => inRange.has(u));
+      if (!downstream || s.notLoaded !== undefined || !sc || sc.kind === "dynamic" || !isCoarser(from, sc)) continue;
+      const k = partitionSchemeKey(sc);
+      const stage = stages.get(k) ?? {
+        scheme: sc,
+        steps: [],
+        partitions: mapTimeRange(from, partitions[0]!, partitions[partitions.length - 1]!, sc),
+      };
+      stage.steps.push(s.path);
+      stages.set(k, stage);
+    }
+    mapped.push(...[...stages.values()].sort((a, b) => grain(a.scheme.kind) - grain(b.scheme.kind)));
+  }
+  const mappedSteps = new Set(mapped.flatMap((m) => m.steps));
+  return {
+    scheme,
+    partitions,
+    steps: included,
+    excluded: excluded.filter((e) => !mappedSteps.has(e.step)),
+    mapped,
+  };
 }
 
 /** Split a `--keys a,b,c` value (surrounding whitespace dropped, empty entries refused). */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.js";
 import { startHttpServer, type HttpServer } from "../../src/http/server.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../src/pipeline/runtime/backfill-workflow.js";
+import { eventually } from "../helpers/tmp.js";
 import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
 import { type Browser, launch, skipReason } from "./browser.js";
 
@@ -26,6 +27,12 @@ export async function main() {
 	const rows = JSON.parse(await wmill.loadS3File({ s3: 'demo/raw.json' }));
 	await new Promise((r) => setTimeout(r, 300));
 	await wmill.writeS3File({ s3: 'demo/sum.json' }, JSON.stringify({ sum: rows.length }));
+}
+`,
+  "f/slow/nap.ts": `// pipeline
+export async function main(partition: string) {
+	await new Promise((r) => setTimeout(r, 400));
+	return partition;
 }
 `,
 };
@@ -93,6 +100,36 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
     await decisions.getByText("No decisions match the filter.").waitFor();
     await page.getByLabel("Decision kind").selectOption("dispatched");
     await decisions.locator('tr[data-outcome="dispatched"]').first().waitFor();
+    expect(browser.errors).toEqual([]);
+  });
+
+  it("cancels a running backfill and resumes it from the grid's buttons", async () => {
+    const partitions = ["d1", "d2", "d3", "d4", "d5", "d6"];
+    const payload: BackfillPayload = { folder: "f/slow", steps: ["f/slow/nap.ts"], partitions, concurrency: 1 };
+    const h = await p.engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+    const { page } = browser;
+    await page.goto(`${http.url}/pipelines/f/slow`);
+    const region = page.getByRole("region", { name: "Backfills" });
+    const first = region.locator(`[data-backfill="${h.id}"]`);
+    await first.locator('[data-state="succeeded"]').first().waitFor({ timeout: 15_000 });
+    await first.getByRole("button", { name: "Cancel backfill" }).click();
+    await first.getByRole("status").getByText("Cancelling").waitFor();
+    await eventually(async () => (await p.store.getRun(h.id))?.status === "cancelled", 15_000);
+    await first.getByRole("button", { name: "Resume backfill" }).click({ timeout: 15_000 });
+    await first.getByRole("status").getByText("Resumed as a new backfill").waitFor();
+    const resumed = (await first.getByRole("status").locator("a").innerText()).trim();
+    expect(resumed).not.toBe(h.id);
+    await p.engine.handle(resumed).result({ timeoutMs: 15_000 });
+    const second = region.locator(`[data-backfill="${resumed}"]`);
+    await eventually(
+      async () =>
+        (await second.locator('[data-state="succeeded"], [data-state="skipped"]').count()) === partitions.length,
+      15_000,
+    );
+    // Each partition ran once over both backfills: the resume skipped what had succeeded.
+    const runs = (await p.runsOf("f/slow/nap")).filter((r) => r.status === "succeeded");
+    expect(runs).toHaveLength(partitions.length);
+    expect(await second.locator('[data-state="skipped"]').count()).toBeGreaterThan(0);
     expect(browser.errors).toEqual([]);
   });
 });

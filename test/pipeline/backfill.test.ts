@@ -409,3 +409,93 @@ describe("typed backfill ranges as processes", { timeout: 60_000 }, () => {
     expect(written(root)).toEqual(["tenant/acme.json", "tenant/globex.json"]);
   });
 });
+
+const MAPPED = {
+  "f/mix/daily.ts": `// pipeline
+// partitioned daily tz="America/New_York" format="%Y/%m/%d"
+import * as wmill from 'windmill-client';
+export async function main(partition: string) {
+  await wmill.writeS3File({ s3: \`mix/daily/\${partition}.json\` }, '{}');
+  await wmill.writeS3File({ s3: 'mix/daily-latest.json' }, JSON.stringify({ partition }));
+}
+`,
+  "f/mix/weekly.ts": `// pipeline
+// partitioned weekly
+// on s3://mix/daily-latest.json
+import * as wmill from 'windmill-client';
+export async function main(partition: string) {
+  await wmill.writeS3File({ s3: \`mix/weekly/\${partition}.json\` }, '{}');
+  await wmill.writeS3File({ s3: 'mix/weekly-latest.json' }, JSON.stringify({ partition }));
+}
+`,
+  "f/mix/monthly.ts": `// pipeline
+// partitioned monthly
+// on s3://mix/weekly-latest.json
+import * as wmill from 'windmill-client';
+export async function main(partition: string) {
+  await wmill.writeS3File({ s3: \`mix/monthly/\${partition}.json\` }, '{}');
+}
+`,
+  "f/mix/unrelated.ts": `// pipeline
+// partitioned monthly
+import * as wmill from 'windmill-client';
+export async function main(partition: string) {
+  await wmill.writeS3File({ s3: \`mix/unrelated/\${partition}.json\` }, '{}');
+}
+`,
+};
+
+describe("partition mappings as processes", { timeout: 60_000 }, () => {
+  it("--map-partitions: a daily range runs the weekly and monthly steps downstream once per overlapped window, after the days", async () => {
+    const root = makeProject(MAPPED);
+    const args = [
+      "pipeline",
+      "backfill",
+      "f/mix",
+      "--from-partition",
+      "2026/05/30",
+      "--to-partition",
+      "2026/06/01",
+      "--map-partitions",
+    ];
+    const res = await done(spawnSluice(args, root));
+    expect(res.code, res.out + res.err).toBe(0);
+    expect(res.out).toContain(
+      "mapped: f/mix/weekly.ts for 2 weekly (tz=UTC, format=%G-W%V) partition(s): 2026-W22, 2026-W23 (after the range)",
+    );
+    expect(res.out).toContain(
+      "mapped: f/mix/monthly.ts for 2 monthly (tz=UTC, format=%Y-%m) partition(s): 2026-05, 2026-06 (after the range)",
+    );
+    expect(res.out).toMatch(/left out: f\/mix\/unrelated\.ts \(partitioned monthly/);
+    expect(res.out).toContain("backfilled 7 partition(s)");
+    const base = join(root, ".sluice", "s3", "mix");
+    const files = readdirSync(base, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && !e.name.endsWith("-latest.json"))
+      .map((e) => join(e.parentPath, e.name).slice(base.length + 1))
+      .sort();
+    expect(files).toEqual([
+      "daily/2026/05/30.json",
+      "daily/2026/05/31.json",
+      "daily/2026/06/01.json",
+      "monthly/2026-05.json",
+      "monthly/2026-06.json",
+      "weekly/2026-W22.json",
+      "weekly/2026-W23.json",
+    ]);
+    // Each weekly run started after every daily run finished, each monthly after every weekly.
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    try {
+      const runs = await store.listRuns({ limit: 1000 });
+      const of = (w: string) => runs.filter((r) => r.workflow === w && r.status === "succeeded");
+      const [d, w, m] = [of("f/mix/daily"), of("f/mix/weekly"), of("f/mix/monthly")];
+      expect([d.length, w.length, m.length]).toEqual([3, 2, 2]);
+      expect(Math.min(...w.map((r) => r.startedAt!))).toBeGreaterThanOrEqual(Math.max(...d.map((r) => r.finishedAt!)));
+      expect(Math.min(...m.map((r) => r.startedAt!))).toBeGreaterThanOrEqual(Math.max(...w.map((r) => r.finishedAt!)));
+    } finally {
+      await store.close();
+    }
+    const again = await done(spawnSluice(args, root));
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toContain("backfilled 7 partition(s), 7 skipped as already done");
+  });
+});

@@ -8,6 +8,7 @@ import { createApp, type SluiceApp } from "../../src/http/app.js";
 import { ApiTokens } from "../../src/http/auth/tokens.js";
 import { decodeValue } from "../../src/core/serde.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../src/pipeline/runtime/backfill-workflow.js";
+import { eventually } from "../helpers/tmp.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
 const FILES = {
@@ -32,6 +33,12 @@ export async function main() { await wmill.writeS3File({ s3: 'api/b.json' }, '2'
   "f/api/last.ts": `// pipeline
 // on s3://api/b.json
 export async function main() { return 'last'; }
+`,
+  "f/slow/nap.ts": `// pipeline
+export async function main(partition: string) {
+  await new Promise((r) => setTimeout(r, 300));
+  return partition;
+}
 `,
 };
 
@@ -130,6 +137,51 @@ describe("pipeline HTTP routes", () => {
     const missing = await call("GET", "/api/pipelines/backfills/nope", undefined, readToken);
     expect(missing.status).toBe(404);
     expect(missing.json.error.code).toBe("PIPELINE_BACKFILL_UNKNOWN");
+  });
+
+  it("cancels a backfill gracefully and resumes only what did not succeed (operate scope)", async () => {
+    const partitions = ["p1", "p2", "p3", "p4", "p5", "p6"];
+    const payload: BackfillPayload = { folder: "f/slow", steps: ["f/slow/nap.ts"], partitions, concurrency: 1 };
+    const h = await p.engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+    const progress = async (id: string) =>
+      (await call("GET", `/api/pipelines/backfills/${id}`, undefined, readToken)).json;
+    await eventually(async () => (await progress(h.id)).counts.succeeded >= 1, 15_000, 20);
+    const denied = await call("POST", `/api/pipelines/backfills/${h.id}/cancel`, undefined, readToken);
+    expect(denied.status).toBe(403);
+    const cancel = await call("POST", `/api/pipelines/backfills/${h.id}/cancel`);
+    expect(cancel.status).toBe(202);
+    expect(cancel.json).toMatchObject({ id: h.id, cancelling: true });
+    const cancelled = await eventually(async () => {
+      const x = await progress(h.id);
+      return x.status === "cancelled" ? x : null;
+    }, 15_000);
+    const succeeded = cancelled.counts.succeeded as number;
+    expect(succeeded).toBeGreaterThanOrEqual(1);
+    expect(succeeded).toBeLessThan(6);
+    const again = await call("POST", `/api/pipelines/backfills/${h.id}/cancel`);
+    expect(again).toMatchObject({ status: 409, json: { error: { code: "PIPELINE_BACKFILL_FINISHED" } } });
+
+    expect((await call("POST", `/api/pipelines/backfills/${h.id}/resume`, undefined, readToken)).status).toBe(403);
+    const resume = await call("POST", `/api/pipelines/backfills/${h.id}/resume`);
+    expect(resume.status).toBe(202);
+    expect(resume.json.resumeOf).toBe(h.id);
+    await p.engine.handle(resume.json.id).result({ timeoutMs: 15_000 });
+    const after = await progress(resume.json.id);
+    expect(after).toMatchObject({ status: "succeeded", resumeOf: h.id });
+    expect(after.counts.skipped).toBe(succeeded);
+    expect(after.counts.succeeded).toBe(6 - succeeded);
+    // Each partition ran exactly once over both backfills.
+    const runs = await p.runsOf("f/slow/nap");
+    expect(
+      runs
+        .filter((r) => r.status === "succeeded")
+        .map((r) => decodeValue(r.result))
+        .sort(),
+    ).toEqual(partitions);
+    const done = await call("POST", `/api/pipelines/backfills/${resume.json.id}/resume`);
+    expect(done).toMatchObject({ status: 409, json: { error: { code: "PIPELINE_BACKFILL_FINISHED" } } });
+    expect((await call("POST", "/api/pipelines/backfills/nope/resume")).status).toBe(404);
+    expect((await call("POST", "/api/pipelines/backfills/nope/cancel")).status).toBe(404);
   });
 
   it("reports status with written partitions and decisions", async () => {

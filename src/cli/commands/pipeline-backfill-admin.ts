@@ -7,7 +7,8 @@
  * partitions and steps run again.
  */
 import { backfillProgress, isFinal, type BackfillProgress } from "../../pipeline/runtime/backfill-progress.js";
-import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
+import type { BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
+import { startBackfillResume } from "../../pipeline/runtime/backfill-resume.js";
 import { decodeValue } from "../../core/serde.js";
 import { terminalSafe } from "../../core/terminal-text.js";
 import { json, type CommandContext } from "../command.js";
@@ -101,19 +102,16 @@ export async function backfillAdmin(
   await withPipelineRuntime(
     cx.io,
     opts,
-    payload.steps,
+    [...payload.steps, ...(payload.mapped ?? []).flatMap((m) => m.steps)],
     async (_host, engine) => {
       let target = id;
       if (isFinal(progress.status)) {
-        const next: BackfillPayload = {
-          ...payload,
-          force: false,
-          resumeOf: id,
-          ...(opts.concurrency !== undefined && {
-            concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")),
-          }),
-        };
-        target = (await engine.enqueueRun(BACKFILL_WORKFLOW, next)).id;
+        target = await startBackfillResume(
+          engine.store,
+          (w, p) => engine.enqueueRun(w, p),
+          id,
+          opts.concurrency !== undefined ? Math.max(1, parseCount(opts.concurrency, "--concurrency")) : undefined,
+        );
         if (!opts.json)
           cx.io.stdout(
             `resuming backfill ${id} (${progress.status}) as backfill ${target}: partitions and steps that already succeeded are skipped\n`,

@@ -17,7 +17,7 @@ import { DB_OPTION, DIR_OPTION, resolveProject } from "../project.js";
 import { backfillAdmin, BACKFILL_VERBS } from "./pipeline-backfill-admin.js";
 import { backfillHints, cancelWithNotice, followBackfill, progressBar } from "./pipeline-backfill-follow.js";
 import { withPipelineRuntime } from "./pipeline-local.js";
-import { folderArg, pipelineFolder, planSteps } from "./pipeline-shared.js";
+import { folderArg, pipelineFolder, planSteps, upstreamOf } from "./pipeline-shared.js";
 
 export { progressBar } from "./pipeline-backfill-follow.js";
 
@@ -34,6 +34,10 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
     .option("--to-partition <value>", "last partition, inclusive")
     .option("--keys <list>", "dynamic partition keys to backfill, comma-separated (instead of a range)")
     .option("--scheme <kind>", "the range's time kind when the steps have several (daily, hourly, weekly, monthly)")
+    .option(
+      "--map-partitions",
+      "also run later steps of coarser time schemes (weekly, monthly after daily) for the windows the range overlaps, after it",
+    )
     .option("--to <nodes>", "only the steps up to these nodes (script names, paths or asset URIs)")
     .option("--from <script>", "start script of the slice")
     .option("--args <json>", "extra arguments given to every step, as a JSON object")
@@ -65,14 +69,28 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
           path,
           scheme: folder.schemes.get(`script:${path}`)?.spec,
           notLoaded: folder.broken.get(path),
+          upstream: upstreamOf(folder, path),
         })),
         {
           fromPartition: opts.fromPartition,
           toPartition: opts.toPartition,
           ...(opts.keys !== undefined && { keys: splitKeys(opts.keys) }),
           ...(opts.scheme !== undefined && { kind: opts.scheme }),
+          ...(opts.mapPartitions && { mapCoarser: true }),
         },
       );
+      const mapped = range.mapped.map((m) => ({
+        scheme: describeScheme(m.scheme),
+        steps: m.steps,
+        partitions: m.partitions,
+      }));
+      const mappedText = mapped
+        .map(
+          (m) =>
+            `  mapped: ${m.steps.join(" → ")} for ${m.partitions.length} ${m.scheme} partition(s): ${m.partitions.join(", ")} (after the range)\n`,
+        )
+        .join("");
+      const allSteps = [...range.steps, ...mapped.flatMap((m) => m.steps)];
       const scheme = describeScheme(range.scheme);
       const summary = {
         folder: folder.folder,
@@ -80,6 +98,7 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
         partitions: range.partitions,
         steps: range.steps,
         excluded: range.excluded,
+        mapped,
         concurrency,
         force: !!opts.force,
       };
@@ -91,7 +110,7 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
             `backfill of ${folder.folder}: ${range.partitions.length} ${scheme} partition(s) × ${range.steps.length} step(s)\n`,
           );
           cx.io.stdout(`  partitions: ${range.partitions.join(", ")}\n  steps: ${range.steps.join(" → ")}\n`);
-          cx.io.stdout(excludedText);
+          cx.io.stdout(mappedText + excludedText);
           cx.io.stdout("(dry run: nothing was started)\n");
         }
         return;
@@ -104,18 +123,22 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
         scheme,
         ...(opts.force && { force: true }),
         ...(Object.keys(args).length > 0 && { args }),
+        ...(mapped.length > 0 && { mapped }),
       };
       await withPipelineRuntime(
         cx.io,
         opts,
-        range.steps,
+        allSteps,
         async (_host, engine) => {
           const handle = await engine.enqueueRun(BACKFILL_WORKFLOW, payload);
           if (!opts.json) {
             cx.io.stdout(
-              `backfill ${handle.id} of ${folder.folder}: ${range.partitions.length} ${scheme} partition(s) × ${range.steps.length} step(s), concurrency ${concurrency}\n${excludedText}`,
+              `backfill ${handle.id} of ${folder.folder}: ${range.partitions.length} ${scheme} partition(s) × ${range.steps.length} step(s), concurrency ${concurrency}\n${mappedText}${excludedText}`,
             );
-            if (!opts.detach) cx.io.stdout(`${progressBar(0, range.partitions.length)}\n`);
+            if (!opts.detach)
+              cx.io.stdout(
+                `${progressBar(0, range.partitions.length + mapped.reduce((n, m) => n + m.partitions.length, 0))}\n`,
+              );
           }
           if (opts.detach) {
             if (opts.json) json(cx, { ...summary, id: handle.id, detached: true });

@@ -1,61 +1,74 @@
 /**
- * Running one plan (`sluice:pipeline-plan`) from the CLI and printing each step's outcome:
- * shared by `sluice pipeline run` and `sluice pipeline resume`.
+ * Running one plan (`sluice:pipeline-plan`) from the CLI as a durable run: shared by
+ * `sluice pipeline run` and `sluice pipeline resume`. The plan is a run in the store; this
+ * process runs a worker and follows it (see {@link followPlan}), or with `--detach` only
+ * starts it for a running `sluice dev`, `server` or `worker` of the project.
  */
 import type { Engine } from "../../engine/engine.js";
-import { decodeValue } from "../../core/serde.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
-import { moduleName } from "../../worker/script-paths.js";
 import { json, type CommandContext } from "../command.js";
-import { statusLabel, tookLabel } from "../format.js";
+import { parseDurationOption } from "../options.js";
 import { withPipelineRuntime } from "./pipeline-local.js";
+import { followPlan, planHints } from "./pipeline-plan-follow.js";
 
-/** Starts the plan, waits for it, prints the steps; sets exit code 1 unless it succeeded. */
+/** The CLI options {@link executePlan} reads. */
+export interface PlanExecOptions {
+  dir?: string;
+  db?: string;
+  json?: boolean;
+  detach?: boolean;
+  cancelOnInterrupt?: boolean;
+  /** Lease of this process's worker (e.g. "30s"). */
+  lease?: string;
+}
+
+/** Starts the plan, then follows it (or detaches); sets exit code 1 unless it succeeded, 130 on Ctrl-C. */
 export async function executePlan(
   cx: CommandContext,
-  opts: { dir?: string; db?: string; json?: boolean },
+  opts: PlanExecOptions,
   payload: PlanPayload,
   summary: Record<string, unknown>,
   onStarted?: (planId: string, engine: Engine) => Promise<void>,
 ): Promise<void> {
-  await withPipelineRuntime(cx.io, opts, payload.steps, async (_host, engine) => {
-    const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload);
-    await onStarted?.(handle.id, engine);
-    if (!opts.json) cx.io.stderr(`plan run ${handle.id}: ${payload.steps.length} step(s)\n`);
-    const run = await engine.waitForRun(handle.id);
-    const children = (await engine.store.listRuns({ parentId: run.id, limit: 1000 })).reverse();
-    const steps = payload.steps.map((step) => {
-      const child = children.find((c) => c.workflow === moduleName(step));
-      return {
-        step,
-        run: child?.id ?? null,
-        status: child?.status ?? "not run",
-        result: child ? (decodeValue(child.result) ?? null) : null,
-        error: child?.error?.message ?? null,
-        took: child ? tookLabel(child) : null,
-      };
-    });
-    const result = decodeValue<{ partition: string | null } | undefined>(run.result);
-    if (opts.json)
-      json(cx, {
-        ...summary,
-        run: run.id,
-        status: run.status,
-        partition: result?.partition ?? payload.partition ?? null,
-        steps,
-        error: run.error?.message ?? null,
-      });
-    else {
-      for (const s of steps)
-        cx.io.stdout(
-          `  ${s.status === "not run" ? "- not run " : statusLabel(s.status as "succeeded")}  ${s.step}${s.took ? `  (${s.took})` : ""}${s.error ? `: ${s.error}` : ""}\n`,
-        );
-      cx.io.stdout(
-        run.status === "succeeded"
-          ? `plan ${run.id} succeeded${result?.partition ? ` for partition ${result.partition}` : ""}\n`
-          : `plan ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`,
-      );
-    }
-    if (run.status !== "succeeded") cx.setExitCode(1);
-  });
+  const leaseMs = opts.lease !== undefined ? parseDurationOption(opts.lease, "--lease") : undefined;
+  await withPipelineRuntime(
+    cx.io,
+    opts,
+    payload.steps,
+    async (_host, engine) => {
+      const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload);
+      await onStarted?.(handle.id, engine);
+      if (opts.detach) {
+        if (opts.json) json(cx, { ...summary, run: handle.id, detached: true });
+        else
+          cx.io.stdout(
+            `plan run ${handle.id}: ${payload.steps.length} step(s) started; it runs in any sluice dev, server or worker of this project (none here: --detach)\n${planHints(handle.id)}`,
+          );
+        return;
+      }
+      if (!opts.json) cx.io.stderr(`plan run ${handle.id}: ${payload.steps.length} step(s)\n`);
+      await followPlan(cx, engine, handle.id, summary, { json: opts.json, cancelOnInterrupt: opts.cancelOnInterrupt });
+    },
+    { worker: !opts.detach, ...(leaseMs !== undefined && { leaseMs }) },
+  );
+}
+
+/** Follows plan `id` that is already running (a resume of a live plan), with this process's worker. */
+export async function continuePlan(
+  cx: CommandContext,
+  opts: PlanExecOptions,
+  id: string,
+  steps: readonly string[],
+  summary: Record<string, unknown>,
+): Promise<void> {
+  const leaseMs = opts.lease !== undefined ? parseDurationOption(opts.lease, "--lease") : undefined;
+  await withPipelineRuntime(
+    cx.io,
+    opts,
+    steps,
+    async (_host, engine) => {
+      await followPlan(cx, engine, id, summary, { json: opts.json, cancelOnInterrupt: opts.cancelOnInterrupt });
+    },
+    { ...(leaseMs !== undefined && { leaseMs }) },
+  );
 }

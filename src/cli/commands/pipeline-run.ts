@@ -1,7 +1,9 @@
 /**
  * `sluice pipeline run <folder> [--to a,b] [--from x] [--partition p] [--dry-run] [--json]`:
  * runs exactly the steps between a start and the chosen ends ("run up to here"), in
- * topological order, with one partition, stopping at the first failure.
+ * topological order, with one partition, stopping at the first failure. The plan is a
+ * durable run: `--detach` only starts it, Ctrl-C detaches (or cancels, with
+ * `--cancel-on-interrupt`), and it survives a crash of the CLI.
  */
 import type { Command } from "commander";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
@@ -28,6 +30,9 @@ export function registerPipelineRun(pipeline: Command, cx: CommandContext): void
     .option("--partition <value>", "run every step for this partition (default: resolved once from the start's scheme)")
     .option("--args <json>", "extra arguments given to every step, as a JSON object")
     .option("--dry-run", "print the planned steps without running them")
+    .option("--detach", "start the plan and exit; a running sluice dev, server or worker runs it")
+    .option("--cancel-on-interrupt", "Ctrl-C cancels the plan (default: Ctrl-C detaches and it goes on)")
+    .option("--lease <duration>", "lease of this process's worker: another process takes over this long after a crash")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")

@@ -5,6 +5,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import { formatDiagnostic } from "../../pipeline/diagnostics.js";
 import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/catalog.js";
 import { PipelineInvalidError, PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
+import { cascadeEdges, scriptId } from "../../pipeline/lineage-graph.js";
 export { planSteps } from "../../pipeline/runtime/plan.js";
 import type { CommandContext } from "../command.js";
 
@@ -57,4 +58,21 @@ export function assertStepsLoaded(folder: PipelineFolder, steps: readonly string
       folder.folder,
       broken.map((s) => `${s} is not loaded: ${folder.broken.get(s)}`),
     );
+}
+
+/** The member paths `path` depends on through the folder's cascade edges, transitively. */
+export function upstreamOf(folder: PipelineFolder, path: string): string[] {
+  const edges = cascadeEdges(folder.analysis.graph);
+  const seen = new Set<string>([scriptId(path)]);
+  const queue = [scriptId(path)];
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    for (const e of edges)
+      if (e.to === id && !seen.has(e.from)) {
+        seen.add(e.from);
+        queue.push(e.from);
+      }
+  }
+  seen.delete(scriptId(path));
+  return [...seen].filter((id) => id.startsWith("script:")).map((id) => id.slice("script:".length));
 }

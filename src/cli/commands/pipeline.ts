@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../command.js";
 import { registerPipelineBackfill } from "./pipeline-backfill.js";
+import { registerPipelineCancel } from "./pipeline-cancel.js";
 import { registerPipelineGraph } from "./pipeline-graph.js";
 import { registerPipelineResume } from "./pipeline-resume.js";
 import { registerPipelineRun } from "./pipeline-run.js";
@@ -16,6 +17,7 @@ export function registerPipeline(program: Command, cx: CommandContext): void {
     registerPipelineGraph,
     registerPipelineRun,
     registerPipelineResume,
+    registerPipelineCancel,
     registerPipelineBackfill,
     registerPipelineStatus,
   ])

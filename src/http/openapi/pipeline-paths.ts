@@ -101,6 +101,36 @@ export const PIPELINE_PATHS: Record<string, Json> = {
       responses: { ...ok("200", "the backfill"), ...errors("401", "403", "404") },
     }),
   },
+  "/api/pipelines/backfills/{id}/cancel": {
+    post: op(
+      "operate",
+      "Cancel a backfill gracefully: no new step starts, running steps finish, then it and its unfinished partitions are cancelled (in the background)",
+      {
+        parameters: [
+          { name: "id", in: "path", required: true, description: "backfill run id", schema: { type: "string" } },
+        ],
+        responses: {
+          ...ok("202", "cancelling: {id, cancelling, status}"),
+          ...errors("401", "403", "404", "409"),
+        },
+      },
+    ),
+  },
+  "/api/pipelines/backfills/{id}/resume": {
+    post: op(
+      "operate",
+      "Resume a failed or cancelled backfill: a new backfill of the same partitions that skips what already succeeded",
+      {
+        parameters: [
+          { name: "id", in: "path", required: true, description: "backfill run id", schema: { type: "string" } },
+        ],
+        responses: {
+          ...ok("202", "the new backfill: {id, resumeOf}"),
+          ...errors("401", "403", "404", "409"),
+        },
+      },
+    ),
+  },
   "/api/pipelines/plan": {
     post: op("operate", "A selective run (run up to here, or from a step) as a durable plan run", {
       requestBody: body({

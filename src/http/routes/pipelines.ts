@@ -13,10 +13,16 @@
  *   arguments and trigger object (operate; the script needs `// on webhook` and a row)
  * - `GET /api/pipelines/backfills[?folder=f/demo]`: recent backfills with their
  *   per-partition progress; `GET /api/pipelines/backfills/<id>`: one backfill (read)
+ * - `POST /api/pipelines/backfills/<id>/cancel`: cancels a backfill gracefully (no new step
+ *   starts, running steps finish, then it is cancelled; 202, in the background);
+ *   `POST /api/pipelines/backfills/<id>/resume`: a new backfill that runs only what did
+ *   not succeed (operate)
  */
 import type { Hono } from "hono";
 import { graphJson } from "../../pipeline/runtime/render.js";
-import { backfillProgress } from "../../pipeline/runtime/backfill-progress.js";
+import { cancelBackfill } from "../../pipeline/runtime/backfill-cancel.js";
+import { backfillProgress, isFinal } from "../../pipeline/runtime/backfill-progress.js";
+import { startBackfillResume } from "../../pipeline/runtime/backfill-resume.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
 import { decodeValue } from "../../core/serde.js";
 import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.js";
@@ -88,6 +94,40 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/pipelines/backfills/:id", requireScope("read"), async (c) =>
     c.json(await backfillProgress(deps.engine.store, c.req.param("id"))),
   );
+
+  app.post("/api/pipelines/backfills/:id/cancel", requireScope("operate"), async (c) => {
+    const id = c.req.param("id");
+    const before = await backfillProgress(deps.engine.store, id);
+    if (isFinal(before.status))
+      throw new ConflictError(
+        "PIPELINE_BACKFILL_FINISHED",
+        `backfill ${id} had already finished (${before.status}); nothing to cancel`,
+      );
+    const by = c.get("identity")?.name;
+    const reason = `cancelled through the API${by ? ` by ${by}` : ""}`;
+    // Graceful: running steps may take a while to finish, so the request does not wait; the
+    // flag is stored first, so plans start no new step even if this server stops meanwhile.
+    const done = cancelBackfill(
+      { store: deps.engine.store, cancel: (run, why) => deps.engine.cancel(run, why) },
+      id,
+      reason,
+    );
+    done.catch((err: unknown) =>
+      console.error(`sluice http: cancelling backfill ${id} failed: ${(err as Error)?.stack ?? String(err)}`),
+    );
+    return c.json({ id, cancelling: true, status: before.status }, 202);
+  });
+
+  app.post("/api/pipelines/backfills/:id/resume", requireScope("operate"), async (c) => {
+    hostOf(deps);
+    const id = c.req.param("id");
+    const next = await startBackfillResume(
+      deps.engine.store,
+      (w, p) => deps.engine.enqueueRun(w, p, { createdBy: c.get("identity")?.name ?? undefined }),
+      id,
+    );
+    return c.json({ id: next, resumeOf: id }, 202);
+  });
 
   app.post("/api/pipelines/plan", requireScope("operate"), async (c) => {
     const host = hostOf(deps);

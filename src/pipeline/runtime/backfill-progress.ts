@@ -66,8 +66,11 @@ export async function backfillProgress(store: Store, id: string): Promise<Backfi
     );
   const payload = decodeValue<BackfillPayload>(run.payload);
   const steps = await store.getSteps(id);
-  const todoStep = steps.find((s) => s.key === "backfill:todo" && s.status === "done");
-  const skipped = new Set(todoStep ? decodeValue<BackfillTodo>(todoStep.value).skipped : []);
+  const skipped = new Set(
+    steps
+      .filter((s) => s.key.startsWith("backfill:todo") && s.status === "done")
+      .flatMap((s) => decodeValue<BackfillTodo>(s.value).skipped),
+  );
   const children = await store.listRuns({ parentId: id, limit: 100_000 });
   const byPartition = new Map<string, RunRecord>();
   for (const c of children) {
@@ -85,7 +88,9 @@ export async function backfillProgress(store: Store, id: string): Promise<Backfi
     failed: 0,
     cancelled: 0,
   };
-  const partitions = payload.partitions.map((partition): PartitionProgress => {
+  // The range's partitions, then those of its mapped (coarser) stages.
+  const all = [...payload.partitions, ...(payload.mapped ?? []).flatMap((m) => m.partitions)];
+  const partitions = all.map((partition): PartitionProgress => {
     const child = byPartition.get(partition);
     const state: PartitionState = child
       ? child.status
@@ -102,7 +107,7 @@ export async function backfillProgress(store: Store, id: string): Promise<Backfi
     status: run.status,
     folder: payload.folder,
     scheme: payload.scheme ?? null,
-    steps: payload.steps,
+    steps: [...payload.steps, ...(payload.mapped ?? []).flatMap((m) => m.steps)],
     concurrency: payload.concurrency ?? 1,
     force: payload.force ?? false,
     resumeOf: payload.resumeOf ?? null,

@@ -7,7 +7,9 @@
  * steps running at once across the backfill through the engine's concurrency keys, so any
  * number of workers, in any process, share the limit. A crash of the process running it
  * (CLI, server or worker) costs nothing finished: the run and its children are in the
- * store and the next worker continues from the checkpoints.
+ * store and the next worker continues from the checkpoints. Mapped stages (steps of a
+ * coarser scheme, `--map-partitions`) run after the range's partitions all succeeded, one
+ * plan per coarser partition, each stage after the one before.
  */
 import type { WorkflowContext } from "../../sdk/context.js";
 import { InvalidInputError } from "../../sdk/errors.js";
@@ -38,6 +40,21 @@ export interface BackfillPayload {
   readonly scheme?: string;
   /** The backfill this one resumes (`sluice pipeline backfill resume`). */
   readonly resumeOf?: string;
+  /** Steps of coarser schemes selected through a partition mapping, run after `partitions`, in order. */
+  readonly mapped?: readonly MappedPayload[];
+}
+
+/** One mapped stage of a backfill. */
+export interface MappedPayload {
+  /** Human description of the stage's scheme. */
+  readonly scheme?: string;
+  readonly steps: readonly string[];
+  readonly partitions: readonly string[];
+}
+
+/** The checkpoint key of a stage's todo list (stage 0: the range itself). */
+export function todoKey(stage: number): string {
+  return stage === 0 ? "backfill:todo" : `backfill:todo:${stage}`;
 }
 
 /** What the backfill checkpoints before starting its partitions. */
@@ -88,12 +105,16 @@ function checkPayload(p: unknown): BackfillPayload {
 }
 
 /** Which partitions still need running: not every step done at its current version (pure but for the reads). */
-async function todo(host: PlanHost, plan: BackfillPayload): Promise<BackfillTodo> {
-  if (plan.force) return { run: [...plan.partitions], skipped: [] };
-  const versions = plan.steps.map((s) => [s, codeVersion(host.member(s).source)] as const);
+async function todo(
+  host: PlanHost,
+  stage: { steps: readonly string[]; partitions: readonly string[] },
+  force: boolean | undefined,
+): Promise<BackfillTodo> {
+  if (force) return { run: [...stage.partitions], skipped: [] };
+  const versions = stage.steps.map((s) => [s, codeVersion(host.member(s).source)] as const);
   const run: string[] = [];
   const skipped: string[] = [];
-  for (const p of plan.partitions) {
+  for (const p of stage.partitions) {
     let all = true;
     for (const [step, version] of versions) {
       if (!isDone(await readDone(host.store, step, p), version)) {
@@ -113,31 +134,38 @@ export function backfillWorkflow(host: PlanHost): AnyWorkflow {
     handler: async (payload: unknown, ctx: WorkflowContext): Promise<BackfillResult> => {
       const plan = checkPayload(payload);
       const exec = currentExecution()!;
-      const left = await ctx.run("backfill:todo", () => todo(host, plan), { retry: false });
       const limit = Math.max(1, Math.floor(plan.concurrency ?? 1));
-      const outcomes = await Promise.allSettled(
-        left.run.map((partition) => {
-          const child: PlanPayload = {
-            folder: plan.folder,
-            steps: plan.steps,
-            partition,
-            ...(plan.args && { args: plan.args }),
-            skipDone: !plan.force,
-            concurrency: { key: backfillConcurrencyKey(exec.run.id), limit },
-            backfill: exec.run.id,
-          };
-          return exec.callTask(
-            { kind: "script", path: PLAN_WORKFLOW },
-            {},
-            child as unknown as Record<string, unknown>,
-          );
-        }),
-      );
-      if (await cancelRequested(host.store, exec.run.id)) ctx.bail(`backfill ${exec.run.id} was cancelled`);
-      const succeeded = left.run.filter((_, i) => outcomes[i]!.status === "fulfilled");
-      const failed = left.run.filter((_, i) => outcomes[i]!.status === "rejected");
-      if (failed.length > 0) throw markTerminal(new BackfillFailedError(exec.run.id, failed, plan.partitions.length));
-      return { succeeded, skipped: left.skipped, failed };
+      const stages = [{ steps: plan.steps, partitions: plan.partitions }, ...(plan.mapped ?? [])];
+      const total = stages.reduce((n, st) => n + st.partitions.length, 0);
+      const succeeded: string[] = [];
+      const skipped: string[] = [];
+      for (const [k, stage] of stages.entries()) {
+        const left = await ctx.run(todoKey(k), () => todo(host, stage, plan.force), { retry: false });
+        skipped.push(...left.skipped);
+        const outcomes = await Promise.allSettled(
+          left.run.map((partition) => {
+            const child: PlanPayload = {
+              folder: plan.folder,
+              steps: stage.steps,
+              partition,
+              ...(plan.args && { args: plan.args }),
+              skipDone: !plan.force,
+              concurrency: { key: backfillConcurrencyKey(exec.run.id), limit },
+              backfill: exec.run.id,
+            };
+            return exec.callTask(
+              { kind: "script", path: PLAN_WORKFLOW },
+              {},
+              child as unknown as Record<string, unknown>,
+            );
+          }),
+        );
+        if (await cancelRequested(host.store, exec.run.id)) ctx.bail(`backfill ${exec.run.id} was cancelled`);
+        succeeded.push(...left.run.filter((_, i) => outcomes[i]!.status === "fulfilled"));
+        const failed = left.run.filter((_, i) => outcomes[i]!.status === "rejected");
+        if (failed.length > 0) throw markTerminal(new BackfillFailedError(exec.run.id, failed, total));
+      }
+      return { succeeded, skipped, failed: [] };
     },
   });
 }

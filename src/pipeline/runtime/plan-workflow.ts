@@ -34,7 +34,7 @@ export interface PlanPayload {
   readonly skipDone?: boolean;
   /** Limit on the steps running at once under one key (a backfill's `--concurrency`). */
   readonly concurrency?: { readonly key: string; readonly limit: number };
-  /** The backfill this plan belongs to: a cancel request on it stops the plan before its next step. */
+  /** The backfill this plan belongs to: a cancel request on it (or on the plan) stops the plan before its next step. */
   readonly backfill?: string;
 }
 
@@ -120,13 +120,22 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
           done.push({ step, result: null, skipped: { run: check.skipRun } });
           continue;
         }
+        // A cancel request on the backfill, or on this plan itself (`sluice pipeline cancel`,
+        // Ctrl-C with --cancel-on-interrupt), starts no further step.
         const backfill = plan.backfill;
-        if (backfill !== undefined) {
-          const go = await ctx.run(`plan:go:${i}`, async () => !(await cancelRequested(host.store, backfill)), {
-            retry: false,
-          });
-          if (!go) ctx.bail(`backfill ${backfill} was cancelled before step ${step}`);
-        }
+        const go = await ctx.run(
+          `plan:go:${i}`,
+          async () =>
+            !(backfill !== undefined && (await cancelRequested(host.store, backfill))) &&
+            !(await cancelRequested(host.store, exec.run.id)),
+          { retry: false },
+        );
+        if (!go)
+          ctx.bail(
+            backfill !== undefined
+              ? `backfill ${backfill} was cancelled before step ${step}`
+              : `plan was cancelled before step ${step}`,
+          );
         const args = buildPayload(
           { ...(plan.args ?? {}), ...(partition !== undefined && { partition }) },
           {

@@ -329,7 +329,7 @@ export function PipelinePage() {
           </ul>
         </section>
       ) : null}
-      <BackfillGrid folder={folder} />
+      <BackfillGrid folder={folder} canOperate={session.me.scope !== "read"} />
       <section className="card flush" aria-label="Dispatch decisions">
         <div className="card-head pad-head">
           <h2>Dispatch decisions</h2>
