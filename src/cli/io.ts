@@ -9,6 +9,12 @@ export interface CliIO {
   signal: AbortSignal;
   /** Reads all of standard input (for `--payload-file -`); absent where there is none. */
   readStdin?(): Promise<string>;
+  /**
+   * Asks the person at the terminal and resolves with their answer line (null when none came
+   * within the wait). Absent when standard input is not a terminal: commands then take their
+   * default without asking.
+   */
+  ask?(question: string): Promise<string | null>;
 }
 
 /** An IO that collects output, for tests and embedding. */

@@ -73,6 +73,18 @@ export async function cancelWithNotice(cx: CommandContext, engine: Engine, id: s
   });
 }
 
+/**
+ * On a terminal, asks whether Ctrl-C should detach from or cancel `what` (default: detach, also
+ * when no answer comes); elsewhere (scripts, CI) detaches without asking.
+ */
+export async function wantsCancel(cx: CommandContext, what: string): Promise<boolean> {
+  if (!cx.io.ask) return false;
+  const answer = await cx.io.ask(
+    `\nCtrl-C: detach (${what} goes on in the store) or cancel it? [d]etach / [c]ancel (Ctrl-C again exits, detached): `,
+  );
+  return /^\s*c/i.test(answer ?? "");
+}
+
 /** How following ended. */
 export type FollowEnd = "finished" | "detached" | "cancelled";
 
@@ -115,8 +127,13 @@ export async function followBackfill(
     }
     if (signal.aborted) {
       cx.setExitCode(130);
-      if (opts.cancelOnInterrupt) {
-        await opts.cancel(id, "cancelled by Ctrl-C (--cancel-on-interrupt)");
+      if (opts.cancelOnInterrupt || (await wantsCancel(cx, "the backfill"))) {
+        await opts.cancel(
+          id,
+          opts.cancelOnInterrupt
+            ? "cancelled by Ctrl-C (--cancel-on-interrupt)"
+            : "cancelled by Ctrl-C (answered cancel)",
+        );
         const after = await backfillProgress(store, id);
         cx.io.stderr(
           `\ncancelled backfill ${id}: ${after.counts.succeeded} partition(s) succeeded, ${after.counts.skipped} skipped; resume with: sluice pipeline backfill resume ${id}\n`,

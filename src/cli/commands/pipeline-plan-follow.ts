@@ -15,6 +15,7 @@ import { moduleName } from "../../worker/script-paths.js";
 import { json, type CommandContext } from "../command.js";
 import { statusLabel, tookLabel } from "../format.js";
 import type { FollowEnd } from "./pipeline-backfill-follow.js";
+import { wantsCancel } from "./pipeline-backfill-follow.js";
 
 /** How to follow, resume and cancel a plan run. */
 export function planHints(id: string): string {
@@ -86,8 +87,15 @@ export async function followPlan(
     }
     if (signal.aborted) {
       cx.setExitCode(130);
-      if (opts.cancelOnInterrupt) {
-        await cancelPlanWithNotice(cx, engine, id, "cancelled by Ctrl-C (--cancel-on-interrupt)");
+      if (opts.cancelOnInterrupt || (await wantsCancel(cx, "the plan"))) {
+        await cancelPlanWithNotice(
+          cx,
+          engine,
+          id,
+          opts.cancelOnInterrupt
+            ? "cancelled by Ctrl-C (--cancel-on-interrupt)"
+            : "cancelled by Ctrl-C (answered cancel)",
+        );
         const after = (await store.getRun(id))!;
         const steps = await store.listRuns({ parentId: id, limit: 1_000 });
         cx.io.stderr(
