@@ -73,6 +73,18 @@ const LINK_RESPONSES = { ...ok("decided", ref("ApprovalResult")), ...err("400", 
 
 const PATHS: Record<string, Json> = {
   "/api/health": { get: op("public", "Liveness", { responses: ok("the server answers", { type: "object" }) }) },
+  "/api/ready": {
+    get: op(
+      "public",
+      "Readiness: database reachable and migrated, a write commits, scheduler leadership known, no crashed lane",
+      {
+        responses: {
+          ...ok("ready", ref("Readiness")),
+          ...ok("not ready: each failed check says why", ref("Readiness"), "503"),
+        },
+      },
+    ),
+  },
   "/api/openapi.json": { get: op("public", "This document", { responses: ok("OpenAPI 3.1", { type: "object" }) }) },
   "/api/me": {
     get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }),

@@ -184,6 +184,17 @@ export const SCHEMAS: Record<string, Schema> = {
     upcoming: { type: "array", items: time() },
     lastFiredAt: nullable(time()),
   }),
+  Readiness: obj({
+    ready: { type: "boolean" },
+    checks: obj(
+      Object.fromEntries(
+        ["database", "write", "scheduler", "lanes"].map((name) => [
+          name,
+          obj({ ok: { type: "boolean" }, detail: str("what was found, or why the check failed") }),
+        ]),
+      ),
+    ),
+  }),
   Me: obj({
     name: str(),
     scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
