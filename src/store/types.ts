@@ -341,6 +341,18 @@ export interface QueueReadiness {
   readyAt: number;
 }
 
+/** See {@link Store.metricsSnapshot}. */
+export interface StoreMetrics {
+  /** The store's clock when the figures were read. */
+  now: number;
+  /** Runs by workflow and status (every status, finished ones too, until retention deletes them). */
+  runs: Array<{ workflow: string; status: RunStatus; count: number }>;
+  /** Per worker group (queue): runs claimable now (`ready_at` has come) and the earliest `ready_at` among them. */
+  runnable: Array<{ queue: string; count: number; oldestReadyAt: number }>;
+  /** Approvals undecided on waiting runs. */
+  approvalsWaiting: number;
+}
+
 /** A stored cron schedule. */
 export interface ScheduleRecord {
   workflow: string;
@@ -442,6 +454,9 @@ export interface Store {
    * ("which worker groups need a worker now, and when next?").
    */
   readyByQueue(workflows: readonly string[]): Promise<QueueReadiness[]>;
+
+  /** Figures for `/metrics`, each from one grouped query, read at scrape time (see {@link StoreMetrics}). */
+  metricsSnapshot(): Promise<StoreMetrics>;
 
   getRun(id: string): Promise<RunRecord | null>;
   /** The runs among `ids` that exist (any order). */

@@ -19,6 +19,7 @@ import type {
   Store,
   StoreLocation,
   WorkflowInfo,
+  StoreMetrics,
 } from "../types.js";
 import { claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
@@ -240,6 +241,29 @@ export class PostgresStore implements Store {
       [[...workflows]],
     );
     return rows.map((r) => ({ queue: r.queue, readyAt: Number(r.ready_at) }));
+  }
+
+  async metricsSnapshot(): Promise<StoreMetrics> {
+    await this.ready();
+    const now = await this.now();
+    const runs = await this.db.query<{ workflow: string; status: RunStatus; count: string }>(
+      `SELECT workflow, status, count(*) AS count FROM runs GROUP BY workflow, status ORDER BY workflow, status`,
+    );
+    const runnable = await this.db.query<{ queue: string; count: string; oldest: string }>(
+      `SELECT queue, count(*) AS count, min(ready_at) AS oldest FROM runs
+       WHERE status IN ('pending', 'waiting') AND ready_at IS NOT NULL AND ready_at <= $1 GROUP BY queue ORDER BY queue`,
+      [now],
+    );
+    const approvals = await this.db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM steps s JOIN runs r ON r.id = s.run_id
+       WHERE s.kind = 'approval' AND s.status = 'pending' AND r.status = 'waiting'`,
+    );
+    return {
+      now,
+      runs: runs.rows.map((r) => ({ workflow: r.workflow, status: r.status, count: Number(r.count) })),
+      runnable: runnable.rows.map((r) => ({ queue: r.queue, count: Number(r.count), oldestReadyAt: Number(r.oldest) })),
+      approvalsWaiting: Number(approvals.rows[0]?.n ?? 0),
+    };
   }
 
   getRun(id: string): Promise<RunRecord | null> {

@@ -22,6 +22,7 @@ import type {
   Store,
   StoreLocation,
   WorkflowInfo,
+  StoreMetrics,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
@@ -302,6 +303,26 @@ export class SqliteStore implements Store {
     const sql = `SELECT queue, MIN(ready_at) AS readyAt FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
       AND workflow IN (SELECT value FROM json_each(?)) GROUP BY queue ORDER BY queue`;
     return this.s.get(sql).all(JSON.stringify(workflows)) as QueueReadiness[];
+  }
+
+  async metricsSnapshot(): Promise<StoreMetrics> {
+    const now = this.clock.now();
+    const runs = this.s
+      .get(`SELECT workflow, status, COUNT(*) AS count FROM runs GROUP BY workflow, status ORDER BY workflow, status`)
+      .all() as StoreMetrics["runs"];
+    const runnable = this.s
+      .get(
+        `SELECT queue, COUNT(*) AS count, MIN(ready_at) AS oldestReadyAt FROM runs
+         WHERE status IN ('pending', 'waiting') AND ready_at IS NOT NULL AND ready_at <= ? GROUP BY queue ORDER BY queue`,
+      )
+      .all(now) as StoreMetrics["runnable"];
+    const approvals = this.s
+      .get(
+        `SELECT COUNT(*) AS n FROM steps s JOIN runs r ON r.id = s.run_id
+         WHERE s.kind = 'approval' AND s.status = 'pending' AND r.status = 'waiting'`,
+      )
+      .get() as { n: number };
+    return { now, runs, runnable, approvalsWaiting: approvals.n };
   }
 
   async getRun(id: string): Promise<RunRecord | null> {
