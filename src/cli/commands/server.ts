@@ -98,7 +98,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       }
       http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root, lanes }));
       write(
-        `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`,
+        `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );
       external = await startExternalWorkers({
         entries: project.config.workers ?? [],

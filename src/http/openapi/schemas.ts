@@ -197,7 +197,7 @@ export const SCHEMAS: Record<string, Schema> = {
   }),
   Me: obj({
     name: str(),
-    scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+    scope: { type: "string", enum: ["metrics", "read", "operate", "worker", "admin"] },
     auth: { type: "string", enum: ["off", "tokens"] },
   }),
   Lanes: obj({
@@ -218,7 +218,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Token: obj({
     id: str(),
     name: str(),
-    scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+    scope: { type: "string", enum: ["metrics", "read", "operate", "worker", "admin"] },
     createdAt: time(),
   }),
 };

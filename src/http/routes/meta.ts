@@ -1,9 +1,10 @@
-/** `GET /api/health`, `GET /api/ready` and `GET /api/openapi.json` (public, for probes), `GET /api/me` (the caller). */
+/** `GET /api/health`, `GET /api/ready` and `GET /api/openapi.json` (public, for probes), `GET /metrics` (Prometheus), `GET /api/me` (the caller). */
 import type { Hono } from "hono";
 import type { ApiMe } from "../api-types.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { openApiDocument } from "../openapi/document.js";
+import { scrapeMetrics } from "../metrics.js";
 import { checkReadiness } from "../readiness.js";
 
 /** Registers the meta routes. */
@@ -18,6 +19,10 @@ export function metaRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       lanes: lanes ? () => lanes.lanesInfo() : null,
     });
     return c.json(readiness, readiness.ready ? 200 : 503);
+  });
+  app.get("/metrics", requireScope("metrics"), async (c) => {
+    const scrape = await scrapeMetrics(deps.engine);
+    return c.body(scrape.body, 200, { "Content-Type": scrape.contentType });
   });
   app.get("/api/openapi.json", (c) => c.json(openApiDocument()));
   app.get("/api/me", requireScope("read"), (c) => {
