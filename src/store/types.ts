@@ -215,6 +215,17 @@ export interface LogRecord extends LogLine {
   seq: number;
 }
 
+/** See {@link Store.listLogs}. */
+export interface LogFilter {
+  runId?: string;
+  workflow?: string;
+  /** Only lines printed at or after this time (ms). */
+  since?: number;
+  /** Only lines after this `seq`, oldest first (following); absent: the newest `limit` lines, oldest first. */
+  afterSeq?: number;
+  limit: number;
+}
+
 /**
  * A write applied by {@link Store.commit}. Many commands, from many runs, share one
  * transaction (group commit); each is checked and answered on its own.
@@ -465,6 +476,8 @@ export interface Store {
   countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): Promise<number>;
   getSteps(runId: string): Promise<StepRecord[]>;
   getLogs(runId: string, afterSeq?: number): Promise<LogRecord[]>;
+  /** Log lines across runs (`sluice logs`), each with its run's workflow; see {@link LogFilter}. */
+  listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>>;
 
   /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */
   deleteFinished(finishedBefore: number, batch: number): Promise<number>;

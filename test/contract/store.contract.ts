@@ -167,6 +167,39 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect((await store.readyByQueue(WF)).map((r) => r.queue)).toEqual(["default", "email"]);
       });
 
+      it("lists log lines across runs by run, workflow and time, newest page or after a seq (listLogs)", async () => {
+        await fresh();
+        const a = await enqueue(store, { workflow: "wf" });
+        const b = await enqueue(store, { workflow: "other" });
+        const now = await store.now();
+        const line = (runId: string, message: string, ts: number) => ({
+          runId,
+          stepKey: "s",
+          attempt: 1,
+          level: "info" as const,
+          message,
+          ts,
+        });
+        await one(store, {
+          verb: "appendLogs",
+          lines: [line(a, "a1", now - 86_400_000 * 2), line(b, "b1", now), line(a, "a2", now), line(a, "a3", now)],
+        });
+        const all = await store.listLogs({ limit: 100 });
+        expect(all.map((l) => [l.message, l.workflow])).toEqual([
+          ["a1", "wf"],
+          ["b1", "other"],
+          ["a2", "wf"],
+          ["a3", "wf"],
+        ]);
+        expect((await store.listLogs({ limit: 2 })).map((l) => l.message)).toEqual(["a2", "a3"]);
+        expect((await store.listLogs({ runId: b, limit: 100 })).map((l) => l.message)).toEqual(["b1"]);
+        expect(
+          (await store.listLogs({ workflow: "wf", since: now - 86_400_000, limit: 100 })).map((l) => l.message),
+        ).toEqual(["a2", "a3"]);
+        expect((await store.listLogs({ afterSeq: all[1]!.seq, limit: 1 })).map((l) => l.message)).toEqual(["a2"]);
+        expect(await store.listLogs({ afterSeq: all[3]!.seq, limit: 10 })).toEqual([]);
+      });
+
       it("counts runs by workflow and status, runnable runs per group with the oldest, and waiting approvals (metricsSnapshot)", async () => {
         await fresh();
         expect(await store.metricsSnapshot()).toMatchObject({ runs: [], runnable: [], approvalsWaiting: 0 });

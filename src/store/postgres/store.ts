@@ -20,6 +20,7 @@ import type {
   StoreLocation,
   WorkflowInfo,
   StoreMetrics,
+  LogFilter,
 } from "../types.js";
 import { claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
@@ -30,7 +31,7 @@ import { channelOf, Listener } from "./listener.js";
 import { migrate } from "./migrate.js";
 import * as ops from "./ops.js";
 import { PostgresReads } from "./reads.js";
-import { toSchedule } from "./rows.js";
+import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 
 /**
@@ -281,6 +282,26 @@ export class PostgresStore implements Store {
   getSteps(runId: string): Promise<StepRecord[]> {
     return this.reads.getSteps(runId);
   }
+  async listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>> {
+    await this.ready();
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      clauses.push(sql.replace("?", `$${params.length}`));
+    };
+    if (filter.runId !== undefined) add("l.run_id = ?", filter.runId);
+    if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
+    if (filter.since !== undefined) add("l.ts >= ?", filter.since);
+    if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
+    const follow = filter.afterSeq !== undefined;
+    const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
+      ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
+    const { rows } = await this.db.query<Parameters<typeof toLog>[0] & { workflow: string }>(sql, params);
+    const out = rows.map((r) => ({ ...toLog(r), workflow: r.workflow }));
+    return follow ? out : out.reverse();
+  }
+
   getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
     return this.reads.getLogs(runId, afterSeq);
   }
