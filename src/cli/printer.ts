@@ -4,12 +4,32 @@ import type { Engine } from "../engine/engine.js";
 import type { LogLine, RunRecord } from "../store/types.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { preview, runName, safe, timeLabel } from "./format.js";
+import { jsonLine, type LogFormat } from "./log-format.js";
 
 /** Continuation lines of a multi-line log line in the live output. */
 const CONTINUATION = "  │   ";
 
-/** Prints captured log lines of runs as they happen. */
-export function logEcho(write: (text: string) => void): (line: LogLine, run: RunRecord) => void {
+/** Prints captured log lines of runs as they happen (`json`: one object per line, event `log`). */
+export function logEcho(
+  write: (text: string) => void,
+  format: LogFormat = "text",
+): (line: LogLine, run: RunRecord) => void {
+  if (format === "json")
+    return (line, run) =>
+      write(
+        jsonLine(
+          {
+            level: line.level,
+            msg: line.message,
+            event: "log",
+            runId: run.id,
+            workflow: run.workflow,
+            attempt: line.attempt,
+            stepKey: line.stepKey,
+          },
+          line.ts,
+        ),
+      );
   return (line, run) => {
     const where = line.stepKey ? ` [${safe(line.stepKey)}]` : "";
     const level = line.level === "info" ? "" : ` ${safe(line.level)}`;
@@ -19,8 +39,13 @@ export function logEcho(write: (text: string) => void): (line: LogLine, run: Run
   };
 }
 
-/** Prints a line when a run starts and when a claim of it ends. Returns an unsubscribe function. */
-export function followRuns(engine: Engine, write: (text: string) => void): () => void {
+/**
+ * Prints a line when a run starts and when a claim of it ends (`json`: one object per
+ * line, events `run.started`, `run.<status>`, `run.retrying`, `run.fenced`). Returns an
+ * unsubscribe function.
+ */
+export function followRuns(engine: Engine, write: (text: string) => void, format: LogFormat = "text"): () => void {
+  if (format === "json") return followRunsJson(engine, write);
   const onStarted = (run: RunRecord, claim: number) => {
     const resumed = claim > run.attempt ? " (resumed)" : "";
     write(`▶ ${runName(run)} ${safe(run.id)} attempt ${run.attempt}/${run.maxAttempts}${resumed}\n`);
@@ -51,6 +76,47 @@ export function followRuns(engine: Engine, write: (text: string) => void): () =>
   };
   const onFenced = (id: string) =>
     write(`⚠ lost the lease on run ${safe(id)}: another attempt owns it, so this attempt's writes were refused\n`);
+  engine.events.on("started", onStarted);
+  engine.events.on("settled", onSettled);
+  engine.events.on("fenced", onFenced);
+  return () => {
+    engine.events.off("fenced", onFenced);
+    engine.events.off("started", onStarted);
+    engine.events.off("settled", onSettled);
+  };
+}
+
+function followRunsJson(engine: Engine, write: (text: string) => void): () => void {
+  const about = (run: RunRecord) => ({ runId: run.id, workflow: run.workflow, attempt: run.attempt });
+  const onStarted = (run: RunRecord) =>
+    write(jsonLine({ level: "info", msg: `${run.workflow} ${run.id} started`, event: "run.started", ...about(run) }));
+  const onSettled = (id: string) => {
+    void engine
+      .getRun(id)
+      .then((run) => {
+        if (!run) return;
+        const retrying = run.status === "pending" && run.error !== null;
+        if (!retrying && run.status !== "succeeded" && run.status !== "failed" && run.status !== "cancelled") return;
+        const event = retrying ? "run.retrying" : `run.${run.status}`;
+        const msg = run.error
+          ? `${run.workflow} ${run.id} ${run.status}: ${run.error.message}`
+          : `${run.workflow} ${run.id} ${run.status}`;
+        write(
+          jsonLine({
+            level: run.status === "succeeded" ? "info" : "warn",
+            msg,
+            event,
+            status: run.status,
+            ...about(run),
+          }),
+        );
+      })
+      .catch(() => {
+        // the store closed while shutting down: nothing left to print
+      });
+  };
+  const onFenced = (id: string) =>
+    write(jsonLine({ level: "warn", msg: `lost the lease on run ${id}`, event: "run.fenced", runId: id }));
   engine.events.on("started", onStarted);
   engine.events.on("settled", onSettled);
   engine.events.on("fenced", onFenced);

@@ -8,6 +8,7 @@ const ALL = [
   "enqueue",
   "runs",
   "show",
+  "logs",
   "signal",
   "cancel",
   "approve",

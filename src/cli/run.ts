@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   enqueue: async () => (await import("./commands/enqueue.js")).registerEnqueue,
   runs: async () => (await import("./commands/runs.js")).registerRuns,
   show: async () => (await import("./commands/show.js")).registerShow,
+  logs: async () => (await import("./commands/logs.js")).registerLogs,
   signal: async () => (await import("./commands/signal.js")).registerSignal,
   cancel: async () => (await import("./commands/cancel.js")).registerCancel,
   approve: async () => (await import("./commands/approve.js")).registerApprove,

@@ -1,6 +1,7 @@
 import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { toStorageError } from "../store/storage-error.js";
 import type { Command, CommandResult, LogLine, Store } from "../store/types.js";
+import type { EngineMetrics } from "./metrics.js";
 
 /** Log lines kept for the next batch while the database refuses writes; older ones are dropped past this. */
 const MAX_HELD_LOG_LINES = 10_000;
@@ -35,6 +36,8 @@ export class GroupCommitter {
   constructor(
     private readonly store: Store,
     private readonly maxBatch = 5_000,
+    /** Where each commit is recorded (batch size, duration, fenced writes, lease losses, outcomes); none by default. */
+    private readonly metrics: EngineMetrics | null = null,
   ) {}
 
   /** Queues `command` for the next group commit and resolves with its answer. */
@@ -91,14 +94,17 @@ export class GroupCommitter {
         this.logs = [];
       }
       const skip = logCommand ? 1 : 0;
+      const t0 = performance.now();
       try {
         const results = await this.store.commit(commands);
+        this.metrics?.commit(commands, results, (performance.now() - t0) / 1000);
         this.failures = 0;
         this.stats.batches += 1;
         this.stats.commands += batch.length;
         for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i + skip]!);
       } catch (err) {
         const failure = toStorageError(err);
+        this.metrics?.commitFailed();
         this.failures += 1;
         if (logCommand && failure.transient) {
           const held = (commands[0] as Extract<Command, { verb: "appendLogs" }>).lines;

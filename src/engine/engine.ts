@@ -31,6 +31,7 @@ import type { CommandResult, LogLine, RunRecord, SignalOutcome, Store, WorkflowI
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
+import { EngineMetrics } from "./metrics.js";
 import { Handoff } from "./handoff.js";
 import { localServerFor, scopeToServer } from "../store/local-scope.js";
 import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js";
@@ -104,6 +105,8 @@ export class Engine implements SluiceRuntime {
   readonly registry = new Registry();
   readonly events = new EngineEvents();
   readonly committer: GroupCommitter;
+  /** This engine's in-process metrics (served by `GET /metrics` with the store's figures). */
+  readonly metrics = new EngineMetrics();
   /** Out-of-process workers' waiting claims that take new runs in their enqueue transaction. */
   readonly handoff = new Handoff();
   readonly worker: Worker | null;
@@ -131,7 +134,7 @@ export class Engine implements SluiceRuntime {
     ]);
     this.baseUrl = this.configuredUrl ?? DEFAULT_PUBLIC_URL;
     this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
-    this.committer = new GroupCommitter(this.store);
+    this.committer = new GroupCommitter(this.store, undefined, this.metrics);
     this.localServer = localServerFor(this.store, options.server);
     this.waiters = new RunWaiters(this.store, this.events);
     this.maxValueBytes = options.maxValueBytes;
@@ -151,6 +154,7 @@ export class Engine implements SluiceRuntime {
           this.events,
           {
             committer: this.committer,
+            metrics: this.metrics,
             runtime: this,
             inlineSleepMs: options.inlineSleepMs ?? 30_000,
             maxValueBytes: options.maxValueBytes ?? 1024 * 1024,

@@ -172,7 +172,7 @@ export interface ApiSchedule {
 /** `GET /api/me`. */
 export interface ApiMe {
   name: string;
-  scope: "read" | "operate" | "worker" | "admin";
+  scope: "metrics" | "read" | "operate" | "worker" | "admin";
   /** `off` in `sluice dev` on loopback, else `tokens`. */
   auth: "off" | "tokens";
 }
@@ -200,7 +200,7 @@ export interface ApiLanes {
 export interface ApiToken {
   id: string;
   name: string;
-  scope: "read" | "operate" | "worker" | "admin";
+  scope: "metrics" | "read" | "operate" | "worker" | "admin";
   createdAt: string;
 }
 

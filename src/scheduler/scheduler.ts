@@ -52,6 +52,8 @@ export class Scheduler {
   /** Schedules of local workflows (per server): next tick in memory, fired by every server. */
   private local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
   private leading = false;
+  /** Wall-clock time (ms) of the store's last answer to `lead`, or null before the first. */
+  private leadershipAt: number | null = null;
   private readonly holder: string;
 
   constructor(
@@ -64,6 +66,21 @@ export class Scheduler {
   /** True while this scheduler is the leader (as of its last tick). */
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * What this scheduler knows of its leadership: `leader` or `standby` as of the store's
+   * last answer, or `unknown` before the first answer or when the last one is older than
+   * the leadership lease (the store has stopped answering `lead`, so the state is stale).
+   */
+  leadership(now: number = Date.now()): { state: "leader" | "standby" | "unknown"; checkedAt: number | null } {
+    const at = this.leadershipAt;
+    if (at === null || now - at > this.leaderTtlMs) return { state: "unknown", checkedAt: at };
+    return { state: this.leading ? "leader" : "standby", checkedAt: at };
+  }
+
+  private get leaderTtlMs(): number {
+    return this.options.leaderTtlMs ?? Math.max(5_000, 3 * this.options.tickMs);
   }
 
   /** Writes the schedules of `workflows` to the store (unchanged ones keep their next tick). */
@@ -153,8 +170,8 @@ export class Scheduler {
   private async doTick(): Promise<void> {
     try {
       if ((await this.fireLocal()) > 0) this.options.onEnqueued?.();
-      const ttl = this.options.leaderTtlMs ?? Math.max(5_000, 3 * this.options.tickMs);
-      this.setLeading(await this.store.lead(SCHEDULER_LEADERSHIP, this.holder, ttl));
+      this.setLeading(await this.store.lead(SCHEDULER_LEADERSHIP, this.holder, this.leaderTtlMs));
+      this.leadershipAt = Date.now();
       if (!this.leading) return;
       if ((await this.fireDue()) > 0) this.options.onEnqueued?.();
       const now = Date.now();

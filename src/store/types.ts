@@ -210,6 +210,17 @@ export interface LogRecord extends LogLine {
   seq: number;
 }
 
+/** See {@link Store.listLogs}. */
+export interface LogFilter {
+  runId?: string;
+  workflow?: string;
+  /** Only lines printed at or after this time (ms). */
+  since?: number;
+  /** Only lines after this `seq`, oldest first (following); absent: the newest `limit` lines, oldest first. */
+  afterSeq?: number;
+  limit: number;
+}
+
 /**
  * A write applied by {@link Store.commit}. Many commands, from many runs, share one
  * transaction (group commit); each is checked and answered on its own.
@@ -336,6 +347,18 @@ export interface QueueReadiness {
   readyAt: number;
 }
 
+/** See {@link Store.metricsSnapshot}. */
+export interface StoreMetrics {
+  /** The store's clock when the figures were read. */
+  now: number;
+  /** Runs by workflow and status (every status, finished ones too, until retention deletes them). */
+  runs: Array<{ workflow: string; status: RunStatus; count: number }>;
+  /** Per worker group (queue): runs claimable now (`ready_at` has come) and the earliest `ready_at` among them. */
+  runnable: Array<{ queue: string; count: number; oldestReadyAt: number }>;
+  /** Approvals undecided on waiting runs. */
+  approvalsWaiting: number;
+}
+
 /** A stored cron schedule. */
 export interface ScheduleRecord {
   workflow: string;
@@ -438,6 +461,9 @@ export interface Store {
    */
   readyByQueue(workflows: readonly string[]): Promise<QueueReadiness[]>;
 
+  /** Figures for `/metrics`, each from one grouped query, read at scrape time (see {@link StoreMetrics}). */
+  metricsSnapshot(): Promise<StoreMetrics>;
+
   getRun(id: string): Promise<RunRecord | null>;
   /** The runs among `ids` that exist (any order). */
   getRuns(ids: readonly string[]): Promise<RunRecord[]>;
@@ -445,6 +471,8 @@ export interface Store {
   countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): Promise<number>;
   getSteps(runId: string): Promise<StepRecord[]>;
   getLogs(runId: string, afterSeq?: number): Promise<LogRecord[]>;
+  /** Log lines across runs (`sluice logs`), each with its run's workflow; see {@link LogFilter}. */
+  listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>>;
 
   /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */
   deleteFinished(finishedBefore: number, batch: number): Promise<number>;

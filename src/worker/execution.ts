@@ -16,6 +16,7 @@ import { terminalSafe } from "../core/terminal-text.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
+import type { EngineMetrics } from "../engine/metrics.js";
 import {
   InvalidInputError,
   LeaseLostError,
@@ -55,6 +56,8 @@ import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-h
 /** Settings and collaborators shared by every execution of one worker. */
 export interface ExecutionDeps {
   committer: GroupCommitter;
+  /** Where claim and step durations are recorded; none when absent. */
+  metrics?: EngineMetrics;
   runtime: SluiceRuntime;
   /** Sleeps up to this long run inline, holding the lease (default 30 s). */
   inlineSleepMs: number;

@@ -57,10 +57,14 @@ export async function runStep<T>(
             startedAt,
           },
         ]);
+        exec.deps.metrics?.step(exec.run.workflow, "done", (exec.now() - startedAt) / 1000);
         return decodeValue<T>(encoded);
       });
     } catch (err) {
-      if (!exec.active || isTerminalError(err)) throw err;
+      if (!exec.active) throw err;
+      if (isTerminalError(err) || options.retry === false || stepAttempt > retries)
+        exec.deps.metrics?.step(exec.run.workflow, "error", (exec.now() - startedAt) / 1000);
+      if (isTerminalError(err)) throw err;
       if (options.retry === false) throw markTerminal(err);
       if (stepAttempt > retries) throw err;
       const delay = backoffDelay(backoff, stepAttempt, exec.deps.random);

@@ -261,6 +261,7 @@ export class Worker {
         );
         return;
       }
+      this.deps.metrics?.attempt(run.workflow, "failed-to-start", 0);
       this.events.emit("settled", run.id);
       this.events.emit("work");
       return;
@@ -268,7 +269,9 @@ export class Worker {
     const exec = new Execution(claim, def, this.deps);
     this.active.set(run.id, exec);
     if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
+    const t0 = performance.now();
     const result = await exec.start();
+    this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
     if (result === "completed") this.events.emit("settled", run.id);
     // A completion may have re-queued a parent; a suspension may have created children.
     if (result === "fenced") this.events.emit("fenced", run.id);

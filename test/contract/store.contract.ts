@@ -166,6 +166,97 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF, queues: ["default@a"] });
         expect((await store.readyByQueue(WF)).map((r) => r.queue)).toEqual(["default", "email"]);
       });
+
+      it("lists log lines across runs by run, workflow and time, newest page or after a seq (listLogs)", async () => {
+        await fresh();
+        const a = await enqueue(store, { workflow: "wf" });
+        const b = await enqueue(store, { workflow: "other" });
+        const now = await store.now();
+        const line = (runId: string, message: string, ts: number) => ({
+          runId,
+          stepKey: "s",
+          attempt: 1,
+          level: "info" as const,
+          message,
+          ts,
+        });
+        await one(store, {
+          verb: "appendLogs",
+          lines: [line(a, "a1", now - 86_400_000 * 2), line(b, "b1", now), line(a, "a2", now), line(a, "a3", now)],
+        });
+        const all = await store.listLogs({ limit: 100 });
+        expect(all.map((l) => [l.message, l.workflow])).toEqual([
+          ["a1", "wf"],
+          ["b1", "other"],
+          ["a2", "wf"],
+          ["a3", "wf"],
+        ]);
+        expect((await store.listLogs({ limit: 2 })).map((l) => l.message)).toEqual(["a2", "a3"]);
+        expect((await store.listLogs({ runId: b, limit: 100 })).map((l) => l.message)).toEqual(["b1"]);
+        expect(
+          (await store.listLogs({ workflow: "wf", since: now - 86_400_000, limit: 100 })).map((l) => l.message),
+        ).toEqual(["a2", "a3"]);
+        expect((await store.listLogs({ afterSeq: all[1]!.seq, limit: 1 })).map((l) => l.message)).toEqual(["a2"]);
+        expect(await store.listLogs({ afterSeq: all[3]!.seq, limit: 10 })).toEqual([]);
+      });
+
+      it("counts runs by workflow and status, runnable runs per group with the oldest, and waiting approvals (metricsSnapshot)", async () => {
+        await fresh();
+        expect(await store.metricsSnapshot()).toMatchObject({ runs: [], runnable: [], approvalsWaiting: 0 });
+        const now = await store.now();
+        await enqueue(store, { queue: "email", workflow: "email-wf", runAt: now + 60_000 }); // not runnable yet
+        await enqueue(store, { queue: "email", workflow: "email-wf" });
+        await enqueue(store, { queue: "default" });
+        await enqueue(store, { queue: "default" });
+        await enqueue(store, { queue: "default" });
+        // One default run succeeds, one parks on an approval; one stays pending.
+        const claimDefault = async () => {
+          const [c] = await store.claim({
+            workerId: "w",
+            limit: 1,
+            leaseMs: 30_000,
+            workflows: WF,
+            queues: ["default"],
+          });
+          return { lease: { runId: c!.run.id, token: c!.token } };
+        };
+        const done = await claimDefault();
+        expect(
+          (await one(store, { verb: "complete", lease: done.lease, outcome: { status: "succeeded", result: null } }))
+            .ok,
+        ).toBe(true);
+        const parked = await claimDefault();
+        const approval = {
+          key: "ok?",
+          kind: "approval" as const,
+          target: null,
+          status: "pending" as const,
+          position: 0,
+        };
+        const suspended = await one(store, {
+          verb: "suspend",
+          lease: parked.lease,
+          steps: [approval],
+          children: [],
+          wakeAfterMs: null,
+          awaitChildren: false,
+        });
+        expect(suspended.ok).toBe(true);
+        const m = await store.metricsSnapshot();
+        expect(m.now).toBeGreaterThanOrEqual(now);
+        expect(m.runs).toEqual([
+          { workflow: "email-wf", status: "pending", count: 2 },
+          { workflow: "wf", status: "pending", count: 1 },
+          { workflow: "wf", status: "succeeded", count: 1 },
+          { workflow: "wf", status: "waiting", count: 1 },
+        ]);
+        expect(m.runnable.map((r) => [r.queue, r.count])).toEqual([
+          ["default", 1],
+          ["email", 1],
+        ]);
+        for (const r of m.runnable) expect(r.oldestReadyAt).toBeLessThanOrEqual(m.now);
+        expect(m.approvalsWaiting).toBe(1);
+      });
     });
 
     describe("claim and leases", () => {

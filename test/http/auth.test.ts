@@ -10,9 +10,9 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-type Caller = "none" | "bad" | "read" | "operate" | "worker" | "admin";
-const CALLERS: Caller[] = ["none", "bad", "read", "operate", "worker", "admin"];
-const RANK = { read: 0, operate: 1, worker: 2, admin: 3 } as const;
+type Caller = "none" | "bad" | "metrics" | "read" | "operate" | "worker" | "admin";
+const CALLERS: Caller[] = ["none", "bad", "metrics", "read", "operate", "worker", "admin"];
+const RANK = { metrics: 0, read: 1, operate: 2, worker: 3, admin: 4 } as const;
 
 /** A fresh anonymous approval link set (each link decides once; later uses are 409, never 401/403). */
 async function freshLinks() {
@@ -68,17 +68,23 @@ const operations = () =>
       Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, scope: op["x-sluice-scope"] })),
   );
 
-describe("auth matrix: every endpoint × no token, bad token, read, operate, worker, admin", () => {
+describe("auth matrix: every endpoint × no token, bad token, metrics, read, operate, worker, admin", () => {
   it("the OpenAPI document lists exactly the app's routes, each with its scope", () => {
     const routes = new Set(
       h.app.routes
-        .filter((r) => r.method !== "ALL" && (r.path.startsWith("/api/") || r.path.startsWith("/approve/")))
+        .filter(
+          (r) =>
+            r.method !== "ALL" &&
+            (r.path.startsWith("/api/") || r.path.startsWith("/approve/") || r.path === "/metrics"),
+        )
         .map((r) => `${r.method} ${r.path.replace(/:(\w+)(\{[^}]*\})?/g, "{$1}")}`),
     );
     const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
     expect([...documented].sort()).toEqual([...routes].sort());
     for (const o of operations())
-      expect(["public", "link", "read", "operate", "worker", "admin"], `${o.method} ${o.path}`).toContain(o.scope);
+      expect(["public", "link", "metrics", "read", "operate", "worker", "admin"], `${o.method} ${o.path}`).toContain(
+        o.scope,
+      );
   });
 
   for (const caller of CALLERS) {

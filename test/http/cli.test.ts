@@ -28,7 +28,7 @@ describe("sluice token", () => {
     expect(again.err.join("")).toMatch(/no token with id/);
     const bad = bufferIO(root);
     expect(await run(["token", "create", "--scope", "root", "--name", "x"], bad)).toBe(1);
-    expect(bad.err.join("")).toMatch(/unknown scope "root": use read, operate, worker or admin/);
+    expect(bad.err.join("")).toMatch(/unknown scope "root": use metrics, read, operate, worker or admin/);
   });
 });
 

@@ -94,7 +94,7 @@ export interface HttpHarness {
   store: SqliteStore;
   clock: SkippableClock;
   root: string;
-  tokens: { read: string; operate: string; worker: string; admin: string };
+  tokens: { metrics: string; read: string; operate: string; worker: string; admin: string };
   /** `app.request` with an optional bearer token and JSON body. */
   call(
     method: string,
@@ -128,6 +128,7 @@ export async function startHarness(auth: AuthConfig = { mode: "tokens" }): Promi
   const app = createApp({ engine, auth, clock, projectRoot: root, uiDir: null });
   const t = new ApiTokens(store, clock);
   const tokens = {
+    metrics: (await t.create({ name: "prometheus", scope: "metrics" })).token,
     read: (await t.create({ name: "reader", scope: "read" })).token,
     operate: (await t.create({ name: "olivia", scope: "operate" })).token,
     worker: (await t.create({ name: "wendy", scope: "worker" })).token,

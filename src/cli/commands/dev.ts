@@ -7,6 +7,7 @@ import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loade
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
+import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
@@ -27,6 +28,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
     .option("--auth", "require API tokens even on loopback (sluice token create)")
     .option(...PUBLIC_URL_OPTION)
+    .option(...LOG_FORMAT_OPTION)
     .option(
       "--workers <mode>",
       "inline: run workflows in this process; separate: one worker process per worker group, started when work is runnable and gone when idle (as sluice server does)",
@@ -36,7 +38,9 @@ export function registerDev(program: Command, cx: CommandContext): void {
     const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
     const laneSettings = parseLaneSettings(opts);
     const project = resolveProject(cx.io, dir, opts.db);
-    const write = (t: string) => cx.io.stdout(t);
+    const logFormat = parseLogFormat(opts.logFormat);
+    const out = (t: string) => cx.io.stdout(t);
+    const write = logFormat === "json" ? jsonMessages(out) : out;
     const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
     const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
@@ -54,7 +58,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
         admit: (group) => lanes?.admit(group),
         scheduler: true,
-        echo: logEcho(write),
+        echo: logEcho(out, logFormat),
         baseUrl: http.baseUrl,
       });
       const loader = new Project(project.root, engine, cx.io.env);
@@ -64,7 +68,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         watch: opts.watch !== false,
         log: write,
       });
-      const unfollow = followRuns(engine, write);
+      const unfollow = followRuns(engine, out, logFormat);
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       const report = await loader.loadAll();

@@ -15,6 +15,7 @@ import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolv
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
+import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -41,6 +42,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(...PUBLIC_URL_OPTION)
+    .option(...LOG_FORMAT_OPTION)
     .option(
       "--workers <mode>",
       "separate: start one worker process per worker group when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself",
@@ -52,7 +54,9 @@ export function registerServer(program: Command, cx: CommandContext): void {
     const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
     const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
     const project = resolveProject(cx.io, opts.dir, opts.db);
-    const write = (t: string) => cx.io.stdout(t);
+    const logFormat = parseLogFormat(opts.logFormat);
+    const out = (t: string) => cx.io.stdout(t);
+    const write = logFormat === "json" ? jsonMessages(out) : out;
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
     const { createApp, listen } = await import("../../http/serve.js");
     const http = await listen({
@@ -98,7 +102,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       }
       http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root, lanes }));
       write(
-        `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope read|operate|worker|admin)\n`,
+        `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );
       external = await startExternalWorkers({
         entries: project.config.workers ?? [],

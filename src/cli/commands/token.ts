@@ -1,7 +1,7 @@
 /**
  * `sluice token create|list|revoke`: API tokens for the HTTP API and the web UI. A
  * token's name is the identity it acts as (the approver name, the creator of the runs
- * it starts); its scope is read, operate, worker or admin. Only a hash is stored.
+ * it starts); its scope is metrics, read, operate, worker or admin. Only a hash is stored.
  */
 import type { Command } from "commander";
 import { ApiTokens } from "../../http/auth/tokens.js";
@@ -21,7 +21,7 @@ export function registerToken(program: Command, cx: CommandContext): void {
     .description("create a token and print it once (only its hash is stored)")
     .requiredOption(
       "--scope <scope>",
-      "read (look), operate (enqueue, cancel, retry, signal, approve), worker (also claim and run workflows: out-of-process workers), or admin (also tokens)",
+      "metrics (scrape GET /metrics only: for Prometheus), read (look), operate (enqueue, cancel, retry, signal, approve), worker (also claim and run workflows: out-of-process workers), or admin (also tokens)",
     )
     .option("--name <name>", "who the token acts as: the approver name (default: $USER)")
     .option(...DIR_OPTION)

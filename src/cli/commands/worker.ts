@@ -10,6 +10,7 @@ import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
+import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
@@ -31,6 +32,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       cx.io.env.SLUICE_INLINE_SLEEP ?? "30s",
     )
     .option("--quiet", "do not print run lifecycle and logs")
+    .option(...LOG_FORMAT_OPTION)
     .option(
       "--from-build <file>",
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
@@ -48,13 +50,15 @@ export function registerWorker(program: Command, cx: CommandContext): void {
             .filter(Boolean)
         : undefined;
       const project = resolveProject(cx.io, opts.dir, opts.db);
-      const write = (t: string) => cx.io.stdout(t);
+      const logFormat = parseLogFormat(opts.logFormat);
+      const out = (t: string) => cx.io.stdout(t);
+      const write = logFormat === "json" ? jsonMessages(out) : out;
       // Links point at the configured public URL, else at the one a server recorded in the database.
       const publicUrl = publicUrlSetting(cx.io, project);
       const engine = openEngine(project, {
         ...(publicUrl && { baseUrl: publicUrl }),
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
-        echo: opts.quiet ? undefined : logEcho(write),
+        echo: opts.quiet ? undefined : logEcho(out, logFormat),
         inlineSleepMs,
       });
       await storeReady(engine.store);
@@ -77,12 +81,12 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         );
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
-      const unfollow = opts.quiet ? () => {} : followRuns(engine, write);
+      const unfollow = opts.quiet ? () => {} : followRuns(engine, out, logFormat);
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
       const link = linkToSupervisor(engine.events, cx.io.env);
       await engine.start();
       const names = engine.registry.names();
-      cx.io.stdout(
+      write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
       );
       link?.ready();
@@ -93,15 +97,13 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         idle.then(() => "idle" as const),
         orphaned,
       ]);
-      cx.io.stdout(
-        why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n",
-      );
+      write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
       await engine.stop({ drainMs });
       await pipelines.stop();
       unfollow();
       unclear();
       link?.close();
-      cx.io.stdout(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
+      write(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
 }
 

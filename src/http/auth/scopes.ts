@@ -1,5 +1,6 @@
 /**
- * API token scopes, from least to most: `read` (look), `operate` (enqueue, cancel,
+ * API token scopes, from least to most: `metrics` (scrape `GET /metrics` and nothing else:
+ * the token to give Prometheus), `read` (look), `operate` (enqueue, cancel,
  * retry, signal, approve, pause schedules), `worker` (an out-of-process worker: register
  * workflows, claim runs and report on them, plus what `operate` allows, since workflow
  * code enqueues and signals), `admin` (manage tokens). A scope includes every scope below it.
@@ -7,10 +8,10 @@
 import { InvalidInputError } from "../../sdk/errors.js";
 
 /** What a token may do. */
-export type Scope = "read" | "operate" | "worker" | "admin";
+export type Scope = "metrics" | "read" | "operate" | "worker" | "admin";
 
 /** Every scope, least first. */
-export const SCOPES: readonly Scope[] = ["read", "operate", "worker", "admin"];
+export const SCOPES: readonly Scope[] = ["metrics", "read", "operate", "worker", "admin"];
 
 /** True when a token with `has` may call an endpoint that needs `needs`. */
 export function scopeAllows(has: Scope, needs: Scope): boolean {
@@ -23,7 +24,7 @@ export function scopeAllows(has: Scope, needs: Scope): boolean {
  */
 export function parseScope(value: unknown): Scope {
   if (typeof value === "string" && (SCOPES as readonly string[]).includes(value)) return value as Scope;
-  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use read, operate, worker or admin`, {
+  throw new InvalidInputError(`unknown scope ${JSON.stringify(value)}: use metrics, read, operate, worker or admin`, {
     code: "INVALID_SCOPE",
   });
 }

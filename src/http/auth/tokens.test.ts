@@ -42,7 +42,7 @@ describe("ApiTokens on a real SQLite store", () => {
     const tokens = new ApiTokens(store);
     await expect(tokens.create({ name: "", scope: "read" })).rejects.toThrow(/invalid token name/);
     await expect(tokens.create({ name: "bob", scope: "root" })).rejects.toThrow(
-      /unknown scope "root": use read, operate, worker or admin/,
+      /unknown scope "root": use metrics, read, operate, worker or admin/,
     );
   });
 
@@ -51,5 +51,7 @@ describe("ApiTokens on a real SQLite store", () => {
     expect(scopeAllows("operate", "operate")).toBe(true);
     expect(scopeAllows("read", "operate")).toBe(false);
     expect(scopeAllows("operate", "admin")).toBe(false);
+    expect(scopeAllows("read", "metrics")).toBe(true);
+    expect(scopeAllows("metrics", "read")).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { WORKER_PATHS } from "./worker-paths.js";
 type Json = Record<string, unknown>;
 
 /** Who may call an operation. */
-export type OperationScope = "public" | "link" | "read" | "operate" | "worker" | "admin";
+export type OperationScope = "public" | "link" | "metrics" | "read" | "operate" | "worker" | "admin";
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const jsonBody = (schema: Json, required = true): Json => ({ required, content: { "application/json": { schema } } });
@@ -73,6 +73,26 @@ const LINK_RESPONSES = { ...ok("decided", ref("ApprovalResult")), ...err("400", 
 
 const PATHS: Record<string, Json> = {
   "/api/health": { get: op("public", "Liveness", { responses: ok("the server answers", { type: "object" }) }) },
+  "/api/ready": {
+    get: op(
+      "public",
+      "Readiness: database reachable and migrated, a write commits, scheduler leadership known, no crashed lane",
+      {
+        responses: {
+          ...ok("ready", ref("Readiness")),
+          ...ok("not ready: each failed check says why", ref("Readiness"), "503"),
+        },
+      },
+    ),
+  },
+  "/metrics": {
+    get: op("metrics", "Prometheus metrics (text format 0.0.4); see docs/API.md", {
+      responses: {
+        "200": { description: "the metrics", content: { "text/plain": { schema: { type: "string" } } } },
+        ...err("401", "403"),
+      },
+    }),
+  },
   "/api/openapi.json": { get: op("public", "This document", { responses: ok("OpenAPI 3.1", { type: "object" }) }) },
   "/api/me": {
     get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }),
@@ -272,7 +292,7 @@ const PATHS: Record<string, Json> = {
         type: "object",
         properties: {
           name: { type: "string" },
-          scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+          scope: { type: "string", enum: ["metrics", "read", "operate", "worker", "admin"] },
         },
         required: ["name", "scope"],
       }),
@@ -324,7 +344,7 @@ export function openApiDocument(): Json {
       title: "Sluice API",
       version: VERSION,
       description:
-        "Durable workflows over HTTP. Send `Authorization: Bearer <token>` (create one with `sluice token create --name <you> --scope read|operate|worker|admin`); `sluice dev` on loopback needs none. Bodies are JSON, at most 1 MiB, nested at most 64 deep, without `__proto__`/`constructor`/`prototype` keys. See docs/API.md.",
+        "Durable workflows over HTTP. Send `Authorization: Bearer <token>` (create one with `sluice token create --name <you> --scope metrics|read|operate|worker|admin`); `sluice dev` on loopback needs none. Bodies are JSON, at most 1 MiB, nested at most 64 deep, without `__proto__`/`constructor`/`prototype` keys. See docs/API.md.",
     },
     servers: [{ url: "/" }],
     components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: SCHEMAS },

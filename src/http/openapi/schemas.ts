@@ -186,9 +186,20 @@ export const SCHEMAS: Record<string, Schema> = {
     upcoming: { type: "array", items: time() },
     lastFiredAt: nullable(time()),
   }),
+  Readiness: obj({
+    ready: { type: "boolean" },
+    checks: obj(
+      Object.fromEntries(
+        ["database", "write", "scheduler", "lanes"].map((name) => [
+          name,
+          obj({ ok: { type: "boolean" }, detail: str("what was found, or why the check failed") }),
+        ]),
+      ),
+    ),
+  }),
   Me: obj({
     name: str(),
-    scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+    scope: { type: "string", enum: ["metrics", "read", "operate", "worker", "admin"] },
     auth: { type: "string", enum: ["off", "tokens"] },
   }),
   Lanes: obj({
@@ -209,7 +220,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Token: obj({
     id: str(),
     name: str(),
-    scope: { type: "string", enum: ["read", "operate", "worker", "admin"] },
+    scope: { type: "string", enum: ["metrics", "read", "operate", "worker", "admin"] },
     createdAt: time(),
   }),
 };

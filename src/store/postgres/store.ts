@@ -19,6 +19,8 @@ import type {
   Store,
   StoreLocation,
   WorkflowInfo,
+  StoreMetrics,
+  LogFilter,
 } from "../types.js";
 import { claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
@@ -29,7 +31,7 @@ import { channelOf, Listener } from "./listener.js";
 import { migrate } from "./migrate.js";
 import * as ops from "./ops.js";
 import { PostgresReads } from "./reads.js";
-import { toSchedule } from "./rows.js";
+import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 
 /**
@@ -242,6 +244,29 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ queue: r.queue, readyAt: Number(r.ready_at) }));
   }
 
+  async metricsSnapshot(): Promise<StoreMetrics> {
+    await this.ready();
+    const now = await this.now();
+    const runs = await this.db.query<{ workflow: string; status: RunStatus; count: string }>(
+      `SELECT workflow, status, count(*) AS count FROM runs GROUP BY workflow, status ORDER BY workflow, status`,
+    );
+    const runnable = await this.db.query<{ queue: string; count: string; oldest: string }>(
+      `SELECT queue, count(*) AS count, min(ready_at) AS oldest FROM runs
+       WHERE status IN ('pending', 'waiting') AND ready_at IS NOT NULL AND ready_at <= $1 GROUP BY queue ORDER BY queue`,
+      [now],
+    );
+    const approvals = await this.db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM steps s JOIN runs r ON r.id = s.run_id
+       WHERE s.kind = 'approval' AND s.status = 'pending' AND r.status = 'waiting'`,
+    );
+    return {
+      now,
+      runs: runs.rows.map((r) => ({ workflow: r.workflow, status: r.status, count: Number(r.count) })),
+      runnable: runnable.rows.map((r) => ({ queue: r.queue, count: Number(r.count), oldestReadyAt: Number(r.oldest) })),
+      approvalsWaiting: Number(approvals.rows[0]?.n ?? 0),
+    };
+  }
+
   getRun(id: string): Promise<RunRecord | null> {
     return this.reads.getRun(id);
   }
@@ -257,6 +282,26 @@ export class PostgresStore implements Store {
   getSteps(runId: string): Promise<StepRecord[]> {
     return this.reads.getSteps(runId);
   }
+  async listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>> {
+    await this.ready();
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      clauses.push(sql.replace("?", `$${params.length}`));
+    };
+    if (filter.runId !== undefined) add("l.run_id = ?", filter.runId);
+    if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
+    if (filter.since !== undefined) add("l.ts >= ?", filter.since);
+    if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
+    const follow = filter.afterSeq !== undefined;
+    const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
+      ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
+    const { rows } = await this.db.query<Parameters<typeof toLog>[0] & { workflow: string }>(sql, params);
+    const out = rows.map((r) => ({ ...toLog(r), workflow: r.workflow }));
+    return follow ? out : out.reverse();
+  }
+
   getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
     return this.reads.getLogs(runId, afterSeq);
   }

@@ -22,6 +22,8 @@ import type {
   Store,
   StoreLocation,
   WorkflowInfo,
+  StoreMetrics,
+  LogFilter,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
@@ -29,7 +31,7 @@ import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approval
 import { claimRuns } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
-import { toSchedule } from "./rows.js";
+import { toLog, toSchedule } from "./rows.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 
@@ -304,6 +306,26 @@ export class SqliteStore implements Store {
     return this.s.get(sql).all(JSON.stringify(workflows)) as QueueReadiness[];
   }
 
+  async metricsSnapshot(): Promise<StoreMetrics> {
+    const now = this.clock.now();
+    const runs = this.s
+      .get(`SELECT workflow, status, COUNT(*) AS count FROM runs GROUP BY workflow, status ORDER BY workflow, status`)
+      .all() as StoreMetrics["runs"];
+    const runnable = this.s
+      .get(
+        `SELECT queue, COUNT(*) AS count, MIN(ready_at) AS oldestReadyAt FROM runs
+         WHERE status IN ('pending', 'waiting') AND ready_at IS NOT NULL AND ready_at <= ? GROUP BY queue ORDER BY queue`,
+      )
+      .all(now) as StoreMetrics["runnable"];
+    const approvals = this.s
+      .get(
+        `SELECT COUNT(*) AS n FROM steps s JOIN runs r ON r.id = s.run_id
+         WHERE s.kind = 'approval' AND s.status = 'pending' AND r.status = 'waiting'`,
+      )
+      .get() as { n: number };
+    return { now, runs, runnable, approvalsWaiting: approvals.n };
+  }
+
   async getRun(id: string): Promise<RunRecord | null> {
     return this.r.getRun(id);
   }
@@ -319,6 +341,26 @@ export class SqliteStore implements Store {
   async getSteps(runId: string): Promise<StepRecord[]> {
     return this.r.getSteps(runId);
   }
+  async listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>> {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, value: unknown) => {
+      params.push(value);
+      clauses.push(sql.replace("?", "?"));
+    };
+    if (filter.runId !== undefined) add("l.run_id = ?", filter.runId);
+    if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
+    if (filter.since !== undefined) add("l.ts >= ?", filter.since);
+    if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
+    const follow = filter.afterSeq !== undefined;
+    const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
+      ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
+    const rows = (this.s.get(sql).all(...params) as Array<Parameters<typeof toLog>[0] & { workflow: string }>).map(
+      (r) => ({ ...toLog(r), workflow: r.workflow }),
+    );
+    return follow ? rows : rows.reverse();
+  }
+
   async getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
     return this.r.getLogs(runId, afterSeq);
   }

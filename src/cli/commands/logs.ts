@@ -1,0 +1,76 @@
+/**
+ * `sluice logs`: the lines runs printed, across runs (one run with `--run`, one workflow
+ * with `--workflow`, a time window with `--since`), newest page by default, and
+ * `--follow` to keep printing new lines until interrupted. `--json`: one JSON object per
+ * line (JSON Lines), the same with or without `--follow`.
+ */
+import type { Command } from "commander";
+import { terminalSafe } from "../../core/terminal-text.js";
+import type { LogFilter, LogRecord } from "../../store/types.js";
+import { type CommandContext, untilAborted } from "../command.js";
+import { safe } from "../format.js";
+import { parseCount, parseDurationOption } from "../options.js";
+import { DB_OPTION, DIR_OPTION, withReadEngine } from "../project.js";
+
+/** How often `--follow` looks for new lines. */
+const FOLLOW_EVERY_MS = 500;
+
+type Line = LogRecord & { workflow: string };
+
+function render(line: Line, asJson: boolean): string {
+  if (asJson)
+    return `${JSON.stringify({
+      ts: new Date(line.ts).toISOString(),
+      level: line.level,
+      msg: line.message,
+      runId: line.runId,
+      workflow: line.workflow,
+      attempt: line.attempt,
+      stepKey: line.stepKey,
+      seq: line.seq,
+    })}\n`;
+  const where = line.stepKey ? ` [${safe(line.stepKey)}]` : "";
+  const level = line.level === "info" ? "" : ` ${safe(line.level)}`;
+  return `${new Date(line.ts).toISOString()} ${safe(line.workflow)} ${safe(line.runId)}${where}${level}: ${terminalSafe(line.message, { indent: "    " })}\n`;
+}
+
+/** Registers `sluice logs`. */
+export function registerLogs(program: Command, cx: CommandContext): void {
+  program
+    .command("logs")
+    .description("print the lines runs printed, across runs; --follow keeps printing new ones")
+    .option("--run <id>", "only this run")
+    .option("--workflow <name>", "only runs of this workflow")
+    .option("--since <duration>", "only lines printed within this long, e.g. 1d, 2h, 30m")
+    .option("--limit <n>", "at most this many lines (the newest)", "1000")
+    .option("--follow", "keep printing new lines until interrupted (Ctrl-C)")
+    .option("--json", "one JSON object per line")
+    .option(...DIR_OPTION)
+    .option(...DB_OPTION)
+    .action(async (opts) => {
+      const since = opts.since === undefined ? undefined : Date.now() - parseDurationOption(opts.since, "--since");
+      const limit = Math.max(1, parseCount(opts.limit, "--limit"));
+      const filter: LogFilter = {
+        limit,
+        ...(opts.run !== undefined && { runId: String(opts.run) }),
+        ...(opts.workflow !== undefined && { workflow: String(opts.workflow) }),
+        ...(since !== undefined && { since }),
+      };
+      const asJson = Boolean(opts.json);
+      await withReadEngine(cx.io, opts, async (engine) => {
+        const first = await engine.store.listLogs(filter);
+        for (const line of first) cx.io.stdout(render(line, asJson));
+        if (!opts.follow) return;
+        let afterSeq = first.at(-1)?.seq ?? 0;
+        let stopped = false;
+        void untilAborted(cx.io.signal).then(() => (stopped = true));
+        while (!stopped) {
+          const next = await engine.store.listLogs({ ...filter, afterSeq, limit: 1000 });
+          for (const line of next) cx.io.stdout(render(line, asJson));
+          afterSeq = next.at(-1)?.seq ?? afterSeq;
+          if (next.length < 1000)
+            await Promise.race([new Promise((r) => setTimeout(r, FOLLOW_EVERY_MS)), untilAborted(cx.io.signal)]);
+        }
+      });
+    });
+}

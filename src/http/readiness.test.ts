@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { lanesCheck, schedulerCheck } from "./readiness.js";
+
+describe("readiness checks", () => {
+  it("the scheduler check fails only while leadership is unknown", () => {
+    expect(schedulerCheck("leader")).toEqual({ ok: true, detail: "leader" });
+    expect(schedulerCheck("standby")).toEqual({ ok: true, detail: "standby" });
+    expect(schedulerCheck(null).ok).toBe(true);
+    const unknown = schedulerCheck("unknown");
+    expect(unknown.ok).toBe(false);
+    expect(unknown.detail).toMatch(/leadership unknown/);
+  });
+
+  it("the lanes check names the crashed worker groups", () => {
+    expect(lanesCheck(null).ok).toBe(true);
+    expect(lanesCheck([{ group: "a", mode: "running", pid: 1, draining: [] }]).ok).toBe(true);
+    const bad = lanesCheck([
+      { group: "a", mode: "idle", pid: null, draining: [] },
+      { group: "etl", mode: "crashed", pid: null, draining: [] },
+    ]);
+    expect(bad.ok).toBe(false);
+    expect(bad.detail).toContain("etl");
+    expect(bad.detail).not.toMatch(/\ba\b,/);
+  });
+});

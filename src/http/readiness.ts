@@ -1,0 +1,104 @@
+/**
+ * Readiness (`GET /api/ready`): may a load balancer or Kubernetes send this process work?
+ * Unlike liveness (`/api/health`: the process answers), readiness asks the things the
+ * process needs: the database answers and is migrated, a write commits, the scheduler
+ * knows whether it leads, and no worker lane is crashed. Each check runs with a time
+ * limit, so a hung database makes the probe fail instead of hang.
+ */
+import type { LaneInfo } from "../lanes/lane.js";
+import { storeReady } from "../store/open.js";
+import { isDriverFailure, toStorageError } from "../store/storage-error.js";
+import type { Store } from "../store/types.js";
+
+/** Result of one readiness check. */
+export interface ReadinessCheck {
+  ok: boolean;
+  /** What was found (when ok) or why it failed. */
+  detail: string;
+}
+
+/** Answer of `GET /api/ready`. */
+export interface Readiness {
+  ready: boolean;
+  checks: { database: ReadinessCheck; write: ReadinessCheck; scheduler: ReadinessCheck; lanes: ReadinessCheck };
+}
+
+/** What the readiness probe looks at. */
+export interface ReadinessSources {
+  store: Store;
+  /** The scheduler's leadership (see `Scheduler.leadership`), or null when this process runs no scheduler. */
+  leadership: (() => { state: "leader" | "standby" | "unknown"; checkedAt: number | null }) | null;
+  /** The lane supervisor's lanes, or null when this process supervises none. */
+  lanes: (() => LaneInfo[]) | null;
+  /** Per-check time limit, ms (default 3 000). */
+  timeoutMs?: number;
+}
+
+/** Key of the store record the write check replaces on every probe. */
+export const READY_PROBE_KEY = "sluice:ready-probe";
+
+/** The scheduler check from its leadership state (pure). */
+export function schedulerCheck(state: "leader" | "standby" | "unknown" | null): ReadinessCheck {
+  if (state === null) return { ok: true, detail: "no scheduler in this process" };
+  if (state === "unknown")
+    return { ok: false, detail: "leadership unknown: the scheduler has not had an answer from the database lately" };
+  return { ok: true, detail: state };
+}
+
+/** The lanes check from the supervisor's lanes (pure): a crashed lane is unhealthy. */
+export function lanesCheck(lanes: LaneInfo[] | null): ReadinessCheck {
+  if (lanes === null) return { ok: true, detail: "no lanes supervised by this process" };
+  const crashed = lanes.filter((l) => l.mode === "crashed").map((l) => l.group);
+  if (crashed.length > 0)
+    return { ok: false, detail: `crashed worker group(s): ${crashed.join(", ")} (see the server's log)` };
+  return { ok: true, detail: `${lanes.length} lane(s), none crashed` };
+}
+
+/** Runs every check and answers whether the process is ready. */
+export async function checkReadiness(sources: ReadinessSources): Promise<Readiness> {
+  const limit = sources.timeoutMs ?? 3_000;
+  const { store } = sources;
+  const database = await timed(limit, async () => {
+    await storeReady(store);
+    await store.now();
+    await store.kvGet(READY_PROBE_KEY); // a read that reaches the database on every store
+    return `${store.kind} reachable and migrated`;
+  });
+  const write = database.ok
+    ? await timed(limit, async () => {
+        const value = `${process.pid}:${Date.now()}`;
+        await store.kvPut(READY_PROBE_KEY, value);
+        // Not compared with `value`: another server on the same database may have probed in between.
+        if ((await store.kvGet(READY_PROBE_KEY)) === null) throw new Error("a write was not read back");
+        return "a write committed";
+      })
+    : { ok: false, detail: "skipped: the database is not reachable" };
+  const checks = {
+    database,
+    write,
+    scheduler: schedulerCheck(sources.leadership ? sources.leadership().state : null),
+    lanes: lanesCheck(sources.lanes ? sources.lanes() : null),
+  };
+  return { ready: Object.values(checks).every((c) => c.ok), checks };
+}
+
+async function timed(limitMs: number, probe: () => Promise<string>): Promise<ReadinessCheck> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ReadinessCheck>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${limitMs} ms` }), limitMs);
+  });
+  try {
+    return await Promise.race([
+      probe().then(
+        (detail): ReadinessCheck => ({ ok: true, detail }),
+        (err: unknown): ReadinessCheck => ({
+          ok: false,
+          detail: isDriverFailure(err) ? toStorageError(err).message : (err as Error).message,
+        }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

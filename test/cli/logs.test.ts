@@ -1,0 +1,86 @@
+/**
+ * `sluice logs` as the real binary: lines of several runs after a worker ran them,
+ * filtered by run and workflow, as text and JSON Lines, and `--follow` printing a line
+ * printed after it started, then stopping on SIGTERM.
+ */
+import { describe, expect, it } from "vitest";
+import { makeProject } from "../helpers/project.js";
+import { spawnSluice } from "../helpers/processes.js";
+
+const FILES = {
+  "workflows/hello.ts": `
+    import { defineWorkflow } from "sluice";
+    export default defineWorkflow<{ name: string }>("hello", {
+      handler: async (p, ctx) => ctx.run("greet", () => { console.log("greeting " + p.name); return "hello " + p.name; }),
+    });`,
+  "workflows/other.ts": `
+    import { defineWorkflow } from "sluice";
+    export default defineWorkflow("other", { handler: async () => { console.log("other speaks"); return 1; } });`,
+};
+
+async function done(p: ReturnType<typeof spawnSluice>) {
+  const code = await p.exited;
+  return { code, out: p.stdout(), err: p.stderr() };
+}
+
+async function runAll(root: string) {
+  const w = await done(spawnSluice(["worker", "--exit-when-idle", "--idle", "300ms"], root));
+  expect(w.code).toBe(0);
+}
+
+describe("sluice logs", { timeout: 120_000 }, () => {
+  it("prints lines across runs, by run and by workflow, as text and JSON Lines", async () => {
+    const root = makeProject(FILES);
+    for (const [wf, payload, id] of [
+      ["hello", '{"name": "ana"}', "h1"],
+      ["hello", '{"name": "bo"}', "h2"],
+      ["other", "{}", "o1"],
+    ] as const)
+      expect((await done(spawnSluice(["enqueue", wf, payload, "--id", id], root))).code).toBe(0);
+    await runAll(root);
+
+    const all = await done(spawnSluice(["logs", "--since", "1d"], root));
+    expect(all.code).toBe(0);
+    expect(all.out).toMatch(/hello h1 \[greet\]: greeting ana\n/);
+    expect(all.out).toMatch(/hello h2 \[greet\]: greeting bo\n/);
+    expect(all.out).toMatch(/other o1: other speaks\n/);
+
+    const json = await done(spawnSluice(["logs", "--workflow", "hello", "--json"], root));
+    expect(json.code).toBe(0);
+    const lines = json.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.map((l) => [l.runId, l.msg]).sort()).toEqual([
+      ["h1", "greeting ana"],
+      ["h2", "greeting bo"],
+    ]);
+    expect(lines.every((l) => l.workflow === "hello" && l.stepKey === "greet")).toBe(true);
+
+    const one = await done(spawnSluice(["logs", "--run", "o1", "--json"], root));
+    expect(
+      one.out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).msg),
+    ).toEqual(["other speaks"]);
+
+    const bad = await done(spawnSluice(["logs", "--since", "yesterday"], root));
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/--since "yesterday" is not a duration/);
+  });
+
+  it("--follow prints lines printed after it started, and stops on SIGTERM", async () => {
+    const root = makeProject(FILES);
+    expect((await done(spawnSluice(["enqueue", "hello", '{"name": "early"}', "--id", "e1"], root))).code).toBe(0);
+    await runAll(root);
+    const follow = spawnSluice(["logs", "--follow", "--workflow", "hello"], root);
+    await follow.waitFor(/greeting early/, 20_000);
+    expect((await done(spawnSluice(["enqueue", "hello", '{"name": "late"}', "--id", "l1"], root))).code).toBe(0);
+    await runAll(root);
+    await follow.waitFor(/hello l1 \[greet\]: greeting late/, 20_000);
+    follow.proc.kill("SIGTERM");
+    expect(await follow.exited).toBe(0);
+    expect(follow.stdout().match(/greeting early/g)).toHaveLength(1);
+  });
+});
