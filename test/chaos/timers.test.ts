@@ -50,22 +50,24 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const spreadMs = last - first;
       const lateMs = first - due;
       const inv = await checkLedgerRuns(p, ids, 1);
+      const target = spreadMs <= 1_000 ? "met" : "NOT met";
       record(
         rowOf(
           `${TIMERS.toLocaleString("en")} timers due in the same second`,
           kind,
-          "2 workers × 200 slots",
+          `2 workers × 200 slots; first start ${lateMs} ms after due, last ${(spreadMs / 1000).toFixed(1)} s after the first (issue's 1 s: ${target})`,
           inv,
           started,
-          {
-            note: `first start ${lateMs} ms after due, spread first→last start ${(spreadMs / 1000).toFixed(1)} s (target 1 s: ${spreadMs <= 1_000 ? "met" : "NOT met"})`,
-          },
         ),
       );
       console.log(`${kind}: first start ${lateMs} ms after due; spread ${spreadMs} ms over ${starts.length} starts`);
       expect(starts.length).toBe(TIMERS);
       // Never early (SQLite's claim compares with the worker's clock, Postgres' with the server's: same machine).
       expect(first).toBeGreaterThanOrEqual(due);
+      // Bounded: all start within 30 s of each other. The issue asks for 1 s; here (2 shared cores)
+      // the spread is the claim throughput of 2 workers (5–11 s), recorded in the row and in
+      // docs/RELIABILITY.md as not met rather than asserted away.
+      expect(spreadMs).toBeLessThan(30_000);
       expect(inv).toMatchObject({ lost: 0, stuck: 0, failed: 0, wrongResults: 0, missingEffects: 0 });
     });
   });
