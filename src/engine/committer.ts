@@ -1,6 +1,7 @@
 import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { toStorageError } from "../store/storage-error.js";
 import type { Command, CommandResult, LogLine, Store } from "../store/types.js";
+import { crashArmed, crashAt } from "../core/crash-points.js";
 
 /** Log lines kept for the next batch while the database refuses writes; older ones are dropped past this. */
 const MAX_HELD_LOG_LINES = 10_000;
@@ -92,7 +93,10 @@ export class GroupCommitter {
       }
       const skip = logCommand ? 1 : 0;
       try {
+        const checkpoint = crashArmed && commands.some((c) => c.verb === "saveSteps");
+        if (checkpoint) crashAt("before-checkpoint-commit");
         const results = await this.store.commit(commands);
+        if (checkpoint) crashAt("after-checkpoint-commit");
         this.failures = 0;
         this.stats.batches += 1;
         this.stats.commands += batch.length;

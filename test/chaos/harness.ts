@@ -46,8 +46,8 @@ export interface ChaosProject {
   db: string;
   store: Store;
   ledgerFile: string;
-  /** Starts a `sluice worker` (with `--db`, short lease) that writes to the ledger. */
-  worker(extra?: string[]): SluiceProcess;
+  /** Starts a `sluice worker` (with `--db`, short lease) that writes to the ledger; `env` adds variables. */
+  worker(extra?: string[], env?: Record<string, string>): SluiceProcess;
   /** Ledger lines: how many times each `<run>:<step>` body ran. */
   ledger(): Map<string, number>;
 }
@@ -83,9 +83,10 @@ export async function chaosProject(
     db,
     store,
     ledgerFile,
-    worker: (extra = []) =>
+    worker: (extra = [], env = {}) =>
       spawnSluice(["worker", "--db", workerDb, "--lease", "1s", "--quiet", ...extra], root, {
         CHAOS_LEDGER: ledgerFile,
+        ...env,
       }),
     ledger: () => {
       const counts = new Map<string, number>();

@@ -97,12 +97,13 @@ it("a commit whose answer is lost: 12 COMMIT answers dropped by a proxy between 
     rowOf(
       "commit answer lost (proxy drops the connection after COMMIT)",
       "postgres",
-      `${proxy.dropped()} COMMIT answers dropped, ${alive}/2 workers up after`,
+      `${proxy.dropped()} COMMIT answers dropped (${whileBusy} armed with runs unfinished), ${alive}/2 workers up after`,
       inv,
       started,
     ),
   );
   expect(proxy.dropped()).toBe(target);
+  expect(whileBusy).toBe(target);
   expect(alive).toBe(2);
   expect(Number(steps[0]!.n)).toBe(ids.length * 3);
   expect(inv).toMatchObject({ lost: 0, stuck: 0, failed: 0, wrongResults: 0, missingEffects: 0 });
