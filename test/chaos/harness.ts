@@ -59,7 +59,7 @@ afterAll(async () => {
 
 /** Where a project's database is, when not a fresh one on the tests' cluster. */
 export interface ChaosDatabase {
-  /** Postgres URL of an existing, empty database (e.g. on a cluster the test restarts). */
+  /** SQLite file path, or Postgres URL of an existing empty database (e.g. on a cluster the test restarts). */
   db?: string;
   /** URL the workers use instead of `db` (e.g. through a proxy that injects faults). */
   workerDb?: string;
@@ -72,7 +72,7 @@ export async function chaosProject(
   where: ChaosDatabase = {},
 ): Promise<ChaosProject> {
   const root = makeProject({ "workflows/ledger.ts": LEDGER, ...files });
-  const db = kind === "sqlite" ? join(root, ".sluice", "sluice.db") : (where.db ?? (await testDatabase("chaos")));
+  const db = where.db ?? (kind === "sqlite" ? join(root, ".sluice", "sluice.db") : await testDatabase("chaos"));
   const workerDb = where.workerDb ?? db;
   const store = kind === "sqlite" ? openSqliteStore({ path: db }) : openPostgresStore(db);
   stores.push(store);
