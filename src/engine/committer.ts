@@ -1,7 +1,7 @@
 import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { toStorageError } from "../store/storage-error.js";
 import type { Command, CommandResult, LogLine, Store } from "../store/types.js";
-import { crashArmed, crashAt } from "../core/crash-points.js";
+import { crashArmed, crashAt } from "../worker/crash-points.js";
 
 /** Log lines kept for the next batch while the database refuses writes; older ones are dropped past this. */
 const MAX_HELD_LOG_LINES = 10_000;

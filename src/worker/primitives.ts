@@ -13,7 +13,7 @@ import { validateBackoff, validateRetries } from "../sdk/workflow.js";
 import { isTerminalError, markTerminal } from "./control.js";
 import { createLogger } from "./logger.js";
 import type { Execution } from "./execution.js";
-import { crashAt } from "../core/crash-points.js";
+import { crashAt } from "./crash-points.js";
 
 const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

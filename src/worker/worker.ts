@@ -15,7 +15,7 @@ import type { ClaimedRun, Store } from "../store/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
 import { taskDefinition } from "./task-definition.js";
-import { crashAt } from "../core/crash-points.js";
+import { crashAt } from "./crash-points.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {

@@ -6,7 +6,7 @@
  * exactly the step that was running, a crash after it repeats nothing.
  */
 import { describe, expect, it } from "vitest";
-import type { CrashPoint } from "../../src/core/crash-points.js";
+import type { CrashPoint } from "../../src/worker/crash-points.js";
 import { chaosProject, checkLedgerRuns, enqueueLedgerRuns, record, rowOf, stopAll, untilFinished } from "./harness.js";
 
 /** Per point: the step bodies each crash repeats (exactly, or at most for `before-renewal`). */

@@ -27,7 +27,7 @@ it("immediate Postgres restart: the server crash-restarted twice while 2 workers
   await admin.query("CREATE DATABASE chaos_restart");
   await admin.end();
   const p = await chaosProject("postgres", {}, { db: withDatabase(cluster.url, "chaos_restart") });
-  const ids = await enqueueLedgerRuns(p, "restart", 200, 3, 100);
+  const ids = await enqueueLedgerRuns(p, "restart", 600, 3, 200);
   const workers = [p.worker(["--concurrency", "20"]), p.worker(["--concurrency", "20"])];
   const end = Date.now() + 30_000;
   while (Date.now() < end && p.ledger().size === 0) await delay(100);
@@ -70,11 +70,11 @@ it("a commit whose answer is lost: 12 COMMIT answers dropped by a proxy between 
   through.port = String(proxy.port);
   // The test reads the store directly; only the workers go through the proxy.
   const p = await chaosProject("postgres", {}, { db, workerDb: through.toString() });
-  const ids = await enqueueLedgerRuns(p, "commit", 200, 3, 100);
+  const ids = await enqueueLedgerRuns(p, "commit", 400, 3, 100);
   const workers = [p.worker(["--concurrency", "20"]), p.worker(["--concurrency", "20"])];
   const end = Date.now() + 30_000;
   while (Date.now() < end && p.ledger().size === 0) await delay(100);
-  // One drop armed every 400 ms, once the previous one happened, while runs are unfinished.
+  // One drop armed every 200 ms, once the previous one happened, while runs are unfinished.
   const target = 12;
   let whileBusy = 0;
   const until = Date.now() + 40_000;
@@ -84,7 +84,7 @@ it("a commit whose answer is lost: 12 COMMIT answers dropped by a proxy between 
     whileBusy++;
     proxy.arm(1);
     while (proxy.dropped() === before && Date.now() < until) await delay(20);
-    await delay(400);
+    await delay(200);
   }
   await untilFinished(p.store, ids, 90_000);
   const alive = workers.filter((w) => w.proc.exitCode === null && w.proc.signalCode === null).length;

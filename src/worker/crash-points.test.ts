@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CRASH_POINTS, parseCrashPoint } from "./crash-points.js";
-import { InvalidInputError } from "./errors.js";
+import { InvalidInputError } from "../core/errors.js";
 
 describe("SLUICE_TEST_CRASH_AT", () => {
   it("is off when unset or empty", () => {

@@ -5,7 +5,7 @@
  * when this module loads; unset (always, outside tests), {@link crashAt} is one comparison with
  * null. Not a feature: never set it in production.
  */
-import { InvalidInputError } from "./errors.js";
+import { InvalidInputError } from "../core/errors.js";
 
 /** Where a worker can be made to crash. */
 export const CRASH_POINTS = [
