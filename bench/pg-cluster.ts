@@ -35,6 +35,12 @@ export interface Cluster {
   /** Superuser URL of database `postgres`. */
   url: string;
   port: number;
+  /**
+   * Crash-restarts the server: `pg_ctl stop -m immediate` (every backend quits without a
+   * checkpoint, as on a power cut or `pg_ctl restart -m immediate`), then starts it again on the
+   * same port and data, running crash recovery. Resolves when it accepts connections again.
+   */
+  restartImmediate(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -126,33 +132,47 @@ export async function startCluster(settings: Record<string, string> = {}): Promi
     max_connections: "400",
     ...settings,
   }).flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-  const child: ChildProcess = spawn(join(binDir, "postgres"), ["-D", data, "-p", String(port), ...flags], {
-    ...(as ?? {}),
-    env: { ...process.env, LC_ALL: "C" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  const kill = () => child.kill("SIGKILL");
-  process.once("exit", kill);
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on("data", (d) => {
-      log = (log + d).slice(-8000);
-      if (log.includes("ready to accept connections")) resolve();
+  const startServer = async (): Promise<ChildProcess> => {
+    const child: ChildProcess = spawn(join(binDir, "postgres"), ["-D", data, "-p", String(port), ...flags], {
+      ...(as ?? {}),
+      env: { ...process.env, LC_ALL: "C" },
+      stdio: ["ignore", "ignore", "pipe"],
     });
-    child.on("exit", (code) => reject(new Error(`postgres exited with ${code} during startup: ${log}`)));
-  }).catch((err) => {
+    let log = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on("data", (d) => {
+        log = (log + d).slice(-8000);
+        if (log.includes("ready to accept connections")) resolve();
+      });
+      child.on("exit", (code) => reject(new Error(`postgres exited with ${code} during startup: ${log}`)));
+    });
+    child.stderr!.resume();
+    return child;
+  };
+  let child: ChildProcess | null = null;
+  const kill = () => child?.kill("SIGKILL");
+  process.once("exit", kill);
+  child = await startServer().catch((err) => {
+    process.off("exit", kill);
     rmSync(dir, { recursive: true, force: true });
     throw err;
   });
-  child.stderr!.resume();
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
+    restartImmediate: async () => {
+      const old = child!;
+      const exited = old.exitCode === null ? new Promise((r) => old.once("exit", r)) : Promise.resolve();
+      await run(join(binDir, "pg_ctl"), ["stop", "-D", data, "-m", "immediate", "-w"], as);
+      await exited;
+      child = await startServer();
+    },
     stop: async () => {
       process.off("exit", kill);
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGINT");
+      const current = child!;
+      if (current.exitCode === null) {
+        const exited = new Promise((r) => current.once("exit", r));
+        current.kill("SIGINT");
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });

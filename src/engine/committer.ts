@@ -2,6 +2,7 @@ import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { toStorageError } from "../store/storage-error.js";
 import type { Command, CommandResult, LogLine, Store } from "../store/types.js";
 import type { EngineMetrics } from "./metrics.js";
+import { crashArmed, crashAt } from "../worker/crash-points.js";
 
 /** Log lines kept for the next batch while the database refuses writes; older ones are dropped past this. */
 const MAX_HELD_LOG_LINES = 10_000;
@@ -96,8 +97,11 @@ export class GroupCommitter {
       const skip = logCommand ? 1 : 0;
       const t0 = performance.now();
       try {
+        const checkpoint = crashArmed && commands.some((c) => c.verb === "saveSteps");
+        if (checkpoint) crashAt("before-checkpoint-commit");
         const results = await this.store.commit(commands);
         this.metrics?.commit(commands, results, (performance.now() - t0) / 1000);
+        if (checkpoint) crashAt("after-checkpoint-commit");
         this.failures = 0;
         this.stats.batches += 1;
         this.stats.commands += batch.length;

@@ -13,6 +13,7 @@ import { validateBackoff, validateRetries } from "../sdk/workflow.js";
 import { isTerminalError, markTerminal } from "./control.js";
 import { createLogger } from "./logger.js";
 import type { Execution } from "./execution.js";
+import { crashAt } from "./crash-points.js";
 
 const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -44,6 +45,7 @@ export async function runStep<T>(
     try {
       return await exec.track(async () => {
         const value = await runBody(exec, key, stepAttempt, fn);
+        crashAt("after-step-body");
         const encoded = markOnThrow(() => exec.encode(value, `result of step "${key}"`));
         await exec.save([
           {

@@ -15,6 +15,7 @@ import type { ClaimedRun, Store } from "../store/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
 import { taskDefinition } from "./task-definition.js";
+import { crashAt } from "./crash-points.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -169,6 +170,7 @@ export class Worker {
           await this.sleep(this.options.pollMs);
           continue;
         }
+        if (claimed.length > 0) crashAt("after-claim");
         for (const c of claimed) this.execute(c);
       }
       if (claimed.length > 0) {
@@ -281,6 +283,7 @@ export class Worker {
   private async heartbeat(): Promise<void> {
     const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.holdsLease);
     if (execs.length === 0) return;
+    crashAt("before-renewal");
     try {
       const r = await this.deps.committer.submit({
         verb: "heartbeat",

@@ -46,8 +46,8 @@ export interface ChaosProject {
   db: string;
   store: Store;
   ledgerFile: string;
-  /** Starts a `sluice worker` (with `--db`, short lease) that writes to the ledger. */
-  worker(extra?: string[]): SluiceProcess;
+  /** Starts a `sluice worker` (with `--db`, short lease) that writes to the ledger; `env` adds variables. */
+  worker(extra?: string[], env?: Record<string, string>): SluiceProcess;
   /** Ledger lines: how many times each `<run>:<step>` body ran. */
   ledger(): Map<string, number>;
 }
@@ -57,10 +57,23 @@ afterAll(async () => {
   for (const s of stores.splice(0)) await s.close().catch(() => undefined);
 });
 
+/** Where a project's database is, when not a fresh one on the tests' cluster. */
+export interface ChaosDatabase {
+  /** SQLite file path, or Postgres URL of an existing empty database (e.g. on a cluster the test restarts). */
+  db?: string;
+  /** URL the workers use instead of `db` (e.g. through a proxy that injects faults). */
+  workerDb?: string;
+}
+
 /** See {@link ChaosProject}. */
-export async function chaosProject(kind: StoreKind, files: Record<string, string> = {}): Promise<ChaosProject> {
+export async function chaosProject(
+  kind: StoreKind,
+  files: Record<string, string> = {},
+  where: ChaosDatabase = {},
+): Promise<ChaosProject> {
   const root = makeProject({ "workflows/ledger.ts": LEDGER, ...files });
-  const db = kind === "sqlite" ? join(root, ".sluice", "sluice.db") : await testDatabase("chaos");
+  const db = where.db ?? (kind === "sqlite" ? join(root, ".sluice", "sluice.db") : await testDatabase("chaos"));
+  const workerDb = where.workerDb ?? db;
   const store = kind === "sqlite" ? openSqliteStore({ path: db }) : openPostgresStore(db);
   stores.push(store);
   const ledgerFile = join(root, "ledger.txt");
@@ -70,8 +83,11 @@ export async function chaosProject(kind: StoreKind, files: Record<string, string
     db,
     store,
     ledgerFile,
-    worker: (extra = []) =>
-      spawnSluice(["worker", "--db", db, "--lease", "1s", "--quiet", ...extra], root, { CHAOS_LEDGER: ledgerFile }),
+    worker: (extra = [], env = {}) =>
+      spawnSluice(["worker", "--db", workerDb, "--lease", "1s", "--quiet", ...extra], root, {
+        CHAOS_LEDGER: ledgerFile,
+        ...env,
+      }),
     ledger: () => {
       const counts = new Map<string, number>();
       if (!existsSync(ledgerFile)) return counts;
@@ -158,7 +174,8 @@ export async function enqueueLedgerRuns(p: ChaosProject, prefix: string, n: numb
 export async function untilFinished(store: Store, ids: string[], deadlineMs: number): Promise<void> {
   const end = Date.now() + deadlineMs;
   while (Date.now() < end) {
-    const runs = await store.getRuns(ids);
+    // A read that fails (the database restarting under the fault) counts as not finished yet.
+    const runs = await store.getRuns(ids).catch(() => []);
     if (runs.length === ids.length && runs.every((r) => ["succeeded", "failed", "cancelled"].includes(r.status)))
       return;
     await delay(200);
