@@ -16,3 +16,18 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
+
+/** Waits `ms`, or less if `signal` aborts first (a follow loop's poll that Ctrl-C cuts short). */
+export function pauseUnlessAborted(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", stop, { once: true });
+  });
+}

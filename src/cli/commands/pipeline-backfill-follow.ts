@@ -14,7 +14,7 @@ import {
   type BackfillProgress,
   type PartitionProgress,
 } from "../../pipeline/runtime/backfill-progress.js";
-import { json, type CommandContext } from "../command.js";
+import { json, type CommandContext, pauseUnlessAborted } from "../command.js";
 import { terminalSafe } from "../../core/terminal-text.js";
 
 /** A text progress bar: `[#####.....] 2/4`. */
@@ -147,16 +147,6 @@ export async function followBackfill(
       if (opts.json) json(cx, p);
       return "detached";
     }
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        clearTimeout(t);
-        resolve();
-      };
-      const t = setTimeout(() => {
-        signal.removeEventListener("abort", stop);
-        resolve();
-      }, opts.pollMs ?? 250);
-      signal.addEventListener("abort", stop, { once: true });
-    });
+    await pauseUnlessAborted(signal, opts.pollMs ?? 250);
   }
 }

@@ -12,7 +12,7 @@ import { cancelPlan, isActive } from "../../pipeline/runtime/plan-cancel.js";
 import type { PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import type { RunRecord } from "../../store/types.js";
 import { moduleName } from "../../worker/script-paths.js";
-import { json, type CommandContext } from "../command.js";
+import { json, type CommandContext, pauseUnlessAborted } from "../command.js";
 import { statusLabel, tookLabel } from "../format.js";
 import type { FollowEnd } from "./pipeline-backfill-follow.js";
 import { wantsCancel } from "./pipeline-backfill-follow.js";
@@ -110,17 +110,7 @@ export async function followPlan(
       if (opts.json) json(cx, { ...summary, run: id, status: run.status, detached: true });
       return "detached";
     }
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        clearTimeout(t);
-        resolve();
-      };
-      const t = setTimeout(() => {
-        signal.removeEventListener("abort", stop);
-        resolve();
-      }, opts.pollMs ?? 250);
-      signal.addEventListener("abort", stop, { once: true });
-    });
+    await pauseUnlessAborted(signal, opts.pollMs ?? 250);
   }
 }
 
