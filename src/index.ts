@@ -19,7 +19,7 @@ export type { AnyWorkflow, WorkflowDefinition, WorkflowOptions } from "./sdk/wor
 export { signal } from "./sdk/signal.js";
 export type { SignalOptions } from "./sdk/runtime.js";
 export type { Logger, StepContext, StepOptions, WaitOptions, WorkflowContext } from "./sdk/context.js";
-export type { EnqueueOptions, RunHandle, RunInfo } from "./sdk/types.js";
+export type { EnqueueManyOptions, EnqueueOptions, RunHandle, RunInfo } from "./sdk/types.js";
 export * from "./sdk/errors.js";
 export { TakoError } from "./sdk/tako/errors.js";
 export type { TakoErrorCode } from "./sdk/tako/errors.js";

@@ -23,7 +23,7 @@ import {
   UnknownWorkflowError,
 } from "../sdk/errors.js";
 import { installRuntime, type SignalOptions, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
-import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
+import type { EnqueueManyOptions, EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { openStore } from "../store/open.js";
@@ -34,7 +34,7 @@ import { GroupCommitter } from "./committer.js";
 import { EngineMetrics } from "./metrics.js";
 import { Handoff } from "./handoff.js";
 import { localServerFor, scopeToServer } from "../store/local-scope.js";
-import { buildEnqueueRequest, type WorkflowDefaults } from "./enqueue-request.js";
+import { buildEnqueueRequest, perRunOptions, type WorkflowDefaults } from "./enqueue-request.js";
 import { EngineEvents } from "./events.js";
 import { Registry } from "./registry.js";
 import { type ApprovalDecision, type ApprovalDecisionResult, decideApproval } from "./approvals.js";
@@ -101,15 +101,21 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
 /** A Sluice engine in this process. */
 export class Engine implements SluiceRuntime {
+  /** The store this engine reads and writes (its own SQLite file or Postgres, or the one given). */
   readonly store: Store;
+  /** @internal The workflows this process can run, by name (the CLI, loader and HTTP layer use it). */
   readonly registry = new Registry();
+  /** @internal Wake-ups between the engine's parts ("work", run finished). */
   readonly events = new EngineEvents();
+  /** @internal Batches store writes into group commits. */
   readonly committer: GroupCommitter;
-  /** This engine's in-process metrics (served by `GET /metrics` with the store's figures). */
+  /** @internal This engine's in-process metrics (served by `GET /metrics` with the store's figures). */
   readonly metrics = new EngineMetrics();
-  /** Out-of-process workers' waiting claims that take new runs in their enqueue transaction. */
+  /** @internal Out-of-process workers' waiting claims that take new runs in their enqueue transaction. */
   readonly handoff = new Handoff();
+  /** @internal The built-in worker, or null when this engine only enqueues. */
   readonly worker: Worker | null;
+  /** @internal Cron and timer firing, or null when disabled. */
   readonly scheduler: Scheduler | null;
   private readonly waiters: RunWaiters;
   private readonly ownsStore: boolean;
@@ -294,20 +300,23 @@ export class Engine implements SluiceRuntime {
     return handle!;
   }
 
-  /** Enqueues many runs of one workflow in one group commit. `options.id` is not allowed here. */
+  /**
+   * Enqueues many runs of one workflow in one group commit and returns their handles in
+   * the payloads' order. `options.ids` gives each run its id (deduplicated like `id`).
+   * @example
+   * const handles = await engine.enqueueMany("resize", images, { ids: images.map((i) => `resize-${i.key}`) });
+   * const runs = await engine.waitForRuns(handles.map((h) => h.id));
+   * @throws InvalidInputError (`INVALID_IDS`) when `ids` does not match the payloads one to one
+   */
   async enqueueMany<R = unknown>(
     workflow: string | AnyWorkflow,
-    payloads: unknown[],
-    options: EnqueueOptions = {},
+    payloads: readonly unknown[],
+    options: EnqueueManyOptions = {},
   ): Promise<RunHandle<R>[]> {
-    if (payloads.length > 1 && options.id !== undefined) {
-      throw new InvalidInputError(
-        "enqueueMany cannot give every run the same id; enqueue them one by one with their own ids",
-      );
-    }
+    const perRun = perRunOptions(payloads.length, options);
     const defaults = await this.defaultsFor(workflow);
     await this.options.admit?.(defaults.queue, this.store);
-    const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
+    const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
     if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
     // A local worker with free slots takes new runs in the enqueue transaction itself.
     const local =
@@ -450,6 +459,15 @@ export class Engine implements SluiceRuntime {
    */
   waitForRun(id: string, timeoutMs?: number): Promise<RunRecord> {
     return this.waiters.wait(id, timeoutMs);
+  }
+
+  /**
+   * Waits until every run in `ids` is finished and returns them in the same order (a run
+   * that fails or is cancelled is returned, not thrown). `timeoutMs` bounds the whole wait.
+   * @throws RunNotFoundError for an unknown id; WaitTimeoutError when the time runs out first
+   */
+  waitForRuns(ids: readonly string[], timeoutMs?: number): Promise<RunRecord[]> {
+    return Promise.all(ids.map((id) => this.waiters.wait(id, timeoutMs)));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildEnqueueRequest, parseRunAt } from "./enqueue-request.js";
+import { buildEnqueueRequest, parseRunAt, perRunOptions } from "./enqueue-request.js";
 
 const wf = { name: "fulfill-order", queue: "default", maxAttempts: 5, backoff: { base: 1000, max: 3_600_000 } };
 
@@ -35,5 +35,31 @@ describe("parseRunAt", () => {
     expect(parseRunAt("2026-12-01T09:00:00Z")).toBe(Date.UTC(2026, 11, 1, 9));
     expect(parseRunAt(5)).toBe(5);
     expect(() => parseRunAt("tomorrow-ish")).toThrow(/invalid runAt "tomorrow-ish"/);
+  });
+});
+
+describe("perRunOptions", () => {
+  it("shares the options and gives each payload its own id from `ids`", () => {
+    expect(perRunOptions(2, { priority: 3, ids: ["a", "b"] })).toEqual([
+      { priority: 3, id: "a" },
+      { priority: 3, id: "b" },
+    ]);
+    expect(perRunOptions(2, { priority: 1 })).toEqual([{ priority: 1 }, { priority: 1 }]);
+    expect(perRunOptions(1, { id: "only" })).toEqual([{ id: "only" }]);
+  });
+  it("refuses ids that do not match the payloads one to one", () => {
+    expect(() => perRunOptions(3, { ids: ["a", "b"] })).toThrow(/3 payload\(s\), 2 id\(s\)/);
+    expect(() => perRunOptions(2, { ids: ["a", "a"] })).toThrow(/repeats the run id "a"/);
+    expect(() => perRunOptions(2, { id: "x" })).toThrow(/pass `ids` with one id per payload/);
+    expect(() => perRunOptions(1, { id: "x", ids: ["y"] })).toThrow(/either `id` or `ids`/);
+    const refusal = (() => {
+      try {
+        perRunOptions(2, { ids: ["a"] });
+        return null;
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(refusal).toMatchObject({ code: "INVALID_IDS" });
   });
 });

@@ -8,7 +8,7 @@ import { checkArguments, type ParamSpec } from "../core/params.js";
 import { encodeValue } from "../core/serde.js";
 import { isAcceptedTime } from "../core/time.js";
 import { InvalidInputError, InvalidTimeError } from "../sdk/errors.js";
-import type { EnqueueOptions } from "../sdk/types.js";
+import type { EnqueueManyOptions, EnqueueOptions } from "../sdk/types.js";
 import { validateRetries } from "../sdk/workflow.js";
 import type { EnqueueRequest } from "../store/types.js";
 
@@ -20,6 +20,40 @@ export interface WorkflowDefaults {
   backoff: BackoffPolicy;
   /** Named parameters the payload must fit (workflows as code), if known. */
   params?: ParamSpec | null;
+}
+
+/**
+ * Splits a batch enqueue's options into one {@link EnqueueOptions} per payload: the shared
+ * settings plus that payload's id from `ids` (or the single `id` of a one-payload batch).
+ * @throws InvalidInputError (`INVALID_IDS`) when `ids` does not match the payloads one to one,
+ *   repeats an id, or comes with `id`; or when `id` is given for several payloads
+ */
+export function perRunOptions(count: number, options: EnqueueManyOptions = {}): EnqueueOptions[] {
+  const { ids, id, ...shared } = options;
+  if (id !== undefined && ids !== undefined)
+    throw new InvalidInputError("give either `id` or `ids`, not both", { code: "INVALID_IDS" });
+  if (id !== undefined) {
+    if (count > 1)
+      throw new InvalidInputError("enqueueMany cannot give every run the same id; pass `ids` with one id per payload", {
+        code: "INVALID_IDS",
+      });
+    return Array.from({ length: count }, () => ({ ...shared, id }));
+  }
+  if (ids === undefined) return Array.from({ length: count }, () => shared);
+  if (!Array.isArray(ids) || ids.length !== count)
+    throw new InvalidInputError(
+      `\`ids\` must hold one id per payload: ${count} payload(s), ${Array.isArray(ids) ? ids.length : "no"} id(s)`,
+      { code: "INVALID_IDS" },
+    );
+  const seen = new Set<string>();
+  for (const runId of ids) {
+    if (seen.has(runId))
+      throw new InvalidInputError(`\`ids\` repeats the run id ${JSON.stringify(runId)}; each run needs its own`, {
+        code: "INVALID_IDS",
+      });
+    seen.add(runId);
+  }
+  return ids.map((runId) => ({ ...shared, id: runId }));
 }
 
 /**

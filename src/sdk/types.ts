@@ -18,6 +18,17 @@ export interface EnqueueOptions {
   createdBy?: string;
 }
 
+/**
+ * Options of a batch enqueue (`engine.enqueueMany`): the {@link EnqueueOptions} every run
+ * shares, and optionally one id per payload (same rules as `id`, in the payloads' order).
+ */
+export interface EnqueueManyOptions extends Omit<EnqueueOptions, "id"> {
+  /** One run id per payload, in order; each deduplicates like `EnqueueOptions.id`. */
+  ids?: readonly string[];
+  /** Only with a single payload: that run's id (use `ids` for several). */
+  id?: string;
+}
+
 /** A run's public state. */
 export interface RunInfo {
   id: RunId;

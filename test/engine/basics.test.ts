@@ -241,3 +241,43 @@ describe("defineWorkflow end to end on SQLite", () => {
     expect(await e.store.countRuns({})).toBe(0);
   });
 });
+
+describe("enqueueMany with ids and waitForRuns", () => {
+  it("gives each run its id, deduplicates a repeated batch and waits for every run in order", async () => {
+    let executions = 0;
+    const wf = defineWorkflow<{ n: number }, number>("double", {
+      handler: async (p, ctx) => ctx.run("double", () => (executions++, p.n * 2)),
+    });
+    const e = engine({ workflows: [wf] });
+    await e.start();
+    const payloads = [{ n: 1 }, { n: 2 }, { n: 3 }];
+    const ids = ["double-1", "double-2", "double-3"];
+    const first = await e.enqueueMany("double", payloads, { ids });
+    expect(first.map((h) => [h.id, h.deduplicated])).toEqual(ids.map((id) => [id, false]));
+    const runs = await e.waitForRuns(ids, 5000);
+    expect(runs.map((r) => [r.id, r.status, r.result])).toEqual([
+      ["double-1", "succeeded", "2"],
+      ["double-2", "succeeded", "4"],
+      ["double-3", "succeeded", "6"],
+    ]);
+    const again = await e.enqueueMany("double", payloads, { ids });
+    expect(again.map((h) => h.deduplicated)).toEqual([true, true, true]);
+    expect(executions).toBe(3);
+  });
+
+  it("refuses ids that do not match the payloads and enqueues nothing", async () => {
+    const wf = defineWorkflow("noop", { handler: async () => 1 });
+    const e = engine({ workflows: [wf], worker: false });
+    await e.start();
+    await expect(e.enqueueMany("noop", [1, 2], { ids: ["only-one"] })).rejects.toMatchObject({ code: "INVALID_IDS" });
+    expect(await e.store.getRun("only-one")).toBeNull();
+  });
+
+  it("waitForRuns times out when a run does not finish in time", async () => {
+    const wf = defineWorkflow("idle", { handler: async () => 1 });
+    const e = engine({ workflows: [wf], worker: false });
+    await e.start();
+    const [h] = await e.enqueueMany("idle", [null]);
+    await expect(e.waitForRuns([h!.id], 50)).rejects.toMatchObject({ code: "WAIT_TIMEOUT" });
+  });
+});
