@@ -7,8 +7,24 @@
  * database holds (runs by status, queue depth, approvals waiting) are read at scrape
  * time instead (`Store.metricsSnapshot`, `http/metrics.ts`).
  */
-import { Counter, Histogram, Registry } from "prom-client";
+import { createRequire } from "node:module";
+import type * as PromClient from "prom-client";
 import type { Command, CommandResult } from "../store/types.js";
+
+// prom-client is loaded when the first EngineMetrics is made, not when this module is: its
+// ~40 CommonJS modules (and @opentelemetry/api, which it requires) cost a cold lane worker
+// tens of milliseconds, and a `sluice worker` that serves no metrics makes none.
+let Counter: typeof PromClient.Counter;
+let Histogram: typeof PromClient.Histogram;
+let Registry: typeof PromClient.Registry;
+
+/** Loads prom-client once; as a base class it runs before the subclass's field initialisers. */
+class PromClientLoaded {
+  constructor() {
+    if (Registry) return;
+    ({ Counter, Histogram, Registry } = createRequire(import.meta.url)("prom-client") as typeof PromClient);
+  }
+}
 
 const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 const BATCH = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
@@ -17,7 +33,7 @@ const BATCH = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
 export type AttemptResult = "completed" | "suspended" | "fenced" | "abandoned" | "failed-to-start";
 
 /** Counters and histograms of one engine (see the module comment). */
-export class EngineMetrics {
+export class EngineMetrics extends PromClientLoaded {
   readonly registry = new Registry();
   private readonly commitBatch = new Histogram({
     name: "sluice_commit_batch_commands",

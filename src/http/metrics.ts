@@ -54,6 +54,6 @@ export async function scrapeMetrics(engine: Engine): Promise<Scrape> {
       help: "1 while this process's scheduler leads (fires cron, runs retention), 0 on standby or unknown",
       registers: [registry],
     }).set(leadership === "leader" ? 1 : 0);
-  const merged = Registry.merge([engine.metrics.registry, registry]);
+  const merged = engine.metrics ? Registry.merge([engine.metrics.registry, registry]) : registry;
   return { contentType: merged.contentType, body: await merged.metrics() };
 }

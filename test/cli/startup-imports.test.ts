@@ -62,8 +62,8 @@ function loadedBy(script: string, args: string[], cwd: string): { modules: strin
 const packageLoaded = (modules: string[], name: string) => modules.some((m) => m.startsWith(`node_modules/${name}/`));
 /** Loaded on first use by every command. */
 const DRIVERS = ["@duckdb/node-api", "pg", "typescript", "esbuild", "hono", "@hono/node-server", "@aws-sdk"];
-/** Not loaded by a lane worker either (`sluice dev` watches files). */
-const HEAVY = [...DRIVERS, "chokidar"];
+/** Not loaded by a lane worker either (`sluice dev` watches files and serves /metrics). */
+const HEAVY = [...DRIVERS, "chokidar", "prom-client"];
 
 it("loads neither DuckDB, pg, TypeScript nor esbuild for --help, which loads every command", () => {
   const { modules, stdout } = loadedBy(join(REPO, "bin", "sluice.js"), ["--help"], REPO);

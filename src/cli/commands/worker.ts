@@ -60,6 +60,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
         echo: opts.quiet ? undefined : logEcho(out, logFormat),
         inlineSleepMs,
+        // This process serves no /metrics: record nothing and do not load prom-client (cold lanes).
+        metrics: false,
       });
       await storeReady(engine.store);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
