@@ -277,9 +277,10 @@ export class Engine implements SluiceRuntime {
   /** Publishes workflows and starts the worker and scheduler. */
   async start(): Promise<void> {
     if (this.started) return;
-    this.started = true;
     installRuntime(this);
+    // Published before it counts as started: when the database refuses, start() can be called again.
     await this.publish();
+    this.started = true;
     this.worker?.start();
     this.scheduler?.start();
   }

@@ -48,7 +48,7 @@ import type {
   StepRecord,
   StepWrite,
 } from "../store/types.js";
-import type { LogTarget } from "./console-capture.js";
+import { type LogTarget, originalConsole } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
 import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
@@ -370,7 +370,9 @@ export class Execution implements LogTarget, WacHost {
           return await this.deps.committer.submit(command);
         } catch (err) {
           const failure = toStorageError(err);
-          const warn = this.deps.warn ?? ((m: string) => console.error(m));
+          // The operator's stderr, not the run's log: console.* inside a run is captured, and this
+          // write is the one failing, so a captured line would be lost with it (and never seen).
+          const warn = this.deps.warn ?? ((m: string) => originalConsole.error(m));
           const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
           if (!failure.transient) {
             warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);

@@ -16,6 +16,9 @@ import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
 import { taskDefinition } from "./task-definition.js";
 import { crashAt } from "./crash-points.js";
+// Operator messages go to the process's stderr even when printed from inside a run's async
+// context (where console.* is captured into the run's log).
+import { originalConsole } from "./console-capture.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -166,7 +169,7 @@ export class Worker {
             server: this.options.server,
           });
         } catch (err) {
-          console.error(`sluice worker: claim failed (${describeFailure(err)}); retrying`);
+          originalConsole.error(`sluice worker: claim failed (${describeFailure(err)}); retrying`);
           await this.sleep(this.options.pollMs);
           continue;
         }
@@ -220,7 +223,7 @@ export class Worker {
     this.active.set(id, placeholder);
     void this.runClaim(claim)
       .catch((err) =>
-        console.error(
+        originalConsole.error(
           terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, {
             indent: "  ",
           }),
@@ -256,7 +259,7 @@ export class Worker {
           outcome: { status: "failed", error: serializeError(failure) },
         });
       } catch (err) {
-        console.error(
+        originalConsole.error(
           terminalSafe(
             `sluice worker: run ${run.id}: could not record that it failed (${failure?.message}): ${describeFailure(err)}; it is retried when its lease expires`,
           ),
@@ -295,7 +298,7 @@ export class Worker {
         for (const e of execs) if (lost.has(e.run.id)) e.markLeaseLost();
       }
     } catch (err) {
-      console.error(`sluice worker: heartbeat failed (${describeFailure(err)})`);
+      originalConsole.error(`sluice worker: heartbeat failed (${describeFailure(err)})`);
     }
   }
 

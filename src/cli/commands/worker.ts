@@ -9,6 +9,7 @@ import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
+import { retryableAtStartup, retryStartup } from "../startup-retry.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
@@ -24,6 +25,11 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--concurrency <n>", "runs executed at once", "500")
     .option("--exit-when-idle", "exit once there is no runnable work (scale to zero)")
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
+    .option(
+      "--startup-timeout <duration>",
+      "how long to keep retrying start-up while the database is locked, full or unreachable",
+      "60s",
+    )
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
     .option(
@@ -40,6 +46,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .action(async (opts) => {
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const idleMs = parseDurationOption(opts.idle, "--idle");
+      const startupMs = parseDurationOption(opts.startupTimeout, "--startup-timeout");
       const leaseMs = parseDurationOption(opts.lease, "--lease");
       const drainMs = parseDurationOption(opts.drainTimeout, "--drain-timeout");
       const inlineSleepMs = parseDurationOption(opts.inlineSleep, "--inline-sleep");
@@ -63,11 +70,22 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         // This process serves no /metrics: record nothing and do not load prom-client (cold lanes).
         metrics: false,
       });
-      await storeReady(engine.store);
+      const retrying = { timeoutMs: startupMs, write: (t: string) => cx.io.stderr(t), signal: cx.io.signal };
+      await retryStartup("opening the database", () => storeReady(engine.store), retrying);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
       const loader = new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
-      const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
+      // A module whose load failed because the database did (storing its bundle) is retried, not skipped.
+      const report = await retryStartup(
+        "loading the project",
+        async () => {
+          const loaded = build ? await loadBuilt(loader, build) : await loader.loadAll();
+          const storage = loaded.errors.find((e) => retryableAtStartup(e.error));
+          if (storage) throw storage.error;
+          return loaded;
+        },
+        retrying,
+      );
       if (build) {
         // Python files are not bundled: a lane worker loads them as they are.
         const py = await loader.loadPython();
@@ -86,7 +104,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const unfollow = opts.quiet ? () => {} : followRuns(engine, out, logFormat);
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
       const link = linkToSupervisor(engine.events, cx.io.env);
-      await engine.start();
+      await retryStartup("publishing the workflows", () => engine.start(), retrying);
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
