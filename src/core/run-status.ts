@@ -21,6 +21,11 @@ export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
 
+/** Whether a run is still active: pending, running or waiting (not {@link isTerminal}). */
+export function isActive(status: string): boolean {
+  return !TERMINAL_STATUSES.includes(status as RunStatus);
+}
+
 /**
  * Tako's status names that differ from Sluice's, and the status each means.
  * `dead`: failed after its last retry, or by `ctx.fail` (Sluice: `failed`). Tako's

@@ -5,7 +5,7 @@
  */
 import type { Command } from "commander";
 import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
-import { isActive } from "../../pipeline/runtime/plan-cancel.js";
+import { isActive } from "../../core/run-status.js";
 import { PLAN_WORKFLOW } from "../../pipeline/runtime/plan-workflow.js";
 import { json, type CommandContext } from "../command.js";
 import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";

@@ -8,7 +8,8 @@
 import type { Engine } from "../../engine/engine.js";
 import { decodeValue } from "../../core/serde.js";
 import { terminalSafe } from "../../core/terminal-text.js";
-import { cancelPlan, isActive } from "../../pipeline/runtime/plan-cancel.js";
+import { isActive } from "../../core/run-status.js";
+import { cancelPlan } from "../../pipeline/runtime/plan-cancel.js";
 import type { PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import type { RunRecord } from "../../store/types.js";
 import { moduleName } from "../../worker/script-paths.js";

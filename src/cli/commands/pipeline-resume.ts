@@ -7,7 +7,7 @@
  */
 import type { Command } from "commander";
 import { decodeValue } from "../../core/serde.js";
-import { isActive } from "../../pipeline/runtime/plan-cancel.js";
+import { isActive } from "../../core/run-status.js";
 import { planResume, recordResume } from "../../pipeline/runtime/plan-resume.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { json, type CommandContext } from "../command.js";

@@ -5,6 +5,7 @@
  * partitions are cancelled. A key-value flag tells the plans to start no further step;
  * steps still waiting for a concurrency slot are cancelled at once.
  */
+import { isActive } from "../../core/run-status.js";
 import type { RunRecord, Store } from "../../store/types.js";
 
 /** Key prefix of the cancel requests. */
@@ -35,29 +36,39 @@ async function descendants(store: Store, id: string): Promise<{ plans: RunRecord
   const plans = await store.listRuns({ parentId: id, limit: 100_000 });
   const steps: RunRecord[] = [];
   for (const p of plans)
-    if (p.status === "waiting" || p.status === "running" || p.status === "pending")
-      steps.push(...(await store.listRuns({ parentId: p.id, limit: 1_000 })));
+    if (isActive(p.status)) steps.push(...(await store.listRuns({ parentId: p.id, limit: 1_000 })));
   return { plans, steps };
 }
 
+/** What one look at a cancelling run finds: whether it already finished, and its steps. */
+interface CancelLook {
+  readonly finished: boolean;
+  readonly steps: readonly RunRecord[];
+}
+
 /**
- * Cancels a backfill gracefully; resolves once it is cancelled. Returns how many steps
- * were let finish and whether the grace period ran out.
+ * The graceful cancel both backfills and plans use: raise the flag (no new step starts),
+ * cancel pending steps at once, let running ones finish up to the grace period, then
+ * `finish` (cancel the parent). A parent found finished ends the wait without `finish`.
  */
-export async function cancelBackfill(
+export async function cancelGracefully(
   deps: CancelDeps,
   id: string,
   reason: string,
-  options: CancelOptions = {},
+  options: CancelOptions,
+  look: () => Promise<CancelLook>,
+  isRunning: (step: RunRecord) => boolean,
+  finish: () => Promise<unknown>,
 ): Promise<{ finishedSteps: number; graceExpired: boolean }> {
   await deps.store.kvPut(`${CANCEL_PREFIX}${id}`, JSON.stringify({ reason, at: Date.now() }));
   const deadline = Date.now() + (options.graceMs ?? 60_000);
   const waitedFor = new Set<string>();
   let graceExpired = false;
   for (;;) {
-    const { steps } = await descendants(deps.store, id);
+    const { finished, steps } = await look();
+    if (finished) return { finishedSteps: waitedFor.size, graceExpired };
     for (const s of steps) if (s.status === "pending") await deps.cancel(s.id, reason);
-    const running = steps.filter((s) => s.status === "running");
+    const running = steps.filter(isRunning);
     for (const r of running) waitedFor.add(r.id);
     if (running.length === 0) break;
     if (Date.now() > deadline) {
@@ -67,6 +78,27 @@ export async function cancelBackfill(
     options.onWait?.(running);
     await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
   }
-  await deps.cancel(id, reason);
+  await finish();
   return { finishedSteps: waitedFor.size, graceExpired };
+}
+
+/**
+ * Cancels a backfill gracefully; resolves once it is cancelled. Returns how many steps
+ * were let finish and whether the grace period ran out.
+ */
+export function cancelBackfill(
+  deps: CancelDeps,
+  id: string,
+  reason: string,
+  options: CancelOptions = {},
+): Promise<{ finishedSteps: number; graceExpired: boolean }> {
+  return cancelGracefully(
+    deps,
+    id,
+    reason,
+    options,
+    async () => ({ finished: false, steps: (await descendants(deps.store, id)).steps }),
+    (s) => s.status === "running",
+    () => deps.cancel(id, reason),
+  );
 }
