@@ -20,6 +20,8 @@ import type {
   StoreLocation,
   WorkflowInfo,
   StoreMetrics,
+  OverviewRequest,
+  StoreOverview,
   LogFilter,
 } from "../types.js";
 import { claimRuns } from "./claim.js";
@@ -33,6 +35,7 @@ import * as ops from "./ops.js";
 import { PostgresReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
+import { readOverview } from "./overview.js";
 
 /**
  * Opens the Postgres store for `url` (`postgres://user:pass@host/db?schema=sluice`).
@@ -242,6 +245,11 @@ export class PostgresStore implements Store {
       [[...workflows]],
     );
     return rows.map((r) => ({ queue: r.queue, readyAt: Number(r.ready_at) }));
+  }
+
+  async overview(request: OverviewRequest): Promise<StoreOverview> {
+    await this.ready();
+    return readOverview(this.db, request);
   }
 
   async metricsSnapshot(): Promise<StoreMetrics> {

@@ -23,6 +23,8 @@ import type {
   StoreLocation,
   WorkflowInfo,
   StoreMetrics,
+  OverviewRequest,
+  StoreOverview,
   LogFilter,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
@@ -34,6 +36,7 @@ import { SqliteReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
+import { readOverview } from "./overview.js";
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -304,6 +307,10 @@ export class SqliteStore implements Store {
     const sql = `SELECT queue, MIN(ready_at) AS readyAt FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
       AND workflow IN (SELECT value FROM json_each(?)) GROUP BY queue ORDER BY queue`;
     return this.s.get(sql).all(JSON.stringify(workflows)) as QueueReadiness[];
+  }
+
+  async overview(request: OverviewRequest): Promise<StoreOverview> {
+    return readOverview(this.s, request);
   }
 
   async metricsSnapshot(): Promise<StoreMetrics> {
