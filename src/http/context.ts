@@ -26,6 +26,8 @@ export interface AppDeps {
   diagrams: DiagramSource;
   /** The lane supervisor of this server (`sluice server`, `sluice dev --workers separate`), or null. */
   lanes: LaneStatus | null;
+  /** Trace viewer URL template with `{traceId}` (`SLUICE_TRACE_URL`), or null: trace ids are shown unlinked. */
+  traceUrl: string | null;
 }
 
 /** What the API reads of a lane supervisor. */

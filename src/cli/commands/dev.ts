@@ -99,6 +99,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER },
           projectRoot: project.root,
           lanes,
+          traceUrl: cx.io.env.SLUICE_TRACE_URL,
         }),
       );
       const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
