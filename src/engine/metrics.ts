@@ -72,6 +72,27 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  private readonly claimToStart = new Histogram({
+    name: "sluice_run_claim_to_start_seconds",
+    help: "From a claim reaching this worker to its execution starting (resolving and loading the run's code version)",
+    labelNames: ["workflow"] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  private readonly endToEnd = new Histogram({
+    name: "sluice_run_end_to_end_seconds",
+    help: "From enqueue to the final outcome (succeeded, failed, cancelled) written by this process, store clock; waits and retries included",
+    labelNames: ["workflow", "status"] as const,
+    buckets: [...SECONDS, 4 * 3600, 12 * 3600, 86_400, 7 * 86_400],
+    registers: [this.registry],
+  });
+  private readonly decisions = new Counter({
+    name: "sluice_cascade_decisions_total",
+    help: "Pipeline dispatch decisions made in this process, by kind (dispatched, join-pending, join-fired, debounce-scheduled, debounced, skipped, freshness-run)",
+    labelNames: ["kind"] as const,
+    registers: [this.registry],
+  });
+
   /** Records one group commit: its commands, their answers, and how long the transaction took. */
   commit(commands: readonly Command[], results: readonly CommandResult[], seconds: number): void {
     let counted = 0;
@@ -103,6 +124,21 @@ export class EngineMetrics {
   /** Records the end of a claim executed by this process. */
   attempt(workflow: string, result: AttemptResult, seconds: number): void {
     this.attemptSeconds.observe({ workflow, result }, seconds);
+  }
+
+  /** Records how long a claim took from reaching this worker to the start of its execution. */
+  started(workflow: string, seconds: number): void {
+    this.claimToStart.observe({ workflow }, seconds);
+  }
+
+  /** Records a run's final outcome written by this process, `seconds` after it was enqueued. */
+  finished(workflow: string, status: "succeeded" | "failed" | "cancelled", seconds: number): void {
+    this.endToEnd.observe({ workflow, status }, Math.max(0, seconds));
+  }
+
+  /** Records pipeline dispatch decisions by kind (`DECISION_OUTCOMES` of `pipeline/decision-outcomes.ts`). */
+  decided(decisions: ReadonlyArray<{ outcome: string }>): void {
+    for (const d of decisions) this.decisions.inc({ kind: d.outcome });
   }
 
   /** Records a step body that ended: checkpointed (`done`) or given up (`error`). */
