@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { Clock } from "../core/clock.js";
 import type { Engine } from "../engine/engine.js";
 import type { LaneInfo } from "../lanes/lane.js";
+import type { MetricsJson } from "../lanes/lane-metrics.js";
 import type { AuthConfig, Identity } from "./auth/identity.js";
 import type { ApiTokens } from "./auth/tokens.js";
 import type { ChangeFeed } from "./change-feed.js";
@@ -33,4 +34,6 @@ export interface AppDeps {
 /** What the API reads of a lane supervisor. */
 export interface LaneStatus {
   lanesInfo(): LaneInfo[];
+  /** The lane workers' metrics (`lanes/lane-metrics.ts`), summed into `/metrics`; absent: none. */
+  readonly metrics?: { parts(): Promise<MetricsJson[]> };
 }

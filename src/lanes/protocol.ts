@@ -4,13 +4,15 @@
  * up, and it claimed its first run (from then on an error exit is not a startup crash).
  */
 
-/** One message from a lane worker. */
-export type LaneMessage = { sluiceLane: "ready" } | { sluiceLane: "claimed" };
+/** One message from a lane worker; `metrics` carries its in-process metrics (see `lane-metrics.ts`). */
+export type LaneMessage =
+  { sluiceLane: "ready" } | { sluiceLane: "claimed" } | { sluiceLane: "metrics"; metrics: unknown[] };
 
 /** True when `value` is a {@link LaneMessage}. */
 export function isLaneMessage(value: unknown): value is LaneMessage {
   if (!value || typeof value !== "object") return false;
   const kind = (value as { sluiceLane?: unknown }).sluiceLane;
+  if (kind === "metrics") return Array.isArray((value as { metrics?: unknown }).metrics);
   return kind === "ready" || kind === "claimed";
 }
 

@@ -94,7 +94,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       if (workers === "separate") {
-        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write, logFormat });
         await lanes.start();
         write(
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,

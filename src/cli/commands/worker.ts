@@ -10,6 +10,7 @@ import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
+import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 
@@ -32,6 +33,12 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       cx.io.env.SLUICE_INLINE_SLEEP ?? "30s",
     )
     .option("--quiet", "do not print run lifecycle and logs")
+    .option("--metrics-port <n>", "serve this worker's own metrics on GET /metrics at this port (0: any free port)")
+    .option(
+      "--metrics-host <host>",
+      "address of --metrics-port (not loopback: a metrics-scope token is required)",
+      "127.0.0.1",
+    )
     .option(...LOG_FORMAT_OPTION)
     .option(
       "--from-build <file>",
@@ -39,6 +46,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     )
     .action(async (opts) => {
       const concurrency = parseCount(opts.concurrency, "--concurrency");
+      const metricsPort = opts.metricsPort === undefined ? null : parseCount(opts.metricsPort, "--metrics-port");
       const idleMs = parseDurationOption(opts.idle, "--idle");
       const leaseMs = parseDurationOption(opts.lease, "--lease");
       const drainMs = parseDurationOption(opts.drainTimeout, "--drain-timeout");
@@ -84,6 +92,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const unfollow = opts.quiet ? () => {} : followRuns(engine, out, logFormat);
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
       const link = linkToSupervisor(engine.events, cx.io.env);
+      const metrics = await startWorkerMetrics({ engine, link, port: metricsPort, host: opts.metricsHost });
+      if (metrics.url) write(`metrics: ${metrics.url}\n`);
       await engine.start();
       const names = engine.registry.names();
       write(
@@ -99,6 +109,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       ]);
       write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
       await engine.stop({ drainMs });
+      await metrics.stop();
       await pipelines.stop();
       unfollow();
       unclear();
