@@ -198,6 +198,23 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         ).toEqual(["a2", "a3"]);
         expect((await store.listLogs({ afterSeq: all[1]!.seq, limit: 1 })).map((l) => l.message)).toEqual(["a2"]);
         expect(await store.listLogs({ afterSeq: all[3]!.seq, limit: 10 })).toEqual([]);
+        // A finished run's line stamped by a worker clock ahead of the store's is still found by `since`
+        // (store/log-window.ts bounds the scan by the runs that can have printed since then).
+        const c = await enqueue(store, { workflow: "wf", priority: 100 });
+        const [cc] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        expect(cc!.run.id).toBe(c);
+        await one(store, { verb: "appendLogs", lines: [line(c, "c-ahead", now + 60_000)] });
+        await one(store, {
+          verb: "complete",
+          lease: { runId: c, token: cc!.token },
+          outcome: { status: "succeeded", result: null },
+        });
+        expect((await store.listLogs({ since: now + 30_000, limit: 100 })).map((l) => l.message)).toEqual(["c-ahead"]);
+        expect((await store.listLogs({ since: now + 3_600_000, limit: 100 })).map((l) => l.message)).toEqual([]);
+        expect((await store.listLogs({ since: now - 60_000, limit: 2 })).map((l) => l.message)).toEqual([
+          "a3",
+          "c-ahead",
+        ]);
       });
 
       it("counts runs by workflow and status, runnable runs per group with the oldest, and waiting approvals (metricsSnapshot)", async () => {
