@@ -94,7 +94,11 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const link = linkToSupervisor(engine.events, cx.io.env);
       const metrics = await startWorkerMetrics({ engine, link, port: metricsPort, host: opts.metricsHost });
       if (metrics.url) write(`metrics: ${metrics.url}\n`);
-      await engine.start();
+      // A worker that cannot start must not be kept alive by its metrics server.
+      await engine.start().catch(async (err: unknown) => {
+        await metrics.stop();
+        throw err;
+      });
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
