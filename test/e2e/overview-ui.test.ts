@@ -132,6 +132,7 @@ describe.skipIf(skip !== null)(`overview page in headless Chromium${skip ? ` (sk
     const onRun = page.locator('.facts [data-testid="trace-link"]');
     await onRun.waitFor();
     expect(await onRun.getAttribute("href")).toBe(`https://jaeger.example/trace/${TRACE}`);
+    await browser.shot("run-page-trace");
     expect(browser.errors).toEqual([]);
   });
 });
