@@ -67,6 +67,8 @@ export function createLanes(args: {
   settings: LaneSettings;
   io: CliIO;
   write: (text: string) => void;
+  /** The command's `--log-format`, passed on to the lane workers. */
+  logFormat?: "text" | "json";
 }): LaneSupervisor {
   const { engine, loader, project, settings, io, write } = args;
   const spawner = workerSpawner({
@@ -79,6 +81,7 @@ export function createLanes(args: {
     env: io.env,
     buildFile: () => writeBuildManifest(project.root, loader.builds()),
     output: (line, stream) => (stream === "stderr" ? io.stderr(line) : io.stdout(line)),
+    logFormat: args.logFormat,
   });
   return new LaneSupervisor({
     store: engine.store,

@@ -71,11 +71,6 @@ export interface EngineOptions {
   maxValueBytes?: number;
   /** Route console output of runs into their logs. Default true. */
   captureConsole?: boolean;
-  /**
-   * Keep in-process metrics (commit batches, attempt and step durations …) for `GET /metrics`.
-   * Default true; `false` records nothing and never loads prom-client (a worker that serves no metrics).
-   */
-  metrics?: boolean;
   /** Print captured log lines as they happen. */
   echo?: (line: LogLine, run: RunRecord) => void;
   /** Randomness for jitter (tests pin it). */
@@ -115,7 +110,7 @@ export class Engine implements SluiceRuntime {
   /** @internal Batches store writes into group commits. */
   readonly committer: GroupCommitter;
   /** @internal This engine's in-process metrics (served by `GET /metrics` with the store's figures). */
-  readonly metrics: EngineMetrics | null;
+  readonly metrics = new EngineMetrics();
   /** @internal Out-of-process workers' waiting claims that take new runs in their enqueue transaction. */
   readonly handoff = new Handoff();
   /** @internal The built-in worker, or null when this engine only enqueues. */
@@ -145,8 +140,7 @@ export class Engine implements SluiceRuntime {
     ]);
     this.baseUrl = this.configuredUrl ?? DEFAULT_PUBLIC_URL;
     this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
-    this.metrics = options.metrics === false ? null : new EngineMetrics();
-    this.committer = new GroupCommitter(this.store, undefined, this.metrics ?? undefined);
+    this.committer = new GroupCommitter(this.store, undefined, this.metrics);
     this.localServer = localServerFor(this.store, options.server);
     this.waiters = new RunWaiters(this.store, this.events);
     this.maxValueBytes = options.maxValueBytes;
@@ -166,7 +160,7 @@ export class Engine implements SluiceRuntime {
           this.events,
           {
             committer: this.committer,
-            metrics: this.metrics ?? undefined,
+            metrics: this.metrics,
             runtime: this,
             inlineSleepMs: options.inlineSleepMs ?? 30_000,
             maxValueBytes: options.maxValueBytes ?? 1024 * 1024,

@@ -1,96 +1,59 @@
 /**
  * The engine's in-process metrics: what only this process sees as it happens (group
- * commits, fenced writes, lease losses, retries, how long claims and steps take),
- * kept in a prom-client `Registry` of its own (never prom-client's global one, so
- * several engines in one process do not mix). Recording is a counter increment or a
- * histogram observation; nothing is computed until `/metrics` is scraped. Figures the
- * database holds (runs by status, queue depth, approvals waiting) are read at scrape
+ * commits, fenced writes, lease losses, retries, how long claims and steps take). Figures
+ * the database holds (runs by status, queue depth, approvals waiting) are read at scrape
  * time instead (`Store.metricsSnapshot`, `http/metrics.ts`).
+ *
+ * Recording is cheap and loads nothing: observations wait in a short list until the
+ * metrics are first read (`registry`: a scrape, a lane worker's report to its server) or
+ * the list is full, and then go into prom-client's instruments (`metric-instruments.ts`).
+ * A cold lane worker so runs its first claim without loading prom-client's ~40 CommonJS
+ * modules, and a `sluice worker` that serves no metrics loads them once, late.
  */
-import { createRequire } from "node:module";
-import type * as PromClient from "prom-client";
+import type { Registry } from "prom-client";
 import type { Command, CommandResult } from "../store/types.js";
-
-// prom-client is loaded when the first EngineMetrics is made, not when this module is: its
-// ~40 CommonJS modules (and @opentelemetry/api, which it requires) cost a cold lane worker
-// tens of milliseconds, and a `sluice worker` that serves no metrics makes none.
-let Counter: typeof PromClient.Counter;
-let Histogram: typeof PromClient.Histogram;
-let Registry: typeof PromClient.Registry;
-
-/** Loads prom-client once; as a base class it runs before the subclass's field initialisers. */
-class PromClientLoaded {
-  constructor() {
-    if (Registry) return;
-    ({ Counter, Histogram, Registry } = createRequire(import.meta.url)("prom-client") as typeof PromClient);
-  }
-}
-
-const SECONDS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
-const BATCH = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000];
+// Loading this module does not load prom-client: MetricInstruments requires it when first made.
+import { MetricInstruments } from "./metric-instruments.js";
 
 /** How a claim ended in this process (see `ExecutionResult`), plus `failed-to-start` (unknown workflow or version). */
 export type AttemptResult = "completed" | "suspended" | "fenced" | "abandoned" | "failed-to-start";
 
+/** Observations kept before prom-client is loaded; one more loads it and applies them. */
+const MAX_PENDING = 1_000;
+
+type Observation = (m: MetricInstruments) => void;
+
 /** Counters and histograms of one engine (see the module comment). */
-export class EngineMetrics extends PromClientLoaded {
-  readonly registry = new Registry();
-  private readonly commitBatch = new Histogram({
-    name: "sluice_commit_batch_commands",
-    help: "Commands per group commit (one transaction), log appends not counted",
-    buckets: BATCH,
-    registers: [this.registry],
-  });
-  private readonly commitSeconds = new Histogram({
-    name: "sluice_commit_duration_seconds",
-    help: "Duration of a group commit's transaction",
-    buckets: SECONDS,
-    registers: [this.registry],
-  });
-  private readonly commitFailures = new Counter({
-    name: "sluice_commit_failures_total",
-    help: "Group commits the database refused (locked, disk full, I/O error); their commands were retried or given up",
-    registers: [this.registry],
-  });
-  private readonly fenced = new Counter({
-    name: "sluice_fenced_writes_total",
-    help: "Writes refused because their claim's lease was stale (the run was reclaimed, cancelled or finished elsewhere)",
-    registers: [this.registry],
-  });
-  private readonly leaseLosses = new Counter({
-    name: "sluice_lease_losses_total",
-    help: "Leases a heartbeat found lost (another attempt owns the run)",
-    registers: [this.registry],
-  });
-  private readonly outcomes = new Counter({
-    name: "sluice_run_attempts_finished_total",
-    help: "Claims that ended with an outcome written by this process, by outcome (succeeded, failed, cancelled, retry)",
-    labelNames: ["outcome"] as const,
-    registers: [this.registry],
-  });
-  private readonly retries = new Counter({
-    name: "sluice_run_retries_total",
-    help: "Runs sent back for another attempt after a failed one (outcome retry)",
-    registers: [this.registry],
-  });
-  private readonly attemptSeconds = new Histogram({
-    name: "sluice_run_attempt_duration_seconds",
-    help: "Duration of one claim of a run in this process, from the start of execution to its end (completed, suspended, fenced, abandoned)",
-    labelNames: ["workflow", "result"] as const,
-    buckets: SECONDS,
-    registers: [this.registry],
-  });
-  private readonly stepSeconds = new Histogram({
-    name: "sluice_step_duration_seconds",
-    help: "Duration of a step's body, from its start to its checkpoint, by outcome (done: checkpointed, error: gave up)",
-    labelNames: ["workflow", "outcome"] as const,
-    buckets: SECONDS,
-    registers: [this.registry],
-  });
+export class EngineMetrics {
+  private instruments: MetricInstruments | null = null;
+  private pending: Observation[] = [];
+
+  /** The prom-client registry with everything recorded so far (loads prom-client on first use). */
+  get registry(): Registry {
+    return this.load().registry;
+  }
+
+  private load(): MetricInstruments {
+    if (this.instruments) return this.instruments;
+    const instruments = new MetricInstruments();
+    for (const observe of this.pending) observe(instruments);
+    this.pending = [];
+    this.instruments = instruments;
+    return instruments;
+  }
+
+  private record(observe: Observation): void {
+    if (this.instruments) return observe(this.instruments);
+    this.pending.push(observe);
+    if (this.pending.length >= MAX_PENDING) this.load();
+  }
 
   /** Records one group commit: its commands, their answers, and how long the transaction took. */
   commit(commands: readonly Command[], results: readonly CommandResult[], seconds: number): void {
     let counted = 0;
+    let fenced = 0;
+    let lost = 0;
+    const outcomes: string[] = [];
     for (let i = 0; i < commands.length; i++) {
       const command = commands[i]!;
       const result = results[i];
@@ -98,31 +61,54 @@ export class EngineMetrics extends PromClientLoaded {
       counted++;
       if (!result) continue;
       if (!result.ok) {
-        if (result.fenced) this.fenced.inc();
+        if (result.fenced) fenced++;
         continue;
       }
-      if (command.verb === "heartbeat" && result.lost?.length) this.leaseLosses.inc(result.lost.length);
-      if (command.verb === "complete") {
-        this.outcomes.inc({ outcome: command.outcome.status });
-        if (command.outcome.status === "retry") this.retries.inc();
-      }
+      if (command.verb === "heartbeat" && result.lost?.length) lost += result.lost.length;
+      if (command.verb === "complete") outcomes.push(command.outcome.status);
     }
-    this.commitBatch.observe(counted);
-    this.commitSeconds.observe(seconds);
+    this.record((m) => {
+      if (fenced) m.fenced.inc(fenced);
+      if (lost) m.leaseLosses.inc(lost);
+      for (const outcome of outcomes) {
+        m.outcomes.inc({ outcome });
+        if (outcome === "retry") m.retries.inc();
+      }
+      m.commitBatch.observe(counted);
+      m.commitSeconds.observe(seconds);
+    });
   }
 
   /** Records a group commit the database refused. */
   commitFailed(): void {
-    this.commitFailures.inc();
+    this.record((m) => m.commitFailures.inc());
   }
 
   /** Records the end of a claim executed by this process. */
   attempt(workflow: string, result: AttemptResult, seconds: number): void {
-    this.attemptSeconds.observe({ workflow, result }, seconds);
+    this.record((m) => m.attemptSeconds.observe({ workflow, result }, seconds));
+  }
+
+  /** Records how long a claim took from reaching this worker to the start of its execution. */
+  started(workflow: string, seconds: number): void {
+    this.record((m) => m.claimToStart.observe({ workflow }, seconds));
+  }
+
+  /** Records a run's final outcome written by this process, `seconds` after it was enqueued. */
+  finished(workflow: string, status: "succeeded" | "failed" | "cancelled", seconds: number): void {
+    this.record((m) => m.endToEnd.observe({ workflow, status }, Math.max(0, seconds)));
+  }
+
+  /** Records pipeline dispatch decisions by kind (`DECISION_OUTCOMES` of `pipeline/decision-outcomes.ts`). */
+  decided(decisions: ReadonlyArray<{ outcome: string }>): void {
+    const kinds = decisions.map((d) => d.outcome);
+    this.record((m) => {
+      for (const kind of kinds) m.decisions.inc({ kind });
+    });
   }
 
   /** Records a step body that ended: checkpointed (`done`) or given up (`error`). */
   step(workflow: string, outcome: "done" | "error", seconds: number): void {
-    this.stepSeconds.observe({ workflow, outcome }, seconds);
+    this.record((m) => m.stepSeconds.observe({ workflow, outcome }, seconds));
   }
 }

@@ -43,6 +43,8 @@ export interface ApiRun {
   updatedAt: string;
   /** `finishedAt - startedAt`, when both are set. */
   durationMs: number | null;
+  /** The W3C trace id of the trace the run belongs to (from its stored `traceparent`), else null. */
+  traceId: string | null;
 }
 
 /** A checkpoint of a run. */
@@ -91,6 +93,41 @@ export interface ApiRunDetail {
   childrenTruncated: boolean;
   approvals: ApiPendingApproval[];
   approvalEvents: ApiApprovalEvent[];
+  /** The run's trace: its id and, when the server has a trace URL template (`SLUICE_TRACE_URL`), the link; null without a trace. */
+  trace: ApiTraceLink | null;
+}
+
+/** A trace id and its link in a trace viewer (null without a configured template). */
+export interface ApiTraceLink {
+  id: string;
+  url: string | null;
+}
+
+/** One bucket of the overview charts (`core/overview-buckets.ts`). */
+export interface ApiOverviewBucket {
+  start: string;
+  enqueued: number;
+  started: number;
+  finished: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  /** Runs enqueued and not yet started at the end of the bucket. */
+  queued: number;
+}
+
+/** `GET /api/overview?window=1h|1d`. */
+export interface ApiOverview {
+  window: "1h" | "1d";
+  bucketMs: number;
+  /** The store's clock when the figures were read. */
+  now: string;
+  buckets: ApiOverviewBucket[];
+  totals: { enqueued: number; finished: number; succeeded: number; failed: number; cancelled: number };
+  /** Runs enqueued and not yet started now. */
+  queuedNow: number;
+  slowest: Array<{ workflow: string; runs: number; meanMs: number; maxMs: number }>;
+  approvals: Array<{ runId: string; workflow: string; key: string; since: string; trace: ApiTraceLink | null }>;
 }
 
 /** `GET /api/runs`. */

@@ -22,6 +22,7 @@ import { eventRoutes } from "./routes/events.js";
 import { laneRoutes } from "./routes/lanes.js";
 import { logRoutes } from "./routes/logs.js";
 import { metaRoutes } from "./routes/meta.js";
+import { overviewRoutes } from "./routes/overview.js";
 import { lakeTableRoutes } from "./routes/lake-tables.js";
 import { pipelineRoutes } from "./routes/pipelines.js";
 import { resumeLinkRoutes } from "./routes/resume-links.js";
@@ -50,6 +51,8 @@ export interface AppOptions {
   onError?: (err: unknown) => void;
   /** The server's lane supervisor, for `GET /api/lanes`; default none. */
   lanes?: LaneStatus | null;
+  /** Trace viewer URL template with `{traceId}`, e.g. `https://jaeger.example/trace/{traceId}` (`SLUICE_TRACE_URL`); default none. */
+  traceUrl?: string | null;
 }
 
 /** The app plus what it holds that can be inspected in tests. */
@@ -67,6 +70,7 @@ export function createApp(options: AppOptions): SluiceApp {
     feed: new ChangeFeed(options.engine),
     diagrams: new DiagramSource(options.projectRoot ?? null),
     lanes: options.lanes ?? null,
+    traceUrl: options.traceUrl || null,
   };
   const report =
     options.onError ?? ((err: unknown) => console.error(`sluice http: ${(err as Error)?.stack ?? String(err)}`));
@@ -108,6 +112,7 @@ export function createApp(options: AppOptions): SluiceApp {
 
   metaRoutes(app, deps);
   runRoutes(app, deps);
+  overviewRoutes(app, deps);
   runActionRoutes(app, deps);
   resumeLinkRoutes(app, deps);
   logRoutes(app, deps);

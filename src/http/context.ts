@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { Clock } from "../core/clock.js";
 import type { Engine } from "../engine/engine.js";
 import type { LaneInfo } from "../lanes/lane.js";
+import type { MetricsJson } from "../lanes/lane-metrics.js";
 import type { AuthConfig, Identity } from "./auth/identity.js";
 import type { ApiTokens } from "./auth/tokens.js";
 import type { ChangeFeed } from "./change-feed.js";
@@ -26,9 +27,13 @@ export interface AppDeps {
   diagrams: DiagramSource;
   /** The lane supervisor of this server (`sluice server`, `sluice dev --workers separate`), or null. */
   lanes: LaneStatus | null;
+  /** Trace viewer URL template with `{traceId}` (`SLUICE_TRACE_URL`), or null: trace ids are shown unlinked. */
+  traceUrl: string | null;
 }
 
 /** What the API reads of a lane supervisor. */
 export interface LaneStatus {
   lanesInfo(): LaneInfo[];
+  /** The lane workers' metrics (`lanes/lane-metrics.ts`), summed into `/metrics`; absent: none. */
+  readonly metrics?: { parts(): Promise<MetricsJson[]> };
 }

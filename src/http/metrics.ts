@@ -6,8 +6,9 @@
  * The database figures go into a registry made for the scrape, so a workflow or group
  * that has gone shows no stale series.
  */
-import { Gauge, Registry } from "prom-client";
+import { AggregatorRegistry, Gauge, Registry } from "prom-client";
 import type { Engine } from "../engine/engine.js";
+import type { MetricsJson } from "../lanes/lane-metrics.js";
 
 /** The body and content type of one scrape. */
 export interface Scrape {
@@ -15,8 +16,11 @@ export interface Scrape {
   body: string;
 }
 
-/** Reads the store's figures and renders every metric of `engine`. */
-export async function scrapeMetrics(engine: Engine): Promise<Scrape> {
+/**
+ * Reads the store's figures and renders every metric of `engine`, summed with `lanes`: the
+ * in-process metrics of this server's lane workers (`lanes/lane-metrics.ts`), if any.
+ */
+export async function scrapeMetrics(engine: Engine, lanes: MetricsJson[] = []): Promise<Scrape> {
   const snapshot = await engine.store.metricsSnapshot();
   const registry = new Registry();
   const runs = new Gauge({
@@ -54,6 +58,14 @@ export async function scrapeMetrics(engine: Engine): Promise<Scrape> {
       help: "1 while this process's scheduler leads (fires cron, runs retention), 0 on standby or unknown",
       registers: [registry],
     }).set(leadership === "leader" ? 1 : 0);
-  const merged = engine.metrics ? Registry.merge([engine.metrics.registry, registry]) : registry;
+  // Lane workers' series are summed with this process's own (same names and labels: one series).
+  const own: Registry =
+    lanes.length === 0
+      ? engine.metrics.registry
+      : (AggregatorRegistry.aggregate([
+          (await engine.metrics.registry.getMetricsAsJSON()) as MetricsJson,
+          ...lanes,
+        ]) as Registry);
+  const merged = Registry.merge([own, registry]);
   return { contentType: merged.contentType, body: await merged.metrics() };
 }

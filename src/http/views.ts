@@ -2,6 +2,7 @@
 import { normaliseForm } from "../core/approval-form.js";
 import { decodeValue, type SerializedError } from "../core/serde.js";
 import { isoOrNull } from "../core/time.js";
+import { traceIdOfOptions, traceUrl } from "../core/trace-id.js";
 import type { PendingApproval } from "../engine/approvals.js";
 import { scopeAllows } from "./auth/scopes.js";
 import type { Identity } from "./auth/identity.js";
@@ -13,6 +14,7 @@ import type {
   ApiRun,
   ApiSchedule,
   ApiStep,
+  ApiTraceLink,
   ApiWorkflow,
 } from "./api-types.js";
 
@@ -73,7 +75,14 @@ export function runView(r: RunRecord, detail: ErrorDetail): ApiRun {
     finishedAt: iso(r.finishedAt),
     updatedAt: iso(r.updatedAt),
     durationMs: r.startedAt !== null && r.finishedAt !== null ? r.finishedAt - r.startedAt : null,
+    traceId: traceIdOfOptions(r.options),
   };
+}
+
+/** The trace of a run with stored `options`, linked through `template` (`SLUICE_TRACE_URL`), or null. */
+export function traceLinkView(options: string | null, template: string | null): ApiTraceLink | null {
+  const id = traceIdOfOptions(options);
+  return id === null ? null : { id, url: traceUrl(template, id) };
 }
 
 /** A checkpoint as JSON, its error at `detail`. */

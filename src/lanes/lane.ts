@@ -3,6 +3,7 @@
  * idle. Owns its {@link LaneState}, its current process, the processes it retired
  * after a code change (they drain on their own), and its back-off times.
  */
+import type { LaneMetrics, MetricsJson } from "./lane-metrics.js";
 import type { LaneCrash } from "./crash-record.js";
 import { LaneState } from "./lane-state.js";
 import { crashRetryDelay, quietExitDelay } from "./policy.js";
@@ -23,6 +24,8 @@ export interface LaneHooks {
   onCrash: (crash: LaneCrash) => void;
   /** The worker exited (the supervisor re-checks for runnable work). */
   onExit: () => void;
+  /** Where the workers' metrics go (served by the server's `/metrics`); none when absent. */
+  metrics?: LaneMetrics;
 }
 
 /** A snapshot of a lane for status output. */
@@ -145,6 +148,7 @@ export class Lane {
     this.proc = proc;
     this.hooks.log(`lane ${this.group}: runnable work, starting worker pid ${proc.pid}\n`);
     proc.onMessage((m) => {
+      if (m.sluiceLane === "metrics") return this.hooks.metrics?.update(proc.pid, m.metrics as MetricsJson);
       if (proc !== this.proc) return;
       if (m.sluiceLane === "claimed" && this.state.mode === "starting") {
         this.state.setRunning();
@@ -159,6 +163,7 @@ export class Lane {
   }
 
   private exited(proc: LaneProcess, exit: LaneExit): void {
+    this.hooks.metrics?.retire(proc.pid);
     if (this.retiring.delete(proc)) {
       this.hooks.log(`lane ${this.group}: retired worker pid ${proc.pid} ${describeExit(exit)}\n`);
       return;

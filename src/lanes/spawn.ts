@@ -55,6 +55,8 @@ export interface WorkerSpawnerOptions {
   buildFile: () => string | null;
   /** Where each output line goes (already prefixed); `stream` tells stdout from stderr. */
   output: (line: string, stream: "stdout" | "stderr") => void;
+  /** `json`: the workers write JSON lines (`--log-format json`), passed on with a `lane` field instead of a prefix. Default text. */
+  logFormat?: "text" | "json";
   /** The `sluice` launcher; default this package's `bin/sluice.js`. */
   bin?: string;
 }
@@ -65,7 +67,7 @@ const DEFAULT_BIN = fileURLToPath(new URL("../../bin/sluice.js", import.meta.url
 /** Arguments of a lane worker (exported for tests and the docs). */
 export function laneWorkerArgs(
   group: string,
-  o: Pick<WorkerSpawnerOptions, "root" | "database" | "idleMs" | "concurrency" | "drainMs">,
+  o: Pick<WorkerSpawnerOptions, "root" | "database" | "idleMs" | "concurrency" | "drainMs" | "logFormat">,
   buildFile: string | null,
 ): string[] {
   const args = [
@@ -82,6 +84,7 @@ export function laneWorkerArgs(
   ];
   args.push("--concurrency", String(o.concurrency), "--drain-timeout", `${o.drainMs}ms`);
   if (buildFile) args.push("--from-build", buildFile);
+  if (o.logFormat === "json") args.push("--log-format", "json");
   return args;
 }
 
@@ -100,12 +103,17 @@ export function workerSpawner(options: WorkerSpawnerOptions): LaneSpawner {
           stdio: ["ignore", "pipe", "pipe", "ipc"],
         },
       );
-      return wrap(child, group, options.output);
+      return wrap(child, group, options.output, options.logFormat ?? "text");
     },
   };
 }
 
-function wrap(child: ChildProcess, group: string, output: WorkerSpawnerOptions["output"]): LaneProcess {
+function wrap(
+  child: ChildProcess,
+  group: string,
+  output: WorkerSpawnerOptions["output"],
+  format: "text" | "json",
+): LaneProcess {
   const tail = new LineTail(20);
   const prefix = `[lane ${group}] `;
   const listeners: Array<(m: LaneMessage) => void> = [];
@@ -115,7 +123,10 @@ function wrap(child: ChildProcess, group: string, output: WorkerSpawnerOptions["
       const lines = createInterface({ input: stream, crlfDelay: Infinity });
       lines.on("line", (line) => {
         if (name === "stderr") tail.push(line);
-        output(`${prefix}${line}\n`, name);
+        output(
+          `${format === "json" && name === "stdout" ? (laneJsonLine(line, group) ?? prefix + line) : prefix + line}\n`,
+          name,
+        );
       });
       lines.on("close", () => resolve());
     });
@@ -142,4 +153,16 @@ function wrap(child: ChildProcess, group: string, output: WorkerSpawnerOptions["
     kill: () => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")),
     stderrTail: () => tail.get(),
   };
+}
+
+/** A worker's JSON log line with its lane added (`{"lane": group, ...}`), or null when the line is not a JSON object. */
+export function laneJsonLine(line: string, group: string): string | null {
+  if (!line.startsWith("{")) return null;
+  try {
+    const value = JSON.parse(line) as unknown;
+    if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+    return JSON.stringify({ lane: group, ...(value as Record<string, unknown>) });
+  } catch {
+    return null;
+  }
 }

@@ -8,6 +8,7 @@
  * most one claiming worker per server; a worker that crashes before its first claim
  * stops the lane and is recorded (see `crash-record.ts`).
  */
+import { LaneMetrics } from "./lane-metrics.js";
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Store } from "../store/types.js";
@@ -42,6 +43,8 @@ export interface LaneSupervisorOptions {
 /** Starts and stops lane workers on demand. */
 export class LaneSupervisor {
   private readonly lanes = new Map<string, Lane>();
+  /** The lane workers' metrics, served by this server's `/metrics`. */
+  readonly metrics = new LaneMetrics();
   /** Recorded lane crashes of every server, by group (refreshed each poll): what enqueues are refused for. */
   private crashes = new Map<string, LaneCrash>();
   /** Crashes of this server's lanes not yet written to the store (kept across reloads of the records). */
@@ -200,6 +203,7 @@ export class LaneSupervisor {
         server: this.options.serverName,
         onCrash: (crash) => this.recordCrash(crash),
         onExit: () => this.wake(),
+        metrics: this.metrics,
       });
       this.lanes.set(group, lane);
     }

@@ -12,6 +12,8 @@ export interface SupervisorLink {
   parentGone: Promise<void>;
   /** Tells the supervisor the worker is up. */
   ready(): void;
+  /** Sends this process's metrics (prom-client JSON); resolves once handed to the channel (or it is closed). */
+  metrics(metrics: unknown[]): Promise<void>;
   /** Stops listening and closes the channel (so it does not keep the process alive). */
   close(): void;
 }
@@ -45,6 +47,11 @@ export function linkToSupervisor(
   return {
     parentGone,
     ready: () => send({ sluiceLane: "ready" }),
+    metrics: (metrics) =>
+      new Promise<void>((resolve) => {
+        if (!proc.connected) return resolve();
+        proc.send!({ sluiceLane: "metrics", metrics } satisfies LaneMessage, undefined, undefined, () => resolve());
+      }),
     close: () => {
       events.off("started", onClaim);
       events.off("settled", onClaim);

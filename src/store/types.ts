@@ -359,6 +359,37 @@ export interface StoreMetrics {
   approvalsWaiting: number;
 }
 
+/** See {@link Store.overview}: the window the figures are read for. */
+export interface OverviewRequest {
+  /** Start of the window (store clock, epoch ms); the window ends now. */
+  from: number;
+  /** Width of one bucket (ms): each figure is counted in bucket `floor((t - from) / bucketMs)`. */
+  bucketMs: number;
+  /** How many workflows to list in `slowest`. */
+  slowest: number;
+  /** How many waiting approvals to list. */
+  approvals: number;
+}
+
+/**
+ * What happened to runs in one bucket: `enqueued` (created), `started` (first claimed),
+ * `succeeded` / `failed` / `cancelled` (finished with that status), `left-unstarted`
+ * (finished without ever being claimed: cancelled while pending).
+ */
+export type OverviewEvent = "enqueued" | "started" | "succeeded" | "failed" | "cancelled" | "left-unstarted";
+
+/** See {@link Store.overview}. */
+export interface StoreOverview {
+  /** Counts per bucket and event; buckets and events without runs are absent. */
+  activity: Array<{ bucket: number; event: OverviewEvent; count: number }>;
+  /** Runs enqueued before `from` and neither started nor finished by then (the queue at the window's start). */
+  queuedAtFrom: number;
+  /** Workflows whose runs finished (succeeded or failed) in the window, slowest mean first-start-to-finish first. */
+  slowest: Array<{ workflow: string; runs: number; meanMs: number; maxMs: number }>;
+  /** Undecided approvals of waiting runs, longest waiting first. */
+  approvals: Array<{ runId: string; workflow: string; key: string; since: number; options: string | null }>;
+}
+
 /** A stored cron schedule. */
 export interface ScheduleRecord {
   workflow: string;
@@ -463,6 +494,13 @@ export interface Store {
 
   /** Figures for `/metrics`, each from one grouped query, read at scrape time (see {@link StoreMetrics}). */
   metricsSnapshot(): Promise<StoreMetrics>;
+  /**
+   * Figures of the UI's overview page for the window from `request.from` until now (see
+   * {@link StoreOverview}), read through the finished-at and status indexes: every run that
+   * matters to the window has either finished in it or not finished yet. Never fails on an
+   * empty database; a `bucketMs` under 1 is the caller's mistake (the HTTP layer checks it).
+   */
+  overview(request: OverviewRequest): Promise<StoreOverview>;
 
   getRun(id: string): Promise<RunRecord | null>;
   /** The runs among `ids` that exist (any order). */

@@ -480,6 +480,8 @@ export class Execution implements LogTarget, WacHost {
         this.state = "running";
         return this.markFenced();
       }
+      if (outcome.status !== "retry")
+        this.deps.metrics?.finished(this.run.workflow, outcome.status, (this.now() - this.run.createdAt) / 1000);
       this.resolveDone("completed");
     } catch {
       this.abandon();

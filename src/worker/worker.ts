@@ -238,6 +238,7 @@ export class Worker {
 
   private async runClaim(claim: ClaimedRun): Promise<void> {
     const { run } = claim;
+    const received = performance.now();
     let def: AnyWorkflow | undefined;
     let failure: Error | null = null;
     try {
@@ -267,6 +268,7 @@ export class Worker {
         return;
       }
       this.deps.metrics?.attempt(run.workflow, "failed-to-start", 0);
+      this.deps.metrics?.finished(run.workflow, "failed", (claim.claimedAt - run.createdAt) / 1000);
       this.events.emit("settled", run.id);
       this.events.emit("work");
       return;
@@ -275,6 +277,7 @@ export class Worker {
     this.active.set(run.id, exec);
     if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
     const t0 = performance.now();
+    this.deps.metrics?.started(run.workflow, (t0 - received) / 1000);
     const result = await exec.start();
     this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
     if (result === "completed") this.events.emit("settled", run.id);

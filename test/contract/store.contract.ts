@@ -198,6 +198,23 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         ).toEqual(["a2", "a3"]);
         expect((await store.listLogs({ afterSeq: all[1]!.seq, limit: 1 })).map((l) => l.message)).toEqual(["a2"]);
         expect(await store.listLogs({ afterSeq: all[3]!.seq, limit: 10 })).toEqual([]);
+        // A finished run's line stamped by a worker clock ahead of the store's is still found by `since`
+        // (store/log-window.ts bounds the scan by the runs that can have printed since then).
+        const c = await enqueue(store, { workflow: "wf", priority: 100 });
+        const [cc] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        expect(cc!.run.id).toBe(c);
+        await one(store, { verb: "appendLogs", lines: [line(c, "c-ahead", now + 60_000)] });
+        await one(store, {
+          verb: "complete",
+          lease: { runId: c, token: cc!.token },
+          outcome: { status: "succeeded", result: null },
+        });
+        expect((await store.listLogs({ since: now + 30_000, limit: 100 })).map((l) => l.message)).toEqual(["c-ahead"]);
+        expect((await store.listLogs({ since: now + 3_600_000, limit: 100 })).map((l) => l.message)).toEqual([]);
+        expect((await store.listLogs({ since: now - 60_000, limit: 2 })).map((l) => l.message)).toEqual([
+          "a3",
+          "c-ahead",
+        ]);
       });
 
       it("counts runs by workflow and status, runnable runs per group with the oldest, and waiting approvals (metricsSnapshot)", async () => {
@@ -256,6 +273,106 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         ]);
         for (const r of m.runnable) expect(r.oldestReadyAt).toBeLessThanOrEqual(m.now);
         expect(m.approvalsWaiting).toBe(1);
+      });
+    });
+
+    describe("overview", () => {
+      it("counts enqueued, started and finished runs per bucket, the queue at the window's start, the slowest workflows and waiting approvals", async () => {
+        await fresh();
+        const empty = await store.overview({ from: 0, bucketMs: 60_000, slowest: 5, approvals: 5 });
+        expect(empty).toEqual({ activity: [], queuedAtFrom: 0, slowest: [], approvals: [] });
+        const a = await enqueue(store);
+        const b = await enqueue(store);
+        const c = await enqueue(store);
+        const now0 = await store.now();
+        await enqueue(store, { runAt: now0 + 3_600_000 }); // delayed: queued, not claimable
+        const from = (await store.now()) + 1;
+        await delay(15);
+        const claimed = async (id: string) => {
+          const [cl] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+          expect(cl!.run.id).toBe(id);
+          return { runId: cl!.run.id, token: cl!.token };
+        };
+        const la = await claimed(a);
+        expect(
+          (await one(store, { verb: "complete", lease: la, outcome: { status: "succeeded", result: null } })).ok,
+        ).toBe(true);
+        const lb = await claimed(b);
+        const failed = { status: "failed" as const, error: { name: "Error", message: "boom", code: "TERMINAL" } };
+        expect((await one(store, { verb: "complete", lease: lb, outcome: failed })).ok).toBe(true);
+        expect(await store.cancel(c, "not needed")).toBe("cancelled"); // never started
+        const e = await enqueue(store, { workflow: "other" });
+        const f = await enqueue(store, {
+          workflow: "other",
+          options: JSON.stringify({ traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" }),
+        });
+        const [cf] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["other"] });
+        expect(cf!.run.id).toBe(e);
+        await one(store, {
+          verb: "complete",
+          lease: { runId: e, token: cf!.token },
+          outcome: { status: "succeeded", result: null },
+        });
+        const [cg] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["other"] });
+        expect(cg!.run.id).toBe(f);
+        const approval = {
+          key: "ok?",
+          kind: "approval" as const,
+          target: null,
+          status: "pending" as const,
+          position: 0,
+        };
+        const parked = await one(store, {
+          verb: "suspend",
+          lease: { runId: f, token: cg!.token },
+          steps: [approval],
+          children: [],
+          wakeAfterMs: null,
+          awaitChildren: false,
+        });
+        expect(parked.ok).toBe(true);
+
+        const o = await store.overview({ from, bucketMs: 3_600_000, slowest: 5, approvals: 5 });
+        const count = (event: string) => o.activity.filter((x) => x.event === event).reduce((n, x) => n + x.count, 0);
+        expect(o.activity.every((x) => x.bucket === 0)).toBe(true);
+        expect(o.queuedAtFrom).toBe(4); // a, b, c and the delayed one
+        expect(count("enqueued")).toBe(2); // e, f
+        expect(count("started")).toBe(4); // a, b, e, f
+        expect(count("succeeded")).toBe(2);
+        expect(count("failed")).toBe(1);
+        expect(count("left-unstarted")).toBe(1); // c
+        expect(count("cancelled")).toBe(0);
+        // The queue now: the window's start plus what came in, less what started or left.
+        const queuedNow = o.queuedAtFrom + count("enqueued") - count("started") - count("left-unstarted");
+        expect(queuedNow).toBe(await store.countRuns({ status: ["pending"] }));
+        expect(o.slowest.map((w) => [w.workflow, w.runs]).sort()).toEqual([
+          ["other", 1],
+          ["wf", 2],
+        ]);
+        for (const w of o.slowest) expect(w.maxMs).toBeGreaterThanOrEqual(w.meanMs);
+        expect(o.slowest[0]!.meanMs).toBeGreaterThanOrEqual(o.slowest[1]!.meanMs);
+        expect(o.approvals).toEqual([
+          {
+            runId: f,
+            workflow: "other",
+            key: "ok?",
+            since: expect.any(Number),
+            options: expect.stringContaining("0af7651916cd43dd8448eb211c80319c"),
+          },
+        ]);
+        // Small buckets: each count lands in the bucket of its time; a window after everything is empty of events.
+        const fine = await store.overview({ from, bucketMs: 1, slowest: 1, approvals: 0 });
+        expect(fine.activity.every((x) => x.bucket >= 0)).toBe(true);
+        expect(fine.slowest).toHaveLength(1);
+        expect(fine.approvals).toEqual([]);
+        const later = await store.overview({
+          from: (await store.now()) + 60_000,
+          bucketMs: 60_000,
+          slowest: 5,
+          approvals: 5,
+        });
+        expect(later.activity).toEqual([]);
+        expect(later.queuedAtFrom).toBe(await store.countRuns({ status: ["pending"] }));
       });
     });
 

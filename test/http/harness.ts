@@ -112,7 +112,10 @@ export interface HttpHarness {
 }
 
 /** Starts an app on a fresh project and database. */
-export async function startHarness(auth: AuthConfig = { mode: "tokens" }): Promise<HttpHarness> {
+export async function startHarness(
+  auth: AuthConfig = { mode: "tokens" },
+  appOptions: { traceUrl?: string } = {},
+): Promise<HttpHarness> {
   const root = makeProject(FILES, "sluice-http-");
   const clock = new SkippableClock();
   const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db"), clock, pollMs: 20 });
@@ -125,7 +128,7 @@ export async function startHarness(auth: AuthConfig = { mode: "tokens" }): Promi
   await engine.start();
   const report = await new Project(root, engine).loadAll();
   if (report.errors.length) throw new Error(report.errors.map((e) => e.error.message).join("\n"));
-  const app = createApp({ engine, auth, clock, projectRoot: root, uiDir: null });
+  const app = createApp({ engine, auth, clock, projectRoot: root, uiDir: null, ...appOptions });
   const t = new ApiTokens(store, clock);
   const tokens = {
     metrics: (await t.create({ name: "prometheus", scope: "metrics" })).token,

@@ -98,6 +98,32 @@ describe("GET /metrics", () => {
       expect(promValue(m, "sluice_fenced_writes", "sluice_fenced_writes_total")).toBe(0);
       expect(promValue(m, "sluice_lease_losses", "sluice_lease_losses_total")).toBe(0);
       expect(promValue(m, "sluice_run_retries", "sluice_run_retries_total")).toBe(0);
+
+      // Claim to start: one observation per claim executed here (each hello run was one claim).
+      expect(m.get("sluice_run_claim_to_start_seconds")!.type).toBe("histogram");
+      expect(
+        promValue(m, "sluice_run_claim_to_start_seconds", "sluice_run_claim_to_start_seconds_count", {
+          workflow: "hello",
+        }),
+      ).toBe(attempts);
+      // Enqueue to finish: one observation per run finished here, matching the store's created→finished times.
+      const e2e = (name: string, labels: Record<string, string>) =>
+        promValue(m, "sluice_run_end_to_end_seconds", `sluice_run_end_to_end_seconds_${name}`, labels);
+      const helloRuns = await h.store.listRuns({ workflow: "hello", status: ["succeeded"], limit: 1000 });
+      expect(e2e("count", { workflow: "hello", status: "succeeded" })).toBe(helloRuns.length);
+      const storeSeconds = helloRuns.reduce((n, r) => n + (r.finishedAt! - r.createdAt) / 1000, 0);
+      // Observed when the outcome is written, just before the store stamps finished_at.
+      expect(Math.abs(e2e("sum", { workflow: "hello", status: "succeeded" })! - storeSeconds)).toBeLessThan(
+        0.25 * helloRuns.length,
+      );
+      expect(e2e("count", { workflow: "fails", status: "failed" })).toBe(
+        await h.store.countRuns({ workflow: "fails", status: ["failed"] }),
+      );
+      // A run still waiting for its approval has not finished: no observation.
+      expect(e2e("count", { workflow: "f/open_gate", status: "succeeded" })).toBeUndefined();
+      // Cascade decisions: declared, none made (this project has no pipelines; see test/pipeline/cascade.test.ts).
+      expect(m.get("sluice_cascade_decisions")!.type).toBe("counter");
+      expect(m.get("sluice_cascade_decisions")!.samples).toEqual([]);
     },
   );
 });

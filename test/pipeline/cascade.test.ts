@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
 import { MAX_CASCADE_DEPTH, readDecisions } from "../../src/pipeline/runtime/index.js";
+import { parsePrometheus, prometheusParserAvailable } from "../helpers/prometheus.js";
 import { CONSUME, LOOP, TICK } from "./fixtures.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
@@ -36,6 +37,16 @@ describe("cascade", () => {
       .reverse();
     expect(decisions.map((d) => d.outcome)).toEqual(["debounce-scheduled", ...Array(9).fill("debounced")]);
     expect(new Set(decisions.map((d) => d.run))).toEqual(new Set([runs[0]!.id]));
+    // /metrics counts every decision of this process by kind: the same figures as the decision log.
+    if (prometheusParserAvailable()) {
+      const m = parsePrometheus(await p.engine.metrics.registry.metrics());
+      const logged = new Map<string, number>();
+      for (const d of await readDecisions(p.store, { limit: 2_000 }))
+        logged.set(d.outcome, (logged.get(d.outcome) ?? 0) + 1);
+      const counted = new Map(m.get("sluice_cascade_decisions")!.samples.map((s) => [s.labels.kind!, s.value]));
+      expect(counted).toEqual(logged);
+      expect(counted.get("debounced")).toBe(9);
+    }
     const logs = await p.store.getLogs(runs[0]!.id);
     expect(logs.map((l) => l.message).join("\n")).toContain(
       `10 write(s) coalesced; running for the last one (run ${producers[9]}`,

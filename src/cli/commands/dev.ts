@@ -83,7 +83,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       }
       await pipelines.start();
       if (workers === "separate") {
-        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write, logFormat });
         await lanes.start();
         write(
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
@@ -99,6 +99,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER },
           projectRoot: project.root,
           lanes,
+          traceUrl: cx.io.env.SLUICE_TRACE_URL,
         }),
       );
       const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;

@@ -94,13 +94,21 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       if (workers === "separate") {
-        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
+        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write, logFormat });
         await lanes.start();
         write(
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
         );
       }
-      http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root, lanes }));
+      http.attach(
+        createApp({
+          engine,
+          auth: { mode: "tokens" },
+          projectRoot: project.root,
+          lanes,
+          traceUrl: cx.io.env.SLUICE_TRACE_URL,
+        }),
+      );
       write(
         `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );

@@ -11,6 +11,7 @@ import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { retryableAtStartup, retryStartup } from "../startup-retry.js";
 import { followRuns, logEcho } from "../printer.js";
+import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 
@@ -38,6 +39,12 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       cx.io.env.SLUICE_INLINE_SLEEP ?? "30s",
     )
     .option("--quiet", "do not print run lifecycle and logs")
+    .option("--metrics-port <n>", "serve this worker's own metrics on GET /metrics at this port (0: any free port)")
+    .option(
+      "--metrics-host <host>",
+      "address of --metrics-port (not loopback: a metrics-scope token is required)",
+      "127.0.0.1",
+    )
     .option(...LOG_FORMAT_OPTION)
     .option(
       "--from-build <file>",
@@ -45,6 +52,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     )
     .action(async (opts) => {
       const concurrency = parseCount(opts.concurrency, "--concurrency");
+      const metricsPort = opts.metricsPort === undefined ? null : parseCount(opts.metricsPort, "--metrics-port");
       const idleMs = parseDurationOption(opts.idle, "--idle");
       const startupMs = parseDurationOption(opts.startupTimeout, "--startup-timeout");
       const leaseMs = parseDurationOption(opts.lease, "--lease");
@@ -67,8 +75,6 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
         echo: opts.quiet ? undefined : logEcho(out, logFormat),
         inlineSleepMs,
-        // This process serves no /metrics: record nothing and do not load prom-client (cold lanes).
-        metrics: false,
       });
       const retrying = { timeoutMs: startupMs, write: (t: string) => cx.io.stderr(t), signal: cx.io.signal };
       await retryStartup("opening the database", () => storeReady(engine.store), retrying);
@@ -104,7 +110,13 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const unfollow = opts.quiet ? () => {} : followRuns(engine, out, logFormat);
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
       const link = linkToSupervisor(engine.events, cx.io.env);
-      await retryStartup("publishing the workflows", () => engine.start(), retrying);
+      const metrics = await startWorkerMetrics({ engine, link, port: metricsPort, host: opts.metricsHost });
+      if (metrics.url) write(`metrics: ${metrics.url}\n`);
+      // A worker that cannot start must not be kept alive by its metrics server.
+      await retryStartup("publishing the workflows", () => engine.start(), retrying).catch(async (err: unknown) => {
+        await metrics.stop();
+        throw err;
+      });
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
@@ -119,6 +131,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       ]);
       write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
       await engine.stop({ drainMs });
+      await metrics.stop();
       await pipelines.stop();
       unfollow();
       unclear();

@@ -102,6 +102,21 @@ const PATHS: Record<string, Json> = {
       responses: { ...ok("the lanes", ref("Lanes")), ...err("401", "403") },
     }),
   },
+  "/api/overview": {
+    get: op(
+      "read",
+      "Overview page: throughput, failures and queue depth per bucket, slowest workflows, waiting approvals",
+      {
+        parameters: [
+          query("window", "1h (60 buckets of a minute, default) or 1d (96 buckets of 15 minutes)", {
+            type: "string",
+            enum: ["1h", "1d"],
+          }),
+        ],
+        responses: { ...ok("the figures", ref("Overview")), ...err("400", "401", "403") },
+      },
+    ),
+  },
   "/api/runs": {
     get: op("read", "List runs, newest first", {
       parameters: [

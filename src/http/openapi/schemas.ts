@@ -66,6 +66,43 @@ export const SCHEMAS: Record<string, Schema> = {
     finishedAt: nullable(time()),
     updatedAt: time(),
     durationMs: nullable(int()),
+    traceId: nullable(str("W3C trace id of the run's trace (from the traceparent stored at enqueue)")),
+  }),
+  TraceLink: obj({
+    id: str("W3C trace id (32 hex digits)"),
+    url: nullable(str("link in the trace viewer (SLUICE_TRACE_URL with {traceId} filled in); null without one")),
+  }),
+  OverviewBucket: obj({
+    start: time("start of the bucket"),
+    enqueued: int("runs created"),
+    started: int("runs claimed for the first time"),
+    finished: int("runs that finished (succeeded + failed + cancelled): the throughput"),
+    succeeded: int(),
+    failed: int(),
+    cancelled: int(),
+    queued: int("runs enqueued and not yet started at the end of the bucket"),
+  }),
+  Overview: obj({
+    window: { type: "string", enum: ["1h", "1d"] },
+    bucketMs: int("width of a bucket: 60000 (1h) or 900000 (1d)"),
+    now: time("the store's clock when read"),
+    buckets: {
+      type: "array",
+      items: ref("OverviewBucket"),
+      description: "oldest first; the last one is still filling",
+    },
+    totals: obj({ enqueued: int(), finished: int(), succeeded: int(), failed: int(), cancelled: int() }),
+    queuedNow: int("runs enqueued and not yet started now"),
+    slowest: {
+      type: "array",
+      description: "workflows with runs finished in the window, slowest mean first-start-to-finish first (at most 10)",
+      items: obj({ workflow: str(), runs: int(), meanMs: int(), maxMs: int() }),
+    },
+    approvals: {
+      type: "array",
+      description: "undecided approvals of waiting runs, longest waiting first (at most 50)",
+      items: obj({ runId: str(), workflow: str(), key: str(), since: time(), trace: nullable(ref("TraceLink")) }),
+    },
   }),
   Step: obj({
     key: str("checkpoint key"),
@@ -110,6 +147,7 @@ export const SCHEMAS: Record<string, Schema> = {
     childrenTruncated: { type: "boolean" },
     approvals: { type: "array", items: ref("PendingApproval") },
     approvalEvents: { type: "array", items: ref("ApprovalEvent") },
+    trace: nullable(ref("TraceLink")),
   }),
   RunList: obj({
     runs: { type: "array", items: ref("Run") },

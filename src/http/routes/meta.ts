@@ -21,7 +21,7 @@ export function metaRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     return c.json(readiness, readiness.ready ? 200 : 503);
   });
   app.get("/metrics", requireScope("metrics"), async (c) => {
-    const scrape = await scrapeMetrics(deps.engine);
+    const scrape = await scrapeMetrics(deps.engine, (await deps.lanes?.metrics?.parts()) ?? []);
     return c.body(scrape.body, 200, { "Content-Type": scrape.contentType });
   });
   app.get("/api/openapi.json", (c) => c.json(openApiDocument()));

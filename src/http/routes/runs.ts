@@ -24,6 +24,7 @@ import {
   pendingApprovalView,
   runView,
   stepView,
+  traceLinkView,
 } from "../views.js";
 
 /** Children listed on a run's page at most. */
@@ -84,6 +85,7 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       childrenTruncated: children.length > MAX_CHILDREN,
       approvals: run.status === "waiting" ? pendingApprovals(steps).map(pendingApprovalView) : [],
       approvalEvents: events.map(approvalEventView),
+      trace: traceLinkView(run.options, deps.traceUrl),
     };
     return c.json(detail);
   });

@@ -26,6 +26,8 @@ export interface FreshnessHost {
     payload: unknown,
     options: { id: string },
   ) => Promise<{ id: string; deduplicated: boolean }>;
+  /** Counts the watchdog's decisions in the process's metrics. */
+  recordDecisions?(decisions: readonly DispatchDecision[]): void;
 }
 
 /** A script's freshness at one moment. */
@@ -135,6 +137,7 @@ export class FreshnessWatchdog {
         }
       }
       await logDecisions(this.host.store, decisions);
+      this.host.recordDecisions?.(decisions);
       await pruneSlots(this.host.store, now);
     } catch (err) {
       console.error(`sluice pipelines: freshness watchdog: ${(err as Error).message}`);

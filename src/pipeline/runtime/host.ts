@@ -163,12 +163,18 @@ export class PipelineHost implements PipelineServices {
     }
   };
 
+  /** Counts decisions in this engine's metrics (`sluice_cascade_decisions_total`). */
+  recordDecisions(decisions: readonly DispatchDecision[]): void {
+    this.engine.metrics.decided(decisions);
+  }
+
   /** Runs the cascade for a finished producer run. */
   async dispatch(producer: ProducerRun): Promise<DispatchDecision[]> {
     const decisions = await dispatchCascade(
       { store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() },
       producer,
     );
+    this.recordDecisions(decisions);
     for (const d of decisions) {
       this.say(
         `⇢ ${producer.member.name} → ${d.subscriber}: ${d.outcome}${d.partition ? ` [${d.partition}]` : ""}${d.run ? ` ${d.run}` : ""}${d.reason ? ` (${d.reason})` : ""}`,

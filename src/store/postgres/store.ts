@@ -20,8 +20,11 @@ import type {
   StoreLocation,
   WorkflowInfo,
   StoreMetrics,
+  OverviewRequest,
+  StoreOverview,
   LogFilter,
 } from "../types.js";
+import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
@@ -33,6 +36,7 @@ import * as ops from "./ops.js";
 import { PostgresReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
+import { readOverview } from "./overview.js";
 
 /**
  * Opens the Postgres store for `url` (`postgres://user:pass@host/db?schema=sluice`).
@@ -244,6 +248,11 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ queue: r.queue, readyAt: Number(r.ready_at) }));
   }
 
+  async overview(request: OverviewRequest): Promise<StoreOverview> {
+    await this.ready();
+    return readOverview(this.db, request);
+  }
+
   async metricsSnapshot(): Promise<StoreMetrics> {
     await this.ready();
     const now = await this.now();
@@ -294,6 +303,15 @@ export class PostgresStore implements Store {
     if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
     if (filter.since !== undefined) add("l.ts >= ?", filter.since);
     if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
+    // See store/log-window.ts: the first line of the runs that can have printed since `since` bounds the scan.
+    if (boundsLogScan(filter)) {
+      params.push(filter.since! - LOG_SINCE_SLACK_MS, LOG_SINCE_MAX_RUNS);
+      const [from, max] = [`$${params.length - 1}::bigint`, `$${params.length}::bigint`];
+      const runs = `SELECT id FROM runs WHERE finished_at >= ${from} UNION ALL
+        SELECT id FROM runs WHERE status IN ('pending', 'running', 'waiting')`;
+      clauses.push(`l.seq >= COALESCE(CASE WHEN (SELECT count(*) FROM (${runs} LIMIT ${max} + 1) c) > ${max} THEN 0
+        ELSE (SELECT min((SELECT min(x.seq) FROM logs x WHERE x.run_id = w.id)) FROM (${runs}) w) END, 9000000000000000000)`);
+    }
     const follow = filter.afterSeq !== undefined;
     const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
       ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;

@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { SerializedError } from "../../core/serde.js";
 import type {
@@ -23,6 +24,8 @@ import type {
   StoreLocation,
   WorkflowInfo,
   StoreMetrics,
+  OverviewRequest,
+  StoreOverview,
   LogFilter,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
@@ -34,6 +37,7 @@ import { SqliteReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
+import { readOverview } from "./overview.js";
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -306,6 +310,10 @@ export class SqliteStore implements Store {
     return this.s.get(sql).all(JSON.stringify(workflows)) as QueueReadiness[];
   }
 
+  async overview(request: OverviewRequest): Promise<StoreOverview> {
+    return readOverview(this.s, request);
+  }
+
   async metricsSnapshot(): Promise<StoreMetrics> {
     const now = this.clock.now();
     const runs = this.s
@@ -352,6 +360,15 @@ export class SqliteStore implements Store {
     if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
     if (filter.since !== undefined) add("l.ts >= ?", filter.since);
     if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
+    // See store/log-window.ts: the first line of the runs that can have printed since `since` bounds the scan.
+    if (boundsLogScan(filter)) {
+      const from = filter.since! - LOG_SINCE_SLACK_MS;
+      params.push(from, LOG_SINCE_MAX_RUNS + 1, LOG_SINCE_MAX_RUNS, from);
+      const runs = `SELECT id FROM runs WHERE finished_at >= ? UNION ALL
+        SELECT id FROM runs WHERE status IN ('pending', 'running', 'waiting')`;
+      clauses.push(`l.seq >= COALESCE(CASE WHEN (SELECT COUNT(*) FROM (${runs} LIMIT ?)) > ? THEN 0
+        ELSE (SELECT MIN((SELECT MIN(x.seq) FROM logs x WHERE x.run_id = w.id)) FROM (${runs}) w) END, 9000000000000000000)`);
+    }
     const follow = filter.afterSeq !== undefined;
     const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
       ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;

@@ -5,6 +5,7 @@ import type { ApiMe } from "../../http/api-types";
 import { saveToken } from "./api/auth";
 import { api, ApiError } from "./api/client";
 import { SessionContext } from "./app-context";
+import { OverviewPage } from "./pages/OverviewPage";
 import { PipelinePage } from "./pages/PipelinePage";
 import { PipelinesPage } from "./pages/PipelinesPage";
 import { RunPage } from "./pages/RunPage";
@@ -60,6 +61,7 @@ export function App() {
               <span className="brand-mark" /> Sluice
             </Link>
             <nav className="nav">
+              <NavLink href="/overview">Overview</NavLink>
               <NavLink href="/runs">Runs</NavLink>
               <NavLink href="/workflows">Workflows</NavLink>
               <NavLink href="/schedules">Schedules</NavLink>
@@ -85,6 +87,7 @@ export function App() {
             <Route path="/">
               <Redirect to="/runs" />
             </Route>
+            <Route path="/overview" component={OverviewPage} />
             <Route path="/runs" component={RunsPage} />
             <Route path="/runs/:id" component={RunPage} />
             <Route path="/workflows" component={WorkflowsPage} />

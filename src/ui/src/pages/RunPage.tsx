@@ -18,6 +18,7 @@ import { LogView } from "../components/LogView";
 import { RunActions } from "../components/RunActions";
 import { StatusBadge } from "../components/StatusBadge";
 import { Timeline } from "../components/Timeline";
+import { TraceLink } from "../components/TraceLink";
 import { usePathParam, useNow, useTitle } from "../hooks";
 import { nodeStates } from "../lib/diagram-status";
 import { between, duration, relative, timestamp } from "../lib/format";
@@ -127,6 +128,12 @@ export function RunPage() {
         <div>
           <dt>Code</dt>
           <dd className="mono">{run.version ? run.version.slice(0, 10) : "in-process"}</dd>
+        </div>
+        <div>
+          <dt>Trace</dt>
+          <dd>
+            <TraceLink trace={d.trace} />
+          </dd>
         </div>
       </dl>
       {d.approvals.map((a) => (

@@ -1,0 +1,47 @@
+/**
+ * `Store.overview` on SQLite: bucketed counts, the slowest workflows and the waiting
+ * approvals of one window. Runs that matter to a window have finished in it or not at all,
+ * so every read goes through `runs_finished` (finished_at) or `runs_by_status` (status).
+ */
+import type { OverviewRequest, StoreOverview } from "../types.js";
+import type { Statements } from "./statements.js";
+
+/** Runs that finished in the window, plus the unfinished ones. Takes `@from`. */
+const WINDOW_RUNS = `SELECT created_at, started_at, finished_at, status FROM runs WHERE finished_at >= @from
+  UNION ALL
+  SELECT created_at, started_at, finished_at, status FROM runs
+    WHERE status IN ('pending', 'running', 'waiting') AND finished_at IS NULL`;
+
+const ACTIVITY = `WITH w AS (${WINDOW_RUNS})
+  SELECT 'enqueued' AS event, CAST((created_at - @from) / @bucket AS INTEGER) AS bucket, COUNT(*) AS count FROM w
+    WHERE created_at >= @from GROUP BY 2
+  UNION ALL
+  SELECT 'started', CAST((started_at - @from) / @bucket AS INTEGER), COUNT(*) FROM w WHERE started_at >= @from GROUP BY 2
+  UNION ALL
+  SELECT CASE WHEN started_at IS NULL THEN 'left-unstarted' ELSE status END, CAST((finished_at - @from) / @bucket AS INTEGER), COUNT(*)
+    FROM w WHERE finished_at >= @from GROUP BY 1, 2`;
+
+const QUEUED_AT_FROM = `WITH w AS (${WINDOW_RUNS})
+  SELECT COUNT(*) AS n FROM w WHERE created_at < @from AND (started_at IS NULL OR started_at >= @from)`;
+
+const SLOWEST = `SELECT workflow, COUNT(*) AS runs, AVG(finished_at - started_at) AS meanMs, MAX(finished_at - started_at) AS maxMs
+  FROM runs WHERE finished_at >= @from AND started_at IS NOT NULL AND status IN ('succeeded', 'failed')
+  GROUP BY workflow ORDER BY meanMs DESC, workflow LIMIT @limit`;
+
+const APPROVALS = `SELECT r.id AS runId, r.workflow, s.key, s.started_at AS since, r.options FROM steps s
+  JOIN runs r ON r.id = s.run_id
+  WHERE s.kind = 'approval' AND s.status = 'pending' AND r.status = 'waiting'
+  ORDER BY s.started_at, r.seq LIMIT @limit`;
+
+/** Reads the overview figures of `req` (one read transaction is not needed: each figure stands alone). */
+export function readOverview(s: Statements, req: OverviewRequest): StoreOverview {
+  const window = { from: req.from, bucket: Math.max(1, Math.floor(req.bucketMs)) };
+  return {
+    activity: s.get(ACTIVITY).all(window) as StoreOverview["activity"],
+    queuedAtFrom: (s.get(QUEUED_AT_FROM).get({ from: req.from }) as { n: number }).n,
+    slowest: (
+      s.get(SLOWEST).all({ from: req.from, limit: req.slowest }) as Array<StoreOverview["slowest"][number]>
+    ).map((r) => ({ ...r, meanMs: Math.round(r.meanMs) })),
+    approvals: s.get(APPROVALS).all({ limit: req.approvals }) as StoreOverview["approvals"],
+  };
+}
