@@ -272,7 +272,13 @@ export class LakeWriter {
           newDeletes.push({ dataFileId: f.data.dataFileId, replaces: f.delete?.deleteFileId ?? null, file });
         }
       }
-      const newFiles = await writeDataFiles(conn, { slice, columns: plan.columns, tableDir, partitionColumns });
+      const newFiles = await writeDataFiles(conn, {
+        slice,
+        columns: plan.columns,
+        tableDir,
+        partitionColumns,
+        ...(req.partition && { partition: partitionNames.map((n) => req.partition![n]!) }),
+      });
       written.push(...newFiles);
       if (counted === undefined && req.partition) checkWrittenPartition(req.partition, partitionNames, newFiles);
       const rows = counted ?? newFiles.reduce((n, f) => n + f.recordCount, 0);
