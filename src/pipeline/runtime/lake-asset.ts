@@ -16,7 +16,7 @@ import type { SnapshotRef } from "../../lake/types.js";
 import type { Store } from "../../store/types.js";
 import { PipelineRuntimeError } from "./errors.js";
 import { lineageOf, type LineageRecord } from "./lineage-record.js";
-import { MATERIALIZED_PREFIX } from "./runners/sql.js";
+import { MATERIALIZED_PREFIX } from "./materialized-record.js";
 import { PARTITION_COLUMN } from "./runners/sql-lake.js";
 import { schemaHistory, type SchemaVersion } from "./schema-history.js";
 
