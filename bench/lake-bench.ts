@@ -63,6 +63,8 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
         await conn.run(source);
         const best = { wall: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY };
         const copy = { wall: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY };
+        // DuckDB alone running the same 30 SELECTs into 30 files: the floor of 30 replaces.
+        const floor = { wall: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY };
         for (let run = 0; run < RUNS; run++) {
           let c0 = cpu();
           let t0 = performance.now();
@@ -84,8 +86,16 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
           );
           copy.wall = Math.min(copy.wall, performance.now() - t0);
           copy.cpu = Math.min(copy.cpu, cpu() - c0);
+          c0 = cpu();
+          t0 = performance.now();
+          for (const day of days)
+            await conn.run(
+              `COPY (SELECT * FROM src WHERE day = DATE '${day}') TO '${join(dir, `floor_${prefix}${run}_${day}.parquet`)}' (FORMAT parquet, COMPRESSION snappy)`,
+            );
+          floor.wall = Math.min(floor.wall, performance.now() - t0);
+          floor.cpu = Math.min(floor.cpu, cpu() - c0);
         }
-        return { best, copy };
+        return { best, copy, floor };
       });
     // Source clustered by day (as a day-partitioned upstream is): a day's SELECT reads that day's rows.
     const clustered = await replaces(`${SOURCE} ORDER BY day`, "c");
@@ -142,7 +152,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
         unit: "ms",
         target: "<= 1.5x COPY",
         met: ratio <= 1.5,
-        note: `${ratio.toFixed(2)}x COPY of the same table (${r.copy.wall.toFixed(0)} ms; CPU time ${(r.best.cpu / r.copy.cpu).toFixed(2)}x)`,
+        note: `${ratio.toFixed(2)}x COPY of the same table (${r.copy.wall.toFixed(0)} ms; CPU time ${(r.best.cpu / r.copy.cpu).toFixed(2)}x); DuckDB alone running the 30 SELECTs into 30 files: ${(r.floor.wall / r.copy.wall).toFixed(2)}x (CPU ${(r.floor.cpu / r.copy.cpu).toFixed(2)}x)`,
       };
     };
     return [
