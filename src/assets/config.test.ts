@@ -41,6 +41,14 @@ describe("asset configuration", () => {
     expect(() => resolveAssetConfig("/app", { disks: {} })).toThrow(/unknown setting "disks"/);
     expect(() => datatableFile(resolveAssetConfig("/app"), "../x")).toThrow(/may only use letters, digits, _ and -/);
   });
+
+  it("keeps lake data files locally unless lakes.data is s3 (which needs a bucket)", () => {
+    expect(resolveAssetConfig("/app").lakeData).toBe("local");
+    expect(resolveAssetConfig("/app", { s3: { bucket: "data-lake" }, lakes: { data: "s3" } }).lakeData).toBe("s3");
+    expect(() => resolveAssetConfig("/app", { lakes: { data: "s3" } })).toThrow(/set "s3": \{"bucket": …\} too/);
+    expect(() => resolveAssetConfig("/app", { lakes: { data: "gcs" } })).toThrow(/lakes.data must be "local" or "s3"/);
+    expect(() => resolveAssetConfig("/app", { lakes: { where: "s3" } })).toThrow(/unknown setting "lakes.where"/);
+  });
 });
 
 describe("safe paths", () => {

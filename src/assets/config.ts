@@ -33,6 +33,11 @@ export interface AssetConfig {
   readonly datatables: Readonly<Record<string, string>>;
   /** Volume name → directory. Names not listed get `<dataDir>/volumes/<name>`. */
   readonly volumes: Readonly<Record<string, string>>;
+  /**
+   * Where lake data files live (`"lakes": {"data": …}`): `local` (default) under
+   * `<dataDir>/lakes/<name>/`, or `s3`: the bucket of `s3` at `<prefix>lakes/<name>/`.
+   */
+  readonly lakeData: "local" | "s3";
 }
 
 /** Names of data tables, volumes and buckets: letters, digits, `_` and `-`. */
@@ -107,15 +112,28 @@ export function resolveAssetConfig(
     throw bad("must be an object");
   const r = (raw ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(r))
-    if (!["s3", "datatables", "volumes"].includes(key))
-      throw bad(`unknown setting "${key}" (known: s3, datatables, volumes)`);
+    if (!["s3", "datatables", "volumes", "lakes"].includes(key))
+      throw bad(`unknown setting "${key}" (known: s3, datatables, volumes, lakes)`);
+  const s3 = s3Config(r.s3, env, dataDir, absRoot);
   return {
     root: absRoot,
     dataDir,
-    s3: s3Config(r.s3, env, dataDir, absRoot),
+    s3,
     datatables: namedPaths(r.datatables, "datatables", absRoot),
     volumes: namedPaths(r.volumes, "volumes", absRoot),
+    lakeData: lakeDataOf(r.lakes, s3),
   };
+}
+
+function lakeDataOf(raw: unknown, s3: S3Config): "local" | "s3" {
+  if (raw === undefined) return "local";
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad('"lakes" must be an object');
+  for (const key of Object.keys(raw)) if (key !== "data") throw bad(`unknown setting "lakes.${key}" (known: data)`);
+  const data = (raw as { data?: unknown }).data ?? "local";
+  if (data !== "local" && data !== "s3") throw bad(`lakes.data must be "local" or "s3", not ${JSON.stringify(data)}`);
+  if (data === "s3" && s3.kind !== "s3")
+    throw bad('lakes.data "s3" keeps lake files in the project\'s bucket: set "s3": {"bucket": …} too');
+  return data;
 }
 
 /** The DuckDB file of data table `name`. @throws AssetConfigError for a bad name */

@@ -15,7 +15,8 @@ export type LakeErrorCode =
   | "LAKE_FEATURE_UNSUPPORTED"
   | "LAKE_WRITE_INVALID"
   | "LAKE_COMMIT_CONFLICT"
-  | "LAKE_AUDIT_FAILED";
+  | "LAKE_AUDIT_FAILED"
+  | "LAKE_STORAGE_FAILED";
 
 /** Base class of the lake's errors. */
 export class LakeError extends SluiceError<LakeErrorCode> {}

@@ -211,6 +211,46 @@ export interface DataFileRequest {
   readonly tableDir: string;
   /** Identity partition columns, by key index. */
   readonly partitionColumns: readonly TargetColumn[];
+  /**
+   * The one partition the slice is meant to be (values by key index), when the write names
+   * it: its file is then written by a plain COPY straight into its hive folder (no
+   * `PARTITION_BY` pass), and the statistics the COPY returns prove every row holds it.
+   */
+  readonly partition?: readonly string[];
+}
+
+/** Partition values DuckDB's hive writer puts in a folder name unchanged (others it percent-encodes). */
+const PLAIN_FOLDER_VALUE = /^[A-Za-z0-9_.-]+$/;
+
+/** The hive folder of one partition (`a=1/b=x/`) when every value is plain, else undefined. Pure. */
+export function partitionFolder(
+  partitionColumns: readonly TargetColumn[],
+  values: readonly string[] | undefined,
+): string | undefined {
+  if (!values || values.length !== partitionColumns.length || !partitionColumns.length) return undefined;
+  if (!values.every((v) => PLAIN_FOLDER_VALUE.test(v))) return undefined;
+  if (!partitionColumns.every((c) => PLAIN_FOLDER_VALUE.test(c.name))) return undefined;
+  return partitionColumns.map((c, i) => `${c.name}=${values[i]}/`).join("");
+}
+
+/**
+ * Facts of a file written for one named partition, with its partition values, when the
+ * COPY's statistics prove every row holds them (no NULL, min = max = the value as text);
+ * undefined otherwise (then the slice is written the general way, which finds what is wrong). Pure.
+ */
+export function singlePartitionFacts(
+  row: Record<string, unknown>,
+  columns: readonly TargetColumn[],
+  partitionColumns: readonly TargetColumn[],
+  values: readonly string[],
+): (FileFacts & { size: number; footer: number }) | undefined {
+  const f = factsFromCopyStats(row, columns, []);
+  if (!f || f.stats.some((st) => !st.columnSizeBytes)) return undefined;
+  const proven = partitionColumns.every((p, i) => {
+    const st = f.stats[columns.findIndex((c) => c.columnId === p.columnId)];
+    return st !== undefined && st.nullCount === 0 && st.min === values[i] && st.max === values[i];
+  });
+  return proven ? { ...f, partitionValues: [...values] } : undefined;
 }
 
 /** Write the slice as Parquet data files (none when it is empty). */
@@ -233,13 +273,10 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
       if (!f) readBack.push(path);
       return f ? [{ path, f }] : [];
     });
-    // Column sizes as the Parquet metadata has them (RETURN_STATS reports 0 for some types, e.g. INTERVAL).
-    const sizes = returned.length
-      ? await columnSizes(
-          conn,
-          returned.map((r) => r.path),
-        )
-      : new Map<string, number>();
+    // Column sizes: the returned ones equal the Parquet metadata's compressed sizes, except where
+    // RETURN_STATS reports 0 (e.g. INTERVAL); only files with such a 0 have their metadata read.
+    const unsized = returned.filter((r) => r.f.stats.some((st) => !st.columnSizeBytes)).map((r) => r.path);
+    const sizes = unsized.length ? await columnSizes(conn, unsized) : new Map<string, number>();
     for (const { path, f } of returned) {
       out.push({
         path,
@@ -247,10 +284,11 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
         recordCount: f.rows,
         fileSizeBytes: f.size,
         footerSize: f.footer,
-        stats: f.stats.map((st, i) => ({
-          ...st,
-          columnSizeBytes: sizes.get(`${path}\u0000${req.columns[i]!.name}`) ?? null,
-        })),
+        stats: f.stats.map((st, i) =>
+          st.columnSizeBytes
+            ? st
+            : { ...st, columnSizeBytes: sizes.get(`${path}\u0000${req.columns[i]!.name}`) ?? null },
+        ),
         partitionValues: f.partitionValues,
       });
     }
@@ -296,6 +334,35 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
       throw err;
     }
     return out;
+  }
+  const folder = partitionFolder(req.partitionColumns, req.partition);
+  if (folder) {
+    // The named partition: one plain COPY into its folder, proven by the returned statistics.
+    const path = join(req.tableDir, folder, `ducklake-${uuidv7()}.parquet`);
+    mkdirSync(dirname(path), { recursive: true });
+    let proven = false;
+    try {
+      const [row] = await copy(path, "");
+      if (!row || Number(row.count) === 0) return out;
+      const f = singlePartitionFacts(row, req.columns, req.partitionColumns, req.partition!);
+      if (f) {
+        proven = true;
+        out.push({
+          path,
+          relPath: relative(req.tableDir, path).split(sep).join("/"),
+          recordCount: f.rows,
+          fileSizeBytes: f.size,
+          footerSize: f.footer,
+          stats: f.stats,
+          partitionValues: f.partitionValues,
+        });
+      }
+    } finally {
+      if (!proven) rmSync(path, { force: true });
+    }
+    // Not proven (rows of other partitions, NULLs, a value whose statistics text differs, a
+    // column size of 0): the general pass below writes it again and says what is wrong.
+    if (proven) return out;
   }
   // One pass: DuckDB writes one hive folder per partition value (col=value/, values percent-encoded) under uniquely named files.
   mkdirSync(req.tableDir, { recursive: true });

@@ -3,15 +3,19 @@
  * (written by a write whose audit failed in a process that died, or whose commit never
  * happened), older than a grace period so files of writes still in flight are kept. Only
  * files named like the lake's own (`ducklake-*.parquet`) are ever removed. Local data
- * folders only.
+ * folders, and `s3://` ones through the lake's object store access.
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { bool, num } from "./catalog-db.js";
 import { readSchemas, readTables } from "./catalog-read.js";
 import { LakeUnsupportedError } from "./errors.js";
-import { isUrl, resolveRelative } from "./paths.js";
+import { isRemotePath, isUrl, resolveRelative } from "./paths.js";
 import type { LakeReader } from "./reader.js";
+
+const LAKE_FILE = /(^|\/)ducklake-[^/]*\.parquet$/;
+/** A path as compared: absolute for local files, as is for URLs. */
+const canonical = (path: string): string => (isUrl(path) ? path : resolve(path));
 
 /** Default grace period: files younger than this are never swept. */
 export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
@@ -47,11 +51,11 @@ export async function referencedFiles(lake: LakeReader): Promise<Set<string>> {
   ]) {
     for (const r of await db.all(sql)) {
       const dir = tableDirs.get(num(r.table_id)) ?? lake.dataDir;
-      out.add(resolve(resolveRelative(dir, String(r.path), bool(r.path_is_relative ?? 1))));
+      out.add(canonical(resolveRelative(dir, String(r.path), bool(r.path_is_relative ?? 1))));
     }
   }
   for (const r of await db.all("SELECT path, path_is_relative FROM ducklake_files_scheduled_for_deletion")) {
-    out.add(resolve(resolveRelative(lake.dataDir, String(r.path), bool(r.path_is_relative ?? 1))));
+    out.add(canonical(resolveRelative(lake.dataDir, String(r.path), bool(r.path_is_relative ?? 1))));
   }
   return out;
 }
@@ -61,9 +65,20 @@ export async function sweepOrphans(
   lake: LakeReader,
   options: { graceMs?: number; now?: number } = {},
 ): Promise<string[]> {
-  if (isUrl(lake.dataDir)) throw new LakeUnsupportedError("the orphan sweep of an object-store data path");
   const keep = await referencedFiles(lake);
   const cutoff = (options.now ?? Date.now()) - (options.graceMs ?? ORPHAN_GRACE_MS);
+  if (isRemotePath(lake.dataDir)) {
+    if (!lake.remote)
+      throw new LakeUnsupportedError("the orphan sweep of an object-store data path opened without its S3 settings");
+    const removed: string[] = [];
+    for (const o of await lake.remote.list(lake.dataDir)) {
+      if (!LAKE_FILE.test(o.url) || keep.has(o.url) || o.modifiedMs > cutoff) continue;
+      await lake.remote.remove(o.url);
+      removed.push(o.url);
+    }
+    return removed;
+  }
+  if (isUrl(lake.dataDir)) throw new LakeUnsupportedError("the orphan sweep of an object-store data path");
   const found: string[] = [];
   walk(lake.dataDir, found);
   const removed: string[] = [];

@@ -10,6 +10,11 @@ export function isUrl(path: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(path);
 }
 
+/** Whether a path is on an object store (`s3://…`), which DuckDB cannot open here. */
+export function isRemotePath(path: string): boolean {
+  return path.startsWith("s3://");
+}
+
 /** Join a base folder (ending in `/` or not) and a relative part. */
 export function joinPath(base: string, part: string): string {
   if (isUrl(base)) return `${base.replace(/\/+$/, "")}/${part.replace(/^\/+/, "")}`;

@@ -26,7 +26,8 @@ import { openSqliteCatalog } from "./catalog-sqlite.js";
 import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError, TableNotFoundError } from "./errors.js";
 import { jsonRows } from "./json-rows.js";
-import { resolveDataPath, resolveRelative } from "./paths.js";
+import { isRemotePath, resolveDataPath, resolveRelative } from "./paths.js";
+import type { RemoteFiles } from "./remote-files.js";
 import { type ScanColumn, scanSql } from "./scan-plan.js";
 import type { LakeColumn, LakeSchema, LakeSnapshot, LakeTable, SnapshotRef, VisibleFile } from "./types.js";
 import { columnsAt, filesAt, pickSnapshot, visibleAt } from "./visibility.js";
@@ -35,6 +36,8 @@ import { columnsAt, filesAt, pickSnapshot, visibleAt } from "./visibility.js";
 export interface OpenLakeOptions {
   /** Use this data folder instead of the catalog's `data_path` (DuckLake's `OVERRIDE_DATA_PATH`). */
   readonly dataPath?: string;
+  /** Access to the object store of an `s3://` data path (files are read from local copies). */
+  readonly remote?: RemoteFiles;
 }
 
 /** A table as listed at a snapshot. */
@@ -100,6 +103,8 @@ export class LakeReader {
     readonly metadata: Readonly<Record<string, string>>,
     /** Absolute data folder. */
     readonly dataDir: string,
+    /** The object store of an `s3://` data path. */
+    readonly remote?: RemoteFiles,
   ) {}
 
   /** Wrap an open catalog connection (checks the format version). */
@@ -107,7 +112,7 @@ export class LakeReader {
     const meta = await readMetadata(db);
     const dataDir = options.dataPath ?? resolveDataPath(meta.data_path ?? "", db.baseDir);
     if (meta.encrypted === "true") throw new LakeUnsupportedError("an encrypted lake");
-    return new LakeReader(db, meta, dataDir);
+    return new LakeReader(db, meta, dataDir, options.remote);
   }
 
   /** Every snapshot, oldest first. */
@@ -200,6 +205,20 @@ export class LakeReader {
     });
   }
 
+  /**
+   * A path DuckDB can read for a file of the lake: the path itself, or for an `s3://` file its
+   * local copy (DuckDB has no S3 access here). @throws LakeError without object store access
+   */
+  async localPath(path: string): Promise<string> {
+    if (!isRemotePath(path)) return path;
+    if (!this.remote)
+      throw new LakeError(
+        "LAKE_FEATURE_UNSUPPORTED",
+        `${path} is on an object store but the lake was opened without its S3 settings; open it with them (sluice.json assets.s3)`,
+      );
+    return this.remote.fetch(path);
+  }
+
   /** Rows inlined in the catalog (`ducklake_inlined_data_tables`) are not read yet: refuse rather than miss them. */
   private async refuseInlined(t: TableAt): Promise<void> {
     const inlined = await this.db.all("SELECT table_name FROM ducklake_inlined_data_tables WHERE table_id = ?", [
@@ -228,10 +247,15 @@ export class LakeReader {
       type: duckdbTypeOf(c.type),
       initialDefault: c.initialDefault,
     }));
-    const files = (await this.filesOf(t, s)).map((f) => ({
-      dataPath: f.dataPath,
-      ...(f.deletePath && { deletePath: f.deletePath, deletePartial: f.delete!.partialMax !== null }),
-    }));
+    const files = await Promise.all(
+      (await this.filesOf(t, s)).map(async (f) => ({
+        dataPath: await this.localPath(f.dataPath),
+        ...(f.deletePath && {
+          deletePath: await this.localPath(f.deletePath),
+          deletePartial: f.delete!.partialMax !== null,
+        }),
+      })),
+    );
     return { sql: scanSql(scanColumns, files, s), snapshot, columns };
   }
 

@@ -14,7 +14,6 @@
  * const lake = await openLakeForWrite(".sluice/lakes/main.sqlite", { dataPath: ".sluice/lakes/main/" });
  * await withDuckDb([], (conn) => lake.write(conn, { table: "orders", source: "SELECT 1 AS id", mode: "append" }));
  */
-import { rmSync } from "node:fs";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { PoolConfig } from "pg";
 import { sqlString } from "../assets/duckdb.js";
@@ -27,7 +26,9 @@ import { type WrittenDataFile, type WrittenFile, writeDataFiles, writeDeleteFile
 import { jsonRows } from "./json-rows.js";
 import { openPostgresCatalog, POSTGRES_CATALOG_DDL } from "./catalog-postgres.js";
 import { createLake, initLake } from "./lake-create.js";
+import { stageFiles } from "./file-staging.js";
 import { joinPath } from "./paths.js";
+import type { RemoteFiles } from "./remote-files.js";
 import { LakeReader, type OpenLakeOptions, qualifiedName } from "./reader.js";
 import { ident } from "./scan-plan.js";
 import type { VisibleFile } from "./types.js";
@@ -96,7 +97,7 @@ export async function openLakeForWrite(
 ): Promise<LakeWriter> {
   const db = await createLake(catalogPath, { dataPath: options.dataPath });
   try {
-    return new LakeWriter(db, await LakeReader.open(db));
+    return new LakeWriter(db, await LakeReader.open(db, { ...(options.remote && { remote: options.remote }) }));
   } catch (err) {
     await db.close();
     throw err;
@@ -107,20 +108,16 @@ export async function openLakeForWrite(
 export async function openPostgresLake(
   url: string | PoolConfig,
   schema: string,
-  options: { dataPath: string },
+  options: { dataPath: string; remote?: RemoteFiles },
 ): Promise<LakeWriter> {
   const db = await openPostgresCatalog(url, schema);
   try {
     await initLake(db, POSTGRES_CATALOG_DDL, { dataPath: options.dataPath });
-    return new LakeWriter(db, await LakeReader.open(db));
+    return new LakeWriter(db, await LakeReader.open(db, { ...(options.remote && { remote: options.remote }) }));
   } catch (err) {
     await db.close();
     throw err;
   }
-}
-
-function removeFiles(files: readonly WrittenFile[]): void {
-  for (const f of files) rmSync(f.path, { force: true });
 }
 
 /** Writes into one lake. */
@@ -253,6 +250,7 @@ export class LakeWriter {
         );
     }
     const written: WrittenFile[] = [];
+    const staging = stageFiles(tableDir, this.reader.remote);
     try {
       const newDeletes: Array<{ dataFileId: number; replaces: number | null; file: WrittenFile }> = [];
       if (req.mode === "merge" && table) {
@@ -260,19 +258,25 @@ export class LakeWriter {
         const keyType = duckdbTypeOf(key.lakeType);
         for (const f of visible) {
           const old = f.deletePath
-            ? `SELECT pos FROM read_parquet(${sqlString(f.deletePath)})`
+            ? `SELECT pos FROM read_parquet(${sqlString(await staging.local(f.deletePath))})`
             : "SELECT CAST(NULL AS BIGINT) AS pos WHERE false";
           const hits =
-            `SELECT file_row_number AS pos FROM read_parquet(${sqlString(f.dataPath)}, schema = MAP {${key.columnId}: {name: 'k', type: ${sqlString(keyType)}, default_value: CAST(NULL AS VARCHAR)}}, file_row_number = true, hive_partitioning = false) ` +
+            `SELECT file_row_number AS pos FROM read_parquet(${sqlString(await staging.local(f.dataPath))}, schema = MAP {${key.columnId}: {name: 'k', type: ${sqlString(keyType)}, default_value: CAST(NULL AS VARCHAR)}}, file_row_number = true, hive_partitioning = false) ` +
             `WHERE k IN (SELECT CAST(${ident(key.name)} AS ${keyType}) FROM ${SLICE}) AND file_row_number NOT IN (${old})`;
           const [n] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM (${hits})`));
           if (Number(n!.n) === 0) continue;
-          const file = await writeDeleteFile(conn, tableDir, f.dataPath, `${old} UNION ALL ${hits}`);
+          const file = await writeDeleteFile(conn, staging.dir, f.dataPath, `${old} UNION ALL ${hits}`);
           written.push(file);
           newDeletes.push({ dataFileId: f.data.dataFileId, replaces: f.delete?.deleteFileId ?? null, file });
         }
       }
-      const newFiles = await writeDataFiles(conn, { slice, columns: plan.columns, tableDir, partitionColumns });
+      const newFiles = await writeDataFiles(conn, {
+        slice,
+        columns: plan.columns,
+        tableDir: staging.dir,
+        partitionColumns,
+        ...(req.partition && { partition: partitionNames.map((n) => req.partition![n]!) }),
+      });
       written.push(...newFiles);
       if (counted === undefined && req.partition) checkWrittenPartition(req.partition, partitionNames, newFiles);
       const rows = counted ?? newFiles.reduce((n, f) => n + f.recordCount, 0);
@@ -291,6 +295,7 @@ export class LakeWriter {
         await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
         await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
       }
+      await staging.publish(written);
       const commit: CommitPlan = {
         baseSnapshot: base,
         schemaId: schema.schemaId,
@@ -312,8 +317,10 @@ export class LakeWriter {
       const result = await commitWrite(this.db, commit);
       return { snapshotId: result.snapshotId, rows, tableId: result.tableId, created: !table, unchanged: false };
     } catch (err) {
-      removeFiles(written);
+      await staging.discard(written);
       throw err;
+    } finally {
+      staging.close();
     }
   }
 

@@ -123,6 +123,18 @@ describe.skipIf(skip !== null)(
       expect(await lineage.locator('tr[data-column="id"]').innerText()).toMatch(
         /ducklake:\/\/main\/orders\.id\s+passthrough/,
       );
+      // as of a snapshot: both daily writes computed the same lineage, so one version, from the first
+      await lake.getByLabel("Lineage snapshot").selectOption(String(second));
+      await lake
+        .getByLabel("Lineage version")
+        .getByText(`version 1 of 1, computed at snapshot ${first} by f/lake/daily.sql`)
+        .waitFor();
+      await lake.getByLabel("Lineage snapshot").selectOption(String(first));
+      await lake
+        .getByLabel("Lineage version")
+        .getByText(`version 1 of 1, computed at snapshot ${first} by f/lake/daily.sql`)
+        .waitFor();
+      expect(await lineage.locator("tbody tr").count()).toBe(2);
       await browser.shot("lake-lineage");
       expect(browser.errors).toEqual([]);
     }, 60_000);

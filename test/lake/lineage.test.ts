@@ -38,6 +38,17 @@ JOIN dl.customers AS c USING (customer_id)
 LEFT JOIN rates r ON r.tier = c.tier
 LEFT JOIN (SELECT customer_id AS cid, max(order_id) AS max_order FROM dl.orders GROUP BY 1) s ON s.cid = t.customer_id
 `,
+  // code writes: their // column lines for the columns written are the lineage, so a wider write changes it
+  "f/evo/writer.ts": `// pipeline
+// column kind <- ducklake://main/raw.kind_code
+// column label <- ducklake://main/raw.label_text
+import * as wmill from 'windmill-client';
+
+export async function main(wide: boolean) {
+  const rows = wide ? [{ id: 1, kind: "a", label: "x" }] : [{ id: 1, kind: "a" }];
+  return await wmill.ducklake().upsertPartition("evo", rows);
+}
+`,
 };
 
 const ORDERS = "ducklake://main/orders";
@@ -72,7 +83,8 @@ describe("column lineage of a materialized table", () => {
   let url: string;
   beforeAll(async () => {
     root = makeProject(FILES, "sluice-lineage-");
-    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root);
+    // shared: it serves every test of the file (unshared processes are killed after each test)
+    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
     await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
     url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
   }, 40_000);
@@ -81,13 +93,13 @@ describe("column lineage of a materialized table", () => {
     await dev?.exited;
   });
 
-  const run = async (script: string, cascade: boolean) => {
+  const run = async (script: string, cascade: boolean, args: Record<string, unknown> = {}) => {
     const res = await fetch(`${url}/api/pipelines/scripts/${script}/run`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ cascade }),
+      body: JSON.stringify({ cascade, args }),
     });
-    expect(res.status, await res.clone().text()).toBe(202);
+    expect(res.status, await res.text()).toBe(202);
   };
 
   it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
@@ -151,5 +163,43 @@ describe("column lineage of a materialized table", () => {
     const notLake = await fetch(`${url}/api/lake/table?uri=s3://x/y`);
     expect(notLake.status).toBe(400);
     expect(((await notLake.json()) as any).error.code).toBe("LAKE_ASSET_INVALID");
+  }, 90_000);
+
+  it("is kept per snapshot: the API and the CLI read the lineage as of an older snapshot", async () => {
+    const EVO = "ducklake://main/evo";
+    const detailAt = async (snapshot?: number) =>
+      (await (
+        await fetch(`${url}/api/lake/table?uri=${EVO}${snapshot === undefined ? "" : `&snapshot=${snapshot}`}`)
+      ).json()) as any;
+    await run("f/evo/writer", false, { wide: false });
+    const first = await eventually(async () => ((await detailAt()).lineage ? detailAt() : null), 30_000);
+    await run("f/evo/writer", false, { wide: true });
+    const second = await eventually(async () => {
+      const d = await detailAt();
+      return d.lineage_history.length === 2 ? d : null;
+    }, 30_000);
+    const outputs = (l: any) => l.columns.map((c: any) => c.output);
+    const s1 = first.lineage.snapshot_id as number;
+    const s2 = second.lineage.snapshot_id as number;
+    expect(s2).toBeGreaterThan(s1);
+    expect(outputs(second.lineage)).toEqual(["kind", "label"]);
+    expect(second.lineage_history.map((v: any) => [v.snapshot_id, outputs(v)])).toEqual([
+      [s1, ["kind"]],
+      [s2, ["kind", "label"]],
+    ]);
+    // time travel: as of the first write's snapshot (and any later one before the second), the first lineage
+    expect(outputs((await detailAt(s1)).lineage)).toEqual(["kind"]);
+    expect(outputs((await detailAt(s2 - 1)).lineage)).toEqual(["kind"]);
+    expect(outputs((await detailAt(s2)).lineage)).toEqual(["kind", "label"]);
+    expect((await detailAt(0)).lineage).toBeNull();
+    const bad = await fetch(`${url}/api/lake/table?uri=${EVO}&snapshot=x`);
+    expect([bad.status, ((await bad.json()) as any).error.code]).toEqual([400, "INVALID_QUERY"]);
+
+    const old = spawnSluice(["lake", "lineage", "main/evo", "--at", String(s1), "--json"], root);
+    expect(await old.exited, old.output()).toBe(0);
+    expect(outputs(JSON.parse(old.stdout()))).toEqual(["kind"]);
+    const latest = spawnSluice(["lake", "lineage", "main/evo", "--json"], root);
+    expect(await latest.exited, latest.output()).toBe(0);
+    expect(outputs(JSON.parse(latest.stdout()))).toEqual(["kind", "label"]);
   }, 90_000);
 });

@@ -473,8 +473,7 @@ describe("partitioned writes", () => {
 });
 
 describe("statistics from the COPY", () => {
-  it("records what reading every written file back gives, for every type with statistics, per partition", async () => {
-    const source = `SELECT * FROM (VALUES
+  const source = `SELECT * FROM (VALUES
       (true, '\\xAA\\x01'::BLOB, 1.5::DECIMAL(10,2), TIMESTAMP '2026-01-01 10:00:00.123456', TIMESTAMPTZ '2026-01-01 10:00:00+00',
        TIME '10:11:12', 'ü ' || repeat('x', 80), 'nan'::DOUBLE, 1.5::FLOAT, 3::TINYINT, 2::HUGEINT, NULL::VARCHAR,
        DATE '2026-05-16', '{"a":1}'::JSON, 'a/b c=d%'),
@@ -482,18 +481,46 @@ describe("statistics from the COPY", () => {
        TIME '01:00:00', 'a', 2.0, -1e10, -3, -2, NULL, NULL, '[]'::JSON, 'a/b c=d%'),
       (NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, DATE '2026-01-01', NULL, 'plain')
     ) t(b, bl, dec, ts, tstz, tm, s, dbl, fl, ti, hi, nul, d, j, part)`;
+
+  it("records what reading every written file back gives, for every type with statistics, per partition", async () => {
     await withDuckDb([], async (conn) => {
       await conn.run("SET TimeZone = 'UTC'");
       await lake.write(conn, { table: "typed", mode: "replace", partitionBy: ["part"], source });
     });
+    await expectStatsAsReadBack("typed");
+    // Each partition written by name: 'plain' by one plain COPY into part=plain/ (its returned
+    // statistics prove the partition), 'a/b c=d%' (a folder name DuckDB encodes) by the PARTITION_BY pass.
+    await withDuckDb([], async (conn) => {
+      await conn.run("SET TimeZone = 'UTC'");
+      for (const part of ["plain", "a/b c=d%"])
+        await lake.write(conn, {
+          table: "typed_named",
+          mode: "replace",
+          partition: { part },
+          source: `SELECT * FROM (${source}) WHERE part = ${sqlString(part)}`,
+        });
+    });
+    const named = await lake.db.all(
+      "SELECT f.path FROM ducklake_data_file f JOIN ducklake_table t USING (table_id) WHERE t.table_name = 'typed_named' ORDER BY f.data_file_id",
+    );
+    expect(named.map((r) => String(r.path).replace(/ducklake-.*/, ""))).toEqual([
+      "part=plain/",
+      "part=a%2Fb%20c%3Dd%25/",
+    ]);
+    await expectStatsAsReadBack("typed_named");
+  });
+
+  /** Every file's recorded statistics of `table` equal what reading the file back gives. */
+  async function expectStatsAsReadBack(table: string): Promise<void> {
     const recorded = await lake.db.all(
       `SELECT f.path, c.column_name, s.value_count, s.null_count, s.min_value, s.max_value, s.contains_nan, s.column_size_bytes, f.record_count, v.partition_value
        FROM ducklake_file_column_stats s JOIN ducklake_data_file f USING (data_file_id) JOIN ducklake_column c USING (column_id)
-       JOIN ducklake_file_partition_value v USING (data_file_id) ORDER BY v.partition_value, s.column_id`,
+       JOIN ducklake_file_partition_value v USING (data_file_id) JOIN ducklake_table t ON t.table_id = f.table_id
+       WHERE t.table_name = ${sqlString(table)} ORDER BY v.partition_value, s.column_id`,
     );
     expect(new Set(recorded.map((r) => r.partition_value))).toEqual(new Set(["a/b c=d%", "plain"]));
-    const columns = await lake.reader.columns("typed");
-    const tableDir = join(dir, "data", "main", "typed");
+    const columns = await lake.reader.columns(table);
+    const tableDir = join(dir, "data", "main", table);
     const expected = await withDuckDb([], async (conn) => {
       await conn.run("SET TimeZone = 'UTC'");
       const out: unknown[] = [];
@@ -525,7 +552,14 @@ describe("statistics from the COPY", () => {
         r.record_count,
       ]),
     ).toEqual(expected);
-    // …and those figures came from the COPY's RETURN_STATS, not from the read-back fallback.
+  }
+
+  it("takes the figures from the COPY's RETURN_STATS, not from the read-back fallback", async () => {
+    await withDuckDb([], async (conn) => {
+      await conn.run("SET TimeZone = 'UTC'");
+      await lake.write(conn, { table: "typed", mode: "replace", partitionBy: ["part"], source });
+    });
+    const columns = await lake.reader.columns("typed");
     const columnsPlan = columns.map((c) => ({ name: c.name, columnId: c.columnId, lakeType: c.type, inSource: true }));
     const partition = columnsPlan.filter((c) => c.name === "part");
     await withDuckDb([], async (conn) => {

@@ -328,10 +328,11 @@ describe("managed // materialize into a DuckLake table", () => {
       ],
       old: 2,
     });
-    // code has no SQL AST: its // column lines for the columns it wrote are recorded as the lineage
+    // code has no SQL AST: its // column lines for the columns it wrote are recorded as the lineage,
+    // one version from the first write's snapshot on (the next two writes computed the same)
     const lineage = await lineageOf(p.store, "ducklake://code/events");
     expect([lineage?.snapshot_id, lineage?.columns]).toEqual([
-      3,
+      1,
       [
         {
           output: "kind",
@@ -344,6 +345,28 @@ describe("managed // materialize into a DuckLake table", () => {
     expect((await p.store.getSteps(ts.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toContain(
       "ducklake://code/events",
     );
+    // …and records the partition it wrote and the table's schema, as a `// materialize` write does
+    const slices = async (uri: string) =>
+      (await p.store.kvList(`${MATERIALIZED_PREFIX}${uri} `)).map((r) => {
+        const v = JSON.parse(r.value) as Record<string, unknown>;
+        return [r.key.slice(MATERIALIZED_PREFIX.length), v.rows, v.snapshot_id, v.partition ?? null, v.run];
+      });
+    expect(await slices("ducklake://code/events")).toEqual([
+      ["ducklake://code/events 2026-05-20", 1, 3, "2026-05-20", ts.id],
+    ]);
+    expect(
+      (await schemaHistory(p.store, "ducklake://code/events")).map((v) => [v.version, v.snapshot_id, v.columns]),
+    ).toEqual([
+      [
+        1,
+        1,
+        [
+          { name: "id", type: "BIGINT" },
+          { name: "kind", type: "VARCHAR" },
+          { name: "_partition", type: "VARCHAR" },
+        ],
+      ],
+    ]);
     const py = await p.pipelines.runScript("f/mat/py_writer", {});
     expect(await py.result({ timeoutMs: 30_000 })).toEqual({
       first: { asset: "ducklake://py/t", rows: 2, snapshot_id: 1 },
@@ -354,6 +377,8 @@ describe("managed // materialize into a DuckLake table", () => {
       ],
       at_first: 2,
     });
+    // a whole-table write from Python: the slice with an empty partition
+    expect(await slices("ducklake://py/t")).toEqual([["ducklake://py/t ", 1, 2, null, py.id]]);
   });
 
   it("still runs a `manual` materialization, which is track-only by the seed's definition", async () => {

@@ -199,19 +199,23 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .argument("<lake/table>", "e.g. main/orders")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
+    .option("--at <snapshot>", "the lineage as of this lake snapshot (default: the latest)")
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
+      const snapshot = opts.at === undefined ? undefined : parseCount(opts.at, "--at");
       const m = /^(?:ducklake:\/\/)?([A-Za-z0-9_-]+)\/([A-Za-z0-9_.]+)$/.exec(text);
       if (!m)
         throw new InvalidInputError(`"${text}" is not a lake table; write <lake>/<table>, e.g. main/orders`, {
           code: "INVALID_LAKE_TARGET",
         });
       const uri = `ducklake://${m[1]}/${m[2]}`;
-      const record = await withReadEngine(cx.io, opts, (engine) => lineageOf(engine.store, uri));
+      const record = await withReadEngine(cx.io, opts, (engine) => lineageOf(engine.store, uri, snapshot));
       if (!record)
         throw new PipelineRuntimeError(
           "LINEAGE_NOT_FOUND",
-          `no column lineage is recorded for ${uri}; it is recorded by a managed \`// materialize ${uri}\` SQL run, so run that script first`,
+          snapshot === undefined
+            ? `no column lineage is recorded for ${uri}; it is recorded by a managed \`// materialize ${uri}\` SQL run, so run that script first`
+            : `no column lineage is recorded for ${uri} at or before snapshot ${snapshot}; see the snapshots with sluice lake snapshots`,
         );
       if (opts.json) return json(cx, record);
       cx.io.stdout(renderLineage(record));

@@ -2,9 +2,9 @@
  * Lake table routes (seed 001: a materialized `ducklake://` asset's details), served when a
  * pipeline runtime is attached:
  *
- * - `GET /api/lake/table?uri=ducklake://main/orders`: the written partitions (snapshot, rows,
- *   time, tests), captured schema versions, column lineage and the snapshots that touched the
- *   table (read)
+ * - `GET /api/lake/table?uri=ducklake://main/orders[&snapshot=3]`: the written partitions
+ *   (snapshot, rows, time, tests), captured schema versions, column lineage (as of `snapshot`
+ *   when given, with every lineage version) and the snapshots that touched the table (read)
  * - `GET /api/lake/table/preview?uri=…[&partition=2026-05-16][&snapshot=3][&limit=50]`: the
  *   first rows of the table (or of one partition) at a snapshot, read-only (read)
  */
@@ -44,9 +44,14 @@ export function lakeTableRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     return host.assets();
   };
 
-  app.get("/api/lake/table", requireScope("read"), async (c) =>
-    c.json(await lakeAssetDetail(deps.engine.store, await assets(), uriOf(c.req.query("uri")))),
-  );
+  app.get("/api/lake/table", requireScope("read"), async (c) => {
+    const snapshot = whole(c.req.query("snapshot"), "snapshot", Number.MAX_SAFE_INTEGER);
+    return c.json(
+      await lakeAssetDetail(deps.engine.store, await assets(), uriOf(c.req.query("uri")), {
+        ...(snapshot !== undefined && { snapshot }),
+      }),
+    );
+  });
 
   app.get("/api/lake/table/preview", requireScope("read"), async (c) => {
     const partition = c.req.query("partition");

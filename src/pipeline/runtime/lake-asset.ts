@@ -15,8 +15,8 @@ import type { LakeReader } from "../../lake/reader.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import type { Store } from "../../store/types.js";
 import { PipelineRuntimeError } from "./errors.js";
-import { lineageOf, type LineageRecord } from "./lineage-record.js";
-import { MATERIALIZED_PREFIX } from "./runners/sql.js";
+import { lineageAt, lineageHistory, type LineageRecord } from "./lineage-record.js";
+import { MATERIALIZED_PREFIX } from "./materialized-record.js";
 import { PARTITION_COLUMN } from "./runners/sql-lake.js";
 import { schemaHistory, type SchemaVersion } from "./schema-history.js";
 
@@ -50,7 +50,10 @@ export interface LakeAssetDetail {
   /** Written slices, newest partition first. */
   readonly partitions: readonly MaterializedSlice[];
   readonly schema: readonly SchemaVersion[];
+  /** The column lineage at the snapshot asked for (the latest without one). */
   readonly lineage: LineageRecord | null;
+  /** Every lineage version, oldest snapshot first (each holds from its snapshot on). */
+  readonly lineage_history: readonly LineageRecord[];
   /** Snapshots of the lake that touched the table, oldest first (empty when the lake does not exist). */
   readonly snapshots: readonly TableSnapshot[];
 }
@@ -107,14 +110,20 @@ export function snapshotsOfTable(
     }));
 }
 
-/** The detail of a lake table asset. */
-export async function lakeAssetDetail(store: Store, host: AssetHost, uri: string): Promise<LakeAssetDetail> {
+/** The detail of a lake table asset; its column lineage as of lake snapshot `options.snapshot` when given. */
+export async function lakeAssetDetail(
+  store: Store,
+  host: AssetHost,
+  uri: string,
+  options: { snapshot?: number } = {},
+): Promise<LakeAssetDetail> {
   const { lake, table } = parseLakeTableUri(uri);
   const slices = (await store.kvList(`${MATERIALIZED_PREFIX}${uri} `)).map((r) => {
     const v = JSON.parse(r.value) as MaterializedSlice & { partition?: string };
     return { ...v, partition: v.partition ?? null };
   });
   slices.sort((a, b) => (b.partition ?? "").localeCompare(a.partition ?? ""));
+  const lineage = await lineageHistory(store, uri);
   const snapshots =
     (await withReader(host, lake, async (r) => {
       const all = await r.snapshots();
@@ -128,7 +137,8 @@ export async function lakeAssetDetail(store: Store, host: AssetHost, uri: string
     table,
     partitions: slices,
     schema: await schemaHistory(store, uri),
-    lineage: (await lineageOf(store, uri)) ?? null,
+    lineage: lineageAt(lineage, options.snapshot) ?? null,
+    lineage_history: lineage,
     snapshots,
   };
 }

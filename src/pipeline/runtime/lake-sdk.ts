@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sqlString, withDuckDb } from "../../assets/duckdb.js";
 import type { AssetHost } from "../../assets/host.js";
+import { duckdbTypeOf } from "../../lake/column-types.js";
 import { LakeError } from "../../lake/errors.js";
 import { openProjectLake } from "../../lake/project-lake.js";
 import type { SnapshotRef } from "../../lake/types.js";
@@ -49,6 +50,12 @@ function checkTable(table: string): void {
     );
 }
 
+/** A write's result for the caller, and the table's columns after it (for the schema history). */
+export interface LakeRowsWritten {
+  readonly result: LakeRowsResult;
+  readonly columns: ReadonlyArray<{ name: string; type: string }>;
+}
+
 /** Write `rows` (plain objects) into `ducklake://<name>/<table>`. */
 export async function writeLakeRows(
   assets: AssetHost,
@@ -56,7 +63,7 @@ export async function writeLakeRows(
   table: string,
   rows: readonly Record<string, unknown>[],
   write: LakeRowsWrite,
-): Promise<LakeRowsResult> {
+): Promise<LakeRowsWritten> {
   checkTable(table);
   if (!Array.isArray(rows) || rows.length === 0)
     throw new LakeError(
@@ -83,11 +90,17 @@ export async function writeLakeRows(
           ...(write.partition !== undefined && { partition: { [PARTITION_COLUMN]: write.partition } }),
         }),
       );
+      const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map(
+        (c) => ({ name: c.name, type: duckdbTypeOf(c.type) }),
+      );
       return {
-        asset: `ducklake://${name}/${table}`,
-        rows: result.rows,
-        snapshot_id: result.snapshotId,
-        ...(write.partition !== undefined && { partition: write.partition }),
+        result: {
+          asset: `ducklake://${name}/${table}`,
+          rows: result.rows,
+          snapshot_id: result.snapshotId,
+          ...(write.partition !== undefined && { partition: write.partition }),
+        },
+        columns,
       };
     } finally {
       await lake.close();

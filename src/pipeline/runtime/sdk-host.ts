@@ -12,6 +12,8 @@ import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
 import { mergeColumnLineage, recordLineage } from "./lineage-record.js";
+import { recordMaterialized } from "./materialized-record.js";
+import { captureSchema } from "./schema-history.js";
 import { currentRunContext, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
@@ -102,8 +104,17 @@ export class RunAssetSdk implements AssetSdkHost {
   ) {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
     const { writeLakeRows } = await lakeSdk();
-    const result = await writeLakeRows(this.assets, name, table, rows, options);
+    const { result, columns: schema } = await writeLakeRows(this.assets, name, table, rows, options);
     await this.run?.recordWrite(uri, "ducklake");
+    if (this.run) {
+      // The same state a `// materialize` write records: the slice written, and the schema version.
+      await recordMaterialized(this.run.store, result, this.run.runId);
+      await captureSchema(this.run.store, uri, schema, {
+        snapshot_id: result.snapshot_id,
+        run: this.run.runId,
+        at: Date.now(),
+      });
+    }
     // Code has no SQL to infer lineage from: its `// column` lines for the columns it wrote are the lineage.
     const declared = this.run?.member.analyzed.annotations.columns ?? [];
     const written = new Set(Object.keys(rows[0] ?? {}).map((c) => c.toLowerCase()));

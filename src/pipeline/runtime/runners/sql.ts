@@ -15,6 +15,7 @@ import { PARTITION_TOKEN } from "../../asset-uri.js";
 import { slashCommentsToSql } from "../../materialize-body.js";
 import { mergeColumnLineage, recordLineage } from "../lineage-record.js";
 import { captureSchema } from "../schema-history.js";
+import { recordMaterialized } from "../materialized-record.js";
 import type { MemberScript } from "../catalog.js";
 import type { ScriptRunner } from "../definition.js";
 import { PipelineRuntimeError } from "../errors.js";
@@ -24,7 +25,7 @@ import { stageSqlAssets } from "./sql-assets.js";
 import { attachLakes, extractLakeAttaches, materialize } from "./sql-lake.js";
 
 /** Key-value prefix of a materialized asset's state (`<prefix><uri> <partition>` → the run's summary). */
-export const MATERIALIZED_PREFIX = "pipeline:materialized:";
+export { MATERIALIZED_PREFIX } from "../materialized-record.js";
 
 /** Rows of the last statement returned as the run's result. */
 export const MAX_RESULT_ROWS = 1_000;
@@ -108,10 +109,7 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
               valueOf,
               lakes: lakeAliases,
             });
-            await ctx.store.kvPut(
-              `${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`,
-              JSON.stringify({ ...result, run: ctx.runId, at: Date.now() }),
-            );
+            await recordMaterialized(ctx.store, result, ctx.runId);
             const version = await captureSchema(ctx.store, result.asset, columns, {
               snapshot_id: result.snapshot_id,
               run: ctx.runId,

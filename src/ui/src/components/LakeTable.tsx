@@ -228,9 +228,52 @@ function Schema({ detail }: { detail: LakeAssetDetail }) {
   );
 }
 
-function Lineage({ detail }: { detail: LakeAssetDetail }) {
-  const l = detail.lineage;
-  if (!l) return <p className="muted small">No column lineage: it is recorded by a managed SQL materialization.</p>;
+/** The lineage version in effect at a snapshot: the last one recorded at or before it ("" = the latest). */
+function lineageAsOf(detail: LakeAssetDetail, snapshot: string) {
+  const history = detail.lineage_history ?? [];
+  if (snapshot === "") return history[history.length - 1] ?? detail.lineage;
+  return [...history].reverse().find((v) => v.snapshot_id <= Number(snapshot)) ?? null;
+}
+
+function Lineage({
+  detail,
+  snapshot,
+  setSnapshot,
+}: {
+  detail: LakeAssetDetail;
+  snapshot: string;
+  setSnapshot(v: string): void;
+}) {
+  if (!detail.lineage)
+    return <p className="muted small">No column lineage: it is recorded by a managed materialization.</p>;
+  const l = lineageAsOf(detail, snapshot);
+  const versions = detail.lineage_history ?? [];
+  return (
+    <div>
+      <div className="lake-controls">
+        <label className="small">
+          As of{" "}
+          <select value={snapshot} onChange={(e) => setSnapshot(e.target.value)} aria-label="Lineage snapshot">
+            <option value="">latest snapshot</option>
+            {[...detail.snapshots].reverse().map((s) => (
+              <option key={s.snapshot_id} value={String(s.snapshot_id)}>
+                snapshot {s.snapshot_id}
+              </option>
+            ))}
+          </select>
+        </label>{" "}
+        <span className="muted small" aria-label="Lineage version">
+          {l
+            ? `version ${versions.indexOf(l) + 1} of ${versions.length}, computed at snapshot ${l.snapshot_id} by ${l.script}`
+            : "no lineage was recorded at or before this snapshot"}
+        </span>
+      </div>
+      {l ? <LineageTable l={l} /> : null}
+    </div>
+  );
+}
+
+function LineageTable({ l }: { l: NonNullable<LakeAssetDetail["lineage"]> }) {
   return (
     <div>
       <table className="table small" aria-label="Column lineage">
@@ -328,7 +371,7 @@ export function LakeTable({ uri }: { uri: string }) {
         />
       ) : null}
       {d && tab === "schema" ? <Schema detail={d} /> : null}
-      {d && tab === "lineage" ? <Lineage detail={d} /> : null}
+      {d && tab === "lineage" ? <Lineage detail={d} snapshot={snapshot} setSnapshot={setSnapshot} /> : null}
     </section>
   );
 }

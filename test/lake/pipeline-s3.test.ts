@@ -1,0 +1,86 @@
+/**
+ * A project whose lakes keep their data files in its bucket (`"assets": {"s3": {…},
+ * "lakes": {"data": "s3"}}`) on a real S3-compatible server (s3rver): a `// materialize`
+ * script writes its table's Parquet into the bucket, a merge on a key reads it back, and a
+ * script that ATTACHes the lake time travels over it; nothing lands in the local data folder.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import S3rver from "s3rver";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/tmp.js";
+import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
+
+const ORDERS_SQL = `-- pipeline
+-- materialize ducklake://main/orders
+SELECT * FROM (VALUES (1::BIGINT, 'paid', 10.5), (2, 'pending', 20.0)) t(order_id, status, amount)
+`;
+const UPDATE_SQL = `-- pipeline
+-- materialize ducklake://main/orders key=order_id
+SELECT 2::BIGINT AS order_id, 'paid' AS status, 20.0 AS amount
+`;
+const TRAVEL_SQL = `-- pipeline
+ATTACH 'ducklake://main' AS dl;
+SELECT
+  (SELECT string_agg(status, ',' ORDER BY order_id) FROM dl.orders AT (VERSION => 1)) AS v1,
+  (SELECT string_agg(status, ',' ORDER BY order_id) FROM dl.orders) AS latest
+`;
+
+describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () => {
+  let server: S3rver;
+  let p: PipelineProject;
+  let client: S3Client;
+  beforeAll(async () => {
+    process.env.AWS_ACCESS_KEY_ID = "S3RVER";
+    process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+    server = new S3rver({
+      address: "127.0.0.1",
+      port: 0,
+      silent: true,
+      directory: tempDir("s3rver-"),
+      configureBuckets: [{ name: "sluice-lake" }],
+    });
+    const { port } = await server.run();
+    const endpoint = `http://127.0.0.1:${port}`;
+    client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true });
+    p = await startPipelines(
+      { "f/lk/orders.sql": ORDERS_SQL, "f/lk/update.sql": UPDATE_SQL, "f/lk/travel.sql": TRAVEL_SQL },
+      { assets: { s3: { bucket: "sluice-lake", prefix: "proj", endpoint }, lakes: { data: "s3" } } },
+    );
+  });
+  afterAll(async () => {
+    await p?.close();
+    client?.destroy();
+    await server?.close();
+  });
+
+  it("materializes into the bucket, merges and time travels over it", async () => {
+    const first = await p.pipelines.runScript("f/lk/orders", {});
+    expect(await first.result({ timeoutMs: 20_000 })).toEqual({
+      asset: "ducklake://main/orders",
+      rows: 2,
+      snapshot_id: 1,
+    });
+    const merged = await p.pipelines.runScript("f/lk/update", {});
+    expect(await merged.result({ timeoutMs: 20_000 })).toEqual({
+      asset: "ducklake://main/orders",
+      rows: 1,
+      snapshot_id: 2,
+    });
+    const travel = await p.pipelines.runScript("f/lk/travel", {});
+    expect(await travel.result({ timeoutMs: 20_000 })).toEqual([{ v1: "paid,pending", latest: "paid,paid" }]);
+
+    const res = await client.send(new ListObjectsV2Command({ Bucket: "sluice-lake", Prefix: "proj/lakes/main/" }));
+    const keys = (res.Contents ?? []).map((o) => o.Key!.replace(/ducklake-[^/]*?(-delete)?\.parquet$/, "F$1")).sort();
+    // the first data file, the merge's delete file on it and its new row
+    expect(keys).toEqual([
+      "proj/lakes/main/main/orders/F",
+      "proj/lakes/main/main/orders/F",
+      "proj/lakes/main/main/orders/F-delete",
+    ]);
+    expect(existsSync(join(p.root, ".sluice", "lakes", "main"))).toBe(false);
+    expect(existsSync(join(p.root, ".sluice", "lakes", "main.sqlite"))).toBe(true);
+  });
+});
