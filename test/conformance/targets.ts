@@ -12,6 +12,10 @@ import { tempDir } from "../helpers/tmp.js";
 import { GO_ENV, HAS_GO, SDK, SKIP_REASON } from "../sdk-go/go-env.js";
 import { CONFORMANCE_TS } from "./workflows.js";
 
+/** The Python worker program of the suite (wmill.worker over the worker protocol). */
+const PYTHON_PROGRAM = join(REPO, "sdk-python", "examples", "conformance.py");
+const HAS_PYTHON = spawnSync("python3", ["--version"], { encoding: "utf8" }).status === 0;
+
 /** What one standalone worker process of a target is started with. */
 export interface WorkerEnv {
   /** The project folder (the working directory). */
@@ -106,5 +110,24 @@ export const TARGETS: ConformanceTarget[] = [
         worker: (e) => ({ command: bin, args: [], env: contractEnv(e) }),
       };
     },
+  },
+  {
+    name: "Python SDK",
+    skip: HAS_PYTHON ? null : "(skipped: `python3` is not installed; apt-get install python3)",
+    unsupported: {},
+    prepare: () => ({
+      devFiles: {
+        "sluice.json": JSON.stringify({
+          workers: [{ command: `PYTHONUNBUFFERED=1 exec python3 ${PYTHON_PROGRAM}`, group: "python" }],
+        }),
+      },
+      devReady: /\[python\] .*conformance worker: ready/,
+      serverFiles: {},
+      worker: (e) => ({
+        command: "python3",
+        args: [PYTHON_PROGRAM],
+        env: { ...contractEnv(e), PYTHONUNBUFFERED: "1" },
+      }),
+    }),
   },
 ];
