@@ -1,16 +1,14 @@
 """The Python side of the conformance suite (test/conformance/): the same workflows as
 test/conformance/workflows.ts and sdk-go/examples/conformance/main.go, run over the worker
-protocol by ``wmill.worker``. It follows the suite's worker contract (test/conformance/README.md):
+protocol by ``wmill.worker`` (on PYTHONPATH: ``sluice dev`` puts Sluice's SDK there for
+``workers`` commands). It follows the suite's worker contract (test/conformance/README.md):
 SLUICE_URL and SLUICE_TOKEN, CONFORMANCE_WORKER (this process's name, written into step values),
 CONFORMANCE_LEASE_MS (lease length), and the output lines the scenarios read.
 """
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from wmill.worker import ChildError, register_workflow, run_worker  # noqa: E402
+from wmill.worker import ChildError, register_workflow, run_worker
 
 NAME = os.environ.get("CONFORMANCE_WORKER") or "python"
 

@@ -116,17 +116,19 @@ export const TARGETS: ConformanceTarget[] = [
     skip: HAS_PYTHON ? null : "(skipped: `python3` is not installed; apt-get install python3)",
     unsupported: {},
     prepare: () => ({
+      // No PYTHONPATH here: `sluice dev` puts Sluice's Python SDK on it for `workers` commands.
       devFiles: {
         "sluice.json": JSON.stringify({
-          workers: [{ command: `PYTHONUNBUFFERED=1 exec python3 ${PYTHON_PROGRAM}`, group: "python" }],
+          workers: [{ command: `exec python3 ${PYTHON_PROGRAM}`, group: "python" }],
         }),
       },
       devReady: /\[python\] .*conformance worker: ready/,
       serverFiles: {},
+      // Standalone: the SDK on PYTHONPATH, as `sluice dev` sets it for `workers` commands.
       worker: (e) => ({
         command: "python3",
         args: [PYTHON_PROGRAM],
-        env: { ...contractEnv(e), PYTHONUNBUFFERED: "1" },
+        env: { ...contractEnv(e), PYTHONPATH: join(REPO, "sdk-python"), PYTHONUNBUFFERED: "1" },
       }),
     }),
   },
