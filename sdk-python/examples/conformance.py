@@ -82,6 +82,14 @@ def parent(ctx, _payload):
     return ctx.step.run("sum", lambda: d + 1)
 
 
+def fanout(ctx, _payload):
+    calls = [{"name": "double", "workflow": "conf-child", "payload": {"n": n}} for n in (1, 2, 0)]
+    a, b, zero = ctx.step.children(calls)
+    if not isinstance(zero, ChildError) or isinstance(a, ChildError) or isinstance(b, ChildError):
+        ctx.fail(ValueError("want the third child (n = 0) alone to fail"))
+    return ctx.step.run("sum", lambda: a + b)
+
+
 def cron(ctx, _payload):
     def tick():
         say(f"conf-cron: ran on {NAME}")
@@ -98,6 +106,7 @@ register_workflow("conf-fail", fails)
 register_workflow("conf-crash", crash)
 register_workflow("conf-child", child)
 register_workflow("conf-parent", parent)
+register_workflow("conf-fanout", fanout)
 register_workflow("conf-cron", cron, schedule="* * * * *")
 
 if __name__ == "__main__":

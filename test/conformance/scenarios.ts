@@ -73,6 +73,22 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    title: "parallel children: started in one park, the parent resumes once all have finished",
+    workflow: "conf-fanout",
+    payload: () => ({}),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["double", "done"],
+        ["double#2", "done"],
+        ["double#3", "error"],
+        ["sum", "done"],
+      ],
+      values: { double: 2, "double#2": 4, sum: 6 },
+    },
+  },
+  {
     title: "fail ends the run failed, without retry",
     workflow: "conf-fail",
     payload: () => ({}),

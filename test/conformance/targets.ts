@@ -77,6 +77,8 @@ export const TARGETS: ConformanceTarget[] = [
       // Child runs of the built-in worker are workflows as code (`task()`), tested in test/wac/.
       "child runs: each child's result or error resolves the parent's step":
         "defineWorkflow (seed 002's TypeScript API) has no child runs",
+      "parallel children: started in one park, the parent resumes once all have finished":
+        "defineWorkflow (seed 002's TypeScript API) has no child runs",
     },
     prepare: () => ({
       devFiles: { "workflows/conf.ts": CONFORMANCE_TS },

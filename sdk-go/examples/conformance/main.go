@@ -123,6 +123,22 @@ func main() {
 		}
 		return ctx.Step.Run("sum", nil, func() (any, error) { return d + 1, nil })
 	})
+	workflow.RegisterWorkflow("conf-fanout", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		outs := make([]int, 3)
+		calls := make([]workflow.ChildCall, 3)
+		for i, n := range []int{1, 2, 0} {
+			calls[i] = workflow.ChildCall{Name: "double", Workflow: "conf-child", Payload: map[string]int{"n": n}, Out: &outs[i]}
+		}
+		errs, err := ctx.Step.Children(calls)
+		if err != nil {
+			return err
+		}
+		var ce *workflow.ChildError
+		if errs[0] != nil || errs[1] != nil || !errors.As(errs[2], &ce) {
+			return ctx.Fail(errors.New("want the third child (n = 0) alone to fail"))
+		}
+		return ctx.Step.Run("sum", nil, func() (any, error) { return outs[0] + outs[1], nil })
+	})
 	workflow.RegisterWorkflow("conf-cron", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		return ctx.Step.Run("tick", nil, func() (any, error) {
 			log.Printf("conf-cron: ran on %s", name)

@@ -70,15 +70,14 @@ class Execution:
             for s in steps:
                 self.journal[s["key"]] = {**s, "value": s.get("value")}
 
-    def request_park(self, step=None, wake_after_ms=None, child=None, await_children=False):
+    def request_park(self, step=None, wake_after_ms=None, children=(), await_children=False):
         """Records that the run must park (written when the handler ends) and raises Parked."""
         with self._lock:
             if self.park is None:
                 self.park = {"steps": [], "wakeAfterMs": None, "children": [], "awaitChildren": False}
             if step is not None:
                 self.park["steps"].append(step)
-            if child is not None:
-                self.park["children"].append(child)
+            self.park["children"].extend(children)
             if await_children:
                 self.park["awaitChildren"] = True
             w = self.park["wakeAfterMs"]

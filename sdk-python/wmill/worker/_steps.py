@@ -127,6 +127,43 @@ class Steps:
             step["wakeAfterMs"] = wake
         e.request_park(step, wake)
 
+    def children(self, calls):
+        """Runs several child runs at once. ``calls``: dicts ``{"name", "workflow", "payload"?,
+        "group"?, "max_attempts"?, "concurrency_key"?, "concurrency_limit"?}``. The first call
+        starts every child not yet started in one park; the run is claimed again once all have
+        finished. Returns one item per call, in order: the child's result, or a ChildError
+        instance when it failed or was cancelled (like ``asyncio.gather(return_exceptions=True)``)."""
+        e = self._e
+        out, start, waiting = [], [], False
+        for call in calls:
+            key, pos = e.next_key(call["name"])
+            rec = e.lookup(key, "task")
+            if rec is not None and rec["status"] == "done":
+                out.append(rec.get("value"))
+            elif rec is not None and rec["status"] == "error":
+                err = rec.get("error") or {}
+                out.append(ChildError(key, err.get("message") or "the child run failed", err.get("code")))
+            elif rec is not None:
+                waiting = True
+            else:
+                start.append(self._child_write(key, pos, call["workflow"], call.get("payload"), call.get("group"),
+                                               call.get("max_attempts"), call.get("concurrency_key"),
+                                               call.get("concurrency_limit")))
+        if not start and not waiting:
+            return out
+        e.request_park(children=start, await_children=True)
+
+    def _child_write(self, key, pos, workflow, payload, group, max_attempts, concurrency_key, concurrency_limit):
+        c = {"key": key, "position": pos, "workflow": workflow,
+             "payload": _jsonable(payload, f"the payload of child {key!r}")}
+        if group:
+            c["group"] = group
+        if max_attempts:
+            c["maxAttempts"] = max_attempts
+        if concurrency_key and concurrency_limit:
+            c["concurrency"] = {"key": concurrency_key, "limit": concurrency_limit}
+        return c
+
     def child(self, name, workflow, payload=None, *, group=None, max_attempts=None,
               concurrency_key=None, concurrency_limit=None):
         """Runs the registered workflow ``workflow`` (any worker's) with ``payload`` as a child
@@ -143,12 +180,5 @@ class Steps:
             raise e.make_permanent(ChildError(key, err.get("message") or "the child run failed", err.get("code")))
         if rec is not None:
             e.request_park(await_children=True)
-        c = {"key": key, "position": pos, "workflow": workflow,
-             "payload": _jsonable(payload, f"the payload of child {key!r}")}
-        if group:
-            c["group"] = group
-        if max_attempts:
-            c["maxAttempts"] = max_attempts
-        if concurrency_key and concurrency_limit:
-            c["concurrency"] = {"key": concurrency_key, "limit": concurrency_limit}
-        e.request_park(child=c, await_children=True)
+        c = self._child_write(key, pos, workflow, payload, group, max_attempts, concurrency_key, concurrency_limit)
+        e.request_park(children=[c], await_children=True)
