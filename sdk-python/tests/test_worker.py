@@ -5,7 +5,7 @@ import threading
 import time
 import unittest
 
-from wmill.worker import Client, Worker
+from wmill.worker import Client, Worker, enqueue, signal
 from wmill.worker import _registry
 from .fake_server import FakeServer
 
@@ -145,6 +145,28 @@ class WorkerTest(unittest.TestCase):
         )
         by_outcome = sorted((b["outcome"], b.get("reason") or b["error"]["name"]) for b in server.bodies("/finish"))
         self.assertEqual(by_outcome, [("cancelled", "no stock"), ("failed", "ChildError")])
+
+
+class ProducerTest(unittest.TestCase):
+    def test_enqueue_and_signal_send_their_fields(self):
+        def answer(path, body):
+            if path == "/api/signals":
+                return 200, {"woke": 2}
+            return 201, {"run": {"id": "r9"}, "deduplicated": False}
+
+        server = FakeServer(answer)
+        try:
+            client = Client(server.url, "secret")
+            out = enqueue("charge", {"c": 1}, id="r9", max_attempts=4,
+                          concurrency={"key": "cards", "limit": 1}, client=client)
+            self.assertEqual(out, {"id": "r9", "deduplicated": False})
+            self.assertEqual(server.bodies("/api/runs"), [{"workflow": "charge", "payload": {"c": 1}, "id": "r9",
+                                                           "retries": 3, "concurrency": {"key": "cards", "limit": 1}}])
+            self.assertEqual(signal("approval:1", {"ok": True}, client=client), 2)
+            with self.assertRaises(ValueError):
+                enqueue("charge", concurrency={"key": "cards", "limit": 0}, client=client)
+        finally:
+            server.close()
 
 
 if __name__ == "__main__":

@@ -2,11 +2,12 @@
 from ._http import client_from_env
 
 
-def enqueue(workflow, payload=None, *, id=None, run_at=None, max_attempts=None, client=None):
+def enqueue(workflow, payload=None, *, id=None, run_at=None, max_attempts=None, concurrency=None, client=None):
     """Creates a run of ``workflow`` with a JSON-encodable payload on the server named by
     SLUICE_URL; returns ``{"id", "deduplicated"}``. ``id`` names the run (the same id, workflow
     and payload return the existing run); ``run_at``: an aware ``datetime`` before which it does
-    not start; ``max_attempts`` counts the first attempt."""
+    not start; ``max_attempts`` counts the first attempt; ``concurrency``: ``{"key", "limit",
+    "windowMs"?}``, at most ``limit`` runs sharing ``key`` run at once (honoured at claim)."""
     body = {"workflow": workflow, "payload": payload}
     if id is not None:
         body["id"] = id
@@ -18,6 +19,10 @@ def enqueue(workflow, payload=None, *, id=None, run_at=None, max_attempts=None, 
         if max_attempts < 1:
             raise ValueError("sluice: enqueue(max_attempts=) must be at least 1 (it counts the first attempt)")
         body["retries"] = max_attempts - 1
+    if concurrency is not None:
+        if not concurrency.get("key") or int(concurrency.get("limit") or 0) < 1:
+            raise ValueError('sluice: enqueue(concurrency=) needs {"key": ..., "limit": 1 or more}')
+        body["concurrency"] = concurrency
     out = (client or client_from_env()).post("/api/runs", body)
     return {"id": out["run"]["id"], "deduplicated": bool(out.get("deduplicated"))}
 

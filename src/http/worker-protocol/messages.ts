@@ -196,7 +196,11 @@ export function parseChildren(raw: unknown, maxValueBytes: number): ChildMessage
   });
 }
 
-function parseConcurrency(raw: unknown, field: string): ConcurrencyLimit | null {
+/**
+ * Parses a concurrency limit `{ key, limit, windowMs? }` (a child's, or a run's at enqueue); absent: null.
+ * @throws InvalidInputError (INVALID_BODY) naming `field`
+ */
+export function parseConcurrency(raw: unknown, field: string): ConcurrencyLimit | null {
   if (raw === undefined || raw === null) return null;
   const o = bodyObject(raw, '{"key": "cards", "limit": 1, "windowMs": 60000}');
   onlyFields(o, ["key", "limit", "windowMs"]);
