@@ -90,6 +90,13 @@ def fanout(ctx, _payload):
     return ctx.step.run("sum", lambda: a + b)
 
 
+def approval(ctx, _payload):
+    decision = ctx.step.wait_for_approval(timeout=3600)
+    if not decision["approved"]:
+        ctx.bail("rejected")
+    return ctx.step.run("after", lambda: decision["approver"])
+
+
 def cron(ctx, _payload):
     def tick():
         say(f"conf-cron: ran on {NAME}")
@@ -107,6 +114,7 @@ register_workflow("conf-crash", crash)
 register_workflow("conf-child", child)
 register_workflow("conf-parent", parent)
 register_workflow("conf-fanout", fanout)
+register_workflow("conf-approval", approval)
 register_workflow("conf-cron", cron, schedule="* * * * *")
 
 if __name__ == "__main__":

@@ -79,6 +79,9 @@ export const TARGETS: ConformanceTarget[] = [
         "defineWorkflow (seed 002's TypeScript API) has no child runs",
       "parallel children: started in one park, the parent resumes once all have finished":
         "defineWorkflow (seed 002's TypeScript API) has no child runs",
+      // Approvals of the built-in worker are workflows as code (`waitForApproval()`), tested in test/wac/.
+      "an approval parks the run until `sluice approve` decides it; the decision is the call's value":
+        "defineWorkflow (seed 002's TypeScript API) has no approvals",
     },
     prepare: () => ({
       devFiles: { "workflows/conf.ts": CONFORMANCE_TS },

@@ -139,6 +139,16 @@ func main() {
 		}
 		return ctx.Step.Run("sum", nil, func() (any, error) { return outs[0] + outs[1], nil })
 	})
+	workflow.RegisterWorkflow("conf-approval", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		d, err := ctx.Step.WaitForApproval(workflow.ApprovalOpts{Timeout: time.Hour})
+		if err != nil {
+			return err
+		}
+		if !d.Approved {
+			return ctx.Bail("rejected")
+		}
+		return ctx.Step.Run("after", nil, func() (any, error) { return d.Approver, nil })
+	})
 	workflow.RegisterWorkflow("conf-cron", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		return ctx.Step.Run("tick", nil, func() (any, error) {
 			log.Printf("conf-cron: ran on %s", name)

@@ -127,6 +127,32 @@ class Steps:
             step["wakeAfterMs"] = wake
         e.request_park(step, wake)
 
+    def wait_for_approval(self, timeout=1800, form=None, self_approval=True):
+        """Parks the run until a person approves or rejects it (the UI's approval page,
+        ``sluice approve``, the API), or ``timeout`` seconds pass. Returns
+        ``{"value", "approver", "approved"}``: ``approved`` is False when rejected or timed out."""
+        e = self._e
+        if not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise e.make_permanent(ValueError(f"sluice: wait_for_approval needs a positive timeout in seconds, got {timeout!r}"))
+        key, pos = e.next_key("waitForApproval")
+        rec = e.lookup(key, "approval")
+        if rec is not None and rec["status"] == "done":
+            return rec.get("value")
+        if rec is not None:
+            if rec.get("wakeAt") is None:
+                e.request_park()
+            left = rec["wakeAt"] - e.now_ms()
+            if left > 0:
+                e.request_park(wake_after_ms=left)
+            timed_out = {"value": None, "approver": None, "approved": False}
+            e.save({"key": key, "kind": "approval", "status": "done", "position": pos, "value": timed_out})
+            e.log("warn", f"approval {key!r} timed out after {timeout} s", key)
+            return timed_out
+        ms = round(timeout * 1000)
+        request = {"form": form, "selfApproval": bool(self_approval), "timeout": timeout}
+        e.request_park({"key": key, "kind": "approval", "status": "pending", "position": pos,
+                        "value": _jsonable(request, "the approval form"), "wakeAfterMs": ms}, ms)
+
     def children(self, calls):
         """Runs several child runs at once. ``calls``: dicts ``{"name", "workflow", "payload"?,
         "group"?, "max_attempts"?, "concurrency_key"?, "concurrency_limit"?}``. The first call
