@@ -30,7 +30,7 @@ type ApprovalResult struct {
 const approvalKey = "waitForApproval"
 
 // WaitForApproval parks the run until a person approves or rejects it (the UI's approval
-// page, `sluice approve`, POST /api/runs/{id}/approve), or the timeout passes (then
+// page, `sluice approve`, POST /api/runs/{id}/approvals/{key}), or the timeout passes (then
 // Approved is false and Approver empty). The first call returns ErrParked: return it.
 func (s *Steps) WaitForApproval(opts ApprovalOpts) (*ApprovalResult, error) {
 	e := s.exec
