@@ -244,9 +244,9 @@ describe("worker protocol", () => {
       wakeAfterMs: 60_000,
     });
     expect(parked.status).toBe(200);
-    const shown = await (
+    const shown = (await (
       await app.request(`/api/runs/${id}`, { headers: { authorization: `Bearer ${operate}` } })
-    ).json();
+    ).json()) as { approvals: unknown[] };
     expect(shown.approvals).toEqual([
       expect.objectContaining({
         key: "waitForApproval",
