@@ -10,7 +10,7 @@
  *     waits for the next minute's tick (the engine fires one run per tick, named by it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSluice, type SluiceProcess } from "../helpers/processes.js";
 import { makeProject } from "../helpers/project.js";
 import { delay, eventually } from "../helpers/tmp.js";
@@ -91,6 +91,11 @@ for (const target of TARGETS) {
         await server.waitFor(api, 60_000);
         url = api.exec(server.output())![1]!;
       }, 120_000);
+      // A failed scenario must not leave a worker stopped (SIGSTOP) or running for the next one:
+      // a stopped `sluice worker` can hold the SQLite write lock, failing every later scenario.
+      afterEach(async () => {
+        for (const w of workers) await stop({ proc: w });
+      });
       afterAll(async () => {
         for (const w of workers) await stop({ proc: w });
         if (server) {
