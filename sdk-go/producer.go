@@ -14,6 +14,16 @@ type EnqueueOpts struct {
 	ID *string
 	// MaxAttempts counts the first attempt and every retry.
 	MaxAttempts *uint32
+	// Concurrency: at most Limit runs sharing Key run at once, across all workers
+	// (honoured at claim); Window > 0 also limits how many start within any such window.
+	Concurrency *Concurrency
+}
+
+// Concurrency is a concurrency limit of EnqueueOpts.
+type Concurrency struct {
+	Key    string
+	Limit  int
+	Window time.Duration
 }
 
 // EnqueueResult is what Enqueue returns.
@@ -47,6 +57,16 @@ func (c *Client) Enqueue(ctx context.Context, name string, payload any, opts Enq
 			return nil, errors.New("sluice: EnqueueOpts.MaxAttempts must be at least 1 (it counts the first attempt)")
 		}
 		body["retries"] = *opts.MaxAttempts - 1
+	}
+	if c := opts.Concurrency; c != nil {
+		if c.Key == "" || c.Limit < 1 {
+			return nil, errors.New("sluice: EnqueueOpts.Concurrency needs a Key and a Limit of at least 1")
+		}
+		limit := map[string]any{"key": c.Key, "limit": c.Limit}
+		if c.Window > 0 {
+			limit["windowMs"] = c.Window.Milliseconds()
+		}
+		body["concurrency"] = limit
 	}
 	var out struct {
 		Run          struct{ ID string } `json:"run"`

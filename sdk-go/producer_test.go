@@ -60,3 +60,20 @@ func TestWithoutSluiceURLCallsSayWhatToSet(t *testing.T) {
 		t.Fatalf("err=%v", err)
 	}
 }
+
+func TestEnqueueSendsAConcurrencyLimit(t *testing.T) {
+	f := newFakeServer(t, func(string, map[string]any) (int, any) {
+		return 201, map[string]any{"run": map[string]any{"id": "r1"}, "deduplicated": false}
+	})
+	c := f.client()
+	if _, err := c.Enqueue(context.Background(), "charge", nil, EnqueueOpts{Concurrency: &Concurrency{Key: "cards", Limit: 2, Window: time.Minute}}); err != nil {
+		t.Fatal(err)
+	}
+	got := f.last("/api/runs")["concurrency"].(map[string]any)
+	if got["key"] != "cards" || got["limit"].(float64) != 2 || got["windowMs"].(float64) != 60000 {
+		t.Fatalf("concurrency %v", got)
+	}
+	if _, err := c.Enqueue(context.Background(), "charge", nil, EnqueueOpts{Concurrency: &Concurrency{Key: "cards"}}); err == nil {
+		t.Fatal("a limit of 0 should be refused before sending")
+	}
+}

@@ -4,10 +4,13 @@
  * `SLUICE_URL` and, when the API requires tokens, `SLUICE_TOKEN` (a `worker` token created
  * for this server and revoked when it stops). Their output is shown line by line with a
  * `[group]` prefix. On stop they get SIGTERM (they drain), then SIGKILL after `drainMs`.
+ * Python workers find Sluice's SDK (`from wmill.worker import …`): its folder is appended
+ * to `PYTHONPATH`, and their output is unbuffered so lines show as they are printed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { ApiTokens } from "../http/auth/tokens.js";
+import { pythonSdkDir } from "../loader/python/sdk-path.js";
 import type { Store } from "../store/types.js";
 import type { ExternalWorkerConfig } from "./config.js";
 
@@ -34,7 +37,7 @@ export async function startExternalWorkers(options: ExternalWorkerOptions): Prom
   const { entries, write } = options;
   if (entries.length === 0) return { stop: async () => {} };
   let tokenId: string | null = null;
-  const env: NodeJS.ProcessEnv = { ...options.env, SLUICE_URL: options.url };
+  const env: NodeJS.ProcessEnv = { ...options.env, SLUICE_URL: options.url, ...pythonEnv(options.env) };
   if (options.tokenStore) {
     const created = await new ApiTokens(options.tokenStore).create({ name: `workers-${process.pid}`, scope: "worker" });
     tokenId = created.record.id;
@@ -85,4 +88,16 @@ function signalGroup(p: ChildProcess, signal: NodeJS.Signals): void {
   } catch {
     p.kill(signal);
   }
+}
+
+/** `PYTHONPATH` with Sluice's Python SDK appended (the user's entries win), and unbuffered output. */
+function pythonEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  let sdk: string;
+  try {
+    sdk = pythonSdkDir();
+  } catch {
+    return {}; // an installation without the Python SDK: Python workers bring their own
+  }
+  const path = [env.PYTHONPATH, sdk].filter((p) => p).join(delimiter);
+  return { PYTHONPATH: path, PYTHONUNBUFFERED: env.PYTHONUNBUFFERED ?? "1" };
 }

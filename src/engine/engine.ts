@@ -319,14 +319,18 @@ export class Engine implements SluiceRuntime {
     await this.options.admit?.(defaults.queue, this.store);
     const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
     if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
-    // A local worker with free slots takes new runs in the enqueue transaction itself.
+    // A local worker with free slots takes new runs in the enqueue transaction itself, unless
+    // a concurrency limit applies: that is checked at claim, so such runs are claimed normally.
+    const direct = !options.concurrency;
     const local =
-      this.worker && this.registry.get(defaults.name) ? this.worker.reserve(requests.length, defaults.queue) : null;
+      direct && this.worker && this.registry.get(defaults.name)
+        ? this.worker.reserve(requests.length, defaults.queue)
+        : null;
     if (local)
       for (let i = 0; i < local.count; i++)
         requests[i]!.claimFor = { workerId: local.workerId, leaseMs: local.leaseMs };
     // The rest may go to an external worker's waiting claim (the worker protocol).
-    const handed = this.handoff.assign(requests, local?.count ?? 0, defaults.name);
+    const handed = direct ? this.handoff.assign(requests, local?.count ?? 0, defaults.name) : [];
     let results: CommandResult[];
     try {
       results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));

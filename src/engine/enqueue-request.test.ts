@@ -20,6 +20,21 @@ describe("buildEnqueueRequest", () => {
     const r = buildEnqueueRequest(wf, {}, { retries: 6, id: "fulfill:ord_123", runAt: new Date(Date.UTC(2030, 0, 1)) });
     expect(r).toMatchObject({ maxAttempts: 7, id: "fulfill:ord_123", dedupe: true, runAt: Date.UTC(2030, 0, 1) });
   });
+  it("carries a concurrency limit and refuses a bad one with INVALID_CONCURRENCY", () => {
+    expect(buildEnqueueRequest(wf, {}, { concurrency: { key: "cards", limit: 2 } }).concurrency).toEqual({
+      key: "cards",
+      limit: 2,
+      windowMs: null,
+    });
+    expect(buildEnqueueRequest(wf, {}).concurrency).toBeUndefined();
+    expect(() => buildEnqueueRequest(wf, {}, { concurrency: { key: "", limit: 1 } })).toThrow(/non-empty key/);
+    expect(() => buildEnqueueRequest(wf, {}, { concurrency: { key: "k", limit: 0 } })).toThrow(
+      expect.objectContaining({ code: "INVALID_CONCURRENCY" }),
+    );
+    expect(() => buildEnqueueRequest(wf, {}, { concurrency: { key: "k", limit: 1, windowMs: 0.5 } })).toThrow(
+      /windowMs/,
+    );
+  });
   it("rejects bad ids, retries, priority and payloads with clear messages", () => {
     expect(() => buildEnqueueRequest(wf, {}, { id: "" })).toThrow(/1–255 bytes/);
     expect(() => buildEnqueueRequest(wf, {}, { retries: -1 })).toThrow(/retries must be a whole number/);

@@ -87,6 +87,7 @@ export function buildEnqueueRequest(
     createdBy: options.createdBy ?? null,
   };
   if (options.runAt !== undefined) request.runAt = parseRunAt(options.runAt);
+  if (options.concurrency) request.concurrency = validateConcurrency(options.concurrency);
   return request;
 }
 
@@ -105,4 +106,23 @@ export function parseRunAt(value: Date | number | string): number {
           : Number.NaN;
   if (!isAcceptedTime(ms)) throw new InvalidTimeError("runAt", value);
   return Math.round(ms);
+}
+
+/**
+ * Checks a run's concurrency limit: a non-empty key, a whole limit of at least 1, an optional whole window.
+ * @throws InvalidInputError (`INVALID_CONCURRENCY`)
+ */
+function validateConcurrency(c: { key: string; limit: number; windowMs?: number | null }): {
+  key: string;
+  limit: number;
+  windowMs: number | null;
+} {
+  const bad = (what: string) =>
+    new InvalidInputError(`concurrency ${what}, e.g. { key: "cards", limit: 1 }`, { code: "INVALID_CONCURRENCY" });
+  if (typeof c.key !== "string" || c.key === "") throw bad("needs a non-empty key");
+  if (!Number.isInteger(c.limit) || c.limit < 1)
+    throw bad(`limit must be a whole number of at least 1, got ${c.limit}`);
+  const w = c.windowMs ?? null;
+  if (w !== null && (!Number.isInteger(w) || w < 1)) throw bad(`windowMs must be a whole number of ms, got ${w}`);
+  return { key: c.key, limit: c.limit, windowMs: w };
 }

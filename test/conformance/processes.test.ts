@@ -10,7 +10,7 @@
  *     waits for the next minute's tick (the engine fires one run per tick, named by it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSluice, type SluiceProcess } from "../helpers/processes.js";
 import { makeProject } from "../helpers/project.js";
 import { delay, eventually } from "../helpers/tmp.js";
@@ -91,6 +91,11 @@ for (const target of TARGETS) {
         await server.waitFor(api, 60_000);
         url = api.exec(server.output())![1]!;
       }, 120_000);
+      // A failed scenario must not leave a worker stopped (SIGSTOP) or running for the next one:
+      // a stopped `sluice worker` can hold the SQLite write lock, failing every later scenario.
+      afterEach(async () => {
+        for (const w of workers) await stop({ proc: w });
+      });
       afterAll(async () => {
         for (const w of workers) await stop({ proc: w });
         if (server) {
@@ -145,6 +150,31 @@ for (const target of TARGETS) {
         await stop(c);
         await stop(d);
       }, 90_000);
+
+      it("a concurrency key given at enqueue is honoured at claim: runs sharing it do not overlap", async () => {
+        const w = startWorker("F");
+        await enqueue("conf-crash", { ms: 10 }); // the worker has registered
+        const key = `conf-${target.name.replace(/\W+/g, "-")}`;
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch(`${url}/api/runs`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ workflow: "conf-crash", payload: { ms: 400 }, concurrency: { key, limit: 1 } }),
+          });
+          expect(res.status).toBe(201);
+          ids.push(((await res.json()) as any).run.id);
+        }
+        const runs = [];
+        for (const id of ids) runs.push(await finished(id));
+        expect(runs.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+        const spans = runs
+          .map((r) => [Date.parse(r.startedAt), Date.parse(r.finishedAt)] as const)
+          .sort((a, b) => a[0] - b[0]);
+        // Without the key the worker would run all three at once (it has free slots).
+        for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+        await stop(w);
+      }, 60_000);
 
       it("a cron-scheduled workflow is run by the target's worker", async () => {
         const e = startWorker("E");

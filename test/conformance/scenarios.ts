@@ -10,6 +10,8 @@ export interface Scenario {
   payload: (id: string) => unknown;
   /** Sent once the run waits on this event (the payload names it). */
   signal?: { event: (id: string) => string; payload: unknown };
+  /** Once the run waits, `sluice approve` it as this user. */
+  approveAs?: string;
   expect: {
     status: string;
     attempt: number;
@@ -70,6 +72,37 @@ export const SCENARIOS: Scenario[] = [
         ["sum", "done"],
       ],
       values: { double: 42, sum: 43 },
+    },
+  },
+  {
+    title: "parallel children: started in one park, the parent resumes once all have finished",
+    workflow: "conf-fanout",
+    payload: () => ({}),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["double", "done"],
+        ["double#2", "done"],
+        ["double#3", "error"],
+        ["sum", "done"],
+      ],
+      values: { double: 2, "double#2": 4, sum: 6 },
+    },
+  },
+  {
+    title: "an approval parks the run until `sluice approve` decides it; the decision is the call's value",
+    workflow: "conf-approval",
+    payload: () => ({}),
+    approveAs: "alice",
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["waitForApproval", "done"],
+        ["after", "done"],
+      ],
+      values: { waitForApproval: { value: null, approver: "alice", approved: true }, after: "alice" },
     },
   },
   {

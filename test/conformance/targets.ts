@@ -12,6 +12,10 @@ import { tempDir } from "../helpers/tmp.js";
 import { GO_ENV, HAS_GO, SDK, SKIP_REASON } from "../sdk-go/go-env.js";
 import { CONFORMANCE_TS } from "./workflows.js";
 
+/** The Python worker program of the suite (wmill.worker over the worker protocol). */
+const PYTHON_PROGRAM = join(REPO, "sdk-python", "examples", "conformance.py");
+const HAS_PYTHON = spawnSync("python3", ["--version"], { encoding: "utf8" }).status === 0;
+
 /** What one standalone worker process of a target is started with. */
 export interface WorkerEnv {
   /** The project folder (the working directory). */
@@ -73,6 +77,11 @@ export const TARGETS: ConformanceTarget[] = [
       // Child runs of the built-in worker are workflows as code (`task()`), tested in test/wac/.
       "child runs: each child's result or error resolves the parent's step":
         "defineWorkflow (seed 002's TypeScript API) has no child runs",
+      "parallel children: started in one park, the parent resumes once all have finished":
+        "defineWorkflow (seed 002's TypeScript API) has no child runs",
+      // Approvals of the built-in worker are workflows as code (`waitForApproval()`), tested in test/wac/.
+      "an approval parks the run until `sluice approve` decides it; the decision is the call's value":
+        "defineWorkflow (seed 002's TypeScript API) has no approvals",
     },
     prepare: () => ({
       devFiles: { "workflows/conf.ts": CONFORMANCE_TS },
@@ -106,5 +115,26 @@ export const TARGETS: ConformanceTarget[] = [
         worker: (e) => ({ command: bin, args: [], env: contractEnv(e) }),
       };
     },
+  },
+  {
+    name: "Python SDK",
+    skip: HAS_PYTHON ? null : "(skipped: `python3` is not installed; apt-get install python3)",
+    unsupported: {},
+    prepare: () => ({
+      // No PYTHONPATH here: `sluice dev` puts Sluice's Python SDK on it for `workers` commands.
+      devFiles: {
+        "sluice.json": JSON.stringify({
+          workers: [{ command: `exec python3 ${PYTHON_PROGRAM}`, group: "python" }],
+        }),
+      },
+      devReady: /\[python\] .*conformance worker: ready/,
+      serverFiles: {},
+      // Standalone: the SDK on PYTHONPATH, as `sluice dev` sets it for `workers` commands.
+      worker: (e) => ({
+        command: "python3",
+        args: [PYTHON_PROGRAM],
+        env: { ...contractEnv(e), PYTHONPATH: join(REPO, "sdk-python"), PYTHONUNBUFFERED: "1" },
+      }),
+    }),
   },
 ];

@@ -219,6 +219,62 @@ describe("worker protocol", () => {
     expect((await store.getRun(id))!.status).toBe("cancelled");
   });
 
+  it("an approval step parks the run; the API lists and decides it; a request without a timeout is refused", async () => {
+    const id = await enqueue("order", { orderId: "o6" });
+    const [c1] = await claim(["order"]);
+    const bad = await json(`/api/worker/runs/${id}/park`, {
+      token: c1.token,
+      steps: [{ key: "waitForApproval", kind: "approval", status: "pending", position: 0, value: { form: null } }],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/timeout/);
+    const form = { reason: { type: "string" } };
+    const parked = await json(`/api/worker/runs/${id}/park`, {
+      token: c1.token,
+      steps: [
+        {
+          key: "waitForApproval",
+          kind: "approval",
+          status: "pending",
+          position: 0,
+          value: { form, selfApproval: true, timeout: 60 },
+          wakeAfterMs: 60_000,
+        },
+      ],
+      wakeAfterMs: 60_000,
+    });
+    expect(parked.status).toBe(200);
+    const shown = (await (
+      await app.request(`/api/runs/${id}`, { headers: { authorization: `Bearer ${operate}` } })
+    ).json()) as { approvals: unknown[] };
+    expect(shown.approvals).toEqual([
+      expect.objectContaining({
+        key: "waitForApproval",
+        form: expect.objectContaining({ properties: form }),
+        timeoutSeconds: 60,
+        selfApproval: true,
+      }),
+    ]);
+    const pending = claim(["order"], 5_000);
+    await delay(50);
+    const decided = await json(
+      `/api/runs/${id}/approvals/waitForApproval`,
+      { approve: true, value: { reason: "ok" } },
+      operate,
+    );
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    const [c2] = await pending;
+    expect(c2.steps).toEqual([
+      expect.objectContaining({
+        key: "waitForApproval",
+        kind: "approval",
+        status: "done",
+        value: { value: { reason: "ok" }, approver: "olivia", approved: true },
+      }),
+    ]);
+    await json(`/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "succeeded", result: null });
+  });
+
   it("waitFor with a timeout: the run wakes at the deadline with the wait still pending", async () => {
     const id = await enqueue("order", { orderId: "o6" });
     const [c1] = await claim(["order"]);

@@ -123,6 +123,32 @@ func main() {
 		}
 		return ctx.Step.Run("sum", nil, func() (any, error) { return d + 1, nil })
 	})
+	workflow.RegisterWorkflow("conf-fanout", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		outs := make([]int, 3)
+		calls := make([]workflow.ChildCall, 3)
+		for i, n := range []int{1, 2, 0} {
+			calls[i] = workflow.ChildCall{Name: "double", Workflow: "conf-child", Payload: map[string]int{"n": n}, Out: &outs[i]}
+		}
+		errs, err := ctx.Step.Children(calls)
+		if err != nil {
+			return err
+		}
+		var ce *workflow.ChildError
+		if errs[0] != nil || errs[1] != nil || !errors.As(errs[2], &ce) {
+			return ctx.Fail(errors.New("want the third child (n = 0) alone to fail"))
+		}
+		return ctx.Step.Run("sum", nil, func() (any, error) { return outs[0] + outs[1], nil })
+	})
+	workflow.RegisterWorkflow("conf-approval", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		d, err := ctx.Step.WaitForApproval(workflow.ApprovalOpts{Timeout: time.Hour})
+		if err != nil {
+			return err
+		}
+		if !d.Approved {
+			return ctx.Bail("rejected")
+		}
+		return ctx.Step.Run("after", nil, func() (any, error) { return d.Approver, nil })
+	})
 	workflow.RegisterWorkflow("conf-cron", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		return ctx.Step.Run("tick", nil, func() (any, error) {
 			log.Printf("conf-cron: ran on %s", name)

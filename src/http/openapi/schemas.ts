@@ -161,6 +161,14 @@ export const SCHEMAS: Record<string, Schema> = {
       runAt: { description: "do not start before: ISO time or epoch ms", anyOf: [str(), int()] },
       retries: int("retries after the first attempt"),
       priority: int("higher is claimed first"),
+      concurrency: obj(
+        {
+          key: str("runs sharing this key are limited together (any workflow, any worker)"),
+          limit: int("at most this many of them run at once"),
+          windowMs: int("and at most `limit` start within any window of this length"),
+        },
+        ["key", "limit"],
+      ),
     },
     ["workflow"],
   ),

@@ -36,10 +36,13 @@ const obj = (properties: Json, required: string[] = []): Json => ({ type: "objec
 const STEP_WRITE = obj(
   {
     key: str,
-    kind: { type: "string", enum: ["step", "sleep", "wait"] },
+    kind: { type: "string", enum: ["step", "sleep", "wait", "approval"] },
     status: { type: "string", enum: ["done", "pending"] },
     position: int,
-    value: { description: "any JSON value (the step's result, a wait's signal payload)" },
+    value: {
+      description:
+        "any JSON value (the step's result, a wait's signal payload); a pending approval: {form?, selfApproval?, timeout} (seconds)",
+    },
     event: str,
     wakeAfterMs: int,
     attempts: int,
@@ -49,7 +52,7 @@ const STEP_WRITE = obj(
 );
 const JOURNAL_ENTRY = obj({
   key: str,
-  kind: { type: "string", enum: ["step", "sleep", "wait", "task"] },
+  kind: { type: "string", enum: ["step", "sleep", "wait", "task", "approval"] },
   status: { type: "string", enum: ["done", "pending", "error"] },
   value: {},
   error: { anyOf: [obj({ message: str, code: str }, ["message"]), { type: "null" }] },

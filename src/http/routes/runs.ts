@@ -17,6 +17,7 @@ import {
   type RunListQuery,
 } from "../input.js";
 import { readJsonBody } from "../json-body.js";
+import { parseConcurrency } from "../worker-protocol/messages.js";
 import {
   approvalEventView,
   type ErrorDetail,
@@ -43,7 +44,7 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 
   app.post("/api/runs", requireScope("operate"), async (c) => {
     const body = bodyObject(await readJsonBody(c, deps.limits), '{"workflow": "hello", "payload": {"name": "world"}}');
-    onlyFields(body, ["workflow", "payload", "id", "runAt", "retries", "priority"]);
+    onlyFields(body, ["workflow", "payload", "id", "runAt", "retries", "priority", "concurrency"]);
     const workflow = reqString(body, "workflow", '"hello"');
     const headerKey = c.req.header("idempotency-key");
     const bodyId = optString(body, "id");
@@ -57,6 +58,7 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       runAt: body.runAt === undefined || body.runAt === null ? undefined : parseTime(body.runAt, "runAt"),
       retries: optInt(body, "retries", 0, 1000),
       priority: optInt(body, "priority", -1_000_000, 1_000_000),
+      concurrency: parseConcurrency(body.concurrency, "concurrency") ?? undefined,
       createdBy: c.get("identity")!.name,
     });
     const run = await engine.store.getRun(handle.id);

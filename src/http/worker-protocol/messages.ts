@@ -93,7 +93,7 @@ export function parseLease(runId: string, body: Record<string, unknown>): Lease 
   return { runId, token };
 }
 
-const STEP_KINDS = ["step", "sleep", "wait"] as const;
+const STEP_KINDS = ["step", "sleep", "wait", "approval"] as const;
 const STEP_STATUSES = ["done", "pending"] as const;
 
 /** Parses checkpoints to write (`steps` of a checkpoint or a park). Values are JSON values, encoded here. */
@@ -112,6 +112,7 @@ export function parseSteps(raw: unknown, maxValueBytes: number): StepWrite[] {
     const position = optInt(o, "position", 0, 1_000_000_000);
     if (position === undefined)
       throw bad(`"steps[${i}].position" is required: the call's index in the execution, from 0`);
+    if (kind === "approval" && status === "pending") checkApprovalRequest(o.value, `steps[${i}].value`);
     return {
       key,
       kind,
@@ -125,6 +126,22 @@ export function parseSteps(raw: unknown, maxValueBytes: number): StepWrite[] {
       startedAt: optInt(o, "startedAt", 0, Number.MAX_SAFE_INTEGER),
     };
   });
+}
+
+/**
+ * A pending approval's value is what it asks for, read by the UI, `sluice approve` and resume
+ * links: `{ form?, selfApproval?, timeout }` (timeout in seconds, shown with the approval).
+ */
+function checkApprovalRequest(raw: unknown, field: string): void {
+  const example = '{"form": null, "selfApproval": true, "timeout": 1800}';
+  const o = bodyObject(raw, example);
+  onlyFields(o, ["form", "selfApproval", "timeout"]);
+  if (o.form !== undefined && o.form !== null && (typeof o.form !== "object" || Array.isArray(o.form)))
+    throw bad(`"${field}.form" must be an object (fields, or a JSON schema), or null`);
+  if (o.selfApproval !== undefined && typeof o.selfApproval !== "boolean")
+    throw bad(`"${field}.selfApproval" must be true or false`);
+  if (typeof o.timeout !== "number" || !(o.timeout > 0))
+    throw bad(`"${field}.timeout" is required: the approval's timeout in seconds (> 0), e.g. ${example}`);
 }
 
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: string): T {
@@ -196,7 +213,11 @@ export function parseChildren(raw: unknown, maxValueBytes: number): ChildMessage
   });
 }
 
-function parseConcurrency(raw: unknown, field: string): ConcurrencyLimit | null {
+/**
+ * Parses a concurrency limit `{ key, limit, windowMs? }` (a child's, or a run's at enqueue); absent: null.
+ * @throws InvalidInputError (INVALID_BODY) naming `field`
+ */
+export function parseConcurrency(raw: unknown, field: string): ConcurrencyLimit | null {
   if (raw === undefined || raw === null) return null;
   const o = bodyObject(raw, '{"key": "cards", "limit": 1, "windowMs": 60000}');
   onlyFields(o, ["key", "limit", "windowMs"]);

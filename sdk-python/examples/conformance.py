@@ -1,0 +1,126 @@
+"""The Python side of the conformance suite (test/conformance/): the same workflows as
+test/conformance/workflows.ts and sdk-go/examples/conformance/main.go, run over the worker
+protocol by ``wmill.worker`` (on PYTHONPATH: ``sluice dev`` puts Sluice's SDK there for
+``workers`` commands). It follows the suite's worker contract (test/conformance/README.md):
+SLUICE_URL and SLUICE_TOKEN, CONFORMANCE_WORKER (this process's name, written into step values),
+CONFORMANCE_LEASE_MS (lease length), and the output lines the scenarios read.
+"""
+import os
+import time
+
+from wmill.worker import ChildError, register_workflow, run_worker
+
+NAME = os.environ.get("CONFORMANCE_WORKER") or "python"
+
+
+def say(line):
+    print(line, flush=True)
+
+
+def steps(ctx, _payload):
+    def a():
+        say("conf-steps: a ran")
+        return 1
+
+    first = ctx.step.run("a", a)
+    ctx.step.sleep("nap", 0.3)
+    return ctx.step.run("b", lambda: first + 1)
+
+
+def retry(ctx, _payload):
+    def attempt():
+        if ctx.attempt == 1:
+            raise RuntimeError("first attempt fails")
+        return ctx.attempt
+
+    return ctx.step.run("try", attempt)
+
+
+def wait_timeout(ctx, _payload):
+    if ctx.step.wait_for("never", timeout=0.2) is None:
+        ctx.bail("timed out")
+
+
+def signalled(ctx, payload):
+    got = ctx.step.wait_for(payload["event"], timeout=3600)
+    if not (got or {}).get("ok"):
+        ctx.fail(ValueError("bad signal"))
+
+
+def fails(ctx, _payload):
+    ctx.fail(ValueError("bad order"))
+
+
+def crash(ctx, payload):
+    def first():
+        say(f"conf-crash: first ran on {NAME}")
+        return NAME
+
+    def work():
+        say(f"conf-crash: work started on {NAME}, attempt {ctx.attempt}")
+        time.sleep(payload["ms"] / 1000)
+        say(f"conf-crash: work finished on {NAME}")
+        return NAME
+
+    ctx.step.run("first", first)
+    return ctx.step.run("work", work)
+
+
+def child(ctx, payload):
+    if payload["n"] == 0:
+        ctx.fail(ValueError("cannot double zero"))
+    return ctx.step.run("double", lambda: payload["n"] * 2)
+
+
+def parent(ctx, _payload):
+    d = ctx.step.child("double", "conf-child", {"n": 21})
+    try:
+        ctx.step.child("zero", "conf-child", {"n": 0})
+        ctx.fail(ValueError("the zero child should have failed"))
+    except ChildError:
+        pass
+    return ctx.step.run("sum", lambda: d + 1)
+
+
+def fanout(ctx, _payload):
+    calls = [{"name": "double", "workflow": "conf-child", "payload": {"n": n}} for n in (1, 2, 0)]
+    a, b, zero = ctx.step.children(calls)
+    if not isinstance(zero, ChildError) or isinstance(a, ChildError) or isinstance(b, ChildError):
+        ctx.fail(ValueError("want the third child (n = 0) alone to fail"))
+    return ctx.step.run("sum", lambda: a + b)
+
+
+def approval(ctx, _payload):
+    decision = ctx.step.wait_for_approval(timeout=3600)
+    if not decision["approved"]:
+        ctx.bail("rejected")
+    return ctx.step.run("after", lambda: decision["approver"])
+
+
+def cron(ctx, _payload):
+    def tick():
+        say(f"conf-cron: ran on {NAME}")
+        return NAME
+
+    return ctx.step.run("tick", tick)
+
+
+register_workflow("conf-steps", steps)
+register_workflow("conf-retry", retry, max_attempts=3, backoff=(0.1, 0.2))
+register_workflow("conf-wait-timeout", wait_timeout)
+register_workflow("conf-signal", signalled)
+register_workflow("conf-fail", fails)
+register_workflow("conf-crash", crash)
+register_workflow("conf-child", child)
+register_workflow("conf-parent", parent)
+register_workflow("conf-fanout", fanout)
+register_workflow("conf-approval", approval)
+register_workflow("conf-cron", cron, schedule="* * * * *")
+
+if __name__ == "__main__":
+    lease = int(os.environ.get("CONFORMANCE_LEASE_MS") or 0)
+    options = {"inline_sleep": 0.1}  # sleeps over 100 ms park, so a sleep is checkpointed across claims
+    if lease > 0:
+        options["lease"] = lease / 1000
+    say("conformance worker: ready")
+    run_worker(**options)

@@ -1,0 +1,51 @@
+"""A fake Sluice server for the wmill.worker unit tests: it records every request and answers
+from a handler the test gives. The real server is exercised by the conformance suite
+(test/conformance/); this one lets a test script exact answers (a LEASE_LOST, a claim with a
+chosen journal) that a real server produces only by racing processes."""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class FakeServer:
+    def __init__(self, answer):
+        self.requests = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"null")
+                with outer.lock:
+                    outer.requests.append((self.path, body))
+                status, out = answer(self.path, body)
+                data = json.dumps(out).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the worker hung up mid-poll (its stop() cuts a claim)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def paths(self):
+        with self.lock:
+            return [p for p, _ in self.requests]
+
+    def bodies(self, suffix):
+        with self.lock:
+            return [b for p, b in self.requests if p.endswith(suffix)]
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()

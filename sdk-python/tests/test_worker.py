@@ -1,0 +1,173 @@
+"""Unit tests of wmill.worker (the worker-protocol client) against a fake server: keys and
+replay, non-determinism, a lease lost mid-run, step retries, outcomes. Run with
+``python3 -m unittest discover -s sdk-python/tests -t sdk-python`` (npm test does)."""
+import threading
+import time
+import unittest
+
+from wmill.worker import Client, Worker, enqueue, signal
+from wmill.worker import _registry
+from .fake_server import FakeServer
+
+
+def claim(workflow, steps=(), attempt=1, run_id="r1", token=7):
+    return {"runId": run_id, "token": token, "workflow": workflow, "payload": {"x": 2}, "attempt": attempt,
+            "maxAttempts": 3, "claimedAt": 1_000_000, "leaseMs": 3000, "steps": list(steps)}
+
+
+def journal(key, kind="step", status="done", value=None, wake_at=None, attempts=1):
+    return {"key": key, "kind": kind, "status": status, "value": value, "error": None, "event": None,
+            "wakeAt": wake_at, "attempts": attempts, "position": 0}
+
+
+class WorkerTest(unittest.TestCase):
+    def setUp(self):
+        _registry._registry.clear()
+        self.claims = []
+        self.refuse = set()
+
+    def tearDown(self):
+        _registry._registry.clear()
+
+    def run_claims(self, handlers, claims, refuse=(), until=("/finish", "/park")):
+        """Registers handlers, serves the claims once, and returns the fake server's record."""
+        pending = list(claims)
+        refuse = set(refuse)
+
+        def answer(path, body):
+            if path.endswith("/claim"):
+                batch, pending[:] = pending[:], []
+                if not batch:
+                    time.sleep(0.05)
+                return 200, {"claims": batch}
+            op = path.rsplit("/", 1)[1]
+            if op in refuse:
+                return 409, {"error": {"code": "LEASE_LOST", "message": "not your claim"}}
+            if path.endswith("/workflows"):
+                return 200, {"registered": [w["name"] for w in body["workflows"]]}
+            return 200, {"ok": True}
+
+        server = FakeServer(answer)
+        for name, fn in handlers.items():
+            _registry.register_workflow(name, fn)
+        worker = Worker(Client(server.url), concurrency=4, lease=3, poll_wait=0.05, inline_sleep=0.2)
+        t = threading.Thread(target=worker.run)
+        t.start()
+        deadline = time.time() + 5
+        while time.time() < deadline and sum(p.endswith(until) for p in server.paths()) < len(claims):
+            time.sleep(0.01)
+        time.sleep(0.1)
+        worker.stop()
+        t.join(5)
+        server.close()
+        self.assertFalse(t.is_alive(), "the worker drains and returns after stop()")
+        return server
+
+    def test_keys_repeat_as_name_hash_n_and_done_steps_replay_without_running(self):
+        ran = []
+
+        def wf(ctx, payload):
+            a = ctx.step.run("s", lambda: ran.append("first") or 1)
+            b = ctx.step.run("s", lambda: ran.append("second") or a + payload["x"])
+            return {"b": b}
+
+        server = self.run_claims({"wf": wf}, [claim("wf", [journal("s", value=1)])])
+        self.assertEqual(ran, ["second"])
+        saved = server.bodies("/steps")
+        self.assertEqual([(s["key"], s["position"], s["value"]) for b in saved for s in b["steps"]], [("s#2", 1, 3)])
+        self.assertEqual(saved[0]["token"], 7)
+        self.assertEqual(server.bodies("/finish"), [{"outcome": "succeeded", "result": {"b": 3}, "token": 7}])
+
+    def test_another_kind_at_a_key_is_non_determinism_and_fails_without_retry(self):
+        def wf(ctx, _payload):
+            ctx.step.sleep("s", 10)
+
+        server = self.run_claims({"wf": wf}, [claim("wf", [journal("s", value=1)])])
+        [finish] = server.bodies("/finish")
+        self.assertEqual(finish["outcome"], "failed")
+        self.assertEqual(finish["error"]["code"], "NON_DETERMINISM")
+        self.assertIn("'s'", finish["error"]["message"])
+
+    def test_a_lease_lost_on_a_checkpoint_stops_the_handler_and_nothing_more_is_written(self):
+        after = []
+
+        def wf(ctx, _payload):
+            ctx.step.run("a", lambda: 1)
+            after.append("ran on")
+            ctx.step.run("b", lambda: 2)
+
+        server = self.run_claims({"wf": wf}, [claim("wf")], refuse={"steps"}, until=("/steps",))
+        self.assertEqual(after, [])
+        self.assertEqual(len(server.bodies("/steps")), 1)
+        self.assertEqual(server.bodies("/finish") + server.bodies("/park"), [])
+
+    def test_step_retries_inline_then_the_error_reaches_the_run_as_retry(self):
+        tries = []
+
+        def boom():
+            tries.append(1)
+            raise RuntimeError("flaky")
+
+        def wf(ctx, _payload):
+            ctx.step.run("a", boom, retries=2, backoff=(0.01, 0.02))
+
+        server = self.run_claims({"wf": wf}, [claim("wf")])
+        self.assertEqual(len(tries), 3)
+        [finish] = server.bodies("/finish")
+        self.assertEqual((finish["outcome"], finish["error"]["message"], finish["error"]["name"]),
+                         ("retry", "flaky", "RuntimeError"))
+
+    def test_a_long_sleep_parks_with_its_pending_step_and_except_exception_does_not_swallow_it(self):
+        def wf(ctx, _payload):
+            try:
+                ctx.step.sleep("nap", 60)
+            except Exception:  # noqa: BLE001 - the point of the test
+                return "swallowed"
+
+        server = self.run_claims({"wf": wf}, [claim("wf")])
+        self.assertEqual(server.bodies("/finish"), [])
+        [park] = server.bodies("/park")
+        self.assertEqual(park["wakeAfterMs"], 60000)
+        self.assertEqual([(s["key"], s["kind"], s["status"]) for s in park["steps"]], [("nap", "sleep", "pending")])
+
+    def test_bail_and_a_child_error_end_the_run_without_retry(self):
+        def bails(ctx, _payload):
+            ctx.bail("no stock")
+
+        def parent(ctx, _payload):
+            ctx.step.child("c", "other", {"n": 0})
+
+        child_failed = journal("c", kind="task", status="error")
+        child_failed["error"] = {"message": "cannot", "code": "ZERO"}
+        server = self.run_claims(
+            {"bails": bails, "parent": parent},
+            [claim("bails", run_id="r1"), claim("parent", [child_failed], run_id="r2")],
+        )
+        by_outcome = sorted((b["outcome"], b.get("reason") or b["error"]["name"]) for b in server.bodies("/finish"))
+        self.assertEqual(by_outcome, [("cancelled", "no stock"), ("failed", "ChildError")])
+
+
+class ProducerTest(unittest.TestCase):
+    def test_enqueue_and_signal_send_their_fields(self):
+        def answer(path, body):
+            if path == "/api/signals":
+                return 200, {"woke": 2}
+            return 201, {"run": {"id": "r9"}, "deduplicated": False}
+
+        server = FakeServer(answer)
+        try:
+            client = Client(server.url, "secret")
+            out = enqueue("charge", {"c": 1}, id="r9", max_attempts=4,
+                          concurrency={"key": "cards", "limit": 1}, client=client)
+            self.assertEqual(out, {"id": "r9", "deduplicated": False})
+            self.assertEqual(server.bodies("/api/runs"), [{"workflow": "charge", "payload": {"c": 1}, "id": "r9",
+                                                           "retries": 3, "concurrency": {"key": "cards", "limit": 1}}])
+            self.assertEqual(signal("approval:1", {"ok": True}, client=client), 2)
+            with self.assertRaises(ValueError):
+                enqueue("charge", concurrency={"key": "cards", "limit": 0}, client=client)
+        finally:
+            server.close()
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,39 @@
+"""What a handler gets: ``ctx`` (the run's metadata, its durable steps, bail/fail, a logger)."""
+from ._errors import BailError, FailError
+from ._steps import Steps
+
+
+class WorkflowContext:
+    """The context of one claim of a run.
+
+    Attributes: ``run_id`` (stable across attempts: use it in idempotency keys),
+    ``workflow_name``, ``attempt`` (1-based), ``step`` (run, sleep, wait_for, child).
+    """
+
+    def __init__(self, execution):
+        self._e = execution
+        self.run_id = execution.run_id
+        self.workflow_name = execution.claim["workflow"]
+        self.attempt = execution.claim["attempt"]
+        self.step = Steps(execution)
+
+    def bail(self, reason):
+        """Ends the run as cancelled, without retry (raises BailError)."""
+        err = BailError(reason)
+        self._e.set_outcome(err)
+        raise err
+
+    def fail(self, error):
+        """Ends the run as failed ("dead"), without retry (raises FailError)."""
+        err = FailError(error)
+        self._e.set_outcome(err)
+        raise err
+
+    def log(self, message, level="info"):
+        """Writes a line to the run's log (sent when the claim ends)."""
+        self._e.log(level, message)
+
+    @property
+    def lease_lost(self):
+        """True once another claim owns the run: stop working, nothing more is written."""
+        return self._e.is_lost()

@@ -1,0 +1,141 @@
+"""One claim of one run: the journal to replay, the key allocator, and the claim's writes."""
+import http.client
+import random
+import sys
+import threading
+import time
+
+from ._errors import LeaseLost, NonDeterminismError, Parked, SluiceAPIError
+
+
+def backoff_delay(base, top, n):
+    """base * 2^(n-1) with ±20 % jitter, capped at top (seconds; n is the failed try, from 1)."""
+    raw = min(top, base * 2 ** (n - 1))
+    return min(top, raw * (0.8 + 0.4 * random.random()))
+
+
+class Execution:
+    """The state of one claim, shared by its handler thread and the worker's heartbeats."""
+
+    def __init__(self, client, claim, inline_max):
+        self.client = client
+        self.claim = claim
+        self.run_id = claim["runId"]
+        self.token = claim["token"]
+        self.received = time.monotonic()
+        self.inline_max = inline_max
+        self.journal = {s["key"]: s for s in claim.get("steps") or []}
+        self.counts = {}
+        self.position = 0
+        self.park = None
+        self.outcome = None
+        self.permanent = None
+        self.logs = []
+        self._lock = threading.Lock()
+        self._lost = threading.Event()
+
+    def now_ms(self):
+        """The server's clock: the claim time plus the time elapsed since it arrived."""
+        return self.claim["claimedAt"] + int((time.monotonic() - self.received) * 1000)
+
+    def next_key(self, name):
+        """The key and position of the next durable call named ``name`` (``name#n`` when repeated)."""
+        with self._lock:
+            if self.park is not None:
+                raise Parked()
+            if self._lost.is_set():
+                raise LeaseLost()
+            n = self.counts[name] = self.counts.get(name, 0) + 1
+            pos = self.position
+            self.position += 1
+        return (name if n == 1 else f"{name}#{n}"), pos
+
+    def lookup(self, key, kind):
+        """The journal entry at ``key`` (None when absent); another kind is non-determinism."""
+        with self._lock:
+            rec = self.journal.get(key)
+        if rec is not None and rec["kind"] != kind:
+            raise self.make_permanent(NonDeterminismError(key, rec["kind"], kind))
+        return rec
+
+    def make_permanent(self, err):
+        """Marks ``err`` as failing the run without retry, and returns it."""
+        self.permanent = err
+        return err
+
+    def save(self, *steps):
+        """Checkpoints steps; LeaseLost when the server refused the claim's token."""
+        self.write("steps", {"token": self.token, "steps": list(steps)})
+        with self._lock:
+            for s in steps:
+                self.journal[s["key"]] = {**s, "value": s.get("value")}
+
+    def request_park(self, step=None, wake_after_ms=None, children=(), await_children=False):
+        """Records that the run must park (written when the handler ends) and raises Parked."""
+        with self._lock:
+            if self.park is None:
+                self.park = {"steps": [], "wakeAfterMs": None, "children": [], "awaitChildren": False}
+            if step is not None:
+                self.park["steps"].append(step)
+            self.park["children"].extend(children)
+            if await_children:
+                self.park["awaitChildren"] = True
+            w = self.park["wakeAfterMs"]
+            if wake_after_ms is not None and (w is None or wake_after_ms < w):
+                self.park["wakeAfterMs"] = wake_after_ms
+        raise Parked()
+
+    def set_outcome(self, exc):
+        with self._lock:
+            if self.outcome is None:
+                self.outcome = exc
+
+    def mark_lost(self):
+        self._lost.set()
+
+    def is_lost(self):
+        return self._lost.is_set()
+
+    def wait(self, seconds):
+        """Waits ``seconds``, or raises LeaseLost as soon as the claim is lost."""
+        if self._lost.wait(max(0.0, seconds)):
+            raise LeaseLost()
+
+    def log(self, level, message, step_key=None):
+        line = {"level": level, "message": str(message)}
+        if step_key:
+            line["stepKey"] = step_key
+        with self._lock:
+            self.logs.append(line)
+
+    def flush_logs(self):
+        with self._lock:
+            lines, self.logs = self.logs, []
+        if lines and not self.is_lost():
+            try:
+                self.write("logs", {"token": self.token, "attempt": self.claim["attempt"], "lines": lines})
+            except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException):
+                pass
+
+    def write(self, op, body):
+        """A fenced write of this claim (steps, park, finish, logs), retrying transport failures
+        and refused database writes (503) while the lease lasts; LEASE_LOST marks the claim lost."""
+        deadline = time.monotonic() + self.claim["leaseMs"] / 1000
+        attempt = 0
+        while True:
+            try:
+                return self.client.post(f"/api/worker/runs/{self.run_id}/{op}", body)
+            except SluiceAPIError as err:
+                if err.code == "LEASE_LOST":
+                    self.mark_lost()
+                    raise LeaseLost() from None
+                if err.status != 503 or time.monotonic() > deadline or self.is_lost():
+                    raise
+                failure = err
+            except (OSError, http.client.HTTPException) as err:
+                if time.monotonic() > deadline or self.is_lost():
+                    raise
+                failure = err
+            attempt += 1
+            print(f"sluice worker: run {self.run_id}: {op} failed ({failure}); retrying", file=sys.stderr)
+            time.sleep(backoff_delay(0.25, 5.0, attempt))

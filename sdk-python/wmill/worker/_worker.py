@@ -1,0 +1,225 @@
+"""The worker: registers the workflows, claims their runs (long-poll), runs each claim in a
+thread, heartbeats the leases, and drains on SIGTERM (docs/PROTOCOL.md)."""
+import http.client
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+
+from ._context import WorkflowContext
+from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError
+from ._execution import Execution, backoff_delay
+from ._http import client_from_env, interrupt
+from ._registry import registered
+
+
+def _error_body(err):
+    out = {"message": str(err) or type(err).__name__, "name": type(err).__name__}
+    code = getattr(err, "code", None)
+    if isinstance(code, str):
+        out["code"] = code
+    return out
+
+
+class Worker:
+    """Claims and runs the registered workflows' runs.
+
+    ``concurrency``: runs at once, one thread each (default 100, or SLUICE_WORKER_CONCURRENCY);
+    ``lease``: seconds a claim is held without a heartbeat (default 30; heartbeats every third);
+    ``poll_wait``: seconds one claim request waits on the server (default 20);
+    ``inline_sleep``: sleeps and step-retry delays up to this many seconds wait in the worker,
+    longer ones park the run (default 30).
+    """
+
+    def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None):
+        self.client = client or client_from_env()
+        if concurrency is None:
+            concurrency = int(os.environ.get("SLUICE_WORKER_CONCURRENCY") or 100)
+        self.concurrency = max(1, concurrency)
+        self.lease = lease
+        self.poll_wait = poll_wait
+        self.inline_sleep = inline_sleep
+        self.worker_id = worker_id or f"python:{socket.gethostname()}:{os.getpid()}"
+        self.defs = {d.name: d for d in registered()}
+        self._active = {}
+        self._lock = threading.Lock()
+        self._free = threading.Semaphore(self.concurrency)
+        self._stop = threading.Event()
+        self._drained = threading.Event()
+        self._poll = None
+
+    def stop(self):
+        """Stops claiming (a long-poll in flight is cut: it claims nothing); running handlers finish."""
+        self._stop.set()
+        poll = self._poll
+        if poll is not None:
+            interrupt(poll)
+
+    def run(self):
+        """Registers the workflows, then claims and runs until ``stop``; then drains and returns."""
+        if not self.defs:
+            raise RuntimeError("sluice: no workflows registered: call register_workflow before run_worker")
+        self.client.post("/api/worker/workflows", {"workflows": [d.to_json() for d in self.defs.values()]})
+        beats = threading.Thread(target=self._heartbeats, name="sluice-heartbeats", daemon=True)
+        beats.start()
+        failures = 0
+        self._poll = self.client.dedicated()
+        try:
+            while not self._stop.is_set():
+                free = self._take_slots()
+                if free == 0:
+                    break
+                body = {"workerId": self.worker_id, "workflows": list(self.defs), "limit": free,
+                        "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+                try:
+                    claims = self.client.post(
+                        "/api/worker/claim", body, conn=self._poll, retry_stale=lambda: not self._stop.is_set()
+                    )["claims"]
+                except (OSError, http.client.HTTPException, SluiceAPIError) as err:
+                    self._give_back(free)
+                    if self._stop.is_set():
+                        break
+                    if isinstance(err, SluiceAPIError) and err.status in (401, 403):
+                        raise
+                    failures += 1
+                    delay = backoff_delay(0.25, 10.0, failures)
+                    print(f"sluice worker: claim failed ({err}); retrying in {round(delay * 1000)} ms", file=sys.stderr)
+                    self._stop.wait(delay)
+                    continue
+                failures = 0
+                self._give_back(free - len(claims))
+                for c in claims:
+                    self._start(c)
+        finally:
+            self._poll = None
+        self._drain()
+        self._drained.set()
+        beats.join(timeout=self.lease)
+
+    def _take_slots(self):
+        """Waits for one free slot, then takes every free one; 0 once stopped."""
+        while not self._free.acquire(timeout=0.25):
+            if self._stop.is_set():
+                return 0
+        if self._stop.is_set():
+            self._free.release()
+            return 0
+        n = 1
+        while n < self.concurrency and self._free.acquire(blocking=False):
+            n += 1
+        return n
+
+    def _give_back(self, n):
+        for _ in range(n):
+            self._free.release()
+
+    def _start(self, claim):
+        e = Execution(self.client, claim, self.inline_sleep)
+        with self._lock:
+            self._active[e.run_id] = e
+        threading.Thread(target=self._execute, args=(e,), name=f"sluice-run-{e.run_id}", daemon=True).start()
+
+    def _drain(self):
+        while True:
+            with self._lock:
+                if not self._active:
+                    return
+            time.sleep(0.05)
+
+    def _execute(self, e):
+        try:
+            self._run_claim(e)
+        finally:
+            with self._lock:
+                self._active.pop(e.run_id, None)
+            self._free.release()
+
+    def _run_claim(self, e):
+        d = self.defs.get(e.claim["workflow"])
+        ctx = WorkflowContext(e)
+        result, error = None, None
+        try:
+            if d is None:
+                raise e.make_permanent(LookupError(f"sluice: this worker does not serve {e.claim['workflow']!r}"))
+            result = d.handler(ctx, e.claim.get("payload"))
+        except (Parked, LeaseLost, BailError, FailError):
+            pass
+        except BaseException as err:  # the handler's error decides the outcome below
+            error = err
+            if not isinstance(err, Exception):
+                e.make_permanent(err)
+            e.log("error", "".join(traceback.format_exception(type(err), err, err.__traceback__)).rstrip())
+        e.flush_logs()
+        if e.is_lost():
+            print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
+            return
+        if e.park is not None and e.outcome is None:
+            body = {"token": e.token, "wakeAfterMs": e.park["wakeAfterMs"]}
+            if e.park["steps"]:
+                body["steps"] = e.park["steps"]
+            if e.park["awaitChildren"]:
+                body["children"] = e.park["children"]
+                body["awaitChildren"] = True
+            self._write(e, "park", body)
+            return
+        if isinstance(e.outcome, BailError):
+            body = {"outcome": "cancelled", "reason": e.outcome.reason}
+        elif isinstance(e.outcome, FailError):
+            inner = e.outcome.error
+            body = {"outcome": "failed", "error": _error_body(inner if isinstance(inner, BaseException) else Exception(str(inner)))}
+        elif error is None:
+            body = {"outcome": "succeeded", "result": result}
+        elif error is e.permanent:
+            body = {"outcome": "failed", "error": _error_body(error)}
+        else:
+            body = {"outcome": "retry", "error": _error_body(error)}
+        body["token"] = e.token
+        try:
+            self._write(e, "finish", body)
+        except TypeError as err:  # a result that is not JSON
+            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
+
+    def _write(self, e, op, body):
+        try:
+            e.write(op, body)
+        except LeaseLost:
+            print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
+        except (OSError, http.client.HTTPException, SluiceAPIError) as err:
+            print(f"sluice worker: run {e.run_id}: could not {op} ({err}); it is retried when its lease expires", file=sys.stderr)
+
+    def _heartbeats(self):
+        while not self._drained.wait(self.lease / 3):
+            with self._lock:
+                leases = [{"runId": e.run_id, "token": e.token} for e in self._active.values()]
+            if not leases:
+                continue
+            try:
+                out = self.client.post("/api/worker/heartbeat", {"leases": leases, "leaseMs": round(self.lease * 1000)})
+            except (OSError, http.client.HTTPException, SluiceAPIError) as err:
+                print(f"sluice worker: heartbeat failed ({err})", file=sys.stderr)
+                continue
+            with self._lock:
+                for run_id in out.get("lost") or []:
+                    e = self._active.get(run_id)
+                    if e is not None:
+                        e.mark_lost()
+
+
+def run_worker(**options):
+    """Serves the registered workflows on the server named by SLUICE_URL (and SLUICE_TOKEN) until
+    SIGTERM or Ctrl-C; then stops claiming, lets running handlers finish (heartbeating their
+    leases) and returns. Options: see Worker."""
+    worker = Worker(**options)
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            previous[sig] = signal.signal(sig, lambda *_: worker.stop())
+    try:
+        worker.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return worker
