@@ -20,7 +20,7 @@ describe("EngineMetrics", () => {
     expect(await value(m, "sluice_commit_failures_total")).toBe(2);
     const count = (await m.registry.getMetricsAsJSON())
       .find((x) => x.name === "sluice_step_duration_seconds")!
-      .values.find((v) => v.metricName === "sluice_step_duration_seconds_count")!.value;
+      .values.find((v) => (v as { metricName?: string }).metricName === "sluice_step_duration_seconds_count")!.value;
     expect(count).toBe(2);
   });
 
