@@ -27,8 +27,18 @@ import type { EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { openStore } from "../store/open.js";
-import type { CommandResult, LogLine, RunRecord, SignalOutcome, Store, WorkflowInfo } from "../store/types.js";
+import type {
+  CommandResult,
+  EnqueueRequest,
+  LogLine,
+  RunRecord,
+  SignalOutcome,
+  Store,
+  WorkflowInfo,
+} from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
+import { carrierOf, endEnqueueSpan, startEnqueueSpan } from "../worker/tracing.js";
+import { withTraceCarrier } from "../core/trace-context.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
 import { EngineMetrics } from "./metrics.js";
@@ -308,6 +318,22 @@ export class Engine implements SluiceRuntime {
     const defaults = await this.defaultsFor(workflow);
     await this.options.admit?.(defaults.queue, this.store);
     const requests = payloads.map((p) => buildEnqueueRequest(defaults, p, options, this.maxValueBytes));
+    // The runs continue the trace active here: their attempts and children hang under this span.
+    const span = startEnqueueSpan(defaults.name, requests.length, options.trace);
+    const carrier = carrierOf(span);
+    if (carrier) for (const r of requests) r.options = withTraceCarrier(r.options, carrier);
+    try {
+      const handles = await this.submitEnqueues<R>(defaults, requests);
+      endEnqueueSpan(span, handles);
+      return handles;
+    } catch (err) {
+      endEnqueueSpan(span, err as Error);
+      throw err;
+    }
+  }
+
+  /** Writes built enqueue requests (leased to a local worker or an external taker where one is free). */
+  private async submitEnqueues<R>(defaults: WorkflowDefaults, requests: EnqueueRequest[]): Promise<RunHandle<R>[]> {
     if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
     // A local worker with free slots takes new runs in the enqueue transaction itself.
     const local =

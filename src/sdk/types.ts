@@ -16,6 +16,12 @@ export interface EnqueueOptions {
   priority?: number;
   /** Who starts the run (a user name); `waitForApproval({ selfApproval: false })` refuses their decision. */
   createdBy?: string;
+  /**
+   * The W3C trace context the run continues (a `traceparent` and optional `tracestate`, as an
+   * HTTP caller sends them). Default: the OpenTelemetry context active at the call. Ignored
+   * when `traceparent` is not a valid one.
+   */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /** A run's public state. */

@@ -16,6 +16,7 @@ import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
 import { taskDefinition } from "./task-definition.js";
 import { crashAt } from "./crash-points.js";
+import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -270,9 +271,14 @@ export class Worker {
     }
     const exec = new Execution(claim, def, this.deps);
     this.active.set(run.id, exec);
-    if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
+    const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();
-    const result = await exec.start();
+    const result = await withSpan(span, () => {
+      if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
+      return exec.start();
+    });
+    const written = exec.written;
+    endAttemptSpan(span, written?.status ?? result, written && "error" in written ? written.error : null);
     this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
     if (result === "completed") this.events.emit("settled", run.id);
     // A completion may have re-queued a parent; a suspension may have created children.
