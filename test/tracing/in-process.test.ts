@@ -128,6 +128,29 @@ describe("with the SDK registered", () => {
     expect(traceCarrierOf(grandchild.options)?.traceparent).toBe(`00-${leafRun.traceId}-${leafRun.parentSpanId}-01`);
   });
 
+  it("a Python workflow's tasks run in its trace and read their claim's context with wmill.trace_context()", async () => {
+    const engine = await wacEngine({
+      "f/py_trace.py": `from wmill import task, workflow, trace_context
+
+@task
+async def where():
+    return trace_context()
+
+@workflow
+async def main():
+    return {"child": await where(), "parent": trace_context()}
+`,
+    });
+    const h = await engine.enqueueRun("f/py_trace", {}, { trace: { traceparent: TP } });
+    const out = (await h.result({ timeoutMs: 30_000 })) as Record<string, { traceparent: string } | null>;
+    const all = spans();
+    const taskClaim = one(all, "run f/py_trace.where");
+    expect(ancestry(all, taskClaim)).toEqual(["child f/py_trace.where", "run f/py_trace", "enqueue f/py_trace"]);
+    expect(out.child?.traceparent).toBe(`00-${taskClaim.traceId}-${taskClaim.spanId}-01`);
+    const finalClaim = one(all, "run f/py_trace", { "sluice.outcome": "succeeded" });
+    expect(out.parent?.traceparent).toBe(`00-${finalClaim.traceId}-${finalClaim.spanId}-01`);
+  });
+
   it("records parks, failed steps and retries with their outcome", async () => {
     let tries = 0;
     const wf = defineWorkflow("napper", {
