@@ -141,10 +141,12 @@ export function startAttemptSpan(run: RunFacts, claim: number, workerId: string)
     [ATTR.claim]: claim,
     [ATTR.queue]: run.queue,
     [ATTR.workerId]: workerId,
-    [ATTR.rootRunId]: run.rootId,
   };
   if (run.task) attributes[ATTR.task] = run.task;
-  if (run.parentId) attributes[ATTR.parentRunId] = run.parentId;
+  if (run.parentId) {
+    attributes[ATTR.parentRunId] = run.parentId;
+    attributes[ATTR.rootRunId] = run.rootId;
+  }
   const name = run.task ? `run ${run.workflow}.${run.task}` : `run ${run.workflow}`;
   return tracer.startSpan(name, { kind: SpanKind.CONSUMER, attributes }, contextOf(traceCarrierOf(run.options)));
 }
@@ -165,31 +167,29 @@ export function withSpan<T>(span: Span, fn: () => T): T {
   return context.with(trace.setSpan(context.active(), span), fn);
 }
 
-/** Runs one step body in a `step` span (child of the claim's span); records its outcome. */
+/**
+ * Runs one step body in a `step` span (child of the claim's span, which carries the run id,
+ * workflow and attempt): the step key and step attempt as attributes, `sluice.outcome` =
+ * `error` and an error status when the body throws (a span without them succeeded). Steps
+ * are the most frequent spans, so they carry only what their parent does not: every
+ * attribute costs the SDK several microseconds (`npm run bench -- --tracing`).
+ */
 export async function tracedStep<T>(
   exec: Traced & { run: RunFacts },
   key: string,
   stepAttempt: number,
   body: () => Promise<T>,
 ): Promise<T> {
-  const parent = exec.traceSpan ? trace.setSpan(context.active(), exec.traceSpan) : context.active();
+  const active = context.active();
+  // The claim's span is active when a context manager is registered; else it is set here.
+  const parent = !exec.traceSpan || trace.getSpan(active) ? active : trace.setSpan(active, exec.traceSpan);
   const span = tracer.startSpan(
     `step ${key}`,
-    {
-      attributes: {
-        [ATTR.runId]: exec.run.id,
-        [ATTR.workflow]: exec.run.workflow,
-        [ATTR.stepKey]: key,
-        [ATTR.stepKind]: "step",
-        [ATTR.stepAttempt]: stepAttempt,
-      },
-    },
+    { attributes: { [ATTR.stepKey]: key, [ATTR.stepAttempt]: stepAttempt } },
     parent,
   );
   try {
-    const value = await context.with(trace.setSpan(parent, span), body);
-    span.setAttribute(ATTR.outcome, "done");
-    return value;
+    return await context.with(trace.setSpan(parent, span), body);
   } catch (err) {
     span.setAttribute(ATTR.outcome, "error");
     fail(span, err);

@@ -113,7 +113,7 @@ describe("with the SDK registered", () => {
       expect(c.attributes).toMatchObject({ "sluice.run.id": child.id, "sluice.task": "mid", "sluice.run.attempt": 1 });
     }
     const prep = one(all, "step prep");
-    expect(prep.attributes).toMatchObject({ "sluice.step.key": "prep", "sluice.outcome": "done" });
+    expect(prep.attributes).toEqual({ "sluice.step.key": "prep", "sluice.step.attempt": 1 });
     expect(midClaims).toContain(parentOf(all, prep));
     const leafRun = one(all, "run f/nest.leaf", { "sluice.run.id": grandchild.id });
     expect(ancestry(all, leafRun)).toEqual([
@@ -188,7 +188,12 @@ async def main():
     expect(claims.map((c) => c.attributes["sluice.outcome"])).toEqual(["suspended", "retry", "succeeded"]);
     expect(claims.map((c) => c.attributes["sluice.run.attempt"])).toEqual([1, 1, 2]);
     const steps = all.filter((s) => s.name === "step flaky");
-    expect(steps.map((s) => s.attributes["sluice.outcome"])).toEqual(["error", "done"]);
+    expect(steps.map((s) => s.attributes["sluice.outcome"])).toEqual(["error", undefined]);
+    expect(steps.map((s) => s.attributes["sluice.step.attempt"])).toEqual([1, 1]);
+    expect(exporter.getFinishedSpans().find((s) => s.name === "step flaky")!.status).toMatchObject({
+      code: 2,
+      message: "boom",
+    });
     expect(parentOf(all, steps[0]!)).toBe(claims[1]);
     expect(parentOf(all, park)).toBe(claims[0]);
   });
