@@ -4,6 +4,7 @@
  * is one trace with every parent present, and `sluice dev --otel` exports the spans of a run
  * started over HTTP, with trace ids in its `--log-format json` lines.
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
@@ -167,4 +168,14 @@ export default defineWorkflow("hello", {
       span_id: greet.spanId,
     });
   }, 60_000);
+
+  it("refuses an --otel value that is not an http(s) URL, saying what to give, before touching the project", async () => {
+    const root = makeProject({});
+    const worker = spawnSluice(["worker", "--otel", "localhost:4318"], root);
+    expect(await worker.exited).toBe(1);
+    expect(worker.stderr()).toContain(
+      '--otel "localhost:4318" is not an OTLP/HTTP endpoint: give an http(s) URL such as http://127.0.0.1:4318',
+    );
+    expect(existsSync(join(root, ".sluice", "sluice.db"))).toBe(false);
+  });
 });
