@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { formatTraceparent, parseTraceparent, traceCarrierOf, traceEnv, withTraceCarrier } from "./trace-context.js";
+import {
+  formatTraceparent,
+  parseTraceparent,
+  traceCarrierFromEnv,
+  traceCarrierOf,
+  traceEnv,
+  withTraceCarrier,
+} from "./trace-context.js";
 
 const TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
@@ -56,5 +63,12 @@ describe("trace context in run options", () => {
     expect(traceEnv(null)).toEqual({});
     expect(traceEnv({ traceparent: TP })).toEqual({ TRACEPARENT: TP });
     expect(traceEnv({ traceparent: TP, tracestate: "a=1" })).toEqual({ TRACEPARENT: TP, TRACESTATE: "a=1" });
+  });
+
+  it("reads the context a process was started in, ignoring a bad one", () => {
+    expect(traceCarrierFromEnv({ TRACEPARENT: TP, TRACESTATE: "a=1" })).toEqual({ traceparent: TP, tracestate: "a=1" });
+    expect(traceCarrierFromEnv({ TRACEPARENT: TP })).toEqual({ traceparent: TP });
+    expect(traceCarrierFromEnv({ TRACEPARENT: "junk", TRACESTATE: "a=1" })).toBeNull();
+    expect(traceCarrierFromEnv({})).toBeNull();
   });
 });

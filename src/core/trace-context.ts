@@ -87,3 +87,14 @@ export function traceEnv(carrier: TraceCarrier | null): Record<string, string> {
     ? { TRACEPARENT: carrier.traceparent, TRACESTATE: carrier.tracestate }
     : { TRACEPARENT: carrier.traceparent };
 }
+
+/**
+ * The trace context a process was started in (`TRACEPARENT`, `TRACESTATE`: what Sluice gives its
+ * subprocesses, and what CI systems and `otel-cli` set), or null without a valid one.
+ */
+export function traceCarrierFromEnv(env: Record<string, string | undefined>): TraceCarrier | null {
+  const traceparent = env.TRACEPARENT?.trim();
+  if (!traceparent || !parseTraceparent(traceparent)) return null;
+  const tracestate = env.TRACESTATE?.trim();
+  return tracestate ? { traceparent, tracestate } : { traceparent };
+}

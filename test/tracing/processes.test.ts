@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
+import { traceCarrierOf } from "../../src/core/trace-context.js";
 import { Project } from "../../src/loader/project.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "../helpers/otlp-receiver.js";
 import { spawnSluice } from "../helpers/processes.js";
@@ -177,5 +178,18 @@ export default defineWorkflow("hello", {
       '--otel "localhost:4318" is not an OTLP/HTTP endpoint: give an http(s) URL such as http://127.0.0.1:4318',
     );
     expect(existsSync(join(root, ".sluice", "sluice.db"))).toBe(false);
+  });
+
+  it("sluice enqueue started inside a trace (TRACEPARENT) stores that context with the run", async () => {
+    const root = makeProject({
+      "workflows/hello.ts": `import { defineWorkflow } from "sluice";
+export default defineWorkflow("hello", { handler: async () => "hi" });`,
+    });
+    const enq = spawnSluice(["enqueue", "hello", "{}", "--json"], root, { TRACEPARENT: TP, TRACESTATE: "ci=1" });
+    expect(await enq.exited).toBe(0);
+    const { id } = JSON.parse(enq.stdout()) as { id: string };
+    engine = createEngine({ database: join(root, ".sluice", "sluice.db"), worker: false, scheduler: false });
+    const run = await engine.getRun(id);
+    expect(traceCarrierOf(run!.options)).toEqual({ traceparent: TP, tracestate: "ci=1" });
   });
 });
