@@ -25,6 +25,11 @@ type WorkflowContext struct {
 	Step *Steps
 	// Logger writes lines to the run's log.
 	Logger *Logger
+	// Traceparent is the W3C trace context the run continues ("" when it has none): pass it
+	// to an OpenTelemetry propagator, or read it from the context with TraceContextFrom.
+	Traceparent string
+	// Tracestate goes with Traceparent ("" when there is none).
+	Tracestate string
 
 	exec *execution
 }
@@ -227,4 +232,20 @@ func decodeInto(raw json.RawMessage, out any, key string) error {
 		return &permanentError{fmt.Errorf("sluice: step %q: its checkpointed value does not fit the out argument: %w", key, err)}
 	}
 	return nil
+}
+
+type traceKey struct{}
+
+// TraceContext is a run's W3C trace context: what a propagator reads as the
+// "traceparent" and "tracestate" headers.
+type TraceContext struct {
+	Traceparent string
+	Tracestate  string
+}
+
+// TraceContextFrom returns the trace context of the run a handler's context belongs to
+// (also from contexts derived from it), and false outside a run or when the run has none.
+func TraceContextFrom(ctx context.Context) (TraceContext, bool) {
+	tc, ok := ctx.Value(traceKey{}).(TraceContext)
+	return tc, ok && tc.Traceparent != ""
 }

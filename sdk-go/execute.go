@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 // the server applies the attempts left and the backoff).
 func (w *Worker) execute(e *execution) {
 	def := w.defs[e.claim.Workflow]
-	wctx := &WorkflowContext{Context: e.ctx, RunID: e.claim.RunID, WorkflowName: e.claim.Workflow, Attempt: e.claim.Attempt, exec: e}
+	runCtx := context.WithValue(e.ctx, traceKey{}, TraceContext{Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate})
+	wctx := &WorkflowContext{Context: runCtx, RunID: e.claim.RunID, WorkflowName: e.claim.Workflow, Attempt: e.claim.Attempt,
+		Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate, exec: e}
 	wctx.Step = &Steps{exec: e}
 	wctx.Logger = &Logger{exec: e}
 	err := runHandler(def.handler, wctx, e.claim.Payload)

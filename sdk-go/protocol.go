@@ -22,6 +22,9 @@ type claim struct {
 	ClaimedAt   int64           `json:"claimedAt"`
 	LeaseMs     int64           `json:"leaseMs"`
 	Steps       []journalEntry  `json:"steps"`
+	// W3C trace context stored with the run at enqueue (absent when it has none).
+	Traceparent string `json:"traceparent,omitempty"`
+	Tracestate  string `json:"tracestate,omitempty"`
 }
 
 type journalEntry struct {

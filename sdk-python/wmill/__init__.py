@@ -17,6 +17,7 @@ workflow replays from its checkpoint and holds no worker while it waits. Standar
 import asyncio
 import functools
 import inspect
+import os
 
 from . import _runtime
 from .client import NotInWorkflowError, SluiceError, TaskError
@@ -31,6 +32,7 @@ __all__ = [
     "wait_for_approval",
     "parallel",
     "get_resume_urls",
+    "trace_context",
     "TaskError",
     "SluiceError",
 ]
@@ -206,3 +208,20 @@ async def _awaitable(value):
     if inspect.isawaitable(value):
         return await value
     return value
+
+
+def trace_context():
+    """The W3C trace context of the running claim, to continue its trace in your own telemetry.
+
+    Returns ``{"traceparent": str, "tracestate": str | None}`` inside a workflow, task or
+    script that Sluice runs in a traced run (else the ``TRACEPARENT``/``TRACESTATE``
+    environment variables Sluice sets for the scripts it starts as subprocesses), or None.
+    The SDK emits no telemetry itself; hand this to an OpenTelemetry propagator.
+    """
+    ex = _runtime.current.get()
+    if ex is not None and getattr(ex, "trace", None):
+        return dict(ex.trace)
+    parent = os.environ.get("TRACEPARENT")
+    if parent:
+        return {"traceparent": parent, "tracestate": os.environ.get("TRACESTATE")}
+    return None

@@ -3,7 +3,8 @@
 Sluice's worker claims Python runs like any other and drives them here over two pipes (fd 3:
 messages from Sluice, fd 4: messages to it), one JSON object per line:
 
-    -> {"t": "start", "id", "seq", "kind": "workflow"|"task"|"script", "file", "fn"?, "args"}
+    -> {"t": "start", "id", "seq", "kind": "workflow"|"task"|"script", "file", "fn"?, "args",
+        "traceparent"?, "tracestate"?}
     -> {"t": "resolve", "id", "seq", "results": [{"cid", "ok", "value"?, "error"?}]}
     -> {"t": "step_body", "id", "seq", "cid"}
     -> {"t": "drop", "id"}
@@ -126,6 +127,7 @@ class Execution:
         self.bodies = {}
         self.next_cid = 0
         self.task = None
+        self.trace = None
 
     def call(self, op, fields, body=None):
         """Registers a durable call; returns the future its result resolves."""
@@ -244,6 +246,8 @@ class Host:
     def start(self, msg):
         ex = Execution(self, msg["id"], msg["kind"])
         ex.seq = msg.get("seq", 0)
+        if msg.get("traceparent"):
+            ex.trace = {"traceparent": msg["traceparent"], "tracestate": msg.get("tracestate")}
         self.execs[ex.id] = ex
         token = _runtime.current.set(ex)
         try:

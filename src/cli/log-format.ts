@@ -2,7 +2,8 @@
  * `--log-format text|json` of `sluice dev`, `sluice worker` and `sluice server`. `json`
  * writes one JSON object per line on standard output, for log collectors (Loki,
  * Elasticsearch, CloudWatch): `{"ts", "level", "msg"}` always, and `event`, `runId`,
- * `workflow`, `attempt`, `stepKey`, `status` where the line is about a run. Plain
+ * `workflow`, `attempt`, `stepKey`, `status` where the line is about a run, and `trace_id`,
+ * `span_id` when it was written inside a traced claim or step (`worker/tracing.ts`). Plain
  * messages (startup, reloads) become `{"ts", "level": "info", "msg"}`.
  */
 import { InvalidInputError } from "../core/errors.js";
@@ -39,6 +40,10 @@ export interface LogEvent {
   attempt?: number;
   stepKey?: string | null;
   status?: string;
+  /** The W3C trace id (32 hex) of the span active when the line was written. */
+  trace_id?: string;
+  /** The span id (16 hex) of that span. */
+  span_id?: string;
 }
 
 /** Renders `event` as one JSON line, time first (`ts`: ISO 8601 of `at`, default now). */

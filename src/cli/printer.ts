@@ -5,6 +5,7 @@ import { isTerminal, type LogLine, type RunRecord } from "../store/types.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { preview, runName, safe, timeLabel } from "./format.js";
 import { jsonLine, type LogFormat } from "./log-format.js";
+import { activeTraceIds } from "../worker/tracing.js";
 
 /** Continuation lines of a multi-line log line in the live output. */
 const CONTINUATION = "  │   ";
@@ -26,6 +27,7 @@ export function logEcho(
             workflow: run.workflow,
             attempt: line.attempt,
             stepKey: line.stepKey,
+            ...activeTraceIds(),
           },
           line.ts,
         ),
@@ -107,7 +109,15 @@ function jsonRenderer(write: (text: string) => void): RunRenderer {
   const about = (run: RunRecord) => ({ runId: run.id, workflow: run.workflow, attempt: run.attempt });
   return {
     started: (run) =>
-      write(jsonLine({ level: "info", msg: `${run.workflow} ${run.id} started`, event: "run.started", ...about(run) })),
+      write(
+        jsonLine({
+          level: "info",
+          msg: `${run.workflow} ${run.id} started`,
+          event: "run.started",
+          ...about(run),
+          ...activeTraceIds(),
+        }),
+      ),
     settled: (run) => {
       const retrying = run.status === "pending" && run.error !== null;
       if (!retrying && !isTerminal(run.status)) return;

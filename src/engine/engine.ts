@@ -27,8 +27,18 @@ import type { EnqueueManyOptions, EnqueueOptions, RunHandle } from "../sdk/types
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Scheduler } from "../scheduler/scheduler.js";
 import { openStore } from "../store/open.js";
-import type { CommandResult, LogLine, RunRecord, SignalOutcome, Store, WorkflowInfo } from "../store/types.js";
+import type {
+  CommandResult,
+  EnqueueRequest,
+  LogLine,
+  RunRecord,
+  SignalOutcome,
+  Store,
+  WorkflowInfo,
+} from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
+import { carrierOf, endEnqueueSpan, startEnqueueSpan } from "../worker/tracing.js";
+import { withTraceCarrier } from "../core/trace-context.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
 import { EngineMetrics } from "./metrics.js";
@@ -318,10 +328,32 @@ export class Engine implements SluiceRuntime {
     const defaults = await this.defaultsFor(workflow);
     await this.options.admit?.(defaults.queue, this.store);
     const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
+    // The runs continue the trace active here: their attempts and children hang under this span.
+    const span = startEnqueueSpan(defaults.name, requests.length, options.trace);
+    const carrier = carrierOf(span);
+    if (carrier) for (const r of requests) r.options = withTraceCarrier(r.options, carrier);
+    try {
+      const handles = await this.submitEnqueues<R>(defaults, requests, !options.concurrency);
+      endEnqueueSpan(span, handles);
+      return handles;
+    } catch (err) {
+      endEnqueueSpan(span, err as Error);
+      throw err;
+    }
+  }
+
+  /**
+   * Writes built enqueue requests, leased to a local worker or an external taker where one
+   * is free and `direct` (false under a concurrency limit: that is checked at claim).
+   */
+  private async submitEnqueues<R>(
+    defaults: WorkflowDefaults,
+    requests: EnqueueRequest[],
+    direct: boolean,
+  ): Promise<RunHandle<R>[]> {
     if (this.localServer && (defaults as { local?: boolean }).local) scopeToServer(requests, this.localServer);
     // A local worker with free slots takes new runs in the enqueue transaction itself, unless
     // a concurrency limit applies: that is checked at claim, so such runs are claimed normally.
-    const direct = !options.concurrency;
     const local =
       direct && this.worker && this.registry.get(defaults.name)
         ? this.worker.reserve(requests.length, defaults.queue)

@@ -21,6 +21,12 @@ export interface EnqueueOptions {
    * window), whichever workflow and worker (built-in or an SDK over the worker protocol): honoured at claim.
    */
   concurrency?: { key: string; limit: number; windowMs?: number | null };
+  /**
+   * The W3C trace context the run continues (a `traceparent` and optional `tracestate`, as an
+   * HTTP caller sends them). Default: the OpenTelemetry context active at the call. Ignored
+   * when `traceparent` is not a valid one.
+   */
+  trace?: { traceparent: string; tracestate?: string };
 }
 
 /**

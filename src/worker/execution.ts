@@ -52,6 +52,8 @@ import { type LogTarget, originalConsole } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
 import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
+import { tracePark } from "./tracing.js";
+import type { Span } from "@opentelemetry/api";
 
 /** Settings and collaborators shared by every execution of one worker. */
 export interface ExecutionDeps {
@@ -129,6 +131,10 @@ export class Execution implements LogTarget, WacHost {
   private resolveDone!: (r: ExecutionResult) => void;
   /** Resolves when the claim has ended. */
   readonly done: Promise<ExecutionResult>;
+  /** This claim's span (`worker/tracing.ts`), set by the worker; steps, parks and children hang under it. */
+  traceSpan: Span | null = null;
+  /** The outcome this claim wrote (`succeeded`, `failed`, `cancelled`, `retry`), once written. */
+  written: RunOutcome | null = null;
 
   constructor(
     claim: ClaimedRun,
@@ -246,6 +252,8 @@ export class Execution implements LogTarget, WacHost {
   /** Registers a call that parks the run; the returned promise never settles. */
   defer<T>(call: PendingCall): Promise<T> {
     this.assertActive();
+    if (call.child) call.child.options = tracePark(this, call) ?? null;
+    else if (this.traceSpan) tracePark(this, call);
     this.pending.push(call);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -482,6 +490,7 @@ export class Execution implements LogTarget, WacHost {
       }
       if (outcome.status !== "retry")
         this.deps.metrics?.finished(this.run.workflow, outcome.status, (this.now() - this.run.createdAt) / 1000);
+      this.written = outcome;
       this.resolveDone("completed");
     } catch {
       this.abandon();

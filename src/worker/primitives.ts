@@ -14,6 +14,7 @@ import { isTerminalError, markTerminal } from "./control.js";
 import { createLogger } from "./logger.js";
 import type { Execution } from "./execution.js";
 import { crashAt } from "./crash-points.js";
+import { tracedStep } from "./tracing.js";
 
 const timer = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -44,7 +45,7 @@ export async function runStep<T>(
     const stepAttempt = ++spent;
     try {
       return await exec.track(async () => {
-        const value = await runBody(exec, key, stepAttempt, fn);
+        const value = await tracedStep(exec, key, stepAttempt, () => runBody(exec, key, stepAttempt, fn));
         crashAt("after-step-body");
         const encoded = markOnThrow(() => exec.encode(value, `result of step "${key}"`));
         await exec.save([

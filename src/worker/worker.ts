@@ -19,6 +19,7 @@ import { crashAt } from "./crash-points.js";
 // Operator messages go to the process's stderr even when printed from inside a run's async
 // context (where console.* is captured into the run's log).
 import { originalConsole } from "./console-capture.js";
+import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -275,10 +276,15 @@ export class Worker {
     }
     const exec = new Execution(claim, def, this.deps);
     this.active.set(run.id, exec);
-    if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
+    const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();
     this.deps.metrics?.started(run.workflow, (t0 - received) / 1000);
-    const result = await exec.start();
+    const result = await withSpan(span, () => {
+      if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
+      return exec.start();
+    });
+    const written = exec.written;
+    endAttemptSpan(span, written?.status ?? result, written && "error" in written ? written.error : null);
     this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
     if (result === "completed") this.events.emit("settled", run.id);
     // A completion may have re-queued a parent; a suspension may have created children.

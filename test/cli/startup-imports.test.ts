@@ -61,7 +61,19 @@ function loadedBy(script: string, args: string[], cwd: string): { modules: strin
 
 const packageLoaded = (modules: string[], name: string) => modules.some((m) => m.startsWith(`node_modules/${name}/`));
 /** Loaded on first use by every command. */
-const DRIVERS = ["@duckdb/node-api", "pg", "typescript", "esbuild", "hono", "@hono/node-server", "@aws-sdk"];
+const DRIVERS = [
+  "@duckdb/node-api",
+  "pg",
+  "typescript",
+  "esbuild",
+  "hono",
+  "@hono/node-server",
+  "@aws-sdk",
+  // The trace SDK and its exporter load only with --otel or OTEL_EXPORTER_OTLP_* (cli/otel.ts).
+  "@opentelemetry/sdk-trace-node",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/exporter-trace-otlp-http",
+];
 /** Not loaded by a lane worker either (`sluice dev` watches files and serves /metrics). */
 const HEAVY = [...DRIVERS, "chokidar", "prom-client"];
 

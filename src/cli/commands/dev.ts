@@ -8,6 +8,7 @@ import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
+import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
@@ -29,6 +30,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--auth", "require API tokens even on loopback (sluice token create)")
     .option(...PUBLIC_URL_OPTION)
     .option(...LOG_FORMAT_OPTION)
+    .option(...OTEL_OPTION)
     .option(
       "--workers <mode>",
       "inline: run workflows in this process; separate: one worker process per worker group, started when work is runnable and gone when idle (as sluice server does)",
@@ -42,6 +44,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;
     const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
+    const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-dev");
+    if (tracing) write(`traces: exporting to ${tracing.target.url} (OTLP/HTTP)\n`);
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
     const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
     const http = await listen({
@@ -144,6 +148,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       unfollow();
     } finally {
       await http.server.close();
+      await tracing?.shutdown();
     }
     write("stopped\n");
   });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { traceCarrierFromEnv } from "../../core/trace-context.js";
 import { safe } from "../format.js";
 import { admitFromStore } from "../../lanes/crash-record.js";
 import { Project } from "../../loader/project.js";
@@ -69,6 +70,8 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
             runAt,
             retries,
             createdBy: opts.as ?? cx.io.env.USER ?? "cli",
+            // Started inside a trace (TRACEPARENT: a CI job, a Sluice script): the run continues it.
+            trace: traceCarrierFromEnv(cx.io.env) ?? undefined,
           });
           if (!opts.wait) {
             if (opts.json) json(cx, { id: handle.id, deduplicated: handle.deduplicated, workflow });

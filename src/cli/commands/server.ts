@@ -16,6 +16,7 @@ import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from ".
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
+import { OTEL_OPTION, tracingFor } from "../otel.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -43,6 +44,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(...PUBLIC_URL_OPTION)
     .option(...LOG_FORMAT_OPTION)
+    .option(...OTEL_OPTION)
     .option(
       "--workers <mode>",
       "separate: start one worker process per worker group when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself",
@@ -57,6 +59,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
     const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;
+    const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-server");
+    if (tracing) write(`traces: exporting to ${tracing.target.url} (OTLP/HTTP)\n`);
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
     const { createApp, listen } = await import("../../http/serve.js");
     const http = await listen({
@@ -134,6 +138,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await lanes?.stop(10_000);
       await pipelines?.stop();
       await engine.stop({ drainMs: 0 });
+      await tracing?.shutdown();
     }
     write("server stopped\n");
   });

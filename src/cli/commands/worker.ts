@@ -13,6 +13,7 @@ import { retryableAtStartup, retryStartup } from "../startup-retry.js";
 import { followRuns, logEcho } from "../printer.js";
 import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
+import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
@@ -46,6 +47,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       "127.0.0.1",
     )
     .option(...LOG_FORMAT_OPTION)
+    .option(...OTEL_OPTION)
     .option(
       "--from-build <file>",
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
@@ -70,6 +72,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const write = logFormat === "json" ? jsonMessages(out) : out;
       // Links point at the configured public URL, else at the one a server recorded in the database.
       const publicUrl = publicUrlSetting(cx.io, project);
+      const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-worker");
+      if (tracing) write(`traces: exporting to ${tracing.target.url} (OTLP/HTTP)\n`);
       const engine = openEngine(project, {
         ...(publicUrl && { baseUrl: publicUrl }),
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
@@ -136,6 +140,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       unfollow();
       unclear();
       link?.close();
+      await tracing?.shutdown();
       write(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
 }

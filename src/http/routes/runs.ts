@@ -60,6 +60,7 @@ export function runRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       priority: optInt(body, "priority", -1_000_000, 1_000_000),
       concurrency: parseConcurrency(body.concurrency, "concurrency") ?? undefined,
       createdBy: c.get("identity")!.name,
+      trace: traceHeaders(c.req.header("traceparent"), c.req.header("tracestate")),
     });
     const run = await engine.store.getRun(handle.id);
     if (!run) throw new RunNotFoundError(handle.id);
@@ -117,4 +118,10 @@ export async function listRuns(store: Store, q: RunListQuery, errors: ErrorDetai
     if (batch.length < 500) return { runs: found.map(view), nextCursor: null };
     if (scanned >= MAX_SCAN) return { runs: found.map(view), nextCursor: before === undefined ? null : String(before) };
   }
+}
+
+/** The W3C trace context a caller sent (`traceparent`, `tracestate` headers): the run continues it. */
+function traceHeaders(traceparent: string | undefined, tracestate: string | undefined) {
+  if (!traceparent) return undefined;
+  return tracestate ? { traceparent, tracestate } : { traceparent };
 }

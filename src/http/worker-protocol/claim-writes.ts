@@ -8,6 +8,7 @@
  *     and one fsync) and resolves with the route's answer once it is committed.
  * A stale fencing token is refused with 409 `LEASE_LOST` and nothing is written.
  */
+import { traceCarrierOf, withTraceCarrier } from "../../core/trace-context.js";
 import { backoffDelay } from "../../core/backoff.js";
 import { encodeValue } from "../../core/serde.js";
 import type { Engine } from "../../engine/engine.js";
@@ -150,6 +151,8 @@ export class ClaimWrites {
           createdBy: parent.createdBy,
           parentKey: m.key,
           concurrency: m.concurrency,
+          // Children continue the parent's trace (the external worker's own spans are its business).
+          options: withTraceCarrier(null, traceCarrierOf(parent.options)),
         };
       }),
     );

@@ -5,6 +5,7 @@
  * While a claim waits, runs enqueued through this engine are created already leased to
  * it (see `engine/handoff.ts`): the enqueue and the claim share one commit.
  */
+import { traceCarrierOf } from "../../core/trace-context.js";
 import { leaseRetryDelay } from "../../core/backoff.js";
 import { decodeValue } from "../../core/serde.js";
 import type { Engine } from "../../engine/engine.js";
@@ -30,6 +31,10 @@ export interface ClaimView {
   leaseMs: number;
   /** The journal: checkpoints of earlier claims, to replay against. */
   steps: JournalEntry[];
+  /** The W3C trace context stored with the run at enqueue, when it has one: the worker continues it. */
+  traceparent?: string;
+  /** Its `tracestate`, when there is one. */
+  tracestate?: string;
 }
 
 /** One checkpoint of the journal. */
@@ -136,6 +141,7 @@ export class ExternalClaims {
 
 function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
   return {
+    ...traceCarrierOf(c.run.options),
     runId: c.run.id,
     token: c.token,
     workflow: c.run.workflow,

@@ -9,6 +9,7 @@
  * in-flight count, so a suspension waits until every call of that turn has been made: the
  * calls of one `asyncio.gather` are written by one suspend.
  */
+import { subprocessCarrier } from "../../worker/tracing.js";
 import { NonDeterminismError, LeaseLostError, WorkflowSuspendedError } from "../../sdk/errors.js";
 import { TaskError } from "../../sdk/windmill/task-error.js";
 import { validateTaskOptions } from "../../sdk/windmill/task.js";
@@ -84,7 +85,8 @@ class PythonRun {
     // The claim ended (suspended, fenced, finished): Python forgets the execution.
     void exec.done.then(() => this.end(true));
     try {
-      this.send({ t: "start", ...start });
+      // The run's trace context, for `wmill.trace_context()` in Python.
+      this.send({ t: "start", ...start, ...subprocessCarrier(exec.run) });
     } catch (err) {
       this.fail(err);
     }

@@ -15,6 +15,7 @@
  * Code errors are final, except on cascade-started runs of a script with `// retry N`,
  * which get N retries with the annotation's delay.
  */
+import { ATTR, inSpan } from "../../worker/tracing.js";
 import type { AssetHost } from "../../assets/host.js";
 import { RUN_BACKOFF } from "../../core/backoff.js";
 import { WAC_MAX_ATTEMPTS } from "../../loader/runnables.js";
@@ -147,7 +148,11 @@ async function runMember(
       : { ...split.args, partition: resolved.value };
   let result: unknown;
   try {
-    result = await runner.run(runCtx, args);
+    result = await inSpan(
+      `script ${member.path}`,
+      { [ATTR.runId]: exec.run.id, [ATTR.script]: member.path, [ATTR.language]: member.language },
+      () => runner.run(runCtx, args),
+    );
   } catch (err) {
     const retryable =
       CASCADE_TRIGGERS.has(meta.trigger) &&

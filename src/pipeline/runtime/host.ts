@@ -14,6 +14,7 @@
  * await pipelines.start();
  * ```
  */
+import { startCascadeSpan, traceDecision, withSpan } from "../../worker/tracing.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../../assets/config.js";
@@ -170,10 +171,20 @@ export class PipelineHost implements PipelineServices {
 
   /** Runs the cascade for a finished producer run. */
   async dispatch(producer: ProducerRun): Promise<DispatchDecision[]> {
-    const decisions = await dispatchCascade(
-      { store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() },
-      producer,
-    );
+    // One `cascade` span per producer run; the runs it enqueues and its decisions hang under it.
+    const span = startCascadeSpan(producer.member.path, producer.runId);
+    let decisions: DispatchDecision[];
+    try {
+      decisions = await withSpan(span, () =>
+        dispatchCascade(
+          { store: this.store, catalog: this.current, enqueue: this.enqueue, now: () => Date.now() },
+          producer,
+        ),
+      );
+      for (const d of decisions) traceDecision(span, d);
+    } finally {
+      span.end();
+    }
     this.recordDecisions(decisions);
     for (const d of decisions) {
       this.say(

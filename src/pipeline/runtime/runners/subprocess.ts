@@ -7,6 +7,8 @@
  * result is `main`'s return value (Python) or the last line of stdout (Bash, parsed as
  * JSON when it is JSON). A subprocess of a run that loses its lease is killed.
  */
+import { traceEnv } from "../../../core/trace-context.js";
+import { subprocessCarrier } from "../../../worker/tracing.js";
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -68,8 +70,11 @@ export function subprocessRunner(
         const [cmd, argv] = python
           ? [s.python, [join(bridge.dir, "runner.py"), script]]
           : [s.bash, [script, ...positional]];
+        // The script continues the run's trace (W3C TRACEPARENT/TRACESTATE), never one this process inherited.
+        const { TRACEPARENT: _tp, TRACESTATE: _ts, ...inherited } = process.env;
         const env: NodeJS.ProcessEnv = {
-          ...process.env,
+          ...inherited,
+          ...traceEnv(subprocessCarrier(null)),
           SLUICE_BRIDGE: bridge.socket,
           SLUICE_BRIDGE_TOKEN: token,
           SLUICE_ARGS_FILE: argsFile,

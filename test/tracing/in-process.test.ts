@@ -1,0 +1,254 @@
+/**
+ * Traces of runs in one process, recorded by the OpenTelemetry SDK's InMemorySpanExporter:
+ * parent → child → grandchild runs in one trace, steps and parks under their claim, a
+ * 3-level pipeline cascade (TypeScript → TypeScript → Bash, which reads TRACEPARENT) in one
+ * trace, and the trace context stored in the runs' options.
+ */
+import { join } from "node:path";
+import { context, trace } from "@opentelemetry/api";
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { traceCarrierOf } from "../../src/core/trace-context.js";
+import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
+import { Project } from "../../src/loader/project.js";
+import { makeProject } from "../helpers/project.js";
+import { tempDir } from "../helpers/tmp.js";
+import { startPipelines } from "../pipeline/harness.js";
+import { ancestry, one, parentOf, type SpanView } from "./spans.js";
+
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+function spans(): SpanView[] {
+  return exporter.getFinishedSpans().map((s) => ({
+    name: s.name,
+    traceId: s.spanContext().traceId,
+    spanId: s.spanContext().spanId,
+    parentSpanId: s.parentSpanContext?.spanId,
+    attributes: s.attributes as Record<string, unknown>,
+  }));
+}
+
+const engines: Engine[] = [];
+afterEach(async () => {
+  while (engines.length) await engines.pop()!.stop({ drainMs: 1000 });
+  exporter.reset();
+});
+afterAll(async () => {
+  await provider.shutdown();
+  trace.disable();
+  context.disable();
+});
+
+const HEADER = `import { workflow, task, step } from "windmill-client";\n`;
+
+const TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+async function wacEngine(files: Record<string, string>): Promise<Engine> {
+  const root = makeProject(files);
+  const engine = createEngine({
+    database: join(root, ".sluice", "sluice.db"),
+    scheduler: false,
+    worker: { pollMs: 50 },
+  });
+  engines.push(engine);
+  await engine.start();
+  expect((await new Project(root, engine).loadAll()).errors).toEqual([]);
+  return engine;
+}
+
+const NEST = {
+  "f/nest.ts": `${HEADER}
+    async function leaf(n: number) { return n * 10; }
+    async function mid(n: number) { const a = await step("prep", () => n + 1); return task(leaf)(a); }
+    export const main = workflow(async () => { const x = await task(mid)(1); return step("done", () => x + 1); });`,
+};
+
+describe("without an SDK (the API only)", () => {
+  it("stores no trace context when nothing is traced, and passes a caller's context on to every descendant", async () => {
+    const engine = await wacEngine(NEST);
+    const plain = await engine.enqueueRun("f/nest", {});
+    expect(await plain.result({ timeoutMs: 10_000 })).toBe(21);
+    const all = await engine.store.listRuns({ limit: 10 });
+    expect(all).toHaveLength(3);
+    for (const r of all) expect(r.options).toBeNull();
+
+    const traced = await engine.enqueueRun("f/nest", {}, { trace: { traceparent: TP, tracestate: "k=v" } });
+    expect(await traced.result({ timeoutMs: 10_000 })).toBe(21);
+    const runs = (await engine.store.listRuns({ limit: 10 })).filter((r) => r.rootId === traced.id);
+    expect(runs).toHaveLength(3);
+    // Nothing records spans here, so the caller's context is what every run carries.
+    for (const r of runs) expect(traceCarrierOf(r.options)).toEqual({ traceparent: TP, tracestate: "k=v" });
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+  });
+});
+
+describe("with the SDK registered", () => {
+  beforeAll(() => provider.register());
+
+  it("parent → child → grandchild runs make one trace with claims, steps and children in their places", async () => {
+    const engine = await wacEngine(NEST);
+    const h = await engine.enqueueRun("f/nest", {}, { trace: { traceparent: TP } });
+    expect(await h.result({ timeoutMs: 10_000 })).toBe(21);
+    const all = spans();
+    expect(new Set(all.map((s) => s.traceId))).toEqual(new Set(["4bf92f3577b34da6a3ce929d0e0e4736"]));
+    const enqueue = one(all, "enqueue f/nest");
+    expect(enqueue.parentSpanId).toBe("00f067aa0ba902b7");
+    const runs = await engine.store.listRuns({ limit: 10 });
+    const child = runs.find((r) => r.task === "mid")!;
+    const grandchild = runs.find((r) => r.task === "leaf")!;
+    expect(grandchild.parentId).toBe(child.id);
+    // The parent is claimed twice (parks on its child, then finishes), both claims under the enqueue.
+    const parentClaims = all.filter((s) => s.name === "run f/nest");
+    expect(parentClaims.map((s) => s.attributes["sluice.outcome"]).sort()).toEqual(["succeeded", "suspended"]);
+    for (const c of parentClaims) expect(parentOf(all, c)).toBe(enqueue);
+    const suspended = parentClaims.find((s) => s.attributes["sluice.outcome"] === "suspended")!;
+    const spawn = one(all, "child f/nest.mid");
+    expect(spawn.attributes["sluice.child.run_id"]).toBe(child.id);
+    expect(parentOf(all, spawn)).toBe(suspended);
+    const midClaims = all.filter((s) => s.name === "run f/nest.mid");
+    expect(midClaims).toHaveLength(2);
+    for (const c of midClaims) {
+      expect(parentOf(all, c)).toBe(spawn);
+      expect(c.attributes).toMatchObject({ "sluice.run.id": child.id, "sluice.task": "mid", "sluice.run.attempt": 1 });
+    }
+    const prep = one(all, "step prep");
+    expect(prep.attributes).toEqual({ "sluice.step.key": "prep", "sluice.step.attempt": 1 });
+    expect(midClaims).toContain(parentOf(all, prep));
+    const leafRun = one(all, "run f/nest.leaf", { "sluice.run.id": grandchild.id });
+    expect(ancestry(all, leafRun)).toEqual([
+      "child f/nest.leaf",
+      "run f/nest.mid",
+      "child f/nest.mid",
+      "run f/nest",
+      "enqueue f/nest",
+    ]);
+    expect(leafRun.attributes["sluice.outcome"]).toBe("succeeded");
+    // What is stored is the context of the span that created each run.
+    expect(traceCarrierOf(grandchild.options)?.traceparent).toBe(`00-${leafRun.traceId}-${leafRun.parentSpanId}-01`);
+  });
+
+  it("a Python workflow's tasks run in its trace and read their claim's context with wmill.trace_context()", async () => {
+    const engine = await wacEngine({
+      "f/py_trace.py": `from wmill import task, workflow, trace_context
+
+@task
+async def where():
+    return trace_context()
+
+@workflow
+async def main():
+    return {"child": await where(), "parent": trace_context()}
+`,
+    });
+    const h = await engine.enqueueRun("f/py_trace", {}, { trace: { traceparent: TP } });
+    const out = (await h.result({ timeoutMs: 30_000 })) as Record<string, { traceparent: string } | null>;
+    const all = spans();
+    const taskClaim = one(all, "run f/py_trace.where");
+    expect(ancestry(all, taskClaim)).toEqual(["child f/py_trace.where", "run f/py_trace", "enqueue f/py_trace"]);
+    expect(out.child?.traceparent).toBe(`00-${taskClaim.traceId}-${taskClaim.spanId}-01`);
+    const finalClaim = one(all, "run f/py_trace", { "sluice.outcome": "succeeded" });
+    expect(out.parent?.traceparent).toBe(`00-${finalClaim.traceId}-${finalClaim.spanId}-01`);
+  });
+
+  it("records parks, failed steps and retries with their outcome", async () => {
+    let tries = 0;
+    const wf = defineWorkflow("napper", {
+      retries: 1,
+      backoff: { base: 10, max: 10 },
+      handler: async (_p, ctx) => {
+        await ctx.sleep("nap", 80);
+        await ctx.run(
+          "flaky",
+          () => {
+            if (++tries === 1) throw new Error("boom");
+            return tries;
+          },
+          { retries: 0 },
+        );
+        return "ok";
+      },
+    });
+    const engine = createEngine({
+      database: join(tempDir(), "n.db"),
+      workflows: [wf],
+      scheduler: false,
+      inlineSleepMs: 10,
+      worker: { pollMs: 20 },
+    });
+    engines.push(engine);
+    await engine.start();
+    const h = await wf.start(null);
+    expect(await h.result({ timeoutMs: 10_000 })).toBe("ok");
+    const all = spans();
+    expect(new Set(all.map((s) => s.traceId)).size).toBe(1);
+    const park = one(all, "park sleep");
+    expect(park.attributes).toMatchObject({ "sluice.step.key": "nap", "sluice.park.wake_after_ms": 80 });
+    const claims = all.filter((s) => s.name === "run napper");
+    expect(claims.map((c) => c.attributes["sluice.outcome"])).toEqual(["suspended", "retry", "succeeded"]);
+    expect(claims.map((c) => c.attributes["sluice.run.attempt"])).toEqual([1, 1, 2]);
+    const steps = all.filter((s) => s.name === "step flaky");
+    expect(steps.map((s) => s.attributes["sluice.outcome"])).toEqual(["error", undefined]);
+    expect(steps.map((s) => s.attributes["sluice.step.attempt"])).toEqual([1, 1]);
+    expect(exporter.getFinishedSpans().find((s) => s.name === "step flaky")!.status).toMatchObject({
+      code: 2,
+      message: "boom",
+    });
+    expect(parentOf(all, steps[0]!)).toBe(claims[1]);
+    expect(parentOf(all, park)).toBe(claims[0]);
+  });
+
+  it("a 3-level pipeline cascade is one trace down to the Bash script, which reads TRACEPARENT", async () => {
+    const p = await startPipelines({
+      "f/chain/a.ts": `// pipeline
+import * as wmill from 'windmill-client';
+export async function main() {
+  await wmill.writeS3File({ s3: 'chain/a.json' }, '1');
+}
+`,
+      "f/chain/b.ts": `// pipeline
+// on s3://chain/a.json
+import * as wmill from 'windmill-client';
+export async function main() {
+  await wmill.writeS3File({ s3: 'chain/b.json' }, '2');
+}
+`,
+      "f/chain/c.sh": `# pipeline
+# on s3://chain/b.json
+echo "tp=$TRACEPARENT"
+`,
+    });
+    try {
+      const start = await p.pipelines.runScript("f/chain/a");
+      await start.result({ timeoutMs: 10_000 });
+      await p.settle();
+      const [c] = await p.runsOf("f/chain/c");
+      expect(c?.status).toBe("succeeded");
+      const all = spans();
+      expect(new Set(all.map((s) => s.traceId)).size).toBe(1);
+      const cRun = one(all, "run f/chain/c");
+      expect(ancestry(all, cRun)).toEqual([
+        "enqueue f/chain/c",
+        "cascade f/chain/b.ts",
+        "step pipeline:dispatch",
+        "run f/chain/b",
+        "enqueue f/chain/b",
+        "cascade f/chain/a.ts",
+        "step pipeline:dispatch",
+        "run f/chain/a",
+        "enqueue f/chain/a",
+      ]);
+      const decision = one(all, "dispatch f/chain/c.sh");
+      expect(decision.attributes).toMatchObject({
+        "sluice.pipeline.decision": "dispatched",
+        "sluice.pipeline.depth": 2,
+      });
+      const script = one(all, "script f/chain/c.sh");
+      expect(parentOf(all, script)).toBe(cRun);
+      const logs = (await p.store.getLogs(c!.id)).map((l) => l.message).join("\n");
+      expect(logs).toContain(`tp=00-${script.traceId}-${script.spanId}-01`);
+    } finally {
+      await p.close();
+    }
+  });
+});
