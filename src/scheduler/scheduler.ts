@@ -22,7 +22,7 @@ export interface SchedulerOptions {
   retentionMs: number | null;
   /** How often retention runs (ms). Default 60 000. */
   retentionEveryMs: number;
-  /** Most runs deleted per transaction (fewer when a transaction takes over 20 ms). Default 500. */
+  /** Most runs deleted per transaction (fewer when a transaction takes over 15 ms). Default 500. */
   retentionBatch: number;
   /** Called after a tick enqueued runs (to wake local workers). */
   onEnqueued?: () => void;
@@ -222,7 +222,7 @@ export class Scheduler {
 
   /**
    * Deletes finished runs older than `retentionMs`, paced (`core/retention-pace.ts`): each
-   * transaction sized to take about 20 ms (at most `retentionBatch` runs), and a rest as long
+   * transaction sized to take about 15 ms (at most `retentionBatch` runs), and a rest twice as long
    * as it took before the next, so claims never wait long behind it. Stops early when the
    * scheduler is stopped (the next retention goes on). Returns how many.
    */
