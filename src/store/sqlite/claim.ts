@@ -1,10 +1,8 @@
 import type { ClaimedRun, ClaimRequest } from "../types.js";
 import { type RunRow, type StepRow, toRun, toStep } from "./rows.js";
 import type { Statements } from "./statements.js";
-import { dueRuns } from "./due.js";
 
-/** Beyond being due (`due.ts`): a workflow this worker knows. */
-const CLAIMABLE_FILTER = "workflow IN (SELECT value FROM json_each(?))";
+const CLAIMABLE = "ready_at <= ? AND status IN ('pending', 'waiting') AND workflow IN (SELECT value FROM json_each(?))";
 /** Runs holding a slot of the candidate's concurrency key: running, or started within its window. Takes `now`. */
 const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_key = runs.concurrency_key AND r2.seq != runs.seq
   AND (r2.status = 'running' OR (runs.concurrency_window_ms IS NOT NULL AND r2.started_at >= ? - runs.concurrency_window_ms))`;
@@ -24,6 +22,11 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
     : req.server
       ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)"
       : "";
+  const select = s.get(
+    `SELECT seq, concurrency_key FROM runs WHERE ${CLAIMABLE}${scope}
+       AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
+     ORDER BY priority DESC, ready_at, seq LIMIT ?`,
+  );
   const inUse = s.get(`SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`);
   const take = s.get(
     `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
@@ -33,8 +36,10 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
   );
   const steps = s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
   const scoped = req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : [];
-  const filter = `AND ${CLAIMABLE_FILTER}${scope} AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)`;
-  const candidates = dueRuns(s, filter, [workflows, ...scoped, now], now, req.limit * 2);
+  const candidates = select.all(now, workflows, ...scoped, now, req.limit * 2) as Array<{
+    seq: number;
+    concurrency_key: string | null;
+  }>;
   const claimed: ClaimedRun[] = [];
   for (const c of candidates) {
     if (claimed.length >= req.limit) break;
