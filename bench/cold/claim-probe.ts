@@ -1,14 +1,16 @@
 /**
- * A claiming process for the retention bench: `node dist-bench/cold/claim-probe.js <database>`.
+ * A claiming process for the retention bench: `node dist-bench/cold/claim-probe.js <database> <out.json>`.
  * Claims in a loop (limit 10, as an idle worker polls) and times every claim; prints `READY`
- * after the first, and on SIGTERM one line `RESULT <json>`: claims made, and every claim that
- * took 5 ms or more as [wall-clock start ms, duration ms].
+ * after the first, and on SIGTERM writes to `out.json` the claims made and every claim that
+ * took 5 ms or more as [wall-clock start ms, duration ms] (a file: a long line on a pipe is
+ * cut short by the exit).
  */
+import { writeFileSync } from "node:fs";
 import { createEngine } from "../../dist/index.js";
 
-const [database] = process.argv.slice(2);
-if (!database) {
-  console.error("usage: claim-probe.js <database file or postgres:// URL>");
+const [database, out] = process.argv.slice(2);
+if (!database || !out) {
+  console.error("usage: claim-probe.js <database file or postgres:// URL> <result file>");
   process.exit(2);
 }
 const engine = createEngine({ database, worker: false, scheduler: false, captureConsole: false });
@@ -26,6 +28,6 @@ while (!stopping) {
   if (claims++ === 0) console.log("READY");
   await new Promise((r) => setTimeout(r, 1));
 }
-console.log(`RESULT ${JSON.stringify({ claims, slow })}`);
+writeFileSync(out, JSON.stringify({ claims, slow }));
 await engine.stop();
 process.exit(0);

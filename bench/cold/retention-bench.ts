@@ -5,6 +5,7 @@
  * the longest claim during it (issue 15: claims never paused for more than 50 ms at a time).
  */
 import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createEngine } from "../../dist/index.js";
 import { type Figure, fmt, quantile } from "../report.js";
@@ -15,9 +16,10 @@ interface ProbeResult {
   slow: Array<[number, number]>;
 }
 
-/** Runs retention on `database` (seeded with old finished runs) beside a claiming process. */
-export async function retentionFigures(store: ColdStore, database: string): Promise<Figure[]> {
-  const probe = spawn(process.execPath, [join(import.meta.dirname, "claim-probe.js"), database], {
+/** Runs retention on `database` (seeded with old finished runs) beside a claiming process (scratch files in `dir`). */
+export async function retentionFigures(store: ColdStore, dir: string, database: string): Promise<Figure[]> {
+  const resultFile = join(dir, `claim-probe-${process.pid}.json`);
+  const probe = spawn(process.execPath, [join(import.meta.dirname, "claim-probe.js"), database, resultFile], {
     env: { ...process.env, SLUICE_SECRET_KEY: "sluice-bench-secret-key-0123456789" },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -43,9 +45,8 @@ export async function retentionFigures(store: ColdStore, database: string): Prom
   await new Promise((r) => setTimeout(r, 500));
   probe.kill("SIGTERM");
   await exited;
-  const line = out.split("\n").find((l) => l.startsWith("RESULT "));
-  if (!line) throw new Error("claim probe printed no result");
-  const r = JSON.parse(line.slice(7)) as ProbeResult;
+  const r = JSON.parse(readFileSync(resultFile, "utf8")) as ProbeResult;
+  rmSync(resultFile, { force: true });
   const during = r.slow
     .filter(([at]) => at >= start && at <= end)
     .map(([, ms]) => ms)

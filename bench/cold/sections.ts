@@ -23,7 +23,7 @@ export interface Issue15Sections {
 async function large(store: ColdStore, dir: string, empty: Awaited<ReturnType<typeof coldSection>>): Promise<void> {
   const db = await largeSection(store, dir, empty);
   try {
-    printFigures(`retention on ${store.name} while another process claims`, await retentionFigures(store, db));
+    printFigures(`retention on ${store.name} while another process claims`, await retentionFigures(store, dir, db));
   } finally {
     await store.drop(db);
   }
