@@ -2,7 +2,7 @@
  * The machine's raw limits the cold figures are printed against: one fsync of a small
  * write on the file system the databases live on, and each store's single-row commit rate.
  */
-import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { rawSqliteCommitsPerSecond } from "../raw-sqlite.js";
 import { rawPostgresCommitsPerSecond } from "../postgres.js";
@@ -37,7 +37,12 @@ export function fsyncMs(dir: string, n = 200): number {
 
 /** SQLite's raw limits in `dir` (WAL, synchronous=FULL). */
 export function sqliteLimits(dir: string): RawLimits {
-  return { commitsPerSecond: rawSqliteCommitsPerSecond(dir), fsyncMs: fsyncMs(dir) };
+  const scratch = mkdtempSync(join(dir, "raw-")); // its own folder: the main bench's raw.db may be in `dir`
+  try {
+    return { commitsPerSecond: rawSqliteCommitsPerSecond(scratch), fsyncMs: fsyncMs(scratch) };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** Postgres' raw limits on the server at `url` (a scratch table in `schema`), fsync measured in `dir`. */
