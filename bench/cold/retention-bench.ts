@@ -56,7 +56,7 @@ export async function retentionFigures(store: ColdStore, dir: string, database: 
   const over = during.filter((ms) => ms > 50).length;
   return [
     {
-      name: "retention of the finished history (engine scheduler, batches of 500)",
+      name: "retention of the finished history (engine scheduler, paced transactions)",
       value: (end - start) / 1000,
       unit: "s",
       note: `${fmt(left)} succeeded runs left; database ${fmt(before / 1024 / 1024)} MiB before (file not shrunk)`,

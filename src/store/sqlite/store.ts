@@ -366,6 +366,20 @@ export class SqliteStore implements Store {
   }
 
   async deleteFinished(finishedBefore: number, batch: number): Promise<number> {
+    // Retention's commits skip the fsync (synchronous=NORMAL: consistent after a crash, the
+    // deletion at worst undone and repeated by the next retention), so a delete never holds the
+    // write lock through a slow disk flush. Every other commit stays FULL and its fsync of the
+    // WAL covers these frames too. Set and reset inside this synchronous call: no other
+    // transaction of this connection can run in between.
+    this.db.pragma("synchronous = NORMAL");
+    try {
+      return this.deleteFinishedBatch(finishedBefore, batch);
+    } finally {
+      this.db.pragma("synchronous = FULL");
+    }
+  }
+
+  private deleteFinishedBatch(finishedBefore: number, batch: number): number {
     return this.tx(() => {
       const ids = this.s
         .get("SELECT id FROM runs WHERE finished_at < ? AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?")
