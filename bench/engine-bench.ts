@@ -11,9 +11,17 @@ const fiveSteps = defineWorkflow("bench-five-steps", {
 const oneStep = defineWorkflow("bench-one-step", { handler: async (_p, ctx) => ctx.run("only", () => 1) });
 const noop = defineWorkflow("bench-noop", { handler: async () => 1 });
 
-/** Opens an engine with an embedded worker on a fresh SQLite file (or on `database`, e.g. a Postgres URL). */
-export async function openBenchEngine(dir: string, name: string, database = join(dir, `${name}.db`)): Promise<Engine> {
-  const engine = createEngine({ database, workflows: [fiveSteps, oneStep, noop], scheduler: false });
+/**
+ * Opens an engine with an embedded worker (default options, or `worker`) on a fresh SQLite file
+ * (or on `database`, e.g. a Postgres URL).
+ */
+export async function openBenchEngine(
+  dir: string,
+  name: string,
+  database = join(dir, `${name}.db`),
+  worker: { concurrency?: number } = {},
+): Promise<Engine> {
+  const engine = createEngine({ database, workflows: [fiveSteps, oneStep, noop], scheduler: false, worker });
   await engine.start();
   return engine;
 }

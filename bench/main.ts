@@ -10,6 +10,10 @@
  *   npm run bench -- --python                 only Python workflows as code beside the TypeScript fan-out
  *   npm run bench -- --backfill               only the 365-partition pipeline backfill
  *   npm run bench -- --tracing                only the tracing overhead (200 × 5 steps, OpenTelemetry SDK on/off)
+ *   npm run bench -- --cold                   only issue 15's W1–W4, each in a fresh process, SQLite and Postgres
+ *   npm run bench -- --large                  only W1/W3/W4 on 1,000,000 finished + 100,000 parked runs
+ *                                             (SQLite; add --large-postgres for Postgres too) and retention
+ *   npm run bench -- --timers                 only 10,000 timers due at once (spread of starts), both stores
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -26,6 +30,7 @@ import { goWorkerFigures } from "./go-worker-bench.js";
 import { openPythonEngine, pythonFigures } from "./python-bench.js";
 import { backfillFigures } from "./backfill-bench.js";
 import { tracingFigures } from "./tracing-bench.js";
+import { issue15Bench } from "./cold/sections.js";
 
 const TRACING_TITLE =
   "tracing overhead: 200 runs × 5 steps with the OpenTelemetry SDK on and off (SQLite, embedded worker)";
@@ -62,6 +67,14 @@ async function main(): Promise<void> {
       return await postgresBench(db, dir);
     }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
+    const only = (flag: string) => process.argv.includes(flag);
+    if (only("--cold") || only("--large") || only("--large-postgres") || only("--timers"))
+      return await issue15Bench(dir, {
+        cold: only("--cold"),
+        large: only("--large"),
+        largePostgres: only("--large-postgres"),
+        timers: only("--timers"),
+      });
     if (process.argv.includes("--lake"))
       return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
@@ -87,6 +100,8 @@ async function main(): Promise<void> {
     printFigures(GO_TITLE, await goWorkerFigures(dir));
     printFigures(BACKFILL_TITLE, await backfillFigures(dir));
     printFigures(TRACING_TITLE, tracingFigures(dir));
+    // Issue 15: cold processes on both stores, a large history with retention (SQLite), timers.
+    await issue15Bench(dir, { cold: true, large: true, largePostgres: false, timers: true });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
 
 /** Single-row INSERT commits per second from one connection, for `ms` milliseconds. */
-async function rawPostgresCommitsPerSecond(url: string, schema: string, ms = 2_000): Promise<number> {
+export async function rawPostgresCommitsPerSecond(url: string, schema: string, ms = 2_000): Promise<number> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -10,6 +10,7 @@
  * noticed yet cannot fire a tick twice.
  */
 import { type CronSchedule, nextFireAfter } from "../core/cron.js";
+import { defaultRetentionPace, nextRetentionBatch, retentionRestMs } from "../core/retention-pace.js";
 import { localQueue } from "../store/local-scope.js";
 import type { Store, WorkflowInfo } from "../store/types.js";
 
@@ -21,7 +22,7 @@ export interface SchedulerOptions {
   retentionMs: number | null;
   /** How often retention runs (ms). Default 60 000. */
   retentionEveryMs: number;
-  /** Runs deleted per transaction. Default 500. */
+  /** Most runs deleted per transaction (fewer when a transaction takes over 15 ms). Default 500. */
   retentionBatch: number;
   /** Called after a tick enqueued runs (to wake local workers). */
   onEnqueued?: () => void;
@@ -49,6 +50,8 @@ export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
   private lastRetention = 0;
   private ticking: Promise<void> | null = null;
+  /** Set by {@link stop}: a retention in progress ends after its current transaction. */
+  private stopping = false;
   /** Schedules of local workflows (per server): next tick in memory, fired by every server. */
   private local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
   private leading = false;
@@ -139,6 +142,7 @@ export class Scheduler {
   /** Starts ticking. */
   start(): void {
     if (this.timer) return;
+    this.stopping = false;
     this.timer = setInterval(() => void this.tick(), this.options.tickMs);
     this.timer.unref();
     void this.tick();
@@ -146,6 +150,7 @@ export class Scheduler {
 
   /** Stops ticking, waits for a tick in progress, and hands leadership over. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.ticking;
@@ -215,15 +220,25 @@ export class Scheduler {
     return fired;
   }
 
-  /** Deletes finished runs older than `retentionMs` in small batches; returns how many. */
+  /**
+   * Deletes finished runs older than `retentionMs`, paced (`core/retention-pace.ts`): each
+   * transaction sized to take about 15 ms (at most `retentionBatch` runs), and a rest twice as long
+   * as it took before the next, so claims never wait long behind it. Stops early when the
+   * scheduler is stopped (the next retention goes on). Returns how many.
+   */
   async retention(retentionMs: number): Promise<number> {
     const cutoff = (await this.store.now()) - retentionMs;
+    const pace = defaultRetentionPace(this.options.retentionBatch);
+    let batch = pace.minBatch;
     let total = 0;
     for (;;) {
-      const n = await this.store.deleteFinished(cutoff, this.options.retentionBatch);
+      const t0 = performance.now();
+      const n = await this.store.deleteFinished(cutoff, batch);
+      const elapsed = performance.now() - t0;
       total += n;
-      if (n < this.options.retentionBatch) return total;
-      await new Promise((r) => setImmediate(r));
+      if (n < batch || this.stopping) return total;
+      batch = nextRetentionBatch(batch, elapsed, pace);
+      await new Promise((r) => setTimeout(r, retentionRestMs(elapsed, pace)));
     }
   }
 }

@@ -402,6 +402,32 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(emailClaim.map((c) => c.run.id)).toEqual([email]);
       });
 
+      it("claims due runs in priority order across many priority levels, passing over parked and unknown runs", async () => {
+        await fresh();
+        const later = (await store.now()) + 3_600_000;
+        // A parked run and an unknown workflow's run at the top priority must not hold the claim back.
+        await enqueue(store, { priority: 100, runAt: later });
+        await enqueue(store, { priority: 100, workflow: "unknown-to-worker" });
+        // 20 levels: more than the due query walks one by one (it then sorts them in one query).
+        const ids: string[] = [];
+        for (let p = 0; p < 20; p++) ids.push(await enqueue(store, { priority: p % 2 === 0 ? p : -p }));
+        const expected = ids
+          .map((id, p) => ({ id, priority: p % 2 === 0 ? p : -p }))
+          .sort((a, b) => b.priority - a.priority)
+          .map((r) => r.id);
+        const first = await store.claim({ workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF });
+        expect(first.map((c) => c.run.id)).toEqual(expected.slice(0, 5));
+        const rest = await store.claim({ workerId: "w", limit: 50, leaseMs: 30_000, workflows: WF });
+        expect(rest.map((c) => c.run.id)).toEqual(expected.slice(5));
+        // A few levels: walked one by one, oldest first within a level.
+        const a = await enqueue(store, { priority: 1 });
+        const b = await enqueue(store, { priority: 3 });
+        const c = await enqueue(store, { priority: 1 });
+        await enqueue(store, { priority: 9, runAt: later });
+        const few = await store.claim({ workerId: "w", limit: 10, leaseMs: 30_000, workflows: WF });
+        expect(few.map((x) => x.run.id)).toEqual([b, a, c]);
+      });
+
       it("skips runs in other servers' local queues (group@server) when the claim names its server", async () => {
         await fresh();
         const mine = await enqueue(store, { queue: "default@a" });

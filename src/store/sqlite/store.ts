@@ -383,17 +383,31 @@ export class SqliteStore implements Store {
   }
 
   async deleteFinished(finishedBefore: number, batch: number): Promise<number> {
+    // Retention's commits skip the fsync (synchronous=NORMAL: consistent after a crash, the
+    // deletion at worst undone and repeated by the next retention), so a delete never holds the
+    // write lock through a slow disk flush. Every other commit stays FULL and its fsync of the
+    // WAL covers these frames too. Set and reset inside this synchronous call: no other
+    // transaction of this connection can run in between.
+    this.db.pragma("synchronous = NORMAL");
+    try {
+      return this.deleteFinishedBatch(finishedBefore, batch);
+    } finally {
+      this.db.pragma("synchronous = FULL");
+    }
+  }
+
+  private deleteFinishedBatch(finishedBefore: number, batch: number): number {
     return this.tx(() => {
       const ids = this.s
         .get("SELECT id FROM runs WHERE finished_at < ? AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?")
         .all(finishedBefore, batch) as Array<{ id: string }>;
       this.s.get("DELETE FROM signal_buffer WHERE expires_at <= ?").run(this.clock.now());
-      for (const { id } of ids) {
-        this.s.get("DELETE FROM steps WHERE run_id = ?").run(id);
-        this.s.get("DELETE FROM logs WHERE run_id = ?").run(id);
-        this.s.get("DELETE FROM approval_events WHERE run_id = ?").run(id);
-        this.s.get("DELETE FROM runs WHERE id = ?").run(id);
-      }
+      if (ids.length === 0) return 0;
+      // One statement per table over the batch (a third of the time of one per run and table).
+      const list = JSON.stringify(ids.map((r) => r.id));
+      for (const table of ["steps", "logs", "approval_events"])
+        this.s.get(`DELETE FROM ${table} WHERE run_id IN (SELECT value FROM json_each(?))`).run(list);
+      this.s.get("DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?))").run(list);
       return ids.length;
     });
   }

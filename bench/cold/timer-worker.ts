@@ -1,0 +1,23 @@
+/**
+ * A worker process for the timer bench: `node dist-bench/cold/timer-worker.js <database> <concurrency>`.
+ * Runs an engine with an embedded worker (no scheduler) for the one-step bench workflow, prints
+ * `READY` once claiming, and drains and exits on SIGTERM.
+ */
+import { createEngine, defineWorkflow } from "../../dist/index.js";
+
+const [database, concurrency] = process.argv.slice(2);
+if (!database || !Number(concurrency)) {
+  console.error("usage: timer-worker.js <database file or postgres:// URL> <concurrency>");
+  process.exit(2);
+}
+const timer = defineWorkflow("bench-timer", { handler: async (_p, ctx) => ctx.run("only", () => 1) });
+const engine = createEngine({
+  database,
+  workflows: [timer],
+  scheduler: false,
+  captureConsole: false,
+  worker: { concurrency: Number(concurrency) },
+});
+await engine.start();
+console.log("READY");
+process.once("SIGTERM", () => void engine.stop().then(() => process.exit(0)));
