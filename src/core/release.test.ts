@@ -4,6 +4,8 @@ import {
   diffReleases,
   InvalidReleaseError,
   isEmptyChange,
+  mergePushed,
+  pushSelects,
   lockOf,
   manifestProblems,
   parseManifest,
@@ -148,5 +150,38 @@ describe("releaseOfRun", () => {
     expect(releaseOfRun({ version: "v3", createdAt: 10, startedAt: 20 }, releases)).toBe(3);
     expect(releaseOfRun({ version: "dev", createdAt: 10, startedAt: 20 }, releases)).toBeNull();
     expect(releaseOfRun({ version: null, createdAt: 10, startedAt: 20 }, releases)).toBeNull();
+  });
+});
+
+describe("pushSelects / mergePushed", () => {
+  it("selects the target, its extension-less name, a folder and the __mod modules", () => {
+    const sel = (p: string) => pushSelects("f/data/etl", p);
+    expect(["f/data/etl.ts", "f/data/etl__mod/extract.ts", "f/data/etl/x.sql"].every(sel)).toBe(true);
+    expect(["f/data/etl2.ts", "f/data/other.ts", "f/data/etl__modx/a.ts"].some(sel)).toBe(false);
+    expect(pushSelects("f/data/etl.ts", "f/data/etl__mod/a.ts")).toBe(true);
+  });
+
+  it("replaces only the pushed path's files, modules and workflows", () => {
+    const built = manifest({
+      files: [
+        { path: "a.ts", hash: "new", bytes: 1 },
+        { path: "b.ts", hash: "h2-local-edit", bytes: 1 },
+      ],
+      modules: [
+        { path: "a.ts", language: "typescript", bundle: "ba2", workflows: ["a"] },
+        { path: "b.ts", language: "typescript", bundle: "bb2", workflows: ["b"] },
+      ],
+      workflows: [wf("a", "ba2"), wf("b", "bb2")],
+    });
+    const merged = mergePushed(m1, built, (p) => pushSelects("a", p));
+    expect(merged.files.map((f) => [f.path, f.hash])).toEqual([
+      ["a.ts", "new"],
+      ["b.ts", "h2"],
+    ]);
+    expect(merged.workflows.map((w) => [w.name, w.version])).toEqual([
+      ["a", "ba2"],
+      ["b", "bb"],
+    ]);
+    expect(manifestProblems(merged)).toEqual([]);
   });
 });

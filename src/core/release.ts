@@ -320,3 +320,42 @@ export function bundlesOfManifest(text: string): string[] {
   const m = JSON.parse(text) as Partial<ReleaseManifest>;
   return (m.modules ?? []).map((x) => x.bundle);
 }
+
+const STEM = /\.(m?[jt]s|cjs|py|sh|sql)$/;
+
+/**
+ * Whether a project path belongs to `sluice push <target>`: the target file itself (with or without
+ * its extension), a folder's contents, and the target's `__mod/` modules.
+ */
+export function pushSelects(target: string, path: string): boolean {
+  const t = target.replace(/^\.?\/+/, "").replace(/\/+$/, "");
+  const stem = t.replace(STEM, "");
+  return path === t || path.replace(STEM, "") === stem || path.startsWith(`${t}/`) || path.startsWith(`${stem}__mod/`);
+}
+
+/**
+ * The manifest a push publishes: `current` with the files, modules and workflows that `selects`
+ * picks replaced by those of `built` (the whole project, freshly built and validated). Pipeline
+ * graphs come from `built` (they span folders). Everything else stays as `current` has it.
+ */
+export function mergePushed(
+  current: ReleaseManifest | null,
+  built: ReleaseManifest,
+  selects: (path: string) => boolean,
+): ReleaseManifest {
+  const base = current ?? { format: RELEASE_FORMAT, files: [], modules: [], workflows: [], pipelines: [] };
+  const byPath = <T extends { path: string }>(a: T[], b: T[]) =>
+    [...a.filter((x) => !selects(x.path)), ...b.filter((x) => selects(x.path))].sort((x, y) =>
+      x.path.localeCompare(y.path),
+    );
+  const picked = (w: ReleaseWorkflow) => w.source !== null && selects(w.source);
+  return {
+    format: RELEASE_FORMAT,
+    files: byPath(base.files, built.files),
+    modules: byPath(base.modules, built.modules),
+    workflows: [...base.workflows.filter((w) => !picked(w)), ...built.workflows.filter(picked)].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    ),
+    pipelines: built.pipelines,
+  };
+}

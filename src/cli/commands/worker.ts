@@ -11,7 +11,8 @@ import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
-import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
+import { DB_OPTION_HELP, openEngine, type ProjectContext, publicUrlSetting, resolveProject } from "../project.js";
+import type { Engine } from "../../engine/engine.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -33,6 +34,10 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     )
     .option("--quiet", "do not print run lifecycle and logs")
     .option(...LOG_FORMAT_OPTION)
+    .option(
+      "--release",
+      "run the database's current release (published by `sluice deploy`), not a project folder; follow new releases",
+    )
     .option(
       "--from-build <file>",
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
@@ -63,9 +68,16 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       });
       await storeReady(engine.store);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
-      const loader = new Project(project.root, engine, cx.io.env);
+      const release = opts.release ? await openRelease(engine, project, write) : null;
+      await release?.follower.fetch(project.dbLabel);
+      const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
-      const report = build ? await loadBuilt(loader, build) : await loader.loadAll();
+      release?.follower.attachPipelines(pipelines);
+      const report = release
+        ? await release.follower.load()
+        : build
+          ? await loadBuilt(loader, build)
+          : await loader.loadAll();
       if (build) {
         // Python files are not bundled: a lane worker loads them as they are.
         const py = await loader.loadPython();
@@ -85,6 +97,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
       const link = linkToSupervisor(engine.events, cx.io.env);
       await engine.start();
+      release?.follower.follow(RELEASE_POLL_MS);
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
@@ -98,6 +111,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         orphaned,
       ]);
       write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
+      await release?.follower.stop();
       await engine.stop({ drainMs });
       await pipelines.stop();
       unfollow();
@@ -105,6 +119,17 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       link?.close();
       write(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
+}
+
+/** How often a `--release` worker checks for a newer release (besides the store's change notices). */
+const RELEASE_POLL_MS = 1_000;
+
+/** A `--release` worker's loader, on the local tree of the release's files, and its follower. */
+async function openRelease(engine: Engine, project: ProjectContext, write: (t: string) => void) {
+  const { releaseTree } = await import("../../release/materialize.js");
+  const { ReleaseFollower } = await import("../../release/follower.js");
+  const loader = new Project(releaseTree(project.root), engine, process.env, { dependencies: "bundle" });
+  return { loader, follower: new ReleaseFollower(engine, loader, write) };
 }
 
 /** Loads the versions a build manifest lists; each failure is reported like a broken file. */
