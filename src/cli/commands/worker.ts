@@ -11,8 +11,8 @@ import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
-import { DB_OPTION_HELP, openEngine, type ProjectContext, publicUrlSetting, resolveProject } from "../project.js";
-import type { Engine } from "../../engine/engine.js";
+import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
+import { openReleaseMode, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -68,8 +68,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       });
       await storeReady(engine.store);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
-      const release = opts.release ? await openRelease(engine, project, write) : null;
-      await release?.follower.fetch(project.dbLabel);
+      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
       release?.follower.attachPipelines(pipelines);
@@ -119,17 +118,6 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       link?.close();
       write(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
     });
-}
-
-/** How often a `--release` worker checks for a newer release (besides the store's change notices). */
-const RELEASE_POLL_MS = 1_000;
-
-/** A `--release` worker's loader, on the local tree of the release's files, and its follower. */
-async function openRelease(engine: Engine, project: ProjectContext, write: (t: string) => void) {
-  const { releaseTree } = await import("../../release/materialize.js");
-  const { ReleaseFollower } = await import("../../release/follower.js");
-  const loader = new Project(releaseTree(project.root), engine, process.env, { dependencies: "bundle" });
-  return { loader, follower: new ReleaseFollower(engine, loader, write) };
 }
 
 /** Loads the versions a build manifest lists; each failure is reported like a broken file. */
