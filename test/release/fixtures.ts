@@ -20,7 +20,7 @@ export const sleeper = (answer: string) => `import { defineWorkflow } from "slui
 
 export const sleeper = defineWorkflow("sleeper", {
   handler: async (_p: unknown, ctx) => {
-    await ctx.sleep("nap", "1500ms");
+    await ctx.sleep("nap", "5s");
     return "${answer}";
   },
 });
