@@ -34,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   lake: async () => (await import("./commands/lake.js")).registerLake,
   deploy: async () => (await import("./commands/deploy.js")).registerDeploy,
   push: async () => (await import("./commands/deploy.js")).registerPush,
+  pull: async () => (await import("./commands/pull.js")).registerPull,
 };
 
 /**

@@ -3,13 +3,25 @@
  * the sources (and node_modules); the worker is an empty folder given only the database (a shared
  * SQLite file here, Postgres in `deploy-postgres.test.ts`). Every command is the real binary.
  */
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSluice, type SluiceProcess } from "../helpers/processes.js";
 import { makeProject, writeFiles } from "../helpers/project.js";
 import { eventually, tempDir } from "../helpers/tmp.js";
-import { PROJECT, sleeper, sluice, sluiceJson, TICK } from "./fixtures.js";
+import { DOUBLE, PROJECT, sleeper, sluice, sluiceJson, TICK } from "./fixtures.js";
+import type { ReleaseChanges, ReleaseManifest } from "../../src/core/release.js";
+
+/** How many minute boundaries lie in (from, to]. */
+const minuteBoundaries = (from: number, to: number) => Math.floor(to / 60_000) - Math.floor(from / 60_000);
+
+/** `sluice deploy --json`. */
+interface Deployed {
+  published: number | null;
+  current: number | null;
+  changes: ReleaseChanges;
+  manifest: ReleaseManifest;
+}
 
 interface RunJson {
   id: string;
@@ -149,6 +161,7 @@ export function deployScenario(
 
     it("cron follows the release: added once, fires once with two schedulers, removed stops firing", async () => {
       writeFiles(deployer, { "workflows/tick.ts": TICK });
+      const from = Date.now();
       const add = await sluice(deployer, "deploy", "--db", db);
       expect(add.out).toContain("+ schedule tick");
       expect((await schedules.list()).map((s) => s.workflow)).toEqual(["tick"]);
@@ -165,19 +178,71 @@ export function deployScenario(
       await schedules.makeDue("tick");
       await eventually(async () => (await runsOf("tick")).some((r) => r.status === "succeeded"), 20_000);
       await new Promise((r) => setTimeout(r, 1_000));
-      expect(await runsOf("tick")).toHaveLength(1);
+      // One run for the forced tick, plus one per minute boundary passed meanwhile: never two per tick.
+      const ticks = await runsOf("tick");
+      expect(ticks.length).toBeGreaterThanOrEqual(1);
+      expect(ticks.length).toBeLessThanOrEqual(1 + minuteBoundaries(from, Date.now()));
       rmSync(join(deployer, "workflows/tick.ts"));
       const remove = await sluice(deployer, "deploy", "--db", db);
       expect(remove.out).toContain("- schedule tick");
       expect(remove.out).toContain("- workflow tick");
       await Promise.all(servers.map((s) => s.waitFor(/release 5 loaded/, 15_000)));
       expect(await schedules.list()).toEqual([]);
+      const settled = (await runsOf("tick")).length;
       await new Promise((r) => setTimeout(r, 1_500));
-      expect(await runsOf("tick")).toHaveLength(1);
+      expect(await runsOf("tick")).toHaveLength(settled);
       expect(await schedules.list()).toEqual([]);
       for (const s of servers) s.proc.kill("SIGTERM");
       await Promise.all(servers.map((s) => s.exited));
     }, 90_000);
+
+    it("pull writes the release with __mod folders and a lock file; deploying the pulled folder publishes identical hashes", async () => {
+      const pulled = tempDir("sluice-pulled-");
+      const pull = await sluiceJson<{ release: number; written: string[]; lock: Record<string, string> }>(
+        machine,
+        "pull",
+        pulled,
+        "--db",
+        db,
+        "--json",
+      );
+      expect(pull.release).toBe(5);
+      expect(pull.written).toContain("f/demo/flow__mod/double.ts");
+      expect(readFileSync(join(pulled, "f/demo/flow__mod/double.ts"), "utf8")).toBe(DOUBLE);
+      const lock = JSON.parse(readFileSync(join(pulled, "sluice-lock.json"), "utf8"));
+      expect(lock).toEqual({ release: 5, files: pull.lock });
+      // The deployer machine's view of the same sources, then the pulled folder's (after its `npm ci`).
+      const original = await sluiceJson<Deployed>(deployer, "deploy", "--db", db, "--dry-run", "--json");
+      symlinkSync(join(deployer, "node_modules"), join(pulled, "node_modules"), "dir");
+      const again = await sluiceJson<Deployed>(pulled, "deploy", "--db", db, "--allow-empty", "--json");
+      expect(again.published).toBe(6);
+      expect(
+        Object.values(again.changes).every((c) => c.added.length + c.changed.length + c.removed.length === 0),
+      ).toBe(true);
+      expect(again.manifest.files).toEqual(original.manifest.files);
+      expect(again.manifest.modules).toEqual(original.manifest.modules);
+      expect(Object.fromEntries(again.manifest.files.map((f) => [f.path, f.hash]))).toEqual(pull.lock);
+    }, 60_000);
+
+    it("push deploys one path and its __mod modules only", async () => {
+      writeFiles(deployer, {
+        "f/demo/flow__mod/double.ts": DOUBLE.replace("n * 2", "n * 3"),
+        "workflows/sleeper.ts": sleeper("not pushed"),
+      });
+      const pushed = await sluiceJson<Deployed>(deployer, "push", "f/demo/flow", "--db", db, "--json");
+      expect(pushed.published).toBe(7);
+      expect(pushed.changes.workflows).toEqual({ added: [], changed: ["f/demo/flow__mod/double"], removed: [] });
+      expect(pushed.changes.files.changed).toEqual(["f/demo/flow__mod/double.ts"]);
+      await worker.waitFor(/release 7 loaded/, 15_000);
+      const id = await enqueue("f/demo/flow", '{"n": 21}');
+      expect((await finished("f/demo/flow", id)).result).toEqual({ doubled: 63, ms: 2000 });
+      const sleeperRun = await enqueue("sleeper");
+      // Releases 4-6 carry the deployer's sleeper.ts of then ("v2"); the push left it alone.
+      expect((await finished("sleeper", sleeperRun)).result).toBe("v2");
+      const bad = await sluice(deployer, "push", "f/nope", "--db", db);
+      expect(bad.code).toBe(1);
+      expect(bad.err).toContain("f/nope matches no file");
+    }, 60_000);
 
     it("drains and stops the release worker on SIGTERM", async () => {
       worker.proc.kill("SIGTERM");
