@@ -34,10 +34,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     )
     .option("--quiet", "do not print run lifecycle and logs")
     .option(...LOG_FORMAT_OPTION)
-    .option(
-      "--release",
-      "run the database's current release (published by `sluice deploy`), not a project folder; follow new releases",
-    )
+    .option(...RELEASE_OPTION)
     .option(
       "--from-build <file>",
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
