@@ -16,6 +16,9 @@ const ALL = [
   "token",
   "pipeline",
   "lake",
+  "deploy",
+  "push",
+  "pull",
 ];
 
 describe("commandsFor: which command modules a process loads", () => {
