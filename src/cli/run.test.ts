@@ -19,6 +19,7 @@ const ALL = [
   "deploy",
   "push",
   "pull",
+  "preview",
 ];
 
 describe("commandsFor: which command modules a process loads", () => {
