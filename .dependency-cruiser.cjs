@@ -97,6 +97,12 @@ module.exports = {
       "running pipelines sits on the engine, loader, assets and lakes; the CLI and HTTP layers use it",
     ),
     layer(
+      "release-below-cli",
+      "^src/release/",
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|release/`,
+      "building, publishing and following releases sits on the loader, the pipelines and the store; the CLI uses it",
+    ),
+    layer(
       "http-below-cli",
       "^src/http/",
       `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|lanes/|diagram/|http/`,

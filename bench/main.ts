@@ -14,6 +14,7 @@
  *   npm run bench -- --large                  only W1/W3/W4 on 1,000,000 finished + 100,000 parked runs
  *                                             (SQLite; add --large-postgres for Postgres too) and retention
  *   npm run bench -- --timers                 only 10,000 timers due at once (spread of starts), both stores
+ *   npm run bench -- --deploy                 only deploy time and release-only worker cold start
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -34,6 +35,10 @@ import { issue15Bench } from "./cold/sections.js";
 
 const TRACING_TITLE =
   "tracing overhead: 200 runs × 5 steps with the OpenTelemetry SDK on and off (SQLite, embedded worker)";
+import { deployFigures } from "./deploy-bench.js";
+
+const DEPLOY_TITLE =
+  "deploy across machines: sluice deploy of a 200-module project, release-only worker start (SQLite)";
 
 const BACKFILL_TITLE =
   "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
@@ -82,6 +87,7 @@ async function main(): Promise<void> {
       return await pythonSection(dir, { p50Ms: 1.5, fanout500Ms: 200, fanout10kMs: 2_000 });
     if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
     if (process.argv.includes("--tracing")) return printFigures(TRACING_TITLE, tracingFigures(dir));
+    if (process.argv.includes("--deploy")) return printFigures(DEPLOY_TITLE, await deployFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
@@ -102,6 +108,7 @@ async function main(): Promise<void> {
     printFigures(TRACING_TITLE, tracingFigures(dir));
     // Issue 15: cold processes on both stores, a large history with retention (SQLite), timers.
     await issue15Bench(dir, { cold: true, large: true, largePostgres: false, timers: true });
+    printFigures(DEPLOY_TITLE, await deployFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -16,6 +16,10 @@ const ALL = [
   "token",
   "pipeline",
   "lake",
+  "deploy",
+  "push",
+  "pull",
+  "preview",
 ];
 
 describe("commandsFor: which command modules a process loads", () => {

@@ -32,6 +32,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   token: async () => (await import("./commands/token.js")).registerToken,
   pipeline: async () => (await import("./commands/pipeline.js")).registerPipeline,
   lake: async () => (await import("./commands/lake.js")).registerLake,
+  deploy: async () => (await import("./commands/deploy.js")).registerDeploy,
+  push: async () => (await import("./commands/deploy.js")).registerPush,
+  pull: async () => (await import("./commands/pull.js")).registerPull,
+  preview: async () => (await import("./commands/preview.js")).registerPreview,
 };
 
 /**

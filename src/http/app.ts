@@ -31,6 +31,7 @@ import { runRoutes } from "./routes/runs.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { signalRoutes } from "./routes/signals.js";
 import { tokenRoutes } from "./routes/tokens.js";
+import { releaseRoutes } from "./routes/releases.js";
 import { workflowRoutes } from "./routes/workflows.js";
 import { workerProtocolRoutes } from "./routes/worker-protocol.js";
 import { defaultUiDir, uiRoutes } from "./static-ui.js";
@@ -119,6 +120,7 @@ export function createApp(options: AppOptions): SluiceApp {
   eventRoutes(app, deps);
   signalRoutes(app, deps);
   workflowRoutes(app, deps);
+  releaseRoutes(app, deps);
   scheduleRoutes(app, deps);
   tokenRoutes(app, deps);
   pipelineRoutes(app, deps);

@@ -26,12 +26,28 @@ export class BundleError extends SluiceError {
   }
 }
 
+/** Options of {@link bundleModule}. */
+export interface BundleOptions {
+  /**
+   * `external` (default): npm packages are imported from the project's node_modules at run
+   * time. `bundle`: they are bundled in, so the code runs on a machine without the project
+   * (a release, `sluice deploy`).
+   */
+  dependencies?: "external" | "bundle";
+}
+
+/** Lets bundled CommonJS dependencies `require` Node's built-in modules from an ES module. */
+const REQUIRE_SHIM = `import { createRequire as __sluiceCreateRequire } from "node:module";
+const require = __sluiceCreateRequire(import.meta.url);`;
+
 /**
  * Bundles `file` (and the project files it imports) into one ESM module. npm
- * packages stay external (resolved from the project's node_modules at import time);
- * the SDK entry points are redirected to the running engine's SDK.
+ * packages stay external (resolved from the project's node_modules at import time)
+ * unless `options.dependencies` is `bundle`; the SDK entry points are redirected to
+ * the running engine's SDK.
  */
-export async function bundleModule(root: string, file: string): Promise<Bundle> {
+export async function bundleModule(root: string, file: string, options: BundleOptions = {}): Promise<Bundle> {
+  const withDeps = options.dependencies === "bundle";
   // Loaded on first use: a lane worker started with --from-build never bundles.
   const { build } = await import("esbuild");
   const result = await build({
@@ -44,7 +60,7 @@ export async function bundleModule(root: string, file: string): Promise<Bundle> 
     platform: "node",
     format: "esm",
     target: "node20",
-    packages: "external",
+    ...(withDeps ? { banner: { js: REQUIRE_SHIM } } : { packages: "external" as const }),
     sourcemap: "inline",
     sourcesContent: false,
     logLevel: "silent",

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
 import { DuplicateWorkflowError } from "../sdk/errors.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
-import { bundleModule } from "./bundle.js";
+import { bundleModule, type BundleOptions } from "./bundle.js";
 import { discoverWorkflowFiles } from "./discover.js";
 import { bundleFileExists, importBundle, ModuleImportError } from "./import-bundle.js";
 import { runnablesOf } from "./runnables.js";
@@ -53,6 +53,8 @@ export class Project {
     readonly root: string,
     readonly engine: Engine,
     env: NodeJS.ProcessEnv = process.env,
+    /** How modules are bundled (`sluice deploy` bundles npm dependencies in). */
+    private readonly bundleOptions: BundleOptions = {},
   ) {
     engine.registry.setLoader((hash) => this.loadVersion(hash));
     this.python = new PythonProject(
@@ -105,7 +107,7 @@ export class Project {
 
   /** Bundles, stores, imports and registers one module (replacing its earlier version). */
   async loadFile(file: string): Promise<LoadedModule> {
-    const bundle = await bundleModule(this.root, join(this.root, file));
+    const bundle = await bundleModule(this.root, join(this.root, file), this.bundleOptions);
     await this.engine.store.putBundle(bundle.hash, bundle.code);
     let exports: Record<string, unknown>;
     try {

@@ -21,6 +21,9 @@ import type { BackoffPolicy } from "../core/backoff.js";
 import { isTerminal, type RunStatus, TERMINAL_STATUSES } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
 import type { ParamSpec } from "../core/params.js";
+import type { ReleaseRecord, ReleaseSummary } from "../core/release.js";
+
+export type { ReleaseRecord, ReleaseSummary };
 
 /** Where a run is in its lifecycle (DESIGN.md "Run lifecycle"); names and Tako's aliases in `core/run-status.ts`. */
 export type { RunStatus };
@@ -421,6 +424,27 @@ export interface SignalOutcome {
   buffered: boolean;
 }
 
+/** See {@link Store.publishRelease}. */
+export interface PublishReleaseRequest {
+  /** The release's manifest, JSON (`core/release.ts` `ReleaseManifest`). */
+  manifest: string;
+  /** What it changes against `expectedCurrent`, JSON (`ReleaseChanges`). */
+  changes: string;
+  createdBy: string | null;
+  /** The release it republishes (a rollback), else null. */
+  rollbackOf: number | null;
+  /** Id of the release the caller diffed against (null: there was none). */
+  expectedCurrent: number | null;
+  /** Code and file texts to keep by hash with it (as {@link Store.putBundle}; present ones are kept). */
+  blobs: Array<{ hash: string; code: string }>;
+}
+
+/** What {@link Store.publishRelease} did. */
+export type PublishReleaseOutcome =
+  | { ok: true; id: number; createdAt: number }
+  /** Another release was published since the caller read `expectedCurrent`; nothing was written. */
+  | { ok: false; current: number | null };
+
 /** The delay before another attempt of a run whose lease expired: its failed attempt (1-based) and its backoff policy. */
 export type RetryDelay = (attempt: number, backoff: BackoffPolicy) => number;
 
@@ -526,6 +550,24 @@ export interface Store {
   /** Stores a module bundle by content hash (no-op if present). */
   putBundle(hash: string, code: string): Promise<void>;
   getBundle(hash: string): Promise<string | null>;
+
+  /**
+   * Publishes a release in one transaction: its blobs, then the release row numbered after the
+   * current one. Refused, writing nothing, when the current release is no longer
+   * `expectedCurrent` (two deploys raced: the later one must diff again).
+   */
+  publishRelease(request: PublishReleaseRequest): Promise<PublishReleaseOutcome>;
+  /** Id of the current (newest) release, or null before the first deploy. Cheap: workers poll it. */
+  currentReleaseId(): Promise<number | null>;
+  /**
+   * One release with its manifest, or null when there is no such release.
+   * @throws InvalidReleaseError when the stored manifest is not whole (`core/release.ts`)
+   */
+  getRelease(id: number): Promise<ReleaseRecord | null>;
+  /** Releases newest first, without their manifests; at most `limit`. */
+  listReleases(limit: number): Promise<ReleaseSummary[]>;
+  /** Bundle hashes of the modules of each release (which release a run used: `core/release.ts` `releaseOfRun`). */
+  releaseBundles(): Promise<Array<{ id: number; createdAt: number; bundles: string[] }>>;
 
   /** Replaces the cron schedules with `entries`; keeps `nextAt` of unchanged ones. */
   syncSchedules(

@@ -9,6 +9,7 @@ import { delay } from "../helpers/tmp.js";
 import { deriveSecretKey } from "../../src/core/sealed-secret.js";
 import { loadResumeSecret } from "../../src/engine/resume-secret.js";
 import { backoffDelay } from "../../src/core/backoff.js";
+import { RELEASE_FORMAT } from "../../src/core/release.js";
 
 /** Makes a fresh, empty, migrated store for one test. */
 export type StoreFactory = () => Promise<Store>;
@@ -1087,6 +1088,119 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       });
     });
 
+    describe("releases", () => {
+      const manifest = (bundle: string, file = "f/a.ts") =>
+        JSON.stringify({
+          format: RELEASE_FORMAT,
+          files: [{ path: file, hash: `h-${bundle}`, bytes: 10 }],
+          modules: [{ path: file, language: "typescript", bundle, workflows: ["f/a"] }],
+          workflows: [
+            {
+              name: "f/a",
+              version: bundle,
+              queue: "default",
+              maxAttempts: 3,
+              backoff: { base: 1000, max: 3_600_000 },
+              source: file,
+              schedule: null,
+            },
+          ],
+          pipelines: [],
+        });
+      const changes = JSON.stringify({
+        files: { added: ["f/a.ts"], changed: [], removed: [] },
+        workflows: { added: ["f/a"], changed: [], removed: [] },
+        schedules: { added: [], changed: [], removed: [] },
+        triggers: { added: [], changed: [], removed: [] },
+      });
+
+      it("publishes numbered releases with their blobs; the newest is current", async () => {
+        await fresh();
+        expect(await store.currentReleaseId()).toBeNull();
+        expect(await store.listReleases(10)).toEqual([]);
+        expect(await store.getRelease(1)).toBeNull();
+        const first = await store.publishRelease({
+          manifest: manifest("b1"),
+          changes,
+          createdBy: "ana",
+          rollbackOf: null,
+          expectedCurrent: null,
+          blobs: [
+            { hash: "b1", code: "export const x = 1" },
+            { hash: "src:h-b1", code: "source 1" },
+          ],
+        });
+        expect(first).toMatchObject({ ok: true, id: 1 });
+        expect(await store.getBundle("b1")).toBe("export const x = 1");
+        expect(await store.getBundle("src:h-b1")).toBe("source 1");
+        const second = await store.publishRelease({
+          manifest: manifest("b2"),
+          changes,
+          createdBy: "bo",
+          rollbackOf: 1,
+          expectedCurrent: 1,
+          blobs: [{ hash: "b2", code: "export const x = 2" }],
+        });
+        expect(second).toMatchObject({ ok: true, id: 2 });
+        expect(await store.currentReleaseId()).toBe(2);
+        const list = await store.listReleases(10);
+        expect(list.map((r) => [r.id, r.createdBy, r.rollbackOf])).toEqual([
+          [2, "bo", 1],
+          [1, "ana", null],
+        ]);
+        expect(list[0]).not.toHaveProperty("manifest");
+        expect(list[1]!.changes.workflows.added).toEqual(["f/a"]);
+        expect((await store.listReleases(1)).map((r) => r.id)).toEqual([2]);
+        const got = await store.getRelease(1);
+        expect(got!.manifest.modules[0]!.bundle).toBe("b1");
+        expect(got!.createdAt).toBe(first.ok ? first.createdAt : -1);
+        expect(await store.releaseBundles()).toEqual([
+          { id: 1, createdAt: expect.any(Number), bundles: ["b1"] },
+          { id: 2, createdAt: expect.any(Number), bundles: ["b2"] },
+        ]);
+      });
+
+      it("refuses a release diffed against a release that is no longer current, writing nothing", async () => {
+        await fresh();
+        await store.publishRelease({
+          manifest: manifest("b1"),
+          changes,
+          createdBy: null,
+          rollbackOf: null,
+          expectedCurrent: null,
+          blobs: [],
+        });
+        const stale = await store.publishRelease({
+          manifest: manifest("b3"),
+          changes,
+          createdBy: null,
+          rollbackOf: null,
+          expectedCurrent: null,
+          blobs: [{ hash: "b3", code: "never" }],
+        });
+        expect(stale).toEqual({ ok: false, current: 1 });
+        expect(await store.getBundle("b3")).toBeNull();
+        expect(await store.currentReleaseId()).toBe(1);
+      });
+
+      it("lets exactly one of two racing deploys publish", async () => {
+        await fresh();
+        const race = await Promise.all(
+          ["x1", "x2"].map((b) =>
+            store.publishRelease({
+              manifest: manifest(b),
+              changes,
+              createdBy: null,
+              rollbackOf: null,
+              expectedCurrent: null,
+              blobs: [],
+            }),
+          ),
+        );
+        expect(race.filter((r) => r.ok)).toHaveLength(1);
+        expect(await store.currentReleaseId()).toBe(1);
+      });
+    });
     describe("logs, retention, registry and schedules", () => {
       it("appends and pages logs in order", async () => {
         await fresh();

@@ -17,6 +17,8 @@ import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
+import { openReleaseMode, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import type { ReleaseFollower } from "../../release/follower.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -26,6 +28,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       "run a server: the scheduler (cron, retention) with leader election across servers, the API, and one worker process per worker group while work is runnable; SIGTERM stops it",
     )
     .option("--dir <dir>", "project folder")
+    .option(...RELEASE_OPTION)
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option(
       "--scheduler-tick <duration>",
@@ -85,20 +88,33 @@ export function registerServer(program: Command, cx: CommandContext): void {
       },
     });
     let pipelines: PipelineHost | null = null;
+    let follower: ReleaseFollower | null = null;
     let external: ExternalWorkers | null = null;
     try {
       await storeReady(engine.store);
-      const loader = new Project(project.root, engine, cx.io.env);
+      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write) : null;
+      const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
-      const report = await loader.loadAll();
+      release?.follower.attachPipelines(pipelines);
+      follower = release?.follower ?? null;
+      const report = release ? await release.follower.load() : await loader.loadAll();
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       // Seed 002: several servers need shared state unless every workflow is local.
       checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
+      follower?.follow(RELEASE_POLL_MS);
       if (workers === "separate") {
-        lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write, logFormat });
+        lanes = createLanes({
+          engine,
+          loader,
+          project: release?.project ?? project,
+          settings: laneSettings,
+          io: cx.io,
+          write,
+          logFormat,
+        });
         await lanes.start();
         write(
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
@@ -135,6 +151,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       // Worker commands drain first: they still need the API to checkpoint and finish.
       await external?.stop(10_000);
       await http.server.close();
+      await follower?.stop();
       await lanes?.stop(10_000);
       await pipelines?.stop();
       await engine.stop({ drainMs: 0 });

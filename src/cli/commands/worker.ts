@@ -15,6 +15,7 @@ import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
+import { openReleaseMode, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -48,6 +49,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     )
     .option(...LOG_FORMAT_OPTION)
     .option(...OTEL_OPTION)
+    .option(...RELEASE_OPTION)
     .option(
       "--from-build <file>",
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
@@ -83,13 +85,19 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const retrying = { timeoutMs: startupMs, write: (t: string) => cx.io.stderr(t), signal: cx.io.signal };
       await retryStartup("opening the database", () => storeReady(engine.store), retrying);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
-      const loader = new Project(project.root, engine, cx.io.env);
+      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write) : null;
+      const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
+      release?.follower.attachPipelines(pipelines);
       // A module whose load failed because the database did (storing its bundle) is retried, not skipped.
       const report = await retryStartup(
         "loading the project",
         async () => {
-          const loaded = build ? await loadBuilt(loader, build) : await loader.loadAll();
+          const loaded = release
+            ? await release.follower.load()
+            : build
+              ? await loadBuilt(loader, build)
+              : await loader.loadAll();
           const storage = loaded.errors.find((e) => retryableAtStartup(e.error));
           if (storage) throw storage.error;
           return loaded;
@@ -121,6 +129,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         await metrics.stop();
         throw err;
       });
+      release?.follower.follow(RELEASE_POLL_MS);
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
@@ -134,6 +143,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         orphaned,
       ]);
       write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
+      await release?.follower.stop();
       await engine.stop({ drainMs });
       await metrics.stop();
       await pipelines.stop();

@@ -269,6 +269,23 @@ const PATHS: Record<string, Json> = {
       responses: { ...ok("the diagram", ref("Diagram")), ...err("401", "403", "404", "422") },
     }),
   },
+  "/api/releases": {
+    get: op("read", "Releases published by `sluice deploy`, newest first: who, when, what changed", {
+      responses: { ...ok("releases", { type: "object" }), ...err("401", "403") },
+    }),
+  },
+  "/api/releases/{id}": {
+    get: op("read", "One release with its manifest (files by hash, modules, workflows, pipelines)", {
+      parameters: [path("id", "release number")],
+      responses: { ...ok("the release", { type: "object" }), ...err("401", "403", "404") },
+    }),
+  },
+  "/api/runs/{id}/release": {
+    get: op("read", "Which release's code a run used (null when not deployed as a release)", {
+      parameters: [path("id", "run id")],
+      responses: { ...ok("the run's release", { type: "object" }), ...err("401", "403", "404") },
+    }),
+  },
   "/api/schedules": {
     get: op("read", "Cron schedules with their next fire times", {
       responses: {

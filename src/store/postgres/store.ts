@@ -23,6 +23,10 @@ import type {
   OverviewRequest,
   StoreOverview,
   LogFilter,
+  PublishReleaseOutcome,
+  PublishReleaseRequest,
+  ReleaseRecord,
+  ReleaseSummary,
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { claimRuns } from "./claim.js";
@@ -33,6 +37,7 @@ import { Leadership } from "./leader.js";
 import { channelOf, Listener } from "./listener.js";
 import { migrate } from "./migrate.js";
 import * as ops from "./ops.js";
+import * as releases from "./releases.js";
 import { PostgresReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
@@ -384,6 +389,29 @@ export class PostgresStore implements Store {
   }
   getWorkflow(name: string): Promise<WorkflowInfo | null> {
     return this.reads.getWorkflow(name);
+  }
+  async publishRelease(request: PublishReleaseRequest): Promise<PublishReleaseOutcome> {
+    return this.tx(async (c) => {
+      const outcome = await releases.publishRelease(c, request);
+      if (outcome.ok) await this.notify(c);
+      return outcome;
+    });
+  }
+  async currentReleaseId(): Promise<number | null> {
+    await this.ready();
+    return releases.currentReleaseId(this.db);
+  }
+  async getRelease(id: number): Promise<ReleaseRecord | null> {
+    await this.ready();
+    return releases.getRelease(this.db, id);
+  }
+  async listReleases(limit: number): Promise<ReleaseSummary[]> {
+    await this.ready();
+    return releases.listReleases(this.db, limit);
+  }
+  async releaseBundles(): Promise<Array<{ id: number; createdAt: number; bundles: string[] }>> {
+    await this.ready();
+    return releases.releaseBundles(this.db);
   }
   async putBundle(hash: string, code: string): Promise<void> {
     await this.ready();

@@ -27,6 +27,10 @@ import type {
   OverviewRequest,
   StoreOverview,
   LogFilter,
+  PublishReleaseOutcome,
+  PublishReleaseRequest,
+  ReleaseRecord,
+  ReleaseSummary,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
@@ -35,6 +39,7 @@ import { claimRuns } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
+import * as releases from "./releases.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 import { readOverview } from "./overview.js";
@@ -463,6 +468,23 @@ export class SqliteStore implements Store {
   async getBundle(hash: string): Promise<string | null> {
     const row = this.s.get("SELECT code FROM bundles WHERE hash = ?").get(hash) as { code: string } | undefined;
     return row?.code ?? null;
+  }
+
+  async publishRelease(request: PublishReleaseRequest): Promise<PublishReleaseOutcome> {
+    const now = this.clock.now();
+    return this.tx(() => releases.publishRelease(this.s, now, request));
+  }
+  async currentReleaseId(): Promise<number | null> {
+    return releases.currentReleaseId(this.s);
+  }
+  async getRelease(id: number): Promise<ReleaseRecord | null> {
+    return releases.getRelease(this.s, id);
+  }
+  async listReleases(limit: number): Promise<ReleaseSummary[]> {
+    return releases.listReleases(this.s, limit);
+  }
+  async releaseBundles(): Promise<Array<{ id: number; createdAt: number; bundles: string[] }>> {
+    return releases.releaseBundles(this.s);
   }
 
   async syncSchedules(

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { decodeValue } from "../../core/serde.js";
+import { createEngine } from "../../engine/engine.js";
+import { Project } from "../../loader/project.js";
+import { InvalidInputError } from "../../sdk/errors.js";
+import { moduleName } from "../../worker/script-paths.js";
+import type { CommandContext } from "../command.js";
+import { readJsonInput } from "../json-input.js";
+import { parseDurationOption } from "../options.js";
+import { DIR_OPTION, resolveProject } from "../project.js";
+
+/** `sluice preview <path> [payload]`: one run from the local files, in a throwaway database, without a server. */
+export function registerPreview(program: Command, cx: CommandContext): void {
+  program
+    .command("preview")
+    .description(
+      "run one workflow or script once from the local files in a throwaway database (no server): prints its result, timeline and logs",
+    )
+    .argument("<path>", "workflow name or module path, e.g. f/data/etl")
+    .argument("[payload]", "JSON payload (default {})")
+    .option(...DIR_OPTION)
+    .option("--timeout <duration>", "give up after this long", "5m")
+    .action(async (path: string, payloadText: string | undefined, opts: { dir?: string; timeout: string }) => {
+      const timeoutMs = parseDurationOption(opts.timeout, "--timeout");
+      const payload = await readJsonInput(cx.io, {
+        inline: payloadText,
+        file: undefined,
+        inlineName: "payload",
+        fileFlag: "--payload-file",
+        fallback: {},
+      });
+      const project = resolveProject(cx.io, opts.dir);
+      const scratch = mkdtempSync(join(tmpdir(), "sluice-preview-"));
+      const engine = createEngine({ database: join(scratch, "preview.db"), scheduler: false, captureConsole: true });
+      const out = (t: string) => cx.io.stdout(t);
+      try {
+        const loader = new Project(project.root, engine, cx.io.env);
+        const report = await loader.loadAll();
+        await engine.start();
+        const name = engine.registry.get(path) ? path : moduleName(path.replace(/^\.?\/+/, ""));
+        if (!engine.registry.get(name)) {
+          const broken = report.errors.find((e) => moduleName(e.file) === name);
+          throw new InvalidInputError(
+            broken
+              ? broken.error.message
+              : `${path} is not a workflow or script of ${project.root}; known: ${engine.registry.names().join(", ")}`,
+            { code: "UNKNOWN_WORKFLOW" },
+          );
+        }
+        const handle = await engine.enqueueRun(name, payload);
+        const run = await engine.waitForRun(handle.id, timeoutMs);
+        const children = await engine.store.listRuns({ parentId: run.id, limit: 1_000 });
+        out(`timeline of ${name} (${run.status}):\n`);
+        for (const s of await engine.store.getSteps(run.id)) {
+          const ms = s.finishedAt === null ? "" : ` ${s.finishedAt - s.startedAt} ms`;
+          out(`  ${s.kind.padEnd(8)} ${s.key} ${s.status}${ms}${s.target ? ` → ${s.target}` : ""}\n`);
+        }
+        out("logs:\n");
+        for (const r of [run, ...children.reverse()])
+          for (const l of await engine.store.getLogs(r.id))
+            out(`  [${r.workflow}${r.task ? `:${r.task}` : ""}] ${l.level} ${l.message}\n`);
+        if (run.status === "succeeded") out(`result:\n${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
+        else {
+          cx.io.stderr(`run ${run.status}: ${run.error?.message ?? ""}\n`);
+          cx.setExitCode(1);
+        }
+      } finally {
+        await engine.stop({ drainMs: 0 });
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    });
+}

@@ -1,0 +1,68 @@
+/** The release routes: list (who, when, what changed), one release, and which release a run used. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { diffReleases, RELEASE_FORMAT, type ReleaseManifest } from "../../src/core/release.js";
+import { startHarness, type HttpHarness } from "./harness.js";
+
+let h: HttpHarness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.close());
+
+const get = async (path: string, token = h.tokens.read) => {
+  const res = await h.call("GET", path, { token });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+/** The harness's published `hello` at its loaded code version, as a one-module release. */
+async function manifestOfHello(): Promise<ReleaseManifest> {
+  const hello = (await h.store.getWorkflow("hello"))!;
+  return {
+    format: RELEASE_FORMAT,
+    files: [{ path: hello.source!, hash: "h-hello", bytes: 1 }],
+    modules: [{ path: hello.source!, language: "typescript", bundle: hello.version!, workflows: ["hello"] }],
+    workflows: [{ ...hello, removedAt: undefined } as never],
+    pipelines: [],
+  };
+}
+
+describe("releases", () => {
+  it("lists none before the first deploy, and 404s an unknown release", async () => {
+    expect((await get("/api/releases")).body).toEqual({ current: null, releases: [] });
+    const missing = await get("/api/releases/9");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe("UNKNOWN_RELEASE");
+  });
+
+  it("lists releases newest first with who and what changed, and tells which release a run used", async () => {
+    const manifest = await manifestOfHello();
+    const changes = diffReleases(null, manifest);
+    const published = await h.store.publishRelease({
+      manifest: JSON.stringify(manifest),
+      changes: JSON.stringify(changes),
+      createdBy: "ana",
+      rollbackOf: null,
+      expectedCurrent: null,
+      blobs: [],
+    });
+    expect(published.ok).toBe(true);
+    const list = await get("/api/releases");
+    expect(list.body.current).toBe(1);
+    expect(list.body.releases).toEqual([
+      { id: 1, createdAt: expect.any(Number), createdBy: "ana", rollbackOf: null, changes },
+    ]);
+    const one = await get("/api/releases/1");
+    expect(one.body.manifest.modules[0].bundle).toBe(manifest.modules[0]!.bundle);
+    const run = await h.start("hello", { name: "r" });
+    expect((await get(`/api/runs/${run.id}/release`)).body).toEqual({
+      run: run.id,
+      version: manifest.modules[0]!.bundle,
+      release: 1,
+    });
+    expect((await get("/api/runs/nope/release")).status).toBe(404);
+  });
+
+  it("needs a read token", async () => {
+    expect((await h.call("GET", "/api/releases")).status).toBe(401);
+  });
+});
