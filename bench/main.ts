@@ -9,6 +9,7 @@
  *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
  *   npm run bench -- --python                 only Python workflows as code beside the TypeScript fan-out
  *   npm run bench -- --backfill               only the 365-partition pipeline backfill
+ *   npm run bench -- --hot [--db postgres]    only the hot-path workloads W1, W3, W4 of issue 15
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import { laneColdStart } from "./lanes-bench.js";
 import { goWorkerFigures } from "./go-worker-bench.js";
 import { openPythonEngine, pythonFigures } from "./python-bench.js";
 import { backfillFigures } from "./backfill-bench.js";
+import { HOT_TARGETS, hotFigures } from "./hot-bench.js";
 
 const BACKFILL_TITLE =
   "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
@@ -52,9 +54,10 @@ async function main(): Promise<void> {
       console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, cold lanes only`);
       return printFigures(LANES_TITLE, await laneColdStart(dir));
     }
+    const hot = process.argv.includes("--hot");
     if (process.argv.includes("--db") && db?.startsWith("postgres")) {
       console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, Postgres`);
-      return await postgresBench(db, dir);
+      return await postgresBench(db, dir, { hotOnly: hot });
     }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
     if (process.argv.includes("--lake"))
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
     ]);
+    if (hot) return printFigures("hot path on SQLite (issue 15)", await hotFigures(dir, HOT_TARGETS.sqlite));
 
     // Targets of issues 2 and 3 (SQLite, embedded worker, 2 cores).
     const targets = { p50Ms: 1.5, p99Ms: 5, runsPerSecond: 5_000, fanout500Ms: 200, fanout10kMs: 2_000 };

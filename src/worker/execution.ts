@@ -125,6 +125,8 @@ export class Execution implements LogTarget, WacHost {
   private readonly unobserved: Array<{ key: string; error: Error; observed: () => boolean }> = [];
   private timeoutTimer: NodeJS.Timeout | null = null;
   private readonly t0 = performance.now();
+  /** The run as its terminal write left it (set when the claim completed with a final outcome). */
+  finishedRun: RunRecord | undefined;
   private readonly claimedAt: number;
   private resolveDone!: (r: ExecutionResult) => void;
   /** Resolves when the claim has ended. */
@@ -478,6 +480,7 @@ export class Execution implements LogTarget, WacHost {
         this.state = "running";
         return this.markFenced();
       }
+      this.finishedRun = result.finished;
       this.resolveDone("completed");
     } catch {
       this.abandon();

@@ -11,7 +11,8 @@ import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
-import type { ClaimedRun, Store } from "../store/types.js";
+import type { ClaimedRun, ClaimRequest, Command, Store } from "../store/types.js";
+import type { Ride } from "../engine/committer.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
 import { taskDefinition } from "./task-definition.js";
@@ -60,6 +61,10 @@ export class Worker {
   private idleSince: number | null = null;
   /** Slots promised to runs being enqueued with `claimFor` (see {@link reserve}). */
   private reserved = 0;
+  /** Slots asked for by claims submitted and not yet answered. */
+  private claiming = 0;
+  /** Called when no claim is in flight any more (see {@link stop}). */
+  private claimsIdle: Array<() => void> = [];
   private readonly onWork = () => this.poke();
   /** Runs this worker has finished a claim of (completed, suspended or fenced). */
   processed = 0;
@@ -78,6 +83,7 @@ export class Worker {
     this.running = true;
     this.events.on("work", this.onWork);
     this.unwatch = this.store.watch(this.onWork);
+    this.deps.committer.setRider((batch) => this.ride(batch));
     const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), beat);
     this.heartbeatTimer.unref();
@@ -94,7 +100,7 @@ export class Worker {
    */
   reserve(wanted: number, queue: string): { workerId: string; leaseMs: number; count: number } {
     const allowed = !this.draining && this.running && (!this.options.queues || this.options.queues.includes(queue));
-    const free = allowed ? this.options.concurrency - this.active.size - this.reserved : 0;
+    const free = allowed ? this.free() : 0;
     const count = Math.max(0, Math.min(wanted, free));
     this.reserved += count;
     return { workerId: this.options.workerId, leaseMs: this.options.leaseMs, count };
@@ -138,8 +144,10 @@ export class Worker {
   async stop(timeoutMs = 30_000): Promise<void> {
     if (!this.running) return;
     this.draining = true;
+    this.deps.committer.setRider(null);
     this.poke();
     await this.loopDone;
+    while (this.claiming > 0) await new Promise<void>((r) => this.claimsIdle.push(r));
     const all = Promise.all([...this.active.values()].map((e) => e.done));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
@@ -151,29 +159,78 @@ export class Worker {
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
   }
 
+  /** Slots neither running, promised to an enqueue, nor asked for by a claim in flight. */
+  private free(): number {
+    return Math.max(0, this.options.concurrency - this.active.size - this.reserved - this.claiming);
+  }
+
+  private claimRequest(limit: number): ClaimRequest {
+    return {
+      workerId: this.options.workerId,
+      limit,
+      leaseMs: this.options.leaseMs,
+      workflows: this.registry.claimable(),
+      queues: claimGroups(this.options.queues, this.options.server),
+      server: this.options.server,
+    };
+  }
+
+  /** Counts `limit` slots as being claimed until `settle` is called with what the claim returned. */
+  private startClaim(limit: number): (claimed: ClaimedRun[]) => void {
+    this.claiming += limit;
+    return (claimed) => {
+      this.claiming -= limit;
+      if (claimed.length > 0) crashAt("after-claim");
+      for (const c of claimed) this.execute(c);
+      if (this.claiming === 0) for (const r of this.claimsIdle.splice(0)) r();
+    };
+  }
+
+  /**
+   * Complete-and-claim-next: a batch that ends claims of this worker (completions,
+   * suspensions) also claims the slots they free, in the same transaction.
+   */
+  private ride(batch: readonly Command[]): Ride | null {
+    if (this.draining || !this.running) return null;
+    let freeing = 0;
+    for (const c of batch)
+      if ((c.verb === "complete" || c.verb === "suspend") && this.active.has(c.lease.runId)) freeing++;
+    const limit = Math.min(freeing, this.options.concurrency) + this.free();
+    if (freeing === 0 || limit <= 0) return null;
+    const settle = this.startClaim(limit);
+    return {
+      command: { verb: "claim", request: this.claimRequest(limit) },
+      settle: (answer) => settle("result" in answer && answer.result.ok ? (answer.result.claimed ?? []) : []),
+    };
+  }
+
+  /** Claims up to `limit` runs through the group commit and starts them; returns how many. */
+  private async claimInto(limit: number): Promise<number> {
+    const settle = this.startClaim(limit);
+    let claimed: ClaimedRun[] = [];
+    try {
+      const r = await this.deps.committer.submit({ verb: "claim", request: this.claimRequest(limit) });
+      if (r.ok) claimed = r.claimed ?? [];
+    } finally {
+      settle(claimed);
+    }
+    return claimed.length;
+  }
+
   private async loop(): Promise<void> {
     while (!this.draining) {
-      const free = this.options.concurrency - this.active.size - this.reserved;
-      let claimed: ClaimedRun[] = [];
+      const free = this.free();
+      let claimed = 0;
       if (free > 0) {
         try {
-          claimed = await this.store.claim({
-            workerId: this.options.workerId,
-            limit: free,
-            leaseMs: this.options.leaseMs,
-            workflows: this.registry.claimable(),
-            queues: claimGroups(this.options.queues, this.options.server),
-            server: this.options.server,
-          });
+          claimed = await this.claimInto(free);
         } catch (err) {
           console.error(`sluice worker: claim failed (${describeFailure(err)}); retrying`);
           await this.sleep(this.options.pollMs);
           continue;
         }
-        if (claimed.length > 0) crashAt("after-claim");
-        for (const c of claimed) this.execute(c);
       }
-      if (claimed.length > 0) {
+      if (claimed > 0) {
         this.idleSince = null;
         await new Promise((r) => setImmediate(r));
         continue;
@@ -274,7 +331,7 @@ export class Worker {
     const t0 = performance.now();
     const result = await exec.start();
     this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
-    if (result === "completed") this.events.emit("settled", run.id);
+    if (result === "completed") this.events.emit("settled", run.id, exec.finishedRun);
     // A completion may have re-queued a parent; a suspension may have created children.
     if (result === "fenced") this.events.emit("fenced", run.id);
     else this.events.emit("work");

@@ -8,6 +8,7 @@
  */
 import type pg from "pg";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
+import { claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
 import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
 import { lockSignalEvents } from "./signal-lock.js";
@@ -40,6 +41,16 @@ export async function applyCommands(
   let wake = false;
   for (const seg of segments(commands)) {
     if (await applySegment(c, commands, seg, results, ctx)) wake = true;
+  }
+  // Claims go last: they take the slots the batch freed and the runs it enqueued.
+  for (let i = 0; i < commands.length; i++) {
+    const cmd = commands[i]!;
+    if (cmd.verb !== "claim") continue;
+    const req = cmd.request;
+    results[i] = {
+      ok: true,
+      claimed: req.limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(c, req, ctx.audit),
+    };
   }
   return { results, wake };
 }
@@ -178,7 +189,12 @@ async function applySegment(
     else finishes.push({ runId: row.id, parentId: row.parent_id, parentKey: row.parent_key, outcome: cmd.outcome });
   }
   await retryRuns(c, retries);
-  await finishRuns(c, finishes);
+  const finished = await finishRuns(c, finishes);
+  for (const i of ok) {
+    const cmd = all[i]!;
+    const run = cmd.verb === "complete" ? finished.get(cmd.lease.runId) : undefined;
+    if (run) results[i] = { ok: true, finished: run };
+  }
   if (retries.length || finishes.length) wake = true;
   if (ctx.audit)
     await releaseClaims(
