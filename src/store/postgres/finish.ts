@@ -5,6 +5,7 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
+import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
 import type { RunOutcome, RunRecord } from "../types.js";
@@ -55,11 +56,13 @@ export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<
   const results = finishes.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
   const errors = finishes.map((f) => outcomeError(f.outcome));
   const { rows } = await c.query<RunRow>(
-    `UPDATE runs r SET status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
+    prepared(
+      `UPDATE runs r SET status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
        ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) u(id, status, result, error) WHERE r.id = u.id
      RETURNING r.*`,
-    [finishes.map((f) => f.runId), finishes.map((f) => f.outcome.status), results, errors],
+      [finishes.map((f) => f.runId), finishes.map((f) => f.outcome.status), results, errors],
+    ),
   );
   const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
   const children = finishes.map((f, i) => ({ f, i })).filter(({ f }) => f.parentId !== null && f.parentKey !== null);

@@ -86,6 +86,7 @@ export class SqliteStore implements Store {
     this.readOnly = db.readonly;
     this.location = db.memory ? { kind: "memory" } : { kind: "file", path: db.name };
     this.s = new Statements(db);
+    this.runTx = db.transaction((fn: () => unknown) => fn());
     this.w = new SqliteWrites(this.s);
     this.r = new SqliteReads(this.s);
   }
@@ -94,9 +95,12 @@ export class SqliteStore implements Store {
     return this.clock.now();
   }
 
+  /** One transaction wrapper for every call (better-sqlite3 builds a new one per `transaction()`). */
+  private readonly runTx: Database.Transaction<(fn: () => unknown) => unknown>;
+
   /** Runs `fn` in one IMMEDIATE transaction (takes the write lock up front, so no upgrade deadlocks). */
   private tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.runTx.immediate(fn) as T;
   }
 
   async commit(commands: Command[]): Promise<CommandResult[]> {
