@@ -50,7 +50,8 @@ export function defaultWorkerOptions(over: Partial<WorkerOptions> = {}): WorkerO
 
 /** One worker: a claim loop with `concurrency` async slots. */
 export class Worker {
-  private readonly active = new Map<string, Execution>();
+  /** Claims held by this worker, by run id: each one's execution once started, and when it has ended. */
+  private readonly active = new Map<string, Slot>();
   private running = false;
   private draining = false;
   private wake: (() => void) | null = null;
@@ -148,7 +149,7 @@ export class Worker {
     this.poke();
     await this.loopDone;
     while (this.claiming > 0) await new Promise<void>((r) => this.claimsIdle.push(r));
-    const all = Promise.all([...this.active.values()].map((e) => e.done));
+    const all = Promise.all([...this.active.values()].map((slot) => slot.ended));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
@@ -273,9 +274,9 @@ export class Worker {
 
   private execute(claim: ClaimedRun): void {
     const id = claim.run.id;
-    const placeholder = { done: Promise.resolve("completed") } as unknown as Execution;
-    this.active.set(id, placeholder);
-    void this.runClaim(claim)
+    const slot: Slot = { execution: null, ended: Promise.resolve() };
+    this.active.set(id, slot);
+    slot.ended = this.runClaim(claim, slot)
       .catch((err) =>
         console.error(
           terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, {
@@ -290,7 +291,7 @@ export class Worker {
       });
   }
 
-  private async runClaim(claim: ClaimedRun): Promise<void> {
+  private async runClaim(claim: ClaimedRun, slot: Slot): Promise<void> {
     const { run } = claim;
     let def: AnyWorkflow | undefined;
     let failure: Error | null = null;
@@ -326,7 +327,7 @@ export class Worker {
       return;
     }
     const exec = new Execution(claim, def, this.deps);
-    this.active.set(run.id, exec);
+    slot.execution = exec;
     if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
     const t0 = performance.now();
     const result = await exec.start();
@@ -338,7 +339,7 @@ export class Worker {
   }
 
   private async heartbeat(): Promise<void> {
-    const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.holdsLease);
+    const execs = [...this.active.values()].flatMap((slot) => (slot.execution?.holdsLease ? [slot.execution] : []));
     if (execs.length === 0) return;
     crashAt("before-renewal");
     try {
@@ -364,6 +365,13 @@ export class Worker {
       // another process holds the lock; the next tick retries
     }
   }
+}
+
+/** One claim held by the worker: its execution (none while its workflow is resolved, or if that failed). */
+interface Slot {
+  execution: Execution | null;
+  /** Settles when the claim has ended and been accounted for. */
+  ended: Promise<void>;
 }
 
 /** An error for the operator: a database failure with its code and what to do, else its message. */
