@@ -14,7 +14,7 @@ import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { formatMillis } from "../core/duration.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { KeyAllocator } from "../core/keys.js";
-import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
+import { decodeValue, encodeValue, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
 import type { EngineMetrics } from "../engine/metrics.js";
 import {
