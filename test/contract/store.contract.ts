@@ -301,7 +301,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
 
       it("applies a claim command after the rest of its batch: it takes the slot a completion frees and new runs", async () => {
         await fresh();
-        const concurrency = { key: "k", limit: 1 };
+        const concurrency = { key: "k", limit: 1, windowMs: null };
         const a = await enqueue(store, { concurrency });
         const b = await enqueue(store, { concurrency });
         const [ca] = await store.claim({ workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF });
