@@ -15,6 +15,7 @@
  *                                             (SQLite; add --large-postgres for Postgres too) and retention
  *   npm run bench -- --timers                 only 10,000 timers due at once (spread of starts), both stores
  *   npm run bench -- --deploy                 only deploy time and release-only worker cold start
+ *   npm run bench -- --hot [--db postgres]    only the hot-path workloads W1, W3, W4 of issue 15
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -32,10 +33,11 @@ import { openPythonEngine, pythonFigures } from "./python-bench.js";
 import { backfillFigures } from "./backfill-bench.js";
 import { tracingFigures } from "./tracing-bench.js";
 import { issue15Bench } from "./cold/sections.js";
+import { HOT_TARGETS, hotFigures } from "./hot-bench.js";
+import { deployFigures } from "./deploy-bench.js";
 
 const TRACING_TITLE =
   "tracing overhead: 200 runs × 5 steps with the OpenTelemetry SDK on and off (SQLite, embedded worker)";
-import { deployFigures } from "./deploy-bench.js";
 
 const DEPLOY_TITLE =
   "deploy across machines: sluice deploy of a 200-module project, release-only worker start (SQLite)";
@@ -67,9 +69,10 @@ async function main(): Promise<void> {
       console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, cold lanes only`);
       return printFigures(LANES_TITLE, await laneColdStart(dir));
     }
+    const hot = process.argv.includes("--hot");
     if (process.argv.includes("--db") && db?.startsWith("postgres")) {
       console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, Postgres`);
-      return await postgresBench(db, dir);
+      return await postgresBench(db, dir, { hotOnly: hot });
     }
     console.log(`sluice bench: node ${process.version}, ${cpus().length} cores, SQLite files in ${dir}`);
     const only = (flag: string) => process.argv.includes(flag);
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
     ]);
+    if (hot) return printFigures("hot path on SQLite (issue 15)", await hotFigures(dir, HOT_TARGETS.sqlite));
 
     // Targets of issues 2 and 3 (SQLite, embedded worker, 2 cores).
     const targets = { p50Ms: 1.5, p99Ms: 5, runsPerSecond: 5_000, fanout500Ms: 200, fanout10kMs: 2_000 };

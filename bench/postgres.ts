@@ -8,6 +8,7 @@
 import pg from "pg";
 import { openBenchEngine } from "./engine-bench.js";
 import { openFanoutEngine } from "./fanout-bench.js";
+import { HOT_TARGETS, hotFigures } from "./hot-bench.js";
 import { startCluster } from "./pg-cluster.js";
 import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
@@ -45,7 +46,7 @@ async function settings(url: string): Promise<string> {
 }
 
 /** Runs every engine benchmark against Postgres (`setting` is `postgres` or a URL). */
-export async function postgresBench(setting: string, dir: string): Promise<void> {
+export async function postgresBench(setting: string, dir: string, opts: { hotOnly?: boolean } = {}): Promise<void> {
   const cluster = /^postgres(ql)?:\/\//.test(setting) ? null : await startCluster();
   const url = cluster?.url ?? setting;
   const schema = `bench_${process.pid}`;
@@ -64,6 +65,14 @@ export async function postgresBench(setting: string, dir: string): Promise<void>
       { name: "raw Postgres single-row commits (one connection, autocommit)", value: raw, unit: "commits/s" },
     ]);
 
+    if (opts.hotOnly) {
+      const figures = await hotFigures(dir, HOT_TARGETS.postgres, (name) =>
+        withSchema(`${schema}_${name.replace("-", "_")}`),
+      );
+      for (const name of ["hot_wide", "hot_narrow"])
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema}_${name} CASCADE`);
+      return printFigures("hot path on Postgres (issue 15)", figures);
+    }
     // Targets of issue 5 (Postgres, 2 cores): steps/s >= 3x raw and p50 < 10 ms.
     const targets = { p50Ms: 10 };
     const engine = await openBenchEngine(dir, "engine", withSchema(`${schema}_engine`));

@@ -7,6 +7,18 @@ import { crashArmed, crashAt } from "../worker/crash-points.js";
 /** Log lines kept for the next batch while the database refuses writes; older ones are dropped past this. */
 const MAX_HELD_LOG_LINES = 10_000;
 
+/**
+ * A command that rides along with a batch (see {@link GroupCommitter.setRider}), and
+ * where its answer goes: the result, or the error that failed the whole batch.
+ */
+export interface Ride {
+  command: Command;
+  settle: (answer: { result: CommandResult } | { error: unknown }) => void;
+}
+
+/** Looks at a batch about to be committed and may add one command to it. */
+export type Rider = (batch: readonly Command[]) => Ride | null;
+
 interface Queued {
   command: Command;
   resolve: (r: CommandResult) => void;
@@ -31,6 +43,7 @@ export class GroupCommitter {
   private flushing: Promise<void> | null = null;
   /** Consecutive failed commits (0 when the last one succeeded). */
   private failures = 0;
+  private rider: Rider | null = null;
   /** Batches committed and commands they held, for benchmarks and tests. */
   readonly stats = { batches: 0, commands: 0 };
 
@@ -47,6 +60,14 @@ export class GroupCommitter {
       this.queue.push({ command, resolve, reject });
       this.schedule();
     });
+  }
+
+  /**
+   * Sets who may add a command to each batch before it commits (the worker claims
+   * the slots a batch's completions free in the same transaction). One rider at most.
+   */
+  setRider(rider: Rider | null): void {
+    this.rider = rider;
   }
 
   /** Queues a log line; it is written with the next batch. */
@@ -95,6 +116,8 @@ export class GroupCommitter {
         this.logs = [];
       }
       const skip = logCommand ? 1 : 0;
+      const ride = this.rider?.(commands) ?? null;
+      if (ride) commands.push(ride.command);
       const t0 = performance.now();
       try {
         const checkpoint = crashArmed && commands.some((c) => c.verb === "saveSteps");
@@ -106,6 +129,7 @@ export class GroupCommitter {
         this.stats.batches += 1;
         this.stats.commands += batch.length;
         for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i + skip]!);
+        ride?.settle({ result: results[results.length - 1]! });
       } catch (err) {
         const failure = toStorageError(err);
         this.metrics?.commitFailed();
@@ -115,6 +139,7 @@ export class GroupCommitter {
           this.logs = [...held, ...this.logs].slice(-MAX_HELD_LOG_LINES);
         }
         for (const q of batch) q.reject(failure);
+        ride?.settle({ error: failure });
         // Wait out the backoff before the next commit (the queue is rescheduled by flush).
         return;
       }

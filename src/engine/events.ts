@@ -9,8 +9,11 @@ export interface EngineEventMap {
   started: [run: RunRecord, claim: number];
   /** A claim lost its lease: its writes were refused and it stopped (another attempt owns the run). */
   fenced: [runId: string];
-  /** A claim of this run ended in this process (finished, retrying, or cancelled here): re-read its status. */
-  settled: [runId: string];
+  /**
+   * A claim of this run ended in this process (finished, retrying, or cancelled here): re-read its
+   * status, unless `finished` gives the run as its terminal write left it.
+   */
+  settled: [runId: string, finished?: RunRecord];
 }
 
 /** Typed event bus of one engine. */

@@ -8,10 +8,15 @@ interface Waiter {
   timer: NodeJS.Timeout | null;
 }
 
+/** Every this many poll ticks, waited-on runs are read even if the store saw no outside change. */
+const FULL_POLL_EVERY = 10;
+
 /**
  * Everyone awaiting a run's outcome. Local completions are announced by the
  * `settled` event (dispatched by run id, so many waiters cost nothing extra);
- * completions made by other processes are found by one shared poll.
+ * completions made by other processes are found by one shared poll, which reads
+ * the waited-on runs only after the store reported a change from outside this
+ * process (`Store.watch`), and every {@link FULL_POLL_EVERY}th tick regardless.
  *
  * The poll keeps the process alive while anyone waits: a CLI `enqueue --wait` has
  * nothing else on its event loop (its run finishes in another process), so an
@@ -22,14 +27,23 @@ export class RunWaiters {
   private readonly queued = new Set<string>();
   private flushScheduled = false;
   private poll: NodeJS.Timeout | null = null;
+  private unwatch: (() => void) | null = null;
+  /** The store reported a change since the last poll. */
+  private changed = false;
+  private ticks = 0;
 
   constructor(
     private readonly store: Store,
     events: EngineEvents,
     private readonly pollMs = 500,
   ) {
-    events.on("settled", (runId) => {
-      if (this.waiting.has(runId)) this.check(runId);
+    events.on("settled", (runId, finished) => {
+      const set = this.waiting.get(runId);
+      if (!set) return;
+      // A terminal write made here hands over the run: no read back.
+      if (finished && isTerminal(finished.status))
+        for (const w of [...set]) this.settle(runId, w, () => w.resolve(finished));
+      else this.check(runId);
     });
   }
 
@@ -59,13 +73,22 @@ export class RunWaiters {
     if (this.waiting.size === 0 && this.poll) {
       clearInterval(this.poll);
       this.poll = null;
+      this.unwatch?.();
+      this.unwatch = null;
     }
     fn();
   }
 
   private ensurePoll(): void {
     if (this.poll) return;
-    this.poll = setInterval(() => void this.pollAll(), this.pollMs);
+    this.changed = false;
+    this.ticks = 0;
+    this.unwatch = this.store.watch(() => (this.changed = true));
+    this.poll = setInterval(() => {
+      if (!this.changed && ++this.ticks % FULL_POLL_EVERY !== 0) return;
+      this.changed = false;
+      void this.pollAll();
+    }, this.pollMs);
   }
 
   /** Rejects every waiter with `reason(runId)` and stops polling (the engine is stopping). */

@@ -248,11 +248,24 @@ export type Command =
   | { verb: "complete"; lease: Lease; outcome: RunOutcome }
   | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }
   /** Append captured log lines; lines of a stale claim (see {@link LogLine.token}) are dropped. */
-  | { verb: "appendLogs"; lines: LogLine[] };
+  | { verb: "appendLogs"; lines: LogLine[] }
+  /**
+   * Lease runnable runs, as {@link Store.claim} does, in the same transaction as the
+   * batch's other commands and after all of them: a worker claims the slots that the
+   * batch's completions free, and runs the batch enqueued, with one commit.
+   */
+  | { verb: "claim"; request: ClaimRequest };
 
 /** The answer to one {@link Command}. */
 export type CommandResult =
-  | { ok: true; enqueued?: EnqueueResult; lost?: string[] }
+  | {
+      ok: true;
+      enqueued?: EnqueueResult;
+      lost?: string[];
+      claimed?: ClaimedRun[];
+      /** `complete` with a terminal outcome: the run as it now stands, so waiters need not read it back. */
+      finished?: RunRecord;
+    }
   /** The lease is stale: the run was reclaimed, cancelled or finished elsewhere. */
   | { ok: false; fenced: true }
   /** The command was refused (e.g. an id conflict); nothing of it was written. */

@@ -14,7 +14,7 @@ import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
 import { formatMillis } from "../core/duration.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { KeyAllocator } from "../core/keys.js";
-import { decodeValue, encodeValue, type SerializedError, serializeError } from "../core/serde.js";
+import { decodeValue, encodeValue, serializeError } from "../core/serde.js";
 import type { GroupCommitter } from "../engine/committer.js";
 import type { EngineMetrics } from "../engine/metrics.js";
 import {
@@ -51,6 +51,7 @@ import type {
 import { type LogTarget, originalConsole } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
+import { ClaimLifecycle } from "./claim-lifecycle.js";
 import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
 import { tracePark } from "./tracing.js";
 import type { Span } from "@opentelemetry/api";
@@ -110,7 +111,8 @@ export class TaskTimeoutError extends SluiceError {
 export class Execution implements LogTarget, WacHost {
   readonly run: RunRecord;
   readonly lease: Lease;
-  private state: "running" | "suspended" | "finished" | "fenced" | "abandoned" = "running";
+  /** Where this claim is in its life (see {@link ClaimLifecycle}). */
+  private readonly lifecycle = new ClaimLifecycle();
   /** A write of this claim is being retried after a storage failure: keep its lease alive. */
   private retryingWrite = false;
   /** A heartbeat found the lease gone. */
@@ -119,14 +121,15 @@ export class Execution implements LogTarget, WacHost {
   private readonly keys = new KeyAllocator();
   private position = 0;
   private pending: PendingCall[] = [];
-  private flushScheduled = false;
   private inflight = 0;
   private inflightWaiters: Array<() => void> = [];
-  private bail: { reason: string | null } | null = null;
-  private failure: SerializedError | null = null;
+  /** The outcome `ctx.bail` (wins) or `ctx.fail` asked for, whatever the handler does afterwards. */
+  private verdict: Extract<RunOutcome, { status: "cancelled" | "failed" }> | null = null;
   private readonly unobserved: Array<{ key: string; error: Error; observed: () => boolean }> = [];
   private timeoutTimer: NodeJS.Timeout | null = null;
   private readonly t0 = performance.now();
+  /** The run as its terminal write left it (set when the claim completed with a final outcome). */
+  finishedRun: RunRecord | undefined;
   private readonly claimedAt: number;
   private resolveDone!: (r: ExecutionResult) => void;
   /** Resolves when the claim has ended. */
@@ -184,20 +187,21 @@ export class Execution implements LogTarget, WacHost {
     return this.position < this.journal.size;
   }
 
-  /** Whether the claim is still live (not suspended, finished or fenced). */
+  /** Whether durable calls may still be made (the handler runs, or has just settled and inline work drains). */
   get active(): boolean {
-    return this.state === "running";
+    const state = this.lifecycle.state;
+    return state === "running" || state === "settling";
   }
 
   /** Whether heartbeats should extend this claim's lease (live, or retrying a write the database refused). */
   get holdsLease(): boolean {
-    return (this.state === "running" || this.retryingWrite) && !this.leaseLost;
+    return (this.active || this.retryingWrite) && !this.leaseLost;
   }
 
   /** @throws when the execution is over: user code raced past a suspension, or the lease was lost */
   assertActive(): void {
-    if (this.state === "fenced") throw new LeaseLostError(this.run.id);
-    if (this.state !== "running") throw new WorkflowSuspendedError();
+    if (this.lifecycle.state === "fenced") throw new LeaseLostError(this.run.id);
+    if (!this.active) throw new WorkflowSuspendedError();
   }
 
   /** Allocates the key and position of the next durable call named `name`. */
@@ -254,11 +258,8 @@ export class Execution implements LogTarget, WacHost {
     this.assertActive();
     if (call.child) call.child.options = tracePark(this, call) ?? null;
     else if (this.traceSpan) tracePark(this, call);
-    this.pending.push(call);
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => void this.flush());
-    }
+    // The first pending call schedules the one flush; later ones join it (the flush ends the claim).
+    if (this.pending.push(call) === 1) setImmediate(() => void this.flush());
     return NEVER;
   }
 
@@ -329,13 +330,13 @@ export class Execution implements LogTarget, WacHost {
 
   /** Records that the handler called `ctx.bail` (honoured even if the throw is caught). */
   noteBail(reason: string | null): never {
-    this.bail ??= { reason };
+    if (this.verdict?.status !== "cancelled") this.verdict = { status: "cancelled", reason };
     throw new BailSignal(reason);
   }
 
   /** Records that the handler called `ctx.fail`. */
   noteFail(error: unknown): never {
-    this.failure ??= serializeError(error);
+    this.verdict ??= { status: "failed", error: serializeError(error) };
     throw new FailSignal(error);
   }
 
@@ -403,15 +404,24 @@ export class Execution implements LogTarget, WacHost {
   /** The database failed in a way a retry cannot pass: stop here and let the lease expire. */
   private abandon(): void {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
-    this.state = "abandoned";
+    // A failure that comes back after the claim ended (a heartbeat fenced it) changes nothing.
+    if (!this.lifecycle.can("abandon")) return;
+    this.lifecycle.fire("abandon");
     this.resolveDone("abandoned");
   }
 
-  /** The lease was lost (heartbeat or write refused): stop writing. */
+  /** The lease was lost (heartbeat or write refused): stop writing. A claim that already ended stays as it ended. */
   markFenced(): void {
-    if (this.state === "fenced" || this.state === "finished") return;
+    if (!this.lifecycle.can("fence")) return;
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
-    this.state = "fenced";
+    this.lifecycle.fire("fence");
+    this.resolveDone("fenced");
+  }
+
+  /** The claim's own suspension or outcome was refused (the lease is stale): it ends fenced. */
+  private endRefused(): void {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    if (this.lifecycle.can("refused")) this.lifecycle.fire("refused");
     this.resolveDone("fenced");
   }
 
@@ -424,8 +434,9 @@ export class Execution implements LogTarget, WacHost {
 
   private async flush(): Promise<void> {
     await this.waitInflight();
-    if (this.state !== "running" || this.handlerSettled) return;
-    this.state = "suspended";
+    // The handler settled (its outcome is written instead), or the claim ended meanwhile.
+    if (!this.lifecycle.can("suspend")) return;
+    this.lifecycle.fire("suspend");
     const calls = this.pending.splice(0);
     const steps = calls.flatMap((c) => (c.step ? [c.step] : []));
     const children = calls.flatMap((c) => (c.child ? [c.child] : []));
@@ -437,25 +448,23 @@ export class Execution implements LogTarget, WacHost {
         { verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren },
         "park the run",
       );
-      if (!result.ok) {
-        this.state = "running";
-        this.markFenced();
-        return;
-      }
+      // A heartbeat may have found the lease gone while the suspension was written: then it stays fenced.
+      if (!result.ok) return this.endRefused();
       if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+      if (!this.lifecycle.can("parked")) return;
+      this.lifecycle.fire("parked");
       this.resolveDone("suspended");
     } catch {
       this.abandon();
     }
   }
 
-  private handlerSettled = false;
-
   private async onHandlerSettled(settled: Settled): Promise<void> {
-    if (this.state !== "running") return;
-    this.handlerSettled = true;
+    if (!this.lifecycle.can("settle")) return;
+    this.lifecycle.fire("settle");
     await this.waitInflight();
-    if (this.state !== "running") return;
+    // A timeout, a lost lease or a failed write may have ended the claim meanwhile.
+    if (this.lifecycle.state !== "settling") return;
     if (this.pending.length) {
       const keys = this.pending.map((p) => p.step?.key).filter(Boolean);
       this.log(
@@ -478,16 +487,15 @@ export class Execution implements LogTarget, WacHost {
   /** Writes the claim's outcome (fenced writes end the claim as fenced). */
   private async finishWith(outcome: RunOutcome): Promise<void> {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
-    this.state = "finished";
+    this.lifecycle.fire("finish");
     try {
       const result = await this.write(
         { verb: "complete", lease: this.lease, outcome },
         `record its outcome (${outcome.status})`,
       );
-      if (!result.ok) {
-        this.state = "running";
-        return this.markFenced();
-      }
+      if (!result.ok) return this.endRefused();
+      this.lifecycle.fire("written");
+      this.finishedRun = result.finished;
       if (outcome.status !== "retry")
         this.deps.metrics?.finished(this.run.workflow, outcome.status, (this.now() - this.run.createdAt) / 1000);
       this.written = outcome;
@@ -510,8 +518,7 @@ export class Execution implements LogTarget, WacHost {
     const left = (this.run.startedAt ?? this.claimedAt) + timeoutMs - this.now();
     this.timeoutTimer = setTimeout(
       () => {
-        if (this.state !== "running") return;
-        this.handlerSettled = true;
+        if (!this.lifecycle.can("finish")) return;
         this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
         void this.finishWith({ status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) });
       },
@@ -521,8 +528,7 @@ export class Execution implements LogTarget, WacHost {
   }
 
   private outcome(settled: Settled): RunOutcome {
-    if (this.bail) return { status: "cancelled", reason: this.bail.reason };
-    if (this.failure) return { status: "failed", error: this.failure };
+    if (this.verdict) return this.verdict;
     if (settled.ok) {
       try {
         return { status: "succeeded", result: this.encode(settled.value, `result of run ${this.run.id}`) };

@@ -11,7 +11,8 @@ import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
-import type { ClaimedRun, Store } from "../store/types.js";
+import type { ClaimedRun, ClaimRequest, Command, Store } from "../store/types.js";
+import type { Ride } from "../engine/committer.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
 import { taskDefinition } from "./task-definition.js";
@@ -53,7 +54,8 @@ export function defaultWorkerOptions(over: Partial<WorkerOptions> = {}): WorkerO
 
 /** One worker: a claim loop with `concurrency` async slots. */
 export class Worker {
-  private readonly active = new Map<string, Execution>();
+  /** Claims held by this worker, by run id: each one's execution once started, and when it has ended. */
+  private readonly active = new Map<string, Slot>();
   private running = false;
   private draining = false;
   private wake: (() => void) | null = null;
@@ -64,6 +66,10 @@ export class Worker {
   private idleSince: number | null = null;
   /** Slots promised to runs being enqueued with `claimFor` (see {@link reserve}). */
   private reserved = 0;
+  /** Slots asked for by claims submitted and not yet answered. */
+  private claiming = 0;
+  /** Called when no claim is in flight any more (see {@link stop}). */
+  private claimsIdle: Array<() => void> = [];
   private readonly onWork = () => this.poke();
   /** Runs this worker has finished a claim of (completed, suspended or fenced). */
   processed = 0;
@@ -82,6 +88,7 @@ export class Worker {
     this.running = true;
     this.events.on("work", this.onWork);
     this.unwatch = this.store.watch(this.onWork);
+    this.deps.committer.setRider((batch) => this.ride(batch));
     const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), beat);
     this.heartbeatTimer.unref();
@@ -98,7 +105,7 @@ export class Worker {
    */
   reserve(wanted: number, queue: string): { workerId: string; leaseMs: number; count: number } {
     const allowed = !this.draining && this.running && (!this.options.queues || this.options.queues.includes(queue));
-    const free = allowed ? this.options.concurrency - this.active.size - this.reserved : 0;
+    const free = allowed ? this.free() : 0;
     const count = Math.max(0, Math.min(wanted, free));
     this.reserved += count;
     return { workerId: this.options.workerId, leaseMs: this.options.leaseMs, count };
@@ -142,9 +149,11 @@ export class Worker {
   async stop(timeoutMs = 30_000): Promise<void> {
     if (!this.running) return;
     this.draining = true;
+    this.deps.committer.setRider(null);
     this.poke();
     await this.loopDone;
-    const all = Promise.all([...this.active.values()].map((e) => e.done));
+    while (this.claiming > 0) await new Promise<void>((r) => this.claimsIdle.push(r));
+    const all = Promise.all([...this.active.values()].map((slot) => slot.ended));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
@@ -155,29 +164,78 @@ export class Worker {
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
   }
 
+  /** Slots neither running, promised to an enqueue, nor asked for by a claim in flight. */
+  private free(): number {
+    return Math.max(0, this.options.concurrency - this.active.size - this.reserved - this.claiming);
+  }
+
+  private claimRequest(limit: number): ClaimRequest {
+    return {
+      workerId: this.options.workerId,
+      limit,
+      leaseMs: this.options.leaseMs,
+      workflows: this.registry.claimable(),
+      queues: claimGroups(this.options.queues, this.options.server),
+      server: this.options.server,
+    };
+  }
+
+  /** Counts `limit` slots as being claimed until `settle` is called with what the claim returned. */
+  private startClaim(limit: number): (claimed: ClaimedRun[]) => void {
+    this.claiming += limit;
+    return (claimed) => {
+      this.claiming -= limit;
+      if (claimed.length > 0) crashAt("after-claim");
+      for (const c of claimed) this.execute(c);
+      if (this.claiming === 0) for (const r of this.claimsIdle.splice(0)) r();
+    };
+  }
+
+  /**
+   * Complete-and-claim-next: a batch that ends claims of this worker (completions,
+   * suspensions) also claims the slots they free, in the same transaction.
+   */
+  private ride(batch: readonly Command[]): Ride | null {
+    if (this.draining || !this.running) return null;
+    let freeing = 0;
+    for (const c of batch)
+      if ((c.verb === "complete" || c.verb === "suspend") && this.active.has(c.lease.runId)) freeing++;
+    const limit = Math.min(freeing, this.options.concurrency) + this.free();
+    if (freeing === 0 || limit <= 0) return null;
+    const settle = this.startClaim(limit);
+    return {
+      command: { verb: "claim", request: this.claimRequest(limit) },
+      settle: (answer) => settle("result" in answer && answer.result.ok ? (answer.result.claimed ?? []) : []),
+    };
+  }
+
+  /** Claims up to `limit` runs through the group commit and starts them; returns how many. */
+  private async claimInto(limit: number): Promise<number> {
+    const settle = this.startClaim(limit);
+    let claimed: ClaimedRun[] = [];
+    try {
+      const r = await this.deps.committer.submit({ verb: "claim", request: this.claimRequest(limit) });
+      if (r.ok) claimed = r.claimed ?? [];
+    } finally {
+      settle(claimed);
+    }
+    return claimed.length;
+  }
+
   private async loop(): Promise<void> {
     while (!this.draining) {
-      const free = this.options.concurrency - this.active.size - this.reserved;
-      let claimed: ClaimedRun[] = [];
+      const free = this.free();
+      let claimed = 0;
       if (free > 0) {
         try {
-          claimed = await this.store.claim({
-            workerId: this.options.workerId,
-            limit: free,
-            leaseMs: this.options.leaseMs,
-            workflows: this.registry.claimable(),
-            queues: claimGroups(this.options.queues, this.options.server),
-            server: this.options.server,
-          });
+          claimed = await this.claimInto(free);
         } catch (err) {
           originalConsole.error(`sluice worker: claim failed (${describeFailure(err)}); retrying`);
           await this.sleep(this.options.pollMs);
           continue;
         }
-        if (claimed.length > 0) crashAt("after-claim");
-        for (const c of claimed) this.execute(c);
       }
-      if (claimed.length > 0) {
+      if (claimed > 0) {
         this.idleSince = null;
         await new Promise((r) => setImmediate(r));
         continue;
@@ -220,9 +278,9 @@ export class Worker {
 
   private execute(claim: ClaimedRun): void {
     const id = claim.run.id;
-    const placeholder = { done: Promise.resolve("completed") } as unknown as Execution;
-    this.active.set(id, placeholder);
-    void this.runClaim(claim)
+    const slot: Slot = { execution: null, ended: Promise.resolve() };
+    this.active.set(id, slot);
+    slot.ended = this.runClaim(claim, slot)
       .catch((err) =>
         originalConsole.error(
           terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, {
@@ -237,7 +295,7 @@ export class Worker {
       });
   }
 
-  private async runClaim(claim: ClaimedRun): Promise<void> {
+  private async runClaim(claim: ClaimedRun, slot: Slot): Promise<void> {
     const { run } = claim;
     const received = performance.now();
     let def: AnyWorkflow | undefined;
@@ -275,7 +333,7 @@ export class Worker {
       return;
     }
     const exec = new Execution(claim, def, this.deps);
-    this.active.set(run.id, exec);
+    slot.execution = exec;
     const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();
     this.deps.metrics?.started(run.workflow, (t0 - received) / 1000);
@@ -286,14 +344,14 @@ export class Worker {
     const written = exec.written;
     endAttemptSpan(span, written?.status ?? result, written && "error" in written ? written.error : null);
     this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
-    if (result === "completed") this.events.emit("settled", run.id);
+    if (result === "completed") this.events.emit("settled", run.id, exec.finishedRun);
     // A completion may have re-queued a parent; a suspension may have created children.
     if (result === "fenced") this.events.emit("fenced", run.id);
     else this.events.emit("work");
   }
 
   private async heartbeat(): Promise<void> {
-    const execs = [...this.active.values()].filter((e): e is Execution => e instanceof Execution && e.holdsLease);
+    const execs = [...this.active.values()].flatMap((slot) => (slot.execution?.holdsLease ? [slot.execution] : []));
     if (execs.length === 0) return;
     crashAt("before-renewal");
     try {
@@ -319,6 +377,13 @@ export class Worker {
       // another process holds the lock; the next tick retries
     }
   }
+}
+
+/** One claim held by the worker: its execution (none while its workflow is resolved, or if that failed). */
+interface Slot {
+  execution: Execution | null;
+  /** Settles when the claim has ended and been accounted for. */
+  ended: Promise<void>;
 }
 
 /** An error for the operator: a database failure with its code and what to do, else its message. */

@@ -429,6 +429,55 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(few.map((x) => x.run.id)).toEqual([b, a, c]);
       });
 
+      it("claims across priorities highest first, oldest first within one, never a run whose timer is later", async () => {
+        await fresh();
+        const later = await enqueue(store, { priority: 9, runAt: Date.now() + 60_000 });
+        const low = await enqueue(store, { priority: -3 });
+        const mid1 = await enqueue(store, { priority: 0 });
+        const high = await enqueue(store, { priority: 5 });
+        const mid2 = await enqueue(store, { priority: 0 });
+        const first = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: WF });
+        expect(first.map((c) => c.run.id)).toEqual([high, mid1]);
+        const rest = await store.claim({ workerId: "w", limit: 10, leaseMs: 30_000, workflows: WF });
+        expect(rest.map((c) => c.run.id)).toEqual([mid2, low]);
+        expect((await store.getRun(later))!.status).toBe("pending");
+      });
+
+      it("applies a claim command after the rest of its batch: it takes the slot a completion frees and new runs", async () => {
+        await fresh();
+        const concurrency = { key: "k", limit: 1, windowMs: null };
+        const a = await enqueue(store, { concurrency });
+        const b = await enqueue(store, { concurrency });
+        const [ca] = await store.claim({ workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF });
+        expect(ca!.run.id).toBe(a);
+        const c = req();
+        const claim: Command = { verb: "claim", request: { workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF } };
+        const [claimed, done, enqueued] = await store.commit([
+          claim,
+          { verb: "complete", lease: { runId: a, token: ca!.token }, outcome: { status: "succeeded", result: "7" } },
+          { verb: "enqueue", request: c },
+        ]);
+        expect(enqueued).toMatchObject({ ok: true, enqueued: { id: c.id } });
+        expect(claimed!.ok && claimed!.claimed!.map((x) => x.run.id)).toEqual([b, c.id]);
+        expect(claimed!.ok && claimed!.claimed!.every((x) => x.run.status === "running" && x.token === 1)).toBe(true);
+        // A terminal completion answers with the run as it now stands.
+        expect(done).toMatchObject({ ok: true, finished: { id: a, status: "succeeded", result: "7" } });
+        expect(await store.claim({ workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF })).toEqual([]);
+      });
+
+      it("answers a retried completion without a finished run, and a claim of no slots with nothing", async () => {
+        await fresh();
+        await enqueue(store);
+        const { lease } = await claimOne(store);
+        const [retried, none] = await store.commit([
+          { verb: "complete", lease, outcome: { status: "retry", error: { name: "E", message: "m" }, delayMs: 0 } },
+          { verb: "claim", request: { workerId: "w", limit: 0, leaseMs: 30_000, workflows: WF } },
+        ]);
+        expect(retried).toEqual({ ok: true });
+        expect(none).toEqual({ ok: true, claimed: [] });
+        expect((await store.getRun(lease.runId))!.status).toBe("pending");
+      });
+
       it("skips runs in other servers' local queues (group@server) when the claim names its server", async () => {
         await fresh();
         const mine = await enqueue(store, { queue: "default@a" });

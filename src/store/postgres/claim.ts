@@ -5,6 +5,7 @@
  * machines cannot both take the last slot of a key.
  */
 import type pg from "pg";
+import { prepared } from "./prepared.js";
 import type { ClaimedRun, ClaimRequest } from "../types.js";
 import { LOCK_CLASS } from "./migrate.js";
 import { type RunRow, type StepRow, toRun, toStep } from "./rows.js";
@@ -32,14 +33,16 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   for (let round = 0; round < 4 && chosen.length < req.limit; round++) {
     const want = req.limit - chosen.length;
     const { rows: candidates } = await c.query<Candidate>(
-      `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms FROM runs k
+      prepared(
+        `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms FROM runs k
        WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
          AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
          AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
          AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
          AND NOT (k.seq = ANY($5::bigint[]))
        ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`,
-      [[...req.workflows], queues, want, req.server ? `@${req.server}` : null, [...chosen, ...passed]],
+        [[...req.workflows], queues, want, req.server ? `@${req.server}` : null, [...chosen, ...passed]],
+      ),
     );
     const picked = await withinLimits(c, candidates, want, used);
     chosen.push(...picked);
@@ -49,11 +52,13 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   }
   if (chosen.length === 0) return [];
   const { rows } = await c.query<RunRow & { now: number }>(
-    `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
+    prepared(
+      `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
        ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
        version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))
      WHERE seq = ANY($1::bigint[]) RETURNING runs.*, now_ms() AS now`,
-    [chosen, req.workerId, req.leaseMs],
+      [chosen, req.workerId, req.leaseMs],
+    ),
   );
   // Steps are only ever written under a claim, so a first claim has none to load.
   const again = rows.filter((r) => r.claims > 1).map((r) => r.id);

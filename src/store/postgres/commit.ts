@@ -7,7 +7,9 @@
  * complete, logs). Every command is answered on its own.
  */
 import type pg from "pg";
+import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
+import { claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
 import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
 import { lockSignalEvents } from "./signal-lock.js";
@@ -40,6 +42,16 @@ export async function applyCommands(
   let wake = false;
   for (const seg of segments(commands)) {
     if (await applySegment(c, commands, seg, results, ctx)) wake = true;
+  }
+  // Claims go last: they take the slots the batch freed and the runs it enqueued.
+  for (let i = 0; i < commands.length; i++) {
+    const cmd = commands[i]!;
+    if (cmd.verb !== "claim") continue;
+    const req = cmd.request;
+    results[i] = {
+      ok: true,
+      claimed: req.limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(c, req, ctx.audit),
+    };
   }
   return { results, wake };
 }
@@ -178,7 +190,12 @@ async function applySegment(
     else finishes.push({ runId: row.id, parentId: row.parent_id, parentKey: row.parent_key, outcome: cmd.outcome });
   }
   await retryRuns(c, retries);
-  await finishRuns(c, finishes);
+  const finished = await finishRuns(c, finishes);
+  for (const i of ok) {
+    const cmd = all[i]!;
+    const run = cmd.verb === "complete" ? finished.get(cmd.lease.runId) : undefined;
+    if (run) results[i] = { ok: true, finished: run };
+  }
   if (retries.length || finishes.length) wake = true;
   if (ctx.audit)
     await releaseClaims(
@@ -195,8 +212,10 @@ async function applySegment(
 async function lockRuns(c: pg.ClientBase, ids: string[]): Promise<Map<string, FenceRow>> {
   if (ids.length === 0) return new Map();
   const { rows } = await c.query<FenceRow>(
-    "SELECT id, status, claims, parent_id, parent_key, root_id FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
-    [ids],
+    prepared(
+      "SELECT id, status, claims, parent_id, parent_key, root_id FROM runs WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+      [ids],
+    ),
   );
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -288,7 +307,8 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
   const list = [...byKey.values()];
   const col = <T>(f: (x: { runId: string; st: StepWrite }) => T) => list.map(f);
   await c.query(
-    `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
+    prepared(
+      `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
      SELECT u.run_id, u.key, u.kind, u.target, u.status, u.value, u.error, u.child_id, u.event,
        CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, LEAST(COALESCE(u.started, now_ms()), now_ms()),
        CASE WHEN u.status = 'pending' THEN NULL ELSE now_ms() END
@@ -297,21 +317,22 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
      ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
        value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
        wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`,
-    [
-      col((x) => x.runId),
-      col((x) => x.st.key),
-      col((x) => x.st.kind),
-      col((x) => x.st.target),
-      col((x) => x.st.status),
-      col((x) => x.st.value ?? null),
-      col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
-      col((x) => x.st.childId ?? null),
-      col((x) => x.st.event ?? null),
-      col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
-      col((x) => x.st.attempts ?? 1),
-      col((x) => x.st.position),
-      col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
-    ],
+      [
+        col((x) => x.runId),
+        col((x) => x.st.key),
+        col((x) => x.st.kind),
+        col((x) => x.st.target),
+        col((x) => x.st.status),
+        col((x) => x.st.value ?? null),
+        col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
+        col((x) => x.st.childId ?? null),
+        col((x) => x.st.event ?? null),
+        col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
+        col((x) => x.st.attempts ?? 1),
+        col((x) => x.st.position),
+        col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
+      ],
+    ),
   );
 }
 

@@ -4,6 +4,7 @@
  * one read of those to tell a deduplicated repeat from a conflict.
  */
 import type pg from "pg";
+import { prepared } from "./prepared.js";
 import { serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
 import { sameJson } from "../sqlite/canonical.js";
@@ -50,30 +51,32 @@ RETURNING runs.*`;
 export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolean): Promise<NewRunOutcome[]> {
   if (runs.length === 0) return [];
   const col = <T>(f: (n: NewRun) => T) => runs.map(f);
-  const { rows } = await c.query<RunRow>(INSERT, [
-    col((n) => n.req.id),
-    col((n) => n.req.workflow),
-    col((n) => n.req.task ?? null),
-    col((n) => n.req.queue),
-    col((n) => n.req.payload),
-    col((n) => n.req.priority ?? 0),
-    col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
-    col((n) => n.req.maxAttempts),
-    col((n) => n.req.backoff.base),
-    col((n) => n.req.backoff.max),
-    col((n) => n.req.version ?? null),
-    col((n) => n.parent?.id ?? null),
-    col((n) => n.parent?.key ?? null),
-    col((n) => n.parent?.rootId ?? null),
-    col((n) => n.req.options ?? null),
-    col((n) => n.req.createdBy ?? null),
-    col((n) => n.req.cacheKey ?? null),
-    col((n) => n.req.concurrency?.key ?? null),
-    col((n) => n.req.concurrency?.limit ?? null),
-    col((n) => n.req.concurrency?.windowMs ?? null),
-    col((n) => n.req.claimFor?.workerId ?? null),
-    col((n) => n.req.claimFor?.leaseMs ?? null),
-  ]);
+  const { rows } = await c.query<RunRow>(
+    prepared(INSERT, [
+      col((n) => n.req.id),
+      col((n) => n.req.workflow),
+      col((n) => n.req.task ?? null),
+      col((n) => n.req.queue),
+      col((n) => n.req.payload),
+      col((n) => n.req.priority ?? 0),
+      col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
+      col((n) => n.req.maxAttempts),
+      col((n) => n.req.backoff.base),
+      col((n) => n.req.backoff.max),
+      col((n) => n.req.version ?? null),
+      col((n) => n.parent?.id ?? null),
+      col((n) => n.parent?.key ?? null),
+      col((n) => n.parent?.rootId ?? null),
+      col((n) => n.req.options ?? null),
+      col((n) => n.req.createdBy ?? null),
+      col((n) => n.req.cacheKey ?? null),
+      col((n) => n.req.concurrency?.key ?? null),
+      col((n) => n.req.concurrency?.limit ?? null),
+      col((n) => n.req.concurrency?.windowMs ?? null),
+      col((n) => n.req.claimFor?.workerId ?? null),
+      col((n) => n.req.claimFor?.leaseMs ?? null),
+    ]),
+  );
   const inserted = new Map(rows.map((r) => [r.id, r]));
   const missing = runs.filter((n) => !inserted.has(n.req.id)).map((n) => n.req.id);
   const existing = new Map<string, { workflow: string; task: string | null; payload: string | null }>();

@@ -5,9 +5,11 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
+import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
-import type { RunOutcome } from "../types.js";
+import type { RunOutcome, RunRecord } from "../types.js";
+import { type RunRow, toRun } from "./rows.js";
 
 /** A run to move to a terminal status. */
 export interface Finish {
@@ -48,19 +50,23 @@ export async function retryRuns(c: pg.ClientBase, retries: Retry[]): Promise<voi
   );
 }
 
-/** Moves runs to their terminal status and resolves their parents' steps. */
-export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<void> {
-  if (finishes.length === 0) return;
+/** Moves runs to their terminal status and resolves their parents' steps; returns the finished runs by id. */
+export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<Map<string, RunRecord>> {
+  if (finishes.length === 0) return new Map();
   const results = finishes.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
   const errors = finishes.map((f) => outcomeError(f.outcome));
-  await c.query(
-    `UPDATE runs r SET status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
+  const { rows } = await c.query<RunRow>(
+    prepared(
+      `UPDATE runs r SET status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
        ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) u(id, status, result, error) WHERE r.id = u.id`,
-    [finishes.map((f) => f.runId), finishes.map((f) => f.outcome.status), results, errors],
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) u(id, status, result, error) WHERE r.id = u.id
+     RETURNING r.*`,
+      [finishes.map((f) => f.runId), finishes.map((f) => f.outcome.status), results, errors],
+    ),
   );
+  const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
   const children = finishes.map((f, i) => ({ f, i })).filter(({ f }) => f.parentId !== null && f.parentKey !== null);
-  if (children.length === 0) return;
+  if (children.length === 0) return finished;
   await resolveParents(
     c,
     children.map(({ f }) => f.parentId!),
@@ -68,6 +74,7 @@ export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<
     children.map(({ i }) => results[i]!),
     children.map(({ i }) => (finishes[i]!.outcome.status === "succeeded" ? null : errors[i]!)),
   );
+  return finished;
 }
 
 /**

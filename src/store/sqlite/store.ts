@@ -95,6 +95,7 @@ export class SqliteStore implements Store {
     this.readOnly = db.readonly;
     this.location = db.memory ? { kind: "memory" } : { kind: "file", path: db.name };
     this.s = new Statements(db);
+    this.runTx = db.transaction((fn: () => unknown) => fn());
     this.w = new SqliteWrites(this.s);
     this.r = new SqliteReads(this.s);
   }
@@ -103,15 +104,22 @@ export class SqliteStore implements Store {
     return this.clock.now();
   }
 
+  /** One transaction wrapper for every call (better-sqlite3 builds a new one per `transaction()`). */
+  private readonly runTx: Database.Transaction<(fn: () => unknown) => unknown>;
+
   /** Runs `fn` in one IMMEDIATE transaction (takes the write lock up front, so no upgrade deadlocks). */
   private tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return this.runTx.immediate(fn) as T;
   }
 
   async commit(commands: Command[]): Promise<CommandResult[]> {
     if (commands.length === 0) return [];
     const now = this.clock.now();
-    return this.tx(() => commands.map((c) => this.apply(c, now)));
+    return this.tx(() => {
+      const results = commands.map((c) => (c.verb === "claim" ? null : this.apply(c, now)));
+      // Claims go last: they take the slots the batch freed and the runs it enqueued.
+      return commands.map((c, i) => results[i] ?? this.apply(c, now));
+    });
   }
 
   private apply(c: Command, now: number): CommandResult {
@@ -128,6 +136,11 @@ export class SqliteStore implements Store {
       case "appendLogs":
         this.w.appendLogs(c.lines);
         return { ok: true };
+      case "claim":
+        return {
+          ok: true,
+          claimed: c.request.limit <= 0 || c.request.workflows.length === 0 ? [] : claimRuns(this.s, c.request, now),
+        };
       default: {
         const fence = this.w.fence(c.lease);
         if (!fence) return { ok: false, fenced: true };
@@ -137,7 +150,10 @@ export class SqliteStore implements Store {
           const root = this.s.get("SELECT root_id FROM runs WHERE id = ?").get(c.lease.runId) as { root_id: string };
           this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now);
           this.w.takeBufferedSignals(c.lease.runId, c.steps, now);
-        } else this.w.complete(c.lease, fence, c.outcome, now);
+        } else {
+          const finished = this.w.complete(c.lease, fence, c.outcome, now);
+          if (finished) return { ok: true, finished };
+        }
         return { ok: true };
       }
     }

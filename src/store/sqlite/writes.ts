@@ -1,7 +1,16 @@
 import { type SerializedError, serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
 import { cancelledError } from "../run-errors.js";
-import type { ChildSpec, EnqueueRequest, EnqueueResult, Lease, LogLine, RunOutcome, StepWrite } from "../types.js";
+import type {
+  ChildSpec,
+  EnqueueRequest,
+  EnqueueResult,
+  Lease,
+  LogLine,
+  RunOutcome,
+  RunRecord,
+  StepWrite,
+} from "../types.js";
 import { sameJson } from "./canonical.js";
 import { type RunRow, toRun } from "./rows.js";
 import type { Statements } from "./statements.js";
@@ -211,7 +220,7 @@ export class SqliteWrites {
   }
 
   /** Ends or re-queues a claimed run. */
-  complete(lease: Lease, fence: FenceRow, outcome: RunOutcome, now: number): void {
+  complete(lease: Lease, fence: FenceRow, outcome: RunOutcome, now: number): RunRecord | undefined {
     if (outcome.status === "retry") {
       this.s
         .get(
@@ -219,9 +228,9 @@ export class SqliteWrites {
              lease_expires_at = NULL, updated_at = ? WHERE id = ?`,
         )
         .run(now + outcome.delayMs, JSON.stringify(outcome.error), now, lease.runId);
-      return;
+      return undefined;
     }
-    this.finish(lease.runId, fence, outcome, now);
+    return toRun(this.finish(lease.runId, fence, outcome, now));
   }
 
   /** Moves a run to a terminal status and resolves its parent's step. */
@@ -230,7 +239,7 @@ export class SqliteWrites {
     links: { parent_id: string | null; parent_key: string | null },
     outcome: Exclude<RunOutcome, { status: "retry" }>,
     now: number,
-  ): void {
+  ): RunRow {
     const result = outcome.status === "succeeded" ? outcome.result : null;
     const error: SerializedError | null =
       outcome.status === "failed"
@@ -238,15 +247,16 @@ export class SqliteWrites {
         : outcome.status === "cancelled"
           ? cancelledError(outcome.reason)
           : null;
-    this.s
+    const row = this.s
       .get(
         `UPDATE runs SET status = ?, result = ?, error = ?, finished_at = ?, updated_at = ?, ready_at = NULL,
-           lease_owner = NULL, lease_expires_at = NULL WHERE id = ?`,
+           lease_owner = NULL, lease_expires_at = NULL WHERE id = ? RETURNING *`,
       )
-      .run(outcome.status, result, error ? JSON.stringify(error) : null, now, now, runId);
+      .get(outcome.status, result, error ? JSON.stringify(error) : null, now, now, runId) as RunRow;
     if (links.parent_id !== null && links.parent_key !== null) {
       this.resolveParent(links.parent_id, links.parent_key, result, error, now);
     }
+    return row;
   }
 
   /**
