@@ -32,6 +32,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   token: async () => (await import("./commands/token.js")).registerToken,
   pipeline: async () => (await import("./commands/pipeline.js")).registerPipeline,
   lake: async () => (await import("./commands/lake.js")).registerLake,
+  triggers: async () => (await import("./commands/triggers.js")).registerTriggers,
 };
 
 /**

@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
+import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
@@ -82,6 +83,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     });
     let pipelines: PipelineHost | null = null;
     let external: ExternalWorkers | null = null;
+    let triggers: ProjectTriggers | null = null;
     try {
       await storeReady(engine.store);
       const loader = new Project(project.root, engine, cx.io.env);
@@ -93,6 +95,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
       checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
+      // Each trigger is consumed by the server holding its leadership; a standby takes it over.
+      triggers = await startProjectTriggers({
+        engine,
+        pipelines,
+        configTriggers: project.config.triggers,
+        env: cx.io.env,
+        log: write,
+      });
       if (workers === "separate") {
         lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write });
         await lanes.start();
@@ -100,7 +110,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
         );
       }
-      http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root, lanes }));
+      http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: project.root, lanes, triggers }));
       write(
         `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );
@@ -124,6 +134,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await external?.stop(10_000);
       await http.server.close();
       await lanes?.stop(10_000);
+      await triggers?.stop();
       await pipelines?.stop();
       await engine.stop({ drainMs: 0 });
     }

@@ -18,7 +18,8 @@ export const META_KEY = "_sluice";
 export const WMILL_SKIP_DISPATCH = "_wmill_skip_asset_dispatch";
 
 /** How a pipeline run was started. */
-export type RunTrigger = "manual" | "cascade" | "debounce" | "join" | "schedule" | "webhook" | "freshness" | "plan";
+export type RunTrigger =
+  "manual" | "cascade" | "debounce" | "join" | "schedule" | "webhook" | "freshness" | "plan" | "mqtt" | "nats";
 
 /** The upstream write that fired a cascaded run. */
 export interface Upstream {

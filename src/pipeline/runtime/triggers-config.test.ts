@@ -28,3 +28,20 @@ describe("pipeline.json trigger rows", () => {
     expect(parseTriggersFile(undefined, "p.json").byScript.size).toBe(0);
   });
 });
+
+describe("pipeline.json rows of consumed kinds", () => {
+  it("keeps an MQTT row for the step, and reports a bad one as an error naming the row", () => {
+    const file = parseTriggersFile(
+      JSON.stringify({ triggers: { ingest: { mqtt: { url: "mqtt://127.0.0.1:1883", topic: "a/#" } } } }),
+      "f/x/pipeline.json",
+    );
+    expect(file.byScript.get("ingest")).toEqual({
+      consumed: { mqtt: { url: "mqtt://127.0.0.1:1883", topic: "a/#" } },
+      other: [],
+    });
+    expect(file.diagnostics).toEqual([]);
+    const bad = parseTriggersFile(JSON.stringify({ triggers: { ingest: { nats: { stream: "S" } } } }), "p.json");
+    expect(bad.diagnostics[0]).toMatchObject({ severity: "error", code: "TRIGGER_ROW_INVALID" });
+    expect(bad.diagnostics[0]!.message).toMatch(/p\.json triggers\.ingest\.nats: "url" must be a string/);
+  });
+});

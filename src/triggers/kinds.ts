@@ -1,0 +1,136 @@
+/**
+ * The options of each consumed trigger kind, as written on a trigger row (pure). A kind
+ * parser returns the options or throws a {@link TriggerError} whose message names the field
+ * and shows an example. Schedule and webhook rows stay in `pipeline/runtime/triggers-config.ts`.
+ */
+import { toMillis, type Duration } from "../core/duration.js";
+import { TriggerError } from "./errors.js";
+
+/** Trigger kinds whose messages Sluice consumes into runs. */
+export const CONSUMED_KINDS = ["mqtt", "nats"] as const;
+/** One of {@link CONSUMED_KINDS}. */
+export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
+
+/** True when `kind` is consumed by this version. */
+export function isConsumedKind(kind: string): kind is ConsumedKind {
+  return (CONSUMED_KINDS as readonly string[]).includes(kind);
+}
+
+/** An MQTT trigger: a persistent QoS 1 subscription. */
+export interface MqttOptions {
+  /** Broker URL, `mqtt://host:1883` or `mqtts://…`. */
+  readonly url: string;
+  /** Topic filters (`+` and `#` wildcards). */
+  readonly topics: readonly string[];
+  /** Client id of the persistent session (default: derived from the trigger id). */
+  readonly clientId?: string;
+  readonly username?: string;
+  /** Environment variable holding the password (never the password itself). */
+  readonly passwordEnv?: string;
+}
+
+/** A NATS JetStream trigger: a durable pull consumer with explicit acks. */
+export interface NatsOptions {
+  /** Server URLs, `nats://host:4222`. */
+  readonly servers: readonly string[];
+  /** The stream to consume (it must exist). */
+  readonly stream: string;
+  /** Subject filter within the stream (default: all of it). */
+  readonly subject?: string;
+  /** Durable consumer name (default: derived from the trigger id); created when absent. */
+  readonly consumer?: string;
+  /** How long the server waits for an ack before redelivering, ms (default 30 000). */
+  readonly ackWaitMs: number;
+  readonly user?: string;
+  /** Environment variable holding the password. */
+  readonly passwordEnv?: string;
+}
+
+/** Options by kind. */
+export interface KindOptions {
+  mqtt: MqttOptions;
+  nats: NatsOptions;
+}
+
+type Raw = Record<string, unknown>;
+
+function bad(where: string, message: string): TriggerError {
+  return new TriggerError("TRIGGER_ROW_INVALID", `${where}: ${message}`);
+}
+
+function only(raw: Raw, where: string, known: readonly string[]): void {
+  for (const k of Object.keys(raw))
+    if (!known.includes(k)) throw bad(where, `unknown option ${JSON.stringify(k)} (known: ${known.join(", ")})`);
+}
+
+function str(raw: Raw, key: string, where: string, example: string, required: true): string;
+function str(raw: Raw, key: string, where: string, example: string, required?: false): string | undefined;
+function str(raw: Raw, key: string, where: string, example: string, required = false): string | undefined {
+  const v = raw[key];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== "string" || v.trim() === "")
+    throw bad(where, `"${key}" must be a non-empty string such as ${JSON.stringify(example)}`);
+  return v;
+}
+
+function strings(raw: Raw, key: string, where: string, example: string): string[] {
+  const v = raw[key];
+  const list = typeof v === "string" ? [v] : v;
+  if (!Array.isArray(list) || list.length === 0 || list.some((x) => typeof x !== "string" || x.trim() === ""))
+    throw bad(where, `"${key}" must be a string or a non-empty list of strings such as ${JSON.stringify(example)}`);
+  return list as string[];
+}
+
+function url(value: string, where: string, key: string, schemes: readonly string[]): void {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw bad(where, `"${key}" ${JSON.stringify(value)} is not a URL; write ${schemes[0]}://host:port`);
+  }
+  if (!schemes.includes(u.protocol.slice(0, -1)))
+    throw bad(where, `"${key}" must use ${schemes.map((s) => `${s}://`).join(" or ")}, got ${JSON.stringify(value)}`);
+}
+
+const MQTT_KEYS = ["url", "topic", "topics", "clientId", "username", "passwordEnv"];
+const NATS_KEYS = ["servers", "url", "stream", "subject", "consumer", "ackWait", "user", "passwordEnv"];
+
+/** Parses the kind-specific options of a row (`common` keys already removed). @throws TriggerError */
+export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, where: string): KindOptions[K] {
+  if (kind === "mqtt") {
+    only(raw, where, MQTT_KEYS);
+    const u = str(raw, "url", where, "mqtt://127.0.0.1:1883", true);
+    url(u, where, "url", ["mqtt", "mqtts", "tcp", "ws", "wss"]);
+    const topics = strings(raw, raw.topics !== undefined ? "topics" : "topic", where, "orders/#");
+    const out: MqttOptions = {
+      url: u,
+      topics,
+      ...(raw.clientId !== undefined && { clientId: str(raw, "clientId", where, "sluice-orders", true) }),
+      ...(raw.username !== undefined && { username: str(raw, "username", where, "sluice", true) }),
+      ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "MQTT_PASSWORD", true) }),
+    };
+    return out as KindOptions[K];
+  }
+  only(raw, where, NATS_KEYS);
+  const servers = strings(raw, raw.servers !== undefined ? "servers" : "url", where, "nats://127.0.0.1:4222");
+  for (const s of servers) url(s, where, "servers", ["nats", "tls"]);
+  let ackWaitMs = 30_000;
+  if (raw.ackWait !== undefined) {
+    try {
+      ackWaitMs = toMillis(raw.ackWait as Duration);
+    } catch (err) {
+      throw bad(where, `"ackWait": ${(err as Error).message}`);
+    }
+    if (ackWaitMs < 1000) throw bad(where, `"ackWait" must be at least 1s (the time a message may take to enqueue)`);
+  }
+  const out: NatsOptions = {
+    servers,
+    stream: str(raw, "stream", where, "ORDERS", true),
+    ackWaitMs,
+    ...(raw.subject !== undefined && { subject: str(raw, "subject", where, "orders.>", true) }),
+    ...(raw.consumer !== undefined && { consumer: str(raw, "consumer", where, "sluice-orders", true) }),
+    ...(raw.user !== undefined && { user: str(raw, "user", where, "sluice", true) }),
+    ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "NATS_PASSWORD", true) }),
+  };
+  return out as KindOptions[K];
+}

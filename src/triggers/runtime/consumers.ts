@@ -1,0 +1,9 @@
+/** The consumer of each kind, its client loaded only when a trigger of that kind starts. */
+import type { TriggerSpec } from "../spec.js";
+import type { StartConsumer } from "./consumer.js";
+
+/** The consumer of a kind (a project without such triggers never loads its client). */
+export async function consumerFor(kind: TriggerSpec["kind"]): Promise<StartConsumer> {
+  if (kind === "mqtt") return (await import("./mqtt.js")).startMqtt;
+  return (await import("./nats.js")).startNats;
+}

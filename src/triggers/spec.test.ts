@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import { describeTrigger, parseConfigTriggers, parsePipelineRow } from "./spec.js";
+
+describe("trigger rows", () => {
+  it("parses sluice.json rows targeting any runnable, with their mapping", () => {
+    const [mqtt, nats] = parseConfigTriggers([
+      {
+        name: "orders",
+        kind: "mqtt",
+        target: "orders",
+        url: "mqtt://127.0.0.1:1883",
+        topic: "orders/#",
+        idFrom: "$.body.id",
+      },
+      {
+        name: "events",
+        kind: "nats",
+        target: "f/x/script",
+        servers: ["nats://127.0.0.1:4222"],
+        stream: "EVENTS",
+        ackWait: "5s",
+        args: { event: "$.body", subject: "$.subject" },
+        format: "json",
+      },
+    ]);
+    expect(mqtt).toMatchObject({
+      id: "orders",
+      kind: "mqtt",
+      target: { type: "runnable", name: "orders" },
+      options: { url: "mqtt://127.0.0.1:1883", topics: ["orders/#"] },
+      mapping: { format: "auto", idFrom: ["body", "id"] },
+    });
+    expect(nats).toMatchObject({
+      options: { servers: ["nats://127.0.0.1:4222"], stream: "EVENTS", ackWaitMs: 5000 },
+      mapping: {
+        format: "json",
+        args: [
+          ["event", ["body"]],
+          ["subject", ["subject"]],
+        ],
+      },
+    });
+    expect(describeTrigger(nats!)).toBe("nats://127.0.0.1:4222 stream EVENTS");
+  });
+
+  it("names the row and field of every mistake", () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{}, /"triggers" must be a list/],
+      [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
+      [[{ name: "a", kind: "smtp", target: "x" }], /"kind" must be one of mqtt, nats, got "smtp"/],
+      [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
+      [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],
+      [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h", topic: "t", qos: 2 }], /unknown option "qos"/],
+      [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", ackWait: "10ms" }], /at least 1s/],
+      [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", idFrom: "body.id" }], /"idFrom".*\$\./],
+      [
+        [
+          { name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S" },
+          { name: "a", kind: "nats", target: "y", url: "nats://h", stream: "S" },
+        ],
+        /triggers\[1\]: "name" "a" is used by another trigger/,
+      ],
+    ];
+    for (const [raw, message] of cases) expect(() => parseConfigTriggers(raw)).toThrow(message);
+  });
+
+  it("gives a pipeline row the id <script>:<kind> and the step as target", () => {
+    const spec = parsePipelineRow(
+      "mqtt",
+      { url: "mqtt://127.0.0.1:1883", topics: ["a", "b"] },
+      { path: "f/x/ingest.ts", name: "f/x/ingest" },
+      "f/x/pipeline.json",
+    );
+    expect(spec).toMatchObject({
+      id: "f/x/ingest:mqtt",
+      target: { type: "pipeline", script: "f/x/ingest.ts", name: "f/x/ingest" },
+      source: "f/x/pipeline.json",
+    });
+  });
+});
