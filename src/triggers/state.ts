@@ -14,7 +14,7 @@ export interface TriggerReport {
   readonly holder: string;
   /** When this report was written (epoch ms); a stale report means nobody consumes it. */
   readonly updatedAt: number;
-  /** Messages turned into runs (new or deduplicated) since the trigger was first consumed. */
+  /** Deliveries turned into runs (new or deduplicated: a redelivered message counts again) since the trigger was first consumed. */
   readonly messages: number;
   readonly lastMessageAt?: number;
   /** The last message's envelope, shortened. */

@@ -29,8 +29,8 @@ export async function startDev(root: string, env: Record<string, string> = {}): 
 }
 
 /** Runs a CLI command to the end and parses its JSON output. */
-export async function cliJson<T = any>(root: string, args: string[]): Promise<T> {
-  const p = spawnSluice(args, root);
+export async function cliJson<T = any>(root: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+  const p = spawnSluice(args, root, env);
   const code = await p.exited;
   if (code !== 0) throw new Error(`sluice ${args.join(" ")} exited ${code}: ${p.output()}`);
   return JSON.parse(p.stdout()) as T;
@@ -40,6 +40,7 @@ export async function cliJson<T = any>(root: string, args: string[]): Promise<T>
 export async function runsOf(
   root: string,
   workflow: string,
+  env: Record<string, string> = {},
 ): Promise<Array<{ id: string; status: string; payload: any; result: any }>> {
-  return cliJson(root, ["runs", "--workflow", workflow, "--limit", "1000", "--json"]);
+  return cliJson(root, ["runs", "--workflow", workflow, "--limit", "1000", "--json"], env);
 }
