@@ -14,9 +14,9 @@ async function specsOf(project: ProjectContext): Promise<TriggerSpec[]> {
   return projectTriggers(PipelineCatalog.scan(project.root).folders(), project.config.triggers);
 }
 
-function ago(at: number | null, now: number): string {
+function ago(at: string | null, now: number): string {
   if (at === null) return "-";
-  const s = Math.max(0, Math.round((now - at) / 1000));
+  const s = Math.max(0, Math.round((now - Date.parse(at)) / 1000));
   return s < 120 ? `${s}s ago` : s < 7200 ? `${Math.round(s / 60)}m ago` : `${Math.round(s / 3600)}h ago`;
 }
 

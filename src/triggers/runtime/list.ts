@@ -24,11 +24,16 @@ export interface TriggerView {
   readonly paused: boolean;
   readonly holder: string | null;
   readonly messages: number;
-  readonly lastMessageAt: number | null;
+  /** ISO 8601, like every time of the API. */
+  readonly lastMessageAt: string | null;
   readonly lastMessage: string | null;
   readonly lastRunId: string | null;
   readonly lastError: string | null;
-  readonly lastErrorAt: number | null;
+  readonly lastErrorAt: string | null;
+}
+
+function iso(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
 }
 
 /** Every trigger with its state. */
@@ -51,11 +56,11 @@ export async function listTriggers(
       paused,
       holder: report?.holder ?? null,
       messages: report?.messages ?? 0,
-      lastMessageAt: report?.lastMessageAt ?? null,
+      lastMessageAt: iso(report?.lastMessageAt),
       lastMessage: report?.lastMessage ?? null,
       lastRunId: report?.lastRunId ?? null,
       lastError: report?.lastError ?? null,
-      lastErrorAt: report?.lastErrorAt ?? null,
+      lastErrorAt: iso(report?.lastErrorAt),
     });
   }
   return out;
