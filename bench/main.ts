@@ -9,6 +9,7 @@
  *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
  *   npm run bench -- --python                 only Python workflows as code beside the TypeScript fan-out
  *   npm run bench -- --backfill               only the 365-partition pipeline backfill
+ *   npm run bench -- --triggers               only MQTT and NATS messages into durable runs
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -24,6 +25,10 @@ import { laneColdStart } from "./lanes-bench.js";
 import { goWorkerFigures } from "./go-worker-bench.js";
 import { openPythonEngine, pythonFigures } from "./python-bench.js";
 import { backfillFigures } from "./backfill-bench.js";
+import { triggerFigures } from "./triggers-bench.js";
+
+const TRIGGERS_TITLE =
+  "native triggers: broker messages into durable runs, acked after enqueue (real brokers on loopback, SQLite)";
 
 const BACKFILL_TITLE =
   "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
@@ -63,6 +68,7 @@ async function main(): Promise<void> {
     if (process.argv.includes("--python"))
       return await pythonSection(dir, { p50Ms: 1.5, fanout500Ms: 200, fanout10kMs: 2_000 });
     if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
+    if (process.argv.includes("--triggers")) return printFigures(TRIGGERS_TITLE, await triggerFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
@@ -80,6 +86,7 @@ async function main(): Promise<void> {
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     printFigures(GO_TITLE, await goWorkerFigures(dir));
     printFigures(BACKFILL_TITLE, await backfillFigures(dir));
+    printFigures(TRIGGERS_TITLE, await triggerFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

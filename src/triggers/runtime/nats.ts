@@ -3,10 +3,14 @@
  * (created when absent) on an existing stream. Each message is acked (`ackAck`, confirmed by
  * the server) only after its run is enqueued; an unacked message is redelivered by the server
  * after the row's `ackWait`. The message identity is the stream and its sequence number.
+ * Several messages are enqueued at once (acks are per message, in any order).
  */
 import { TriggerError } from "../errors.js";
 import type { KindOptions } from "../kinds.js";
 import { type Consumer, type ConsumerContext, defaultClientName } from "./consumer.js";
+
+/** Messages of one trigger being enqueued at once. */
+const MAX_IN_FLIGHT = 64;
 
 /** Starts a NATS JetStream consumer. @throws TriggerError `TRIGGER_CONSUMER_FAILED` */
 export async function startNats(cx: ConsumerContext): Promise<Consumer> {
@@ -56,19 +60,35 @@ export async function startNats(cx: ConsumerContext): Promise<Consumer> {
     );
   }
   let stopped = false;
+  // Up to MAX_IN_FLIGHT messages are enqueued at once (their enqueues share group commits);
+  // each is acked on its own once its run is stored.
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown = null;
   const loop = (async () => {
     for await (const m of messages) {
-      if (stopped) return;
+      if (stopped || failure !== null) break;
       const headers: Record<string, string> = {};
       if (m.headers) for (const [k, v] of m.headers) headers[k] = v.join(",");
-      await cx.deliver({
-        identity: `nats:${m.info.stream}:${m.info.streamSequence}`,
-        bytes: m.data,
-        subject: m.subject,
-        headers,
-      });
-      await m.ackAck();
+      const one = cx
+        .deliver({
+          identity: `nats:${m.info.stream}:${m.info.streamSequence}`,
+          bytes: m.data,
+          subject: m.subject,
+          headers,
+        })
+        .then(() => m.ackAck())
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            failure ??= err;
+          },
+        )
+        .finally(() => inFlight.delete(one));
+      inFlight.add(one);
+      if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
+    if (failure !== null) throw failure;
   })();
   loop.catch((err: unknown) => {
     if (!stopped) cx.fail(err instanceof Error ? err : new Error(String(err)));
