@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -46,10 +46,24 @@ export interface NatsOptions {
   readonly passwordEnv?: string;
 }
 
+/** Row changes of a Postgres table, captured by a database trigger into an outbox table. */
+export interface PostgresOptions {
+  /** `postgres://…` of the watched database, or absent when `urlEnv` names it. */
+  readonly url?: string;
+  /** Environment variable holding the URL (keeps the password out of the file). */
+  readonly urlEnv?: string;
+  /** The table, `schema.table` or `table` (schema `public`). */
+  readonly schema: string;
+  readonly table: string;
+  /** Which changes fire (default all three). */
+  readonly events: ReadonlyArray<"insert" | "update" | "delete">;
+}
+
 /** Options by kind. */
 export interface KindOptions {
   mqtt: MqttOptions;
   nats: NatsOptions;
+  postgres: PostgresOptions;
 }
 
 type Raw = Record<string, unknown>;
@@ -93,6 +107,32 @@ function url(value: string, where: string, key: string, schemes: readonly string
 }
 
 const MQTT_KEYS = ["url", "topic", "topics", "clientId", "username", "passwordEnv"];
+const PG_KEYS = ["url", "urlEnv", "table", "events"];
+const PG_EVENTS = ["insert", "update", "delete"] as const;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
+function parsePostgres(raw: Raw, where: string): PostgresOptions {
+  only(raw, where, PG_KEYS);
+  if ((raw.url === undefined) === (raw.urlEnv === undefined))
+    throw bad(where, `give either "url" ("postgres://user@host/db") or "urlEnv" (an environment variable holding it)`);
+  const u = str(raw, "url", where, "postgres://app@127.0.0.1/app");
+  if (u !== undefined) url(u, where, "url", ["postgres", "postgresql"]);
+  const t = str(raw, "table", where, "public.orders", true).split(".");
+  if (t.length > 2 || t.some((x) => !IDENT.test(x)))
+    throw bad(where, `"table" must be "table" or "schema.table" of plain identifiers, e.g. "public.orders"`);
+  const events = raw.events === undefined ? [...PG_EVENTS] : strings(raw, "events", where, "insert");
+  for (const e of events)
+    if (!(PG_EVENTS as readonly string[]).includes(e))
+      throw bad(where, `"events" may hold ${PG_EVENTS.join(", ")}, got ${JSON.stringify(e)}`);
+  return {
+    ...(u !== undefined && { url: u }),
+    ...(raw.urlEnv !== undefined && { urlEnv: str(raw, "urlEnv", where, "ORDERS_DATABASE_URL", true) }),
+    schema: t.length === 2 ? t[0]! : "public",
+    table: t[t.length - 1]!,
+    events: events as PostgresOptions["events"],
+  };
+}
+
 const NATS_KEYS = ["servers", "url", "stream", "subject", "consumer", "ackWait", "user", "passwordEnv"];
 
 /** Parses the kind-specific options of a row (`common` keys already removed). @throws TriggerError */
@@ -111,6 +151,7 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     };
     return out as KindOptions[K];
   }
+  if (kind === "postgres") return parsePostgres(raw, where) as KindOptions[K];
   only(raw, where, NATS_KEYS);
   const servers = strings(raw, raw.servers !== undefined ? "servers" : "url", where, "nats://127.0.0.1:4222");
   for (const s of servers) url(s, where, "servers", ["nats", "tls"]);

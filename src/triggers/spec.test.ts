@@ -43,11 +43,32 @@ describe("trigger rows", () => {
     expect(describeTrigger(nats!)).toBe("nats://127.0.0.1:4222 stream EVENTS");
   });
 
+  it("parses a Postgres row: the table with its schema, the events, the URL or the variable holding it", () => {
+    const [a, b] = parseConfigTriggers([
+      { name: "a", kind: "postgres", target: "w", url: "postgres://u@h:5432/app", table: "orders" },
+      { name: "b", kind: "postgres", target: "w", urlEnv: "APP_DB", table: "sales.orders", events: "insert" },
+    ]);
+    expect(a!.options).toEqual({
+      url: "postgres://u@h:5432/app",
+      schema: "public",
+      table: "orders",
+      events: ["insert", "update", "delete"],
+    });
+    expect(b!.options).toEqual({ urlEnv: "APP_DB", schema: "sales", table: "orders", events: ["insert"] });
+    expect(describeTrigger(b!)).toBe("postgres $APP_DB sales.orders (insert)");
+    const row = (extra: Record<string, unknown>) => [{ name: "p", kind: "postgres", target: "w", ...extra }];
+    expect(() => parseConfigTriggers(row({ table: "t" }))).toThrow(/either "url".*or "urlEnv"/);
+    expect(() => parseConfigTriggers(row({ url: "postgres://h/d", table: 'x"; drop' }))).toThrow(/plain identifiers/);
+    expect(() => parseConfigTriggers(row({ url: "postgres://h/d", table: "t", events: ["truncate"] }))).toThrow(
+      /"events" may hold insert, update, delete, got "truncate"/,
+    );
+  });
+
   it("names the row and field of every mistake", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{}, /"triggers" must be a list/],
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
-      [[{ name: "a", kind: "smtp", target: "x" }], /"kind" must be one of mqtt, nats, got "smtp"/],
+      [[{ name: "a", kind: "smtp", target: "x" }], /"kind" must be one of mqtt, nats, postgres, got "smtp"/],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h", topic: "t", qos: 2 }], /unknown option "qos"/],

@@ -151,6 +151,11 @@ export function describeTrigger(spec: TriggerSpec): string {
     const o = spec.options as KindOptions["mqtt"];
     return `${o.url} ${o.topics.join(", ")}`;
   }
+  if (spec.kind === "postgres") {
+    const o = spec.options as KindOptions["postgres"];
+    const where = o.url ? new URL(o.url).host + new URL(o.url).pathname : `$${o.urlEnv}`;
+    return `postgres ${where} ${o.schema}.${o.table} (${o.events.join(", ")})`;
+  }
   const o = spec.options as KindOptions["nats"];
   return `${o.servers.join(",")} stream ${o.stream}${o.subject ? ` subject ${o.subject}` : ""}`;
 }

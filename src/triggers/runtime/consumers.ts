@@ -5,5 +5,6 @@ import type { StartConsumer } from "./consumer.js";
 /** The consumer of a kind (a project without such triggers never loads its client). */
 export async function consumerFor(kind: TriggerSpec["kind"]): Promise<StartConsumer> {
   if (kind === "mqtt") return (await import("./mqtt.js")).startMqtt;
+  if (kind === "postgres") return (await import("./postgres.js")).startPostgres;
   return (await import("./nats.js")).startNats;
 }
