@@ -102,10 +102,18 @@ export async function readJsonBody(c: Context, limits: BodyLimits): Promise<unkn
  * @throws BodyTooLargeError
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+  return Buffer.from(await readBodyBytes(c, maxBytes)).toString("utf8");
+}
+
+/**
+ * Reads the body as bytes, with the limits of {@link readBodyText} (uploads).
+ * @throws BodyTooLargeError
+ */
+export async function readBodyBytes(c: Context, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLargeError(maxBytes);
   const body = c.req.raw.body;
-  if (!body) return "";
+  if (!body) return new Uint8Array();
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -119,5 +127,5 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

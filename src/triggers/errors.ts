@@ -5,6 +5,7 @@ import { SluiceError } from "../core/errors.js";
 export type TriggerErrorCode =
   | "TRIGGER_ROW_INVALID"
   | "TRIGGER_NOT_FOUND"
+  | "TRIGGER_PAUSED"
   | "TRIGGER_TARGET_UNKNOWN"
   | "TRIGGER_CONSUMER_FAILED"
   | "TRIGGER_MESSAGE_INVALID";

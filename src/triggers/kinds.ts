@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats", "postgres"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -59,8 +59,17 @@ export interface PostgresOptions {
   readonly events: ReadonlyArray<"insert" | "update" | "delete">;
 }
 
+/** An authenticated HTTP upload (`POST /api/triggers/<id>/upload`) stored in the object store. */
+export interface UploadOptions {
+  /** Key prefix of stored uploads (default `uploads/<trigger id>/`). */
+  readonly prefix?: string;
+  /** Largest upload accepted, bytes (default 100 MiB). */
+  readonly maxBytes: number;
+}
+
 /** Options by kind. */
 export interface KindOptions {
+  data_upload: UploadOptions;
   mqtt: MqttOptions;
   nats: NatsOptions;
   postgres: PostgresOptions;
@@ -152,6 +161,16 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     return out as KindOptions[K];
   }
   if (kind === "postgres") return parsePostgres(raw, where) as KindOptions[K];
+  if (kind === "data_upload") {
+    only(raw, where, ["prefix", "maxBytes"]);
+    const prefix = str(raw, "prefix", where, "uploads/orders/");
+    if (prefix !== undefined && (prefix.startsWith("/") || prefix.split("/").includes("..")))
+      throw bad(where, `"prefix" must be a relative key prefix such as "uploads/orders/" (no leading / or ..)`);
+    const max = raw.maxBytes ?? 100 * 1024 * 1024;
+    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
+      throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 10485760`);
+    return { ...(prefix !== undefined && { prefix }), maxBytes: max } as KindOptions[K];
+  }
   only(raw, where, NATS_KEYS);
   const servers = strings(raw, raw.servers !== undefined ? "servers" : "url", where, "nats://127.0.0.1:4222");
   for (const s of servers) url(s, where, "servers", ["nats", "tls"]);

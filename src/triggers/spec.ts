@@ -151,6 +151,7 @@ export function describeTrigger(spec: TriggerSpec): string {
     const o = spec.options as KindOptions["mqtt"];
     return `${o.url} ${o.topics.join(", ")}`;
   }
+  if (spec.kind === "data_upload") return `POST /api/triggers/${spec.id}/upload`;
   if (spec.kind === "postgres") {
     const o = spec.options as KindOptions["postgres"];
     const where = o.url ? new URL(o.url).host + new URL(o.url).pathname : `$${o.urlEnv}`;

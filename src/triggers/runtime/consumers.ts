@@ -5,6 +5,8 @@ import type { StartConsumer } from "./consumer.js";
 /** The consumer of a kind (a project without such triggers never loads its client). */
 export async function consumerFor(kind: TriggerSpec["kind"]): Promise<StartConsumer> {
   if (kind === "mqtt") return (await import("./mqtt.js")).startMqtt;
+  // Uploads arrive through the API on any server; nothing to consume.
+  if (kind === "data_upload") return async () => ({ stop: async () => {} });
   if (kind === "postgres") return (await import("./postgres.js")).startPostgres;
   return (await import("./nats.js")).startNats;
 }
