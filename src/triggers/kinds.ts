@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -67,8 +67,24 @@ export interface UploadOptions {
   readonly maxBytes: number;
 }
 
+/** An SMTP listener: each accepted mail becomes a run, its attachments objects. */
+export interface EmailOptions {
+  /** Port to listen on (the server that consumes the trigger listens). */
+  readonly port: number;
+  /** Address to listen on (default 127.0.0.1). */
+  readonly host: string;
+  /** Accepted recipients: addresses or `@domain`s (default: any). */
+  readonly to?: readonly string[];
+  /** SMTP AUTH user (with `passwordEnv`); without it no authentication is asked. */
+  readonly username?: string;
+  readonly passwordEnv?: string;
+  /** Largest mail accepted, bytes (default 25 MiB). */
+  readonly maxBytes: number;
+}
+
 /** Options by kind. */
 export interface KindOptions {
+  email: EmailOptions;
   data_upload: UploadOptions;
   mqtt: MqttOptions;
   nats: NatsOptions;
@@ -161,6 +177,25 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     return out as KindOptions[K];
   }
   if (kind === "postgres") return parsePostgres(raw, where) as KindOptions[K];
+  if (kind === "email") {
+    only(raw, where, ["port", "host", "to", "username", "passwordEnv", "maxBytes"]);
+    const port = raw.port;
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
+      throw bad(where, `"port" must be a TCP port such as 2525`);
+    const max = raw.maxBytes ?? 25 * 1024 * 1024;
+    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
+      throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 26214400`);
+    if ((raw.username === undefined) !== (raw.passwordEnv === undefined))
+      throw bad(where, `"username" and "passwordEnv" go together (SMTP AUTH)`);
+    return {
+      port,
+      host: str(raw, "host", where, "127.0.0.1") ?? "127.0.0.1",
+      maxBytes: max,
+      ...(raw.to !== undefined && { to: strings(raw, "to", where, "orders@example.com").map((x) => x.toLowerCase()) }),
+      ...(raw.username !== undefined && { username: str(raw, "username", where, "sluice", true) }),
+      ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "SMTP_PASSWORD", true) }),
+    } as KindOptions[K];
+  }
   if (kind === "data_upload") {
     only(raw, where, ["prefix", "maxBytes"]);
     const prefix = str(raw, "prefix", where, "uploads/orders/");

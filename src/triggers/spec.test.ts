@@ -68,7 +68,10 @@ describe("trigger rows", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{}, /"triggers" must be a list/],
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
-      [[{ name: "a", kind: "smtp", target: "x" }], /"kind" must be one of mqtt, nats, postgres, data_upload, got "smtp"/],
+      [
+        [{ name: "a", kind: "smtp", target: "x" }],
+        /"kind" must be one of mqtt, nats, postgres, data_upload, email, got "smtp"/,
+      ],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h", topic: "t", qos: 2 }], /unknown option "qos"/],

@@ -151,6 +151,10 @@ export function describeTrigger(spec: TriggerSpec): string {
     const o = spec.options as KindOptions["mqtt"];
     return `${o.url} ${o.topics.join(", ")}`;
   }
+  if (spec.kind === "email") {
+    const o = spec.options as KindOptions["email"];
+    return `smtp://${o.host}:${o.port}${o.to ? ` to ${o.to.join(", ")}` : ""}`;
+  }
   if (spec.kind === "data_upload") return `POST /api/triggers/${spec.id}/upload`;
   if (spec.kind === "postgres") {
     const o = spec.options as KindOptions["postgres"];

@@ -4,6 +4,7 @@
  * enqueued). A message whose `deliver` rejects is not acknowledged: the consumer reports the
  * failure through `fail` and the trigger loop restarts it, so the source delivers it again.
  */
+import type { ObjectStore } from "../../assets/object-store.js";
 import type { RawMessage } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
 
@@ -24,6 +25,8 @@ export interface ConsumerContext {
   readonly fail: (err: Error) => void;
   /** Environment for `passwordEnv`. */
   readonly env: Record<string, string | undefined>;
+  /** The project's object store (email attachments), when the server has one. */
+  readonly objects?: () => Promise<ObjectStore>;
 }
 
 /** Starts a consumer; resolves once it is connected and subscribed. */

@@ -13,6 +13,7 @@
  * While it leads, it rewrites the trigger's report (status, messages, last message, last
  * error) at most once per tick.
  */
+import type { ObjectStore } from "../../assets/object-store.js";
 import type { Store } from "../../store/types.js";
 import { crashAt } from "../../worker/crash-points.js";
 import { TriggerError } from "../errors.js";
@@ -35,6 +36,8 @@ export interface LoopDeps {
   readonly ttlMs: number;
   readonly enqueue: EnqueueMessage;
   readonly env: Record<string, string | undefined>;
+  /** The project's object store (email attachments). */
+  readonly objects?: () => Promise<ObjectStore>;
   readonly log: (line: string) => void;
   /** Overrides the kind's consumer (tests of the loop itself). */
   readonly consumerFor?: (kind: TriggerSpec["kind"]) => Promise<StartConsumer>;
@@ -118,6 +121,7 @@ export class TriggerLoop {
         deliver: (m) => this.deliver(m),
         fail: (err) => void this.failed(err),
         env: this.deps.env,
+        ...(this.deps.objects && { objects: this.deps.objects }),
       });
       if (this.mode !== "starting") {
         await consumer.stop().catch(() => {});

@@ -43,6 +43,7 @@ export async function startProjectTriggers(options: ProjectTriggerOptions): Prom
     env: options.env,
     log: options.log,
     tickMs,
+    ...(options.pipelines && { objects: async () => (await options.pipelines!.assets()).objects }),
   });
   await supervisor.sync(current);
   // Rows change when sluice dev rescans a pipeline folder: follow them.

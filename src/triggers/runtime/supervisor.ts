@@ -20,6 +20,8 @@ export interface SupervisorOptions {
   /** This server's id in the leaderships (default: random). */
   readonly holder?: string;
   readonly consumerFor?: LoopDeps["consumerFor"];
+  /** The project's object store (email attachments). */
+  readonly objects?: LoopDeps["objects"];
 }
 
 /** Runs the trigger loops of one server. */
@@ -40,6 +42,7 @@ export class TriggerSupervisor {
       env: options.env ?? process.env,
       log: (line) => options.log?.(`${line}\n`),
       ...(options.consumerFor && { consumerFor: options.consumerFor }),
+      ...(options.objects && { objects: options.objects }),
     };
   }
 
