@@ -72,7 +72,7 @@ describe("/api/triggers and the trigger loop", () => {
       messages: 3,
       configuredIn: "sluice.json",
       source: "mqtt://127.0.0.1:1 x/#",
-      lastRunId: runs.find((r) => r.payload.includes('"n":1'))?.id,
+      lastRunId: runs.find((r) => r.payload?.includes('"n":1'))?.id,
     });
     expect(JSON.parse(t.lastMessage)).toEqual({ trigger: "t1", kind: "mqtt", body: { n: 1 }, topic: "x/y" });
   });

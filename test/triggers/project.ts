@@ -3,7 +3,11 @@ import { makeProject } from "../helpers/project.js";
 import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
 
 /** Files of a project whose `orders` workflow and `f/shop/tenant` step are fed by `kind` triggers. */
-export function triggerProject(kind: "mqtt" | "nats", row: Record<string, unknown>, stepRow: Record<string, unknown>) {
+export function triggerProject(
+  kind: "mqtt" | "nats" | "postgres",
+  row: Record<string, unknown>,
+  stepRow: Record<string, unknown>,
+) {
   return makeProject(
     {
       "sluice.json": JSON.stringify({ triggers: [{ name: `orders-${kind}`, kind, target: "orders", ...row }] }),

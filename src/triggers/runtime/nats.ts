@@ -88,7 +88,7 @@ export async function startNats(cx: ConsumerContext): Promise<Consumer> {
       if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
-    if (failure !== null) throw failure;
+    if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
   })();
   loop.catch((err: unknown) => {
     if (!stopped) cx.fail(err instanceof Error ? err : new Error(String(err)));
