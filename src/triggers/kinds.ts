@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -82,8 +82,20 @@ export interface EmailOptions {
   readonly maxBytes: number;
 }
 
+/** A Kafka consumer group member with manual offset commits (`kafkajs`). */
+export interface KafkaOptions {
+  /** Bootstrap brokers, `host:port`. */
+  readonly brokers: readonly string[];
+  readonly topics: readonly string[];
+  /** Consumer group (default `sluice-<id>`). */
+  readonly groupId?: string;
+  /** Where a new group starts: the oldest message (true) or new ones only (default false). */
+  readonly fromBeginning: boolean;
+}
+
 /** Options by kind. */
 export interface KindOptions {
+  kafka: KafkaOptions;
   email: EmailOptions;
   data_upload: UploadOptions;
   mqtt: MqttOptions;
@@ -177,6 +189,21 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     return out as KindOptions[K];
   }
   if (kind === "postgres") return parsePostgres(raw, where) as KindOptions[K];
+  if (kind === "kafka") {
+    only(raw, where, ["brokers", "topic", "topics", "groupId", "fromBeginning"]);
+    const brokers = strings(raw, "brokers", where, "127.0.0.1:9092");
+    for (const b of brokers)
+      if (!/^[^\s:/]+:\d{1,5}$/.test(b)) throw bad(where, `"brokers" entries are host:port, got ${JSON.stringify(b)}`);
+    if (raw.fromBeginning !== undefined && typeof raw.fromBeginning !== "boolean")
+      throw bad(where, `"fromBeginning" must be true or false`);
+    const out: KafkaOptions = {
+      brokers,
+      topics: strings(raw, raw.topics !== undefined ? "topics" : "topic", where, "orders"),
+      fromBeginning: raw.fromBeginning === true,
+      ...(raw.groupId !== undefined && { groupId: str(raw, "groupId", where, "sluice-orders", true) }),
+    };
+    return out as KindOptions[K];
+  }
   if (kind === "email") {
     only(raw, where, ["port", "host", "to", "username", "passwordEnv", "maxBytes"]);
     const port = raw.port;

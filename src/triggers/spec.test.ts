@@ -64,13 +64,24 @@ describe("trigger rows", () => {
     );
   });
 
+  it("parses a Kafka row", () => {
+    const [k] = parseConfigTriggers([
+      { name: "k", kind: "kafka", target: "w", brokers: ["b1:9092", "b2:9092"], topic: "orders", fromBeginning: true },
+    ]);
+    expect(k!.options).toEqual({ brokers: ["b1:9092", "b2:9092"], topics: ["orders"], fromBeginning: true });
+    expect(describeTrigger(k!)).toBe("kafka b1:9092,b2:9092 orders");
+    expect(() =>
+      parseConfigTriggers([{ name: "k", kind: "kafka", target: "w", brokers: "kafka://b1", topic: "t" }]),
+    ).toThrow(/"brokers" entries are host:port/);
+  });
+
   it("names the row and field of every mistake", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{}, /"triggers" must be a list/],
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
       [
         [{ name: "a", kind: "smtp", target: "x" }],
-        /"kind" must be one of mqtt, nats, postgres, data_upload, email, got "smtp"/,
+        /"kind" must be one of mqtt, nats, postgres, data_upload, email, kafka, got "smtp"/,
       ],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],

@@ -151,6 +151,10 @@ export function describeTrigger(spec: TriggerSpec): string {
     const o = spec.options as KindOptions["mqtt"];
     return `${o.url} ${o.topics.join(", ")}`;
   }
+  if (spec.kind === "kafka") {
+    const o = spec.options as KindOptions["kafka"];
+    return `kafka ${o.brokers.join(",")} ${o.topics.join(", ")}`;
+  }
   if (spec.kind === "email") {
     const o = spec.options as KindOptions["email"];
     return `smtp://${o.host}:${o.port}${o.to ? ` to ${o.to.join(", ")}` : ""}`;
