@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka", "sqs"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -93,8 +93,18 @@ export interface KafkaOptions {
   readonly fromBeginning: boolean;
 }
 
+/** An SQS queue, long-polled; a message is deleted once its run is stored. */
+export interface SqsOptions {
+  readonly queueUrl: string;
+  /** AWS region (default from the queue URL's host, else `AWS_REGION`). */
+  readonly region?: string;
+  /** Another endpoint (an SQS-compatible server). */
+  readonly endpoint?: string;
+}
+
 /** Options by kind. */
 export interface KindOptions {
+  sqs: SqsOptions;
   kafka: KafkaOptions;
   email: EmailOptions;
   data_upload: UploadOptions;
@@ -189,6 +199,19 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     return out as KindOptions[K];
   }
   if (kind === "postgres") return parsePostgres(raw, where) as KindOptions[K];
+  if (kind === "sqs") {
+    only(raw, where, ["queueUrl", "region", "endpoint"]);
+    const q = str(raw, "queueUrl", where, "https://sqs.eu-west-1.amazonaws.com/123456789012/orders", true);
+    url(q, where, "queueUrl", ["https", "http"]);
+    const e = str(raw, "endpoint", where, "http://127.0.0.1:9324");
+    if (e !== undefined) url(e, where, "endpoint", ["https", "http"]);
+    const out: SqsOptions = {
+      queueUrl: q,
+      ...(raw.region !== undefined && { region: str(raw, "region", where, "eu-west-1", true) }),
+      ...(e !== undefined && { endpoint: e }),
+    };
+    return out as KindOptions[K];
+  }
   if (kind === "kafka") {
     only(raw, where, ["brokers", "topic", "topics", "groupId", "fromBeginning"]);
     const brokers = strings(raw, "brokers", where, "127.0.0.1:9092");

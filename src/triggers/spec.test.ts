@@ -64,6 +64,16 @@ describe("trigger rows", () => {
     );
   });
 
+  it("parses an SQS row", () => {
+    const [q] = parseConfigTriggers([
+      { name: "q", kind: "sqs", target: "w", queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/orders" },
+    ]);
+    expect(q!.options).toEqual({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/orders" });
+    expect(() => parseConfigTriggers([{ name: "q", kind: "sqs", target: "w", queueUrl: "orders" }])).toThrow(
+      /"queueUrl" "orders" is not a URL/,
+    );
+  });
+
   it("parses a Kafka row", () => {
     const [k] = parseConfigTriggers([
       { name: "k", kind: "kafka", target: "w", brokers: ["b1:9092", "b2:9092"], topic: "orders", fromBeginning: true },
@@ -81,7 +91,7 @@ describe("trigger rows", () => {
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
       [
         [{ name: "a", kind: "smtp", target: "x" }],
-        /"kind" must be one of mqtt, nats, postgres, data_upload, email, kafka, got "smtp"/,
+        /"kind" must be one of mqtt, nats, postgres, data_upload, email, kafka, sqs, got "smtp"/,
       ],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],

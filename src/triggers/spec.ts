@@ -151,6 +151,7 @@ export function describeTrigger(spec: TriggerSpec): string {
     const o = spec.options as KindOptions["mqtt"];
     return `${o.url} ${o.topics.join(", ")}`;
   }
+  if (spec.kind === "sqs") return `sqs ${(spec.options as KindOptions["sqs"]).queueUrl}`;
   if (spec.kind === "kafka") {
     const o = spec.options as KindOptions["kafka"];
     return `kafka ${o.brokers.join(",")} ${o.topics.join(", ")}`;

@@ -4,13 +4,13 @@ import { parseTriggersFile } from "./triggers-config.js";
 describe("pipeline.json trigger rows", () => {
   it("reads schedules and webhooks, and names other kinds as not run yet", () => {
     const file = parseTriggersFile(
-      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, sqs: { queue: "t" } } } }),
+      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, gcp: { subscription: "t" } } } }),
       "f/x/pipeline.json",
     );
     expect(file.byScript.get("ingest")).toEqual({
       schedule: { cron: "0 6 * * *", timezone: "UTC" },
       webhook: true,
-      other: ["sqs"],
+      other: ["gcp"],
     });
     expect(file.diagnostics).toMatchObject([
       { severity: "warning", code: "TRIGGER_KIND_UNSUPPORTED", script: "f/x/pipeline.json" },
