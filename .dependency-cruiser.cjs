@@ -1,7 +1,8 @@
 // The layer rules of docs/ARCHITECTURE.md, checked by `npm run lint:layers` (in .ci/run).
 // Dependencies point down:
 //
-//   cli → http → lanes, pipeline/runtime → lake → assets → loader, engine → worker, scheduler → store → core
+//   cli → http → triggers/runtime → lanes, pipeline/runtime → lake → assets → loader, engine → worker, scheduler → store → core
+//   triggers/ (without runtime/) is pure: trigger rows, message → run mapping, state encoding.
 //   sdk (the public contract) is imported by everything and imports only core; core imports nothing of Sluice.
 //   pipeline/ (without runtime/) and diagram/ are pure analysis: they import only core and sdk.
 //
@@ -91,9 +92,21 @@ module.exports = {
       "the lane supervisor starts workers for the engine's queues; the CLI and HTTP layers use it",
     ),
     layer(
+      "triggers-are-pure",
+      "^src/triggers/(?!runtime/)",
+      `${SRC}|pipeline/(?!runtime/)|triggers/(?!runtime/)`,
+      "triggers/ (rows, mapping, state) is pure; consuming messages is triggers/runtime/",
+    ),
+    layer(
+      "triggers-runtime-below-http",
+      "^src/triggers/runtime/",
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|triggers/`,
+      "consuming triggers sits on the engine and the pipeline runtime; the CLI and HTTP layers use it",
+    ),
+    layer(
       "pipeline-runtime-below-cli",
       "^src/pipeline/runtime/",
-      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/`,
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|triggers/(?!runtime/)`,
       "running pipelines sits on the engine, loader, assets and lakes; the CLI and HTTP layers use it",
     ),
     layer(
@@ -105,7 +118,7 @@ module.exports = {
     layer(
       "http-below-cli",
       "^src/http/",
-      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|lanes/|diagram/|http/`,
+      `${SRC}|store/|worker/|scheduler/|engine/|loader/|assets/|lake/|pipeline/|lanes/|diagram/|triggers/|http/`,
       "the HTTP layer never imports the CLI",
     ),
     {
@@ -115,7 +128,7 @@ module.exports = {
         "(node:crypto is computation; diagram/fixtures.ts reads the test fixtures from a checkout)",
       severity: "error",
       from: {
-        path: "^src/(core|diagram|pipeline/(?!runtime/))",
+        path: "^src/(core|diagram|pipeline/(?!runtime/)|triggers/(?!runtime/))",
         pathNot: [TESTS, "^src/diagram/fixtures\\.ts$"],
       },
       to: { dependencyTypes: ["core"], pathNot: "^(node:)?crypto$" },

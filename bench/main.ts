@@ -16,6 +16,7 @@
  *   npm run bench -- --timers                 only 10,000 timers due at once (spread of starts), both stores
  *   npm run bench -- --deploy                 only deploy time and release-only worker cold start
  *   npm run bench -- --hot [--db postgres]    only the hot-path workloads W1, W3, W4 of issue 15
+ *   npm run bench -- --triggers               only MQTT and NATS messages into durable runs
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -35,12 +36,16 @@ import { tracingFigures } from "./tracing-bench.js";
 import { issue15Bench } from "./cold/sections.js";
 import { HOT_TARGETS, hotFigures } from "./hot-bench.js";
 import { deployFigures } from "./deploy-bench.js";
+import { triggerFigures } from "./triggers-bench.js";
 
 const TRACING_TITLE =
   "tracing overhead: 200 runs × 5 steps with the OpenTelemetry SDK on and off (SQLite, embedded worker)";
 
 const DEPLOY_TITLE =
   "deploy across machines: sluice deploy of a 200-module project, release-only worker start (SQLite)";
+
+const TRIGGERS_TITLE =
+  "native triggers: broker messages into durable runs, acked after enqueue (real brokers on loopback, SQLite)";
 
 const BACKFILL_TITLE =
   "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
     if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
     if (process.argv.includes("--tracing")) return printFigures(TRACING_TITLE, tracingFigures(dir));
     if (process.argv.includes("--deploy")) return printFigures(DEPLOY_TITLE, await deployFigures(dir));
+    if (process.argv.includes("--triggers")) return printFigures(TRIGGERS_TITLE, await triggerFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
     printFigures("machine limit", [
       { name: "raw SQLite single-row commits (WAL, synchronous=FULL)", value: raw, unit: "commits/s" },
@@ -113,6 +119,7 @@ async function main(): Promise<void> {
     // Issue 15: cold processes on both stores, a large history with retention (SQLite), timers.
     await issue15Bench(dir, { cold: true, large: true, largePostgres: false, timers: true });
     printFigures(DEPLOY_TITLE, await deployFigures(dir));
+    printFigures(TRIGGERS_TITLE, await triggerFigures(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
  * The optional project file `sluice.json`: settings shared by every command run in
  * that project. Parsed and validated here, with errors that name the field.
  */
+import { parseConfigTriggers } from "../triggers/spec.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveAssetConfig } from "../assets/config.js";
@@ -28,6 +29,8 @@ export interface ProjectConfig {
   publicUrl?: string;
   /** Out-of-process workers (the Go SDK, …) that `sluice dev` and `sluice server` start; see `external-workers.ts`. */
   workers?: ExternalWorkerConfig[];
+  /** Native trigger rows targeting any runnable (`triggers/spec.ts` `parseConfigTriggers`). */
+  triggers?: unknown;
 }
 
 /** One worker command of `sluice.json` `workers`. */
@@ -59,8 +62,15 @@ export function validateConfig(raw: unknown, file = "sluice.json"): ProjectConfi
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad("must be a JSON object");
   const c = raw as Record<string, unknown>;
   for (const key of Object.keys(c))
-    if (!["retention", "database", "dev", "assets", "publicUrl", "workers", "$schema"].includes(key))
-      throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl, workers)`);
+    if (!["retention", "database", "dev", "assets", "publicUrl", "workers", "triggers", "$schema"].includes(key))
+      throw bad(`unknown setting "${key}" (known: retention, database, dev, assets, publicUrl, workers, triggers)`);
+  if (c.triggers !== undefined) {
+    try {
+      parseConfigTriggers(c.triggers, file);
+    } catch (err) {
+      throw new InvalidInputError((err as Error).message, { code: "INVALID_CONFIG" });
+    }
+  }
   if (c.workers !== undefined) validateWorkers(c.workers, bad);
   if (c.publicUrl !== undefined) {
     if (typeof c.publicUrl !== "string") throw bad('"publicUrl" must be a URL such as "https://sluice.example.com"');

@@ -36,6 +36,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   push: async () => (await import("./commands/deploy.js")).registerPush,
   pull: async () => (await import("./commands/pull.js")).registerPull,
   preview: async () => (await import("./commands/preview.js")).registerPreview,
+  triggers: async () => (await import("./commands/triggers.js")).registerTriggers,
 };
 
 /**

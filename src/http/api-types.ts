@@ -6,6 +6,10 @@ import type { SerializedError } from "../core/serde.js";
 import type { FormSchema } from "../core/approval-form.js";
 import type { WorkflowDiagram } from "../diagram/model.js";
 import type { StepKind } from "../store/types.js";
+import type { TriggerView } from "../triggers/runtime/list.js";
+
+/** A native trigger with its state (`GET /api/triggers`). */
+export type ApiTrigger = TriggerView;
 
 /** A run's lifecycle status. */
 export type ApiRunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";

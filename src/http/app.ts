@@ -13,13 +13,14 @@ import { approvalPageRoutes } from "./approval/routes.js";
 import { type AuthConfig, identify } from "./auth/identity.js";
 import { ApiTokens } from "./auth/tokens.js";
 import { ChangeFeed } from "./change-feed.js";
-import type { AppDeps, AppEnv, LaneStatus } from "./context.js";
+import type { AppDeps, AppEnv, LaneStatus, TriggerSource } from "./context.js";
 import { DiagramSource } from "./diagram-source.js";
 import { httpStatusOf } from "./errors.js";
 import { guard } from "./guard.js";
 import { type BodyLimits, DEFAULT_BODY_LIMITS } from "./json-body.js";
 import { eventRoutes } from "./routes/events.js";
 import { laneRoutes } from "./routes/lanes.js";
+import { triggerRoutes } from "./routes/triggers.js";
 import { logRoutes } from "./routes/logs.js";
 import { metaRoutes } from "./routes/meta.js";
 import { overviewRoutes } from "./routes/overview.js";
@@ -54,6 +55,8 @@ export interface AppOptions {
   lanes?: LaneStatus | null;
   /** Trace viewer URL template with `{traceId}`, e.g. `https://jaeger.example/trace/{traceId}` (`SLUICE_TRACE_URL`); default none. */
   traceUrl?: string | null;
+  /** The server's trigger rows, for `/api/triggers`; default none. */
+  triggers?: TriggerSource | null;
 }
 
 /** The app plus what it holds that can be inspected in tests. */
@@ -72,6 +75,7 @@ export function createApp(options: AppOptions): SluiceApp {
     diagrams: new DiagramSource(options.projectRoot ?? null),
     lanes: options.lanes ?? null,
     traceUrl: options.traceUrl || null,
+    triggers: options.triggers ?? null,
   };
   const report =
     options.onError ?? ((err: unknown) => console.error(`sluice http: ${(err as Error)?.stack ?? String(err)}`));
@@ -126,6 +130,7 @@ export function createApp(options: AppOptions): SluiceApp {
   pipelineRoutes(app, deps);
   lakeTableRoutes(app, deps);
   laneRoutes(app, deps);
+  triggerRoutes(app, deps);
   workerProtocolRoutes(app, deps);
   approvalPageRoutes(app, deps);
   uiRoutes(app, options.uiDir === undefined ? defaultUiDir() : options.uiDir);

@@ -1,4 +1,5 @@
 /** What every route handler gets: the app's dependencies and the per-request variables. */
+import type { TriggerSpec } from "../triggers/spec.js";
 import type { IncomingMessage } from "node:http";
 import type { Clock } from "../core/clock.js";
 import type { Engine } from "../engine/engine.js";
@@ -29,6 +30,13 @@ export interface AppDeps {
   lanes: LaneStatus | null;
   /** Trace viewer URL template with `{traceId}` (`SLUICE_TRACE_URL`), or null: trace ids are shown unlinked. */
   traceUrl: string | null;
+  /** The trigger rows of this server's project (`sluice dev`, `sluice server`), or null. */
+  triggers: TriggerSource | null;
+}
+
+/** What the API reads of a server's triggers: the rows it consumes (their state is in the store). */
+export interface TriggerSource {
+  specs(): readonly TriggerSpec[];
 }
 
 /** What the API reads of a lane supervisor. */

@@ -107,6 +107,10 @@ export class ConflictError extends HttpError {
 
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   RUN_NOT_FOUND: 404,
+  TRIGGER_NOT_FOUND: 404,
+  TRIGGER_PAUSED: 409,
+  TRIGGER_MESSAGE_INVALID: 400,
+  TRIGGER_ROW_INVALID: 400,
   UNKNOWN_WORKFLOW: 404,
   RUN_ID_CONFLICT: 409,
   INVALID_RETRY: 409,

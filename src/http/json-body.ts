@@ -102,14 +102,22 @@ export async function readJsonBody(c: Context, limits: BodyLimits): Promise<unkn
  * @throws BodyTooLargeError
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string> {
+  return Buffer.from(await readBodyBytes(c, maxBytes)).toString("utf8");
+}
+
+/**
+ * Reads the body as bytes, with the limits of {@link readBodyText} (uploads).
+ * @throws BodyTooLargeError
+ */
+export async function readBodyBytes(c: Context, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLargeError(maxBytes);
   // A declared length bounds the body (HTTP framing), so it can be read whole: the node
   // adapter's Request then reads the socket directly instead of through a web stream
   // (≈ 0.3 ms less per request, which the worker protocol pays on every write).
-  if (Number.isFinite(declared) && declared >= 0) return Buffer.from(await c.req.raw.arrayBuffer()).toString("utf8");
+  if (Number.isFinite(declared) && declared >= 0) return Buffer.from(await c.req.raw.arrayBuffer());
   const body = c.req.raw.body;
-  if (!body) return "";
+  if (!body) return new Uint8Array();
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -123,5 +131,5 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }

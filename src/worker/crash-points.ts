@@ -19,6 +19,8 @@ export const CRASH_POINTS = [
   "after-checkpoint-commit",
   /** A lease renewal (heartbeat) of running claims is about to be sent. */
   "before-renewal",
+  /** A trigger's message was enqueued as a run; it is not acknowledged to its source yet (`triggers/runtime/deliver.ts`). */
+  "trigger-after-enqueue",
 ] as const;
 
 /** One of {@link CRASH_POINTS}. */

@@ -3,6 +3,7 @@ import chokidar from "chokidar";
 import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
+import { startProjectTriggers } from "../../triggers/runtime/project.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
@@ -86,6 +87,14 @@ export function registerDev(program: Command, cx: CommandContext): void {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
       await pipelines.start();
+      // Each kind's client loads only when the project has a trigger of that kind.
+      const triggers = await startProjectTriggers({
+        engine,
+        pipelines,
+        configTriggers: project.config.triggers,
+        env: cx.io.env,
+        log: write,
+      });
       if (workers === "separate") {
         lanes = createLanes({ engine, loader, project, settings: laneSettings, io: cx.io, write, logFormat });
         await lanes.start();
@@ -104,6 +113,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           projectRoot: project.root,
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
+          triggers,
         }),
       );
       const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
@@ -143,6 +153,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await http.server.close();
       await watcher?.close();
       await lanes?.stop(10_000);
+      await triggers.stop();
       await pipelines.stop();
       await engine.stop({ drainMs: 10_000 });
       unfollow();

@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
 import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
+import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
@@ -90,6 +91,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     let pipelines: PipelineHost | null = null;
     let follower: ReleaseFollower | null = null;
     let external: ExternalWorkers | null = null;
+    let triggers: ProjectTriggers | null = null;
     try {
       await storeReady(engine.store);
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write) : null;
@@ -105,6 +107,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       follower?.follow(RELEASE_POLL_MS);
+      // Each trigger is consumed by the server holding its leadership; a standby takes it over.
+      triggers = await startProjectTriggers({
+        engine,
+        pipelines,
+        configTriggers: project.config.triggers,
+        env: cx.io.env,
+        log: write,
+      });
       if (workers === "separate") {
         lanes = createLanes({
           engine,
@@ -127,6 +137,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           projectRoot: project.root,
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
+          triggers,
         }),
       );
       write(
@@ -153,6 +164,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await http.server.close();
       await follower?.stop();
       await lanes?.stop(10_000);
+      await triggers?.stop();
       await pipelines?.stop();
       await engine.stop({ drainMs: 0 });
       await tracing?.shutdown();

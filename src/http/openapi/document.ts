@@ -15,6 +15,13 @@ export type OperationScope = "public" | "link" | "metrics" | "read" | "operate" 
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const jsonBody = (schema: Json, required = true): Json => ({ required, content: { "application/json": { schema } } });
+const TRIGGER_ID = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "trigger id, e.g. orders or f/demo/ingest:mqtt (slashes allowed)",
+  schema: { type: "string" },
+};
 const ok = (description: string, schema: Json, status = "200"): Json => ({
   [status]: { description, content: { "application/json": { schema } } },
 });
@@ -96,6 +103,23 @@ const PATHS: Record<string, Json> = {
   "/api/openapi.json": { get: op("public", "This document", { responses: ok("OpenAPI 3.1", { type: "object" }) }) },
   "/api/me": {
     get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }),
+  },
+  "/api/triggers": {
+    get: op("read", "The project's native triggers (MQTT, NATS, …) with their state, last message and last error", {
+      responses: { ...ok("the triggers", { type: "object" }), ...err("401", "403") },
+    }),
+  },
+  "/api/triggers/{id}/pause": {
+    post: op("operate", "Pauses a trigger: its consumer stops within a tick, messages wait at their source", {
+      parameters: [TRIGGER_ID],
+      responses: { ...ok("the trigger's pause flag", { type: "object" }), ...err("401", "403", "404") },
+    }),
+  },
+  "/api/triggers/{id}/resume": {
+    post: op("operate", "Resumes a paused trigger", {
+      parameters: [TRIGGER_ID],
+      responses: { ...ok("the trigger's pause flag", { type: "object" }), ...err("401", "403", "404") },
+    }),
   },
   "/api/lanes": {
     get: op("read", "This server's worker lanes (scale to zero): one per worker group, its mode and process", {

@@ -11,6 +11,7 @@
  * `partition` stays an ordinary argument: an explicit one always wins.
  */
 import { InvalidInputError } from "../../sdk/errors.js";
+import type { ConsumedKind } from "../../triggers/kinds.js";
 
 /** Reserved payload key of Sluice's run metadata. */
 export const META_KEY = "_sluice";
@@ -18,7 +19,17 @@ export const META_KEY = "_sluice";
 export const WMILL_SKIP_DISPATCH = "_wmill_skip_asset_dispatch";
 
 /** How a pipeline run was started. */
-export type RunTrigger = "manual" | "cascade" | "debounce" | "join" | "schedule" | "webhook" | "freshness" | "plan";
+export type RunTrigger =
+  | "manual"
+  | "cascade"
+  | "debounce"
+  | "join"
+  | "schedule"
+  | "webhook"
+  | "freshness"
+  | "plan"
+  /** A message of a consumed trigger (`triggers/`). */
+  | ConsumedKind;
 
 /** The upstream write that fired a cascaded run. */
 export interface Upstream {

@@ -8,6 +8,9 @@ import { cascadeEdges } from "../lineage-graph.js";
 import { describeScheme } from "../lineage-schemes.js";
 import { findCycle, topologicalOrder } from "../topo-order.js";
 import type { MemberScript, PipelineFolder } from "./catalog.js";
+import { isConsumedKind } from "../../triggers/kinds.js";
+import { describeTrigger } from "../../triggers/spec.js";
+import { pipelineSpecs } from "./triggers-config.js";
 
 /** A native trigger of a script as the graph shows it. */
 export interface TriggerView {
@@ -28,6 +31,12 @@ export function triggerViews(m: MemberScript): TriggerView[] {
       return m.triggers.webhook
         ? { kind: t.kind, state: "configured", detail: `POST /api/pipelines/webhook/${m.name}` }
         : { kind: t.kind, state: "not-configured" };
+    if (isConsumedKind(t.kind)) {
+      const spec = pipelineSpecs(m).find((s) => s.kind === t.kind);
+      return spec
+        ? { kind: t.kind, state: "configured", detail: describeTrigger(spec) }
+        : { kind: t.kind, state: "not-configured" };
+    }
     return { kind: t.kind, state: "unsupported", detail: `${t.kind} triggers are not run by Sluice yet` };
   });
 }

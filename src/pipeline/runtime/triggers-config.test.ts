@@ -4,13 +4,13 @@ import { parseTriggersFile } from "./triggers-config.js";
 describe("pipeline.json trigger rows", () => {
   it("reads schedules and webhooks, and names other kinds as not run yet", () => {
     const file = parseTriggersFile(
-      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, kafka: { topic: "t" } } } }),
+      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, gcp: { subscription: "t" } } } }),
       "f/x/pipeline.json",
     );
     expect(file.byScript.get("ingest")).toEqual({
       schedule: { cron: "0 6 * * *", timezone: "UTC" },
       webhook: true,
-      other: ["kafka"],
+      other: ["gcp"],
     });
     expect(file.diagnostics).toMatchObject([
       { severity: "warning", code: "TRIGGER_KIND_UNSUPPORTED", script: "f/x/pipeline.json" },
@@ -26,5 +26,22 @@ describe("pipeline.json trigger rows", () => {
     expect(bad.diagnostics[0]).toMatchObject({ severity: "error", code: "TRIGGER_SCHEDULE_INVALID" });
     expect(bad.diagnostics[0]!.message).toContain("five-field cron");
     expect(parseTriggersFile(undefined, "p.json").byScript.size).toBe(0);
+  });
+});
+
+describe("pipeline.json rows of consumed kinds", () => {
+  it("keeps an MQTT row for the step, and reports a bad one as an error naming the row", () => {
+    const file = parseTriggersFile(
+      JSON.stringify({ triggers: { ingest: { mqtt: { url: "mqtt://127.0.0.1:1883", topic: "a/#" } } } }),
+      "f/x/pipeline.json",
+    );
+    expect(file.byScript.get("ingest")).toEqual({
+      consumed: { mqtt: { url: "mqtt://127.0.0.1:1883", topic: "a/#" } },
+      other: [],
+    });
+    expect(file.diagnostics).toEqual([]);
+    const bad = parseTriggersFile(JSON.stringify({ triggers: { ingest: { nats: { stream: "S" } } } }), "p.json");
+    expect(bad.diagnostics[0]).toMatchObject({ severity: "error", code: "TRIGGER_ROW_INVALID" });
+    expect(bad.diagnostics[0]!.message).toMatch(/p\.json triggers\.ingest\.nats: "url" must be a string/);
   });
 });

@@ -12,11 +12,15 @@
 import { type CronSchedule, parseSchedule } from "../../core/cron.js";
 import type { Diagnostic } from "../diagnostics.js";
 import { NATIVE_TRIGGER_KINDS, type NativeTriggerKind } from "../annotation-types.js";
+import { type ConsumedKind, isConsumedKind } from "../../triggers/kinds.js";
+import { parsePipelineRow, type TriggerSpec } from "../../triggers/spec.js";
 
 /** The configured triggers of one script. */
 export interface ScriptTriggers {
   readonly schedule?: CronSchedule;
   readonly webhook?: boolean;
+  /** Rows of consumed kinds (MQTT, NATS, …), checked; `triggers/spec.ts` turns them into trigger specs. */
+  readonly consumed?: Readonly<Partial<Record<ConsumedKind, unknown>>>;
   /** Other kinds present in the file (recognised, not runnable in this version). */
   readonly other: readonly NativeTriggerKind[];
 }
@@ -97,6 +101,7 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
     let schedule: CronSchedule | undefined;
     let webhook: boolean | undefined;
     const other: NativeTriggerKind[] = [];
+    const consumed: Partial<Record<ConsumedKind, unknown>> = {};
     for (const [kind, value] of Object.entries(row)) {
       if (kind === "schedule") {
         try {
@@ -109,6 +114,13 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
         if (value !== true && (typeof value !== "object" || value === null))
           error("TRIGGERS_FILE_INVALID", `triggers.${script}.webhook must be true or an object`);
         else webhook = true;
+      } else if (isConsumedKind(kind)) {
+        try {
+          parsePipelineRow(kind, value, { path: script, name: script }, file);
+          consumed[kind] = value;
+        } catch (err) {
+          error("TRIGGER_ROW_INVALID", (err as Error).message);
+        }
       } else if ((NATIVE_TRIGGER_KINDS as readonly string[]).includes(kind)) {
         other.push(kind as NativeTriggerKind);
         warn(
@@ -122,7 +134,33 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
         );
       }
     }
-    byScript.set(script, { ...(schedule && { schedule }), ...(webhook && { webhook }), other });
+    byScript.set(script, {
+      ...(schedule && { schedule }),
+      ...(webhook && { webhook }),
+      ...(Object.keys(consumed).length > 0 && { consumed }),
+      other,
+    });
   }
   return { byScript, diagnostics, ...(depthCap !== undefined && { depthCap }) };
+}
+
+/**
+ * The consumed-kind trigger specs of a member script: its rows whose kind it also marks
+ * with `// on <kind>` (a row without its marker is ignored, as for schedules).
+ */
+export function pipelineSpecs(member: {
+  path: string;
+  name: string;
+  folder: string;
+  triggers: ScriptTriggers;
+  analyzed: { annotations: { nativeTriggers: ReadonlyArray<{ kind: string }> } };
+}): TriggerSpec[] {
+  const rows = member.triggers.consumed ?? {};
+  const source = member.folder === "" ? TRIGGERS_FILE : `${member.folder}/${TRIGGERS_FILE}`;
+  const out: TriggerSpec[] = [];
+  for (const [kind, raw] of Object.entries(rows)) {
+    if (!isConsumedKind(kind) || !member.analyzed.annotations.nativeTriggers.some((t) => t.kind === kind)) continue;
+    out.push(parsePipelineRow(kind, raw, member, source));
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
 import { SchedulesPage } from "./pages/SchedulesPage";
 import { SignInPage } from "./pages/SignInPage";
+import { TriggersPage } from "./pages/TriggersPage";
 import { WorkflowPage } from "./pages/WorkflowPage";
 import { WorkflowsPage } from "./pages/WorkflowsPage";
 
@@ -65,6 +66,7 @@ export function App() {
               <NavLink href="/runs">Runs</NavLink>
               <NavLink href="/workflows">Workflows</NavLink>
               <NavLink href="/schedules">Schedules</NavLink>
+              <NavLink href="/triggers">Triggers</NavLink>
               <NavLink href="/pipelines">Pipelines</NavLink>
             </nav>
             <span className="spacer" />
@@ -93,6 +95,7 @@ export function App() {
             <Route path="/workflows" component={WorkflowsPage} />
             <Route path="/workflows/:name" component={WorkflowPage} />
             <Route path="/schedules" component={SchedulesPage} />
+            <Route path="/triggers" component={TriggersPage} />
             <Route path="/pipelines" component={PipelinesPage} />
             <Route path="/pipelines/*" component={PipelinePage} />
             <Route>

@@ -1,0 +1,68 @@
+/**
+ * Native trigger routes (`sluice dev`, `sluice server`):
+ *
+ * - `GET /api/triggers`: every trigger row of the project with its state (status, consuming
+ *   server, messages, last message, last run, last error) (read)
+ * - `POST /api/triggers/<id>/pause`, `POST /api/triggers/<id>/resume`: the consumer stops
+ *   or starts again within a tick; messages wait at their source meanwhile (operate)
+ */
+import type { Hono } from "hono";
+import { pipelineHostOf } from "../../pipeline/runtime/host.js";
+import { TriggerError } from "../../triggers/errors.js";
+import { listTriggers, setTriggerPaused } from "../../triggers/runtime/list.js";
+import { engineEnqueue } from "../../triggers/runtime/targets.js";
+import { acceptUpload } from "../../triggers/runtime/upload.js";
+import type { UploadOptions } from "../../triggers/kinds.js";
+import { readBodyBytes } from "../json-body.js";
+import type { TriggerSpec } from "../../triggers/spec.js";
+import { requireScope } from "../auth/identity.js";
+import type { AppDeps, AppEnv } from "../context.js";
+
+function specsOf(deps: AppDeps): readonly TriggerSpec[] {
+  return deps.triggers?.specs() ?? [];
+}
+
+/** Registers the trigger routes. */
+export function triggerRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
+  app.get("/api/triggers", requireScope("read"), async (c) =>
+    c.json({ triggers: await listTriggers(deps.engine.store, specsOf(deps)) }),
+  );
+  app.post("/api/triggers/:id{.+}/upload", requireScope("operate"), async (c) => {
+    const id = c.req.param("id");
+    const spec = specsOf(deps).find((s) => s.id === id && s.kind === "data_upload");
+    if (!spec)
+      throw new TriggerError(
+        "TRIGGER_NOT_FOUND",
+        `no data_upload trigger ${JSON.stringify(id)}; upload triggers: ${
+          specsOf(deps)
+            .filter((s) => s.kind === "data_upload")
+            .map((s) => s.id)
+            .join(", ") || "none"
+        }`,
+      );
+    const host = pipelineHostOf(deps.engine);
+    if (!host)
+      throw new TriggerError(
+        "TRIGGER_CONSUMER_FAILED",
+        "uploads need the project's object store: run sluice dev or sluice server",
+      );
+    const bytes = await readBodyBytes(c, (spec.options as UploadOptions).maxBytes);
+    const result = await acceptUpload(
+      { store: deps.engine.store, objects: (await host.assets()).objects, enqueue: engineEnqueue(deps.engine, host) },
+      spec,
+      {
+        name: c.req.query("name") ?? "",
+        bytes,
+        contentType: c.req.header("content-type") ?? "application/octet-stream",
+      },
+    );
+    return c.json(result, result.deduplicated ? 200 : 201);
+  });
+
+  for (const action of ["pause", "resume"] as const)
+    app.post(`/api/triggers/:id{.+}/${action}`, requireScope("operate"), async (c) => {
+      const id = c.req.param("id");
+      const changed = await setTriggerPaused(deps.engine.store, specsOf(deps), id, action === "pause");
+      return c.json({ id, paused: action === "pause", changed });
+    });
+}

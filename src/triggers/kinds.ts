@@ -1,0 +1,281 @@
+/**
+ * The options of each consumed trigger kind, as written on a trigger row (pure). A kind
+ * parser returns the options or throws a {@link TriggerError} whose message names the field
+ * and shows an example. Schedule and webhook rows stay in `pipeline/runtime/triggers-config.ts`.
+ */
+import { toMillis, type Duration } from "../core/duration.js";
+import { TriggerError } from "./errors.js";
+
+/** Trigger kinds whose messages Sluice consumes into runs. */
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka", "sqs"] as const;
+/** One of {@link CONSUMED_KINDS}. */
+export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
+
+/** True when `kind` is consumed by this version. */
+export function isConsumedKind(kind: string): kind is ConsumedKind {
+  return (CONSUMED_KINDS as readonly string[]).includes(kind);
+}
+
+/** An MQTT trigger: a persistent QoS 1 subscription. */
+export interface MqttOptions {
+  /** Broker URL, `mqtt://host:1883` or `mqtts://…`. */
+  readonly url: string;
+  /** Topic filters (`+` and `#` wildcards). */
+  readonly topics: readonly string[];
+  /** Client id of the persistent session (default: derived from the trigger id). */
+  readonly clientId?: string;
+  readonly username?: string;
+  /** Environment variable holding the password (never the password itself). */
+  readonly passwordEnv?: string;
+}
+
+/** A NATS JetStream trigger: a durable pull consumer with explicit acks. */
+export interface NatsOptions {
+  /** Server URLs, `nats://host:4222`. */
+  readonly servers: readonly string[];
+  /** The stream to consume (it must exist). */
+  readonly stream: string;
+  /** Subject filter within the stream (default: all of it). */
+  readonly subject?: string;
+  /** Durable consumer name (default: derived from the trigger id); created when absent. */
+  readonly consumer?: string;
+  /** How long the server waits for an ack before redelivering, ms (default 30 000). */
+  readonly ackWaitMs: number;
+  readonly user?: string;
+  /** Environment variable holding the password. */
+  readonly passwordEnv?: string;
+}
+
+/** Row changes of a Postgres table, captured by a database trigger into an outbox table. */
+export interface PostgresOptions {
+  /** `postgres://…` of the watched database, or absent when `urlEnv` names it. */
+  readonly url?: string;
+  /** Environment variable holding the URL (keeps the password out of the file). */
+  readonly urlEnv?: string;
+  /** The table, `schema.table` or `table` (schema `public`). */
+  readonly schema: string;
+  readonly table: string;
+  /** Which changes fire (default all three). */
+  readonly events: ReadonlyArray<"insert" | "update" | "delete">;
+}
+
+/** An authenticated HTTP upload (`POST /api/triggers/<id>/upload`) stored in the object store. */
+export interface UploadOptions {
+  /** Key prefix of stored uploads (default `uploads/<trigger id>/`). */
+  readonly prefix?: string;
+  /** Largest upload accepted, bytes (default 100 MiB). */
+  readonly maxBytes: number;
+}
+
+/** An SMTP listener: each accepted mail becomes a run, its attachments objects. */
+export interface EmailOptions {
+  /** Port to listen on (the server that consumes the trigger listens). */
+  readonly port: number;
+  /** Address to listen on (default 127.0.0.1). */
+  readonly host: string;
+  /** Accepted recipients: addresses or `@domain`s (default: any). */
+  readonly to?: readonly string[];
+  /** SMTP AUTH user (with `passwordEnv`); without it no authentication is asked. */
+  readonly username?: string;
+  readonly passwordEnv?: string;
+  /** Largest mail accepted, bytes (default 25 MiB). */
+  readonly maxBytes: number;
+}
+
+/** A Kafka consumer group member with manual offset commits (`kafkajs`). */
+export interface KafkaOptions {
+  /** Bootstrap brokers, `host:port`. */
+  readonly brokers: readonly string[];
+  readonly topics: readonly string[];
+  /** Consumer group (default `sluice-<id>`). */
+  readonly groupId?: string;
+  /** Where a new group starts: the oldest message (true) or new ones only (default false). */
+  readonly fromBeginning: boolean;
+}
+
+/** An SQS queue, long-polled; a message is deleted once its run is stored. */
+export interface SqsOptions {
+  readonly queueUrl: string;
+  /** AWS region (default from the queue URL's host, else `AWS_REGION`). */
+  readonly region?: string;
+  /** Another endpoint (an SQS-compatible server). */
+  readonly endpoint?: string;
+}
+
+/** Options by kind. */
+export interface KindOptions {
+  sqs: SqsOptions;
+  kafka: KafkaOptions;
+  email: EmailOptions;
+  data_upload: UploadOptions;
+  mqtt: MqttOptions;
+  nats: NatsOptions;
+  postgres: PostgresOptions;
+}
+
+type Raw = Record<string, unknown>;
+
+function bad(where: string, message: string): TriggerError {
+  return new TriggerError("TRIGGER_ROW_INVALID", `${where}: ${message}`);
+}
+
+function only(raw: Raw, where: string, known: readonly string[]): void {
+  for (const k of Object.keys(raw))
+    if (!known.includes(k)) throw bad(where, `unknown option ${JSON.stringify(k)} (known: ${known.join(", ")})`);
+}
+
+function str(raw: Raw, key: string, where: string, example: string, required: true): string;
+function str(raw: Raw, key: string, where: string, example: string, required?: false): string | undefined;
+function str(raw: Raw, key: string, where: string, example: string, required = false): string | undefined {
+  const v = raw[key];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== "string" || v.trim() === "")
+    throw bad(where, `"${key}" must be a non-empty string such as ${JSON.stringify(example)}`);
+  return v;
+}
+
+function strings(raw: Raw, key: string, where: string, example: string): string[] {
+  const v = raw[key];
+  const list = typeof v === "string" ? [v] : v;
+  if (!Array.isArray(list) || list.length === 0 || list.some((x) => typeof x !== "string" || x.trim() === ""))
+    throw bad(where, `"${key}" must be a string or a non-empty list of strings such as ${JSON.stringify(example)}`);
+  return list as string[];
+}
+
+function url(value: string, where: string, key: string, schemes: readonly string[]): void {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw bad(where, `"${key}" ${JSON.stringify(value)} is not a URL; write ${schemes[0]}://host:port`);
+  }
+  if (!schemes.includes(u.protocol.slice(0, -1)))
+    throw bad(where, `"${key}" must use ${schemes.map((s) => `${s}://`).join(" or ")}, got ${JSON.stringify(value)}`);
+}
+
+const MQTT_KEYS = ["url", "topic", "topics", "clientId", "username", "passwordEnv"];
+const PG_KEYS = ["url", "urlEnv", "table", "events"];
+const PG_EVENTS = ["insert", "update", "delete"] as const;
+const IDENT = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
+
+function parsePostgres(raw: Raw, where: string): PostgresOptions {
+  only(raw, where, PG_KEYS);
+  if ((raw.url === undefined) === (raw.urlEnv === undefined))
+    throw bad(where, `give either "url" ("postgres://user@host/db") or "urlEnv" (an environment variable holding it)`);
+  const u = str(raw, "url", where, "postgres://app@127.0.0.1/app");
+  if (u !== undefined) url(u, where, "url", ["postgres", "postgresql"]);
+  const t = str(raw, "table", where, "public.orders", true).split(".");
+  if (t.length > 2 || t.some((x) => !IDENT.test(x)))
+    throw bad(where, `"table" must be "table" or "schema.table" of plain identifiers, e.g. "public.orders"`);
+  const events = raw.events === undefined ? [...PG_EVENTS] : strings(raw, "events", where, "insert");
+  for (const e of events)
+    if (!(PG_EVENTS as readonly string[]).includes(e))
+      throw bad(where, `"events" may hold ${PG_EVENTS.join(", ")}, got ${JSON.stringify(e)}`);
+  return {
+    ...(u !== undefined && { url: u }),
+    ...(raw.urlEnv !== undefined && { urlEnv: str(raw, "urlEnv", where, "ORDERS_DATABASE_URL", true) }),
+    schema: t.length === 2 ? t[0]! : "public",
+    table: t[t.length - 1]!,
+    events: events as PostgresOptions["events"],
+  };
+}
+
+const NATS_KEYS = ["servers", "url", "stream", "subject", "consumer", "ackWait", "user", "passwordEnv"];
+
+/** Parses the kind-specific options of a row (`common` keys already removed). @throws TriggerError */
+export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, where: string): KindOptions[K] {
+  if (kind === "mqtt") {
+    only(raw, where, MQTT_KEYS);
+    const u = str(raw, "url", where, "mqtt://127.0.0.1:1883", true);
+    url(u, where, "url", ["mqtt", "mqtts", "tcp", "ws", "wss"]);
+    const topics = strings(raw, raw.topics !== undefined ? "topics" : "topic", where, "orders/#");
+    const out: MqttOptions = {
+      url: u,
+      topics,
+      ...(raw.clientId !== undefined && { clientId: str(raw, "clientId", where, "sluice-orders", true) }),
+      ...(raw.username !== undefined && { username: str(raw, "username", where, "sluice", true) }),
+      ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "MQTT_PASSWORD", true) }),
+    };
+    return out as KindOptions[K];
+  }
+  if (kind === "postgres") return parsePostgres(raw, where) as KindOptions[K];
+  if (kind === "sqs") {
+    only(raw, where, ["queueUrl", "region", "endpoint"]);
+    const q = str(raw, "queueUrl", where, "https://sqs.eu-west-1.amazonaws.com/123456789012/orders", true);
+    url(q, where, "queueUrl", ["https", "http"]);
+    const e = str(raw, "endpoint", where, "http://127.0.0.1:9324");
+    if (e !== undefined) url(e, where, "endpoint", ["https", "http"]);
+    const out: SqsOptions = {
+      queueUrl: q,
+      ...(raw.region !== undefined && { region: str(raw, "region", where, "eu-west-1", true) }),
+      ...(e !== undefined && { endpoint: e }),
+    };
+    return out as KindOptions[K];
+  }
+  if (kind === "kafka") {
+    only(raw, where, ["brokers", "topic", "topics", "groupId", "fromBeginning"]);
+    const brokers = strings(raw, "brokers", where, "127.0.0.1:9092");
+    for (const b of brokers)
+      if (!/^[^\s:/]+:\d{1,5}$/.test(b)) throw bad(where, `"brokers" entries are host:port, got ${JSON.stringify(b)}`);
+    if (raw.fromBeginning !== undefined && typeof raw.fromBeginning !== "boolean")
+      throw bad(where, `"fromBeginning" must be true or false`);
+    const out: KafkaOptions = {
+      brokers,
+      topics: strings(raw, raw.topics !== undefined ? "topics" : "topic", where, "orders"),
+      fromBeginning: raw.fromBeginning === true,
+      ...(raw.groupId !== undefined && { groupId: str(raw, "groupId", where, "sluice-orders", true) }),
+    };
+    return out as KindOptions[K];
+  }
+  if (kind === "email") {
+    only(raw, where, ["port", "host", "to", "username", "passwordEnv", "maxBytes"]);
+    const port = raw.port;
+    if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
+      throw bad(where, `"port" must be a TCP port such as 2525`);
+    const max = raw.maxBytes ?? 25 * 1024 * 1024;
+    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
+      throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 26214400`);
+    if ((raw.username === undefined) !== (raw.passwordEnv === undefined))
+      throw bad(where, `"username" and "passwordEnv" go together (SMTP AUTH)`);
+    return {
+      port,
+      host: str(raw, "host", where, "127.0.0.1") ?? "127.0.0.1",
+      maxBytes: max,
+      ...(raw.to !== undefined && { to: strings(raw, "to", where, "orders@example.com").map((x) => x.toLowerCase()) }),
+      ...(raw.username !== undefined && { username: str(raw, "username", where, "sluice", true) }),
+      ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "SMTP_PASSWORD", true) }),
+    } as KindOptions[K];
+  }
+  if (kind === "data_upload") {
+    only(raw, where, ["prefix", "maxBytes"]);
+    const prefix = str(raw, "prefix", where, "uploads/orders/");
+    if (prefix !== undefined && (prefix.startsWith("/") || prefix.split("/").includes("..")))
+      throw bad(where, `"prefix" must be a relative key prefix such as "uploads/orders/" (no leading / or ..)`);
+    const max = raw.maxBytes ?? 100 * 1024 * 1024;
+    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
+      throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 10485760`);
+    return { ...(prefix !== undefined && { prefix }), maxBytes: max } as KindOptions[K];
+  }
+  only(raw, where, NATS_KEYS);
+  const servers = strings(raw, raw.servers !== undefined ? "servers" : "url", where, "nats://127.0.0.1:4222");
+  for (const s of servers) url(s, where, "servers", ["nats", "tls"]);
+  let ackWaitMs = 30_000;
+  if (raw.ackWait !== undefined) {
+    try {
+      ackWaitMs = toMillis(raw.ackWait as Duration);
+    } catch (err) {
+      throw bad(where, `"ackWait": ${(err as Error).message}`);
+    }
+    if (ackWaitMs < 1000) throw bad(where, `"ackWait" must be at least 1s (the time a message may take to enqueue)`);
+  }
+  const out: NatsOptions = {
+    servers,
+    stream: str(raw, "stream", where, "ORDERS", true),
+    ackWaitMs,
+    ...(raw.subject !== undefined && { subject: str(raw, "subject", where, "orders.>", true) }),
+    ...(raw.consumer !== undefined && { consumer: str(raw, "consumer", where, "sluice-orders", true) }),
+    ...(raw.user !== undefined && { user: str(raw, "user", where, "sluice", true) }),
+    ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "NATS_PASSWORD", true) }),
+  };
+  return out as KindOptions[K];
+}

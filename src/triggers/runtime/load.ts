@@ -1,0 +1,16 @@
+/**
+ * The trigger rows of a project: its pipelines' `pipeline.json` rows (steps that load and
+ * carry the kind's `// on <kind>` marker) and `sluice.json` `"triggers"`.
+ */
+import type { PipelineFolder } from "../../pipeline/runtime/catalog.js";
+import { pipelineSpecs } from "../../pipeline/runtime/triggers-config.js";
+import { parseConfigTriggers, type TriggerSpec } from "../spec.js";
+
+/** Every trigger of a project. @throws TriggerError for a bad `sluice.json` row (pipeline rows are diagnostics of their folder) */
+export function projectTriggers(folders: readonly PipelineFolder[], configTriggers: unknown): TriggerSpec[] {
+  const out: TriggerSpec[] = [];
+  for (const folder of folders)
+    for (const m of folder.members) if (!folder.broken.has(m.path)) out.push(...pipelineSpecs(m));
+  out.push(...parseConfigTriggers(configTriggers));
+  return out;
+}
