@@ -115,6 +115,27 @@ const PATHS: Record<string, Json> = {
       responses: { ...ok("the trigger's pause flag", { type: "object" }), ...err("401", "403", "404") },
     }),
   },
+  "/api/triggers/{id}/upload": {
+    post: op(
+      "operate",
+      "Uploads a file to a data_upload trigger: stored in the object store, then a run with its s3:// path (a re-upload of the same bytes finds the same run)",
+      {
+        parameters: [TRIGGER_ID, { name: "name", in: "query", required: true, schema: { type: "string" } }],
+        requestBody: {
+          required: true,
+          content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+        },
+        responses: {
+          ...ok("the stored object and the run (200 when the upload was already received)", { type: "object" }),
+          "201": {
+            description: "stored and enqueued",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+          ...err("400", "401", "403", "404", "413"),
+        },
+      },
+    ),
+  },
   "/api/triggers/{id}/resume": {
     post: op("operate", "Resumes a paused trigger", {
       parameters: [TRIGGER_ID],
