@@ -20,6 +20,7 @@ const ALL = [
   "push",
   "pull",
   "preview",
+  "triggers",
 ];
 
 describe("commandsFor: which command modules a process loads", () => {
