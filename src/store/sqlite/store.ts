@@ -1,5 +1,4 @@
 import Database from "better-sqlite3";
-import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { SerializedError } from "../../core/serde.js";
 import type {
@@ -38,10 +37,11 @@ import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approval
 import { claimRuns } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
-import { toLog, toSchedule } from "./rows.js";
+import { toSchedule } from "./rows.js";
 import * as releases from "./releases.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
+import { readLogs } from "./logs.js";
 import { readOverview } from "./overview.js";
 
 /** Options of {@link openSqliteStore}. */
@@ -371,32 +371,7 @@ export class SqliteStore implements Store {
     return this.r.getSteps(runId);
   }
   async listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>> {
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      clauses.push(sql.replace("?", "?"));
-    };
-    if (filter.runId !== undefined) add("l.run_id = ?", filter.runId);
-    if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
-    if (filter.since !== undefined) add("l.ts >= ?", filter.since);
-    if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
-    // See store/log-window.ts: the first line of the runs that can have printed since `since` bounds the scan.
-    if (boundsLogScan(filter)) {
-      const from = filter.since! - LOG_SINCE_SLACK_MS;
-      params.push(from, LOG_SINCE_MAX_RUNS + 1, LOG_SINCE_MAX_RUNS, from);
-      const runs = `SELECT id FROM runs WHERE finished_at >= ? UNION ALL
-        SELECT id FROM runs WHERE status IN ('pending', 'running', 'waiting')`;
-      clauses.push(`l.seq >= COALESCE(CASE WHEN (SELECT COUNT(*) FROM (${runs} LIMIT ?)) > ? THEN 0
-        ELSE (SELECT MIN((SELECT MIN(x.seq) FROM logs x WHERE x.run_id = w.id)) FROM (${runs}) w) END, 9000000000000000000)`);
-    }
-    const follow = filter.afterSeq !== undefined;
-    const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
-      ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
-    const rows = (this.s.get(sql).all(...params) as Array<Parameters<typeof toLog>[0] & { workflow: string }>).map(
-      (r) => ({ ...toLog(r), workflow: r.workflow }),
-    );
-    return follow ? rows : rows.reverse();
+    return readLogs(this.s, filter);
   }
 
   async getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {

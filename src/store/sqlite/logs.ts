@@ -1,0 +1,39 @@
+/**
+ * `Store.listLogs` on SQLite: log lines across runs, newest first (or after a sequence
+ * number when following), joined with their run's workflow; `since` bounded by the first
+ * line of the runs that can have printed since then (`store/log-window.ts`).
+ */
+import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
+import type { LogFilter, LogRecord } from "../types.js";
+import { toLog } from "./rows.js";
+import type { Statements } from "./statements.js";
+
+/** Reads the log lines `filter` selects (see the module comment). */
+export function readLogs(s: Statements, filter: LogFilter): Array<LogRecord & { workflow: string }> {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    clauses.push(sql);
+  };
+  if (filter.runId !== undefined) add("l.run_id = ?", filter.runId);
+  if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
+  if (filter.since !== undefined) add("l.ts >= ?", filter.since);
+  if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
+  if (boundsLogScan(filter)) {
+    const from = filter.since! - LOG_SINCE_SLACK_MS;
+    params.push(from, LOG_SINCE_MAX_RUNS + 1, LOG_SINCE_MAX_RUNS, from);
+    const runs = `SELECT id FROM runs WHERE finished_at >= ? UNION ALL
+      SELECT id FROM runs WHERE status IN ('pending', 'running', 'waiting')`;
+    clauses.push(`l.seq >= COALESCE(CASE WHEN (SELECT COUNT(*) FROM (${runs} LIMIT ?)) > ? THEN 0
+      ELSE (SELECT MIN((SELECT MIN(x.seq) FROM logs x WHERE x.run_id = w.id)) FROM (${runs}) w) END, 9000000000000000000)`);
+  }
+  const follow = filter.afterSeq !== undefined;
+  const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
+    ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
+  const rows = (s.get(sql).all(...params) as Array<Parameters<typeof toLog>[0] & { workflow: string }>).map((r) => ({
+    ...toLog(r),
+    workflow: r.workflow,
+  }));
+  return follow ? rows : rows.reverse();
+}
