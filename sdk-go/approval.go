@@ -3,6 +3,7 @@ package workflow
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -78,4 +79,50 @@ func (s *Steps) WaitForApproval(opts ApprovalOpts) (*ApprovalResult, error) {
 	}
 	ms := timeout.Milliseconds()
 	return nil, e.requestPark(&stepWrite{Key: key, Kind: "approval", Status: "pending", Position: pos, Value: request, WakeAfterMs: &ms}, &ms)
+}
+
+// ResumeURLs are the signed links of one approval wait: ApprovalPage shows the
+// approval page (with its form), Resume approves (POST, an optional JSON body is the
+// form value) and Cancel rejects. Each link is its own credential, valid for 30 days
+// and only while its wait is pending.
+type ResumeURLs struct {
+	ApprovalPage string `json:"approvalPage"`
+	Resume       string `json:"resume"`
+	Cancel       string `json:"cancel"`
+}
+
+// GetResumeURLs returns the links of the run's next WaitForApproval (seed 000's
+// getResumeUrls), to send to the approver before waiting. A non-empty approver binds the
+// links to that person. Each call signs new links: call it inside Steps.Run so a replay
+// returns the links already sent:
+//
+//	var links workflow.ResumeURLs
+//	err := ctx.Step.Run("links", &links, func() (any, error) { return ctx.Step.GetResumeURLs("") })
+func (s *Steps) GetResumeURLs(approver string) (*ResumeURLs, error) {
+	e := s.exec
+	e.mu.Lock()
+	if e.park != nil {
+		e.mu.Unlock()
+		return nil, ErrParked
+	}
+	key := approvalKey
+	if n := e.counts[approvalKey] + 1; n > 1 {
+		key = fmt.Sprintf("%s#%d", approvalKey, n)
+	}
+	e.mu.Unlock()
+	body := map[string]any{"token": e.claim.Token, "key": key}
+	if approver != "" {
+		body["approver"] = approver
+	}
+	var out ResumeURLs
+	err := e.outbox.client.post(e.ctx, "/api/worker/runs/"+pathEscape(e.claim.RunID)+"/resume-urls", body, &out)
+	var api *APIError
+	if errors.As(err, &api) && api.Code == "LEASE_LOST" {
+		e.markLost()
+		return nil, ErrLeaseLost
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

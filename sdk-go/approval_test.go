@@ -40,3 +40,41 @@ func TestWaitForApprovalParksWithTheRequestThenReturnsTheDecisionOrATimeout(t *t
 		t.Fatalf("timeout checkpoint: %v", saved)
 	}
 }
+
+func TestGetResumeURLsAsksForTheNextApprovalKeyAndStopsOnALostLease(t *testing.T) {
+	lost := false
+	f := newFakeServer(t, func(path string, body map[string]any) (int, any) {
+		if lost {
+			return 409, map[string]any{"error": map[string]any{"code": "LEASE_LOST", "message": "gone"}}
+		}
+		return 200, map[string]any{"approvalPage": "http://x/approve/run-1/" + body["key"].(string), "resume": "http://x/r", "cancel": "http://x/c"}
+	})
+	done := journalEntry{Key: "waitForApproval", Kind: "approval", Status: "done", Value: json.RawMessage(`{"value":null,"approver":"a","approved":true}`)}
+	_, ctx := newTestExec(f, testClaim(done))
+	links, err := ctx.Step.GetResumeURLs("")
+	if err != nil || links.ApprovalPage != "http://x/approve/run-1/waitForApproval" || links.Resume != "http://x/r" || links.Cancel != "http://x/c" {
+		t.Fatalf("first approval's links: %+v %v", links, err)
+	}
+	req := f.last("/api/worker/runs/run-1/resume-urls")
+	if req["token"].(float64) != 7 || req["key"] != "waitForApproval" {
+		t.Fatalf("request: %v", req)
+	}
+	if _, ok := req["approver"]; ok {
+		t.Fatalf("no approver was given: %v", req)
+	}
+	// Asking does not allocate the key: the approval itself still gets "waitForApproval".
+	if _, err := ctx.Step.WaitForApproval(ApprovalOpts{}); err != nil {
+		t.Fatalf("replayed approval: %v", err)
+	}
+	if _, err := ctx.Step.GetResumeURLs("bob"); err != nil {
+		t.Fatal(err)
+	}
+	req = f.last("/api/worker/runs/run-1/resume-urls")
+	if req["key"] != "waitForApproval#2" || req["approver"] != "bob" {
+		t.Fatalf("second approval's request: %v", req)
+	}
+	lost = true
+	if _, err := ctx.Step.GetResumeURLs(""); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("lost lease: want ErrLeaseLost, got %v", err)
+	}
+}

@@ -97,6 +97,12 @@ def approval(ctx, _payload):
     return ctx.step.run("after", lambda: decision["approver"])
 
 
+def links(ctx, _payload):
+    ctx.step.run("links", lambda: ctx.step.get_resume_urls(approver="bob"))
+    decision = ctx.step.wait_for_approval(timeout=3600)
+    return ctx.step.run("after", lambda: decision["approver"])
+
+
 def cron(ctx, _payload):
     def tick():
         say(f"conf-cron: ran on {NAME}")
@@ -115,6 +121,7 @@ register_workflow("conf-child", child)
 register_workflow("conf-parent", parent)
 register_workflow("conf-fanout", fanout)
 register_workflow("conf-approval", approval)
+register_workflow("conf-links", links)
 register_workflow("conf-cron", cron, schedule="* * * * *")
 
 if __name__ == "__main__":

@@ -7,6 +7,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { SluiceError } from "./errors.js";
 
+/** How long resume links stay valid (the wait's own deadline still applies): 30 days. */
+export const RESUME_LINK_TTL_MS = 30 * 86_400_000;
+
 /** What a link does: show the page, approve, or reject. */
 export type ResumeAction = "page" | "resume" | "cancel";
 

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { RUN_BACKOFF } from "../core/backoff.js";
 import { newRunId } from "../core/ids.js";
-import { resumeUrls } from "../core/resume-token.js";
+import { RESUME_LINK_TTL_MS, resumeUrls } from "../core/resume-token.js";
 import { isAcceptedDuration } from "../core/time.js";
 import { decodeValue, type SerializedError } from "../core/serde.js";
 import { InvalidInputError } from "../sdk/errors.js";
@@ -23,8 +23,6 @@ export const APPROVAL_KEY = "waitForApproval";
 export const SLEEP_KEY = "sleep";
 /** Default approval timeout: 30 minutes. */
 export const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
-/** How long resume links stay valid (the wait's own deadline still applies). */
-const LINK_TTL_MS = 30 * 86_400_000;
 
 /** `task(...)(args)`, `taskScript(path)(args)`, `taskFlow(path)(args)`. */
 export function callTask(
@@ -150,6 +148,6 @@ export async function wacResumeUrls(exec: Execution, approver: string | null): P
     runId: exec.run.id,
     key: exec.peekKey(APPROVAL_KEY),
     approver,
-    exp: exec.now() + LINK_TTL_MS,
+    exp: exec.now() + RESUME_LINK_TTL_MS,
   });
 }

@@ -60,6 +60,17 @@ for (const target of TARGETS) {
               const ok = await cli(["approve", id, "--as", s.approveAs], root);
               expect(ok.code, ok.err + ok.out).toBe(0);
             }
+            if (s.resumeLinkOf) {
+              const waiting = await eventually(async () => {
+                const r = await show();
+                return r.status === "waiting" ? r : null;
+              }, 20_000);
+              const links = waiting.steps.find((st: any) => st.key === s.resumeLinkOf).value;
+              expect(links.approvalPage).toContain(`/approve/${encodeURIComponent(id)}/waitForApproval?token=`);
+              // The link as the run made it, with no bearer token: the signed token is the credential.
+              const res = await fetch(links.resume, { method: "POST" });
+              expect(res.status, await res.clone().text()).toBe(200);
+            }
             const run = await eventually(async () => {
               const r = await show();
               return ["succeeded", "failed", "cancelled"].includes(r.status) ? r : null;

@@ -12,6 +12,8 @@ export interface Scenario {
   signal?: { event: (id: string) => string; payload: unknown };
   /** Once the run waits, `sluice approve` it as this user. */
   approveAs?: string;
+  /** Once the run waits, POST the `resume` link the run checkpointed in this step (its value: the links). */
+  resumeLinkOf?: string;
   expect: {
     status: string;
     attempt: number;
@@ -103,6 +105,22 @@ export const SCENARIOS: Scenario[] = [
         ["after", "done"],
       ],
       values: { waitForApproval: { value: null, approver: "alice", approved: true }, after: "alice" },
+    },
+  },
+  {
+    title: "resume links of the next approval, made for an approver, approve it with a plain POST",
+    workflow: "conf-links",
+    payload: () => ({}),
+    resumeLinkOf: "links",
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["links", "done"],
+        ["waitForApproval", "done"],
+        ["after", "done"],
+      ],
+      values: { waitForApproval: { value: null, approver: "bob", approved: true }, after: "bob" },
     },
   },
   {

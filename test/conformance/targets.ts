@@ -82,6 +82,8 @@ export const TARGETS: ConformanceTarget[] = [
       // Approvals of the built-in worker are workflows as code (`waitForApproval()`), tested in test/wac/.
       "an approval parks the run until `sluice approve` decides it; the decision is the call's value":
         "defineWorkflow (seed 002's TypeScript API) has no approvals",
+      "resume links of the next approval, made for an approver, approve it with a plain POST":
+        "defineWorkflow (seed 002's TypeScript API) has no approvals (getResumeUrls of workflows as code: test/wac/)",
     },
     prepare: () => ({
       devFiles: { "workflows/conf.ts": CONFORMANCE_TS },

@@ -149,6 +149,16 @@ func main() {
 		}
 		return ctx.Step.Run("after", nil, func() (any, error) { return d.Approver, nil })
 	})
+	workflow.RegisterWorkflow("conf-links", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		if err := ctx.Step.Run("links", nil, func() (any, error) { return ctx.Step.GetResumeURLs("bob") }); err != nil {
+			return err
+		}
+		d, err := ctx.Step.WaitForApproval(workflow.ApprovalOpts{Timeout: time.Hour})
+		if err != nil {
+			return err
+		}
+		return ctx.Step.Run("after", nil, func() (any, error) { return d.Approver, nil })
+	})
 	workflow.RegisterWorkflow("conf-cron", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		return ctx.Step.Run("tick", nil, func() (any, error) {
 			log.Printf("conf-cron: ran on %s", name)

@@ -50,6 +50,14 @@ class Execution:
             self.position += 1
         return (name if n == 1 else f"{name}#{n}"), pos
 
+    def peek_key(self, name):
+        """The key the next durable call named ``name`` will get, without allocating it."""
+        with self._lock:
+            if self.park is not None:
+                raise Parked()
+            n = self.counts.get(name, 0) + 1
+        return name if n == 1 else f"{name}#{n}"
+
     def lookup(self, key, kind):
         """The journal entry at ``key`` (None when absent); another kind is non-determinism."""
         with self._lock:
@@ -116,6 +124,16 @@ class Execution:
                 self.write("logs", {"token": self.token, "attempt": self.claim["attempt"], "lines": lines})
             except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException):
                 pass
+
+    def request(self, op, body):
+        """A call of this claim that writes nothing (``resume-urls``); LEASE_LOST marks the claim lost."""
+        try:
+            return self.client.post(f"/api/worker/runs/{self.run_id}/{op}", body)
+        except SluiceAPIError as err:
+            if err.code == "LEASE_LOST":
+                self.mark_lost()
+                raise LeaseLost() from None
+            raise
 
     def write(self, op, body):
         """A fenced write of this claim (steps, park, finish, logs), retrying transport failures

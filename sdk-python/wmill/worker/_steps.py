@@ -153,6 +153,18 @@ class Steps:
         e.request_park({"key": key, "kind": "approval", "status": "pending", "position": pos,
                         "value": _jsonable(request, "the approval form"), "wakeAfterMs": ms}, ms)
 
+    def get_resume_urls(self, approver=None):
+        """The signed links of the run's next ``wait_for_approval`` (seed 000's ``get_resume_urls``):
+        ``{"approvalPage", "resume", "cancel"}``, valid 30 days while that wait is pending; with
+        ``approver`` only that person may use them. Each call signs new links: call it inside
+        ``ctx.step.run`` so a replay returns the links already sent."""
+        e = self._e
+        key = e.peek_key("waitForApproval")
+        body = {"token": e.token, "key": key}
+        if approver:
+            body["approver"] = approver
+        return e.request("resume-urls", body)
+
     def children(self, calls):
         """Runs several child runs at once. ``calls``: dicts ``{"name", "workflow", "payload"?,
         "group"?, "max_attempts"?, "concurrency_key"?, "concurrency_limit"?}``. The first call

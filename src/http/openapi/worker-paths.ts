@@ -257,4 +257,29 @@ export const WORKER_PATHS: Record<string, Json> = {
       responses: { ...ok("accepted", obj({ accepted: int })), ...errors("400", "401", "403") },
     }),
   },
+  "/api/worker/runs/{id}/resume-urls": {
+    post: op("Signed resume links (approval page, approve, reject) of an approval wait of a claimed run", {
+      parameters: [RUN_ID],
+      requestBody: body(
+        obj(
+          {
+            ...TOKEN,
+            key: {
+              type: "string",
+              description: "the approval wait's key: waitForApproval (default) or waitForApproval#n",
+            },
+            approver: { type: "string", description: "only this approver may use the links" },
+          },
+          ["token"],
+        ),
+      ),
+      responses: {
+        ...ok(
+          "links, valid 30 days",
+          obj({ approvalPage: str, resume: str, cancel: str }, ["approvalPage", "resume", "cancel"]),
+        ),
+        ...errors("400", "401", "403", "409"),
+      },
+    }),
+  },
 };

@@ -16,6 +16,7 @@ import { applyBatch, parseBatch } from "../worker-protocol/batch.js";
 import { CLAIM_WRITE_OPS, ClaimWrites } from "../worker-protocol/claim-writes.js";
 import { ExternalClaims } from "../worker-protocol/claims.js";
 import { parseClaim, parseLease, parseRegister } from "../worker-protocol/messages.js";
+import { claimResumeUrls } from "../worker-protocol/resume-urls.js";
 import { WorkBell } from "../worker-protocol/work-bell.js";
 
 /** Registers the worker protocol's routes (scope `worker`). */
@@ -61,6 +62,11 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       return c.json(await writes.apply(prepared));
     });
   }
+
+  app.post("/api/worker/runs/:id/resume-urls", requireScope("worker"), async (c) => {
+    const raw = await readJsonBody(c, deps.limits);
+    return c.json(await claimResumeUrls(engine, c.req.param("id"), raw, () => deps.clock.now()));
+  });
 
   app.post("/api/worker/batch", requireScope("worker"), async (c) => {
     const entries = parseBatch(await readJsonBody(c, deps.limits));
