@@ -14,12 +14,27 @@ workflow replays from its checkpoint and holds no worker while it waits. Standar
     async def main(x: int):
         return await double(x)
 """
-import asyncio
 import functools
 import inspect
 import os
 
 from . import _runtime
+from ._assets import (
+    DataTableClient,
+    DuckLakeClient,
+    S3Object,
+    datatable,
+    ducklake,
+    get_partition,
+    get_resource,
+    load_s3_file,
+    load_s3_file_reader,
+    load_volume_file,
+    set_resource,
+    volume_path,
+    write_s3_file,
+    write_volume_file,
+)
 from .client import NotInWorkflowError, SluiceError, TaskError
 
 __all__ = [
@@ -35,6 +50,21 @@ __all__ = [
     "trace_context",
     "TaskError",
     "SluiceError",
+    # Asset helpers (seed 001), for workflows, tasks and scripts alike.
+    "write_s3_file",
+    "load_s3_file",
+    "load_s3_file_reader",
+    "get_resource",
+    "set_resource",
+    "datatable",
+    "ducklake",
+    "write_volume_file",
+    "load_volume_file",
+    "volume_path",
+    "get_partition",
+    "S3Object",
+    "DataTableClient",
+    "DuckLakeClient",
 ]
 
 _OPTIONS = (

@@ -8,6 +8,8 @@ messages from Sluice, fd 4: messages to it), one JSON object per line:
     -> {"t": "resolve", "id", "seq", "results": [{"cid", "ok", "value"?, "error"?}]}
     -> {"t": "step_body", "id", "seq", "cid"}
     -> {"t": "drop", "id"}
+    <- {"t": "asset", "id", "rid", "op", "args"}          an asset helper (wmill.write_s3_file, ...)
+    => {"rid", "ok", "value"?, "error"?}                    its answer, on fd 5
     <- {"t": "turn", "id", "seq", "calls": [{"cid", "op", ...}]}   the loop went idle
     <- {"t": "step_done", "id", "cid", "ok", "value"?, "error"?}
     <- {"t": "done", "id", "ok", "value"?, "error"?}
@@ -36,6 +38,7 @@ _write_lock = threading.Lock()
 _HOST_FILE = os.path.abspath(__file__)
 _OUT_FD = 4
 _IN_FD = 3
+_ANSWER_FD = 5
 
 
 def send(msg):
@@ -147,6 +150,10 @@ class Execution:
         self.host.mark(self)
         return fut
 
+    def asset_call(self, op, args):
+        """An asset helper of this run (``wmill.write_s3_file``, ...): waits for Sluice's answer."""
+        return _answers.call(self.id, op, args)
+
     def resolve(self, result):
         fut = self.futures.pop(result["cid"], None)
         self.bodies.pop(result["cid"], None)
@@ -165,6 +172,59 @@ class Execution:
             fut.set_exception(SluiceError(err.get("message", "failed"), err.get("code", "SLUICE_ERROR")))
         # A failed call nobody awaits must not print "exception was never retrieved".
         fut.add_done_callback(lambda f: f.exception())
+
+
+class _AssetAnswers:
+    """Asset calls wait for their answer on fd 5, read by a thread of its own: a call made
+    from the event loop's thread (sync helper in async code) or from a task's thread both
+    block only themselves, never the loop that reads Sluice's other messages."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.next = 0
+        self.waiting = {}
+
+    def call(self, run_id, op, args):
+        done = threading.Event()
+        box = {}
+        with self.lock:
+            rid = self.next
+            self.next += 1
+            self.waiting[rid] = (done, box)
+        try:
+            send({"t": "asset", "id": run_id, "rid": rid, "op": op, "args": args})
+        except BaseException:
+            with self.lock:
+                self.waiting.pop(rid, None)
+            raise
+        done.wait()
+        answer = box["answer"]
+        if answer.get("ok"):
+            return answer.get("value")
+        err = answer.get("error") or {}
+        raise SluiceError(err.get("message", "asset call failed"), err.get("code", "ASSET_CALL_FAILED"))
+
+    def read_forever(self):
+        partial = b""
+        while True:
+            chunk = os.read(_ANSWER_FD, 1 << 20)
+            if not chunk:
+                # Sluice is gone: nothing will answer.
+                os._exit(0)
+            lines = (partial + chunk).split(b"\n")
+            partial = lines.pop()
+            for line in lines:
+                if not line.strip():
+                    continue
+                answer = json.loads(line)
+                with self.lock:
+                    waiter = self.waiting.pop(answer.get("rid"), None)
+                if waiter is not None:
+                    waiter[1]["answer"] = answer
+                    waiter[0].set()
+
+
+_answers = _AssetAnswers()
 
 
 class Host:
@@ -385,6 +445,7 @@ def main():
     host = Host(loop)
     sys.stdout = host.stdout
     sys.stderr = host.stderr
+    threading.Thread(target=_answers.read_forever, name="sluice-asset-answers", daemon=True).start()
     os.set_blocking(_IN_FD, False)
     loop.add_reader(_IN_FD, host.on_readable)
     send({"t": "ready", "pid": os.getpid()})

@@ -9,6 +9,10 @@
  * in-flight count, so a suspension waits until every call of that turn has been made: the
  * calls of one `asyncio.gather` are written by one suspend.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { serializeError } from "../../core/serde.js";
+import { performAssetCall } from "../../sdk/windmill/asset-calls.js";
+import { requireAssetHost } from "../../sdk/windmill/asset-host.js";
 import { subprocessCarrier } from "../../worker/tracing.js";
 import { NonDeterminismError, LeaseLostError, WorkflowSuspendedError } from "../../sdk/errors.js";
 import { TaskError } from "../../sdk/windmill/task-error.js";
@@ -69,6 +73,8 @@ class PythonRun {
   private over = false;
   private readonly bodies = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   private settle!: { resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  /** Runs a function in the async context of the claim's handler (where the asset helpers find the run). */
+  private readonly inClaim = AsyncLocalStorage.snapshot();
 
   constructor(
     private readonly host: PythonHost,
@@ -136,6 +142,9 @@ class PythonRun {
     switch (msg.t) {
       case "turn":
         this.onTurn(msg.calls as PyCall[], msg.seq as number);
+        return;
+      case "asset":
+        this.assetCall(msg.rid as number, String(msg.op), (msg.args ?? {}) as Record<string, unknown>);
         return;
       case "log":
         this.exec.log(msg.level === "error" ? "error" : "info", String(msg.text), null);
@@ -205,6 +214,29 @@ class PythonRun {
         return exec.resumeUrls((call.approver as string | null) ?? null);
     }
     throw new Error(`unknown call ${JSON.stringify(call.op)} from the Python SDK`);
+  }
+
+  /**
+   * An asset helper called by the Python code (`wmill.write_s3_file`, …): made on the asset
+   * storage the run's TypeScript code would use (a pipeline run records its writes), answered
+   * on the host's answer pipe. Not a durable call: a replay that repeats it writes again.
+   */
+  private assetCall(rid: number, op: string, args: Record<string, unknown>): void {
+    this.inClaim(() => {
+      let p: Promise<unknown>;
+      try {
+        p = performAssetCall(requireAssetHost(`wmill.${op}`), op, args);
+      } catch (err) {
+        p = Promise.reject(err);
+      }
+      p.then(
+        (value) => this.host.answerAssetCall({ rid, ok: true, value: value ?? null }),
+        (err) => {
+          const e = serializeError(err);
+          this.host.answerAssetCall({ rid, ok: false, error: { code: e.code ?? e.name, message: e.message } });
+        },
+      );
+    });
   }
 
   private runBody(cid: number): Promise<unknown> {

@@ -34,6 +34,7 @@ export interface PythonHostOptions {
 export class PythonHost {
   private child: ChildProcess | null = null;
   private input: Writable | null = null;
+  private answers: Writable | null = null;
   private readonly listeners = new Map<string, ExecutionListener>();
   private partial = "";
   private closed = false;
@@ -73,6 +74,16 @@ export class PythonHost {
     this.input!.write(`${JSON.stringify(msg)}\n`);
   }
 
+  /** Answers the asset call `rid` (see `wmill/_host.py`); dropped when the process is gone. */
+  answerAssetCall(answer: {
+    rid: number;
+    ok: boolean;
+    value?: unknown;
+    error?: { code: string; message: string };
+  }): void {
+    this.answers?.write(`${JSON.stringify(answer)}\n`);
+  }
+
   /** Stops the process (running executions get `exit`). */
   close(): void {
     this.closed = true;
@@ -89,7 +100,7 @@ export class PythonHost {
       child = spawn(this.python, ["-m", "wmill._host"], {
         cwd: this.options.cwd,
         env,
-        stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+        stdio: ["ignore", "pipe", "pipe", "pipe", "pipe", "pipe"],
       });
     } catch (err) {
       throw new PythonUnavailableError(this.python, err);
@@ -102,6 +113,9 @@ export class PythonHost {
     const output = child.stdio[4] as Readable;
     this.input = input;
     input.on("error", () => {});
+    const answers = (child.stdio as unknown as Writable[])[5]!;
+    this.answers = answers;
+    answers.on("error", () => {});
     const warn = this.options.warn ?? ((l: string) => process.stderr.write(`${l}\n`));
     for (const s of [child.stdout, child.stderr]) {
       let rest = "";
@@ -118,6 +132,7 @@ export class PythonHost {
       if (this.child !== child) return;
       this.child = null;
       this.input = null;
+      this.answers = null;
       this.pid = null;
       const error = new PythonHostExitedError(why);
       const all = [...this.listeners.values()];
@@ -130,7 +145,7 @@ export class PythonHost {
     child.on("exit", (code, signal) => gone(signal ? `killed by ${signal}` : `exit code ${code}`));
     // The process must not keep Sluice alive; it exits itself when its input pipe closes.
     child.unref();
-    for (const s of [child.stdout, child.stderr, input, output] as Array<{ unref?: () => void } | null>)
+    for (const s of [child.stdout, child.stderr, input, output, answers] as Array<{ unref?: () => void } | null>)
       (s as { unref?: () => void } | null)?.unref?.();
   }
 
@@ -148,7 +163,15 @@ export class PythonHost {
         );
         continue;
       }
-      if (msg.id) this.listeners.get(msg.id)?.message(msg);
+      const listener = msg.id ? this.listeners.get(msg.id) : undefined;
+      if (listener) listener.message(msg);
+      else if (msg.t === "asset" && typeof msg.rid === "number")
+        // Python waits for every asset call's answer: one of a claim that ended gets a refusal.
+        this.answerAssetCall({
+          rid: msg.rid,
+          ok: false,
+          error: { code: "RUN_OVER", message: "the run this asset call belongs to is no longer running here" },
+        });
     }
   }
 }

@@ -14,14 +14,15 @@ import { join } from "node:path";
 import { serializeError } from "../../../core/serde.js";
 import { PipelineRuntimeError } from "../errors.js";
 import type { PipelineRunContext } from "../run-context.js";
+import { performAssetCall } from "../../../sdk/windmill/asset-calls.js";
 import { RunAssetSdk } from "../sdk-host.js";
-import { RUNNER_PY, WMILL_CLI, WMILL_PY } from "./python-sources.js";
+import { RUNNER_PY, WMILL_CLI } from "./python-sources.js";
 
 /** A running bridge. */
 export interface Bridge {
   /** The socket path. */
   readonly socket: string;
-  /** Folder holding `python/wmill/__init__.py`, `runner.py` and `bin/wmill`. */
+  /** Folder holding `runner.py` and `bin/wmill` (scripts import Sluice's Python SDK, `sdk-python/wmill`). */
   readonly dir: string;
   /** Makes `ctx` reachable with a new token; returns the token and a function that revokes it. */
   register(ctx: PipelineRunContext): { token: string; revoke: () => void };
@@ -30,68 +31,8 @@ export interface Bridge {
 const MAX_LINE = 256 * 1024 * 1024;
 const bridges = new WeakMap<object, Promise<Bridge & { close(): Promise<void> }>>();
 
-const b64 = (bytes: Uint8Array | undefined) => (bytes === undefined ? null : Buffer.from(bytes).toString("base64"));
-const unb64 = (text: unknown) => {
-  if (typeof text !== "string") throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", "expected base64 data");
-  return new Uint8Array(Buffer.from(text, "base64"));
-};
-const str = (v: unknown, what: string): string => {
-  if (typeof v !== "string") throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", `${what} must be a string`);
-  return v;
-};
-
 async function handle(ctx: PipelineRunContext, op: string, a: Record<string, unknown>): Promise<unknown> {
-  const sdk = new RunAssetSdk(ctx.assets, ctx);
-  switch (op) {
-    case "write_s3_file":
-      return sdk.writeObject(
-        str(a.key, "key"),
-        unb64(a.data),
-        typeof a.content_type === "string" ? a.content_type : undefined,
-      );
-    case "load_s3_file":
-      return b64(await sdk.readObject(str(a.key, "key")));
-    case "get_resource":
-      return sdk.getResource(str(a.path, "path"), a.none_if_undefined === true);
-    case "set_resource":
-      return sdk.setResource(str(a.path, "path"), a.value, typeof a.type === "string" ? a.type : "any");
-    case "datatable_query":
-      return sdk.queryDatatable(
-        str(a.name ?? "main", "name"),
-        str(a.sql, "sql"),
-        Array.isArray(a.params) ? a.params : [],
-      );
-    case "write_volume_file":
-      return sdk.writeVolumeFile(str(a.volume, "volume"), str(a.path, "path"), unb64(a.data));
-    case "load_volume_file":
-      return b64(await sdk.readVolumeFile(str(a.volume, "volume"), str(a.path, "path")));
-    case "volume_path":
-      return sdk.volumeDir(str(a.volume, "volume"));
-    case "ducklake_read":
-      return sdk.lakeRead(str(a.name ?? "main", "name"), str(a.table, "table"), {
-        ...(typeof a.partition === "string" && { partition: a.partition }),
-        ...(typeof a.version === "number" && { version: a.version }),
-        ...(typeof a.timestamp === "string" && { timestamp: a.timestamp }),
-      });
-    case "ducklake_write": {
-      const mode = a.mode === "append" ? "append" : a.mode === "merge" ? "merge" : "replace";
-      const partition = typeof a.partition === "string" ? a.partition : sdk.partition();
-      return sdk.lakeWrite(
-        str(a.name ?? "main", "name"),
-        str(a.table, "table"),
-        Array.isArray(a.rows) ? (a.rows as Record<string, unknown>[]) : [],
-        {
-          mode,
-          ...(typeof a.key === "string" && { key: a.key }),
-          ...(partition !== undefined && { partition }),
-        },
-      );
-    }
-    case "partition":
-      return sdk.partition() ?? null;
-    default:
-      throw new PipelineRuntimeError("BRIDGE_REQUEST_INVALID", `unknown bridge operation ${JSON.stringify(op)}`);
-  }
+  return performAssetCall(new RunAssetSdk(ctx.assets, ctx), op, a);
 }
 
 function serve(tokens: Map<string, PipelineRunContext>, sock: Socket): void {
@@ -129,9 +70,7 @@ function serve(tokens: Map<string, PipelineRunContext>, sock: Socket): void {
 async function start(): Promise<Bridge & { close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "sluice-bridge-"));
   chmodSync(dir, 0o700);
-  mkdirSync(join(dir, "python", "wmill"), { recursive: true });
   mkdirSync(join(dir, "bin"), { recursive: true });
-  writeFileSync(join(dir, "python", "wmill", "__init__.py"), WMILL_PY);
   writeFileSync(join(dir, "runner.py"), RUNNER_PY);
   writeFileSync(join(dir, "bin", "wmill"), WMILL_CLI, { mode: 0o755 });
   const socket = join(dir, "bridge.sock");

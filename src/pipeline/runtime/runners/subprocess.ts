@@ -7,6 +7,7 @@
  * result is `main`'s return value (Python) or the last line of stdout (Bash, parsed as
  * JSON when it is JSON). A subprocess of a run that loses its lease is killed.
  */
+import { pythonSdkDir } from "../../../loader/python/sdk-path.js";
 import { traceEnv } from "../../../core/trace-context.js";
 import { subprocessCarrier } from "../../../worker/tracing.js";
 import { spawn } from "node:child_process";
@@ -81,7 +82,7 @@ export function subprocessRunner(
           SLUICE_RESULT_FILE: resultFile,
           SLUICE_RUN_ID: ctx.runId,
           SLUICE_PARTITION: ctx.partition ?? "",
-          PYTHONPATH: [join(bridge.dir, "python"), process.env.PYTHONPATH].filter(Boolean).join(delimiter),
+          PYTHONPATH: [pythonSdkDir(), process.env.PYTHONPATH].filter(Boolean).join(delimiter),
           PYTHONUNBUFFERED: "1",
           PATH: [join(bridge.dir, "bin"), process.env.PATH].filter(Boolean).join(delimiter),
         };
