@@ -21,7 +21,6 @@ this event loop goes idle travels in one ``turn`` message (one suspend for a ``g
 """
 import asyncio
 import concurrent.futures
-import importlib.util
 import inspect
 import json
 import os
@@ -32,6 +31,7 @@ import traceback
 import types
 
 from . import _runtime
+from ._modules import PinnedModules, read_companions
 from .client import SluiceError, TaskError
 
 _write_lock = threading.Lock()
@@ -394,7 +394,7 @@ class Host:
         source = msg.get("source")
         if source is None:
             raise SluiceError(f"code version {version} of {file} was not sent to this Python process", "CODE_VERSION_MISSING")
-        module = import_source(file, source, version)
+        module = import_source(file, source, version, msg.get("modules"))
         self.modules[version] = module
         return module
 
@@ -404,30 +404,23 @@ def module_name(file):
 
 
 def import_file(file):
-    """Imports the file at ``file`` as a fresh module (its folder on ``sys.path``)."""
+    """Imports the file at ``file`` as a fresh module (its folder on ``sys.path``, its ``__mod/``
+    modules read from disk now)."""
+    with open(file, encoding="utf-8") as f:
+        source = f.read()
+    return import_source(file, source, None, read_companions(file))
+
+
+def import_source(file, source, version, modules=None):
+    """Runs ``source`` as a fresh module whose ``__file__`` is ``file`` (tracebacks name its lines);
+    ``modules`` are its ``__mod/`` companions at the same version (``{relative path: source}``)."""
     folder = os.path.dirname(os.path.abspath(file))
     if folder not in sys.path:
         sys.path.insert(0, folder)
-    name = module_name(file)
-    spec = importlib.util.spec_from_file_location(name, file)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    return module
-
-
-def import_source(file, source, version):
-    """Runs ``source`` as a fresh module whose ``__file__`` is ``file`` (tracebacks name its lines)."""
-    folder = os.path.dirname(os.path.abspath(file))
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    name = f"{module_name(file)}_{version[:16]}"
+    name = module_name(file) if version is None else f"{module_name(file)}_{version[:16]}"
     module = types.ModuleType(name)
     module.__file__ = file
+    PinnedModules(file, modules).globals_for(module)
     sys.modules[name] = module
     try:
         exec(compile(source, file, "exec"), module.__dict__)

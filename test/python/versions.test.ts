@@ -81,4 +81,82 @@ describe("Python code versions", () => {
       await b.close();
     }
   }, 30_000);
+
+  it("__mod/ modules are pinned with the workflow: a run keeps importing the module code it started with", async () => {
+    const flow = `import extract
+from helpers.fmt import tag
+from wmill import sleep, workflow
+
+def late():
+    import extract as again  # imported when called, after the module changed on disk
+    return again.label()
+
+@workflow
+async def main():
+    await sleep(1)
+    return {"extract": extract.label(), "tag": tag(), "late": late()}
+`;
+    // The folder layout: its own extract.py, a different module of the same name in the same Python process.
+    const other = `import extract
+from wmill import workflow
+
+@workflow
+async def main():
+    return extract.label()
+`;
+    const lib = (v: string) => `def label():\n    return "extract ${v}"\n`;
+    const fmt = (v: string) => `from . import parts\n\ndef tag():\n    return parts.PREFIX + "${v}"\n`;
+    const root = makeProject(
+      {
+        "f/m/flow.py": flow,
+        "f/m/flow__mod/extract.py": lib("v1"),
+        "f/m/flow__mod/helpers/fmt.py": fmt("v1"),
+        "f/m/flow__mod/helpers/parts.py": 'PREFIX = "tag "\n',
+        "f/m/other__mod/script.py": other,
+        "f/m/other__mod/extract.py": lib("of other"),
+      },
+      "sluice-py-mods-",
+    );
+    const a = await open(root);
+    try {
+      const first = await a.engine.enqueueRun("f/m/flow", {});
+      await eventually(async () => (await a.engine.store.getRun(first.id))?.status === "waiting", 10_000);
+      writeFileSync(join(root, "f/m/flow__mod/extract.py"), lib("v2"));
+      writeFileSync(join(root, "f/m/flow__mod/helpers/fmt.py"), fmt("v2"));
+      expect((await a.project.loadPython()).errors).toEqual([]);
+      const second = await a.engine.enqueueRun("f/m/flow", {});
+      const otherRun = await a.engine.enqueueRun("f/m/other", {});
+      expect(JSON.parse((await finished(a.engine, first.id)).result!)).toEqual({
+        extract: "extract v1",
+        tag: "tag v1",
+        late: "extract v1",
+      });
+      expect(JSON.parse((await finished(a.engine, second.id)).result!)).toEqual({
+        extract: "extract v2",
+        tag: "tag v2",
+        late: "extract v2",
+      });
+      expect(JSON.parse((await finished(a.engine, otherRun.id)).result!)).toBe("extract of other");
+      // The two versions are two stored bundles (the module change made a new version).
+      const [r1, r2] = [await a.engine.store.getRun(first.id), await a.engine.store.getRun(second.id)];
+      expect(r1!.version).not.toBe(r2!.version);
+    } finally {
+      await a.close();
+    }
+    // A run parked across a restart gets its version, modules included, back from the store.
+    const b = await open(root);
+    const third = (await b.engine.enqueueRun("f/m/flow", {})).id;
+    await eventually(async () => (await b.engine.store.getRun(third))?.status === "waiting", 10_000);
+    await b.close();
+    writeFileSync(join(root, "f/m/flow__mod/extract.py"), lib("v3"));
+    const c = await open(root);
+    try {
+      expect(JSON.parse((await finished(c.engine, third)).result!)).toMatchObject({
+        extract: "extract v2",
+        late: "extract v2",
+      });
+    } finally {
+      await c.close();
+    }
+  }, 40_000);
 });

@@ -70,6 +70,8 @@ function currentExecution(): Execution {
 export interface PythonVersion {
   hash: string;
   source: string;
+  /** Its `__mod/` companion modules (path in the folder → source), pinned with it. */
+  modules?: Record<string, string>;
 }
 
 /** A Python workflow or script file, at one code version, as a definition run on `host`. */
@@ -81,7 +83,7 @@ export function pythonDefinition(
   params: PythonParam[] | null,
   code: PythonVersion,
 ): AnyWorkflow {
-  const pinned = { version: code.hash, source: code.source };
+  const pinned = { version: code.hash, source: code.source, ...(code.modules && { modules: code.modules }) };
   const name = moduleName(file);
   const full = `${root}/${file}`;
   const spec = pythonParamSpec(params);

@@ -35,6 +35,8 @@ export interface PythonStart {
   /** The code version (content hash) the run is pinned to, and its source (sent once per process). */
   version: string;
   source: string;
+  /** The version's `__mod/` companion modules (path in the folder → source), sent with its source. */
+  modules?: Record<string, string>;
 }
 
 /** A durable call reported by Python. */

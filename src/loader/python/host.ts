@@ -68,7 +68,7 @@ export class PythonHost {
     if (!this.input) this.spawn();
     if (msg.t === "start" && typeof msg.version === "string") {
       // A version's source travels once per Python process, with its first run.
-      if (this.sentVersions.has(msg.version)) msg = { ...msg, source: undefined };
+      if (this.sentVersions.has(msg.version)) msg = { ...msg, source: undefined, modules: undefined };
       else this.sentVersions.add(msg.version);
     }
     this.input!.write(`${JSON.stringify(msg)}\n`);

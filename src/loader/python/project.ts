@@ -2,10 +2,12 @@
  * The Python files of a project: found under `f/` and `u/` (Windmill's folders), inspected
  * in one Python process, registered as workflows and scripts that the worker runs on the
  * {@link PythonHost}. Like TypeScript modules, each file's source is stored by content hash
- * (a "bundle" with a Python header) and a run is pinned to the version it started on.
+ * (a "bundle" with a Python header, which carries the file's `__mod/` companion modules) and
+ * a run is pinned to the version it started on, modules included.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { companionSources } from "./companions.js";
 import { listProjectFiles } from "../project-files.js";
 import { join } from "node:path";
 import type { Engine } from "../../engine/engine.js";
@@ -24,6 +26,8 @@ interface BundleHeader {
   file: string;
   kind: "workflow" | "script";
   params: PythonParam[] | null;
+  /** The `__mod/` companion modules at this version (path in the folder → source), when there are any. */
+  modules?: Record<string, string>;
 }
 
 /** Whether stored bundle code is a Python code version. */
@@ -111,7 +115,9 @@ export class PythonProject {
         continue;
       }
       const source = readFileSync(join(this.root, file), "utf8");
-      const header: BundleHeader | null = info.kind === "none" ? null : { file, kind: info.kind, params: info.params };
+      const modules = companionSources(this.root, file);
+      const header: BundleHeader | null =
+        info.kind === "none" ? null : { file, kind: info.kind, params: info.params, ...(modules && { modules }) };
       const bundle = header ? `${BUNDLE_MARK}${JSON.stringify(header)}\n${source}` : "";
       const hash = createHash("sha256")
         .update(bundle || source)
@@ -142,7 +148,10 @@ export class PythonProject {
   }
 
   private definition(header: BundleHeader, code: PythonVersion): AnyWorkflow {
-    return pythonDefinition(this.host, this.root, header.file, header.kind, header.params, code);
+    return pythonDefinition(this.host, this.root, header.file, header.kind, header.params, {
+      ...code,
+      ...(header.modules && { modules: header.modules }),
+    });
   }
 
   /**
