@@ -216,6 +216,8 @@ def get_resume_urls(approver=None):
 async def parallel(items, fn, concurrency=None):
     """Maps ``items`` through ``fn`` with at most ``concurrency`` calls in flight (default: all at
     once); returns the results in input order."""
+    import asyncio  # here, not at the top: pipeline scripts import wmill for its asset helpers only
+
     items = list(items)
     if concurrency is None or concurrency >= len(items):
         return list(await asyncio.gather(*(_awaitable(fn(item)) for item in items)))
