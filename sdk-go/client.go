@@ -19,6 +19,10 @@ type Client struct {
 	Token string
 	// HTTP is the client used; its Timeout must be zero or longer than claim long-polls.
 	HTTP *http.Client
+
+	// direct, when set, posts over connections the calling goroutine reads itself
+	// (see directPool); ClientFromEnv sets it for plain-HTTP servers.
+	direct *directPool
 }
 
 // ClientFromEnv returns a client for SLUICE_URL and SLUICE_TOKEN, or ErrUnavailable.
@@ -27,7 +31,7 @@ func ClientFromEnv() (*Client, error) {
 	if url == "" {
 		return nil, ErrUnavailable
 	}
-	return &Client{BaseURL: url, Token: os.Getenv("SLUICE_TOKEN"), HTTP: &http.Client{Transport: pooledTransport()}}, nil
+	return &Client{BaseURL: url, Token: os.Getenv("SLUICE_TOKEN"), HTTP: &http.Client{Transport: pooledTransport()}, direct: newDirectPool(url)}, nil
 }
 
 // pooledTransport keeps enough idle connections for a worker's concurrent claims (the
@@ -45,6 +49,13 @@ func (c *Client) post(ctx context.Context, path string, body any, out any) error
 	data, err := json.Marshal(body)
 	if err != nil {
 		return fmt.Errorf("sluice: encoding the request to %s: %w", path, err)
+	}
+	if c.direct != nil {
+		status, raw, err := c.direct.post(ctx, path, c.Token, data)
+		if err != nil {
+			return err
+		}
+		return decodeAnswer(path, status, raw, out)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+path, bytes.NewReader(data))
 	if err != nil {
@@ -67,14 +78,19 @@ func (c *Client) post(ctx context.Context, path string, body any, out any) error
 	if err != nil {
 		return err
 	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
+	return decodeAnswer(path, res.StatusCode, raw, out)
+}
+
+// decodeAnswer turns an answer into out (when not nil), or a non-2xx one into an *APIError.
+func decodeAnswer(path string, status int, raw []byte, out any) error {
+	if status < 200 || status > 299 {
 		var e struct {
 			Error struct{ Code, Message string } `json:"error"`
 		}
 		if json.Unmarshal(raw, &e) != nil || e.Error.Code == "" {
-			return &APIError{Status: res.StatusCode, Code: "HTTP_ERROR", Message: strings.TrimSpace(string(raw))}
+			return &APIError{Status: status, Code: "HTTP_ERROR", Message: strings.TrimSpace(string(raw))}
 		}
-		return &APIError{Status: res.StatusCode, Code: e.Error.Code, Message: e.Error.Message}
+		return &APIError{Status: status, Code: e.Error.Code, Message: e.Error.Message}
 	}
 	if out == nil {
 		return nil

@@ -14,7 +14,8 @@ import (
 // writes made meanwhile wait and go together in the next one, so 200 runs checkpointing
 // at once cost one round trip and one server transaction, not 200. Nothing is
 // acknowledged early: a write's answer is the server's, after its commit, and
-// Steps.Run returns only then (docs/PROTOCOL.md). An idle outbox sends a write at once.
+// Steps.Run returns only then (docs/PROTOCOL.md). An idle outbox sends a write at once,
+// from the writing goroutine itself.
 
 const (
 	// maxBatchWrites is the most writes one batch carries (the server takes up to 1000).
@@ -44,73 +45,112 @@ type queuedWrite struct {
 
 type outbox struct {
 	client *Client
-	queue  chan *queuedWrite
 
-	mu       sync.Mutex
-	noBatch  bool // the server has no batch route: send each write to its own route
-	stopOnce sync.Once
-	stopped  chan struct{}
+	mu      sync.Mutex
+	noBatch bool // the server has no batch route: send each write to its own route
+	busy    bool // a batch is in flight; writes made meanwhile wait in pending
+	pending []*queuedWrite
 }
 
 func newOutbox(c *Client) *outbox {
-	o := &outbox{client: c, queue: make(chan *queuedWrite, 4096), stopped: make(chan struct{})}
-	go o.loop()
-	return o
+	return &outbox{client: c}
 }
 
 // send posts one write of run runID (op: steps, park, finish, logs) and decodes its
 // answer into out (when not nil); the error is the write's own (*APIError, transport).
+// On an idle outbox the calling goroutine sends the write itself (no hand-off to another
+// goroutine and back); otherwise the write waits for the next batch.
 func (o *outbox) send(op, runID string, body any, out any) error {
-	return <-o.enqueue(op, runID, body, out)
+	q, alone := o.prepare(op, runID, body, out)
+	if alone {
+		return <-q.done
+	}
+	o.mu.Lock()
+	if !o.busy {
+		o.busy = true
+		o.mu.Unlock()
+		o.flush([]*queuedWrite{q})
+		o.release()
+		return <-q.done
+	}
+	o.pending = append(o.pending, q)
+	o.mu.Unlock()
+	return <-q.done
 }
 
 // enqueue queues a write and returns the channel its result arrives on.
 func (o *outbox) enqueue(op, runID string, body any, out any) <-chan error {
-	done := make(chan error, 1)
-	raw, err := json.Marshal(body)
-	if err != nil {
-		done <- fmt.Errorf("sluice: encoding the %s write of run %s: %w", op, runID, err)
-		return done
+	q, alone := o.prepare(op, runID, body, out)
+	if alone {
+		return q.done
 	}
-	q := &queuedWrite{w: batchWrite{Op: op, RunID: runID, Body: raw}, done: done, out: out}
-	if len(raw) > maxBatchBytes/2 || o.batchless() {
-		// A large write goes alone, on its own route (it would crowd a batch out).
-		go func() { done <- o.single(q) }()
-		return done
+	o.mu.Lock()
+	o.pending = append(o.pending, q)
+	if !o.busy {
+		o.busy = true
+		go o.drain()
 	}
-	o.queue <- q
-	return done
+	o.mu.Unlock()
+	return q.done
 }
 
-func (o *outbox) close() { o.stopOnce.Do(func() { close(o.stopped) }) }
+// prepare encodes a write; alone is true when it is already on its way (or failed to
+// encode) outside the batches: a large write goes alone, on its own route.
+func (o *outbox) prepare(op, runID string, body any, out any) (*queuedWrite, bool) {
+	done := make(chan error, 1)
+	raw, err := json.Marshal(body)
+	q := &queuedWrite{w: batchWrite{Op: op, RunID: runID, Body: raw}, done: done, out: out}
+	if err != nil {
+		done <- fmt.Errorf("sluice: encoding the %s write of run %s: %w", op, runID, err)
+		return q, true
+	}
+	if len(raw) > maxBatchBytes/2 || o.batchless() {
+		go func() { done <- o.single(q) }()
+		return q, true
+	}
+	return q, false
+}
+
+// release ends the batch in flight: the writes that queued meanwhile go in the next one.
+func (o *outbox) release() {
+	o.mu.Lock()
+	if len(o.pending) == 0 {
+		o.busy = false
+		o.mu.Unlock()
+		return
+	}
+	o.mu.Unlock()
+	go o.drain()
+}
+
+// drain sends the pending writes, a batch at a time, until none is left.
+func (o *outbox) drain() {
+	for {
+		o.mu.Lock()
+		if len(o.pending) == 0 {
+			o.busy = false
+			o.mu.Unlock()
+			return
+		}
+		n, size := 0, 0
+		for n < len(o.pending) && n < maxBatchWrites && (n == 0 || size+len(o.pending[n].w.Body) <= maxBatchBytes/2) {
+			size += len(o.pending[n].w.Body)
+			n++
+		}
+		batch := append([]*queuedWrite(nil), o.pending[:n]...)
+		o.pending = append(o.pending[:0], o.pending[n:]...)
+		o.mu.Unlock()
+		o.flush(batch)
+	}
+}
+
+// close is kept for symmetry with the worker's shutdown: writes still pending are sent.
+func (o *outbox) close() {}
 
 func (o *outbox) batchless() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.noBatch
-}
-
-func (o *outbox) loop() {
-	for {
-		var first *queuedWrite
-		select {
-		case first = <-o.queue:
-		case <-o.stopped:
-			return
-		}
-		batch, size := []*queuedWrite{first}, len(first.w.Body)
-	gather:
-		for len(batch) < maxBatchWrites && size < maxBatchBytes/2 {
-			select {
-			case q := <-o.queue:
-				batch = append(batch, q)
-				size += len(q.w.Body)
-			default:
-				break gather
-			}
-		}
-		o.flush(batch)
-	}
 }
 
 // flush sends one batch and hands each write its own answer.
