@@ -40,7 +40,14 @@ export type ClaimWriteOp = (typeof CLAIM_WRITE_OPS)[number];
 
 /** A parsed write, ready to hand to the committer. */
 export type PreparedWrite =
-  | { op: "steps" | "park" | "finish"; runId: string; command: Command; answer: Record<string, unknown> }
+  | {
+      op: "steps" | "park" | "finish";
+      runId: string;
+      command: Command;
+      answer: Record<string, unknown>;
+      /** Whether committing it may make other runs claimable (rings the claims' bell); default: for parks and finishes. */
+      wakes?: boolean;
+    }
   | { op: "logs"; runId: string; lines: LogLine[] };
 
 const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
@@ -102,6 +109,7 @@ export class ClaimWrites {
           op,
           runId,
           command: { verb: "complete", lease, outcome },
+          wakes: finishWakes(run, outcome),
           answer: {
             status: outcome.status === "retry" ? "pending" : outcome.status,
             ...(outcome.status === "retry" ? { retryInMs: outcome.delayMs } : {}),
@@ -175,10 +183,21 @@ export class ClaimWrites {
     return engine.committer.submit(w.command).then((r) => {
       refuseUnlessOk(r, w.runId);
       if (w.op === "finish") engine.events.emit("settled", w.runId);
-      if (w.op !== "steps") engine.events.emit("work");
+      if (w.op !== "steps" && w.wakes !== false) engine.events.emit("work");
       return w.answer;
     });
   }
+}
+
+/**
+ * Whether a finish can make another run claimable: a retry (the run itself, after its
+ * backoff: waiting claims recompute their next timer), a child (its parent), a run under a
+ * concurrency limit (the runs it held back). A top-level run without a limit that ends
+ * frees nothing another claim could take, so waiting claims are not woken for it (they
+ * would only query the store again, just as the next enqueue wants to commit).
+ */
+export function finishWakes(run: { parentId: string | null; concurrency: unknown }, outcome: RunOutcome): boolean {
+  return outcome.status === "retry" || run.parentId !== null || run.concurrency !== null;
 }
 
 function refuseUnlessOk(r: CommandResult, runId: string): void {
