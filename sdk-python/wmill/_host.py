@@ -205,14 +205,18 @@ class _AssetAnswers:
         raise SluiceError(err.get("message", "asset call failed"), err.get("code", "ASSET_CALL_FAILED"))
 
     def read_forever(self):
-        partial = b""
+        parts = []  # the unfinished line, in pieces (a large object's answer spans many reads)
         while True:
             chunk = os.read(_ANSWER_FD, 1 << 20)
             if not chunk:
                 # Sluice is gone: nothing will answer.
                 os._exit(0)
-            lines = (partial + chunk).split(b"\n")
-            partial = lines.pop()
+            if b"\n" not in chunk:
+                parts.append(chunk)
+                continue
+            parts.append(chunk)
+            lines = b"".join(parts).split(b"\n")
+            parts = [lines.pop()]
             for line in lines:
                 if not line.strip():
                     continue

@@ -35,6 +35,14 @@ async def reader(name: str):
     return {"bytes": len(raw), "next": rows[0]["next"]}
 
 @task
+def big():
+    # Answers larger than one pipe read (3 MiB, 4 MiB as base64) arrive whole.
+    data = bytes(range(256)) * (3 * 4096)
+    wmill.write_s3_file({"s3": "out/big.bin"}, data)
+    back = wmill.load_s3_file({"s3": "out/big.bin"})
+    return [len(back), back == data]
+
+@task
 def failing():
     try:
         wmill.write_s3_file({"s3": "../escape.json"}, b"x")
@@ -46,10 +54,11 @@ async def main(name: str):
     written = await task_script("f/assets/writer")(name=name)
     read = await reader(name)
     refused = await failing()
+    large = await big()
     ts = await task_script("f/assets/ts_reader")(key=f"out/{name}.json")
     # In the workflow's own code: made inside a step so a replay does not write again.
     key = await step("mark", lambda: wmill.write_s3_file({"s3": f"out/{name}.done"}, "ok")["s3"])
-    return {"written": written, "read": read, "refused": refused, "ts": ts, "mark": key}
+    return {"written": written, "read": read, "refused": refused, "large": large, "ts": ts, "mark": key}
 `;
 
 const TS_READER = `import * as wmill from 'windmill-client';
@@ -80,6 +89,7 @@ describe("Python asset helpers in workflows as code", () => {
         },
         read: { bytes: `{"from": "script", "name": "ada"}`.length, next: 42 },
         refused: "ASSET_PATH_INVALID",
+        large: [3 * 1024 * 1024, true],
         ts: { from: "script", name: "ada" },
         mark: "out/ada.done",
       });
