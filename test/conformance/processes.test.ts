@@ -126,7 +126,9 @@ for (const target of TARGETS) {
 
       it("a worker SIGSTOPped past its lease: another claims the run; the stale worker's write is refused", async () => {
         const c = startWorker("C");
-        const id = await enqueue("conf-crash", { ms: 3000 });
+        // A 6 s step: the check below must land while D is still in it, which under a loaded
+        // machine (spawning `sluice show` can take seconds) a 3 s step did not leave room for.
+        const id = await enqueue("conf-crash", { ms: 6000 });
         await eventually(() => /conf-crash: work started on C/.test(c.out()), 20_000);
         c.proc.kill("SIGSTOP");
         const d = startWorker("D");
@@ -134,10 +136,10 @@ for (const target of TARGETS) {
         // before D does: C cannot answer, so that costs one more lease and attempt.)
         await eventually(() => /conf-crash: work started on D, attempt \d/.test(d.out()), 20_000);
         c.proc.kill("SIGCONT");
-        // C's step body ends at once (its time passed while stopped) and it tries to checkpoint.
-        await eventually(() => /conf-crash: work finished on C/.test(c.out()), 10_000);
+        // C's step body ends (at once if its time passed while stopped) and it tries to checkpoint.
+        await eventually(() => /conf-crash: work finished on C/.test(c.out()), 15_000);
         await delay(500);
-        // D is still in its 3 s step: had C's write been taken, "work" would be C's now.
+        // D is still in its 6 s step: had C's write been taken, "work" would be C's now.
         const mid = await show(id);
         expect(mid.status).toBe("running");
         expect(mid.steps.map((s: any) => [s.key, s.value])).toEqual([["first", "C"]]);
