@@ -272,7 +272,7 @@ it("a clock that jumps 1 h forward and back on the machine running Sluice on SQL
     rowOf(
       "clock jumps 1 h forward and back (the SQLite machine)",
       kind,
-      `every process +1 h, then set right; ${delayed} runs rescheduled while ahead waited for the clock, then ran; ${ticks.length} cron ticks (${firedOnce} fired once, ${tickRuns.length} tick runs); highest attempt ${maxAttempt}; ${alive}/3 processes up after`,
+      `every process +1 h, then set right; ${delayed} runs scheduled while the clock was ahead (takeovers, cron ticks) waited for it, then ran; ${ticks.length} cron ticks (${firedOnce} fired once, ${tickRuns.length} tick runs); highest attempt ${maxAttempt}; ${alive}/3 processes up after`,
       inv,
       started,
     ),
