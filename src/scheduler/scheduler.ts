@@ -48,7 +48,12 @@ export const SCHEDULER_LEADERSHIP = "scheduler";
 /** Fires cron schedules once per tick and deletes expired history. */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
-  private lastRetention = 0;
+  /**
+   * Monotonic time (`performance.now()`) of the last retention, null before the first. Intervals
+   * are measured on the monotonic clock so that a wall clock jumping back does not hold retention
+   * off until it catches up (nor a jump forward run it early).
+   */
+  private lastRetention: number | null = null;
   private ticking: Promise<void> | null = null;
   /** Set by {@link stop}: a retention in progress ends after its current transaction. */
   private stopping = false;
@@ -57,6 +62,8 @@ export class Scheduler {
   private leading = false;
   /** Wall-clock time (ms) of the store's last answer to `lead`, or null before the first. */
   private leadershipAt: number | null = null;
+  /** The same moment on the monotonic clock (`performance.now()`), for the staleness check. */
+  private leadershipMono = 0;
   private readonly holder: string;
 
   constructor(
@@ -75,10 +82,13 @@ export class Scheduler {
    * What this scheduler knows of its leadership: `leader` or `standby` as of the store's
    * last answer, or `unknown` before the first answer or when the last one is older than
    * the leadership lease (the store has stopped answering `lead`, so the state is stale).
+   * The age of the answer is measured on the monotonic clock unless `now` (wall clock) is given,
+   * so a wall clock that jumps neither hides a stale answer nor discards a fresh one.
    */
-  leadership(now: number = Date.now()): { state: "leader" | "standby" | "unknown"; checkedAt: number | null } {
+  leadership(now?: number): { state: "leader" | "standby" | "unknown"; checkedAt: number | null } {
     const at = this.leadershipAt;
-    if (at === null || now - at > this.leaderTtlMs) return { state: "unknown", checkedAt: at };
+    const age = at === null ? 0 : now === undefined ? performance.now() - this.leadershipMono : now - at;
+    if (at === null || age > this.leaderTtlMs) return { state: "unknown", checkedAt: at };
     return { state: this.leading ? "leader" : "standby", checkedAt: at };
   }
 
@@ -177,10 +187,12 @@ export class Scheduler {
       if ((await this.fireLocal()) > 0) this.options.onEnqueued?.();
       this.setLeading(await this.store.lead(SCHEDULER_LEADERSHIP, this.holder, this.leaderTtlMs));
       this.leadershipAt = Date.now();
+      this.leadershipMono = performance.now();
       if (!this.leading) return;
       if ((await this.fireDue()) > 0) this.options.onEnqueued?.();
-      const now = Date.now();
-      if (this.options.retentionMs !== null && now - this.lastRetention >= this.options.retentionEveryMs) {
+      const now = performance.now();
+      const since = this.lastRetention === null ? Infinity : now - this.lastRetention;
+      if (this.options.retentionMs !== null && since >= this.options.retentionEveryMs) {
         this.lastRetention = now;
         await this.retention(this.options.retentionMs);
       }

@@ -3,7 +3,7 @@
  * worker of its own (as `sluice server --workers none`): an external worker's view.
  */
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
 import { ApiTokens } from "../../src/http/auth/tokens.js";
@@ -333,6 +333,20 @@ describe("worker protocol", () => {
     const [c] = await claim(["order"], 0, { groups: ["go"] });
     expect(c.runId).toBe(id);
     await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "succeeded" });
+  });
+
+  it("an empty long-poll still ends after waitMs when the wall clock jumps back an hour meanwhile", async () => {
+    // The jump is a replaced Date.now (the machine's clock cannot be changed here); monotonic time is not.
+    const realNow = Date.now.bind(Date);
+    const pending = claim(["nobody"], 300);
+    await delay(50);
+    const jumped = vi.spyOn(Date, "now").mockImplementation(() => realNow() - 3_600_000);
+    try {
+      // Before, the deadline was wall-clock time: the poll would have waited an hour more.
+      expect(await Promise.race([pending, delay(3_000).then(() => "still waiting")])).toEqual([]);
+    } finally {
+      jumped.mockRestore();
+    }
   });
 
   it("refuses bad input with a named error, and other scopes", async () => {

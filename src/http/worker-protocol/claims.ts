@@ -53,7 +53,8 @@ export interface JournalEntry {
 
 /** Claims for one request, waiting up to `waitMs` for work to appear. */
 export class ExternalClaims {
-  private lastReclaim = 0;
+  /** Monotonic time (`performance.now()`) of the last reclaim (a wall clock jumping back must not stop them). */
+  private lastReclaim = -Infinity;
   private readonly waiting: WaitingClaims;
 
   constructor(
@@ -67,7 +68,8 @@ export class ExternalClaims {
   /** Claims up to `msg.limit` runs; waits (long-poll) until one is claimable, `waitMs` passes or `signal` aborts. */
   async claim(msg: ClaimMessage, signal?: AbortSignal): Promise<ClaimView[]> {
     const { store } = this.engine;
-    const deadline = Date.now() + msg.waitMs;
+    // Monotonic: a wall clock jumping back must not stretch the long-poll (nor a jump forward cut it).
+    const deadline = performance.now() + msg.waitMs;
     // Writes queued for the group commit go first (a claim costs a store query).
     await new Promise((resolve) => setImmediate(resolve));
     for (;;) {
@@ -82,7 +84,7 @@ export class ExternalClaims {
         server: this.engine.localServer ?? undefined,
       });
       if (claimed.length > 0) return claimed.map((c) => claimView(c, msg.leaseMs));
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) return [];
       // Expired leases are looked for at least every RECLAIM_EVERY_MS while waiting.
       const ms = Math.min(RECLAIM_EVERY_MS, await this.untilNextTimer(msg, left));
@@ -127,7 +129,7 @@ export class ExternalClaims {
   }
 
   private async reclaim(): Promise<void> {
-    const now = Date.now();
+    const now = performance.now();
     if (now - this.lastReclaim < RECLAIM_EVERY_MS) return;
     this.lastReclaim = now;
     try {
