@@ -80,6 +80,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       admit: (group) => lanes?.admit(group),
       baseUrl: http.baseUrl,
       server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
+      releaseSchedules: Boolean(opts.release),
       scheduler: {
         tickMs,
         onLeadership: (leading) =>
