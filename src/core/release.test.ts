@@ -51,6 +51,29 @@ describe("diffReleases", () => {
     expect(c.files.added).toEqual(["a.ts", "b.ts"]);
   });
 
+  it("diffs sluice.json trigger rows by name; a release without them (published before they were recorded) has none", () => {
+    const row = (topic: string) => ({ name: "orders", kind: "mqtt", target: "a", url: "mqtt://h:1883", topic });
+    const withRows = manifest({ triggers: { orders: row("o/#"), gone: { name: "gone", kind: "nats" } } });
+    expect(diffReleases(manifest(), withRows).triggers).toEqual({
+      added: ["sluice.json:gone", "sluice.json:orders"],
+      changed: [],
+      removed: [],
+    });
+    const next = manifest({ triggers: { orders: row("orders/#"), fresh: { name: "fresh", kind: "sqs" } } });
+    const c = diffReleases(withRows, next);
+    expect(c.triggers).toEqual({
+      added: ["sluice.json:fresh"],
+      changed: ["sluice.json:orders"],
+      removed: ["sluice.json:gone"],
+    });
+    expect(describeChanges(c)).toEqual([
+      "+ trigger sluice.json:fresh",
+      "~ trigger sluice.json:orders",
+      "- trigger sluice.json:gone",
+    ]);
+    expect(isEmptyChange(diffReleases(withRows, withRows))).toBe(true);
+  });
+
   it("finds changed code, changed and removed schedules, removed workflows and changed triggers", () => {
     const m2 = manifest({
       files: [

@@ -67,6 +67,11 @@ export interface ReleaseManifest {
   modules: ReleaseModule[];
   workflows: ReleaseWorkflow[];
   pipelines: ReleasePipeline[];
+  /**
+   * `sluice.json` trigger rows by their `name`, as JSON values (absent in releases published
+   * before they were recorded: read as none).
+   */
+  triggers?: Record<string, unknown>;
 }
 
 /** Added, changed and removed names of one kind. */
@@ -130,17 +135,23 @@ function diffBy<T>(before: readonly T[], after: readonly T[], key: (t: T) => str
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 
-/** Trigger rows of every pipeline, keyed `folder/script`. */
+/**
+ * Trigger rows of a release: every pipeline's `pipeline.json` rows, keyed `folder/script`, and the
+ * `sluice.json` rows, keyed `sluice.json:<name>`.
+ */
 function triggerRows(m: ReleaseManifest): Array<{ key: string; row: unknown }> {
-  return m.pipelines.flatMap((p) =>
-    Object.entries(p.triggers).map(([script, row]) => ({ key: p.folder ? `${p.folder}/${script}` : script, row })),
-  );
+  return [
+    ...m.pipelines.flatMap((p) =>
+      Object.entries(p.triggers).map(([script, row]) => ({ key: p.folder ? `${p.folder}/${script}` : script, row })),
+    ),
+    ...Object.entries(m.triggers ?? {}).map(([name, row]) => ({ key: `sluice.json:${name}`, row })),
+  ];
 }
 
 /**
  * How `next` differs from `prev` (null: the first release, everything is added). A workflow
  * changed when its code version or any published setting did; a schedule when its cron or
- * timezone did; a trigger when its `pipeline.json` row did.
+ * timezone did; a trigger when its `pipeline.json` or `sluice.json` row did.
  */
 export function diffReleases(prev: ReleaseManifest | null, next: ReleaseManifest): ReleaseChanges {
   const before: ReleaseManifest = prev ?? {
@@ -357,5 +368,6 @@ export function mergePushed(
       a.name.localeCompare(b.name),
     ),
     pipelines: built.pipelines,
+    ...(base.triggers && { triggers: base.triggers }),
   };
 }
