@@ -3,6 +3,7 @@ import {
   describeChanges,
   diffReleases,
   InvalidReleaseError,
+  fileChanges,
   isEmptyChange,
   mergePushed,
   pushSelects,
@@ -40,6 +41,24 @@ const m1 = manifest({
   ],
   workflows: [wf("a", "ba", "* * * * *"), wf("b", "bb", "0 * * * *")],
   pipelines: [{ folder: "p", members: ["p/x.sql"], edges: [], triggers: { x: { schedule: "1h" } } }],
+});
+
+describe("fileChanges", () => {
+  it("lists added, changed and removed files with their hashes on each side, by path", () => {
+    const next = manifest({
+      files: [
+        { path: "a.ts", hash: "h1b", bytes: 1 },
+        { path: "c.ts", hash: "h3", bytes: 1 },
+      ],
+    });
+    expect(fileChanges(m1, next)).toEqual([
+      { path: "a.ts", change: "changed", before: "h1", after: "h1b" },
+      { path: "b.ts", change: "removed", before: "h2", after: null },
+      { path: "c.ts", change: "added", before: null, after: "h3" },
+    ]);
+    expect(fileChanges(null, next).map((f) => f.change)).toEqual(["added", "added"]);
+    expect(fileChanges(next, next)).toEqual([]);
+  });
 });
 
 describe("diffReleases", () => {

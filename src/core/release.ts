@@ -190,6 +190,31 @@ export function diffReleases(prev: ReleaseManifest | null, next: ReleaseManifest
   };
 }
 
+/** One file a release added, changed or removed, with the content hashes on each side. */
+export interface FileChange {
+  path: string;
+  change: "added" | "changed" | "removed";
+  /** Content hash in the release before (null when added). */
+  before: string | null;
+  /** Content hash in this release (null when removed). */
+  after: string | null;
+}
+
+/** The files `next` adds, changes and removes against `prev` (null: the first release), by path. */
+export function fileChanges(prev: ReleaseManifest | null, next: ReleaseManifest): FileChange[] {
+  const before = new Map((prev?.files ?? []).map((f) => [f.path, f.hash]));
+  const after = new Map(next.files.map((f) => [f.path, f.hash]));
+  const out: FileChange[] = [];
+  for (const [path, hash] of after) {
+    const old = before.get(path);
+    if (old === undefined) out.push({ path, change: "added", before: null, after: hash });
+    else if (old !== hash) out.push({ path, change: "changed", before: old, after: hash });
+  }
+  for (const [path, hash] of before)
+    if (!after.has(path)) out.push({ path, change: "removed", before: hash, after: null });
+  return out.sort((a, b) => a.path.localeCompare(b.path));
+}
+
 /** True when nothing differs. */
 export function isEmptyChange(c: ReleaseChanges): boolean {
   return [c.files, c.workflows, c.schedules, c.triggers].every(
