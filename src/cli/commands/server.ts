@@ -114,7 +114,10 @@ export function registerServer(program: Command, cx: CommandContext): void {
       triggers = await startProjectTriggers({
         engine,
         pipelines,
-        configTriggers: project.config.triggers,
+        // A release server consumes the current release's sluice.json rows (followed across switches).
+        configTriggers: release
+          ? () => Object.values(release.follower.current?.manifest.triggers ?? {})
+          : project.config.triggers,
         env: cx.io.env,
         log: write,
       });
