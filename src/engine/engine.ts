@@ -72,7 +72,7 @@ export interface EngineOptions {
    */
   server?: string;
   /**
-   * This process runs the database's current release (`--release`): the shared cron schedules of
+   * @internal This process runs the database's current release (`--release`): the shared cron schedules of
    * its own workflows are the release's (published by `sluice deploy`, owner `release`), so its
    * scheduler writes only those of out-of-process workers. Default false.
    */
