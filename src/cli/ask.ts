@@ -24,3 +24,43 @@ export function askTerminal(question: string, timeoutMs: number): Promise<string
     rl.once("close", () => finish(null));
   });
 }
+
+/**
+ * A reader of standard input line by line, terminal or pipe (`CliIO.prompt`): each call prints
+ * `question` on stderr and resolves with the next line, or null once input has ended. One reader
+ * serves every question, so lines piped in together are all kept.
+ */
+export function stdinPrompter(
+  input: NodeJS.ReadableStream = process.stdin,
+): (question: string) => Promise<string | null> {
+  let lines: ReturnType<typeof lineQueue> | null = null;
+  return (question) => {
+    lines ??= lineQueue(input);
+    process.stderr.write(question);
+    return lines.next();
+  };
+}
+
+/** Lines of `input` as a queue: `next()` resolves with the next line, or null after the end. */
+export function lineQueue(input: NodeJS.ReadableStream): { next(): Promise<string | null> } {
+  const rl = createInterface({ input, terminal: false });
+  const ready: string[] = [];
+  const waiting: Array<(line: string | null) => void> = [];
+  let ended = false;
+  rl.on("line", (line) => {
+    const w = waiting.shift();
+    if (w) w(line);
+    else ready.push(line);
+  });
+  rl.on("close", () => {
+    ended = true;
+    for (const w of waiting.splice(0)) w(null);
+  });
+  return {
+    next: () => {
+      if (ready.length) return Promise.resolve(ready.shift()!);
+      if (ended) return Promise.resolve(null);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}

@@ -15,6 +15,11 @@ export interface CliIO {
    * default without asking.
    */
   ask?(question: string): Promise<string | null>;
+  /**
+   * Reads the answer to `question` from standard input, a terminal or a pipe (`sluice preview`
+   * answers approvals inline): the next line, or null once input has ended.
+   */
+  prompt?(question: string): Promise<string | null>;
 }
 
 /** An IO that collects output, for tests and embedding. */
@@ -33,6 +38,15 @@ export function bufferIO(
     cwd,
     env: {},
     signal,
-    ...(stdin !== undefined && { readStdin: async () => stdin }),
+    ...(stdin !== undefined && {
+      readStdin: async () => stdin,
+      prompt: (() => {
+        const lines = stdin.split("\n").filter((l, i, all) => i < all.length - 1 || l !== "");
+        return async (question: string) => {
+          err.push(question);
+          return lines.shift() ?? null;
+        };
+      })(),
+    }),
   };
 }

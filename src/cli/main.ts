@@ -1,5 +1,5 @@
 /** Process entry of the `sluice` command. */
-import { askTerminal } from "./ask.js";
+import { askTerminal, stdinPrompter } from "./ask.js";
 import { run } from "./run.js";
 
 const controller = new AbortController();
@@ -30,6 +30,7 @@ const code = await run(process.argv.slice(2), {
   env: process.env,
   signal: controller.signal,
   ...(process.stdin.isTTY && { ask: (question: string) => askTerminal(question, 30_000) }),
+  prompt: stdinPrompter(),
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

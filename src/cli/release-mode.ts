@@ -16,6 +16,13 @@ export const RELEASE_OPTION = [
   "run the database's current release (published by `sluice deploy`) instead of a project folder, and follow new releases",
 ] as const;
 
+/** `--release-drain`, as `[flags, help, default]` for `.option(...)`. */
+export const RELEASE_DRAIN_OPTION = [
+  "--release-drain <duration>",
+  "with --release: how long a switch to a newer release waits for in-flight claims to end before loading it anyway",
+  "60s",
+] as const;
+
 /** How often a `--release` process checks for a newer release (besides the store's change notices). */
 export const RELEASE_POLL_MS = 1_000;
 
@@ -36,12 +43,14 @@ export async function openReleaseMode(
   project: ProjectContext,
   env: NodeJS.ProcessEnv,
   write: (t: string) => void,
+  /** `--release-drain` (ms). */
+  drainMs: number,
 ): Promise<ReleaseMode> {
   const { releaseTree } = await import("../release/materialize.js");
   const { ReleaseFollower } = await import("../release/follower.js");
   const root = releaseTree(project.root);
   const loader = new Project(root, engine, env, { dependencies: "bundle" });
-  const follower = new ReleaseFollower(engine, loader, write);
+  const follower = new ReleaseFollower(engine, loader, write, drainMs);
   await follower.fetch(project.dbLabel);
   return { loader, follower, project: { ...project, root } };
 }

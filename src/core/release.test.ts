@@ -3,6 +3,7 @@ import {
   describeChanges,
   diffReleases,
   InvalidReleaseError,
+  fileChanges,
   isEmptyChange,
   mergePushed,
   pushSelects,
@@ -42,6 +43,24 @@ const m1 = manifest({
   pipelines: [{ folder: "p", members: ["p/x.sql"], edges: [], triggers: { x: { schedule: "1h" } } }],
 });
 
+describe("fileChanges", () => {
+  it("lists added, changed and removed files with their hashes on each side, by path", () => {
+    const next = manifest({
+      files: [
+        { path: "a.ts", hash: "h1b", bytes: 1 },
+        { path: "c.ts", hash: "h3", bytes: 1 },
+      ],
+    });
+    expect(fileChanges(m1, next)).toEqual([
+      { path: "a.ts", change: "changed", before: "h1", after: "h1b" },
+      { path: "b.ts", change: "removed", before: "h2", after: null },
+      { path: "c.ts", change: "added", before: null, after: "h3" },
+    ]);
+    expect(fileChanges(null, next).map((f) => f.change)).toEqual(["added", "added"]);
+    expect(fileChanges(next, next)).toEqual([]);
+  });
+});
+
 describe("diffReleases", () => {
   it("reports everything as added against no release", () => {
     const c = diffReleases(null, m1);
@@ -49,6 +68,29 @@ describe("diffReleases", () => {
     expect(c.schedules.added).toEqual(["a", "b"]);
     expect(c.triggers.added).toEqual(["p/x"]);
     expect(c.files.added).toEqual(["a.ts", "b.ts"]);
+  });
+
+  it("diffs sluice.json trigger rows by name; a release without them (published before they were recorded) has none", () => {
+    const row = (topic: string) => ({ name: "orders", kind: "mqtt", target: "a", url: "mqtt://h:1883", topic });
+    const withRows = manifest({ triggers: { orders: row("o/#"), gone: { name: "gone", kind: "nats" } } });
+    expect(diffReleases(manifest(), withRows).triggers).toEqual({
+      added: ["sluice.json:gone", "sluice.json:orders"],
+      changed: [],
+      removed: [],
+    });
+    const next = manifest({ triggers: { orders: row("orders/#"), fresh: { name: "fresh", kind: "sqs" } } });
+    const c = diffReleases(withRows, next);
+    expect(c.triggers).toEqual({
+      added: ["sluice.json:fresh"],
+      changed: ["sluice.json:orders"],
+      removed: ["sluice.json:gone"],
+    });
+    expect(describeChanges(c)).toEqual([
+      "+ trigger sluice.json:fresh",
+      "~ trigger sluice.json:orders",
+      "- trigger sluice.json:gone",
+    ]);
+    expect(isEmptyChange(diffReleases(withRows, withRows))).toBe(true);
   });
 
   it("finds changed code, changed and removed schedules, removed workflows and changed triggers", () => {

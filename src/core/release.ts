@@ -67,6 +67,11 @@ export interface ReleaseManifest {
   modules: ReleaseModule[];
   workflows: ReleaseWorkflow[];
   pipelines: ReleasePipeline[];
+  /**
+   * `sluice.json` trigger rows by their `name`, as JSON values (absent in releases published
+   * before they were recorded: read as none).
+   */
+  triggers?: Record<string, unknown>;
 }
 
 /** Added, changed and removed names of one kind. */
@@ -130,17 +135,23 @@ function diffBy<T>(before: readonly T[], after: readonly T[], key: (t: T) => str
 
 const json = (v: unknown) => JSON.stringify(v ?? null);
 
-/** Trigger rows of every pipeline, keyed `folder/script`. */
+/**
+ * Trigger rows of a release: every pipeline's `pipeline.json` rows, keyed `folder/script`, and the
+ * `sluice.json` rows, keyed `sluice.json:<name>`.
+ */
 function triggerRows(m: ReleaseManifest): Array<{ key: string; row: unknown }> {
-  return m.pipelines.flatMap((p) =>
-    Object.entries(p.triggers).map(([script, row]) => ({ key: p.folder ? `${p.folder}/${script}` : script, row })),
-  );
+  return [
+    ...m.pipelines.flatMap((p) =>
+      Object.entries(p.triggers).map(([script, row]) => ({ key: p.folder ? `${p.folder}/${script}` : script, row })),
+    ),
+    ...Object.entries(m.triggers ?? {}).map(([name, row]) => ({ key: `sluice.json:${name}`, row })),
+  ];
 }
 
 /**
  * How `next` differs from `prev` (null: the first release, everything is added). A workflow
  * changed when its code version or any published setting did; a schedule when its cron or
- * timezone did; a trigger when its `pipeline.json` row did.
+ * timezone did; a trigger when its `pipeline.json` or `sluice.json` row did.
  */
 export function diffReleases(prev: ReleaseManifest | null, next: ReleaseManifest): ReleaseChanges {
   const before: ReleaseManifest = prev ?? {
@@ -177,6 +188,31 @@ export function diffReleases(prev: ReleaseManifest | null, next: ReleaseManifest
       (a, b) => json(a.row) === json(b.row),
     ),
   };
+}
+
+/** One file a release added, changed or removed, with the content hashes on each side. */
+export interface FileChange {
+  path: string;
+  change: "added" | "changed" | "removed";
+  /** Content hash in the release before (null when added). */
+  before: string | null;
+  /** Content hash in this release (null when removed). */
+  after: string | null;
+}
+
+/** The files `next` adds, changes and removes against `prev` (null: the first release), by path. */
+export function fileChanges(prev: ReleaseManifest | null, next: ReleaseManifest): FileChange[] {
+  const before = new Map((prev?.files ?? []).map((f) => [f.path, f.hash]));
+  const after = new Map(next.files.map((f) => [f.path, f.hash]));
+  const out: FileChange[] = [];
+  for (const [path, hash] of after) {
+    const old = before.get(path);
+    if (old === undefined) out.push({ path, change: "added", before: null, after: hash });
+    else if (old !== hash) out.push({ path, change: "changed", before: old, after: hash });
+  }
+  for (const [path, hash] of before)
+    if (!after.has(path)) out.push({ path, change: "removed", before: hash, after: null });
+  return out.sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /** True when nothing differs. */
@@ -357,5 +393,6 @@ export function mergePushed(
       a.name.localeCompare(b.name),
     ),
     pipelines: built.pipelines,
+    ...(base.triggers && { triggers: base.triggers }),
   };
 }

@@ -71,6 +71,12 @@ export interface EngineOptions {
    * (Postgres) database. Default `SLUICE_SERVER_NAME`, else the host name.
    */
   server?: string;
+  /**
+   * @internal This process runs the database's current release (`--release`): the shared cron schedules of
+   * its own workflows are the release's (published by `sluice deploy`, owner `release`), so its
+   * scheduler writes only those of out-of-process workers. Default false.
+   */
+  releaseSchedules?: boolean;
   /** Run the scheduler (cron, retention) in this process. Default true. */
   scheduler?: boolean | { tickMs?: number; onLeadership?: (leading: boolean) => void };
   /** Keep finished runs this long; default 184 days; `"forever"` keeps them. */
@@ -130,6 +136,7 @@ export class Engine implements SluiceRuntime {
   private readonly waiters: RunWaiters;
   private readonly ownsStore: boolean;
   private readonly maxValueBytes: number | undefined;
+  private readonly releaseSchedules: boolean;
   /** Server that `local: true` workflows are scoped to; null when the store is not shared across hosts. */
   readonly localServer: string | null;
   private started = false;
@@ -154,6 +161,7 @@ export class Engine implements SluiceRuntime {
     this.localServer = localServerFor(this.store, options.server);
     this.waiters = new RunWaiters(this.store, this.events);
     this.maxValueBytes = options.maxValueBytes;
+    this.releaseSchedules = options.releaseSchedules ?? false;
     const random = options.random ?? Math.random;
     if (options.captureConsole !== false) installConsoleCapture();
     const workerOpts =
@@ -256,7 +264,7 @@ export class Engine implements SluiceRuntime {
   async registerExternal(infos: WorkflowInfo[]): Promise<void> {
     for (const info of infos) this.external.set(info.name, info);
     await this.store.registerWorkflows(infos);
-    if (this.scheduler) await this.scheduler.sync(this.allInfos());
+    await this.syncSchedules(this.allInfos());
     this.events.emit("work");
   }
 
@@ -275,7 +283,16 @@ export class Engine implements SluiceRuntime {
   async publish(): Promise<void> {
     const infos = this.allInfos();
     await this.store.registerWorkflows(infos);
-    if (this.scheduler) await this.scheduler.sync(infos);
+    await this.syncSchedules(infos);
+  }
+
+  /** Syncs this process's cron schedules (in release mode, the release owns its own workflows' ones). */
+  private async syncSchedules(infos: WorkflowInfo[]): Promise<void> {
+    if (!this.scheduler) return;
+    await this.scheduler.sync(
+      infos,
+      this.releaseSchedules ? (w) => this.registry.get(w.name) !== undefined : undefined,
+    );
   }
 
   /** Publishes workflows and starts the worker and scheduler. */

@@ -7,6 +7,7 @@ import type { FormSchema } from "../core/approval-form.js";
 import type { WorkflowDiagram } from "../diagram/model.js";
 import type { StepKind } from "../store/types.js";
 import type { TriggerView } from "../triggers/runtime/list.js";
+import type { FileChange, ReleaseRecord, ReleaseSummary } from "../core/release.js";
 
 /** A native trigger with its state (`GET /api/triggers`). */
 export type ApiTrigger = TriggerView;
@@ -257,6 +258,29 @@ export interface ApiApprovalResult {
   outcome: string;
   approved: boolean;
   actor: string | null;
+}
+
+/** `GET /api/releases`: newest first (`createdAt` in epoch ms). */
+export interface ApiReleaseList {
+  current: number | null;
+  releases: ReleaseSummary[];
+}
+
+/** `GET /api/releases/:id`. */
+export type ApiRelease = ReleaseRecord;
+
+/** `GET /api/releases/:id/diff`: the files it changed, with both texts (null: none, or over 256 KiB). */
+export interface ApiReleaseDiff {
+  release: number;
+  previous: number | null;
+  files: Array<FileChange & { beforeText: string | null; afterText: string | null }>;
+}
+
+/** `GET /api/runs/:id/release`: the release whose code a run used (null when not deployed as one). */
+export interface ApiRunRelease {
+  run: string;
+  version: string | null;
+  release: number | null;
 }
 
 /** Model types the UI needs, re-exported from their modules. */

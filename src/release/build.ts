@@ -34,6 +34,8 @@ export interface BuildOptions {
   sharedStore: boolean;
   /** The `assets` value of `sluice.json`. */
   assets?: unknown;
+  /** The `triggers` value of `sluice.json` (rows already checked by the config parser). */
+  triggers?: unknown;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -85,6 +87,7 @@ export async function buildRelease(root: string, options: BuildOptions): Promise
         .map((w) => ({ ...w, params: w.params ?? null, local: w.local ?? false }))
         .sort((a, b) => a.name.localeCompare(b.name)),
       pipelines: pipelineGraphs(root, pipelines.catalog()),
+      triggers: configTriggerRows(options.triggers),
     };
     problems.push(...manifestProblems(manifest));
     return { manifest, blobs, problems };
@@ -113,6 +116,16 @@ function pipelineGraphs(root: string, catalog: PipelineCatalog): ReleasePipeline
     edges: cascadeEdges(f.analysis.graph).map((e) => ({ from: e.from, to: e.to })),
     triggers: triggerRows(join(root, f.folder, "pipeline.json")),
   }));
+}
+
+/** `sluice.json` trigger rows by name (rows without a string name are left to the config parser's error). */
+function configTriggerRows(raw: unknown): Record<string, unknown> {
+  if (!Array.isArray(raw)) return {};
+  const rows: Record<string, unknown> = {};
+  for (const row of raw as unknown[])
+    if (row && typeof row === "object" && typeof (row as { name?: unknown }).name === "string")
+      rows[(row as { name: string }).name] = row;
+  return rows;
 }
 
 function triggerRows(file: string): Record<string, unknown> {

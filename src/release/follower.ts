@@ -2,11 +2,13 @@
  * Runs the current release's code with no project folder (`sluice worker --release`,
  * `sluice server --release`): writes the release's files to a local tree, loads each module's
  * stored bundle (TypeScript with its npm dependencies bundled in; Python as it is), attaches the
- * pipelines of the tree, then follows the database: when a newer release is published, the new
- * code is loaded and new claims pin to it, while runs already started finish on the version
- * they are pinned to (loaded from the store by hash).
+ * pipelines of the tree, then follows the database. When a newer release is published, the
+ * worker first drains: it stops taking new claims and waits for the claims it holds to end
+ * (finish, or park on a sleep, wait or children), up to the drain timeout; then the new code is
+ * loaded and claiming resumes on it. Runs already started finish on the version they are pinned
+ * to (loaded from the store by hash) whenever they are claimed again.
  *
- * States: `idle` → `loading` → `following` ⇄ `switching` → `stopped`.
+ * States: `idle` → `loading` → `following` → `draining` → `switching` → `following`; any → `stopped`.
  *
  * @module
  */
@@ -27,7 +29,10 @@ export class NoReleaseError extends SluiceError {
   }
 }
 
-type Mode = "idle" | "loading" | "following" | "switching" | "stopped";
+/** How long a release switch waits for in-flight claims by default (`--release-drain`). */
+export const DEFAULT_SWITCH_DRAIN_MS = 60_000;
+
+type Mode = "idle" | "loading" | "following" | "draining" | "switching" | "stopped";
 
 /** Loads and follows the current release for one engine (see the module comment). */
 export class ReleaseFollower {
@@ -38,12 +43,18 @@ export class ReleaseFollower {
   private checking: Promise<void> | null = null;
   private pipelines: PipelineHost | null = null;
   private fetched: ReleaseRecord | null = null;
+  /** Called after each switch to a newer release (a server retires its lane workers). */
+  private readonly switched: Array<() => Promise<void> | void> = [];
+  /** Aborts a drain in progress when the follower stops. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly engine: Engine,
     private readonly loader: Project,
     /** Where lines for people go (`release 3 loaded: …`). */
     private readonly say: (line: string) => void,
+    /** How long a switch waits for in-flight claims to drain before loading the new release anyway. */
+    private readonly drainMs: number = DEFAULT_SWITCH_DRAIN_MS,
   ) {}
 
   /** The release whose code is loaded now. */
@@ -85,6 +96,14 @@ export class ReleaseFollower {
     this.pipelines = host;
   }
 
+  /**
+   * Calls `fn` after each switch to a newer release: a server's lanes retire their worker
+   * processes (each drains its claims) so that new work starts a fresh worker on the new code.
+   */
+  onSwitch(fn: () => Promise<void> | void): void {
+    this.switched.push(fn);
+  }
+
   /** Checks for a newer release every `pollMs` and on every change the store reports. */
   follow(pollMs: number): void {
     const check = () => {
@@ -99,6 +118,7 @@ export class ReleaseFollower {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.unwatch?.();
+    this.stopping.abort();
     await this.checking;
     this.mode = "stopped";
   }
@@ -107,18 +127,38 @@ export class ReleaseFollower {
     if (this.mode !== "following") return;
     const id = await this.engine.store.currentReleaseId().catch(() => null);
     if (id === null || id === this.release?.id) return;
-    this.setMode("switching", ["following"]);
+    this.setMode("draining", ["following"]);
+    const worker = this.engine.worker;
     try {
+      await this.drain(id);
+      if (this.stopping.signal.aborted) return;
+      this.setMode("switching", ["draining"]);
       const next = await this.engine.store.getRelease(id);
       if (next) {
         const report = await this.apply(next);
         for (const e of report.errors) this.say(`warning: release ${id}: ${e.error.message}\n`);
+        for (const fn of this.switched) await fn();
       }
     } catch (err) {
       this.say(`error: release ${id} could not be loaded, staying on ${this.release?.id}: ${(err as Error).message}\n`);
     } finally {
-      if ((this.mode as Mode) === "switching") this.setMode("following", ["switching"]);
+      worker?.resumeClaims();
+      if ((this.mode as Mode) === "switching" || (this.mode as Mode) === "draining")
+        this.setMode("following", ["switching", "draining"]);
     }
+  }
+
+  /** Holds this process's claiming until the claims it holds have ended (or the drain timeout). */
+  private async drain(id: number): Promise<void> {
+    const worker = this.engine.worker;
+    if (!worker) return;
+    const busy = worker.busy;
+    if (busy > 0) this.say(`release ${id}: draining ${busy} in-flight claim(s) before switching\n`);
+    const { left } = await worker.holdClaims(this.drainMs, this.stopping.signal);
+    if (left > 0 && !this.stopping.signal.aborted)
+      this.say(
+        `release ${id}: ${left} claim(s) still running after ${this.drainMs} ms: switching anyway (they finish on their pinned version)\n`,
+      );
   }
 
   /** Writes `next`'s files, unloads modules it dropped, loads the ones it changed or added. */

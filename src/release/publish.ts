@@ -46,7 +46,8 @@ export function publisher(env: NodeJS.ProcessEnv): string | null {
 
 /**
  * Publishes `manifest` as the release after `plan.current`, then publishes its workflow
- * definitions (marking the removed ones) and replaces the cron schedules with its own.
+ * definitions (marking the removed ones) and replaces the release-owned cron schedules with its own
+ * (schedules a process registered, e.g. for an external Go or Python worker, are left alone).
  * @throws ReleaseConflictError when another release was published since `plan` was read
  */
 export async function publishRelease(
@@ -76,6 +77,7 @@ export async function publishRelease(
         ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }]
         : [],
     ),
+    "release",
   );
   return { id: outcome.id, createdAt: outcome.createdAt };
 }

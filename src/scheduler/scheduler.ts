@@ -96,14 +96,22 @@ export class Scheduler {
     return this.options.leaderTtlMs ?? Math.max(5_000, 3 * this.options.tickMs);
   }
 
-  /** Writes the schedules of `workflows` to the store (unchanged ones keep their next tick). */
-  async sync(workflows: WorkflowInfo[]): Promise<void> {
+  /**
+   * Writes the schedules of `workflows` to the store as this process's (owner `process`: a
+   * deploy's schedules are left alone; unchanged ones keep their next tick). `fromRelease` names
+   * the workflows whose shared schedule `sluice deploy` publishes instead (a `--release` server's
+   * own workflows): they are not written here.
+   */
+  async sync(workflows: WorkflowInfo[], fromRelease: (w: WorkflowInfo) => boolean = () => false): Promise<void> {
     const now = await this.store.now();
     const isLocal = (w: WorkflowInfo) => Boolean(this.options.localServer && w.local);
     await this.store.syncSchedules(
       workflows.flatMap((w) =>
-        w.schedule && !isLocal(w) ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }] : [],
+        w.schedule && !isLocal(w) && !fromRelease(w)
+          ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }]
+          : [],
       ),
+      "process",
     );
     const local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
     for (const w of workflows) {

@@ -17,6 +17,7 @@
  * (`delayMs`, `wakeAfterMs`, `leaseMs`) so a store can apply its own clock (the
  * database clock on Postgres).
  */
+import type { ScheduleOwner } from "./schedule-sync.js";
 import type { BackoffPolicy } from "../core/backoff.js";
 import { isTerminal, type RunStatus, TERMINAL_STATUSES } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
@@ -368,6 +369,8 @@ export interface ScheduleRecord {
   nextAt: number | null;
   paused: boolean;
   lastFiredAt: number | null;
+  /** Who registered it: `release` (`sluice deploy`) or `process` (see `store/schedule-sync.ts`). */
+  owner: ScheduleOwner;
 }
 
 /** Atomically record one cron tick and enqueue its run; refused if another server fired it first. */
@@ -536,9 +539,15 @@ export interface Store {
   /** Bundle hashes of the modules of each release (which release a run used: `core/release.ts` `releaseOfRun`). */
   releaseBundles(): Promise<Array<{ id: number; createdAt: number; bundles: string[] }>>;
 
-  /** Replaces the cron schedules with `entries`; keeps `nextAt` of unchanged ones. */
+  /**
+   * Replaces `owner`'s cron schedules with `entries` (default owner `process`): removes that
+   * owner's schedules not listed, adds or updates the listed ones (taking a workflow's schedule
+   * over from the other owner), keeps `nextAt` of unchanged ones and never touches the other
+   * owner's schedules (`store/schedule-sync.ts`). Serialised across processes.
+   */
   syncSchedules(
     entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>,
+    owner?: ScheduleOwner,
   ): Promise<void>;
   listSchedules(): Promise<ScheduleRecord[]>;
   /** Pauses or resumes a schedule; false if there is none for that workflow. */

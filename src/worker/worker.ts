@@ -58,6 +58,8 @@ export class Worker {
   private readonly active = new Map<string, Slot>();
   private running = false;
   private draining = false;
+  /** Claiming is held (a release switch waits for the claims held now to end: {@link holdClaims}). */
+  private held = false;
   private wake: (() => void) | null = null;
   private loopDone: Promise<void> | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
@@ -104,7 +106,8 @@ export class Worker {
    * {@link adopt} and give back unused ones with {@link release}.
    */
   reserve(wanted: number, queue: string): { workerId: string; leaseMs: number; count: number } {
-    const allowed = !this.draining && this.running && (!this.options.queues || this.options.queues.includes(queue));
+    const allowed =
+      !this.draining && !this.held && this.running && (!this.options.queues || this.options.queues.includes(queue));
     const free = allowed ? this.free() : 0;
     const count = Math.max(0, Math.min(wanted, free));
     this.reserved += count;
@@ -164,8 +167,40 @@ export class Worker {
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
   }
 
+  /**
+   * Stops taking new claims (the claim loop, complete-and-claim-next and enqueue-time claims)
+   * and waits up to `timeoutMs` for every claim held now to end (finish, park or be fenced),
+   * while they keep heartbeating. Resolves with how many claims were still held when it gave
+   * up (0: drained) or `signal` aborted. Claiming stays held until {@link resumeClaims}. A release switch uses it
+   * so new work starts on the new release only once in-flight work has drained.
+   */
+  async holdClaims(timeoutMs: number, signal?: AbortSignal): Promise<{ left: number }> {
+    this.held = true;
+    while (this.claiming > 0) await new Promise<void>((r) => this.claimsIdle.push(r));
+    const all = Promise.all([...this.active.values()].map((slot) => slot.ended));
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const gaveUp = new Promise<void>((r) => {
+      timer = setTimeout(r, timeoutMs);
+      onAbort = () => r();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    await Promise.race([all, gaveUp]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    return { left: this.active.size };
+  }
+
+  /** Takes new claims again after {@link holdClaims}. */
+  resumeClaims(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.poke();
+  }
+
   /** Slots neither running, promised to an enqueue, nor asked for by a claim in flight. */
   private free(): number {
+    if (this.held) return 0;
     return Math.max(0, this.options.concurrency - this.active.size - this.reserved - this.claiming);
   }
 
@@ -196,7 +231,7 @@ export class Worker {
    * suspensions) also claims the slots they free, in the same transaction.
    */
   private ride(batch: readonly Command[]): Ride | null {
-    if (this.draining || !this.running) return null;
+    if (this.draining || this.held || !this.running) return null;
     let freeing = 0;
     for (const c of batch)
       if ((c.verb === "complete" || c.verb === "suspend") && this.active.has(c.lease.runId)) freeing++;

@@ -1487,6 +1487,29 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         await store.syncSchedules([]);
         expect(await store.listSchedules()).toEqual([]);
       });
+
+      it("replaces only the owner's schedules: a deploy leaves a process's (external worker's) alone", async () => {
+        await fresh();
+        const now = await store.now();
+        const at = (workflow: string, cron = "* * * * *") => ({ workflow, cron, timezone: "UTC", nextAt: now + 1_000 });
+        await store.syncSchedules([at("go-report"), at("shared")], "process");
+        await store.syncSchedules([at("deployed"), at("shared")], "release");
+        const owners = async () =>
+          Object.fromEntries((await store.listSchedules()).map((s) => [s.workflow, [s.owner, s.cron, s.nextAt]]));
+        // "shared" changed hands (same cron: its next tick stays).
+        expect(await owners()).toEqual({
+          "go-report": ["process", "* * * * *", now + 1_000],
+          deployed: ["release", "* * * * *", now + 1_000],
+          shared: ["release", "* * * * *", now + 1_000],
+        });
+        // A release without any schedule removes its own only.
+        await store.syncSchedules([], "release");
+        expect(await owners()).toEqual({ "go-report": ["process", "* * * * *", now + 1_000] });
+        // A process sync leaves the release's alone, and the default owner is the process.
+        await store.syncSchedules([at("deployed", "0 * * * *")], "release");
+        await store.syncSchedules([]);
+        expect(await owners()).toEqual({ deployed: ["release", "0 * * * *", now + 1_000] });
+      });
     });
   });
 }

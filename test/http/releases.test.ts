@@ -1,6 +1,6 @@
 /** The release routes: list (who, when, what changed), one release, and which release a run used. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { diffReleases, RELEASE_FORMAT, type ReleaseManifest } from "../../src/core/release.js";
+import { diffReleases, RELEASE_FORMAT, type ReleaseManifest, sourceBlobKey } from "../../src/core/release.js";
 import { startHarness, type HttpHarness } from "./harness.js";
 
 let h: HttpHarness;
@@ -60,6 +60,48 @@ describe("releases", () => {
       release: 1,
     });
     expect((await get("/api/runs/nope/release")).status).toBe(404);
+  });
+
+  it("diffs a release's files against the release before it, with both texts", async () => {
+    const first = (await h.store.getRelease(1))!.manifest;
+    const second: ReleaseManifest = {
+      ...first,
+      files: [
+        { path: first.files[0]!.path, hash: "h-hello-2", bytes: 2 },
+        { path: "notes.md", hash: "h-notes", bytes: 3 },
+      ],
+    };
+    const published = await h.store.publishRelease({
+      manifest: JSON.stringify(second),
+      changes: JSON.stringify(diffReleases(first, second)),
+      createdBy: "ana",
+      rollbackOf: null,
+      expectedCurrent: 1,
+      blobs: [
+        { hash: sourceBlobKey("h-hello-2"), code: "new text\n" },
+        { hash: sourceBlobKey("h-notes"), code: "notes\n" },
+      ],
+    });
+    expect(published.ok).toBe(true);
+    const diff = await get("/api/releases/2/diff");
+    expect(diff.status).toBe(200);
+    expect(diff.body).toEqual({
+      release: 2,
+      previous: 1,
+      files: [
+        { path: "notes.md", change: "added", before: null, after: "h-notes", beforeText: null, afterText: "notes\n" },
+        {
+          path: first.files[0]!.path,
+          change: "changed",
+          before: "h-hello",
+          after: "h-hello-2",
+          // Release 1 stored no text for its file: the side is null, not an error.
+          beforeText: null,
+          afterText: "new text\n",
+        },
+      ].sort((a, b) => a.path.localeCompare(b.path)),
+    });
+    expect((await get("/api/releases/7/diff")).status).toBe(404);
   });
 
   it("needs a read token", async () => {

@@ -102,6 +102,7 @@ async function run(
       servers: args.servers,
       sharedStore: store.location.kind === "server",
       assets: project.config.assets,
+      triggers: project.config.triggers,
       env: cx.io.env,
     });
     if (built.problems.length) {

@@ -9,6 +9,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import { moduleName } from "../../worker/script-paths.js";
 import type { CommandContext } from "../command.js";
 import { readJsonInput } from "../json-input.js";
+import { waitAnsweringApprovals } from "../approval-answer.js";
 import { parseDurationOption } from "../options.js";
 import { DIR_OPTION, resolveProject } from "../project.js";
 
@@ -17,7 +18,7 @@ export function registerPreview(program: Command, cx: CommandContext): void {
   program
     .command("preview")
     .description(
-      "run one workflow or script once from the local files in a throwaway database (no server): prints its result, timeline and logs",
+      "run one workflow or script once from the local files in a throwaway database (no server): prints its result, timeline and logs; approvals are answered on standard input (y, n or a JSON form value)",
     )
     .argument("<path>", "workflow name or module path, e.g. f/data/etl")
     .argument("[payload]", "JSON payload (default {})")
@@ -51,7 +52,13 @@ export function registerPreview(program: Command, cx: CommandContext): void {
           );
         }
         const handle = await engine.enqueueRun(name, payload);
-        const run = await engine.waitForRun(handle.id, timeoutMs);
+        const run = cx.io.prompt
+          ? await waitAnsweringApprovals(engine, handle.id, timeoutMs, {
+              prompt: cx.io.prompt,
+              say: (t) => cx.io.stderr(t),
+              actor: cx.io.env.SLUICE_USER ?? cx.io.env.USER ?? "preview",
+            })
+          : await engine.waitForRun(handle.id, timeoutMs);
         const children = await engine.store.listRuns({ parentId: run.id, limit: 1_000 });
         out(`timeline of ${name} (${run.status}):\n`);
         for (const s of await engine.store.getSteps(run.id)) {

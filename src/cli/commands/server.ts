@@ -18,7 +18,7 @@ import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
-import { openReleaseMode, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
 
 /** Registers `sluice server`. */
@@ -30,6 +30,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     )
     .option("--dir <dir>", "project folder")
     .option(...RELEASE_OPTION)
+    .option(...RELEASE_DRAIN_OPTION)
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option(
       "--scheduler-tick <duration>",
@@ -58,6 +59,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
     const laneSettings = parseLaneSettings(opts);
     const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
+    const releaseDrainMs = parseDurationOption(opts.releaseDrain, "--release-drain");
     const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
     const project = resolveProject(cx.io, opts.dir, opts.db);
     const logFormat = parseLogFormat(opts.logFormat);
@@ -78,6 +80,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       admit: (group) => lanes?.admit(group),
       baseUrl: http.baseUrl,
       server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
+      releaseSchedules: Boolean(opts.release),
       scheduler: {
         tickMs,
         onLeadership: (leading) =>
@@ -94,7 +97,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     let triggers: ProjectTriggers | null = null;
     try {
       await storeReady(engine.store);
-      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write) : null;
+      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
       release?.follower.attachPipelines(pipelines);
@@ -111,7 +114,10 @@ export function registerServer(program: Command, cx: CommandContext): void {
       triggers = await startProjectTriggers({
         engine,
         pipelines,
-        configTriggers: project.config.triggers,
+        // A release server consumes the current release's sluice.json rows (followed across switches).
+        configTriggers: release
+          ? () => Object.values(release.follower.current?.manifest.triggers ?? {})
+          : project.config.triggers,
         env: cx.io.env,
         log: write,
       });
@@ -126,6 +132,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
           logFormat,
         });
         await lanes.start();
+        const supervisor = lanes;
+        follower?.onSwitch(() => supervisor.refresh());
         write(
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
         );

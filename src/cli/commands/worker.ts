@@ -15,7 +15,7 @@ import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
-import { openReleaseMode, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -50,6 +50,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option(...LOG_FORMAT_OPTION)
     .option(...OTEL_OPTION)
     .option(...RELEASE_OPTION)
+    .option(...RELEASE_DRAIN_OPTION)
     .option(
       "--from-build <file>",
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
@@ -62,6 +63,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const leaseMs = parseDurationOption(opts.lease, "--lease");
       const drainMs = parseDurationOption(opts.drainTimeout, "--drain-timeout");
       const inlineSleepMs = parseDurationOption(opts.inlineSleep, "--inline-sleep");
+      const releaseDrainMs = parseDurationOption(opts.releaseDrain, "--release-drain");
       const queues = opts.group
         ? String(opts.group)
             .split(",")
@@ -85,7 +87,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const retrying = { timeoutMs: startupMs, write: (t: string) => cx.io.stderr(t), signal: cx.io.signal };
       await retryStartup("opening the database", () => storeReady(engine.store), retrying);
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
-      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write) : null;
+      const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
       release?.follower.attachPipelines(pipelines);

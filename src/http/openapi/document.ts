@@ -325,6 +325,12 @@ const PATHS: Record<string, Json> = {
       responses: { ...ok("the release", { type: "object" }), ...err("401", "403", "404") },
     }),
   },
+  "/api/releases/{id}/diff": {
+    get: op("read", "The files a release added, changed or removed against the release before it, with both texts", {
+      parameters: [path("id", "release number")],
+      responses: { ...ok("the release's file changes", { type: "object" }), ...err("401", "403", "404") },
+    }),
+  },
   "/api/runs/{id}/release": {
     get: op("read", "Which release's code a run used (null when not deployed as a release)", {
       parameters: [path("id", "run id")],

@@ -14,6 +14,7 @@ export function toSchedule(r: {
   next_at: number | null;
   paused: boolean;
   last_fired_at: number | null;
+  owner: string;
 }): ScheduleRecord {
   return {
     workflow: r.workflow,
@@ -22,5 +23,6 @@ export function toSchedule(r: {
     nextAt: r.next_at,
     paused: r.paused,
     lastFiredAt: r.last_fired_at,
+    owner: r.owner === "release" ? "release" : "process",
   };
 }

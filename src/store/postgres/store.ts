@@ -1,3 +1,4 @@
+import type { ScheduleOwner } from "../schedule-sync.js";
 import type {
   ApprovalEvent,
   ClaimedRun,
@@ -427,8 +428,8 @@ export class PostgresStore implements Store {
     );
   }
 
-  async syncSchedules(entries: schedules.ScheduleEntry[]): Promise<void> {
-    await this.tx((c) => schedules.syncSchedules(c, entries));
+  async syncSchedules(entries: schedules.ScheduleEntry[], owner: ScheduleOwner = "process"): Promise<void> {
+    await this.tx((c) => schedules.syncSchedules(c, entries, owner));
   }
   async listSchedules(): Promise<ScheduleRecord[]> {
     await this.ready();

@@ -189,6 +189,7 @@ export function toSchedule(r: {
   next_at: number | null;
   paused: number;
   last_fired_at: number | null;
+  owner: string;
 }): ScheduleRecord {
   return {
     workflow: r.workflow,
@@ -197,5 +198,6 @@ export function toSchedule(r: {
     nextAt: r.next_at,
     paused: r.paused !== 0,
     lastFiredAt: r.last_fired_at,
+    owner: r.owner === "release" ? "release" : "process",
   };
 }

@@ -1,3 +1,4 @@
+import { planScheduleSync, type ScheduleOwner, type StoredSchedule } from "../schedule-sync.js";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { SerializedError } from "../../core/serde.js";
@@ -480,31 +481,25 @@ export class SqliteStore implements Store {
 
   async syncSchedules(
     entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>,
+    owner: ScheduleOwner = "process",
   ): Promise<void> {
     const now = this.clock.now();
     this.tx(() => {
-      const existing = new Map(
-        (
-          this.s.get("SELECT workflow, cron, timezone FROM schedules").all() as Array<{
-            workflow: string;
-            cron: string;
-            timezone: string;
-          }>
-        ).map((r) => [r.workflow, r]),
-      );
-      const keep = new Set(entries.map((e) => e.workflow));
-      for (const name of existing.keys())
-        if (!keep.has(name)) this.s.get("DELETE FROM schedules WHERE workflow = ?").run(name);
-      for (const e of entries) {
-        const old = existing.get(e.workflow);
-        if (old && old.cron === e.cron && old.timezone === e.timezone) continue;
+      const stored = this.s.get("SELECT workflow, cron, timezone, owner FROM schedules").all() as StoredSchedule[];
+      const plan = planScheduleSync(stored, entries, owner);
+      for (const name of plan.remove) this.s.get("DELETE FROM schedules WHERE workflow = ?").run(name);
+      for (const e of plan.upsert) {
+        if (e.keepNext) {
+          this.s.get("UPDATE schedules SET owner = ?, updated_at = ? WHERE workflow = ?").run(owner, now, e.workflow);
+          continue;
+        }
         this.s
           .get(
-            `INSERT INTO schedules (workflow, cron, timezone, next_at, updated_at) VALUES (?, ?, ?, ?, ?)
+            `INSERT INTO schedules (workflow, cron, timezone, next_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?)
              ON CONFLICT (workflow) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, next_at = excluded.next_at,
-               updated_at = excluded.updated_at`,
+               updated_at = excluded.updated_at, owner = excluded.owner`,
           )
-          .run(e.workflow, e.cron, e.timezone, e.nextAt, now);
+          .run(e.workflow, e.cron, e.timezone, e.nextAt, now, owner);
       }
     });
   }

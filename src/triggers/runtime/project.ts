@@ -15,7 +15,10 @@ import { engineEnqueue } from "./targets.js";
 export interface ProjectTriggerOptions {
   readonly engine: Engine;
   readonly pipelines: PipelineHost | null;
-  /** `sluice.json` `"triggers"`. */
+  /**
+   * `sluice.json` `"triggers"`, or a function returning them when they can change while the
+   * server runs (a `--release` server: the current release's rows).
+   */
   readonly configTriggers: unknown;
   readonly env: Record<string, string | undefined>;
   readonly log: (line: string) => void;
@@ -34,7 +37,12 @@ export interface ProjectTriggers {
 /** Starts consuming the project's triggers (each on the server that leads it). */
 export async function startProjectTriggers(options: ProjectTriggerOptions): Promise<ProjectTriggers> {
   const read = (): TriggerSpec[] =>
-    projectTriggers(options.pipelines?.catalog().folders() ?? [], options.configTriggers);
+    projectTriggers(
+      options.pipelines?.catalog().folders() ?? [],
+      typeof options.configTriggers === "function"
+        ? (options.configTriggers as () => unknown)()
+        : options.configTriggers,
+    );
   let current = read();
   const tickMs = options.tickMs ?? (Number(options.env.SLUICE_TRIGGER_TICK_MS) || 1000);
   const supervisor = new TriggerSupervisor({

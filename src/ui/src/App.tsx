@@ -8,6 +8,8 @@ import { SessionContext } from "./app-context";
 import { OverviewPage } from "./pages/OverviewPage";
 import { PipelinePage } from "./pages/PipelinePage";
 import { PipelinesPage } from "./pages/PipelinesPage";
+import { ReleasePage } from "./pages/ReleasePage";
+import { ReleasesPage } from "./pages/ReleasesPage";
 import { RunPage } from "./pages/RunPage";
 import { RunsPage } from "./pages/RunsPage";
 import { SchedulesPage } from "./pages/SchedulesPage";
@@ -68,6 +70,7 @@ export function App() {
               <NavLink href="/schedules">Schedules</NavLink>
               <NavLink href="/triggers">Triggers</NavLink>
               <NavLink href="/pipelines">Pipelines</NavLink>
+              <NavLink href="/releases">Releases</NavLink>
             </nav>
             <span className="spacer" />
             <div className="who">
@@ -98,6 +101,8 @@ export function App() {
             <Route path="/triggers" component={TriggersPage} />
             <Route path="/pipelines" component={PipelinesPage} />
             <Route path="/pipelines/*" component={PipelinePage} />
+            <Route path="/releases" component={ReleasesPage} />
+            <Route path="/releases/:id" component={ReleasePage} />
             <Route>
               <div className="page">
                 <h1>Not found</h1>

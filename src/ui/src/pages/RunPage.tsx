@@ -5,7 +5,7 @@
  */
 import { lazy, Suspense, useMemo, useState } from "react";
 import { Link } from "wouter";
-import type { ApiDiagram, ApiRunDetail } from "../../../http/api-types";
+import type { ApiDiagram, ApiRunDetail, ApiRunRelease } from "../../../http/api-types";
 import { seg } from "../api/client";
 import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
@@ -37,6 +37,7 @@ export function RunPage() {
   useLiveRefresh(detail.reload, { active, pollMs: 1500 });
   const now = useNow(active ? 500 : 60_000);
   useTitle(run ? `${run.name} ${run.status}` : "Run");
+  const release = useApi<ApiRunRelease>(`/api/runs/${seg(id)}/release`);
   const diagram = useApi<ApiDiagram>(run && run.task === null ? `/api/workflows/${seg(run.workflow)}/diagram` : null);
   const [selected, setSelected] = useState<TimelineRow | null>(null);
   const timeline = useMemo(() => (detail.data ? buildTimeline(detail.data, now) : null), [detail.data, now]);
@@ -128,6 +129,16 @@ export function RunPage() {
         <div>
           <dt>Code</dt>
           <dd className="mono">{run.version ? run.version.slice(0, 10) : "in-process"}</dd>
+        </div>
+        <div>
+          <dt>Release</dt>
+          <dd data-testid="run-release">
+            {release.data?.release ? (
+              <Link href={`/releases/${release.data.release}`}>release {release.data.release}</Link>
+            ) : (
+              "—"
+            )}
+          </dd>
         </div>
         <div>
           <dt>Trace</dt>
