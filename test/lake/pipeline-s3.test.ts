@@ -6,10 +6,8 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../helpers/tmp.js";
+import { startS3, type TestS3 } from "../helpers/s3rver.js";
 import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
 
 const ORDERS_SQL = `-- pipeline
@@ -28,32 +26,18 @@ SELECT
 `;
 
 describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () => {
-  let server: S3rver;
+  let s3: TestS3;
   let p: PipelineProject;
-  let client: S3Client;
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID = "S3RVER";
-    process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-    server = new S3rver({
-      address: "127.0.0.1",
-      port: 0,
-      silent: true,
-      directory: tempDir("s3rver-"),
-      configureBuckets: [{ name: "sluice-lake" }],
-    });
-    const { port } = await server.run();
-    const endpoint = `http://127.0.0.1:${port}`;
-    client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true });
+    s3 = await startS3(["sluice-lake"]);
     p = await startPipelines(
       { "f/lk/orders.sql": ORDERS_SQL, "f/lk/update.sql": UPDATE_SQL, "f/lk/travel.sql": TRAVEL_SQL },
-      { assets: { s3: { bucket: "sluice-lake", prefix: "proj", endpoint }, lakes: { data: "s3" } } },
+      { assets: { s3: { bucket: "sluice-lake", prefix: "proj", endpoint: s3.endpoint }, lakes: { data: "s3" } } },
     );
   });
   afterAll(async () => {
     await p?.close();
-    client?.destroy();
-    await server?.close();
+    await s3?.close();
   });
 
   it("materializes into the bucket, merges and time travels over it", async () => {
@@ -72,8 +56,9 @@ describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () =
     const travel = await p.pipelines.runScript("f/lk/travel", {});
     expect(await travel.result({ timeoutMs: 20_000 })).toEqual([{ v1: "paid,pending", latest: "paid,paid" }]);
 
-    const res = await client.send(new ListObjectsV2Command({ Bucket: "sluice-lake", Prefix: "proj/lakes/main/" }));
-    const keys = (res.Contents ?? []).map((o) => o.Key!.replace(/ducklake-[^/]*?(-delete)?\.parquet$/, "F$1")).sort();
+    const keys = (await s3.keys("sluice-lake", "proj/lakes/main/"))
+      .map((k) => k.replace(/ducklake-[^/]*?(-delete)?\.parquet$/, "F$1"))
+      .sort();
     // the first data file, the merge's delete file on it and its new row
     expect(keys).toEqual([
       "proj/lakes/main/main/orders/F",
