@@ -165,4 +165,46 @@ describe("a lake with s3:// data files (s3rver)", () => {
     ]);
     expect(await objects()).toEqual([...before, "wh/notes.txt"].sort());
   });
+  it("keeps the read cache within its size limit: least recently used copies go, copies in use stay", async () => {
+    const cache = join(dir, "bounded");
+    let t = Date.parse("2026-01-01T00:00:00Z");
+    const reader = await LakeReader.open(openSqliteCatalog(join(dir, "main.sqlite"), { readonly: true }), {
+      remote: s3Files({
+        region: "us-east-1",
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        cacheDir: cache,
+        cacheMaxBytes: 1,
+        cacheMinAgeMs: 60_000,
+        now: () => t,
+      }),
+    });
+    const cached = (table: string) =>
+      readdirSync(join(cache, BUCKET, "wh", "main", table), { recursive: true }).filter((f) =>
+        String(f).endsWith(".parquet"),
+      ).length;
+    const kv = () => reader.query("kv", { kind: "latest" }, "SELECT k, v FROM {table} ORDER BY k");
+    const events = () => reader.query("events", { kind: "latest" }, "SELECT count(*) AS n FROM {table}");
+    try {
+      // Over the limit from the first file, but every copy was just used: kept, and the scan reads them.
+      expect(await kv()).toEqual([
+        { k: 1, v: "a" },
+        { k: 2, v: "B" },
+      ]);
+      expect(cached("kv")).toBe(3); // two data files and a delete file
+      // Two minutes later the kv copies are the least recently used ones: the next downloads remove them.
+      t += 120_000;
+      expect(await events()).toEqual([{ n: 2 }]);
+      expect(cached("events")).toBe(2);
+      expect(cached("kv")).toBe(0);
+      // Read again, kv's files are downloaded again (the events copies are still in their window).
+      expect(await kv()).toEqual([
+        { k: 1, v: "a" },
+        { k: 2, v: "B" },
+      ]);
+      expect([cached("kv"), cached("events")]).toEqual([3, 2]);
+    } finally {
+      await reader.close();
+    }
+  });
 });
