@@ -99,7 +99,18 @@ export function pruneCache(dir: string, options: PruneOptions): { removed: strin
     }
     entries.push({ path, size: st.size, usedMs: st.mtimeMs });
   }
-  const plan = evictionPlan(entries, options.maxBytes, options.now - options.minAgeMs);
-  for (const path of plan.remove) rmSync(path, { force: true });
-  return { removed: [...removed, ...plan.remove], bytes: plan.bytesAfter };
+  const protectedSince = options.now - options.minAgeMs;
+  const plan = evictionPlan(entries, options.maxBytes, protectedSince);
+  let bytes = plan.bytesAfter;
+  for (const path of plan.remove) {
+    // Looked at again just before: another process may have used the copy since the walk.
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st && st.mtimeMs > protectedSince) {
+      bytes += st.size;
+      continue;
+    }
+    rmSync(path, { force: true });
+    removed.push(path);
+  }
+  return { removed, bytes };
 }
