@@ -95,7 +95,29 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
           floor.wall = Math.min(floor.wall, performance.now() - t0);
           floor.cpu = Math.min(floor.cpu, cpu() - c0);
         }
-        return { best, copy, floor };
+        // Each replace beside DuckDB alone writing the same day (interleaved, so both see the same
+        // machine): the CPU Sluice adds per replace, the steadiest figure on a shared machine.
+        // The mean over all runs: a minimum of differences would pick the luckiest noise.
+        let sluiceCpu = 0;
+        let duckCpu = 0;
+        for (let run = 0; run < RUNS; run++) {
+          for (const day of days) {
+            let c0 = cpu();
+            await lake.write(conn, {
+              table: `events_${prefix}i${run}`,
+              mode: "replace",
+              partition: { day },
+              source: `SELECT * FROM src WHERE day = DATE '${day}'`,
+            });
+            sluiceCpu += cpu() - c0;
+            c0 = cpu();
+            await conn.run(
+              `COPY (SELECT * FROM src WHERE day = DATE '${day}') TO '${join(dir, `alone_${prefix}${run}_${day}.parquet`)}' (FORMAT parquet, COMPRESSION snappy)`,
+            );
+            duckCpu += cpu() - c0;
+          }
+        }
+        return { best, copy, floor, added: (sluiceCpu - duckCpu) / (RUNS * days.length) };
       });
     // Source clustered by day (as a day-partitioned upstream is): a day's SELECT reads that day's rows.
     const clustered = await replaces(`${SOURCE} ORDER BY day`, "c");
@@ -152,7 +174,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
         unit: "ms",
         target: "<= 1.5x COPY",
         met: ratio <= 1.5,
-        note: `${ratio.toFixed(2)}x COPY of the same table (${r.copy.wall.toFixed(0)} ms; CPU time ${(r.best.cpu / r.copy.cpu).toFixed(2)}x); DuckDB alone running the 30 SELECTs into 30 files: ${(r.floor.wall / r.copy.wall).toFixed(2)}x (CPU ${(r.floor.cpu / r.copy.cpu).toFixed(2)}x)`,
+        note: `${ratio.toFixed(2)}x COPY of the same table (${r.copy.wall.toFixed(0)} ms; CPU time ${(r.best.cpu / r.copy.cpu).toFixed(2)}x); DuckDB alone running the 30 SELECTs into 30 files: ${(r.floor.wall / r.copy.wall).toFixed(2)}x (CPU ${(r.floor.cpu / r.copy.cpu).toFixed(2)}x); CPU Sluice adds per replace, interleaved with DuckDB alone: ${r.added.toFixed(1)} ms`,
       };
     };
     return [

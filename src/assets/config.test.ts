@@ -49,6 +49,16 @@ describe("asset configuration", () => {
     expect(() => resolveAssetConfig("/app", { lakes: { data: "gcs" } })).toThrow(/lakes.data must be "local" or "s3"/);
     expect(() => resolveAssetConfig("/app", { lakes: { where: "s3" } })).toThrow(/unknown setting "lakes.where"/);
   });
+
+  it("bounds each lake's local cache of bucket files by lakes.cacheMaxMB (default 2048 MB)", () => {
+    expect(resolveAssetConfig("/app").lakeCacheMaxBytes).toBe(2048 * 1024 * 1024);
+    const lakes = { data: "s3", cacheMaxMB: 0.5 };
+    expect(resolveAssetConfig("/app", { s3: { bucket: "data-lake" }, lakes }).lakeCacheMaxBytes).toBe(512 * 1024);
+    for (const cacheMaxMB of [0, -1, "1GB", null])
+      expect(() => resolveAssetConfig("/app", { lakes: { cacheMaxMB } })).toThrow(
+        /lakes.cacheMaxMB must be a positive number of megabytes/,
+      );
+  });
 });
 
 describe("safe paths", () => {

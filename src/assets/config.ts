@@ -38,6 +38,11 @@ export interface AssetConfig {
    * `<dataDir>/lakes/<name>/`, or `s3`: the bucket of `s3` at `<prefix>lakes/<name>/`.
    */
   readonly lakeData: "local" | "s3";
+  /**
+   * Size limit in bytes of each lake's local cache of object-store files (`"lakes": {"cacheMaxMB": …}`,
+   * default 2048 MB); least recently used copies are removed first.
+   */
+  readonly lakeCacheMaxBytes: number;
 }
 
 /** Names of data tables, volumes and buckets: letters, digits, `_` and `-`. */
@@ -121,19 +126,28 @@ export function resolveAssetConfig(
     s3,
     datatables: namedPaths(r.datatables, "datatables", absRoot),
     volumes: namedPaths(r.volumes, "volumes", absRoot),
-    lakeData: lakeDataOf(r.lakes, s3),
+    ...lakesOf(r.lakes, s3),
   };
 }
 
-function lakeDataOf(raw: unknown, s3: S3Config): "local" | "s3" {
-  if (raw === undefined) return "local";
+/** Default size limit of a lake's local cache of object-store files, in MB. */
+export const DEFAULT_LAKE_CACHE_MB = 2048;
+
+function lakesOf(raw: unknown, s3: S3Config): { lakeData: "local" | "s3"; lakeCacheMaxBytes: number } {
+  const out = { lakeData: "local" as "local" | "s3", lakeCacheMaxBytes: DEFAULT_LAKE_CACHE_MB * 1024 * 1024 };
+  if (raw === undefined) return out;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad('"lakes" must be an object');
-  for (const key of Object.keys(raw)) if (key !== "data") throw bad(`unknown setting "lakes.${key}" (known: data)`);
-  const data = (raw as { data?: unknown }).data ?? "local";
+  for (const key of Object.keys(raw))
+    if (key !== "data" && key !== "cacheMaxMB") throw bad(`unknown setting "lakes.${key}" (known: data, cacheMaxMB)`);
+  const { data = "local", cacheMaxMB = DEFAULT_LAKE_CACHE_MB } = raw as { data?: unknown; cacheMaxMB?: unknown };
   if (data !== "local" && data !== "s3") throw bad(`lakes.data must be "local" or "s3", not ${JSON.stringify(data)}`);
   if (data === "s3" && s3.kind !== "s3")
     throw bad('lakes.data "s3" keeps lake files in the project\'s bucket: set "s3": {"bucket": …} too');
-  return data;
+  if (typeof cacheMaxMB !== "number" || !Number.isFinite(cacheMaxMB) || cacheMaxMB <= 0)
+    throw bad(
+      `lakes.cacheMaxMB must be a positive number of megabytes (the size limit of each lake's local cache of bucket files), not ${JSON.stringify(cacheMaxMB)}`,
+    );
+  return { lakeData: data, lakeCacheMaxBytes: Math.round(cacheMaxMB * 1024 * 1024) };
 }
 
 /** The DuckDB file of data table `name`. @throws AssetConfigError for a bad name */

@@ -39,12 +39,21 @@ export async function readMetadata(db: CatalogDb): Promise<Record<string, string
   return meta;
 }
 
+const SNAPSHOT_ROWS =
+  "SELECT s.snapshot_id, CAST(s.snapshot_time AS VARCHAR) AS snapshot_time, s.schema_version, s.next_catalog_id, s.next_file_id, c.changes_made, c.author, c.commit_message " +
+  "FROM ducklake_snapshot s LEFT JOIN ducklake_snapshot_changes c ON c.snapshot_id = s.snapshot_id";
+
 /** Every snapshot with its changes, oldest first. */
 export async function readSnapshots(db: CatalogDb): Promise<LakeSnapshot[]> {
-  const rows = await db.all(
-    "SELECT s.snapshot_id, CAST(s.snapshot_time AS VARCHAR) AS snapshot_time, s.schema_version, s.next_catalog_id, s.next_file_id, c.changes_made, c.author, c.commit_message " +
-      "FROM ducklake_snapshot s LEFT JOIN ducklake_snapshot_changes c ON c.snapshot_id = s.snapshot_id ORDER BY s.snapshot_id",
-  );
+  return snapshotsOf(await db.all(`${SNAPSHOT_ROWS} ORDER BY s.snapshot_id`));
+}
+
+/** The latest snapshot with its changes (one row, however long the history), or undefined in an empty catalog. */
+export async function readLatestSnapshot(db: CatalogDb): Promise<LakeSnapshot | undefined> {
+  return snapshotsOf(await db.all(`${SNAPSHOT_ROWS} ORDER BY s.snapshot_id DESC LIMIT 1`))[0];
+}
+
+function snapshotsOf(rows: readonly CatalogRow[]): LakeSnapshot[] {
   return rows.map((r) => {
     const micros = timestampMicros(String(r.snapshot_time));
     return {
@@ -111,11 +120,14 @@ export async function readColumns(db: CatalogDb, tableId: number): Promise<LakeC
   }));
 }
 
-/** Every data file row of a table. */
-export async function readDataFiles(db: CatalogDb, tableId: number): Promise<LakeDataFile[]> {
+/** `begin_snapshot <= s < end_snapshot` in SQL (two `?` for `s`): rows a snapshot sees, so a read is as long as the table, not its history. */
+const VISIBLE_AT = "begin_snapshot <= ? AND (end_snapshot IS NULL OR end_snapshot > ?)";
+
+/** The data file rows of a table: every one, or those visible at snapshot `at`. */
+export async function readDataFiles(db: CatalogDb, tableId: number, at?: number): Promise<LakeDataFile[]> {
   const rows = await db.all(
-    "SELECT data_file_id, table_id, begin_snapshot, end_snapshot, file_order, path, path_is_relative, record_count, file_size_bytes, footer_size, row_id_start, partition_id, encryption_key, mapping_id, partial_max FROM ducklake_data_file WHERE table_id = ? ORDER BY data_file_id",
-    [tableId],
+    `SELECT data_file_id, table_id, begin_snapshot, end_snapshot, file_order, path, path_is_relative, record_count, file_size_bytes, footer_size, row_id_start, partition_id, encryption_key, mapping_id, partial_max FROM ducklake_data_file WHERE table_id = ?${at === undefined ? "" : ` AND ${VISIBLE_AT}`} ORDER BY data_file_id`,
+    at === undefined ? [tableId] : [tableId, at, at],
   );
   return rows.map((r) => ({
     ...range(r),
@@ -135,11 +147,11 @@ export async function readDataFiles(db: CatalogDb, tableId: number): Promise<Lak
   }));
 }
 
-/** Every delete file row of a table. */
-export async function readDeleteFiles(db: CatalogDb, tableId: number): Promise<LakeDeleteFile[]> {
+/** The delete file rows of a table: every one, or those visible at snapshot `at`. */
+export async function readDeleteFiles(db: CatalogDb, tableId: number, at?: number): Promise<LakeDeleteFile[]> {
   const rows = await db.all(
-    "SELECT delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, encryption_key, partial_max FROM ducklake_delete_file WHERE table_id = ? ORDER BY delete_file_id",
-    [tableId],
+    `SELECT delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, encryption_key, partial_max FROM ducklake_delete_file WHERE table_id = ?${at === undefined ? "" : ` AND ${VISIBLE_AT}`} ORDER BY delete_file_id`,
+    at === undefined ? [tableId] : [tableId, at, at],
   );
   return rows.map((r) => ({
     ...range(r),
@@ -176,15 +188,20 @@ export async function readPartitioning(
   return { partitionId, columns: cols.map((c) => ({ columnId: num(c.column_id), transform: String(c.t) })) };
 }
 
-/** Partition values of a table's data files, by data file id (ordered by key index). */
+/** Partition values of a table's data files (every one, or those visible at snapshot `at`), by data file id (ordered by key index). */
 export async function readFilePartitionValues(
   db: CatalogDb,
   tableId: number,
+  at?: number,
 ): Promise<Map<number, Array<string | null>>> {
   const out = new Map<number, Array<string | null>>();
+  const visible =
+    at === undefined
+      ? ""
+      : ` AND data_file_id IN (SELECT data_file_id FROM ducklake_data_file WHERE table_id = ? AND ${VISIBLE_AT})`;
   for (const r of await db.all(
-    "SELECT data_file_id, partition_key_index, partition_value FROM ducklake_file_partition_value WHERE table_id = ? ORDER BY data_file_id, partition_key_index",
-    [tableId],
+    `SELECT data_file_id, partition_key_index, partition_value FROM ducklake_file_partition_value WHERE table_id = ?${visible} ORDER BY data_file_id, partition_key_index`,
+    at === undefined ? [tableId] : [tableId, tableId, at, at],
   )) {
     const id = num(r.data_file_id);
     const list = out.get(id) ?? [];

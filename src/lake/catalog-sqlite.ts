@@ -20,6 +20,9 @@ export interface SqliteCatalogOptions {
   readonly create?: boolean;
 }
 
+/** Compiled statements kept per connection (the catalog code's statements number a few dozen). */
+const MAX_CACHED_STATEMENTS = 256;
+
 const toParam = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) : v);
 
 /** Open a SQLite catalog file. */
@@ -27,9 +30,24 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !options.create });
   if (!options.readonly) {
     db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
+    // NORMAL in WAL mode: a commit is in the WAL (the OS's page cache) when COMMIT returns, so a
+    // killed process loses nothing; only an OS crash or power loss may drop the last snapshots,
+    // leaving the lake at an earlier consistent one (their files become orphans for the sweep).
+    // FULL would add an fsync per snapshot, most of a partition replace's catalog time.
+    db.pragma("synchronous = NORMAL");
     db.pragma("busy_timeout = 10000");
   }
+  // The catalog code sends a small, fixed set of statements: each is compiled once.
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string): Database.Statement => {
+    let st = statements.get(sql);
+    if (!st) {
+      if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
+      st = db.prepare(sql);
+      statements.set(sql, st);
+    }
+    return st;
+  };
   // One connection: statements issued inside transaction(fn) belong to it; statements from
   // other async work wait until it ends, so they never see (or join) a half-done commit.
   const inside = new AsyncLocalStorage<true>();
@@ -43,12 +61,12 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     baseDir: dirname(resolve(path)),
     async all(sql, params = []) {
       await outside();
-      return db.prepare(sql).all(...params.map(toParam)) as CatalogRow[];
+      return prepare(sql).all(...params.map(toParam)) as CatalogRow[];
     },
     async run(sql, params = []) {
       await outside();
       if (params.length === 0 && !sql.includes("?")) db.exec(sql);
-      else db.prepare(sql).run(...params.map(toParam));
+      else prepare(sql).run(...params.map(toParam));
     },
     async transaction(fn) {
       if (inside.getStore()) return fn();

@@ -4,7 +4,7 @@
  * `<store schema>_lake_<name>` of the project's database, so every server shares it. Data
  * files are under `.sluice/lakes/<name>/`, or with `"lakes": {"data": "s3"}` in the
  * project's bucket at `s3://<bucket>/<prefix>lakes/<name>/` (read through a local cache,
- * `.sluice/lakes/<name>.cache/`).
+ * `.sluice/lakes/<name>.cache/`, kept within `"lakes": {"cacheMaxMB": …}`).
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -26,6 +26,7 @@ export function projectLakeData(config: AssetConfig, name: string): { dataPath: 
       forcePathStyle: s3.forcePathStyle,
       ...(s3.endpoint && { endpoint: s3.endpoint }),
       cacheDir: join(config.dataDir, "lakes", `${name}.cache`),
+      cacheMaxBytes: config.lakeCacheMaxBytes,
     }),
   };
 }

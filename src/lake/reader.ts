@@ -17,6 +17,7 @@ import {
   readColumns,
   readDataFiles,
   readDeleteFiles,
+  readLatestSnapshot,
   readMetadata,
   readSchemas,
   readSnapshots,
@@ -120,8 +121,12 @@ export class LakeReader {
     return readSnapshots(this.db);
   }
 
-  /** The snapshot a reference names. @throws SnapshotNotFoundError */
+  /** The snapshot a reference names (the latest is read alone, not the whole history). @throws SnapshotNotFoundError */
   async snapshot(ref: SnapshotRef = LATEST): Promise<LakeSnapshot> {
+    if (ref.kind === "latest") {
+      const latest = await readLatestSnapshot(this.db);
+      return pickSnapshot(latest ? [latest] : [], ref);
+    }
     return pickSnapshot(await this.snapshots(), ref);
   }
 
@@ -188,8 +193,8 @@ export class LakeReader {
     await this.refuseInlined(t);
     const tableDir = this.tableDir(t);
     const visible = filesAt(
-      await readDataFiles(this.db, t.table.tableId),
-      await readDeleteFiles(this.db, t.table.tableId),
+      await readDataFiles(this.db, t.table.tableId, s),
+      await readDeleteFiles(this.db, t.table.tableId, s),
       s,
     );
     return visible.map(({ data, delete: del }) => {

@@ -5,13 +5,15 @@
  * them (before the catalog commit, so a crash leaves only unreferenced objects for the
  * orphan sweep); readers download the files a scan needs into a local cache folder first and
  * give DuckDB those copies. Lake files are never changed once written (their names are new
- * UUIDs), so a cached copy never goes stale. Bytes move through `@aws-sdk/client-s3`
+ * UUIDs), so a cached copy never goes stale; the cache is kept within a size limit, least
+ * recently used copies first (`file-cache.ts`). Bytes move through `@aws-sdk/client-s3`
  * (loaded on first use), against AWS or an S3-compatible server (`endpoint`, path style).
  */
-import { mkdirSync, readFileSync, renameSync, existsSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { LakeError } from "./errors.js";
+import { DEFAULT_CACHE_MAX_BYTES, DEFAULT_CACHE_MIN_AGE_MS, pruneCache } from "./file-cache.js";
 
 /** Files of a lake kept under URLs (`s3://bucket/key`). */
 export interface RemoteFiles {
@@ -33,6 +35,12 @@ export interface S3FilesOptions {
   readonly forcePathStyle?: boolean;
   /** Folder of the downloaded copies. */
   readonly cacheDir: string;
+  /** Size limit of the cache folder (default {@link DEFAULT_CACHE_MAX_BYTES}); least recently used copies go first. */
+  readonly cacheMaxBytes?: number;
+  /** Copies used within this window are never removed (default {@link DEFAULT_CACHE_MIN_AGE_MS}). */
+  readonly cacheMinAgeMs?: number;
+  /** The clock of the cache's recency (tests). */
+  readonly now?: () => number;
 }
 
 /** `s3://bucket/key` → bucket and key. Pure. @throws LakeError for another URL */
@@ -66,11 +74,38 @@ export function s3Files(options: S3FilesOptions): RemoteFiles {
         ...(options.endpoint && { endpoint: options.endpoint }),
       }),
     })));
+  const now = options.now ?? Date.now;
+  const maxBytes = options.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES;
+  const minAgeMs = options.cacheMinAgeMs ?? DEFAULT_CACHE_MIN_AGE_MS;
+  // The cache's size as this process knows it: measured by a prune, then grown by its own
+  // downloads; when that passes the limit (or what the last prune could not free, plus an
+  // eighth of the limit, so a cache held over its limit is not walked on every download),
+  // the folder is pruned, which measures it again (other processes' copies included).
+  let known: { bytes: number; pruneAbove: number } | undefined;
+  const prune = () => {
+    const { bytes } = pruneCache(options.cacheDir, { maxBytes, minAgeMs, now: now() });
+    known = { bytes, pruneAbove: bytes > maxBytes ? bytes + maxBytes / 8 : maxBytes };
+  };
+  const downloaded = (size: number) => {
+    if (!known) return prune();
+    known.bytes += size;
+    if (known.bytes > known.pruneAbove) prune();
+  };
+  /** Mark a cached copy used now; false when there is none. */
+  const touch = (local: string): boolean => {
+    try {
+      utimesSync(local, new Date(now()), new Date(now()));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw err;
+    }
+  };
   return {
     async fetch(url) {
       const { bucket, key } = parseS3Url(url);
       const local = join(options.cacheDir, bucket, ...key.split("/"));
-      if (existsSync(local)) return local;
+      if (touch(local)) return local;
       const { s3, sdk } = await open();
       let bytes: Uint8Array;
       try {
@@ -83,7 +118,9 @@ export function s3Files(options: S3FilesOptions): RemoteFiles {
       // Written aside and renamed: a concurrent reader sees the whole file or none.
       const part = `${local}.${process.pid}.${Math.random().toString(36).slice(2)}.part`;
       writeFileSync(part, bytes);
+      utimesSync(part, new Date(now()), new Date(now()));
       renameSync(part, local);
+      downloaded(bytes.length);
       return local;
     },
     async upload(path, url) {

@@ -20,7 +20,7 @@ import { sqlString } from "../assets/duckdb.js";
 import type { CatalogDb } from "./catalog-db.js";
 import { commitWrite, type CommitPlan } from "./catalog-commit.js";
 import { readColumns, readFilePartitionValues, readMaxColumnId, readPartitioning } from "./catalog-read.js";
-import { duckdbTypeOf, lakeTypeOf } from "./column-types.js";
+import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError } from "./errors.js";
 import { type WrittenDataFile, type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
 import { jsonRows } from "./json-rows.js";
@@ -31,6 +31,7 @@ import { joinPath } from "./paths.js";
 import type { RemoteFiles } from "./remote-files.js";
 import { LakeReader, type OpenLakeOptions, qualifiedName } from "./reader.js";
 import { ident } from "./scan-plan.js";
+import { sourceColumns } from "./source-columns.js";
 import type { VisibleFile } from "./types.js";
 import { columnsAt } from "./visibility.js";
 import {
@@ -140,13 +141,7 @@ export class LakeWriter {
     const direct = req.mode !== "merge" && !req.audit;
     if (!direct) await conn.run(`CREATE OR REPLACE TEMP TABLE ${SLICE} AS ${req.source}`);
     try {
-      const described = jsonRows(
-        await conn.runAndReadAll(`DESCRIBE ${direct ? `SELECT * FROM (${req.source})` : SLICE}`),
-      );
-      const source: SourceColumn[] = described.map((r) => ({
-        name: String(r.column_name),
-        lakeType: lakeTypeOf(String(r.column_type)),
-      }));
+      const source = await sourceColumns(conn, direct ? req.source : `SELECT * FROM ${SLICE}`);
       const rows = direct ? checkPartitionColumns(req, source) : await checkSlice(conn, req, source);
       const slice = direct ? `(${req.source})` : SLICE;
       for (let attempt = 1; ; attempt++) {
@@ -233,7 +228,7 @@ export class LakeWriter {
       tableDir = this.reader.tableDir(table);
       visible = await this.reader.filesOf(table, base);
       if (req.partition) {
-        const values = await readFilePartitionValues(this.db, table.table.tableId);
+        const values = await readFilePartitionValues(this.db, table.table.tableId, base);
         const want = partNames.map((n) => req.partition![n]);
         visible = visible.filter((f) => {
           const v = values.get(f.data.dataFileId) ?? [];

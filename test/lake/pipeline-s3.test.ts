@@ -2,14 +2,14 @@
  * A project whose lakes keep their data files in its bucket (`"assets": {"s3": {…},
  * "lakes": {"data": "s3"}}`) on a real S3-compatible server (s3rver): a `// materialize`
  * script writes its table's Parquet into the bucket, a merge on a key reads it back, and a
- * script that ATTACHes the lake time travels over it; nothing lands in the local data folder.
+ * script that ATTACHes the lake time travels over it; nothing lands in the local data folder;
+ * `sluice lake rollback` restores an old snapshot of it.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../helpers/tmp.js";
+import { spawnSluice } from "../helpers/processes.js";
+import { startS3, type TestS3 } from "../helpers/s3rver.js";
 import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
 
 const ORDERS_SQL = `-- pipeline
@@ -28,32 +28,18 @@ SELECT
 `;
 
 describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () => {
-  let server: S3rver;
+  let s3: TestS3;
   let p: PipelineProject;
-  let client: S3Client;
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID = "S3RVER";
-    process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-    server = new S3rver({
-      address: "127.0.0.1",
-      port: 0,
-      silent: true,
-      directory: tempDir("s3rver-"),
-      configureBuckets: [{ name: "sluice-lake" }],
-    });
-    const { port } = await server.run();
-    const endpoint = `http://127.0.0.1:${port}`;
-    client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true });
+    s3 = await startS3(["sluice-lake"]);
     p = await startPipelines(
       { "f/lk/orders.sql": ORDERS_SQL, "f/lk/update.sql": UPDATE_SQL, "f/lk/travel.sql": TRAVEL_SQL },
-      { assets: { s3: { bucket: "sluice-lake", prefix: "proj", endpoint }, lakes: { data: "s3" } } },
+      { assets: { s3: { bucket: "sluice-lake", prefix: "proj", endpoint: s3.endpoint }, lakes: { data: "s3" } } },
     );
   });
   afterAll(async () => {
     await p?.close();
-    client?.destroy();
-    await server?.close();
+    await s3?.close();
   });
 
   it("materializes into the bucket, merges and time travels over it", async () => {
@@ -72,8 +58,9 @@ describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () =
     const travel = await p.pipelines.runScript("f/lk/travel", {});
     expect(await travel.result({ timeoutMs: 20_000 })).toEqual([{ v1: "paid,pending", latest: "paid,paid" }]);
 
-    const res = await client.send(new ListObjectsV2Command({ Bucket: "sluice-lake", Prefix: "proj/lakes/main/" }));
-    const keys = (res.Contents ?? []).map((o) => o.Key!.replace(/ducklake-[^/]*?(-delete)?\.parquet$/, "F$1")).sort();
+    const keys = (await s3.keys("sluice-lake", "proj/lakes/main/"))
+      .map((k) => k.replace(/ducklake-[^/]*?(-delete)?\.parquet$/, "F$1"))
+      .sort();
     // the first data file, the merge's delete file on it and its new row
     expect(keys).toEqual([
       "proj/lakes/main/main/orders/F",
@@ -82,5 +69,14 @@ describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () =
     ]);
     expect(existsSync(join(p.root, ".sluice", "lakes", "main"))).toBe(false);
     expect(existsSync(join(p.root, ".sluice", "lakes", "main.sqlite"))).toBe(true);
+
+    // `sluice lake rollback` (the real binary) of a table whose files are in the bucket: a new
+    // snapshot equal to snapshot 1, read back through the bucket by the next script.
+    const rollback = spawnSluice(["lake", "rollback", "main/orders", "--to", "1", "--json", "--dir", p.root], p.root);
+    expect(await rollback.exited, rollback.output()).toBe(0);
+    expect(JSON.parse(rollback.stdout())).toEqual({ table: "main/orders", restored: 1, snapshot_id: 3 });
+    const after = await p.pipelines.runScript("f/lk/travel", {});
+    expect(await after.result({ timeoutMs: 20_000 })).toEqual([{ v1: "paid,pending", latest: "paid,pending" }]);
+    expect((await s3.keys("sluice-lake", "proj/lakes/main/")).length).toBe(3); // no object written or removed
   });
 });

@@ -7,8 +7,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withDuckDb } from "../../src/assets/duckdb.js";
 import { openSqliteCatalog } from "../../src/lake/catalog-sqlite.js";
@@ -16,45 +15,29 @@ import { sweepOrphans } from "../../src/lake/orphans.js";
 import { LakeReader } from "../../src/lake/reader.js";
 import { s3Files } from "../../src/lake/remote-files.js";
 import { openLakeForWrite, type LakeWriter, type WriteRequest } from "../../src/lake/writer.js";
+import { startS3, type TestS3 } from "../helpers/s3rver.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const BUCKET = "lake-test";
 const DATA = `s3://${BUCKET}/wh/`;
 
 describe("a lake with s3:// data files (s3rver)", () => {
-  let server: S3rver;
-  let endpoint: string;
-  let client: S3Client;
+  let s3: TestS3;
   let lake: LakeWriter;
   let dir: string;
-  const files = (cache: string) => s3Files({ region: "us-east-1", endpoint, forcePathStyle: true, cacheDir: cache });
-  const objects = async (): Promise<string[]> => {
-    const res = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: "wh/" }));
-    return (res.Contents ?? []).map((o) => o.Key!).sort();
-  };
+  const files = (cache: string) =>
+    s3Files({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, cacheDir: cache });
+  const objects = (): Promise<string[]> => s3.keys(BUCKET, "wh/");
   const write = (req: WriteRequest) => withDuckDb([], (conn) => lake.write(conn, req));
 
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID = "S3RVER";
-    process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-    server = new S3rver({
-      address: "127.0.0.1",
-      port: 0,
-      silent: true,
-      directory: tempDir("s3rver-"),
-      configureBuckets: [{ name: BUCKET }],
-    });
-    const { port } = await server.run();
-    endpoint = `http://127.0.0.1:${port}`;
-    client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true });
+    s3 = await startS3([BUCKET]);
     dir = tempDir("sluice-lake-s3-");
     lake = await openLakeForWrite(join(dir, "main.sqlite"), { dataPath: DATA, remote: files(join(dir, "cache")) });
   });
   afterAll(async () => {
     await lake?.close();
-    client?.destroy();
-    await server?.close();
+    await s3?.close();
   });
 
   it("writes every strategy into the bucket and reads every snapshot back through an empty cache", async () => {
@@ -174,12 +157,54 @@ describe("a lake with s3:// data files (s3rver)", () => {
 
     // what a writer that died between its upload and its commit leaves, and a foreign object
     const orphan = "wh/main/kv/ducklake-0190aaaa-0000-7000-8000-000000000000.parquet";
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: orphan, Body: "PAR1" }));
-    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: "wh/notes.txt", Body: "keep" }));
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: orphan, Body: "PAR1" }));
+    await s3.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: "wh/notes.txt", Body: "keep" }));
     expect(await sweepOrphans(lake.reader)).toEqual([]); // within the grace period
     expect(await sweepOrphans(lake.reader, { graceMs: 0, now: Date.now() + 1000 })).toEqual([
       `s3://${BUCKET}/${orphan}`,
     ]);
     expect(await objects()).toEqual([...before, "wh/notes.txt"].sort());
+  });
+  it("keeps the read cache within its size limit: least recently used copies go, copies in use stay", async () => {
+    const cache = join(dir, "bounded");
+    let t = Date.parse("2026-01-01T00:00:00Z");
+    const reader = await LakeReader.open(openSqliteCatalog(join(dir, "main.sqlite"), { readonly: true }), {
+      remote: s3Files({
+        region: "us-east-1",
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        cacheDir: cache,
+        cacheMaxBytes: 1,
+        cacheMinAgeMs: 60_000,
+        now: () => t,
+      }),
+    });
+    const cached = (table: string) =>
+      readdirSync(join(cache, BUCKET, "wh", "main", table), { recursive: true }).filter((f) =>
+        String(f).endsWith(".parquet"),
+      ).length;
+    const kv = () => reader.query("kv", { kind: "latest" }, "SELECT k, v FROM {table} ORDER BY k");
+    const events = () => reader.query("events", { kind: "latest" }, "SELECT count(*) AS n FROM {table}");
+    try {
+      // Over the limit from the first file, but every copy was just used: kept, and the scan reads them.
+      expect(await kv()).toEqual([
+        { k: 1, v: "a" },
+        { k: 2, v: "B" },
+      ]);
+      expect(cached("kv")).toBe(3); // two data files and a delete file
+      // Two minutes later the kv copies are the least recently used ones: the next downloads remove them.
+      t += 120_000;
+      expect(await events()).toEqual([{ n: 2 }]);
+      expect(cached("events")).toBe(2);
+      expect(cached("kv")).toBe(0);
+      // Read again, kv's files are downloaded again (the events copies are still in their window).
+      expect(await kv()).toEqual([
+        { k: 1, v: "a" },
+        { k: 2, v: "B" },
+      ]);
+      expect([cached("kv"), cached("events")]).toEqual([3, 2]);
+    } finally {
+      await reader.close();
+    }
   });
 });

@@ -4,11 +4,10 @@
  * COPY … TO 's3://…' (staged through temporary files and uploaded), and Python reads the
  * result back through the bridge.
  */
-import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import S3rver from "s3rver";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
-import { tempDir } from "../helpers/tmp.js";
+import { startS3, type TestS3 } from "../helpers/s3rver.js";
 import { startPipelines, type PipelineProject } from "./harness.js";
 
 const INGEST = `// pipeline
@@ -36,30 +35,18 @@ def main():
 `;
 
 describe("s3:// on a real S3 server (s3rver)", () => {
-  let server: S3rver;
+  let s3: TestS3;
   let p: PipelineProject;
-  let endpoint: string;
   beforeAll(async () => {
-    process.env.AWS_ACCESS_KEY_ID = "S3RVER";
-    process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-    server = new S3rver({
-      address: "127.0.0.1",
-      port: 0,
-      silent: true,
-      directory: tempDir("s3rver-"),
-      configureBuckets: [{ name: "sluice-test" }],
-    });
-    const { port } = await server.run();
-    endpoint = `http://127.0.0.1:${port}`;
+    s3 = await startS3(["sluice-test"]);
     p = await startPipelines(
       { "f/demo/ingest.ts": INGEST, "f/demo/sum.sql": SUM_SQL, "f/demo/check.py": CHECK_PY },
-      { assets: { s3: { bucket: "sluice-test", prefix: "proj", endpoint } } },
+      { assets: { s3: { bucket: "sluice-test", prefix: "proj", endpoint: s3.endpoint } } },
     );
   });
   afterAll(async () => {
     await p?.close();
-    await server?.close();
+    await s3?.close();
   });
 
   it("runs the cascade with every object in the bucket", async () => {
@@ -69,12 +56,10 @@ describe("s3:// on a real S3 server (s3rver)", () => {
     const [sum] = await p.runsOf("f/demo/sum");
     expect(sum?.status, JSON.stringify(sum?.error)).toBe("succeeded");
     expect(decodeValue(sum!.result)).toEqual([{ total: 30 }]);
-    const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true });
-    const obj = await client.send(new GetObjectCommand({ Bucket: "sluice-test", Key: "proj/demo/sum.json" }));
+    const obj = await s3.client.send(new GetObjectCommand({ Bucket: "sluice-test", Key: "proj/demo/sum.json" }));
     expect(JSON.parse(await obj.Body!.transformToString())).toEqual({ total: 33 });
     const [check] = await p.runsOf("f/demo/check");
     expect(check?.status, JSON.stringify(check?.error)).toBe("succeeded");
     expect(decodeValue(check!.result)).toEqual({ total: 33 });
-    client.destroy();
   });
 });
