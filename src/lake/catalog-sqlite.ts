@@ -30,11 +30,10 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
   const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !options.create });
   if (!options.readonly) {
     db.pragma("journal_mode = WAL");
-    // NORMAL in WAL mode: a commit is in the WAL (the OS's page cache) when COMMIT returns, so a
-    // killed process loses nothing; only an OS crash or power loss may drop the last snapshots,
-    // leaving the lake at an earlier consistent one (their files become orphans for the sweep).
-    // FULL would add an fsync per snapshot, most of a partition replace's catalog time.
-    db.pragma("synchronous = NORMAL");
+    // FULL: a snapshot is on disk when its commit returns, as is every data file it names
+    // (file-staging.ts flushes them first), so a materialization Sluice records as written
+    // survives an OS crash or power loss too, not only a killed process.
+    db.pragma("synchronous = FULL");
     db.pragma("busy_timeout = 10000");
   }
   // The catalog code sends a small, fixed set of statements: each is compiled once.

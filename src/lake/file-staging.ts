@@ -5,9 +5,9 @@
  * the write ends. Files a failed write uploaded are removed again. Files of the table that a
  * write reads (a merge's key lookups) come from the object store's local cache.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { LakeError } from "./errors.js";
 import type { WrittenFile } from "./file-writer.js";
 import { isRemotePath, joinPath } from "./paths.js";
@@ -29,12 +29,30 @@ export interface FileStaging {
   close(): void;
 }
 
+/** Flush files and then their folders to the disk (a new hive folder's entry included). */
+function syncToDisk(paths: readonly string[]): void {
+  const flush = (path: string) => {
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  for (const path of paths) flush(path);
+  const folders = new Set(paths.map((p) => dirname(p)));
+  for (const folder of folders) flush(folder);
+  for (const folder of folders) if (dirname(folder) !== folder) flush(dirname(folder));
+}
+
 /** The staging of a write into `tableDir`. @throws LakeError for an `s3://` folder without object store access */
 export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): FileStaging {
   if (!isRemotePath(tableDir))
     return {
       dir: tableDir,
-      publish: async () => undefined,
+      // DuckDB's COPY does not fsync: the files (and the folders naming them) reach the disk
+      // here, before the catalog commit (synchronous=FULL) can name them.
+      publish: async (files) => syncToDisk(files.map((f) => f.path)),
       discard: async (files) => {
         for (const f of files) rmSync(f.path, { force: true });
       },
