@@ -85,6 +85,13 @@ export class MetricInstruments extends PromClientLoaded {
     buckets: SECONDS,
     registers: [this.registry],
   });
+  readonly queueWait = new Histogram({
+    name: "sluice_run_queue_wait_seconds",
+    help: "From a run becoming due (enqueued or its runAt, a timer, retry or wake-up due, a lease reclaimed) to its execution starting in this process, store clock: time in the queue, the claim and loading its code",
+    labelNames: ["workflow"] as const,
+    buckets: [...SECONDS, 4 * 3600, 12 * 3600, 86_400],
+    registers: [this.registry],
+  });
   readonly endToEnd = new Histogram({
     name: "sluice_run_end_to_end_seconds",
     help: "From enqueue to the final outcome (succeeded, failed, cancelled) written by this process, store clock; waits and retries included",

@@ -336,7 +336,8 @@ export class Worker {
     slot.execution = exec;
     const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();
-    this.deps.metrics?.started(run.workflow, (t0 - received) / 1000);
+    const local = t0 - received;
+    this.deps.metrics?.started(run.workflow, local / 1000, (claim.claimedAt - claim.dueAt + local) / 1000);
     const result = await withSpan(span, () => {
       if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
       return exec.start();
