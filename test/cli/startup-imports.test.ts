@@ -123,6 +123,10 @@ export default defineWorkflow<{ n: number }>("hello", { handler: async (p, ctx) 
     expect(modules.filter((m) => m.startsWith("dist/") && !m.startsWith("dist/bundle/"))).toEqual([]);
     expect(packageLoaded(modules, "better-sqlite3")).toBe(true);
     for (const p of HEAVY) expect(packageLoaded(modules, p), p).toBe(false);
+    // Every other package it uses is linked into the bundle (esbuild.config.js), the OpenTelemetry
+    // API's 44 modules included: from node_modules it reads only the SQLite driver and its loader.
+    const packages = new Set(modules.filter((m) => m.startsWith("node_modules/")).map((m) => m.split("/")[1]));
+    expect([...packages].sort()).toEqual(["better-sqlite3", "bindings", "file-uri-to-path"]);
   });
 
   it("loads no other command, HTTP, lake, diagram or script-runner module (the module graph the bundle keeps)", async () => {

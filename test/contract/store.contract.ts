@@ -1402,6 +1402,55 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.listApprovalEvents("done-0")).toEqual([]);
       });
 
+      it("registers again as given: an unchanged row stays, any changed field, a cleared one or a removed workflow is written", async () => {
+        await fresh();
+        const wf = {
+          name: "wf",
+          version: "v1",
+          queue: "default",
+          maxAttempts: 3,
+          backoff: { base: 1000, max: 3_600_000 },
+          source: "workflows/wf.ts",
+          schedule: { cron: "0 * * * *", timezone: "UTC" },
+          params: { names: ["a"], required: [] },
+        };
+        const stored = async () => (await store.listWorkflows()).find((w) => w.name === "wf");
+        await store.registerWorkflows([wf]);
+        await store.registerWorkflows([wf]);
+        expect(await stored()).toMatchObject(wf);
+        for (const changed of [
+          { ...wf, queue: "email" },
+          { ...wf, maxAttempts: 5 },
+          { ...wf, backoff: { base: 10, max: 3_600_000 } },
+          { ...wf, schedule: null },
+          { ...wf, params: undefined },
+          { ...wf, version: "v2" },
+        ]) {
+          await store.registerWorkflows([changed]);
+          const row = await stored();
+          expect([
+            row?.queue,
+            row?.maxAttempts,
+            row?.backoff,
+            row?.schedule ?? null,
+            row?.params ?? null,
+            row?.version,
+          ]).toEqual([
+            changed.queue,
+            changed.maxAttempts,
+            changed.backoff,
+            changed.schedule ?? null,
+            changed.params ?? null,
+            changed.version,
+          ]);
+        }
+        await store.removeWorkflows(["wf"]);
+        expect((await store.getWorkflow("wf"))?.removedAt).toBeGreaterThan(0);
+        // Registered again exactly as it was before its removal: published again.
+        await store.registerWorkflows([{ ...wf, version: "v2", params: undefined }]);
+        expect((await store.getWorkflow("wf"))?.removedAt ?? null).toBeNull();
+      });
+
       it("stores workflows, pins a run's version at its first claim, and keeps bundles by hash", async () => {
         await fresh();
         await store.registerWorkflows([
