@@ -52,6 +52,18 @@ export class MetricInstruments extends PromClientLoaded {
     help: "Leases a heartbeat found lost (another attempt owns the run)",
     registers: [this.registry],
   });
+  readonly reclaimed = new Counter({
+    name: "sluice_leases_reclaimed_total",
+    help: "Expired leases (a worker that stopped heartbeating) this process ended, by workflow and outcome (retry: another attempt is queued, failed: that was the last attempt)",
+    labelNames: ["workflow", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly cancels = new Counter({
+    name: "sluice_run_cancels_total",
+    help: "Cancel requests this process handled (API, CLI, pipelines), by the run's status afterwards (cancelled, or the status it had already finished with)",
+    labelNames: ["status"] as const,
+    registers: [this.registry],
+  });
   readonly outcomes = new Counter({
     name: "sluice_run_attempts_finished_total",
     help: "Claims that ended with an outcome written by this process, by outcome (succeeded, failed, cancelled, retry)",

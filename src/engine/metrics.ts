@@ -100,6 +100,16 @@ export class EngineMetrics {
     });
   }
 
+  /** Records an expired lease this process ended: `retry` (another attempt queued) or `failed` (it was the last). */
+  reclaimed(workflow: string, outcome: "retry" | "failed"): void {
+    this.record((m) => m.reclaimed.inc({ workflow, outcome }));
+  }
+
+  /** Records a cancel request handled here, by the run's status afterwards. */
+  cancelled(status: string): void {
+    this.record((m) => m.cancels.inc({ status }));
+  }
+
   /** Records a run's final outcome written by this process, `seconds` after it was enqueued. */
   finished(workflow: string, status: "succeeded" | "failed" | "cancelled", seconds: number): void {
     this.record((m) => m.endToEnd.observe({ workflow, status }, Math.max(0, seconds)));

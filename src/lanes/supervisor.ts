@@ -15,6 +15,7 @@ import type { Store } from "../store/types.js";
 import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
 import { Lane, type LaneInfo } from "./lane.js";
 import { checkSpacing, fullCheckBudget, laneDemand, takeCheck } from "./policy.js";
+import { type ReclaimMetrics, reclaimExpiredLeases } from "../worker/reclaim.js";
 import type { LaneSpawner } from "./spawn.js";
 
 /** Options of a {@link LaneSupervisor}. */
@@ -35,6 +36,8 @@ export interface LaneSupervisorOptions {
   pollMs?: number;
   /** Supervisor log lines. */
   log: (text: string) => void;
+  /** Where the leases this supervisor reclaims are counted (the server engine's metrics). */
+  reclaimMetrics?: ReclaimMetrics;
   /** Wall clock (ms), for back-off times. */
   now?: () => number;
   random?: () => number;
@@ -152,7 +155,7 @@ export class LaneSupervisor {
   private async poll(): Promise<void> {
     if (!this.running) return;
     const random = this.options.random ?? Math.random;
-    await this.options.store.reclaimExpired(500, leaseRetryDelay(random));
+    await reclaimExpiredLeases(this.options.store, leaseRetryDelay(random), this.options.reclaimMetrics);
     const crashes = await this.loadCrashes();
     // A record cleared elsewhere (a successful claim) lets a crashed lane start again.
     for (const [group, lane] of this.lanes) if (!crashes.has(group)) lane.recover();

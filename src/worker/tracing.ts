@@ -175,6 +175,30 @@ export function endAttemptSpan(span: Span, outcome: string, error?: { message: s
   span.end();
 }
 
+/**
+ * Records something done to a run from outside its attempts (a cancel, an expired lease
+ * ended) as a span named `name <workflow>` in the run's own trace (the context stored with
+ * it), with the run's facts and `sluice.outcome`; an error status when `failed`.
+ */
+export function traceRunEvent(
+  name: "cancel" | "reclaim",
+  run: RunFacts,
+  outcome: string,
+  failed: { message: string } | null = null,
+): void {
+  const attributes: Attributes = {
+    [ATTR.runId]: run.id,
+    [ATTR.workflow]: run.workflow,
+    [ATTR.attempt]: run.attempt,
+    [ATTR.outcome]: outcome,
+  };
+  if (run.task) attributes[ATTR.task] = run.task;
+  const target = run.task ? `${run.workflow}.${run.task}` : run.workflow;
+  const span = tracer().startSpan(`${name} ${target}`, { attributes }, contextOf(traceCarrierOf(run.options)));
+  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: failed.message });
+  span.end();
+}
+
 /** Runs `fn` with `span` as the active span (for code that starts spans or enqueues inside it). */
 export function withSpan<T>(span: Span, fn: () => T): T {
   return context.with(trace.setSpan(context.active(), span), fn);

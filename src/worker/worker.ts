@@ -21,6 +21,7 @@ import { crashAt } from "./crash-points.js";
 // context (where console.* is captured into the run's log).
 import { originalConsole } from "./console-capture.js";
 import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
+import { reclaimExpiredLeases } from "./reclaim.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -372,7 +373,7 @@ export class Worker {
 
   private async reclaim(): Promise<void> {
     try {
-      const ids = await this.store.reclaimExpired(500, leaseRetryDelay(this.deps.random));
+      const ids = await reclaimExpiredLeases(this.store, leaseRetryDelay(this.deps.random), this.deps.metrics);
       if (ids.length) this.poke();
     } catch {
       // another process holds the lock; the next tick retries
