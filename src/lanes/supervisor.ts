@@ -15,7 +15,8 @@ import type { Store } from "../store/types.js";
 import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
 import { Lane, type LaneInfo } from "./lane.js";
 import { checkSpacing, fullCheckBudget, laneDemand, takeCheck } from "./policy.js";
-import { type ReclaimMetrics, reclaimExpiredLeases } from "../worker/reclaim.js";
+import { describeReclaim, type ReclaimMetrics, reclaimExpiredLeases } from "../worker/reclaim.js";
+import { terminalSafe } from "../core/terminal-text.js";
 import type { LaneSpawner } from "./spawn.js";
 
 /** Options of a {@link LaneSupervisor}. */
@@ -155,7 +156,13 @@ export class LaneSupervisor {
   private async poll(): Promise<void> {
     if (!this.running) return;
     const random = this.options.random ?? Math.random;
-    await reclaimExpiredLeases(this.options.store, leaseRetryDelay(random), this.options.reclaimMetrics);
+    const reclaimed = await reclaimExpiredLeases(
+      this.options.store,
+      leaseRetryDelay(random),
+      this.options.reclaimMetrics,
+    );
+    for (const r of reclaimed.runs) this.options.log(`lanes: ${terminalSafe(describeReclaim(r))}\n`);
+    for (const id of reclaimed.ids) this.options.events.emit("reclaimed", id);
     const crashes = await this.loadCrashes();
     // A record cleared elsewhere (a successful claim) lets a crashed lane start again.
     for (const [group, lane] of this.lanes) if (!crashes.has(group)) lane.recover();

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { context, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { followRuns } from "../../src/cli/printer.js";
 import { traceCarrierOf } from "../../src/core/trace-context.js";
 import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
@@ -219,6 +220,9 @@ async def main():
       worker: { leaseMs: 300, pollMs: 20 },
     });
     engines.push(worker);
+    // What `sluice worker` prints about the runs it reclaimed (the CLI's printer on this engine).
+    const printed: string[] = [];
+    const unfollow = followRuns(worker, (t) => void printed.push(t));
     await worker.start();
     expect(await a.result({ timeoutMs: 10_000 })).toBe(1);
     await expect(o.result({ timeoutMs: 10_000 })).rejects.toThrow(/lease/);
@@ -254,6 +258,10 @@ async def main():
       ]),
     );
     expect(await counted("sluice_run_cancels_total")).toEqual([{ status: "cancelled", n: 1 }]);
+    unfollow();
+    const lines = printed.join("");
+    expect(lines).toContain(`↻ again ${a.id} attempt 1 failed (attempt 1 stopped heartbeating`);
+    expect(lines).toContain(`✗ once ${o.id} failed`);
   });
 
   it("a 3-level pipeline cascade is one trace down to the Bash script, which reads TRACEPARENT", async () => {

@@ -132,7 +132,8 @@ export class ExternalClaims {
     if (now - this.lastReclaim < RECLAIM_EVERY_MS) return;
     this.lastReclaim = now;
     try {
-      const ids = await reclaimExpiredLeases(this.engine.store, leaseRetryDelay(), this.engine.metrics);
+      const { ids } = await reclaimExpiredLeases(this.engine.store, leaseRetryDelay(), this.engine.metrics);
+      for (const id of ids) this.engine.events.emit("reclaimed", id);
       if (ids.length) this.engine.events.emit("work");
     } catch {
       // another process holds the write lock; the next claim tries again
