@@ -20,9 +20,12 @@ import { build } from "esbuild";
 
 /**
  * Small pure-JS packages every command uses: linked in, so a process does not resolve and
- * read them file by file (uuid alone is 20 modules). Every other package stays external.
+ * read them file by file (uuid alone is 20 modules, `@opentelemetry/api` 44). Every other
+ * package stays external. The OpenTelemetry API keeps its state on `globalThis` (keyed by
+ * its major version), so the linked copy sees the SDK that `--otel` registers from
+ * node_modules (test/tracing/processes.test.ts).
  */
-const BUNDLED = new Set(["commander", "uuid", "ms", "croner", "luxon"]);
+const BUNDLED = new Set(["commander", "uuid", "ms", "croner", "luxon", "@opentelemetry/api"]);
 
 /** Leaves bare imports external unless their package is in `names`. */
 function bundleOnly(names) {

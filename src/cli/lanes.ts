@@ -92,5 +92,6 @@ export function createLanes(args: {
     spawner,
     crashRetryMs: settings.crashRetryMs,
     log: write,
+    reclaimMetrics: engine.metrics,
   });
 }

@@ -73,11 +73,13 @@ function subscribeRuns(engine: Engine, render: RunRenderer): () => void {
   const onFenced = (id: string) => render.fenced(id);
   engine.events.on("started", onStarted);
   engine.events.on("settled", onSettled);
+  engine.events.on("reclaimed", onSettled);
   engine.events.on("fenced", onFenced);
   return () => {
     engine.events.off("fenced", onFenced);
     engine.events.off("started", onStarted);
     engine.events.off("settled", onSettled);
+    engine.events.off("reclaimed", onSettled);
   };
 }
 

@@ -9,7 +9,8 @@
  *   channel every {@link LANE_METRICS_INTERVAL_MS} and once more as it stops, and the
  *   server's `/metrics` includes them (`lanes/lane-metrics.ts`).
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+// node:http (and net, its agent, …) loads only with --metrics-port: a lane worker does not need it to claim.
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { InvalidInputError } from "../core/errors.js";
 import type { Engine } from "../engine/engine.js";
@@ -55,6 +56,7 @@ export async function startWorkerMetrics(args: {
 }
 
 async function serve(engine: Engine, port: number, host: string): Promise<Server> {
+  const { createServer } = await import("node:http");
   const { isLoopbackHost } = await import("../http/launch.js");
   const open = isLoopbackHost(host);
   const tokens = open ? null : new (await import("../http/auth/tokens.js")).ApiTokens(engine.store);

@@ -37,7 +37,7 @@ import type {
   WorkflowInfo,
 } from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
-import { carrierOf, endEnqueueSpan, startEnqueueSpan } from "../worker/tracing.js";
+import { carrierOf, endEnqueueSpan, startEnqueueSpan, traceRunEvent } from "../worker/tracing.js";
 import { withTraceCarrier } from "../core/trace-context.js";
 import { defaultWorkerOptions, Worker, type WorkerOptions } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
@@ -447,6 +447,10 @@ export class Engine implements SluiceRuntime {
     if (status === null) throw new RunNotFoundError(runId);
     this.events.emit("settled", runId);
     this.events.emit("work");
+    this.metrics.cancelled(status);
+    // A `cancel` span in the run's own trace (a no-op without an SDK; one read per cancel).
+    const run = await this.store.getRun(runId).catch(() => null);
+    if (run) traceRunEvent("cancel", run, status);
     return status;
   }
 

@@ -14,6 +14,12 @@ export interface EngineEventMap {
    * status, unless `finished` gives the run as its terminal write left it.
    */
   settled: [runId: string, finished?: RunRecord];
+  /**
+   * An expired lease of this run (its worker stopped heartbeating) was ended here: another
+   * attempt is queued or the run failed. Not a claim of this process (a lane worker's first
+   * claim is `started`/`settled` only).
+   */
+  reclaimed: [runId: string];
 }
 
 /** Typed event bus of one engine. */

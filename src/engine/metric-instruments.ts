@@ -52,6 +52,18 @@ export class MetricInstruments extends PromClientLoaded {
     help: "Leases a heartbeat found lost (another attempt owns the run)",
     registers: [this.registry],
   });
+  readonly reclaimed = new Counter({
+    name: "sluice_leases_reclaimed_total",
+    help: "Expired leases (a worker that stopped heartbeating) this process ended, by workflow and outcome (retry: another attempt is queued, failed: that was the last attempt)",
+    labelNames: ["workflow", "outcome"] as const,
+    registers: [this.registry],
+  });
+  readonly cancels = new Counter({
+    name: "sluice_run_cancels_total",
+    help: "Cancel requests this process handled (API, CLI, pipelines), by the run's status afterwards (cancelled, or the status it had already finished with)",
+    labelNames: ["status"] as const,
+    registers: [this.registry],
+  });
   readonly outcomes = new Counter({
     name: "sluice_run_attempts_finished_total",
     help: "Claims that ended with an outcome written by this process, by outcome (succeeded, failed, cancelled, retry)",
@@ -83,6 +95,13 @@ export class MetricInstruments extends PromClientLoaded {
     help: "From a claim reaching this worker to its execution starting (resolving and loading the run's code version)",
     labelNames: ["workflow"] as const,
     buckets: SECONDS,
+    registers: [this.registry],
+  });
+  readonly queueWait = new Histogram({
+    name: "sluice_run_queue_wait_seconds",
+    help: "From a run becoming due (enqueued or its runAt, a timer, retry or wake-up due, a lease reclaimed) to its execution starting in this process, store clock: time in the queue, the claim and loading its code",
+    labelNames: ["workflow"] as const,
+    buckets: [...SECONDS, 4 * 3600, 12 * 3600, 86_400],
     registers: [this.registry],
   });
   readonly endToEnd = new Histogram({

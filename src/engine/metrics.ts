@@ -89,9 +89,25 @@ export class EngineMetrics {
     this.record((m) => m.attemptSeconds.observe({ workflow, result }, seconds));
   }
 
-  /** Records how long a claim took from reaching this worker to the start of its execution. */
-  started(workflow: string, seconds: number): void {
-    this.record((m) => m.claimToStart.observe({ workflow }, seconds));
+  /**
+   * Records a claim's execution starting: `claimSeconds` after the claim reached this
+   * worker, `queueSeconds` after the run became due (time in the queue included).
+   */
+  started(workflow: string, claimSeconds: number, queueSeconds: number): void {
+    this.record((m) => {
+      m.claimToStart.observe({ workflow }, claimSeconds);
+      m.queueWait.observe({ workflow }, Math.max(0, queueSeconds));
+    });
+  }
+
+  /** Records an expired lease this process ended: `retry` (another attempt queued) or `failed` (it was the last). */
+  reclaimed(workflow: string, outcome: "retry" | "failed"): void {
+    this.record((m) => m.reclaimed.inc({ workflow, outcome }));
+  }
+
+  /** Records a cancel request handled here, by the run's status afterwards. */
+  cancelled(status: string): void {
+    this.record((m) => m.cancels.inc({ status }));
   }
 
   /** Records a run's final outcome written by this process, `seconds` after it was enqueued. */

@@ -37,6 +37,10 @@ export class RunWaiters {
     events: EngineEvents,
     private readonly pollMs = 500,
   ) {
+    // A reclaim that failed the run's last attempt finishes it: waiters see it at once.
+    events.on("reclaimed", (runId) => {
+      if (this.waiting.has(runId)) this.check(runId);
+    });
     events.on("settled", (runId, finished) => {
       const set = this.waiting.get(runId);
       if (!set) return;

@@ -61,12 +61,14 @@ export class ChangeFeed {
     const onAny = () => this.note(null);
     events.on("started", onRun);
     events.on("settled", onRun);
+    events.on("reclaimed", onRun);
     events.on("fenced", onRun);
     events.on("work", onAny);
     const unwatch = store.watch(onAny);
     this.detach = () => {
       events.off("started", onRun);
       events.off("settled", onRun);
+      events.off("reclaimed", onRun);
       events.off("fenced", onRun);
       events.off("work", onAny);
       unwatch();

@@ -155,7 +155,8 @@ export class Lane {
         this.crashes = 0;
         this.quietExits = 0;
         this.hooks.log(
-          `lane ${this.group}: worker pid ${proc.pid} claimed its first run ${this.hooks.now() - this.spawnedAt} ms after start\n`,
+          `lane ${this.group}: worker pid ${proc.pid} claimed its first run ${this.hooks.now() - this.spawnedAt} ms after start` +
+            `${m.cpuMs === undefined ? "" : ` (${m.cpuMs} ms of CPU)`}\n`,
         );
       }
     });

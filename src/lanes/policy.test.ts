@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { crashRetryDelay, laneDemand, laneOfQueue, LineTail, quietExitDelay } from "./policy.js";
+import {
+  CHECK_BURST,
+  checkSpacing,
+  crashRetryDelay,
+  fullCheckBudget,
+  laneDemand,
+  laneOfQueue,
+  LineTail,
+  quietExitDelay,
+  takeCheck,
+} from "./policy.js";
 
 describe("laneDemand", () => {
   it("splits queues into due lanes and the next future ready time", () => {
@@ -43,5 +53,31 @@ describe("LineTail", () => {
     const tail = new LineTail(2);
     for (const l of ["a", "", "\u001b[31mb\u001b[0m  ", "c"]) tail.push(l);
     expect(tail.get()).toEqual(["b", "c"]);
+  });
+});
+
+describe("takeCheck", () => {
+  it("lets two checks run back to back after a quiet period, then spaces them one per spacing", () => {
+    let budget = fullCheckBudget(0);
+    const take = (now: number) => {
+      const r = takeCheck(budget, now, 25);
+      budget = r.budget;
+      return r.waitMs;
+    };
+    expect(take(1_000)).toBe(0);
+    expect(take(1_001)).toBe(0);
+    // The third within one spacing waits for the credit to refill.
+    expect(take(1_002)).toBeCloseTo(23, 5);
+    // Asked again before that one ran: it waits a whole spacing after it.
+    expect(take(1_010)).toBeCloseTo(40, 5);
+    // Steady wakes every millisecond: one check per 25 ms in the long run.
+    let waited = 0;
+    for (let t = 2_000; t < 2_100; t++) waited += take(t) === 0 ? 1 : 0;
+    expect(waited).toBeLessThanOrEqual(CHECK_BURST + 4);
+  });
+
+  it("spaces checks by ten times the last check's duration, never under 25 ms", () => {
+    expect(checkSpacing(0.4)).toBe(25);
+    expect(checkSpacing(8)).toBe(80);
   });
 });

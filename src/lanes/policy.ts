@@ -57,6 +57,49 @@ export function quietExitDelay(quietExits: number): number {
   return Math.min(30_000, 1_000 * 2 ** Math.min(quietExits - 1, 10));
 }
 
+/**
+ * The supervisor's check budget: a bucket of up to {@link CHECK_BURST} checks, refilled
+ * one per spacing. Busy workers commit constantly and every commit wakes the supervisor,
+ * so checks are spaced to cost at most about a tenth of its time; the burst lets the check
+ * that notices new work run at once even right after another check (a worker's exit).
+ */
+export interface CheckBudget {
+  /** Checks that may run now (fractional while refilling). */
+  credit: number;
+  /** When `credit` was counted (ms, monotonic). */
+  at: number;
+}
+
+/** Checks that may run back to back after a quiet period. */
+export const CHECK_BURST = 2;
+
+/** A full budget at `now`. */
+export function fullCheckBudget(now: number): CheckBudget {
+  return { credit: CHECK_BURST, at: now };
+}
+
+/** Spacing of checks: ten times the last check's duration, never under 25 ms. */
+export function checkSpacing(lastCheckMs: number): number {
+  return Math.max(25, 10 * lastCheckMs);
+}
+
+/**
+ * Takes one check from `budget` at `now`: how long it must wait (0 when credit is left)
+ * and the budget after it. A delayed check takes its credit when it runs.
+ */
+export function takeCheck(
+  budget: CheckBudget,
+  now: number,
+  spacingMs: number,
+): { waitMs: number; budget: CheckBudget } {
+  // A check already scheduled later holds the budget until it runs.
+  const from = Math.max(now, budget.at);
+  const credit = Math.min(CHECK_BURST, budget.credit + (from - budget.at) / spacingMs);
+  if (credit >= 1) return { waitMs: from - now, budget: { credit: credit - 1, at: from } };
+  const waitMs = from - now + (1 - credit) * spacingMs;
+  return { waitMs, budget: { credit: 0, at: now + waitMs } };
+}
+
 /** Keeps the last `max` lines of a stream's output (for a crash report). */
 export class LineTail {
   private readonly lines: string[] = [];

@@ -6,7 +6,10 @@
 
 /** One message from a lane worker; `metrics` carries its in-process metrics (see `lane-metrics.ts`). */
 export type LaneMessage =
-  { sluiceLane: "ready" } | { sluiceLane: "claimed" } | { sluiceLane: "metrics"; metrics: unknown[] };
+  | { sluiceLane: "ready" }
+  /** `cpuMs`: the worker's CPU time (user + system) from its start to its first claim. */
+  | { sluiceLane: "claimed"; cpuMs?: number }
+  | { sluiceLane: "metrics"; metrics: unknown[] };
 
 /** True when `value` is a {@link LaneMessage}. */
 export function isLaneMessage(value: unknown): value is LaneMessage {

@@ -14,7 +14,9 @@ import type { EngineEvents } from "../engine/events.js";
 import type { Store } from "../store/types.js";
 import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
 import { Lane, type LaneInfo } from "./lane.js";
-import { laneDemand } from "./policy.js";
+import { checkSpacing, fullCheckBudget, laneDemand, takeCheck } from "./policy.js";
+import { describeReclaim, type ReclaimMetrics, reclaimExpiredLeases } from "../worker/reclaim.js";
+import { terminalSafe } from "../core/terminal-text.js";
 import type { LaneSpawner } from "./spawn.js";
 
 /** Options of a {@link LaneSupervisor}. */
@@ -35,6 +37,8 @@ export interface LaneSupervisorOptions {
   pollMs?: number;
   /** Supervisor log lines. */
   log: (text: string) => void;
+  /** Where the leases this supervisor reclaims are counted (the server engine's metrics). */
+  reclaimMetrics?: ReclaimMetrics;
   /** Wall clock (ms), for back-off times. */
   now?: () => number;
   random?: () => number;
@@ -58,9 +62,9 @@ export class LaneSupervisor {
   /** Serialises checks and crash-record writes, so a refresh never reads around a write. */
   private queue: Promise<void> = Promise.resolve();
   private pending = false;
-  /** When the last check's query ended and how long it took (performance.now() ms), for spacing checks. */
-  private lastCheckAt = -Infinity;
+  /** How long the last check's query took (ms), and the budget that spaces checks (`policy.ts`). */
   private lastCheckMs = 0;
+  private budget = fullCheckBudget(performance.now());
   private running = false;
   private readonly onWork = () => this.wake();
 
@@ -130,9 +134,9 @@ export class LaneSupervisor {
   wake(): void {
     if (!this.running || this.pending) return;
     this.pending = true;
-    // Busy workers commit constantly and every commit wakes us: space checks out so that
-    // they cost at most about a tenth of this process's time (and never less than 25 ms apart).
-    const wait = Math.max(0, this.lastCheckAt + Math.max(25, 10 * this.lastCheckMs) - performance.now());
+    // Busy workers commit constantly and every commit wakes us: checks are spaced (a burst of two allowed).
+    const { waitMs: wait, budget } = takeCheck(this.budget, performance.now(), checkSpacing(this.lastCheckMs));
+    this.budget = budget;
     const run = () =>
       void this.serial(async () => {
         this.pending = false;
@@ -152,7 +156,13 @@ export class LaneSupervisor {
   private async poll(): Promise<void> {
     if (!this.running) return;
     const random = this.options.random ?? Math.random;
-    await this.options.store.reclaimExpired(500, leaseRetryDelay(random));
+    const reclaimed = await reclaimExpiredLeases(
+      this.options.store,
+      leaseRetryDelay(random),
+      this.options.reclaimMetrics,
+    );
+    for (const r of reclaimed.runs) this.options.log(`lanes: ${terminalSafe(describeReclaim(r))}\n`);
+    for (const id of reclaimed.ids) this.options.events.emit("reclaimed", id);
     const crashes = await this.loadCrashes();
     // A record cleared elsewhere (a successful claim) lets a crashed lane start again.
     for (const [group, lane] of this.lanes) if (!crashes.has(group)) lane.recover();
@@ -166,8 +176,7 @@ export class LaneSupervisor {
     const store = this.options.store;
     const started = performance.now();
     const rows = await store.readyByQueue(this.options.workflows());
-    this.lastCheckAt = performance.now();
-    this.lastCheckMs = this.lastCheckAt - started;
+    this.lastCheckMs = performance.now() - started;
     const storeNow = await store.now();
     const demand = laneDemand(rows, storeNow, this.options.localServer);
     let next: number | null = demand.nextAt === null ? null : this.now() + (demand.nextAt - storeNow);

@@ -36,7 +36,8 @@ export function linkToSupervisor(
   const onClaim = () => {
     if (claimed) return;
     claimed = true;
-    send({ sluiceLane: "claimed" });
+    const cpu = proc.cpuUsage();
+    send({ sluiceLane: "claimed", cpuMs: Math.round((cpu.user + cpu.system) / 1000) });
   };
   events.on("started", onClaim);
   events.on("settled", onClaim);

@@ -300,6 +300,12 @@ export interface ClaimedRun {
   steps: StepRecord[];
   /** Store clock at claim time. */
   claimedAt: number;
+  /**
+   * Store clock when the run became claimable for this claim: enqueued (or its `runAt`),
+   * its timer or retry due, a signal or its children woke it, its lease was reclaimed.
+   * `claimedAt - dueAt` is the time it waited in the queue.
+   */
+  dueAt: number;
 }
 
 /** See {@link Store.resolveWait}. */

@@ -18,6 +18,8 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Tracer,
+  type TracerProvider,
 } from "@opentelemetry/api";
 import {
   formatTraceparent,
@@ -63,8 +65,19 @@ export const ATTR = {
   language: "sluice.pipeline.language",
 } as const;
 
-/** One tracer for the process: a proxy that starts recording once an SDK is registered. */
-const tracer = trace.getTracer(TRACER_NAME);
+let current: { provider: TracerProvider; tracer: Tracer } | null = null;
+
+/**
+ * Sluice's tracer from the tracer provider registered now. Looked up for each span, not
+ * once at import: the CLI bundle links its own copy of `@opentelemetry/api`, whose proxy
+ * provider never hears of an SDK that `--otel` registers through node_modules' copy;
+ * the registered provider itself is on `globalThis`, shared by every copy.
+ */
+function tracer(): Tracer {
+  const provider = trace.getTracerProvider();
+  if (current?.provider !== provider) current = { provider, tracer: provider.getTracer(TRACER_NAME) };
+  return current.tracer;
+}
 
 /** A run as the tracing needs it. */
 type RunFacts = Pick<RunRecord, "id" | "workflow" | "task" | "attempt" | "options" | "parentId" | "rootId" | "queue">;
@@ -115,7 +128,7 @@ export function currentParent(): Context {
  */
 export function startEnqueueSpan(workflow: string, count: number, given?: TraceCarrier): Span {
   const parent = given && parseTraceparent(given.traceparent) ? contextOf(given) : currentParent();
-  return tracer.startSpan(
+  return tracer().startSpan(
     `enqueue ${workflow}`,
     { kind: SpanKind.PRODUCER, attributes: { [ATTR.workflow]: workflow, [ATTR.runCount]: count } },
     parent,
@@ -148,7 +161,7 @@ export function startAttemptSpan(run: RunFacts, claim: number, workerId: string)
     attributes[ATTR.rootRunId] = run.rootId;
   }
   const name = run.task ? `run ${run.workflow}.${run.task}` : `run ${run.workflow}`;
-  return tracer.startSpan(name, { kind: SpanKind.CONSUMER, attributes }, contextOf(traceCarrierOf(run.options)));
+  return tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, contextOf(traceCarrierOf(run.options)));
 }
 
 /**
@@ -159,6 +172,30 @@ export function endAttemptSpan(span: Span, outcome: string, error?: { message: s
   span.setAttribute(ATTR.outcome, outcome);
   if (outcome === "failed" || outcome === "retry" || outcome === "abandoned")
     span.setStatus({ code: SpanStatusCode.ERROR, message: error?.message ?? outcome });
+  span.end();
+}
+
+/**
+ * Records something done to a run from outside its attempts (a cancel, an expired lease
+ * ended) as a span named `name <workflow>` in the run's own trace (the context stored with
+ * it), with the run's facts and `sluice.outcome`; an error status when `failed`.
+ */
+export function traceRunEvent(
+  name: "cancel" | "reclaim",
+  run: RunFacts,
+  outcome: string,
+  failed: { message: string } | null = null,
+): void {
+  const attributes: Attributes = {
+    [ATTR.runId]: run.id,
+    [ATTR.workflow]: run.workflow,
+    [ATTR.attempt]: run.attempt,
+    [ATTR.outcome]: outcome,
+  };
+  if (run.task) attributes[ATTR.task] = run.task;
+  const target = run.task ? `${run.workflow}.${run.task}` : run.workflow;
+  const span = tracer().startSpan(`${name} ${target}`, { attributes }, contextOf(traceCarrierOf(run.options)));
+  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: failed.message });
   span.end();
 }
 
@@ -183,7 +220,7 @@ export async function tracedStep<T>(
   const active = context.active();
   // The claim's span is active when a context manager is registered; else it is set here.
   const parent = !exec.traceSpan || trace.getSpan(active) ? active : trace.setSpan(active, exec.traceSpan);
-  const span = tracer.startSpan(
+  const span = tracer().startSpan(
     `step ${key}`,
     { attributes: { [ATTR.stepKey]: key, [ATTR.stepAttempt]: stepAttempt } },
     parent,
@@ -227,7 +264,7 @@ export function tracePark(exec: Traced & { run: RunFacts }, call: ParkFacts): st
   if (call.child) {
     const { child } = call;
     const target = child.task ? `${child.workflow}.${child.task}` : child.workflow;
-    const span = tracer.startSpan(
+    const span = tracer().startSpan(
       `child ${target}`,
       {
         kind: SpanKind.PRODUCER,
@@ -240,13 +277,15 @@ export function tracePark(exec: Traced & { run: RunFacts }, call: ParkFacts): st
   }
   const wake = call.wakeAfterMs ?? call.step?.wakeAfterMs;
   if (typeof wake === "number") base[ATTR.wakeAfterMs] = wake;
-  tracer.startSpan(`park ${call.step?.kind ?? "resume"}`, { attributes: base }, parent).end();
+  tracer()
+    .startSpan(`park ${call.step?.kind ?? "resume"}`, { attributes: base }, parent)
+    .end();
   return undefined;
 }
 
 /** Runs `fn` in a span named `name` under the current parent (a pipeline member's script, …); records a throw. */
 export async function inSpan<T>(name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
-  const span = tracer.startSpan(name, { attributes }, currentParent());
+  const span = tracer().startSpan(name, { attributes }, currentParent());
   try {
     return await withSpan(span, fn);
   } catch (err) {
@@ -259,7 +298,7 @@ export async function inSpan<T>(name: string, attributes: Attributes, fn: () => 
 
 /** Starts a `cascade` span for the dispatch of a pipeline run's writes (child of the active span). */
 export function startCascadeSpan(producer: string, runId: string): Span {
-  return tracer.startSpan(
+  return tracer().startSpan(
     `cascade ${producer}`,
     { attributes: { [ATTR.producer]: producer, [ATTR.runId]: runId } },
     currentParent(),
@@ -280,7 +319,7 @@ export function traceDecision(
   if (d.run) attributes[ATTR.dispatchedRunId] = d.run;
   if (d.reason) attributes[ATTR.reason] = d.reason;
   if (d.partition) attributes[ATTR.partition] = d.partition;
-  tracer.startSpan(`dispatch ${d.subscriber}`, { attributes }, trace.setSpan(ROOT_CONTEXT, cascade)).end();
+  tracer().startSpan(`dispatch ${d.subscriber}`, { attributes }, trace.setSpan(ROOT_CONTEXT, cascade)).end();
 }
 
 /** The trace context a run's subprocess (a Python or Bash script) continues: the active span's, else the run's own. */

@@ -21,6 +21,7 @@ import { crashAt } from "./crash-points.js";
 // context (where console.* is captured into the run's log).
 import { originalConsole } from "./console-capture.js";
 import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
+import { reclaimExpiredLeases } from "./reclaim.js";
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -371,7 +372,8 @@ export class Worker {
     slot.execution = exec;
     const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();
-    this.deps.metrics?.started(run.workflow, (t0 - received) / 1000);
+    const local = t0 - received;
+    this.deps.metrics?.started(run.workflow, local / 1000, (claim.claimedAt - claim.dueAt + local) / 1000);
     const result = await withSpan(span, () => {
       if (this.events.listenerCount("started")) this.events.emit("started", run, claim.token);
       return exec.start();
@@ -406,7 +408,9 @@ export class Worker {
 
   private async reclaim(): Promise<void> {
     try {
-      const ids = await this.store.reclaimExpired(500, leaseRetryDelay(this.deps.random));
+      const { ids } = await reclaimExpiredLeases(this.store, leaseRetryDelay(this.deps.random), this.deps.metrics);
+      // Printed by `sluice worker`/`dev` (a retry or a failure), seen by waiting handles and the UI's feed.
+      for (const id of ids) this.events.emit("reclaimed", id);
       if (ids.length) this.poke();
     } catch {
       // another process holds the lock; the next tick retries

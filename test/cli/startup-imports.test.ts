@@ -38,8 +38,15 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** Runs `node <script> ...args` and returns the repository-relative paths of every module it loaded. */
-function loadedBy(script: string, args: string[], cwd: string): { modules: string[]; stdout: string } {
+/**
+ * Runs `node <script> ...args` and returns the repository-relative paths of every module it loaded,
+ * and the Node built-ins it imported as ES modules (`node:http`, …).
+ */
+function loadedBy(
+  script: string,
+  args: string[],
+  cwd: string,
+): { modules: string[]; builtins: string[]; stdout: string } {
   const out = join(scratch, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(out, "");
   const stdout = execFileSync(process.execPath, ["--import", pathToFileURL(preload).href, script, ...args], {
@@ -56,7 +63,14 @@ function loadedBy(script: string, args: string[], cwd: string): { modules: strin
         .map((u) => u.slice(prefix.length)),
     ),
   ];
-  return { modules, stdout };
+  const builtins = [
+    ...new Set(
+      readFileSync(out, "utf8")
+        .split("\n")
+        .filter((u) => u.startsWith("node:")),
+    ),
+  ];
+  return { modules, builtins, stdout };
 }
 
 const packageLoaded = (modules: string[], name: string) => modules.some((m) => m.startsWith(`node_modules/${name}/`));
@@ -104,29 +118,36 @@ export default defineWorkflow<{ n: number }>("hello", { handler: async (p, ctx) 
     await engine.stop();
   });
 
-  async function runOne(script: string): Promise<string[]> {
+  async function runOne(script: string): Promise<{ modules: string[]; builtins: string[] }> {
     const engine = createEngine({ database: join(root, ".sluice", "sluice.db"), worker: false, scheduler: false });
     await engine.start();
     const handle = await engine.enqueueRun("hello", { n: 41 });
     const args = ["worker", "--group", "default", "--exit-when-idle", "--idle", "100ms", "--from-build", build];
-    const { modules, stdout } = loadedBy(script, args, root);
+    const { modules, builtins, stdout } = loadedBy(script, args, root);
     expect(stdout).toContain("worker stopped after 1 claim(s)");
     const run = await engine.store.getRun(handle.id);
     expect([run?.status, run?.result]).toEqual(["succeeded", "42"]);
     await engine.stop();
-    return modules;
+    return { modules, builtins };
   }
 
   it("as users start it (bin/sluice.js) runs the bundle and loads no heavy package", async () => {
-    const modules = await runOne(join(REPO, "bin", "sluice.js"));
+    const { modules, builtins } = await runOne(join(REPO, "bin", "sluice.js"));
+    // The HTTP stack serves `--metrics-port` only; a lane worker claims without it.
+    expect(builtins).toContain("node:path");
+    expect(builtins).not.toContain("node:http");
     expect(modules.filter((m) => m.startsWith("dist/bundle/")).length).toBeGreaterThan(1);
     expect(modules.filter((m) => m.startsWith("dist/") && !m.startsWith("dist/bundle/"))).toEqual([]);
     expect(packageLoaded(modules, "better-sqlite3")).toBe(true);
     for (const p of HEAVY) expect(packageLoaded(modules, p), p).toBe(false);
+    // Every other package it uses is linked into the bundle (esbuild.config.js), the OpenTelemetry
+    // API's 44 modules included: from node_modules it reads only the SQLite driver and its loader.
+    const packages = new Set(modules.filter((m) => m.startsWith("node_modules/")).map((m) => m.split("/")[1]));
+    expect([...packages].sort()).toEqual(["better-sqlite3", "bindings", "file-uri-to-path"]);
   });
 
   it("loads no other command, HTTP, lake, diagram or script-runner module (the module graph the bundle keeps)", async () => {
-    const modules = await runOne(join(REPO, "dist", "cli", "main.js"));
+    const { modules } = await runOne(join(REPO, "dist", "cli", "main.js"));
     expect(modules).toContain("dist/cli/commands/worker.js");
     const unwanted = modules.filter(
       (m) =>

@@ -443,6 +443,40 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect((await store.getRun(later))!.status).toBe("pending");
       });
 
+      it("tells when each claimed run became due: its enqueue, its runAt, its retry, its reclaimed lease", async () => {
+        await fresh();
+        const t0 = await store.now();
+        const now = await enqueue(store);
+        const delayed = await enqueue(store, { runAt: t0 + 150 });
+        const created = (await store.getRun(now))!.createdAt;
+        const [first] = await store.claim({ workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF });
+        expect(first!.run.id).toBe(now);
+        expect(first!.dueAt).toBe(created);
+        expect(first!.claimedAt).toBeGreaterThanOrEqual(first!.dueAt);
+        await delay(250);
+        // Due at its runAt, not at its enqueue: claimed about 100 ms after it was due.
+        const [late] = await store.claim({ workerId: "w", limit: 5, leaseMs: 300, workflows: WF });
+        expect(late!.run.id).toBe(delayed);
+        expect(late!.dueAt).toBe(t0 + 150);
+        expect(late!.claimedAt - late!.dueAt).toBeGreaterThanOrEqual(90);
+        // A retry is due when its backoff ends.
+        const retried = await one(store, {
+          verb: "complete",
+          lease: { runId: now, token: first!.token },
+          outcome: { status: "retry", error: { name: "E", message: "m" }, delayMs: 40 },
+        });
+        expect(retried.ok).toBe(true);
+        const retryDue = (await store.getRun(now))!.readyAt!;
+        await delay(350);
+        // The retry, and the delayed run whose 300 ms lease expired and was reclaimed.
+        expect(await store.reclaimExpired(10, () => 0)).toEqual([delayed]);
+        const reclaimedDue = (await store.getRun(delayed))!.readyAt!;
+        const again = await store.claim({ workerId: "w2", limit: 5, leaseMs: 30_000, workflows: WF });
+        const due = Object.fromEntries(again.map((c) => [c.run.id, c.dueAt]));
+        expect(due).toEqual({ [now]: retryDue, [delayed]: reclaimedDue });
+        expect(reclaimedDue).toBeGreaterThan(late!.claimedAt);
+      });
+
       it("applies a claim command after the rest of its batch: it takes the slot a completion frees and new runs", async () => {
         await fresh();
         const concurrency = { key: "k", limit: 1, windowMs: null };
@@ -1366,6 +1400,55 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(again).toEqual({ ok: true, enqueued: { id: "done-0", deduplicated: false } });
         // The reused id starts with no audit history of the deleted run.
         expect(await store.listApprovalEvents("done-0")).toEqual([]);
+      });
+
+      it("registers again as given: an unchanged row stays, any changed field, a cleared one or a removed workflow is written", async () => {
+        await fresh();
+        const wf = {
+          name: "wf",
+          version: "v1",
+          queue: "default",
+          maxAttempts: 3,
+          backoff: { base: 1000, max: 3_600_000 },
+          source: "workflows/wf.ts",
+          schedule: { cron: "0 * * * *", timezone: "UTC" },
+          params: { names: ["a"], required: [] },
+        };
+        const stored = async () => (await store.listWorkflows()).find((w) => w.name === "wf");
+        await store.registerWorkflows([wf]);
+        await store.registerWorkflows([wf]);
+        expect(await stored()).toMatchObject(wf);
+        for (const changed of [
+          { ...wf, queue: "email" },
+          { ...wf, maxAttempts: 5 },
+          { ...wf, backoff: { base: 10, max: 3_600_000 } },
+          { ...wf, schedule: null },
+          { ...wf, params: undefined },
+          { ...wf, version: "v2" },
+        ]) {
+          await store.registerWorkflows([changed]);
+          const row = await stored();
+          expect([
+            row?.queue,
+            row?.maxAttempts,
+            row?.backoff,
+            row?.schedule ?? null,
+            row?.params ?? null,
+            row?.version,
+          ]).toEqual([
+            changed.queue,
+            changed.maxAttempts,
+            changed.backoff,
+            changed.schedule ?? null,
+            changed.params ?? null,
+            changed.version,
+          ]);
+        }
+        await store.removeWorkflows(["wf"]);
+        expect((await store.getWorkflow("wf"))?.removedAt).toBeGreaterThan(0);
+        // Registered again exactly as it was before its removal: published again.
+        await store.registerWorkflows([{ ...wf, version: "v2", params: undefined }]);
+        expect((await store.getWorkflow("wf"))?.removedAt ?? null).toBeNull();
       });
 
       it("stores workflows, pins a run's version at its first claim, and keeps bundles by hash", async () => {

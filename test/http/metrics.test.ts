@@ -106,6 +106,16 @@ describe("GET /metrics", () => {
           workflow: "hello",
         }),
       ).toBe(attempts);
+      // Queue wait (due → start): one observation per claim too, each at least its claim-to-start part.
+      const queued = (name: string) =>
+        promValue(m, "sluice_run_queue_wait_seconds", `sluice_run_queue_wait_seconds_${name}`, { workflow: "hello" });
+      expect(m.get("sluice_run_queue_wait_seconds")!.type).toBe("histogram");
+      expect(queued("count")).toBe(attempts);
+      expect(queued("sum")).toBeGreaterThanOrEqual(
+        promValue(m, "sluice_run_claim_to_start_seconds", "sluice_run_claim_to_start_seconds_sum", {
+          workflow: "hello",
+        })!,
+      );
       // Enqueue to finish: one observation per run finished here, matching the store's created→finished times.
       const e2e = (name: string, labels: Record<string, string>) =>
         promValue(m, "sluice_run_end_to_end_seconds", `sluice_run_end_to_end_seconds_${name}`, labels);

@@ -158,6 +158,12 @@ export default defineWorkflow("stuck", {
     const value = JSON.parse(run.result!);
     expect(value.attempt).toBe(2);
     expect(startedWorkers(server.output(), "default")).toEqual([value.pid]);
+    // The server says what it did with the dead worker's claim.
+    expect(server.output()).toMatch(
+      new RegExp(
+        `run ${id} \\(stuck\\): the lease of attempt 1 expired \\(its worker stopped heartbeating\\); attempt 2/\\d+ is queued`,
+      ),
+    );
   }, 120_000);
 
   it("a lane worker whose server dies (SIGKILL) drains and exits instead of living on", async () => {

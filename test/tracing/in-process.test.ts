@@ -8,11 +8,12 @@ import { join } from "node:path";
 import { context, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { followRuns } from "../../src/cli/printer.js";
 import { traceCarrierOf } from "../../src/core/trace-context.js";
 import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import { makeProject } from "../helpers/project.js";
-import { tempDir } from "../helpers/tmp.js";
+import { eventually, tempDir } from "../helpers/tmp.js";
 import { startPipelines } from "../pipeline/harness.js";
 import { ancestry, one, parentOf, type SpanView } from "./spans.js";
 
@@ -196,6 +197,71 @@ async def main():
     });
     expect(parentOf(all, steps[0]!)).toBe(claims[1]);
     expect(parentOf(all, park)).toBe(claims[0]);
+  });
+
+  it("an expired lease and a cancel show in the run's trace and in the metrics", async () => {
+    const again = defineWorkflow("again", { retries: 2, handler: async (_p, ctx) => ctx.run("s", () => 1) });
+    const once = defineWorkflow("once", { retries: 0, handler: async () => 1 });
+    const parked = defineWorkflow("parked", { handler: async (_p, ctx) => ctx.waitFor("never") });
+    const database = join(tempDir(), "r.db");
+    const producer = createEngine({ database, workflows: [again, once, parked], worker: false, scheduler: false });
+    engines.push(producer);
+    await producer.start();
+    const trace = { traceparent: TP };
+    const a = await producer.enqueueRun("again", {}, { trace });
+    const o = await producer.enqueueRun("once", {}, { trace });
+    // A worker that claims both and dies: its 50 ms leases run out.
+    const dead = await producer.store.claim({ workerId: "dead", limit: 2, leaseMs: 50, workflows: ["again", "once"] });
+    expect(dead.map((c) => c.run.id).sort()).toEqual([a.id, o.id].sort());
+    const worker = createEngine({
+      database,
+      workflows: [again, once, parked],
+      scheduler: false,
+      worker: { leaseMs: 300, pollMs: 20 },
+    });
+    engines.push(worker);
+    // What `sluice worker` prints about the runs it reclaimed (the CLI's printer on this engine).
+    const printed: string[] = [];
+    const unfollow = followRuns(worker, (t) => void printed.push(t));
+    await worker.start();
+    expect(await a.result({ timeoutMs: 10_000 })).toBe(1);
+    await expect(o.result({ timeoutMs: 10_000 })).rejects.toThrow(/lease/);
+    const p = await worker.enqueueRun("parked", {}, { trace });
+    await eventually(async () => (await worker.store.getRun(p.id))?.status === "waiting");
+    expect(await worker.cancel(p.id, "no longer needed")).toBe("cancelled");
+
+    const all = spans().filter((s) => s.traceId === "4bf92f3577b34da6a3ce929d0e0e4736");
+    const reclaimA = one(all, "reclaim again");
+    expect(reclaimA.attributes).toMatchObject({
+      "sluice.run.id": a.id,
+      "sluice.run.attempt": 1,
+      "sluice.outcome": "retry",
+    });
+    expect(reclaimA.parentSpanId).toBe(one(all, "enqueue again").spanId);
+    // The next attempt runs in the same trace.
+    expect(one(all, "run again").attributes).toMatchObject({ "sluice.run.attempt": 2, "sluice.outcome": "succeeded" });
+    const reclaimO = one(all, "reclaim once");
+    expect(reclaimO.attributes).toMatchObject({ "sluice.run.id": o.id, "sluice.outcome": "failed" });
+    expect(exporter.getFinishedSpans().find((s) => s.name === "reclaim once")!.status.code).toBe(2);
+    const cancel = one(all, "cancel parked");
+    expect(cancel.attributes).toMatchObject({ "sluice.run.id": p.id, "sluice.outcome": "cancelled" });
+    expect(parentOf(all, cancel)).toBe(one(all, "enqueue parked"));
+
+    const counted = async (name: string) =>
+      (await worker.metrics.registry.getMetricsAsJSON())
+        .find((m) => m.name === name)!
+        .values.map((v) => ({ ...v.labels, n: v.value }));
+    expect(await counted("sluice_leases_reclaimed_total")).toEqual(
+      expect.arrayContaining([
+        { workflow: "again", outcome: "retry", n: 1 },
+        { workflow: "once", outcome: "failed", n: 1 },
+      ]),
+    );
+    expect(await counted("sluice_run_cancels_total")).toEqual([{ status: "cancelled", n: 1 }]);
+    unfollow();
+    const lines = printed.join("");
+    expect(lines).toContain(`↻ again ${a.id} attempt 1 failed (attempt 1 stopped heartbeating`);
+    expect(lines).toContain(`✗ once ${o.id} failed`);
   });
 
   it("a 3-level pipeline cascade is one trace down to the Bash script, which reads TRACEPARENT", async () => {

@@ -7,6 +7,7 @@
  */
 import { traceCarrierOf } from "../../core/trace-context.js";
 import { leaseRetryDelay } from "../../core/backoff.js";
+import { reclaimExpiredLeases } from "../../worker/reclaim.js";
 import { decodeValue } from "../../core/serde.js";
 import type { Engine } from "../../engine/engine.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
@@ -133,7 +134,8 @@ export class ExternalClaims {
     if (now - this.lastReclaim < RECLAIM_EVERY_MS) return;
     this.lastReclaim = now;
     try {
-      const ids = await this.engine.store.reclaimExpired(500, leaseRetryDelay());
+      const { ids } = await reclaimExpiredLeases(this.engine.store, leaseRetryDelay(), this.engine.metrics);
+      for (const id of ids) this.engine.events.emit("reclaimed", id);
       if (ids.length) this.engine.events.emit("work");
     } catch {
       // another process holds the write lock; the next claim tries again

@@ -19,6 +19,7 @@ interface Candidate {
   concurrency_key: string | null;
   concurrency_limit: number | null;
   concurrency_window_ms: number | null;
+  ready_at: number;
 }
 
 /** Leases up to `req.limit` runs inside the caller's transaction. */
@@ -30,11 +31,13 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   const chosen: number[] = [];
   const passed: number[] = [];
   const used = new Map<string, number>();
+  /** Each chosen run's due time: the claim clears ready_at. */
+  const dueAt = new Map<number, number>();
   for (let round = 0; round < 4 && chosen.length < req.limit; round++) {
     const want = req.limit - chosen.length;
     const { rows: candidates } = await c.query<Candidate>(
       prepared(
-        `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms FROM runs k
+        `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at FROM runs k
        WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
          AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
          AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
@@ -46,6 +49,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
     );
     const picked = await withinLimits(c, candidates, want, used);
     chosen.push(...picked);
+    for (const k of candidates) dueAt.set(k.seq, k.ready_at);
     const taken = new Set(picked);
     for (const k of candidates) if (!taken.has(k.seq)) passed.push(k.seq);
     if (candidates.length < want || picked.length === candidates.length) break;
@@ -87,6 +91,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
     token: r.claims,
     steps: (steps.get(r.id) ?? []).map(toStep),
     claimedAt: r.now,
+    dueAt: dueAt.get(r.seq)!,
   }));
 }
 

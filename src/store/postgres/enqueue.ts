@@ -98,7 +98,8 @@ export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolea
     const row = inserted.get(n.req.id);
     if (row) {
       const result: EnqueueResult = { id: n.req.id, deduplicated: false };
-      if (row.claims === 1) result.claimed = { run: toRun(row), token: 1, steps: [], claimedAt: row.created_at };
+      if (row.claims === 1)
+        result.claimed = { run: toRun(row), token: 1, steps: [], claimedAt: row.created_at, dueAt: row.created_at };
       return { created: true, result };
     }
     const ex = existing.get(n.req.id);

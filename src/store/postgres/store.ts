@@ -44,6 +44,22 @@ import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 import { readOverview } from "./overview.js";
 
+/** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
+const WORKFLOW_CHANGED = [
+  "version",
+  "queue",
+  "max_attempts",
+  "backoff_base",
+  "backoff_max",
+  "source",
+  "schedule",
+  "local",
+  "params",
+]
+  .map((c) => `workflows.${c} IS DISTINCT FROM excluded.${c}`)
+  .concat("workflows.removed_at IS NOT NULL")
+  .join(" OR ");
+
 /**
  * Opens the Postgres store for `url` (`postgres://user:pass@host/db?schema=sluice`).
  * Returns at once; the first call connects and migrates (several processes may
@@ -353,12 +369,14 @@ export class PostgresStore implements Store {
   async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
     if (workflows.length === 0) return this.ready();
     await this.tx(async (c) => {
-      await c.query(
+      // Rows already as given are not rewritten, and nobody is woken for them (a worker starting on the published versions).
+      const changed = await c.query(
         `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, params, updated_at)
          SELECT u.*, now_ms() FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[], $6::bigint[], $7::text[], $8::text[], $9::bool[], $10::text[]) u
          ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
            backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
-           schedule = excluded.schedule, local = excluded.local, params = excluded.params, removed_at = NULL, updated_at = excluded.updated_at`,
+           schedule = excluded.schedule, local = excluded.local, params = excluded.params, removed_at = NULL, updated_at = excluded.updated_at
+         WHERE ${WORKFLOW_CHANGED}`,
         [
           workflows.map((w) => w.name),
           workflows.map((w) => w.version),
@@ -372,7 +390,7 @@ export class PostgresStore implements Store {
           workflows.map((w) => (w.params ? JSON.stringify(w.params) : null)),
         ],
       );
-      await this.notify(c);
+      if (changed.rowCount) await this.notify(c);
     });
   }
   async removeWorkflows(names: readonly string[]): Promise<void> {

@@ -31,7 +31,7 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
       ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)"
       : "";
   const select = s.get(
-    `SELECT seq, concurrency_key FROM ${CLAIMABLE}${scope}
+    `SELECT seq, concurrency_key, ready_at FROM ${CLAIMABLE}${scope}
        AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
      ORDER BY ready_at, seq LIMIT ?`,
   );
@@ -46,7 +46,7 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
   const steps = s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
   const scoped = req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : [];
   const wanted = req.limit * 2;
-  const candidates: Array<{ seq: number; concurrency_key: string | null }> = [];
+  const candidates: Array<{ seq: number; concurrency_key: string | null; ready_at: number }> = [];
   for (let p = top.get() as number | undefined; p !== undefined && candidates.length < wanted;) {
     candidates.push(
       ...(select.all(p, now, workflows, ...scoped, now, wanted - candidates.length) as typeof candidates),
@@ -69,11 +69,13 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
   if (keyless.length) rows.push(...(takeMany.all(...lease, JSON.stringify(keyless)) as RunRow[]));
   const order = new Map(candidates.map((c, i) => [c.seq, i]));
   rows.sort((a, b) => order.get(a.seq)! - order.get(b.seq)!);
+  // The claim clears ready_at: the due time comes from the candidate row read before it.
   return rows.map((row) => ({
     run: toRun(row),
     token: row.claims,
     // Steps are only ever written under a claim, so a first claim has none.
     steps: row.claims === 1 ? [] : (steps.all(row.id) as StepRow[]).map(toStep),
     claimedAt: now,
+    dueAt: candidates[order.get(row.seq)!]!.ready_at,
   }));
 }

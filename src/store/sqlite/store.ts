@@ -45,6 +45,22 @@ import { EnqueueConflict, SqliteWrites } from "./writes.js";
 import { readLogs } from "./logs.js";
 import { readOverview } from "./overview.js";
 
+/** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
+const WORKFLOW_CHANGED = [
+  "version",
+  "queue",
+  "max_attempts",
+  "backoff_base",
+  "backoff_max",
+  "source",
+  "schedule",
+  "local",
+  "params",
+]
+  .map((c) => `workflows.${c} IS NOT excluded.${c}`)
+  .concat("workflows.removed_at IS NOT NULL")
+  .join(" OR ");
+
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
   /** Database file; created with its folder if missing. `:memory:` works for one process. */
@@ -416,8 +432,11 @@ export class SqliteStore implements Store {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
        ON CONFLICT (name) DO UPDATE SET version = excluded.version, queue = excluded.queue, max_attempts = excluded.max_attempts,
          backoff_base = excluded.backoff_base, backoff_max = excluded.backoff_max, source = excluded.source,
-         schedule = excluded.schedule, local = excluded.local, params = excluded.params, removed_at = NULL, updated_at = excluded.updated_at`,
+         schedule = excluded.schedule, local = excluded.local, params = excluded.params, removed_at = NULL, updated_at = excluded.updated_at
+       WHERE ${WORKFLOW_CHANGED}`,
     );
+    // A row that is already as given is not rewritten: a worker starting on the published
+    // versions (every lane worker) commits nothing, so it neither syncs the disk nor wakes watchers.
     this.tx(() => {
       for (const w of workflows) {
         const params = w.params ? JSON.stringify(w.params) : null;

@@ -98,7 +98,11 @@ export class SqliteWrites {
     }
     // Created already leased to a local worker: one transaction instead of enqueue + claim.
     const row = this.s.get(`${INSERT_RUN} RETURNING *`).get(params) as RunRow;
-    return { id: req.id, deduplicated: false, claimed: { run: toRun(row), token: 1, steps: [], claimedAt: now } };
+    return {
+      id: req.id,
+      deduplicated: false,
+      claimed: { run: toRun(row), token: 1, steps: [], claimedAt: now, dueAt: now },
+    };
   }
 
   /** The run behind a lease if the lease is still the current claim, else undefined. */

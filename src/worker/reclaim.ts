@@ -1,0 +1,59 @@
+/**
+ * Ending expired leases (a worker that stopped heartbeating: killed, frozen, cut off) so
+ * their runs go on, and making each one visible: a `reclaim` span in the run's trace and
+ * `sluice_leases_reclaimed_total{workflow,outcome}`. The worker's timer, the lane
+ * supervisor's poll and the worker protocol all reclaim through here.
+ */
+import type { RetryDelay, RunRecord, Store } from "../store/types.js";
+import { traceRunEvent } from "./tracing.js";
+
+/** Where reclaims are counted (the engine's metrics). */
+export interface ReclaimMetrics {
+  reclaimed(workflow: string, outcome: "retry" | "failed"): void;
+}
+
+/** Runs reclaimed per call, at most. */
+const BATCH = 500;
+
+/** One expired lease ended: the run as it stood right after, and what became of it. */
+export interface ReclaimedRun {
+  run: RunRecord;
+  /** `retry`: another attempt is queued; `failed`: that was the run's last attempt. */
+  outcome: "retry" | "failed";
+  /** The attempt whose lease expired. */
+  attempt: number;
+}
+
+/**
+ * Ends up to 500 expired leases (`Store.reclaimExpired`) and records each (span, metric).
+ * Returns the runs reclaimed, for the caller's log and events (every run reclaimed, also
+ * one deleted since: then without its record). Reading the runs back costs one read per
+ * reclaimed run, which is rare.
+ */
+export async function reclaimExpiredLeases(
+  store: Store,
+  retryDelay: RetryDelay,
+  metrics: ReclaimMetrics | null | undefined,
+): Promise<{ ids: string[]; runs: ReclaimedRun[] }> {
+  const ids = await store.reclaimExpired(BATCH, retryDelay);
+  const runs: ReclaimedRun[] = [];
+  for (const id of ids) {
+    const run = await store.getRun(id).catch(() => null);
+    if (!run) continue;
+    const outcome = run.status === "failed" ? "failed" : "retry";
+    metrics?.reclaimed(run.workflow, outcome);
+    // A retry has already moved the run on to its next attempt.
+    const attempt = outcome === "retry" ? run.attempt - 1 : run.attempt;
+    traceRunEvent("reclaim", { ...run, attempt }, outcome, outcome === "failed" ? run.error : null);
+    runs.push({ run, outcome, attempt });
+  }
+  return { ids, runs };
+}
+
+/** One line for an operator's log: which run's lease expired and what happens next. */
+export function describeReclaim(r: ReclaimedRun): string {
+  const what = `run ${r.run.id} (${r.run.workflow}): the lease of attempt ${r.attempt} expired (its worker stopped heartbeating)`;
+  return r.outcome === "retry"
+    ? `${what}; attempt ${r.run.attempt}/${r.run.maxAttempts} is queued`
+    : `${what}; that was its last attempt: failed`;
+}
