@@ -112,6 +112,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         engine,
         pipelines,
         configTriggers: project.config.triggers,
+        root: project.root,
         env: cx.io.env,
         log: write,
       });
