@@ -15,6 +15,7 @@ export type Deliver = (message: RawMessage) => Promise<void>;
  * A trigger's own durable state in the store's key-value table (keys under
  * `trigger:state:<id>:`; removed with the trigger's row): what a consumer must remember across
  * restarts and takeovers, e.g. the MQTT receive sequence or the Postgres capture it installed.
+ * A key is a name without `:` (the state of a removed trigger is found by its id, before the last `:`).
  */
 export interface TriggerKv {
   get(key: string): Promise<string | null>;

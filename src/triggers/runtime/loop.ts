@@ -144,10 +144,14 @@ export class TriggerLoop {
   private kv(): TriggerKv {
     const { store } = this.deps;
     const prefix = stateKeyPrefix(this.spec.id);
+    const at = (key: string) => {
+      if (key.includes(":")) throw new Error(`trigger state key ${JSON.stringify(key)} must not contain ":"`);
+      return prefix + key;
+    };
     return {
-      get: (key) => store.kvGet(prefix + key),
-      put: (key, value) => store.kvPut(prefix + key, value),
-      delete: async (key) => void (await store.kvDelete(prefix + key)),
+      get: async (key) => store.kvGet(at(key)),
+      put: async (key, value) => store.kvPut(at(key), value),
+      delete: async (key) => void (await store.kvDelete(at(key))),
     };
   }
 
