@@ -80,6 +80,13 @@ export interface EmailOptions {
   readonly passwordEnv?: string;
   /** Largest mail accepted, bytes (default 25 MiB). */
   readonly maxBytes: number;
+  /**
+   * STARTTLS: the PEM certificate (chain) and private key files, relative to the project or
+   * absolute. With them, AUTH is only accepted after STARTTLS (no password in clear text).
+   */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Refuse mail sent without STARTTLS (needs `tlsCertFile`/`tlsKeyFile`; default false). */
+  readonly requireTls: boolean;
 }
 
 /** A Kafka consumer group member with manual offset commits (`kafkajs`). */
@@ -228,7 +235,17 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     return out as KindOptions[K];
   }
   if (kind === "email") {
-    only(raw, where, ["port", "host", "to", "username", "passwordEnv", "maxBytes"]);
+    only(raw, where, [
+      "port",
+      "host",
+      "to",
+      "username",
+      "passwordEnv",
+      "maxBytes",
+      "tlsCertFile",
+      "tlsKeyFile",
+      "requireTls",
+    ]);
     const port = raw.port;
     if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
       throw bad(where, `"port" must be a TCP port such as 2525`);
@@ -237,7 +254,20 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
       throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 26214400`);
     if ((raw.username === undefined) !== (raw.passwordEnv === undefined))
       throw bad(where, `"username" and "passwordEnv" go together (SMTP AUTH)`);
+    if ((raw.tlsCertFile === undefined) !== (raw.tlsKeyFile === undefined))
+      throw bad(where, `"tlsCertFile" and "tlsKeyFile" go together (STARTTLS: the PEM certificate and its key)`);
+    if (raw.requireTls !== undefined && typeof raw.requireTls !== "boolean")
+      throw bad(where, `"requireTls" must be true or false`);
+    if (raw.requireTls === true && raw.tlsCertFile === undefined)
+      throw bad(where, `"requireTls" needs "tlsCertFile" and "tlsKeyFile" (the certificate STARTTLS offers)`);
     return {
+      requireTls: raw.requireTls === true,
+      ...(raw.tlsCertFile !== undefined && {
+        tls: {
+          certFile: str(raw, "tlsCertFile", where, "certs/smtp.pem", true),
+          keyFile: str(raw, "tlsKeyFile", where, "certs/smtp-key.pem", true),
+        },
+      }),
       port,
       host: str(raw, "host", where, "127.0.0.1") ?? "127.0.0.1",
       maxBytes: max,

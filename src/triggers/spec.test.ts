@@ -85,6 +85,31 @@ describe("trigger rows", () => {
     ).toThrow(/"brokers" entries are host:port/);
   });
 
+  it("reads an email row's STARTTLS certificate and AUTH options", () => {
+    const [e] = parseConfigTriggers([
+      {
+        name: "in",
+        kind: "email",
+        target: "w",
+        port: 2525,
+        username: "u",
+        passwordEnv: "P",
+        tlsCertFile: "c.pem",
+        tlsKeyFile: "k.pem",
+        requireTls: true,
+      },
+    ]);
+    expect(e!.options).toEqual({
+      port: 2525,
+      host: "127.0.0.1",
+      maxBytes: 25 * 1024 * 1024,
+      username: "u",
+      passwordEnv: "P",
+      tls: { certFile: "c.pem", keyFile: "k.pem" },
+      requireTls: true,
+    });
+  });
+
   it("names the row and field of every mistake", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{}, /"triggers" must be a list/],
@@ -98,6 +123,11 @@ describe("trigger rows", () => {
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h", topic: "t", qos: 2 }], /unknown option "qos"/],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", ackWait: "10ms" }], /at least 1s/],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", idFrom: "body.id" }], /"idFrom".*\$\./],
+      [
+        [{ name: "a", kind: "email", target: "x", port: 2525, tlsCertFile: "c.pem" }],
+        /"tlsCertFile" and "tlsKeyFile" go together/,
+      ],
+      [[{ name: "a", kind: "email", target: "x", port: 2525, requireTls: true }], /"requireTls" needs "tlsCertFile"/],
       [
         [
           { name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S" },
