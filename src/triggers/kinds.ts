@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka", "sqs"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka", "sqs", "gcp"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -109,8 +109,25 @@ export interface SqsOptions {
   readonly endpoint?: string;
 }
 
+/** A Google Cloud Pub/Sub subscription, streaming pull; a message is acked once its run is stored. */
+export interface GcpOptions {
+  /** The Google Cloud project. */
+  readonly projectId: string;
+  /** The subscription's id (or its full `projects/…/subscriptions/…` name). */
+  readonly subscription: string;
+  /** When set, the subscription is created on this topic if it does not exist. */
+  readonly topic?: string;
+  /** Ack deadline of a subscription Sluice creates, seconds (10–600, default 60); an existing one keeps its own. */
+  readonly ackDeadlineSeconds: number;
+  /** Messages held at once (flow control, default 100). */
+  readonly maxMessages: number;
+  /** Another endpoint, `host:port` (default: Google's, or `PUBSUB_EMULATOR_HOST`). */
+  readonly apiEndpoint?: string;
+}
+
 /** Options by kind. */
 export interface KindOptions {
+  gcp: GcpOptions;
   sqs: SqsOptions;
   kafka: KafkaOptions;
   email: EmailOptions;
@@ -184,6 +201,46 @@ function parsePostgres(raw: Raw, where: string): PostgresOptions {
     schema: t.length === 2 ? t[0]! : "public",
     table: t[t.length - 1]!,
     events: events as PostgresOptions["events"],
+  };
+}
+
+const PUBSUB_NAME = /^(projects\/[a-z][a-z0-9-]{4,28}[a-z0-9]\/(subscriptions|topics)\/)?[A-Za-z][\w.~+%-]{2,254}$/;
+
+function parseGcp(raw: Raw, where: string): GcpOptions {
+  only(raw, where, ["projectId", "subscription", "topic", "ackDeadline", "maxMessages", "apiEndpoint"]);
+  const projectId = str(raw, "projectId", where, "my-project", true);
+  const subscription = str(raw, "subscription", where, "sluice-orders", true);
+  const topic = str(raw, "topic", where, "orders");
+  for (const [k, v] of [
+    ["subscription", subscription],
+    ["topic", topic],
+  ] as const)
+    if (v !== undefined && !PUBSUB_NAME.test(v))
+      throw bad(
+        where,
+        `"${k}" must be a Pub/Sub id (a letter, then 2–254 letters, digits or - _ . ~ + %), got ${JSON.stringify(v)}`,
+      );
+  let ackMs = 60_000;
+  if (raw.ackDeadline !== undefined) {
+    try {
+      ackMs = toMillis(raw.ackDeadline as Duration);
+    } catch (err) {
+      throw bad(where, `"ackDeadline": ${(err as Error).message}`);
+    }
+    if (ackMs < 10_000 || ackMs > 600_000)
+      throw bad(where, `"ackDeadline" must be between 10s and 600s (Pub/Sub's range)`);
+  }
+  const max = raw.maxMessages ?? 100;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
+    throw bad(where, `"maxMessages" must be a whole number of messages, e.g. 100`);
+  const endpoint = str(raw, "apiEndpoint", where, "127.0.0.1:8085");
+  return {
+    projectId,
+    subscription,
+    ackDeadlineSeconds: Math.round(ackMs / 1000),
+    maxMessages: max,
+    ...(topic !== undefined && { topic }),
+    ...(endpoint !== undefined && { apiEndpoint: endpoint }),
   };
 }
 
@@ -276,6 +333,7 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
       ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "SMTP_PASSWORD", true) }),
     } as KindOptions[K];
   }
+  if (kind === "gcp") return parseGcp(raw, where) as KindOptions[K];
   if (kind === "data_upload") {
     only(raw, where, ["prefix", "maxBytes"]);
     const prefix = str(raw, "prefix", where, "uploads/orders/");
