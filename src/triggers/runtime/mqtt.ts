@@ -40,13 +40,15 @@ async function receiveSequence(kv: TriggerKv) {
 async function identify(
   cx: ConsumerContext,
   seq: Awaited<ReturnType<typeof receiveSequence>>,
+  session: string,
   packet: IPublishPacket,
 ): Promise<RawMessage> {
   const raw = { bytes: packet.payload as Buffer, topic: packet.topic };
   if (cx.spec.mapping.idFrom) return raw;
   const digest = createHash("sha256").update(packet.topic).update("\0").update(raw.bytes).digest("hex").slice(0, 32);
   const packetId = packet.qos > 0 ? packet.messageId : undefined;
-  const key = `pid-${packetId}`;
+  // Packet identifiers belong to one broker session (client id): another session's records never match.
+  const key = `pid-${session}-${packetId}`;
   const stored = packetId !== undefined && packet.dup ? decodeInFlight(await cx.kv.get(key)) : null;
   await seq.ready();
   const n = numberMessage({ ...(packetId !== undefined && { packetId }), dup: packet.dup, digest }, stored, seq.take);
@@ -58,8 +60,10 @@ async function identify(
 export async function startMqtt(cx: ConsumerContext): Promise<Consumer> {
   const o = cx.spec.options as KindOptions["mqtt"];
   const { connect } = await import("mqtt");
+  const clientId = o.clientId ?? defaultClientName(cx.spec.id);
+  const session = createHash("sha256").update(clientId).digest("hex").slice(0, 8);
   const options: IClientOptions = {
-    clientId: o.clientId ?? defaultClientName(cx.spec.id),
+    clientId,
     clean: false,
     reconnectPeriod: 1000,
     connectTimeout: 5000,
@@ -73,7 +77,7 @@ export async function startMqtt(cx: ConsumerContext): Promise<Consumer> {
   let queue: Promise<unknown> = Promise.resolve();
   // Runs before the PUBACK; not calling `done` withholds it (the loop restarts the consumer).
   client.handleMessage = (packet, done) => {
-    const handled = queue.then(async () => cx.deliver(await identify(cx, seq, packet)));
+    const handled = queue.then(async () => cx.deliver(await identify(cx, seq, session, packet)));
     queue = handled.catch(() => {});
     handled.then(
       () => done(),
