@@ -7,7 +7,7 @@ import { toMillis, type Duration } from "../core/duration.js";
 import { TriggerError } from "./errors.js";
 
 /** Trigger kinds whose messages Sluice consumes into runs. */
-export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka", "sqs"] as const;
+export const CONSUMED_KINDS = ["mqtt", "nats", "postgres", "data_upload", "email", "kafka", "sqs", "gcp"] as const;
 /** One of {@link CONSUMED_KINDS}. */
 export type ConsumedKind = (typeof CONSUMED_KINDS)[number];
 
@@ -80,6 +80,13 @@ export interface EmailOptions {
   readonly passwordEnv?: string;
   /** Largest mail accepted, bytes (default 25 MiB). */
   readonly maxBytes: number;
+  /**
+   * STARTTLS: the PEM certificate (chain) and private key files, relative to the project or
+   * absolute. With them, AUTH is only accepted after STARTTLS (no password in clear text).
+   */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /** Refuse mail sent without STARTTLS (needs `tlsCertFile`/`tlsKeyFile`; default false). */
+  readonly requireTls: boolean;
 }
 
 /** A Kafka consumer group member with manual offset commits (`kafkajs`). */
@@ -102,8 +109,25 @@ export interface SqsOptions {
   readonly endpoint?: string;
 }
 
+/** A Google Cloud Pub/Sub subscription, streaming pull; a message is acked once its run is stored. */
+export interface GcpOptions {
+  /** The Google Cloud project. */
+  readonly projectId: string;
+  /** The subscription's id (or its full `projects/…/subscriptions/…` name). */
+  readonly subscription: string;
+  /** When set, the subscription is created on this topic if it does not exist. */
+  readonly topic?: string;
+  /** Ack deadline of a subscription Sluice creates, seconds (10–600, default 60); an existing one keeps its own. */
+  readonly ackDeadlineSeconds: number;
+  /** Messages held at once (flow control, default 100). */
+  readonly maxMessages: number;
+  /** Another endpoint, `host:port` (default: Google's, or `PUBSUB_EMULATOR_HOST`). */
+  readonly apiEndpoint?: string;
+}
+
 /** Options by kind. */
 export interface KindOptions {
+  gcp: GcpOptions;
   sqs: SqsOptions;
   kafka: KafkaOptions;
   email: EmailOptions;
@@ -180,6 +204,46 @@ function parsePostgres(raw: Raw, where: string): PostgresOptions {
   };
 }
 
+const PUBSUB_NAME = /^(projects\/[a-z][a-z0-9-]{4,28}[a-z0-9]\/(subscriptions|topics)\/)?[A-Za-z][\w.~+%-]{2,254}$/;
+
+function parseGcp(raw: Raw, where: string): GcpOptions {
+  only(raw, where, ["projectId", "subscription", "topic", "ackDeadline", "maxMessages", "apiEndpoint"]);
+  const projectId = str(raw, "projectId", where, "my-project", true);
+  const subscription = str(raw, "subscription", where, "sluice-orders", true);
+  const topic = str(raw, "topic", where, "orders");
+  for (const [k, v] of [
+    ["subscription", subscription],
+    ["topic", topic],
+  ] as const)
+    if (v !== undefined && !PUBSUB_NAME.test(v))
+      throw bad(
+        where,
+        `"${k}" must be a Pub/Sub id (a letter, then 2–254 letters, digits or - _ . ~ + %), got ${JSON.stringify(v)}`,
+      );
+  let ackMs = 60_000;
+  if (raw.ackDeadline !== undefined) {
+    try {
+      ackMs = toMillis(raw.ackDeadline as Duration);
+    } catch (err) {
+      throw bad(where, `"ackDeadline": ${(err as Error).message}`);
+    }
+    if (ackMs < 10_000 || ackMs > 600_000)
+      throw bad(where, `"ackDeadline" must be between 10s and 600s (Pub/Sub's range)`);
+  }
+  const max = raw.maxMessages ?? 100;
+  if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
+    throw bad(where, `"maxMessages" must be a whole number of messages, e.g. 100`);
+  const endpoint = str(raw, "apiEndpoint", where, "127.0.0.1:8085");
+  return {
+    projectId,
+    subscription,
+    ackDeadlineSeconds: Math.round(ackMs / 1000),
+    maxMessages: max,
+    ...(topic !== undefined && { topic }),
+    ...(endpoint !== undefined && { apiEndpoint: endpoint }),
+  };
+}
+
 const NATS_KEYS = ["servers", "url", "stream", "subject", "consumer", "ackWait", "user", "passwordEnv"];
 
 /** Parses the kind-specific options of a row (`common` keys already removed). @throws TriggerError */
@@ -228,7 +292,17 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     return out as KindOptions[K];
   }
   if (kind === "email") {
-    only(raw, where, ["port", "host", "to", "username", "passwordEnv", "maxBytes"]);
+    only(raw, where, [
+      "port",
+      "host",
+      "to",
+      "username",
+      "passwordEnv",
+      "maxBytes",
+      "tlsCertFile",
+      "tlsKeyFile",
+      "requireTls",
+    ]);
     const port = raw.port;
     if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
       throw bad(where, `"port" must be a TCP port such as 2525`);
@@ -237,7 +311,20 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
       throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 26214400`);
     if ((raw.username === undefined) !== (raw.passwordEnv === undefined))
       throw bad(where, `"username" and "passwordEnv" go together (SMTP AUTH)`);
+    if ((raw.tlsCertFile === undefined) !== (raw.tlsKeyFile === undefined))
+      throw bad(where, `"tlsCertFile" and "tlsKeyFile" go together (STARTTLS: the PEM certificate and its key)`);
+    if (raw.requireTls !== undefined && typeof raw.requireTls !== "boolean")
+      throw bad(where, `"requireTls" must be true or false`);
+    if (raw.requireTls === true && raw.tlsCertFile === undefined)
+      throw bad(where, `"requireTls" needs "tlsCertFile" and "tlsKeyFile" (the certificate STARTTLS offers)`);
     return {
+      requireTls: raw.requireTls === true,
+      ...(raw.tlsCertFile !== undefined && {
+        tls: {
+          certFile: str(raw, "tlsCertFile", where, "certs/smtp.pem", true),
+          keyFile: str(raw, "tlsKeyFile", where, "certs/smtp-key.pem", true),
+        },
+      }),
       port,
       host: str(raw, "host", where, "127.0.0.1") ?? "127.0.0.1",
       maxBytes: max,
@@ -246,6 +333,7 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
       ...(raw.passwordEnv !== undefined && { passwordEnv: str(raw, "passwordEnv", where, "SMTP_PASSWORD", true) }),
     } as KindOptions[K];
   }
+  if (kind === "gcp") return parseGcp(raw, where) as KindOptions[K];
   if (kind === "data_upload") {
     only(raw, where, ["prefix", "maxBytes"]);
     const prefix = str(raw, "prefix", where, "uploads/orders/");

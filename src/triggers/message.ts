@@ -9,7 +9,7 @@ import type { BodyFormat, Mapping, TriggerSpec } from "./spec.js";
 
 /** A message as a consumer hands it over. */
 export interface RawMessage {
-  /** The source's identity of the message (NATS: stream and sequence; MQTT: none, see {@link messageIdentity}). */
+  /** The source's identity of the message (NATS: stream and sequence; MQTT: its receive number, `mqtt-identity.ts`). */
   readonly identity?: string;
   readonly bytes: Uint8Array;
   /** MQTT topic. */
@@ -68,8 +68,8 @@ export function readPath(value: unknown, path: readonly string[]): unknown {
 
 /**
  * The message's identity: the row's `idFrom` value when set (it must be a scalar), else the
- * source's identity, else (MQTT carries none) a hash of topic and bytes, so identical
- * messages on one topic count as one. @throws TriggerError `TRIGGER_MESSAGE_INVALID` when `idFrom` finds no scalar
+ * source's identity, else a hash of topic and bytes (a source that names no identity: identical
+ * messages on one topic count as one; every consumer of this version names one). @throws TriggerError `TRIGGER_MESSAGE_INVALID` when `idFrom` finds no scalar
  */
 export function messageIdentity(mapping: Mapping, raw: RawMessage, envelope: Envelope): string {
   if (mapping.idFrom) {

@@ -85,19 +85,79 @@ describe("trigger rows", () => {
     ).toThrow(/"brokers" entries are host:port/);
   });
 
+  it("reads an email row's STARTTLS certificate and AUTH options", () => {
+    const [e] = parseConfigTriggers([
+      {
+        name: "in",
+        kind: "email",
+        target: "w",
+        port: 2525,
+        username: "u",
+        passwordEnv: "P",
+        tlsCertFile: "c.pem",
+        tlsKeyFile: "k.pem",
+        requireTls: true,
+      },
+    ]);
+    expect(e!.options).toEqual({
+      port: 2525,
+      host: "127.0.0.1",
+      maxBytes: 25 * 1024 * 1024,
+      username: "u",
+      passwordEnv: "P",
+      tls: { certFile: "c.pem", keyFile: "k.pem" },
+      requireTls: true,
+    });
+  });
+
+  it("reads a gcp row: project, subscription, its topic, ack deadline", () => {
+    const [g] = parseConfigTriggers([
+      {
+        name: "g",
+        kind: "gcp",
+        target: "w",
+        projectId: "my-project",
+        subscription: "s-1",
+        topic: "t-1",
+        ackDeadline: "20s",
+      },
+    ]);
+    expect(g!.options).toEqual({
+      projectId: "my-project",
+      subscription: "s-1",
+      topic: "t-1",
+      ackDeadlineSeconds: 20,
+      maxMessages: 100,
+    });
+    expect(describeTrigger(g!)).toBe("pubsub projects/my-project/subscriptions/s-1");
+    expect(() =>
+      parseConfigTriggers([
+        { name: "g", kind: "gcp", target: "w", projectId: "p", subscription: "s-1", ackDeadline: "5s" },
+      ]),
+    ).toThrow(/"ackDeadline" must be between 10s and 600s/);
+    expect(() =>
+      parseConfigTriggers([{ name: "g", kind: "gcp", target: "w", projectId: "p", subscription: "1x" }]),
+    ).toThrow(/"subscription" must be a Pub\/Sub id/);
+  });
+
   it("names the row and field of every mistake", () => {
     const cases: Array<[unknown, RegExp]> = [
       [{}, /"triggers" must be a list/],
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
       [
         [{ name: "a", kind: "smtp", target: "x" }],
-        /"kind" must be one of mqtt, nats, postgres, data_upload, email, kafka, sqs, got "smtp"/,
+        /"kind" must be one of mqtt, nats, postgres, data_upload, email, kafka, sqs, gcp, got "smtp"/,
       ],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h", topic: "t", qos: 2 }], /unknown option "qos"/],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", ackWait: "10ms" }], /at least 1s/],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", idFrom: "body.id" }], /"idFrom".*\$\./],
+      [
+        [{ name: "a", kind: "email", target: "x", port: 2525, tlsCertFile: "c.pem" }],
+        /"tlsCertFile" and "tlsKeyFile" go together/,
+      ],
+      [[{ name: "a", kind: "email", target: "x", port: 2525, requireTls: true }], /"requireTls" needs "tlsCertFile"/],
       [
         [
           { name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S" },

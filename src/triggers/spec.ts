@@ -160,6 +160,10 @@ export function describeTrigger(spec: TriggerSpec): string {
     const o = spec.options as KindOptions["email"];
     return `smtp://${o.host}:${o.port}${o.to ? ` to ${o.to.join(", ")}` : ""}`;
   }
+  if (spec.kind === "gcp") {
+    const o = spec.options as KindOptions["gcp"];
+    return `pubsub ${o.subscription.startsWith("projects/") ? o.subscription : `projects/${o.projectId}/subscriptions/${o.subscription}`}`;
+  }
   if (spec.kind === "data_upload") return `POST /api/triggers/${spec.id}/upload`;
   if (spec.kind === "postgres") {
     const o = spec.options as KindOptions["postgres"];

@@ -71,3 +71,51 @@ export function shownStatus(
   if (!report || now - report.updatedAt > staleMs) return "stopped";
   return report.status;
 }
+
+/**
+ * What the uploads of a `data_upload` trigger add to its report. Uploads arrive through the API
+ * on any server, not through the trigger's consumer, so they are counted apart (compare-and-swap
+ * on one key, concurrent uploads included) and merged when the trigger is listed.
+ */
+export interface UploadTally {
+  readonly count: number;
+  readonly lastMessageAt: number;
+  readonly lastMessage: string;
+  readonly lastRunId: string;
+}
+
+/** Parses a stored {@link UploadTally} (null when missing or unreadable). */
+export function decodeTally(text: string | null): UploadTally | null {
+  if (text === null) return null;
+  try {
+    const t = JSON.parse(text) as UploadTally;
+    return typeof t.count === "number" && typeof t.lastRunId === "string" ? t : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The tally after one more upload. */
+export function countUpload(
+  tally: UploadTally | null,
+  upload: { at: number; message: string; runId: string },
+): UploadTally {
+  return {
+    count: (tally?.count ?? 0) + 1,
+    lastMessageAt: upload.at,
+    lastMessage: upload.message,
+    lastRunId: upload.runId,
+  };
+}
+
+/** A report with the uploads counted: their number added, the newer last message kept. */
+export function withUploads(report: TriggerReport | null, tally: UploadTally | null): TriggerReport | null {
+  if (!tally) return report;
+  const base: TriggerReport = report ?? { status: "stopped", holder: "", updatedAt: 0, messages: 0 };
+  const newer = (base.lastMessageAt ?? 0) <= tally.lastMessageAt;
+  return {
+    ...base,
+    messages: base.messages + tally.count,
+    ...(newer && { lastMessageAt: tally.lastMessageAt, lastMessage: tally.lastMessage, lastRunId: tally.lastRunId }),
+  };
+}

@@ -1,5 +1,6 @@
 /**
- * Real message brokers for trigger tests: Mosquitto and nats-server (Debian packages), each
+ * Real message brokers for trigger tests: Mosquitto and nats-server (Debian packages) and the
+ * Pub/Sub emulator (Google's Debian package, where installed), each
  * on a free loopback port with its state in a temporary folder, killed by pid after the file.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -37,7 +38,7 @@ export interface Broker {
   output(): string;
 }
 
-async function start(bin: string, args: string[], port: number, scheme: string): Promise<Broker> {
+async function start(bin: string, args: string[], port: number, scheme: string, timeoutMs = 10_000): Promise<Broker> {
   const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout!.on("data", (d) => (out += d));
@@ -45,7 +46,7 @@ async function start(bin: string, args: string[], port: number, scheme: string):
   afterAll(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
   });
-  await eventually(() => accepts(port), 10_000, 50).catch(() => {
+  await eventually(() => accepts(port), timeoutMs, 50).catch(() => {
     throw new Error(`${bin} did not listen on ${port}; output:\n${out}`);
   });
   return { url: `${scheme}://127.0.0.1:${port}`, port, proc, output: () => out };
@@ -68,4 +69,14 @@ export async function startNatsServer(): Promise<Broker> {
   const dir = tempDir("sluice-nats-");
   const port = await freePort();
   return start("/usr/sbin/nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir], port, "nats");
+}
+
+/** The Pub/Sub emulator's launcher (Debian package `google-cloud-cli-pubsub-emulator`), when installed. */
+export const PUBSUB_EMULATOR = "/usr/lib/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator";
+
+/** Starts the Pub/Sub emulator (Java, state in memory) on a free loopback port; `url` is its `host:port`. */
+export async function startPubsubEmulator(): Promise<Broker> {
+  const port = await freePort();
+  const b = await start(PUBSUB_EMULATOR, [`--host=127.0.0.1`, `--port=${port}`], port, "http", 60_000);
+  return { ...b, url: `127.0.0.1:${port}` };
 }

@@ -3,9 +3,11 @@
  * SMTP client (nodemailer) becomes a run whose payload has the mail's fields and its
  * attachments' s3:// paths (stored in the project's object store). A SIGKILL between the enqueue
  * and the `250` answer makes the send fail; the same mail sent again after the restart finds
- * its run (one run per mail).
+ * its run (one run per mail). With a certificate (made here by openssl) the listener offers
+ * STARTTLS, takes AUTH only on the encrypted connection and, with `requireTls`, no mail in clear.
  */
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { describe, expect, it } from "vitest";
@@ -110,4 +112,118 @@ describe("email triggers (smtp-server, sent with nodemailer)", () => {
     second.proc.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 90_000);
+
+  it("STARTTLS with a self-signed certificate, AUTH from an environment variable, and no mail in clear text", async () => {
+    const port = await freePort();
+    const root = makeProject(
+      {
+        "sluice.json": JSON.stringify({
+          triggers: [
+            {
+              name: "inbox",
+              kind: "email",
+              target: "mail",
+              port,
+              username: "sluice",
+              passwordEnv: "INBOX_SMTP_PASSWORD",
+              tlsCertFile: "certs/smtp.pem",
+              tlsKeyFile: "certs/smtp-key.pem",
+              requireTls: true,
+            },
+          ],
+        }),
+        "workflows/mail.ts": `import { defineWorkflow } from "tako.sh";
+export default defineWorkflow<{ subject: string }>("mail", { handler: async (p) => ({ subject: p.subject }) });
+`,
+      },
+      "sluice-email-tls-",
+    );
+    mkdirSync(join(root, "certs"));
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+      "-keyout", join(root, "certs/smtp-key.pem"), "-out", join(root, "certs/smtp.pem"),
+      "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    ], { stdio: "ignore" }); // prettier-ignore
+    const ca = readFileSync(join(root, "certs/smtp.pem"));
+    const dev = await startDev(root, { INBOX_SMTP_PASSWORD: "s3cret" });
+    await dev.waitFor(/trigger inbox: consuming \(email\)/);
+    const mail = { from: "alice@example.org", to: "orders@example.com", subject: "Over TLS", text: "hi" };
+    const secure = (pass: string) =>
+      nodemailer.createTransport({
+        host: "127.0.0.1",
+        port,
+        secure: false,
+        requireTLS: true,
+        // Verifies the server's certificate against the one made above: the session is our TLS.
+        tls: { ca, servername: "localhost" },
+        auth: { user: "sluice", pass },
+        connectionTimeout: 5000,
+      });
+
+    const sent = await secure("s3cret").sendMail(mail);
+    expect(sent.accepted).toEqual(["orders@example.com"]);
+    const run = await eventually(async () => {
+      const r = (await runsOf(root, "mail"))[0];
+      return r?.status === "succeeded" ? r : null;
+    }, 20_000);
+    expect(run.result).toEqual({ subject: "Over TLS" });
+
+    await expect(secure("wrong").sendMail({ ...mail, subject: "bad password" })).rejects.toMatchObject({
+      responseCode: 535,
+    });
+    // In clear text: AUTH is refused before STARTTLS (no password on the wire) …
+    const clear = (auth: boolean) =>
+      nodemailer.createTransport({
+        host: "127.0.0.1",
+        port,
+        secure: false,
+        ignoreTLS: true,
+        ...(auth && { auth: { user: "sluice", pass: "s3cret" } }),
+        connectionTimeout: 5000,
+      });
+    await expect(clear(true).sendMail({ ...mail, subject: "clear auth" })).rejects.toMatchObject({ responseCode: 538 });
+    // … and so is mail (requireTls).
+    await expect(clear(false).sendMail({ ...mail, subject: "clear mail" })).rejects.toMatchObject({
+      responseCode: 530,
+    });
+    // Encrypted but without AUTH: refused too.
+    const anonymous = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port,
+      secure: false,
+      requireTLS: true,
+      tls: { ca, servername: "localhost" },
+      connectionTimeout: 5000,
+    });
+    await expect(anonymous.sendMail({ ...mail, subject: "no auth" })).rejects.toMatchObject({ responseCode: 530 });
+    expect((await runsOf(root, "mail")).map((r) => r.payload.subject)).toEqual(["Over TLS"]);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+  }, 60_000);
+
+  it("a certificate that cannot be read is the trigger's error, naming the file", async () => {
+    const port = await freePort();
+    const root = makeProject(
+      {
+        "sluice.json": JSON.stringify({
+          triggers: [
+            { name: "inbox", kind: "email", target: "mail", port, tlsCertFile: "nope.pem", tlsKeyFile: "nope-key.pem" },
+          ],
+        }),
+        "workflows/mail.ts": `import { defineWorkflow } from "tako.sh";
+export default defineWorkflow("mail", { handler: async () => 1 });
+`,
+      },
+      "sluice-email-badtls-",
+    );
+    const dev = await startDev(root);
+    await dev.waitFor(/trigger inbox: inbox: cannot read the STARTTLS certificate \S+nope\.pem .*check "tlsCertFile"/);
+    const listed = await eventually(async () => {
+      const t = (await cliJson(root, ["triggers", "--json"]))[0];
+      return t?.status === "error" ? t : null;
+    }, 10_000);
+    expect(listed.lastError).toMatch(/cannot read the STARTTLS certificate/);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+  }, 60_000);
 });

@@ -93,6 +93,26 @@ describe("MQTT triggers (Mosquitto)", () => {
     expect(await dev.exited).toBe(0);
   }, 90_000);
 
+  it("identical messages without idFrom are distinct messages: one run each", async () => {
+    const root = triggerProject(
+      "mqtt",
+      { url: broker.url, topic: "same/#", clientId: "sluice-same-test" },
+      { url: broker.url, topic: "unused2/+" },
+    );
+    const dev = await startDev(root);
+    await dev.waitFor(/trigger orders-mqtt: consuming/);
+    for (let i = 0; i < 3; i++) await pub.publishAsync("same/x", JSON.stringify({ n: 5 }), { qos: 1 });
+    await pub.publishAsync("same/x", JSON.stringify({ n: 5 }), { qos: 0 });
+    const runs = await eventually(async () => {
+      const r = await runsOf(root, "orders");
+      return r.length >= 4 ? r : null;
+    }, 20_000);
+    expect(runs.map((r) => r.payload)).toEqual([{ n: 5 }, { n: 5 }, { n: 5 }, { n: 5 }]);
+    expect(new Set(runs.map((r) => r.id)).size).toBe(4);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+  }, 60_000);
+
   it("a SIGKILL between enqueue and PUBACK: the broker redelivers, the enqueue deduplicates, one run per message", async () => {
     const root = triggerProject(
       "mqtt",
@@ -113,14 +133,16 @@ describe("MQTT triggers (Mosquitto)", () => {
       return t?.messages >= 1 && t.status === "running" ? t : null;
     }, 30_000);
     expect(report.lastRunId).toBe(before[0]!.id);
+    // The same bytes published again are another message: another run.
+    await pub.publishAsync("crash/1", JSON.stringify({ n: 1 }), { qos: 1 });
     await pub.publishAsync("crash/2", JSON.stringify({ n: 2 }), { qos: 1 });
     const after = await eventually(async () => {
       const r = await runsOf(root, "orders");
-      return r.length === 2 ? r : null;
+      return r.length === 3 ? r : null;
     }, 20_000);
-    expect(after.map((r) => r.payload.n).sort()).toEqual([1, 2]);
+    expect(after.map((r) => r.payload.n).sort()).toEqual([1, 1, 2]);
     await delay(500);
-    expect((await runsOf(root, "orders")).length).toBe(2);
+    expect((await runsOf(root, "orders")).length).toBe(3);
     second.proc.kill("SIGTERM");
     expect(await second.exited).toBe(0);
   }, 90_000);

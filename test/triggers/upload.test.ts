@@ -57,6 +57,16 @@ export default defineWorkflow<{ s3: string; size: number }>("ingest", { handler:
     expect(await again.json()).toEqual({ ...made, deduplicated: true });
     expect((await runsOf(root, "ingest")).length).toBe(1);
 
+    // Every accepted upload counts (the retried one too, like a redelivered message), also concurrent ones.
+    const counted = await Promise.all([1, 2, 3, 4, 5].map((n) => upload(`part-${n}.csv`, `id\n${n}\n`)));
+    expect(counted.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    const last = (await (await upload("last.csv", "id\n9\n")).json()) as { run: string };
+    const listed = spawnSluice(["triggers", "--json"], root, { SLUICE_TOKEN: bearer });
+    expect(await listed.exited).toBe(0);
+    const csvIn = JSON.parse(listed.stdout()).find((t: any) => t.id === "csv-in");
+    expect(csvIn).toMatchObject({ kind: "data_upload", messages: 8, lastRunId: last.run });
+    expect(JSON.parse(csvIn.lastMessage)).toMatchObject({ kind: "data_upload", body: { name: "last.csv" } });
+
     const tooBig = await upload("big.csv", "x".repeat(2000));
     expect(tooBig.status).toBe(413);
     const badName = await upload("../etc/passwd", csv);

@@ -3,7 +3,8 @@ import chokidar from "chokidar";
 import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
-import { startProjectTriggers } from "../../triggers/runtime/project.js";
+import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
+import { loadProjectConfig } from "../config.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
@@ -92,6 +93,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         engine,
         pipelines,
         configTriggers: project.config.triggers,
+        root: project.root,
         env: cx.io.env,
         log: write,
       });
@@ -137,6 +139,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
               write,
               (t) => cx.io.stderr(t),
               () => lanes?.refresh(),
+              triggers,
             );
       for (const item of project.config.dev?.enqueue ?? []) {
         try {
@@ -172,6 +175,7 @@ function watchProject(
   write: (t: string) => void,
   warn: (t: string) => void,
   reloaded: () => Promise<void> | undefined,
+  triggers: ProjectTriggers,
 ) {
   const watcher = chokidar.watch(root, {
     ignoreInitial: true,
@@ -183,6 +187,7 @@ function watchProject(
   });
   const reload = async (path: string) => {
     const file = relative(root, path).split(sep).join("/");
+    if (file === "sluice.json") return reloadTriggers();
     if (file.endsWith(".py")) return reloadPython(file);
     if (!isModuleFile(file)) return;
     try {
@@ -200,6 +205,16 @@ function watchProject(
       warn(`error: ${(err as Error).message}\n`);
     }
   };
+  // sluice.json: its trigger rows are followed (other settings need a restart).
+  const reloadTriggers = async () => {
+    try {
+      const specs = await triggers.reloadConfig(loadProjectConfig(root).triggers);
+      const ids = specs.filter((s) => s.source === "sluice.json").map((s) => s.id);
+      write(`reloaded sluice.json: triggers ${ids.join(", ") || "(none)"}\n`);
+    } catch (err) {
+      warn(`error: sluice.json not reloaded, the running triggers stay as they were: ${(err as Error).message}\n`);
+    }
+  };
   // Python files are not bundled: reinspect them all (one Python process).
   const reloadPython = async (file: string) => {
     try {
@@ -215,6 +230,7 @@ function watchProject(
   watcher.on("add", (path: string) => void reload(path)).on("change", (path: string) => void reload(path));
   watcher.on("unlink", (path: string) => {
     const file = relative(root, path).split(sep).join("/");
+    if (file === "sluice.json") return void reloadTriggers();
     if (file.endsWith(".py")) return void reloadPython(file);
     void loader.removeFile(file).then(async (names) => {
       if (names.length === 0) return;

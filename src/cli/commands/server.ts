@@ -118,6 +118,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         configTriggers: release
           ? () => Object.values(release.follower.current?.manifest.triggers ?? {})
           : project.config.triggers,
+        root: project.root,
         env: cx.io.env,
         log: write,
       });

@@ -2,19 +2,22 @@ import { describe, expect, it } from "vitest";
 import { parseTriggersFile } from "./triggers-config.js";
 
 describe("pipeline.json trigger rows", () => {
-  it("reads schedules and webhooks, and names other kinds as not run yet", () => {
+  it("reads schedules, webhooks and consumed kinds (every kind of seed 001 is run now)", () => {
+    const gcp = { projectId: "my-project", subscription: "sluice-ingest" };
     const file = parseTriggersFile(
-      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, gcp: { subscription: "t" } } } }),
+      JSON.stringify({ triggers: { ingest: { schedule: "0 6 * * *", webhook: true, gcp } } }),
       "f/x/pipeline.json",
     );
     expect(file.byScript.get("ingest")).toEqual({
       schedule: { cron: "0 6 * * *", timezone: "UTC" },
       webhook: true,
-      other: ["gcp"],
+      consumed: { gcp },
+      other: [],
     });
-    expect(file.diagnostics).toMatchObject([
-      { severity: "warning", code: "TRIGGER_KIND_UNSUPPORTED", script: "f/x/pipeline.json" },
-    ]);
+    expect(file.diagnostics).toEqual([]);
+    const bad = parseTriggersFile(JSON.stringify({ triggers: { ingest: { gcp: { subscription: "t" } } } }), "p.json");
+    expect(bad.diagnostics).toMatchObject([{ severity: "error", code: "TRIGGER_ROW_INVALID" }]);
+    expect(bad.diagnostics[0]!.message).toContain('"projectId" must be a non-empty string');
   });
 
   it("reports a bad file or cron as an error naming the file", () => {

@@ -11,6 +11,23 @@ import type { TriggerSpec } from "../spec.js";
 /** Enqueues the run of a message; resolves once it is durable. */
 export type Deliver = (message: RawMessage) => Promise<void>;
 
+/**
+ * A trigger's own durable state in the store's key-value table (keys under
+ * `trigger:state:<id>:`; removed with the trigger's row): what a consumer must remember across
+ * restarts and takeovers, e.g. the MQTT receive sequence or the Postgres capture it installed.
+ * A key is a name without `:` (the state of a removed trigger is found by its id, before the last `:`).
+ */
+export interface TriggerKv {
+  get(key: string): Promise<string | null>;
+  put(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** Prefix of every state key of trigger `id`. */
+export function stateKeyPrefix(id: string): string {
+  return `trigger:state:${id}:`;
+}
+
 /** A running consumer. */
 export interface Consumer {
   /** Disconnects; unacknowledged messages stay with the source. */
@@ -25,6 +42,10 @@ export interface ConsumerContext {
   readonly fail: (err: Error) => void;
   /** Environment for `passwordEnv`. */
   readonly env: Record<string, string | undefined>;
+  /** The trigger's durable state. */
+  readonly kv: TriggerKv;
+  /** The project's folder (relative file options such as TLS certificates resolve inside it). */
+  readonly root?: string;
   /** The project's object store (email attachments), when the server has one. */
   readonly objects?: () => Promise<ObjectStore>;
 }

@@ -7,6 +7,7 @@ export async function consumerFor(kind: TriggerSpec["kind"]): Promise<StartConsu
   if (kind === "mqtt") return (await import("./mqtt.js")).startMqtt;
   // Uploads arrive through the API on any server; nothing to consume.
   if (kind === "data_upload") return async () => ({ stop: async () => {} });
+  if (kind === "gcp") return (await import("./gcp.js")).startGcp;
   if (kind === "sqs") return (await import("./sqs.js")).startSqs;
   if (kind === "kafka") return (await import("./kafka.js")).startKafka;
   if (kind === "email") return (await import("./email.js")).startEmail;

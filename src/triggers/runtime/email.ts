@@ -5,8 +5,14 @@
  * objects), and its run enqueued; only then is the DATA command answered `250`. A failure
  * answers `451` (try again later) and a crash drops the connection: the sending server keeps
  * the mail and retries, and the mail's Message-ID (or its digest) finds the run already made.
+ *
+ * With a certificate (`tlsCertFile`, `tlsKeyFile`) the listener offers STARTTLS and accepts
+ * AUTH only on the encrypted connection; `requireTls` also refuses mail sent in clear text.
+ * The password of AUTH is read from the environment variable `passwordEnv` names.
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import type { SMTPServer as SMTPServerType } from "smtp-server";
 import { TriggerError } from "../errors.js";
 import type { EmailOptions } from "../kinds.js";
@@ -28,18 +34,53 @@ function addresses(v: unknown): string[] {
   return list.flatMap((x: { value?: Array<{ address?: string }> }) => (x.value ?? []).map((a) => a.address ?? ""));
 }
 
-/** Starts an SMTP listener. @throws TriggerError `TRIGGER_CONSUMER_FAILED` (port taken, …) */
+/** Reads the STARTTLS certificate and key. @throws TriggerError `TRIGGER_CONSUMER_FAILED` naming the file */
+function readTls(cx: ConsumerContext, tls: NonNullable<EmailOptions["tls"]>): { cert: Buffer; key: Buffer } {
+  const read = (file: string, what: string) => {
+    const path = isAbsolute(file) ? file : resolve(cx.root ?? process.cwd(), file);
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new TriggerError(
+        "TRIGGER_CONSUMER_FAILED",
+        `${cx.spec.id}: cannot read the STARTTLS ${what} ${path} (${(err as Error).message}); check "${what === "certificate" ? "tlsCertFile" : "tlsKeyFile"}"`,
+        { cause: err },
+      );
+    }
+  };
+  return { cert: read(tls.certFile, "certificate"), key: read(tls.keyFile, "key") };
+}
+
+/** The SMTP commands switched off: AUTH without a user, STARTTLS without a certificate. */
+function disabled(o: EmailOptions): string[] {
+  return [...(o.username === undefined ? ["AUTH"] : []), ...(o.tls === undefined ? ["STARTTLS"] : [])];
+}
+
+/** Starts an SMTP listener. @throws TriggerError `TRIGGER_CONSUMER_FAILED` (port taken, certificate unreadable, …) */
 export async function startEmail(cx: ConsumerContext): Promise<Consumer> {
   const o = cx.spec.options as EmailOptions;
+  const tls = o.tls ? readTls(cx, o.tls) : undefined;
+  if (o.passwordEnv !== undefined && !cx.env[o.passwordEnv])
+    throw new TriggerError(
+      "TRIGGER_CONSUMER_FAILED",
+      `${cx.spec.id}: the environment variable ${o.passwordEnv} (the SMTP AUTH password) is not set`,
+    );
   const { SMTPServer } = await import("smtp-server");
   const { simpleParser } = await import("mailparser");
   const password = o.passwordEnv ? cx.env[o.passwordEnv] : undefined;
   const server: SMTPServerType = new SMTPServer({
     authOptional: o.username === undefined,
-    allowInsecureAuth: true,
-    disabledCommands: o.username === undefined ? ["AUTH", "STARTTLS"] : ["STARTTLS"],
+    // Without a certificate there is no encrypted channel to wait for (loopback, a TLS relay in front).
+    allowInsecureAuth: tls === undefined,
+    disabledCommands: disabled(o),
+    ...(tls && { cert: tls.cert, key: tls.key }),
     size: o.maxBytes,
     logger: false,
+    onMailFrom(_address, session, done) {
+      if (o.requireTls && !session.secure)
+        return done(Object.assign(new Error("Must issue a STARTTLS command first"), { responseCode: 530 }));
+      done();
+    },
     onAuth(auth, _session, done) {
       if (auth.username === o.username && password !== undefined && auth.password === password)
         return done(null, { user: auth.username });

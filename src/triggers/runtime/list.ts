@@ -5,7 +5,16 @@
 import type { Store } from "../../store/types.js";
 import { TriggerError } from "../errors.js";
 import { describeTrigger, type TriggerSpec } from "../spec.js";
-import { decodeReport, pausedKey, reportKey, shownStatus, type TriggerStatus } from "../state.js";
+import {
+  decodeReport,
+  decodeTally,
+  pausedKey,
+  reportKey,
+  shownStatus,
+  type TriggerStatus,
+  withUploads,
+} from "../state.js";
+import { tallyKey } from "./upload.js";
 
 /** A report older than this means no server consumes the trigger. */
 export const STALE_MS = 10_000;
@@ -45,14 +54,16 @@ export async function listTriggers(
   const out: TriggerView[] = [];
   for (const spec of specs) {
     const paused = (await store.kvGet(pausedKey(spec.id))) !== null;
-    const report = decodeReport(await store.kvGet(reportKey(spec.id)));
+    const consumed = decodeReport(await store.kvGet(reportKey(spec.id)));
+    const report =
+      spec.kind === "data_upload" ? withUploads(consumed, decodeTally(await store.kvGet(tallyKey(spec.id)))) : consumed;
     out.push({
       id: spec.id,
       kind: spec.kind,
       target: { type: spec.target.type, name: spec.target.name },
       source: describeTrigger(spec),
       configuredIn: spec.source,
-      status: shownStatus(paused, report, now, STALE_MS),
+      status: shownStatus(paused, consumed, now, STALE_MS),
       paused,
       holder: report?.holder ?? null,
       messages: report?.messages ?? 0,

@@ -14,3 +14,20 @@ export function projectTriggers(folders: readonly PipelineFolder[], configTrigge
   out.push(...parseConfigTriggers(configTriggers));
   return out;
 }
+
+/**
+ * The ids of triggers that are configured but not running because their script is broken
+ * (a syntax error while editing): their state and Postgres capture are kept, not swept.
+ */
+export function retainedTriggerIds(folders: readonly PipelineFolder[]): string[] {
+  const out: string[] = [];
+  for (const folder of folders)
+    for (const m of folder.members)
+      if (folder.broken.has(m.path))
+        try {
+          out.push(...pipelineSpecs(m).map((s) => s.id));
+        } catch {
+          // A row that does not parse is a diagnostic of its folder; nothing to keep by id.
+        }
+  return out;
+}

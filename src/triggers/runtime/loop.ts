@@ -20,7 +20,7 @@ import { TriggerError } from "../errors.js";
 import { messageRun, type RawMessage } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
 import { decodeReport, pausedKey, reportKey, shorten, type TriggerReport, type TriggerStatus } from "../state.js";
-import type { Consumer, StartConsumer } from "./consumer.js";
+import { type Consumer, type StartConsumer, stateKeyPrefix, type TriggerKv } from "./consumer.js";
 import { consumerFor } from "./consumers.js";
 import type { EnqueueMessage } from "./targets.js";
 
@@ -36,6 +36,8 @@ export interface LoopDeps {
   readonly ttlMs: number;
   readonly enqueue: EnqueueMessage;
   readonly env: Record<string, string | undefined>;
+  /** The project's folder. */
+  readonly root?: string;
   /** The project's object store (email attachments). */
   readonly objects?: () => Promise<ObjectStore>;
   readonly log: (line: string) => void;
@@ -121,6 +123,8 @@ export class TriggerLoop {
         deliver: (m) => this.deliver(m),
         fail: (err) => void this.failed(err),
         env: this.deps.env,
+        kv: this.kv(),
+        ...(this.deps.root !== undefined && { root: this.deps.root }),
         ...(this.deps.objects && { objects: this.deps.objects }),
       });
       if (this.mode !== "starting") {
@@ -135,6 +139,20 @@ export class TriggerLoop {
     } catch (err) {
       if (this.mode === "starting") this.backoff(err as Error, now);
     }
+  }
+
+  private kv(): TriggerKv {
+    const { store } = this.deps;
+    const prefix = stateKeyPrefix(this.spec.id);
+    const at = (key: string) => {
+      if (key.includes(":")) throw new Error(`trigger state key ${JSON.stringify(key)} must not contain ":"`);
+      return prefix + key;
+    };
+    return {
+      get: async (key) => store.kvGet(at(key)),
+      put: async (key, value) => store.kvPut(at(key), value),
+      delete: async (key) => void (await store.kvDelete(at(key))),
+    };
   }
 
   private async failed(err: Error): Promise<void> {

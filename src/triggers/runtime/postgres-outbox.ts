@@ -74,3 +74,55 @@ export async function pendingChanges(c: pg.Client, triggerId: string, limit: num
 export async function ackChange(c: pg.Client, id: string): Promise<void> {
   await c.query("DELETE FROM sluice_triggers.changes WHERE id = $1", [id]);
 }
+
+/** Where a trigger installed its capture (kept in its state, so a removed row can be undone). */
+export interface InstalledCapture {
+  readonly url?: string;
+  readonly urlEnv?: string;
+  readonly schema: string;
+  readonly table: string;
+}
+
+/** The state key of a trigger's {@link InstalledCapture}. */
+export const INSTALLED_KEY = "pg-installed";
+
+/**
+ * Undoes {@link installCapture} for a removed trigger: drops its row trigger (a table already
+ * gone is fine) and its pending changes; when no table trigger uses the capture function any
+ * more and the outbox is empty, drops the `sluice_triggers` schema (outbox and function) too.
+ * Returns whether the schema was dropped.
+ */
+export async function uninstallCapture(c: pg.Client, triggerId: string, at: InstalledCapture): Promise<boolean> {
+  const name = c.escapeIdentifier(`sluice_${triggerId}`.slice(0, 63));
+  await c.query("BEGIN");
+  try {
+    await c.query("SELECT pg_advisory_xact_lock(hashtext('sluice_triggers.install'))");
+    const table = await c.query("SELECT to_regclass($1) AS t", [
+      `${c.escapeIdentifier(at.schema)}.${c.escapeIdentifier(at.table)}`,
+    ]);
+    if (table.rows[0]?.t !== null)
+      await c.query(
+        `DROP TRIGGER IF EXISTS ${name} ON ${c.escapeIdentifier(at.schema)}.${c.escapeIdentifier(at.table)}`,
+      );
+    const outbox = await c.query("SELECT to_regclass('sluice_triggers.changes') AS t");
+    let dropped = false;
+    if (outbox.rows[0]?.t !== null) {
+      await c.query("DELETE FROM sluice_triggers.changes WHERE trigger = $1", [triggerId]);
+      const { rows } = await c.query<{ users: number; changes: number }>(
+        `SELECT (SELECT count(*)::int FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+                   JOIN pg_namespace n ON n.oid = p.pronamespace
+                  WHERE n.nspname = 'sluice_triggers' AND p.proname = 'capture') AS users,
+                (SELECT count(*)::int FROM sluice_triggers.changes) AS changes`,
+      );
+      if (rows[0]!.users === 0 && rows[0]!.changes === 0) {
+        await c.query("DROP SCHEMA sluice_triggers CASCADE");
+        dropped = true;
+      }
+    }
+    await c.query("COMMIT");
+    return dropped;
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw err;
+  }
+}

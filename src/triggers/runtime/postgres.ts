@@ -4,14 +4,24 @@
  * once its run is stored. It wakes on `NOTIFY` and polls every second as the safety net, so
  * a lost notification delays a change by at most a second and loses nothing; changes made
  * while no server consumes the trigger wait in the outbox. The message identity is the
- * change's id and capture time.
+ * change's id and capture time. Where it installed the capture is kept in the trigger's state:
+ * a row moved to another table first removes the old capture, and a removed row's capture is
+ * removed by `postgres-uninstall.ts`.
  */
 import { createRequire } from "node:module";
 import type * as pg from "pg";
 import { TriggerError } from "../errors.js";
 import type { KindOptions } from "../kinds.js";
 import type { Consumer, ConsumerContext } from "./consumer.js";
-import { ackChange, CHANNEL, installCapture, pendingChanges } from "./postgres-outbox.js";
+import {
+  ackChange,
+  CHANNEL,
+  INSTALLED_KEY,
+  type InstalledCapture,
+  installCapture,
+  pendingChanges,
+} from "./postgres-outbox.js";
+import { decodeInstalled, removeCapture, sameCapture } from "./postgres-uninstall.js";
 
 const POLL_MS = 1000;
 const BATCH = 100;
@@ -35,9 +45,18 @@ export async function startPostgres(cx: ConsumerContext): Promise<Consumer> {
   c.on("notification", (n) => {
     if (n.payload === cx.spec.id) wake?.();
   });
+  const here: InstalledCapture = {
+    ...(o.url !== undefined && { url: o.url }),
+    ...(o.urlEnv !== undefined && { urlEnv: o.urlEnv }),
+    schema: o.schema,
+    table: o.table,
+  };
   try {
+    const before = decodeInstalled(await cx.kv.get(INSTALLED_KEY));
+    if (before && !sameCapture(before, here)) await removeCapture(cx.spec.id, before, cx.env);
     await c.connect();
     await installCapture(c, cx.spec.id, o);
+    await cx.kv.put(INSTALLED_KEY, JSON.stringify(here));
     await c.query(`LISTEN ${CHANNEL}`);
   } catch (err) {
     await c.end().catch(() => {});

@@ -22,6 +22,8 @@ export interface SupervisorOptions {
   readonly consumerFor?: LoopDeps["consumerFor"];
   /** The project's object store (email attachments). */
   readonly objects?: LoopDeps["objects"];
+  /** The project's folder. */
+  readonly root?: string;
 }
 
 /** Runs the trigger loops of one server. */
@@ -43,6 +45,7 @@ export class TriggerSupervisor {
       log: (line) => options.log?.(`${line}\n`),
       ...(options.consumerFor && { consumerFor: options.consumerFor }),
       ...(options.objects && { objects: options.objects }),
+      ...(options.root !== undefined && { root: options.root }),
     };
   }
 

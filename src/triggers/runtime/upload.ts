@@ -3,6 +3,8 @@
  * enqueued whose payload names the object (`{ s3: "s3://…", name, size, contentType, sha256 }`,
  * or the row's `args` mapping). The run id derives from the content hash and the file name, so
  * the same file uploaded again (a retried request) finds its run instead of starting another.
+ * Each accepted upload (new or deduplicated, like a redelivered message) is counted in the
+ * trigger's upload tally, which `sluice triggers` and the API add to its report.
  */
 import { createHash } from "node:crypto";
 import type { ObjectStore } from "../../assets/object-store.js";
@@ -11,7 +13,8 @@ import { TriggerError } from "../errors.js";
 import type { UploadOptions } from "../kinds.js";
 import { messageRun } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
-import { pausedKey } from "../state.js";
+import { countUpload, decodeTally, pausedKey, shorten } from "../state.js";
+import { stateKeyPrefix } from "./consumer.js";
 import { uploadKey } from "../upload-key.js";
 import type { EnqueueMessage } from "./targets.js";
 
@@ -64,5 +67,20 @@ export async function acceptUpload(
   };
   const run = messageRun(spec, { identity: `upload:${sha256}:${file.name}`, bytes: Buffer.from(JSON.stringify(body)) });
   const done = await deps.enqueue(spec, run);
+  await tallyUpload(deps.store, spec.id, { at: Date.now(), message: shorten(run.envelope), runId: done.id });
   return { s3: body.s3, run: done.id, deduplicated: done.deduplicated };
+}
+
+/** The key of a trigger's upload tally (in its state: removed with its row). */
+export function tallyKey(id: string): string {
+  return `${stateKeyPrefix(id)}uploads`;
+}
+
+/** Counts one upload (compare-and-swap, so concurrent uploads on any server all count). */
+async function tallyUpload(store: Store, id: string, upload: Parameters<typeof countUpload>[1]): Promise<void> {
+  const key = tallyKey(id);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const before = await store.kvGet(key);
+    if (await store.kvSwap(key, before, JSON.stringify(countUpload(decodeTally(before), upload)))) return;
+  }
 }
