@@ -22,6 +22,7 @@ import {
   RunNotFoundError,
   UnknownWorkflowError,
 } from "../sdk/errors.js";
+import type { AssetSdkHost } from "../sdk/windmill/asset-host.js";
 import { installRuntime, type SignalOptions, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueManyOptions, EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -104,6 +105,9 @@ export interface EngineOptions {
   admit?: (group: string, store: Store) => void | Promise<void>;
 }
 
+/** Resolves the asset storage for the calling code (see {@link Engine.provideAssetSdk}). */
+export type AssetSdkProvider = () => AssetSdkHost | undefined;
+
 /** Creates an engine. Call `start()` to run its worker and scheduler, `stop()` to shut down. */
 export function createEngine(options: EngineOptions = {}): Engine {
   return new Engine(options);
@@ -140,6 +144,7 @@ export class Engine implements SluiceRuntime {
   private stopped = false;
   /** Workflows served by out-of-process workers (the worker protocol): published and scheduled beside the registry's. */
   private readonly external = new Map<string, WorkflowInfo>();
+  private assetProvider: AssetSdkProvider | null = null;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.ownsStore = !options.store;
@@ -241,6 +246,24 @@ export class Engine implements SluiceRuntime {
     if (!this.started) return;
     await this.store.removeWorkflows(names);
     await this.publish();
+  }
+
+  /**
+   * Where the SDK's asset helpers (`writeS3File`, `getResource`, …) called by this engine's
+   * code go: the pipeline host attached to the engine provides it. Returns the function that
+   * removes it again (a no-op once another provider replaced it).
+   * @internal
+   */
+  provideAssetSdk(provider: AssetSdkProvider): () => void {
+    this.assetProvider = provider;
+    return () => {
+      if (this.assetProvider === provider) this.assetProvider = null;
+    };
+  }
+
+  /** The asset storage for SDK calls of this engine's code, if pipelines are attached. @internal */
+  assetSdk(): AssetSdkHost | undefined {
+    return this.assetProvider?.();
   }
 
   /** Largest payload, step result or run result this engine stores (bytes). */

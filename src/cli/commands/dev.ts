@@ -114,6 +114,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
+          pipelines,
         }),
       );
       const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;

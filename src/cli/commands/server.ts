@@ -138,6 +138,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
+          pipelines,
         }),
       );
       write(

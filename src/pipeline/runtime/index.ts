@@ -3,7 +3,7 @@
  * they read and write, run on the engine with the cascade, joins, debounce, partitions,
  * native triggers, freshness, selective runs and backfills. See `docs/ARCHITECTURE.md`.
  */
-export { attachPipelines, pipelineHostOf, PipelineHost, type PipelineOptions, type RunScriptOptions } from "./host.js";
+export { attachPipelines, PipelineHost, type PipelineOptions, type RunScriptOptions } from "./host.js";
 export {
   PipelineCatalog,
   type MemberScript,
@@ -22,5 +22,5 @@ export { pipelineStatus, type PipelineStatus, type ScriptStatus } from "./status
 export { PLAN_WORKFLOW, type PlanPayload, type PlanResult } from "./plan-workflow.js";
 export { renderText, renderMermaid, graphJson, triggerViews } from "./render.js";
 export { freshnessOf, FreshnessWatchdog } from "./freshness.js";
-export { currentRunContext, PipelineRunContext, WRITTEN_PREFIX } from "./run-context.js";
+export { PipelineRunContext, WRITTEN_PREFIX } from "./run-context.js";
 export { TRIGGERS_FILE, parseTriggersFile } from "./triggers-config.js";
