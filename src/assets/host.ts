@@ -41,10 +41,8 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
   };
 }
 
-/** The lake catalog place of a store: its Postgres database and schema, else SQLite files. */
+/** The lake catalog place of a store: its database server and schema, else SQLite files. */
 export function lakeCatalogOf(store: Store): LakeCatalogPlace {
-  const target = (store as { target?: { pool?: PoolConfig; schema?: string } }).target;
-  if (store.kind === "postgres" && target?.pool && target.schema)
-    return { kind: "postgres", pool: target.pool, schema: target.schema };
-  return { kind: "sqlite" };
+  const at = store.location;
+  return at.kind === "server" ? { kind: "postgres", pool: at.pool, schema: at.schema } : { kind: "sqlite" };
 }

@@ -1,6 +1,6 @@
 /**
  * The storage boundary. One interface in domain verbs, two implementations
- * (SQLite now, Postgres next), one contract suite (`test/contract/`) run against both.
+ * (SQLite and Postgres), one contract suite (`test/contract/`) run against both.
  * Dialect SQL lives only inside an implementation.
  *
  * Glossary
@@ -17,6 +17,7 @@
  * (`delayMs`, `wakeAfterMs`, `leaseMs`) so a store can apply its own clock (the
  * database clock on Postgres).
  */
+import type { PoolConfig } from "pg";
 import type { BackoffPolicy } from "../core/backoff.js";
 import { isTerminal, type RunStatus, TERMINAL_STATUSES } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
@@ -381,9 +382,18 @@ export interface FireScheduleRequest {
 
 /**
  * Where a store keeps its data: a local database file, process memory, or a database server.
- * Decides where a process finds the key that seals the store's secrets (`engine/secret-key.ts`).
+ * Decides where a process finds the key that seals the store's secrets (`engine/secret-key.ts`)
+ * and where the project's lake catalogs live (`assets/host.ts`: a schema per lake on the server).
  */
-export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | { kind: "server" };
+export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | ({ kind: "server" } & ServerDatabase);
+
+/** The database server of a server store: how to connect to it and the store's schema. */
+export interface ServerDatabase {
+  /** `pg` connection settings (they may hold a password: never print them). */
+  readonly pool: PoolConfig;
+  /** The store's schema (lake catalogs get schemas of their own beside it). */
+  readonly schema: string;
+}
 
 /** What a signal did: how many waiting runs it woke, and whether it was kept for a later `waitFor`. */
 export interface SignalOutcome {
