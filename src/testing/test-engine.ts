@@ -166,19 +166,19 @@ function completed<R>(record: RunRecord): CompletedRun<R> {
 export async function createTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
   const dir = options.database ? null : mkdtempSync(join(tmpdir(), "sluice-test-"));
   const clock = new TestClock();
-  const store = openSqliteStore({ path: options.database ?? join(dir!, "sluice.db"), clock, pollMs: 10 });
+  const store = openSqliteStore({ path: options.database ?? join(dir!, "sluice.db"), clock, poll: 10 });
   const engine = createEngine({
     captureConsole: false,
     ...options.engine,
     store,
     workflows: options.workflows ?? [],
-    worker: { concurrency: options.concurrency ?? 10, pollMs: 20 },
+    worker: { concurrency: options.concurrency ?? 10, poll: 20 },
     scheduler: false,
-    inlineSleepMs: 0,
+    inlineSleep: 0,
   });
   let closeProject = () => {};
   const cleanup = async () => {
-    await engine.stop({ drainMs: 2_000 });
+    await engine.stop({ drain: 2_000 });
     closeProject();
     await store.close();
     if (dir) rmSync(dir, { recursive: true, force: true });

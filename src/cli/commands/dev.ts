@@ -156,7 +156,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await lanes?.stop(10_000);
       await triggers.stop();
       await pipelines.stop();
-      await engine.stop({ drainMs: 10_000 });
+      await engine.stop({ drain: 10_000 });
       unfollow();
     } finally {
       await http.server.close();
