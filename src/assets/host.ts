@@ -44,5 +44,7 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
 /** The lake catalog place of a store: its database server and schema, else SQLite files. */
 export function lakeCatalogOf(store: Store): LakeCatalogPlace {
   const at = store.location;
-  return at.kind === "server" ? { kind: "postgres", pool: at.pool, schema: at.schema } : { kind: "sqlite" };
+  return at.kind === "server"
+    ? { kind: "postgres", pool: { connectionString: at.url }, schema: at.schema }
+    : { kind: "sqlite" };
 }

@@ -17,7 +17,6 @@
  * (`delayMs`, `wakeAfterMs`, `leaseMs`) so a store can apply its own clock (the
  * database clock on Postgres).
  */
-import type { PoolConfig } from "pg";
 import type { BackoffPolicy } from "../core/backoff.js";
 import { isTerminal, type RunStatus, TERMINAL_STATUSES } from "../core/run-status.js";
 import type { SerializedError } from "../core/serde.js";
@@ -389,8 +388,8 @@ export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } 
 
 /** The database server of a server store: how to connect to it and the store's schema. */
 export interface ServerDatabase {
-  /** `pg` connection settings (they may hold a password: never print them). */
-  readonly pool: PoolConfig;
+  /** Connection URL without Sluice's own parameters (it may hold a password: never print it). */
+  readonly url: string;
   /** The store's schema (lake catalogs get schemas of their own beside it). */
   readonly schema: string;
 }

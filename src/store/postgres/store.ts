@@ -69,7 +69,7 @@ export class PostgresStore implements Store {
   private closed = false;
 
   constructor(readonly target: PostgresTarget) {
-    this.location = { kind: "server", pool: target.pool, schema: target.schema };
+    this.location = { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
     this.db = new Db(target);
     this.reads = new PostgresReads({
       query: async (text, values) => (await this.ready(), this.db.query(text, values)),
