@@ -16,7 +16,7 @@ import { Volumes } from "./volumes.js";
  * Where the project's lake catalogs live: SQLite files in `.sluice/lakes/` by default, or
  * the project's Postgres database (one schema per lake) when its store is Postgres.
  */
-export type LakeCatalogPlace =
+type LakeCatalogPlace =
   { readonly kind: "sqlite" } | { readonly kind: "postgres"; readonly pool: PoolConfig; readonly schema: string };
 
 /** The asset backends of one project. */
@@ -42,7 +42,7 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
 }
 
 /** The lake catalog place of a store: its database server and schema, else SQLite files. */
-export function lakeCatalogOf(store: Store): LakeCatalogPlace {
+function lakeCatalogOf(store: Store): LakeCatalogPlace {
   const at = store.location;
   return at.kind === "server"
     ? { kind: "postgres", pool: { connectionString: at.url }, schema: at.schema }

@@ -7,7 +7,7 @@ import { cancelReason } from "../store/run-errors.js";
 import type { RunRecord } from "../store/types.js";
 
 /** Converts a stored run to its public shape. */
-export function toRunInfo(r: RunRecord): RunInfo {
+function toRunInfo(r: RunRecord): RunInfo {
   return {
     id: r.id as RunId,
     workflow: r.task ? `${r.workflow}:${r.task}` : r.workflow,

@@ -114,7 +114,7 @@ export function setRuntimeConnector(connector: RuntimeConnector): void {
  * opened by the process's connector; null when there is none.
  * @throws whatever the connector throws when the configured store cannot be reached
  */
-export async function acquireRuntime(): Promise<SluiceRuntime | null> {
+async function acquireRuntime(): Promise<SluiceRuntime | null> {
   const runtime = currentRuntime();
   if (runtime) return runtime;
   const connector = globalRuntime().connector;

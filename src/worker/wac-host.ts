@@ -18,11 +18,11 @@ import { runStep, sleepFor } from "./primitives.js";
 import { moduleScriptName } from "./script-paths.js";
 
 /** Checkpoint key base of `waitForApproval` calls (matches the workflow diagram). */
-export const APPROVAL_KEY = "waitForApproval";
+const APPROVAL_KEY = "waitForApproval";
 /** Checkpoint key base of Windmill-style `sleep` calls. */
-export const SLEEP_KEY = "sleep";
+const SLEEP_KEY = "sleep";
 /** Default approval timeout: 30 minutes. */
-export const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
+const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
 /** How long resume links stay valid (the wait's own deadline still applies). */
 const LINK_TTL_MS = 30 * 86_400_000;
 

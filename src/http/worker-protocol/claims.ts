@@ -38,7 +38,7 @@ export interface ClaimView {
 }
 
 /** One checkpoint of the journal. */
-export interface JournalEntry {
+interface JournalEntry {
   key: string;
   kind: StepRecord["kind"];
   status: StepRecord["status"];

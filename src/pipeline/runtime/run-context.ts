@@ -27,7 +27,7 @@ export interface RecordedWrite {
 export const WRITTEN_PREFIX = "pipeline:written:";
 
 /** The index key of an asset write (`<uri> <partition>`; URIs never contain spaces). */
-export function writtenKey(uri: string, partition: string | undefined): string {
+function writtenKey(uri: string, partition: string | undefined): string {
   return `${WRITTEN_PREFIX}${uri} ${partition ?? ""}`;
 }
 

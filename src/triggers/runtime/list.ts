@@ -8,7 +8,7 @@ import { describeTrigger, type TriggerSpec } from "../spec.js";
 import { decodeReport, pausedKey, reportKey, shownStatus, type TriggerStatus } from "../state.js";
 
 /** A report older than this means no server consumes the trigger. */
-export const STALE_MS = 10_000;
+const STALE_MS = 10_000;
 
 /** One trigger as listed. */
 export interface TriggerView {
