@@ -4,6 +4,7 @@
 //   cli → http → triggers/runtime → lanes, pipeline/runtime → lake → assets → loader, engine → worker, scheduler → store → core
 //   triggers/ (without runtime/) is pure: trigger rows, message → run mapping, state encoding.
 //   sdk (the public contract) is imported by everything and imports only core; core imports nothing of Sluice.
+//   testing/ (the `sluice/testing` entry point) sits on the engine and loader; nothing imports it.
 //   pipeline/ (without runtime/) and diagram/ are pure analysis: they import only core and sdk.
 //
 // Each rule names a layer and what it may import of Sluice; npm packages and node: builtins are
@@ -85,6 +86,19 @@ module.exports = {
       "assets store data; they do not know pipelines (no cycle between assets/ and pipeline/)",
     ),
     layer("lake-on-assets", "^src/lake/", `${SRC}|store/|assets/|lake/`, "DuckLake sits on the asset storage"),
+    layer(
+      "testing-on-engine",
+      "^src/testing/",
+      `${SRC}|store/|engine/|loader/|testing/`,
+      "sluice/testing drives a real engine (and the loader, for a project folder); nothing imports it",
+    ),
+    {
+      name: "nothing-imports-testing",
+      comment: "sluice/testing is an entry point for users' tests: no layer of Sluice depends on it",
+      severity: "error",
+      from: { path: "^src/", pathNot: ["^src/testing(/|\\.ts$)", TESTS] },
+      to: { path: "^src/testing(/|\\.ts$)" },
+    },
     layer(
       "lanes-below-cli",
       "^src/lanes/",

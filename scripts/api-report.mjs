@@ -17,6 +17,7 @@ const ENTRIES = [
   { name: "sluice", dts: "dist/index.d.ts" },
   { name: "sluice-tako", dts: "dist/tako.d.ts" },
   { name: "sluice-windmill", dts: "dist/windmill.d.ts" },
+  { name: "sluice-testing", dts: "dist/testing.d.ts" },
 ];
 
 mkdirSync(join(root, "etc", "api"), { recursive: true });

@@ -11,6 +11,11 @@
  * const run = await hello.start({ name: "world" });
  * console.log(await run.result()); // "hello world"
  * await engine.stop();
+ *
+ * One API style per entry point: `sluice` is the Tako-style API (`defineWorkflow`,
+ * `ctx.sleep(name, duration)`, a duration is a `Duration`: ms or `"30s"`); Windmill's
+ * `workflow`/`task`/`sleep(seconds)` live in `sluice/windmill`, test helpers in
+ * `sluice/testing`.
  */
 import { installEnvironmentConnector } from "./entry-runtime.js";
 
@@ -23,29 +28,8 @@ export type { EnqueueManyOptions, EnqueueOptions, RunHandle, RunInfo } from "./s
 export * from "./sdk/errors.js";
 export { TakoError } from "./sdk/tako/errors.js";
 export type { TakoErrorCode } from "./sdk/tako/errors.js";
-export {
-  workflow,
-  task,
-  taskScript,
-  taskFlow,
-  step,
-  sleep,
-  waitForApproval,
-  getResumeUrls,
-  parallel,
-  TaskError,
-} from "./sdk/windmill/index.js";
-export type {
-  TaskOptions,
-  ApprovalOptions,
-  ApprovalResult,
-  ResumeUrls,
-  WacWorkflow,
-  TaskFn,
-  PathTask,
-} from "./sdk/windmill/index.js";
 export { createEngine, Engine } from "./engine/engine.js";
-export type { EngineOptions } from "./engine/engine.js";
+export type { EngineOptions, EngineWorkerOptions } from "./engine/engine.js";
 export { openSqliteStore } from "./store/sqlite/store.js";
 export type { SqliteStoreOptions } from "./store/sqlite/store.js";
 export type { Store, RunRecord, RunStatus, StepRecord, LogRecord } from "./store/types.js";

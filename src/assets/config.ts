@@ -46,7 +46,7 @@ export interface AssetConfig {
 }
 
 /** Names of data tables, volumes and buckets: letters, digits, `_` and `-`. */
-export const ASSET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const ASSET_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function bad(msg: string): AssetConfigError {
   return new AssetConfigError(`sluice.json "assets": ${msg}`);

@@ -82,7 +82,7 @@ export class Datatables {
 }
 
 /** How long a query waits for another process to release a data table's file. */
-export const LOCK_WAIT_MS = 10_000;
+const LOCK_WAIT_MS = 10_000;
 
 /** Attaches, waiting while another process holds the file's lock (DuckDB allows one writer process per file). */
 async function attachWithRetry(conn: { run(sql: string): Promise<unknown> }, sql: string): Promise<void> {
@@ -99,7 +99,7 @@ async function attachWithRetry(conn: { run(sql: string): Promise<unknown> }, sql
 }
 
 /** A JS value as something DuckDB can bind (objects as JSON text). */
-export function toDuckValue(v: unknown): unknown {
+function toDuckValue(v: unknown): unknown {
   if (v === undefined) return null;
   if (v instanceof Date) return v.toISOString();
   if (typeof v === "object" && v !== null) return JSON.stringify(v);

@@ -43,7 +43,7 @@ export function sqlString(text: string): string {
 }
 
 /** A DuckDB value as plain JSON: big integers as numbers (strings beyond 2^53), dates as ISO strings. */
-export function toJsonValue(value: unknown): unknown {
+function toJsonValue(value: unknown): unknown {
   if (typeof value === "bigint")
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
@@ -58,7 +58,7 @@ export function toJsonValue(value: unknown): unknown {
 }
 
 /** The rows of a result as JSON objects (at most `limit`). */
-export function resultRows(reader: DuckDBResultReader, limit = Number.POSITIVE_INFINITY): Record<string, unknown>[] {
+function resultRows(reader: DuckDBResultReader, limit = Number.POSITIVE_INFINITY): Record<string, unknown>[] {
   const rows = reader.getRowObjectsJS();
   return rows.slice(0, limit).map((r) => toJsonValue(r) as Record<string, unknown>);
 }

@@ -35,16 +35,6 @@ export class AssetConfigError extends AssetError {
   }
 }
 
-/** No asset host is attached in this process (SDK helpers called outside Sluice). */
-export class AssetHostMissingError extends AssetError {
-  constructor(what: string) {
-    super(
-      "ASSET_HOST_MISSING",
-      `${what} needs Sluice's asset storage: run the script with sluice dev / sluice worker, or call attachPipelines() in your own process`,
-    );
-  }
-}
-
 /** A resource that does not exist was read. */
 export class ResourceNotFoundError extends AssetError {
   constructor(readonly path: string) {

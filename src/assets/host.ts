@@ -1,13 +1,13 @@
 /**
  * One project's asset storage: the object store behind `s3://`, resources, volumes and
- * data tables, opened from an {@link AssetConfig} and a store. The most recently opened
- * host is also the process default, used by SDK helpers called outside a pipeline run.
+ * data tables, opened from an {@link AssetConfig} and a store. Each pipeline host owns
+ * one; nothing keeps it process-wide (SDK helpers reach it through the engine of the
+ * calling code, see `pipeline/runtime/sdk-host.ts`).
  */
 import type { PoolConfig } from "pg";
 import type { Store } from "../store/types.js";
 import type { AssetConfig } from "./config.js";
 import { Datatables } from "./datatables.js";
-import { AssetHostMissingError } from "./errors.js";
 import { type ObjectStore, openObjectStore } from "./object-store.js";
 import { Resources } from "./resources.js";
 import { Volumes } from "./volumes.js";
@@ -16,7 +16,7 @@ import { Volumes } from "./volumes.js";
  * Where the project's lake catalogs live: SQLite files in `.sluice/lakes/` by default, or
  * the project's Postgres database (one schema per lake) when its store is Postgres.
  */
-export type LakeCatalogPlace =
+type LakeCatalogPlace =
   { readonly kind: "sqlite" } | { readonly kind: "postgres"; readonly pool: PoolConfig; readonly schema: string };
 
 /** The asset backends of one project. */
@@ -41,38 +41,10 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
   };
 }
 
-/** The lake catalog place of a store: its Postgres database and schema, else SQLite files. */
-export function lakeCatalogOf(store: Store): LakeCatalogPlace {
-  const target = (store as { target?: { pool?: PoolConfig; schema?: string } }).target;
-  if (store.kind === "postgres" && target?.pool && target.schema)
-    return { kind: "postgres", pool: target.pool, schema: target.schema };
-  return { kind: "sqlite" };
-}
-
-const KEY = Symbol.for("sluice.asset-hosts.v1");
-
-function hosts(): AssetHost[] {
-  const g = globalThis as unknown as Record<symbol, AssetHost[] | undefined>;
-  return (g[KEY] ??= []);
-}
-
-/** Makes `host` the process default (last installed wins). */
-export function installAssetHost(host: AssetHost): void {
-  const list = hosts();
-  if (!list.includes(host)) list.push(host);
-}
-
-/** Removes `host` from the process defaults. */
-export function uninstallAssetHost(host: AssetHost): void {
-  const list = hosts();
-  const i = list.indexOf(host);
-  if (i >= 0) list.splice(i, 1);
-}
-
-/** The process default host. @throws AssetHostMissingError when none is installed */
-export function defaultAssetHost(what: string): AssetHost {
-  const list = hosts();
-  const host = list[list.length - 1];
-  if (!host) throw new AssetHostMissingError(what);
-  return host;
+/** The lake catalog place of a store: its database server and schema, else SQLite files. */
+function lakeCatalogOf(store: Store): LakeCatalogPlace {
+  const at = store.location;
+  return at.kind === "server"
+    ? { kind: "postgres", pool: { connectionString: at.url }, schema: at.schema }
+    : { kind: "sqlite" };
 }

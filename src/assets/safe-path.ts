@@ -10,7 +10,7 @@ import { AssetPathError } from "./errors.js";
  * Check a `/`-separated relative key and return its segments.
  * @throws AssetPathError for an empty key, a leading `/`, `.`/`..`/empty segments, NUL or backslash
  */
-export function checkRelativeKey(what: string, key: string): string[] {
+function checkRelativeKey(what: string, key: string): string[] {
   if (typeof key !== "string" || key === "") throw new AssetPathError(what, String(key), "it is empty");
   if (key.includes("\0") || key.includes("\\")) throw new AssetPathError(what, key, "it contains a NUL or a backslash");
   if (key.startsWith("/") || isAbsolute(key)) throw new AssetPathError(what, key, "it is absolute");

@@ -11,7 +11,7 @@ import { normalizePublicUrl } from "../core/public-url.js";
 import { InvalidInputError } from "../sdk/errors.js";
 
 /** A run `sluice dev` enqueues when it starts (a demo, a smoke test). */
-export interface DevEnqueue {
+interface DevEnqueue {
   workflow: string;
   payload?: unknown;
   id?: string;

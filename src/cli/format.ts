@@ -3,8 +3,6 @@ import { formatMillis } from "../core/duration.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { timeText } from "../core/time.js";
 
-export { terminalSafe };
-
 /** Continuation lines of multi-line user text (logs, stacks) in `sluice show`. */
 const CONTINUATION = "          ";
 import type { LogRecord, RunRecord, StepRecord } from "../store/types.js";

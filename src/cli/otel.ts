@@ -72,7 +72,7 @@ export interface Tracing {
  * process's global tracer provider, with the W3C propagator and an AsyncLocalStorage
  * context manager. `service.name` is `OTEL_SERVICE_NAME`, else `service`.
  */
-export async function startTracing(
+async function startTracing(
   target: OtelTarget,
   service: string,
   env: Record<string, string | undefined>,

@@ -16,9 +16,9 @@ import { safe, timeLabel } from "./format.js";
 /** Exit code of `--wait` when `--timeout` passed before the run finished (as GNU `timeout`). */
 export const EXIT_WAIT_TIMEOUT = 124;
 /** Exit code when the wait was interrupted (Ctrl-C). */
-export const EXIT_INTERRUPTED = 130;
+const EXIT_INTERRUPTED = 130;
 /** How long a run may stay unclaimed before `--wait` says so; `SLUICE_WAIT_HINT_AFTER` overrides it. */
-export const DEFAULT_HINT_AFTER_MS = 10_000;
+const DEFAULT_HINT_AFTER_MS = 10_000;
 
 /** What {@link waitAndReport} needs besides the engine. */
 export interface WaitOptions {

@@ -21,7 +21,7 @@ export const DEFAULT_RUN_RETRIES = 2;
 /** Default step retries: none, errors go to the run-level policy. */
 export const DEFAULT_STEP_RETRIES = 0;
 /** Jitter applied to every delay: ±20 %. */
-export const JITTER = 0.2;
+const JITTER = 0.2;
 
 /**
  * Delay before retrying after `failedAttempt` (1-based) failed:

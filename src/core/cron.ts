@@ -38,7 +38,7 @@ export function parseSchedule(input: ScheduleInput): CronSchedule {
 }
 
 /** True when `tz` is an IANA time zone this runtime knows. */
-export function isValidTimeZone(tz: string): boolean {
+function isValidTimeZone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });
     return true;

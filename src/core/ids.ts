@@ -5,7 +5,7 @@ import { InvalidInputError } from "./errors.js";
 export type RunId = string & { readonly __brand: "RunId" };
 
 /** Most bytes a run id may have. */
-export const MAX_RUN_ID_BYTES = 255;
+const MAX_RUN_ID_BYTES = 255;
 
 /** A new time-ordered run id. */
 export function newRunId(): RunId {

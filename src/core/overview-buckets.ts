@@ -17,7 +17,7 @@ import { InvalidInputError } from "./errors.js";
 export type OverviewWindow = "1h" | "1d";
 
 /** Bucket width and count of each window. */
-export const OVERVIEW_WINDOWS: Readonly<Record<OverviewWindow, { bucketMs: number; buckets: number }>> = {
+const OVERVIEW_WINDOWS: Readonly<Record<OverviewWindow, { bucketMs: number; buckets: number }>> = {
   "1h": { bucketMs: 60_000, buckets: 60 },
   "1d": { bucketMs: 15 * 60_000, buckets: 96 },
 };

@@ -75,7 +75,7 @@ export interface ReleaseManifest {
 }
 
 /** Added, changed and removed names of one kind. */
-export interface ChangeSet {
+interface ChangeSet {
   added: string[];
   changed: string[];
   removed: string[];

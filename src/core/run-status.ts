@@ -33,7 +33,7 @@ export function isActive(status: string): boolean {
  * also counts a run parked on a sleep or signal as `pending`, which Sluice shows as
  * `waiting`, so `pending` keeps its Sluice meaning here.
  */
-export const TAKO_STATUS_ALIASES: Readonly<Record<string, RunStatus>> = Object.freeze({ dead: "failed" });
+const TAKO_STATUS_ALIASES: Readonly<Record<string, RunStatus>> = Object.freeze({ dead: "failed" });
 
 /** The aliases of `status` (e.g. `failed` → `["dead"]`), for help texts and the UI. */
 export function aliasesOf(status: RunStatus): string[] {

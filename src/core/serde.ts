@@ -1,7 +1,7 @@
 import { InvalidPayloadError, PayloadTooLargeError, SluiceError } from "./errors.js";
 
 /** Default size limit of payloads, step results and run results: 1 MiB. */
-export const DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;
+const DEFAULT_MAX_VALUE_BYTES = 1024 * 1024;
 
 /** The one shape errors take in storage, logs and the API. */
 export interface SerializedError {

@@ -15,7 +15,7 @@ import { walkStatement } from "./statements.js";
 import { Walker, type Scope } from "./walker.js";
 
 /** File name used when none is given. */
-export const DEFAULT_FILE_NAME = "workflow.ts";
+const DEFAULT_FILE_NAME = "workflow.ts";
 
 /**
  * Builds the diagram of the workflow defined in a module's source: its tasks, steps, sleeps,

@@ -75,7 +75,7 @@ export interface Bindings {
 }
 
 /** Whether `specifier` is one of the SDK modules whose exports the analyser knows. */
-export function isSdkModule(specifier: string): boolean {
+function isSdkModule(specifier: string): boolean {
   return /^(windmill-client|wmill|sluice|tako\.sh)(\/|$)/.test(specifier) || specifier.startsWith("@windmill-labs/");
 }
 
@@ -185,7 +185,7 @@ export function primitiveOf(callee: ts.Expression, bindings: Bindings): Primitiv
 }
 
 /** Whether `callee` is `task`, `taskScript` or `taskFlow` (a call to it creates a task wrapper). */
-export function isWrapperFactory(callee: ts.Expression, bindings: Bindings): boolean {
+function isWrapperFactory(callee: ts.Expression, bindings: Bindings): boolean {
   const primitive = primitiveOf(callee, bindings);
   return primitive === "task" || primitive === "taskScript" || primitive === "taskFlow";
 }

@@ -43,7 +43,7 @@ export function walkNode(w: Walker, node: ts.Node, frontier: Frontier, scope: Sc
 }
 
 /** Walks every child of `node` in source order. */
-export function walkChildren(w: Walker, node: ts.Node, frontier: Frontier, scope: Scope): Frontier {
+function walkChildren(w: Walker, node: ts.Node, frontier: Frontier, scope: Scope): Frontier {
   let current = frontier;
   ts.forEachChild(node, (child) => {
     current = w.expression(child, current, scope);

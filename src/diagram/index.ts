@@ -5,22 +5,7 @@
  *
  * @module
  */
-export { analyzeWorkflowSource, DEFAULT_FILE_NAME } from "./analyze.js";
-export { DiagramError, WorkflowSyntaxError, type SyntaxProblem } from "./errors.js";
-export { APPROVAL_KEY, SLEEP_KEY } from "./primitive-calls.js";
-export type {
-  DiagramEdge,
-  DiagramNode,
-  DiagramWarning,
-  ExprValue,
-  JsonValue,
-  NodeKind,
-  PrimitiveKind,
-  SourcePosition,
-  TaskType,
-  WarningCode,
-  WorkflowDialect,
-  WorkflowDiagram,
-  WorkflowEntry,
-} from "./model.js";
+export { analyzeWorkflowSource } from "./analyze.js";
+export { DiagramError, WorkflowSyntaxError } from "./errors.js";
+export type { WorkflowDiagram } from "./model.js";
 export { validateDiagram } from "./validate.js";

@@ -58,7 +58,7 @@ function isInfinite(condition: ts.Expression | undefined, loop: ts.IterationStat
 }
 
 /** The loop's header text: `for (const x of xs)`, `while (cond)`, `do … while (cond)`. */
-export function headerOf(loop: ts.IterationStatement): string {
+function headerOf(loop: ts.IterationStatement): string {
   if (ts.isDoStatement(loop)) return clip(`do … while (${loop.expression.getText().replace(/\s+/g, " ")})`);
   const sourceFile = loop.getSourceFile();
   const text = sourceFile.text.slice(loop.getStart(sourceFile), loop.statement.getStart(sourceFile));

@@ -8,7 +8,7 @@ import ts from "typescript";
 import { WorkflowSyntaxError, type SyntaxProblem } from "./errors.js";
 
 /** The script kind the parser should use for a file name (`.tsx`, `.js`, `.jsx`, else TS). */
-export function scriptKindFor(fileName: string): ts.ScriptKind {
+function scriptKindFor(fileName: string): ts.ScriptKind {
   const lower = fileName.toLowerCase();
   if (lower.endsWith(".tsx")) return ts.ScriptKind.TSX;
   if (lower.endsWith(".jsx")) return ts.ScriptKind.JSX;

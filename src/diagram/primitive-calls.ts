@@ -22,9 +22,9 @@ import type { TaskWrapperInfo } from "./tasks.js";
 import type { Scope, Walker } from "./walker.js";
 
 /** The key name of an unnamed Windmill `sleep(seconds)`. */
-export const SLEEP_KEY = "sleep";
+const SLEEP_KEY = "sleep";
 /** The key name of `waitForApproval(…)`. */
-export const APPROVAL_KEY = "waitForApproval";
+const APPROVAL_KEY = "waitForApproval";
 
 /** Walks the arguments of `call` in order. */
 export function walkArguments(w: Walker, call: ts.CallExpression, frontier: Frontier, scope: Scope): Frontier {

@@ -7,7 +7,7 @@ import ts from "typescript";
 import type { ExprValue, JsonValue, SourcePosition } from "./model.js";
 
 /** Longest label kept before it is cut with an ellipsis. */
-export const MAX_LABEL = 80;
+const MAX_LABEL = 80;
 
 /** 1-based start position of `node` (after leading trivia). */
 export function startOf(node: ts.Node): SourcePosition {
@@ -103,7 +103,7 @@ const ARITHMETIC: ReadonlyMap<ts.SyntaxKind, (a: number, b: number) => number> =
  * The value of a constant numeric expression (`3600`, `-1`, `24 * 60 * 60 * 1000`, `(2 ** 3) / 4`),
  * or `undefined` when it is not one (or is not finite).
  */
-export function foldNumber(expr: ts.Expression): number | undefined {
+function foldNumber(expr: ts.Expression): number | undefined {
   const inner = unwrap(expr);
   let value: number | undefined;
   if (ts.isNumericLiteral(inner)) value = Number(inner.text);
@@ -120,7 +120,7 @@ export function foldNumber(expr: ts.Expression): number | undefined {
 }
 
 /** Converts an object literal to JSON, or `undefined` if it has spreads, methods or computed keys. */
-export function objectToJson(literal: ts.ObjectLiteralExpression): { [key: string]: JsonValue } | undefined {
+function objectToJson(literal: ts.ObjectLiteralExpression): { [key: string]: JsonValue } | undefined {
   const out: { [key: string]: JsonValue } = {};
   for (const property of literal.properties) {
     if (ts.isPropertyAssignment(property)) {

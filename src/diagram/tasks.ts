@@ -34,11 +34,7 @@ export interface TaskWrapperInfo {
  * Describes the wrapper created by `factory` (a call to `task`/`taskScript`/`taskFlow`).
  * `variableName` is the variable the wrapper is assigned to, used to name anonymous functions.
  */
-export function describeWrapper(
-  factory: ts.CallExpression,
-  bindings: Bindings,
-  variableName?: string,
-): TaskWrapperInfo {
+function describeWrapper(factory: ts.CallExpression, bindings: Bindings, variableName?: string): TaskWrapperInfo {
   const primitive = primitiveOf(factory.expression, bindings);
   const args = factory.arguments;
   if (primitive === "taskScript" || primitive === "taskFlow") {

@@ -17,9 +17,9 @@ import type { DiagramNode, DiagramWarning, NodeKind, PrimitiveKind, WarningCode 
 import { spanOf, startOf } from "./source-text.js";
 
 /** Deepest nesting of inlined functions (helpers calling helpers, IIFEs, callbacks). */
-export const MAX_INLINE_DEPTH = 12;
+const MAX_INLINE_DEPTH = 12;
 /** Once the diagram has this many nodes, helpers are no longer inlined (they could multiply it). */
-export const MAX_INLINED_NODES = 2000;
+const MAX_INLINED_NODES = 2000;
 
 /** Where the code being walked sits: its group, and where jumps out of it go. */
 export interface Scope {

@@ -22,6 +22,9 @@ import {
   RunNotFoundError,
   UnknownWorkflowError,
 } from "../sdk/errors.js";
+import type { AssetSdkHost } from "../sdk/windmill/asset-host.js";
+import type { Duration } from "../core/duration.js";
+import { durationOption } from "../core/duration-option.js";
 import { installRuntime, type SignalOptions, type SluiceRuntime, uninstallRuntime } from "../sdk/runtime.js";
 import type { EnqueueManyOptions, EnqueueOptions, RunHandle } from "../sdk/types.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -65,7 +68,7 @@ export interface EngineOptions {
   /** Workflows to register. More can be added with `register`. */
   workflows?: AnyWorkflow[];
   /** Run a worker in this process (default true), with these options. */
-  worker?: boolean | Partial<WorkerOptions>;
+  worker?: boolean | EngineWorkerOptions;
   /**
    * This server's name, to which `local: true` workflows are scoped on a shared
    * (Postgres) database. Default `SLUICE_SERVER_NAME`, else the host name.
@@ -78,10 +81,20 @@ export interface EngineOptions {
    */
   releaseSchedules?: boolean;
   /** Run the scheduler (cron, retention) in this process. Default true. */
-  scheduler?: boolean | { tickMs?: number; onLeadership?: (leading: boolean) => void };
+  scheduler?:
+    | boolean
+    | {
+        /** How often the scheduler looks for due cron fires and retention work. Default `"1s"`. */
+        tick?: Duration;
+        /** The earlier name of `tick`, in ms. @deprecated Use `tick` (a Duration; a number is ms). */
+        tickMs?: number;
+        onLeadership?: (leading: boolean) => void;
+      };
   /** Keep finished runs this long; default 184 days; `"forever"` keeps them. */
   retention?: Retention;
-  /** Sleeps up to this long run inline holding the slot (ms). Default 30 000. */
+  /** Sleeps up to this long run inline, holding the slot; longer ones park the run. Default `"30s"`. */
+  inlineSleep?: Duration;
+  /** The earlier name of `inlineSleep`, in ms. @deprecated Use `inlineSleep` (a Duration; a number is ms). */
   inlineSleepMs?: number;
   /** Largest payload/step result/run result (bytes). Default 1 MiB. */
   maxValueBytes?: number;
@@ -109,6 +122,40 @@ export interface EngineOptions {
    */
   admit?: (group: string, store: Store) => void | Promise<void>;
 }
+
+/** Worker settings of {@link EngineOptions.worker}; durations follow `core/duration-option.ts`. */
+export interface EngineWorkerOptions {
+  /** Runs executed at once. Default 500. */
+  concurrency?: number;
+  /** Worker groups to claim from; default every group. */
+  queues?: string[];
+  /** Server name for `local: true` workflows (default the engine's `server`). */
+  server?: string;
+  /** Lease length; heartbeats every third of it. Default `"30s"`. */
+  lease?: Duration;
+  /** Longest idle wait before re-checking the store, a safety net under notifications. Default `"1s"`. */
+  poll?: Duration;
+  /** Identifies this worker in leases. Default host, pid and a random suffix. */
+  workerId?: string;
+  /** The earlier name of `lease`, in ms. @deprecated Use `lease` (a Duration; a number is ms). */
+  leaseMs?: number;
+  /** The earlier name of `poll`, in ms. @deprecated Use `poll` (a Duration; a number is ms). */
+  pollMs?: number;
+}
+
+/** The worker's settings from the public options. */
+function workerSettings(o: EngineWorkerOptions): Partial<WorkerOptions> {
+  const { lease, poll, leaseMs, pollMs, ...rest } = o;
+  const out: Partial<WorkerOptions> = { ...rest };
+  const leaseAt = durationOption(lease, leaseMs);
+  const pollAt = durationOption(poll, pollMs);
+  if (leaseAt !== undefined) out.leaseMs = leaseAt;
+  if (pollAt !== undefined) out.pollMs = pollAt;
+  return out;
+}
+
+/** Resolves the asset storage for the calling code (see {@link Engine.provideAssetSdk}). */
+export type AssetSdkProvider = () => AssetSdkHost | undefined;
 
 /** Creates an engine. Call `start()` to run its worker and scheduler, `stop()` to shut down. */
 export function createEngine(options: EngineOptions = {}): Engine {
@@ -147,6 +194,7 @@ export class Engine implements SluiceRuntime {
   private stopped = false;
   /** Workflows served by out-of-process workers (the worker protocol): published and scheduled beside the registry's. */
   private readonly external = new Map<string, WorkflowInfo>();
+  private assetProvider: AssetSdkProvider | null = null;
 
   constructor(private readonly options: EngineOptions = {}) {
     this.ownsStore = !options.store;
@@ -169,7 +217,7 @@ export class Engine implements SluiceRuntime {
         ? null
         : defaultWorkerOptions({
             server: this.localServer ?? undefined,
-            ...(options.worker === true ? {} : options.worker),
+            ...(options.worker === true || options.worker === undefined ? {} : workerSettings(options.worker)),
           });
     this.worker = workerOpts
       ? new Worker(
@@ -180,7 +228,7 @@ export class Engine implements SluiceRuntime {
             committer: this.committer,
             metrics: this.metrics,
             runtime: this,
-            inlineSleepMs: options.inlineSleepMs ?? 30_000,
+            inlineSleepMs: durationOption(options.inlineSleep, options.inlineSleepMs, 30_000),
             maxValueBytes: options.maxValueBytes ?? 1024 * 1024,
             random,
             echo: options.echo ?? null,
@@ -192,7 +240,7 @@ export class Engine implements SluiceRuntime {
     const sched = options.scheduler ?? true;
     this.scheduler = sched
       ? new Scheduler(this.store, {
-          tickMs: (typeof sched === "object" ? sched.tickMs : undefined) ?? 1_000,
+          tickMs: typeof sched === "object" ? durationOption(sched.tick, sched.tickMs, 1_000) : 1_000,
           retentionMs: retentionMillis(options.retention),
           retentionEveryMs: 60_000,
           retentionBatch: 500,
@@ -251,6 +299,24 @@ export class Engine implements SluiceRuntime {
     await this.publish();
   }
 
+  /**
+   * Where the SDK's asset helpers (`writeS3File`, `getResource`, …) called by this engine's
+   * code go: the pipeline host attached to the engine provides it. Returns the function that
+   * removes it again (a no-op once another provider replaced it).
+   * @internal
+   */
+  provideAssetSdk(provider: AssetSdkProvider): () => void {
+    this.assetProvider = provider;
+    return () => {
+      if (this.assetProvider === provider) this.assetProvider = null;
+    };
+  }
+
+  /** The asset storage for SDK calls of this engine's code, if pipelines are attached. @internal */
+  assetSdk(): AssetSdkHost | undefined {
+    return this.assetProvider?.();
+  }
+
   /** Largest payload, step result or run result this engine stores (bytes). */
   get maxValueLimit(): number {
     return this.maxValueBytes ?? 1024 * 1024;
@@ -306,12 +372,21 @@ export class Engine implements SluiceRuntime {
     this.scheduler?.start();
   }
 
-  /** Stops claiming, drains running claims (up to `drainMs`), flushes writes, closes an owned store. */
-  async stop(options: { drainMs?: number } = {}): Promise<void> {
+  /**
+   * Stops claiming, drains running claims (up to `drain`, default `"30s"`), flushes writes,
+   * closes an owned store. `drainMs` is the deprecated name of `drain`.
+   */
+  async stop(
+    options: {
+      drain?: Duration;
+      /** The earlier name of `drain`, in ms. @deprecated Use `drain` (a Duration; a number is ms). */
+      drainMs?: number;
+    } = {},
+  ): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     this.waiters.close((id) => new EngineStoppedError(id));
-    await this.worker?.stop(options.drainMs ?? 30_000);
+    await this.worker?.stop(durationOption(options.drain, options.drainMs, 30_000));
     await this.scheduler?.stop();
     await this.committer.drain();
     uninstallRuntime(this);
@@ -515,17 +590,18 @@ export class Engine implements SluiceRuntime {
    * Resolves with the run once it is finished (succeeded, failed or cancelled).
    * @throws RunNotFoundError, WaitTimeoutError
    */
-  waitForRun(id: string, timeoutMs?: number): Promise<RunRecord> {
-    return this.waiters.wait(id, timeoutMs);
+  waitForRun(id: string, timeout?: Duration): Promise<RunRecord> {
+    return this.waiters.wait(id, durationOption(timeout, undefined));
   }
 
   /**
    * Waits until every run in `ids` is finished and returns them in the same order (a run
-   * that fails or is cancelled is returned, not thrown). `timeoutMs` bounds the whole wait.
+   * that fails or is cancelled is returned, not thrown). `timeout` (`"1m"`, ms) bounds the whole wait.
    * @throws RunNotFoundError for an unknown id; WaitTimeoutError when the time runs out first
    */
-  waitForRuns(ids: readonly string[], timeoutMs?: number): Promise<RunRecord[]> {
-    return Promise.all(ids.map((id) => this.waiters.wait(id, timeoutMs)));
+  waitForRuns(ids: readonly string[], timeout?: Duration): Promise<RunRecord[]> {
+    const ms = durationOption(timeout, undefined);
+    return Promise.all(ids.map((id) => this.waiters.wait(id, ms)));
   }
 
   /**

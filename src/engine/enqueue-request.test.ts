@@ -27,6 +27,18 @@ describe("buildEnqueueRequest", () => {
       windowMs: null,
     });
     expect(buildEnqueueRequest(wf, {}).concurrency).toBeUndefined();
+    // The window is a Duration (issue 10); `windowMs` is its deprecated alias, the new name wins.
+    expect(buildEnqueueRequest(wf, {}, { concurrency: { key: "k", limit: 1, window: "1m" } }).concurrency).toEqual({
+      key: "k",
+      limit: 1,
+      windowMs: 60_000,
+    });
+    expect(
+      buildEnqueueRequest(wf, {}, { concurrency: { key: "k", limit: 1, window: 500, windowMs: 9 } }).concurrency,
+    ).toMatchObject({ windowMs: 500 });
+    expect(() => buildEnqueueRequest(wf, {}, { concurrency: { key: "k", limit: 1, window: "soon" } })).toThrow(
+      expect.objectContaining({ code: "INVALID_DURATION" }),
+    );
     expect(() => buildEnqueueRequest(wf, {}, { concurrency: { key: "", limit: 1 } })).toThrow(/non-empty key/);
     expect(() => buildEnqueueRequest(wf, {}, { concurrency: { key: "k", limit: 0 } })).toThrow(
       expect.objectContaining({ code: "INVALID_CONCURRENCY" }),

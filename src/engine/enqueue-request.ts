@@ -2,6 +2,8 @@
  * Turning a caller's `enqueue(payload, options)` into a store request: validation
  * and defaults, with no I/O.
  */
+import type { Duration } from "../core/duration.js";
+import { durationOption } from "../core/duration-option.js";
 import type { BackoffPolicy } from "../core/backoff.js";
 import { newRunId, validateRunId } from "../core/ids.js";
 import { checkArguments, type ParamSpec } from "../core/params.js";
@@ -112,7 +114,7 @@ export function parseRunAt(value: Date | number | string): number {
  * Checks a run's concurrency limit: a non-empty key, a whole limit of at least 1, an optional whole window.
  * @throws InvalidInputError (`INVALID_CONCURRENCY`)
  */
-function validateConcurrency(c: { key: string; limit: number; windowMs?: number | null }): {
+function validateConcurrency(c: { key: string; limit: number; window?: Duration | null; windowMs?: number | null }): {
   key: string;
   limit: number;
   windowMs: number | null;
@@ -122,7 +124,9 @@ function validateConcurrency(c: { key: string; limit: number; windowMs?: number 
   if (typeof c.key !== "string" || c.key === "") throw bad("needs a non-empty key");
   if (!Number.isInteger(c.limit) || c.limit < 1)
     throw bad(`limit must be a whole number of at least 1, got ${c.limit}`);
-  const w = c.windowMs ?? null;
-  if (w !== null && (!Number.isInteger(w) || w < 1)) throw bad(`windowMs must be a whole number of ms, got ${w}`);
+  if (c.window == null && c.windowMs != null && (!Number.isInteger(c.windowMs) || c.windowMs < 1))
+    throw bad(`windowMs must be a whole number of ms, got ${c.windowMs}`);
+  const w = durationOption(c.window ?? undefined, c.windowMs ?? undefined) ?? null;
+  if (w !== null && w < 1) throw bad(`window must be at least 1 ms, got ${JSON.stringify(c.window)}`);
   return { key: c.key, limit: c.limit, windowMs: w };
 }

@@ -1,3 +1,4 @@
+import type { Duration } from "../core/duration.js";
 import type { RunId } from "../core/ids.js";
 import { decodeValue } from "../core/serde.js";
 import { RunCancelledError, RunFailedError, RunNotFoundError } from "../sdk/errors.js";
@@ -6,7 +7,7 @@ import { cancelReason } from "../store/run-errors.js";
 import type { RunRecord } from "../store/types.js";
 
 /** Converts a stored run to its public shape. */
-export function toRunInfo(r: RunRecord): RunInfo {
+function toRunInfo(r: RunRecord): RunInfo {
   return {
     id: r.id as RunId,
     workflow: r.task ? `${r.workflow}:${r.task}` : r.workflow,
@@ -24,7 +25,7 @@ export function toRunInfo(r: RunRecord): RunInfo {
 
 /** What a handle needs from the engine. */
 export interface HandleSource {
-  waitForRun(id: string, timeoutMs?: number): Promise<RunRecord>;
+  waitForRun(id: string, timeout?: Duration): Promise<RunRecord>;
   getRun(id: string): Promise<RunRecord | null>;
 }
 
@@ -34,7 +35,7 @@ export function makeRunHandle<R>(source: HandleSource, id: string, deduplicated:
     id: id as RunId,
     deduplicated,
     async result(options) {
-      const run = await source.waitForRun(id, options?.timeoutMs);
+      const run = await source.waitForRun(id, options?.timeout ?? options?.timeoutMs);
       if (run.status === "succeeded") return decodeValue<R>(run.result);
       if (run.status === "cancelled") throw new RunCancelledError(id, cancelReason(run.error));
       throw new RunFailedError(id, run.error ?? { name: "Error", message: "failed" });

@@ -8,6 +8,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { type Clock, systemClock } from "../core/clock.js";
 import { serializeError } from "../core/serde.js";
 import type { Engine } from "../engine/engine.js";
+import type { PipelineHost } from "../pipeline/runtime/host.js";
 import { ApprovalRefusedError } from "./approval/decide.js";
 import { approvalPageRoutes } from "./approval/routes.js";
 import { type AuthConfig, identify } from "./auth/identity.js";
@@ -57,6 +58,8 @@ export interface AppOptions {
   traceUrl?: string | null;
   /** The server's trigger rows, for `/api/triggers`; default none. */
   triggers?: TriggerSource | null;
+  /** The pipeline runtime attached to `engine` (`attachPipelines`), for the pipeline, lake and upload routes; default none. */
+  pipelines?: PipelineHost | null;
 }
 
 /** The app plus what it holds that can be inspected in tests. */
@@ -76,6 +79,7 @@ export function createApp(options: AppOptions): SluiceApp {
     lanes: options.lanes ?? null,
     traceUrl: options.traceUrl || null,
     triggers: options.triggers ?? null,
+    pipelines: options.pipelines ?? null,
   };
   const report =
     options.onError ?? ((err: unknown) => console.error(`sluice http: ${(err as Error)?.stack ?? String(err)}`));

@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Engine } from "../engine/engine.js";
 import type { LaneInfo } from "../lanes/lane.js";
 import type { MetricsJson } from "../lanes/lane-metrics.js";
+import type { PipelineHost } from "../pipeline/runtime/host.js";
 import type { AuthConfig, Identity } from "./auth/identity.js";
 import type { ApiTokens } from "./auth/tokens.js";
 import type { ChangeFeed } from "./change-feed.js";
@@ -32,6 +33,8 @@ export interface AppDeps {
   traceUrl: string | null;
   /** The trigger rows of this server's project (`sluice dev`, `sluice server`), or null. */
   triggers: TriggerSource | null;
+  /** The pipeline runtime attached to this server's engine (`sluice dev`, `sluice server`), or null: the pipeline, lake and upload routes answer `PIPELINES_UNAVAILABLE`. */
+  pipelines: PipelineHost | null;
 }
 
 /** What the API reads of a server's triggers: the rows it consumes (their state is in the store). */

@@ -5,7 +5,7 @@
 import type { FormField, FormSchema } from "../core/approval-form.js";
 
 /** The input control of a form field. */
-export type FieldControl = "text" | "number" | "integer" | "checkbox" | "select" | "json";
+type FieldControl = "text" | "number" | "integer" | "checkbox" | "select" | "json";
 
 /** One field to render. */
 export interface FieldSpec {

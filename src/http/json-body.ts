@@ -18,7 +18,7 @@ export interface BodyLimits {
 export const DEFAULT_BODY_LIMITS: BodyLimits = { maxBytes: 1024 * 1024, maxDepth: 64 };
 
 /** Object keys refused in JSON bodies: they are how prototype pollution gets in. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 /**
  * Parses `text` as JSON under the limits.

@@ -35,7 +35,7 @@ export interface ReadinessSources {
 }
 
 /** Key of the store record the write check replaces on every probe. */
-export const READY_PROBE_KEY = "sluice:ready-probe";
+const READY_PROBE_KEY = "sluice:ready-probe";
 
 /** The scheduler check from its leadership state (pure). */
 export function schedulerCheck(state: "leader" | "standby" | "unknown" | null): ReadinessCheck {

@@ -11,7 +11,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "./context.js";
 
 /** Security headers of the UI's pages. React Flow positions nodes with inline styles, hence `style-src 'unsafe-inline'`. */
-export const UI_HEADERS = {
+const UI_HEADERS = {
   "Content-Security-Policy":
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   "Cache-Control": "no-cache",

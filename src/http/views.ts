@@ -41,7 +41,7 @@ export function errorDetailFor(identity: Identity | null): ErrorDetail {
 }
 
 /** A stored error as the caller may see it (see {@link ErrorDetail}); causes are redacted too. */
-export function errorView(e: SerializedError | null, detail: ErrorDetail): SerializedError | null {
+function errorView(e: SerializedError | null, detail: ErrorDetail): SerializedError | null {
   if (e === null || detail === "full") return e;
   const { stack: _stack, cause, ...rest } = e;
   return cause ? { ...rest, cause: errorView(cause, detail)! } : rest;

@@ -43,7 +43,7 @@ export const POSTGRES_CATALOG_DDL: readonly string[] = [
 ];
 
 /** `?` placeholders as `$1`, `$2`, … (our catalog SQL has no `?` inside literals). */
-export function dollarParams(sql: string): string {
+function dollarParams(sql: string): string {
   let i = 0;
   return sql.replace(/\?/g, () => `$${++i}`);
 }

@@ -8,7 +8,7 @@ import { isoMicros, timestampMicros } from "./visibility.js";
 import type { LakeColumn, LakeDataFile, LakeDeleteFile, LakeSchema, LakeSnapshot, LakeTable } from "./types.js";
 
 /** The DuckLake format versions this code reads and writes. */
-export const SUPPORTED_VERSIONS = ["1.0"] as const;
+const SUPPORTED_VERSIONS = ["1.0"] as const;
 
 const range = (r: CatalogRow) => ({ beginSnapshot: num(r.begin_snapshot), endSnapshot: numOrNull(r.end_snapshot) });
 

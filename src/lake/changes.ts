@@ -31,7 +31,7 @@ const REPORT_KEY: Readonly<Record<string, string>> = {
 };
 
 /** A name as a quoted SQL identifier (`"a""b"`). */
-export function quoteName(name: string): string {
+function quoteName(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 

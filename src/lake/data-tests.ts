@@ -12,7 +12,7 @@ import { jsonRows } from "./json-rows.js";
 import { ident } from "./scan-plan.js";
 
 /** Examples of offending values kept per failed test. */
-export const MAX_EXAMPLES = 5;
+const MAX_EXAMPLES = 5;
 
 /** A test of a slice (structurally the pipeline's `DataTest`). */
 export type SliceTest =
@@ -39,7 +39,7 @@ export interface TestOutcome {
 }
 
 /** The tests as written in the annotation. */
-export function describeTest(t: SliceTest): string {
+function describeTest(t: SliceTest): string {
   switch (t.kind) {
     case "accepted_values":
       return `accepted_values ${t.column} = ${t.values.join(",")}`;
@@ -53,7 +53,7 @@ export function describeTest(t: SliceTest): string {
 }
 
 /** The offending-rows query of a built-in test over `relation` (`value` column per offending row). */
-export function offendingSql(t: Exclude<SliceTest, { kind: "script" }>, relation: string, referenced?: string): string {
+function offendingSql(t: Exclude<SliceTest, { kind: "script" }>, relation: string, referenced?: string): string {
   const c = ident(t.column);
   switch (t.kind) {
     case "not_null":

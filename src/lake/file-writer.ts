@@ -21,7 +21,7 @@ import { type FileColumnStats, statExpression } from "./stats.js";
 import type { TargetColumn } from "./write-plan.js";
 
 /** Field ids of the delete file columns (as the DuckLake extension writes them). */
-export const DELETE_FIELD_IDS = { file_path: 2147483646, pos: 2147483645 } as const;
+const DELETE_FIELD_IDS = { file_path: 2147483646, pos: 2147483645 } as const;
 
 /** A Parquet file written for a commit. */
 export interface WrittenFile {
@@ -42,7 +42,7 @@ export interface WrittenDataFile extends WrittenFile {
 }
 
 /** A time-ordered random UUID (version 7), as the extension names its files. */
-export function uuidv7(now = Date.now()): string {
+function uuidv7(now = Date.now()): string {
   const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   let ts = BigInt(now);
@@ -57,7 +57,7 @@ export function uuidv7(now = Date.now()): string {
 }
 
 /** Size and Parquet footer length of a written file. */
-export function fileFacts(path: string): { size: number; footer: number } {
+function fileFacts(path: string): { size: number; footer: number } {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;

@@ -15,7 +15,7 @@ import { openSqliteCatalog } from "./catalog-sqlite.js";
 import { isUrl } from "./paths.js";
 
 /** Who wrote the catalog (`ducklake_metadata.created_by`). */
-export const CREATED_BY = "Sluice";
+const CREATED_BY = "Sluice";
 
 /** Options of {@link createLake}. */
 export interface CreateLakeOptions {

@@ -18,7 +18,7 @@ const LAKE_FILE = /(^|\/)ducklake-[^/]*\.parquet$/;
 const canonical = (path: string): string => (isUrl(path) ? path : resolve(path));
 
 /** Default grace period: files younger than this are never swept. */
-export const ORPHAN_GRACE_MS = 60 * 60 * 1000;
+const ORPHAN_GRACE_MS = 60 * 60 * 1000;
 
 function walk(dir: string, out: string[]): void {
   let entries;
@@ -35,7 +35,7 @@ function walk(dir: string, out: string[]): void {
 }
 
 /** Every file path the catalog references, in any snapshot (and those scheduled for deletion). */
-export async function referencedFiles(lake: LakeReader): Promise<Set<string>> {
+async function referencedFiles(lake: LakeReader): Promise<Set<string>> {
   const db = lake.db;
   const schemas = new Map((await readSchemas(db)).map((s) => [s.schemaId, s]));
   const tableDirs = new Map<number, string>();

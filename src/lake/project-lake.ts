@@ -15,7 +15,7 @@ import { type RemoteFiles, s3Files } from "./remote-files.js";
 import { type LakeWriter, openLakeForWrite, openPostgresLake } from "./writer.js";
 
 /** Where lake `name` keeps its data files, and the object store access they need. Pure but for the S3 client it creates lazily. */
-export function projectLakeData(config: AssetConfig, name: string): { dataPath: string; remote?: RemoteFiles } {
+function projectLakeData(config: AssetConfig, name: string): { dataPath: string; remote?: RemoteFiles } {
   const paths = lakePaths(config.dataDir, name);
   const s3 = config.s3;
   if (config.lakeData !== "s3" || s3.kind !== "s3") return { dataPath: paths.data };

@@ -55,7 +55,7 @@ export function qualifiedName(name: string): string {
 }
 
 /** The latest snapshot. */
-export const LATEST: SnapshotRef = { kind: "latest" };
+const LATEST: SnapshotRef = { kind: "latest" };
 
 function catalogKind(path: string): "sqlite" | "duckdb" {
   let fd: number;
@@ -280,7 +280,7 @@ export class LakeReader {
 }
 
 /** Run `sql` with `{table}` bound to the rows of `scan` (a temporary view) on `conn`. */
-export async function queryOver(conn: DuckDBConnection, scan: string, sql: string): Promise<Record<string, unknown>[]> {
+async function queryOver(conn: DuckDBConnection, scan: string, sql: string): Promise<Record<string, unknown>[]> {
   const view = `__sluice_lake_${Math.random().toString(36).slice(2, 10)}`;
   await conn.run(`CREATE OR REPLACE TEMP VIEW ${view} AS ${scan}`);
   try {

@@ -44,7 +44,7 @@ export interface S3FilesOptions {
 }
 
 /** `s3://bucket/key` → bucket and key. Pure. @throws LakeError for another URL */
-export function parseS3Url(url: string): { bucket: string; key: string } {
+function parseS3Url(url: string): { bucket: string; key: string } {
   const m = /^s3:\/\/([^/]+)\/(.*)$/.exec(url);
   if (!m)
     throw new LakeError(

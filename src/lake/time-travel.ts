@@ -24,7 +24,7 @@ interface AtReference {
 }
 
 /** Every BASE_TABLE node of `aliases` with an `at_clause`, anywhere in a parsed statement (pure). */
-export function findAtReferences(tree: unknown, aliases: ReadonlySet<string>): AtReference[] {
+function findAtReferences(tree: unknown, aliases: ReadonlySet<string>): AtReference[] {
   const out: AtReference[] = [];
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) {

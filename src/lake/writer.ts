@@ -47,7 +47,7 @@ import {
 export type WriteMode = "replace" | "merge" | "append";
 
 /** What the audit (data tests) gets: the slice exactly as written, before it is published. */
-export interface AuditContext {
+interface AuditContext {
   readonly conn: DuckDBConnection;
   /** A relation (temporary table) holding the slice's rows. */
   readonly relation: string;
@@ -88,7 +88,7 @@ export interface WriteResult {
 }
 
 /** Attempts of a write whose commit conflicts with concurrent ones. */
-export const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 8;
 const SLICE = "__sluice_lake_slice";
 
 /** Open (creating if needed) a lake with a SQLite catalog for reading and writing. */

@@ -8,7 +8,7 @@ import { SluiceError } from "../sdk/errors.js";
 import type { Store } from "../store/types.js";
 
 /** Key prefix of lane crash records (`lane:crash:<group>`). */
-export const LANE_CRASH_PREFIX = "lane:crash:";
+const LANE_CRASH_PREFIX = "lane:crash:";
 
 /** What a lane's worker did before it was given up on. */
 export interface LaneCrash {
@@ -59,7 +59,7 @@ export function decodeLaneCrash(group: string, value: string): LaneCrash {
 }
 
 /** Reads a group's crash record, or null when its lane is healthy. */
-export async function readLaneCrash(store: Store, group: string): Promise<LaneCrash | null> {
+async function readLaneCrash(store: Store, group: string): Promise<LaneCrash | null> {
   const value = await store.kvGet(laneCrashKey(group));
   return value === null ? null : decodeLaneCrash(group, value);
 }

@@ -12,7 +12,7 @@ import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } fro
 export type MetricsJson = Array<MetricObjectWithValues<MetricValue<string>>>;
 
 /** Sums same-named series of several processes' metrics (prom-client's cluster aggregation). */
-export async function sumMetrics(parts: readonly MetricsJson[]): Promise<MetricsJson> {
+async function sumMetrics(parts: readonly MetricsJson[]): Promise<MetricsJson> {
   if (parts.length === 0) return [];
   return (await AggregatorRegistry.aggregate([...parts]).getMetricsAsJSON()) as MetricsJson;
 }

@@ -65,7 +65,7 @@ export interface WorkerSpawnerOptions {
 const DEFAULT_BIN = fileURLToPath(new URL("../../bin/sluice.js", import.meta.url));
 
 /** Arguments of a lane worker (exported for tests and the docs). */
-export function laneWorkerArgs(
+function laneWorkerArgs(
   group: string,
   o: Pick<WorkerSpawnerOptions, "root" | "database" | "idleMs" | "concurrency" | "drainMs" | "logFormat">,
   buildFile: string | null,
@@ -156,7 +156,7 @@ function wrap(
 }
 
 /** A worker's JSON log line with its lane added (`{"lane": group, ...}`), or null when the line is not a JSON object. */
-export function laneJsonLine(line: string, group: string): string | null {
+function laneJsonLine(line: string, group: string): string | null {
   if (!line.startsWith("{")) return null;
   try {
     const value = JSON.parse(line) as unknown;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { listProjectFiles, SKIP_DIRS } from "./project-files.js";
 
 /** File extensions Sluice loads as modules. */
-export const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
+const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 
 /** True for a file Sluice may load as a module (not a test, not a declaration). */
 export function isModuleFile(name: string): boolean {
@@ -15,12 +15,12 @@ export function isModuleFile(name: string): boolean {
  * Lists module files under `root` (relative paths, sorted), skipping dot folders,
  * `node_modules` and build output.
  */
-export function listModuleFiles(root: string): string[] {
+function listModuleFiles(root: string): string[] {
   return listProjectFiles(root, isModuleFile);
 }
 
 /** Source that defines something runnable: a `defineWorkflow`, or a `main` export (workflow as code or script). */
-export function looksRunnable(source: string): boolean {
+function looksRunnable(source: string): boolean {
   return (
     /\bdefineWorkflow\s*[<(]/.test(source) ||
     /\bexport\s+(?:const|let|var)\s+main\b/.test(source) ||

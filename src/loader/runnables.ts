@@ -47,7 +47,7 @@ export const WAC_MAX_ATTEMPTS = 3;
  * A workflow-as-code entry as a definition: its payload is mapped to the function's
  * parameters by name; errors fail the run at once (see {@link WAC_MAX_ATTEMPTS}).
  */
-export function wacDefinition(
+function wacDefinition(
   name: string,
   fn: (...args: any[]) => unknown,
   module: WorkflowModule,
@@ -63,7 +63,7 @@ export function wacDefinition(
 }
 
 /** A script (a module's plain `main`) as a definition, run as a child by `taskScript` or directly. */
-export function scriptDefinition(
+function scriptDefinition(
   name: string,
   main: (...args: any[]) => unknown,
   module: WorkflowModule,
@@ -79,7 +79,7 @@ export function scriptDefinition(
 }
 
 /** Wraps a handler so whatever it throws fails the run without retry. */
-export function terminalOnError<P>(handler: (payload: P) => unknown): (payload: P) => Promise<unknown> {
+function terminalOnError<P>(handler: (payload: P) => unknown): (payload: P) => Promise<unknown> {
   return async (payload) => {
     try {
       return await handler(payload);

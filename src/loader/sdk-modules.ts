@@ -26,12 +26,6 @@ const modules: SdkModules = {
   "windmill-client": { ...windmill },
 };
 
-/** Adds (or replaces) an importable SDK module, e.g. `windmill-client`. */
-export function registerSdkModule(specifier: string, namespace: Record<string, unknown>): void {
-  modules[specifier] = namespace;
-  install();
-}
-
 /** Publishes the modules on `globalThis` for bundled code. Idempotent. */
 export function install(): SdkModules {
   (globalThis as unknown as Record<symbol, SdkModules>)[KEY] = modules;

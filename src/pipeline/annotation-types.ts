@@ -72,7 +72,7 @@ export interface TagAnnotation {
 }
 
 /** How a managed materialization reconciles a slice. */
-export type MaterializeStrategy = "replace" | "merge" | "append";
+type MaterializeStrategy = "replace" | "merge" | "append";
 
 /** `// materialize [manual] ducklake://<name>/<table> [append] [key=<col>]`. */
 export interface MaterializeAnnotation {

@@ -50,7 +50,7 @@ export interface ParsedAnnotations {
 }
 
 /** The annotation keywords and their handlers. */
-export const ANNOTATION_HANDLERS: Readonly<Record<string, AnnotationHandler>> = {
+const ANNOTATION_HANDLERS: Readonly<Record<string, AnnotationHandler>> = {
   pipeline: onPipeline,
   on: onOn,
   trigger: onTrigger,

@@ -38,7 +38,7 @@ export interface RangeRequest {
 }
 
 /** Steps of a coarser scheme selected through a partition mapping, with their partitions. */
-export interface MappedStage {
+interface MappedStage {
   readonly scheme: TimePartitionSpec;
   /** Their steps, in plan order. */
   readonly steps: string[];
@@ -47,7 +47,7 @@ export interface MappedStage {
 }
 
 /** A step left out of the backfill, and why. */
-export interface ExcludedStep {
+interface ExcludedStep {
   readonly step: string;
   readonly reason: string;
 }

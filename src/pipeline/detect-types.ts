@@ -18,7 +18,7 @@ export interface RawDetection {
 }
 
 /** A place where an asset is used but its path is only known at run time. */
-export interface DynamicReference {
+interface DynamicReference {
   readonly offset: number;
   readonly via: string;
 }

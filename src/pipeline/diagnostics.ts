@@ -5,7 +5,7 @@
  */
 
 /** How bad a diagnostic is. */
-export type DiagnosticSeverity = "warning" | "error";
+type DiagnosticSeverity = "warning" | "error";
 
 /** One finding about one line of one script. */
 export interface Diagnostic {

@@ -12,7 +12,7 @@ export type ScriptLanguage = "typescript" | "javascript" | "python" | "bash" | "
 export type CommentPrefix = "//" | "#" | "--";
 
 /** All accepted prefixes, longest first is irrelevant as they share no characters. */
-export const COMMENT_PREFIXES: readonly CommentPrefix[] = ["//", "#", "--"];
+const COMMENT_PREFIXES: readonly CommentPrefix[] = ["//", "#", "--"];
 
 const BY_EXTENSION: Readonly<Record<string, ScriptLanguage>> = {
   ts: "typescript",

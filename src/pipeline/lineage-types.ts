@@ -43,9 +43,6 @@ export interface TriggerNode {
   readonly script: string;
 }
 
-/** Any node. */
-export type LineageNode = ScriptNode | AssetNode | TriggerNode;
-
 /**
  * An edge. `writes`: script → asset. `triggers`: asset → script through `// on` (the cascade).
  * `reads`: asset → script, detected in code but not declared with `// on` (lineage only, never fires).

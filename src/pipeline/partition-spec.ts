@@ -37,7 +37,7 @@ export interface TimePartitionSpec {
 }
 
 /** A payload-keyed partition scheme. */
-export interface DynamicPartitionSpec {
+interface DynamicPartitionSpec {
   readonly kind: "dynamic";
   /** `$.a.b` path into the triggering payload. */
   readonly key: string;

@@ -53,7 +53,7 @@ const PARTITION_EXPR = /^\s*partition\s*$/;
  * Rewrite `${partition}` (as left inside a quote nested in a template literal) to the
  * `{partition}` token, and report whether any other `${…}` remains.
  */
-export function normalizeInterpolations(value: string): { value: string; dynamic: boolean } {
+function normalizeInterpolations(value: string): { value: string; dynamic: boolean } {
   const rewritten = value.replace(/\$\{\s*partition\s*\}/g, "{partition}");
   return { value: rewritten, dynamic: rewritten.includes("${") };
 }

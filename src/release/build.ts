@@ -94,7 +94,7 @@ export async function buildRelease(root: string, options: BuildOptions): Promise
   } finally {
     await pipelines.stop();
     loader.python.close();
-    await engine.stop({ drainMs: 0 });
+    await engine.stop({ drain: 0 });
     await store.close();
   }
 }

@@ -15,7 +15,7 @@ const SOURCE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".cjs", ".py", ".sh", "
 const CONFIG_FILES = new Set(["pipeline.json", "package.json", "sluice.json"]);
 
 /** Whether a file name belongs in a release. */
-export function isReleaseFile(name: string): boolean {
+function isReleaseFile(name: string): boolean {
   if (CONFIG_FILES.has(name)) return true;
   if (name.endsWith(".d.ts") || /\.(test|spec)\.[mc]?[jt]s$/.test(name)) return false;
   return SOURCE_EXTENSIONS.some((x) => name.endsWith(x));

@@ -43,7 +43,7 @@ export interface SchedulerOptions {
 }
 
 /** Name of the leadership that decides which scheduler fires cron and runs retention. */
-export const SCHEDULER_LEADERSHIP = "scheduler";
+const SCHEDULER_LEADERSHIP = "scheduler";
 
 /** Fires cron schedules once per tick and deletes expired history. */
 export class Scheduler {

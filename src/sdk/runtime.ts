@@ -1,14 +1,26 @@
 /**
- * The process-wide meeting point between user code and the engine. Kept on
- * `globalThis` under a registered symbol so that every copy of the SDK loaded in a
- * process (the app's, a bundled workflow module's, a compatibility entry point's)
- * sees the same engine and the same execution context.
+ * The process-wide meeting point between user code and the engine: the one registry
+ * Sluice keeps on `globalThis` for code it does not construct. User code imports the SDK's
+ * free functions (`signal`, `.enqueue()`, `writeS3File`, …) as modules, so they cannot be
+ * handed an engine; they find it here. It holds exactly three things, under a registered
+ * symbol so that every copy of the SDK loaded in a process (the app's, a bundled workflow
+ * module's, a compatibility entry point's) sees the same record:
+ *
+ * - the execution context of the calling code (an `AsyncLocalStorage`: inside a run, the
+ *   engine running it, so two engines in one process never mix their runs' calls);
+ * - the started engines, for calls made outside any run (the most recently started wins);
+ * - the connector that opens a store-backed runtime in a process with no engine.
+ *
+ * Everything else an engine needs (its store, clock, pipeline and asset hosts) is passed
+ * to it or hangs off it ({@link SluiceRuntime.assetSdk}); see "Process-wide state" in
+ * `docs/ARCHITECTURE.md`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SluiceUnavailableError, type UnavailableErrorFactory } from "./errors.js";
 import type { RunHandle, EnqueueOptions } from "./types.js";
 import type { Duration } from "../core/duration.js";
 import type { AnyWorkflow } from "./workflow.js";
+import type { AssetSdkHost } from "./windmill/asset-host.js";
 
 /** What the SDK needs of an engine; implemented by `engine/engine.ts`. */
 export interface SluiceRuntime {
@@ -18,6 +30,11 @@ export interface SluiceRuntime {
    */
   enqueueRun(workflow: string | AnyWorkflow, payload: unknown, options?: EnqueueOptions): Promise<RunHandle<unknown>>;
   signal(event: string, payload?: unknown, options?: SignalOptions): Promise<number>;
+  /**
+   * The asset storage for the SDK's asset helpers called by this engine's code (bound to
+   * the calling pipeline run, if any); undefined when no pipelines are attached to it.
+   */
+  assetSdk?(): AssetSdkHost | undefined;
 }
 
 /** Options of `signal()` (beyond the seed). */
@@ -97,7 +114,7 @@ export function setRuntimeConnector(connector: RuntimeConnector): void {
  * opened by the process's connector; null when there is none.
  * @throws whatever the connector throws when the configured store cannot be reached
  */
-export async function acquireRuntime(): Promise<SluiceRuntime | null> {
+async function acquireRuntime(): Promise<SluiceRuntime | null> {
   const runtime = currentRuntime();
   if (runtime) return runtime;
   const connector = globalRuntime().connector;

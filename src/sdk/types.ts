@@ -1,5 +1,6 @@
 import type { RunId } from "../core/ids.js";
 import type { SerializedError } from "../core/serde.js";
+import type { Duration } from "../core/duration.js";
 
 /** Options of `.enqueue()` / `.start()`. */
 export interface EnqueueOptions {
@@ -17,10 +18,17 @@ export interface EnqueueOptions {
   /** Who starts the run (a user name); `waitForApproval({ selfApproval: false })` refuses their decision. */
   createdBy?: string;
   /**
-   * At most `limit` runs sharing `key` run at once (and, with `windowMs`, start within any such
-   * window), whichever workflow and worker (built-in or an SDK over the worker protocol): honoured at claim.
+   * At most `limit` runs sharing `key` run at once (and, with `window`, start within any such
+   * window, e.g. `"1m"`), whichever workflow and worker (built-in or an SDK over the worker
+   * protocol): honoured at claim. `windowMs` is the deprecated name of `window`.
    */
-  concurrency?: { key: string; limit: number; windowMs?: number | null };
+  concurrency?: {
+    key: string;
+    limit: number;
+    window?: Duration | null;
+    /** The earlier name of `window`, in ms. @deprecated Use `window` (a Duration; a number is ms). */
+    windowMs?: number | null;
+  };
   /**
    * The W3C trace context the run continues (a `traceparent` and optional `tracestate`, as an
    * HTTP caller sends them). Default: the OpenTelemetry context active at the call. Ignored
@@ -63,9 +71,14 @@ export interface RunHandle<R> {
   /**
    * Resolves with the run's result once it succeeds.
    * @throws RunFailedError when it failed, RunCancelledError when cancelled,
-   *   WaitTimeoutError after `timeoutMs` (the run keeps going)
+   *   WaitTimeoutError after `timeout` (the run keeps going)
    */
-  result(options?: { timeoutMs?: number }): Promise<R>;
+  result(options?: {
+    /** Give up waiting after this long (`"30s"`, ms). Default: wait as long as it takes. */
+    timeout?: Duration;
+    /** The earlier name of `timeout`, in ms. @deprecated Use `timeout` (a Duration; a number is ms). */
+    timeoutMs?: number;
+  }): Promise<R>;
   /** The run's current state. */
   info(): Promise<RunInfo>;
 }

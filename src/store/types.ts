@@ -1,6 +1,6 @@
 /**
  * The storage boundary. One interface in domain verbs, two implementations
- * (SQLite now, Postgres next), one contract suite (`test/contract/`) run against both.
+ * (SQLite and Postgres), one contract suite (`test/contract/`) run against both.
  * Dialect SQL lives only inside an implementation.
  *
  * Glossary
@@ -390,9 +390,18 @@ export interface FireScheduleRequest {
 
 /**
  * Where a store keeps its data: a local database file, process memory, or a database server.
- * Decides where a process finds the key that seals the store's secrets (`engine/secret-key.ts`).
+ * Decides where a process finds the key that seals the store's secrets (`engine/secret-key.ts`)
+ * and where the project's lake catalogs live (`assets/host.ts`: a schema per lake on the server).
  */
-export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | { kind: "server" };
+export type StoreLocation = { kind: "file"; path: string } | { kind: "memory" } | ({ kind: "server" } & ServerDatabase);
+
+/** The database server of a server store: how to connect to it and the store's schema. */
+export interface ServerDatabase {
+  /** Connection URL without Sluice's own parameters (it may hold a password: never print it). */
+  readonly url: string;
+  /** The store's schema (lake catalogs get schemas of their own beside it). */
+  readonly schema: string;
+}
 
 /** What a signal did: how many waiting runs it woke, and whether it was kept for a later `waitFor`. */
 export interface SignalOutcome {

@@ -17,7 +17,7 @@ export function isConsumedKind(kind: string): kind is ConsumedKind {
 }
 
 /** An MQTT trigger: a persistent QoS 1 subscription. */
-export interface MqttOptions {
+interface MqttOptions {
   /** Broker URL, `mqtt://host:1883` or `mqtts://…`. */
   readonly url: string;
   /** Topic filters (`+` and `#` wildcards). */
@@ -30,7 +30,7 @@ export interface MqttOptions {
 }
 
 /** A NATS JetStream trigger: a durable pull consumer with explicit acks. */
-export interface NatsOptions {
+interface NatsOptions {
   /** Server URLs, `nats://host:4222`. */
   readonly servers: readonly string[];
   /** The stream to consume (it must exist). */

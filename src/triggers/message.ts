@@ -20,7 +20,7 @@ export interface RawMessage {
 }
 
 /** What the row's `args` and `idFrom` paths read: the decoded message and where it came from. */
-export interface Envelope {
+interface Envelope {
   readonly trigger: string;
   readonly kind: string;
   readonly body: unknown;
@@ -30,7 +30,7 @@ export interface Envelope {
 }
 
 /** Decodes the bytes of a message by `format`. @throws TriggerError `TRIGGER_MESSAGE_INVALID` for JSON that does not parse */
-export function decodeBody(bytes: Uint8Array, format: BodyFormat): unknown {
+function decodeBody(bytes: Uint8Array, format: BodyFormat): unknown {
   if (format === "base64") return Buffer.from(bytes).toString("base64");
   const text = Buffer.from(bytes).toString("utf8");
   if (format === "text") return text;
@@ -45,7 +45,7 @@ export function decodeBody(bytes: Uint8Array, format: BodyFormat): unknown {
 }
 
 /** The envelope of a message. */
-export function envelopeOf(spec: TriggerSpec, raw: RawMessage): Envelope {
+function envelopeOf(spec: TriggerSpec, raw: RawMessage): Envelope {
   return {
     trigger: spec.id,
     kind: spec.kind,
@@ -57,7 +57,7 @@ export function envelopeOf(spec: TriggerSpec, raw: RawMessage): Envelope {
 }
 
 /** Reads `path` (object properties only) in `value`; undefined when absent. */
-export function readPath(value: unknown, path: readonly string[]): unknown {
+function readPath(value: unknown, path: readonly string[]): unknown {
   let at: unknown = value;
   for (const seg of path) {
     if (typeof at !== "object" || at === null || Array.isArray(at) || !Object.hasOwn(at, seg)) return undefined;
@@ -71,7 +71,7 @@ export function readPath(value: unknown, path: readonly string[]): unknown {
  * source's identity, else a hash of topic and bytes (a source that names no identity: identical
  * messages on one topic count as one; every consumer of this version names one). @throws TriggerError `TRIGGER_MESSAGE_INVALID` when `idFrom` finds no scalar
  */
-export function messageIdentity(mapping: Mapping, raw: RawMessage, envelope: Envelope): string {
+function messageIdentity(mapping: Mapping, raw: RawMessage, envelope: Envelope): string {
   if (mapping.idFrom) {
     const v = readPath(envelope, mapping.idFrom);
     if (typeof v !== "string" && typeof v !== "number")
@@ -96,7 +96,7 @@ export function runIdFor(triggerId: string, identity: string): string {
 }
 
 /** The run's arguments: the mapped `args`, else the body when it is an object, else `{ payload: body }`. */
-export function argsOf(mapping: Mapping, envelope: Envelope): Record<string, unknown> {
+function argsOf(mapping: Mapping, envelope: Envelope): Record<string, unknown> {
   if (mapping.args) return Object.fromEntries(mapping.args.map(([name, p]) => [name, readPath(envelope, p) ?? null]));
   const b = envelope.body;
   return typeof b === "object" && b !== null && !Array.isArray(b) ? (b as Record<string, unknown>) : { payload: b };

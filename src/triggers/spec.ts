@@ -21,7 +21,7 @@ import { type ConsumedKind, CONSUMED_KINDS, isConsumedKind, type KindOptions, pa
 export type BodyFormat = "auto" | "json" | "text" | "base64";
 
 /** What a trigger runs: a pipeline step (by script path) or any registered runnable (by name). */
-export type TriggerTarget =
+type TriggerTarget =
   | { readonly type: "pipeline"; readonly script: string; readonly name: string }
   | { readonly type: "runnable"; readonly name: string };
 
@@ -63,7 +63,7 @@ function path(value: unknown, where: string, key: string): readonly string[] {
 }
 
 /** Parses the payload mapping of a row. @throws TriggerError */
-export function parseMapping(raw: Record<string, unknown>, where: string): Mapping {
+function parseMapping(raw: Record<string, unknown>, where: string): Mapping {
   const format = raw.format ?? "auto";
   if (!FORMATS.includes(format as BodyFormat))
     throw bad(where, `"format" must be one of ${FORMATS.join(", ")}, got ${JSON.stringify(raw.format)}`);

@@ -34,11 +34,8 @@ export function reportKey(id: string): string {
   return `trigger:report:${id}`;
 }
 
-/** The prefix of every report key. */
-export const REPORT_PREFIX = "trigger:report:";
-
 /** Longest last message kept in a report. */
-export const LAST_MESSAGE_CHARS = 1000;
+const LAST_MESSAGE_CHARS = 1000;
 
 /** Shortens a message for the report. */
 export function shorten(value: unknown): string {

@@ -32,7 +32,7 @@ import { currentScope } from "../sdk/runtime.js";
 import type { RunRecord } from "../store/types.js";
 
 /** The instrumentation scope of Sluice's spans. */
-export const TRACER_NAME = "sluice";
+const TRACER_NAME = "sluice";
 
 /** Attribute names of Sluice's spans (namespaced `sluice.*`). */
 export const ATTR = {
@@ -88,7 +88,7 @@ interface Traced {
 }
 
 /** The context whose span is the remote parent `carrier` names; the root context without one. */
-export function contextOf(carrier: TraceCarrier | null): Context {
+function contextOf(carrier: TraceCarrier | null): Context {
   const parent = carrier ? parseTraceparent(carrier.traceparent) : null;
   if (!parent) return ROOT_CONTEXT;
   return trace.setSpanContext(ROOT_CONTEXT, {
@@ -114,7 +114,7 @@ export function carrierOf(span: Span | undefined | null): TraceCarrier | null {
  * else the attempt span of the Sluice execution this code runs in (when no context manager
  * is registered), else nothing.
  */
-export function currentParent(): Context {
+function currentParent(): Context {
   const active = context.active();
   if (trace.getSpan(active)) return active;
   const exec = currentScope()?.execution as Partial<Traced> | undefined;

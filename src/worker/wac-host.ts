@@ -20,7 +20,7 @@ import { moduleScriptName } from "./script-paths.js";
 /** Checkpoint key base of `waitForApproval` calls (matches the workflow diagram). */
 export const APPROVAL_KEY = "waitForApproval";
 /** Checkpoint key base of Windmill-style `sleep` calls. */
-export const SLEEP_KEY = "sleep";
+const SLEEP_KEY = "sleep";
 /** Default approval timeout: 30 minutes. */
 export const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
 

@@ -48,7 +48,12 @@ describe.skipIf(skip !== null)(
       await run("f/lake/orders");
       await run("f/lake/daily", "2026-05-16");
       await run("f/lake/daily", "2026-05-17");
-      const app = createApp({ engine: p.engine, auth: { mode: "off", user: "erin" }, projectRoot: p.root });
+      const app = createApp({
+        engine: p.engine,
+        pipelines: p.pipelines,
+        auth: { mode: "off", user: "erin" },
+        projectRoot: p.root,
+      });
       http = await startHttpServer((req, env) => app.fetch(req, env), { port: 0 });
       browser = await launch();
     }, 60_000);

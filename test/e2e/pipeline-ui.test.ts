@@ -44,7 +44,12 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
 
   beforeAll(async () => {
     p = await startPipelines(FILES);
-    const app = createApp({ engine: p.engine, auth: { mode: "off", user: "erin" }, projectRoot: p.root });
+    const app = createApp({
+      engine: p.engine,
+      pipelines: p.pipelines,
+      auth: { mode: "off", user: "erin" },
+      projectRoot: p.root,
+    });
     http = await startHttpServer((req, env) => app.fetch(req, env), { port: 0 });
     browser = await launch();
   }, 60_000);

@@ -88,7 +88,9 @@ describe("the resume-link secret at rest", () => {
       kind: "file",
       path: "/data/x/secret.key",
     });
-    expect(secretKeySource({ location: { kind: "server" }, cwd: "/p" })).toEqual({
+    expect(
+      secretKeySource({ location: { kind: "server", url: "postgres://db/app", schema: "sluice" }, cwd: "/p" }),
+    ).toEqual({
       kind: "file",
       path: "/p/.sluice/secret.key",
     });

@@ -53,6 +53,27 @@ async function sh(
 const versionOf = (pkg: string) =>
   (JSON.parse(readFileSync(join(REPO, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
 
+/** A user's test of a workflow with \`sluice/testing\` (type-checked: the entry point resolves with its types). */
+const USER_TEST = `import { defineWorkflow } from "sluice";
+import { createTestEngine, type CompletedRun } from "sluice/testing";
+
+const remind = defineWorkflow<{ user: string }, string>("remind", {
+  handler: async (p, ctx) => {
+    await ctx.sleep("a-day", "1d");
+    return \`reminded \${p.user}\`;
+  },
+});
+
+export async function check(): Promise<CompletedRun<string>> {
+  const t = await createTestEngine({ workflows: [remind] });
+  try {
+    return await t.runToCompletion<string>(remind, { user: "ada" }, { timeout: "10s" });
+  } finally {
+    await t.close();
+  }
+}
+`;
+
 /** The seed 002 producer snippets, verbatim, in a module (type-checked, not run). */
 const SEED_PRODUCER = `// Seed 002, "Enqueue A Run" and "Wait For A Signal": server-side code, verbatim.
 import fulfillOrder from "./workflows/fulfill-order";
@@ -215,7 +236,12 @@ describe("the packed sluice package in a scratch app", () => {
     // Windmill scripts checked by the pipeline tests, not by tsc), plus the producer snippets.
     for (const part of ["workflows", "lib", "f/wac", "f/my_folder", "f/ml", "f/data_team"])
       cpSync(join(REPO, "examples", part), join(app, "seed", part), { recursive: true });
-    writeFiles(app, { ...APP, "seed/enqueue.ts": SEED_PRODUCER, "tsconfig.json": JSON.stringify(TSCONFIG, null, 2) });
+    writeFiles(app, {
+      ...APP,
+      "seed/enqueue.ts": SEED_PRODUCER,
+      "seed/testing.ts": USER_TEST,
+      "tsconfig.json": JSON.stringify(TSCONFIG, null, 2),
+    });
 
     const tsc = await sh(process.execPath, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "."], app);
     expect(tsc.out + tsc.err, "tsc --noEmit").toBe("");

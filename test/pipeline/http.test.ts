@@ -58,7 +58,7 @@ describe("pipeline HTTP routes", () => {
 
   beforeAll(async () => {
     p = await startPipelines(FILES);
-    app = createApp({ engine: p.engine, auth: { mode: "tokens" }, uiDir: null });
+    app = createApp({ engine: p.engine, pipelines: p.pipelines, auth: { mode: "tokens" }, uiDir: null });
     const tokens = new ApiTokens(p.store);
     readToken = (await tokens.create({ name: "viewer", scope: "read" })).token;
     operateToken = (await tokens.create({ name: "ops", scope: "operate" })).token;

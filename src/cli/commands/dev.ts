@@ -116,6 +116,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
+          pipelines,
         }),
       );
       const listening = http.baseUrl === http.server.url ? "" : `, listening on ${http.server.url}`;
@@ -158,7 +159,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await lanes?.stop(10_000);
       await triggers.stop();
       await pipelines.stop();
-      await engine.stop({ drainMs: 10_000 });
+      await engine.stop({ drain: 10_000 });
       unfollow();
     } finally {
       await http.server.close();

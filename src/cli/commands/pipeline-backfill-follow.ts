@@ -31,7 +31,7 @@ const MARK: Record<string, string> = {
 };
 
 /** One line about a finished partition. */
-export function partitionLine(p: PartitionProgress, finished: number, total: number): string {
+function partitionLine(p: PartitionProgress, finished: number, total: number): string {
   const err = p.error ? `: ${terminalSafe(p.error)}` : "";
   return `${progressBar(finished, total)} ${terminalSafe(p.partition)} ${MARK[p.state] ?? p.state}${err}\n`;
 }
@@ -46,7 +46,7 @@ export function backfillHints(id: string): string {
 }
 
 /** The closing summary of a finished backfill. */
-export function summaryLine(p: BackfillProgress): string {
+function summaryLine(p: BackfillProgress): string {
   const total = p.partitions.length;
   const failed = p.partitions.filter((x) => x.state === "failed").map((x) => x.partition);
   const skipped = p.counts.skipped ? `, ${p.counts.skipped} skipped as already done` : "";

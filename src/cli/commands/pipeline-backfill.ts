@@ -19,8 +19,6 @@ import { backfillHints, cancelWithNotice, followBackfill, progressBar } from "./
 import { withPipelineRuntime } from "./pipeline-local.js";
 import { folderArg, pipelineFolder, planSteps, upstreamOf } from "./pipeline-shared.js";
 
-export { progressBar } from "./pipeline-backfill-follow.js";
-
 /** Registers `sluice pipeline backfill`. */
 export function registerPipelineBackfill(pipeline: Command, cx: CommandContext): void {
   pipeline

@@ -43,6 +43,6 @@ export async function withPipelineRuntime<T>(
     return await fn(host, engine);
   } finally {
     await host.stop();
-    await engine.stop({ drainMs: 10_000 });
+    await engine.stop({ drain: 10_000 });
   }
 }

@@ -2,12 +2,10 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { InvalidInputError } from "../../sdk/errors.js";
-import { formatDiagnostic } from "../../pipeline/diagnostics.js";
 import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/catalog.js";
 import { PipelineInvalidError, PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
 import { cascadeEdges, scriptId } from "../../pipeline/lineage-graph.js";
 export { planSteps } from "../../pipeline/runtime/plan.js";
-import type { CommandContext } from "../command.js";
 
 /** The project-relative folder named by a `<folder>` argument (relative to the project or to the working directory). */
 export function folderArg(root: string, cwd: string, arg: string): string {
@@ -39,12 +37,6 @@ export function pipelineFolder(catalog: PipelineCatalog, folder: string): Pipeli
     );
   }
   return f;
-}
-
-/** Prints a folder's diagnostics on stderr; returns false when there are errors. */
-export function reportDiagnostics(cx: CommandContext, folder: PipelineFolder): boolean {
-  for (const d of folder.diagnostics) cx.io.stderr(`${formatDiagnostic(d)}\n`);
-  return folder.ok;
 }
 
 /**

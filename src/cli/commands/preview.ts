@@ -75,7 +75,7 @@ export function registerPreview(program: Command, cx: CommandContext): void {
           cx.setExitCode(1);
         }
       } finally {
-        await engine.stop({ drainMs: 0 });
+        await engine.stop({ drain: 0 });
         rmSync(scratch, { recursive: true, force: true });
       }
     });

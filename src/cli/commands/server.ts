@@ -147,6 +147,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
+          pipelines,
         }),
       );
       write(
@@ -175,7 +176,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await lanes?.stop(10_000);
       await triggers?.stop();
       await pipelines?.stop();
-      await engine.stop({ drainMs: 0 });
+      await engine.stop({ drain: 0 });
       await tracing?.shutdown();
     }
     write("server stopped\n");

@@ -146,7 +146,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       ]);
       write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
       await release?.follower.stop();
-      await engine.stop({ drainMs });
+      await engine.stop({ drain: drainMs });
       await metrics.stop();
       await pipelines.stop();
       unfollow();

@@ -9,7 +9,7 @@ import { pendingApprovals, type PendingApproval } from "../../engine/approvals.j
 import type { ApprovalEvent, RunRecord, StepRecord, Store } from "../../store/types.js";
 
 /** The state of an approval wait. */
-export type ApprovalState = "pending" | "approved" | "rejected" | "expired" | "closed" | "missing";
+type ApprovalState = "pending" | "approved" | "rejected" | "expired" | "closed" | "missing";
 
 /** Everything the page shows about one wait. */
 export interface ApprovalView {

@@ -11,7 +11,7 @@ import { WORKER_PATHS } from "./worker-paths.js";
 type Json = Record<string, unknown>;
 
 /** Who may call an operation. */
-export type OperationScope = "public" | "link" | "metrics" | "read" | "operate" | "worker" | "admin";
+type OperationScope = "public" | "link" | "metrics" | "read" | "operate" | "worker" | "admin";
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const jsonBody = (schema: Json, required = true): Json => ({ required, content: { "application/json": { schema } } });

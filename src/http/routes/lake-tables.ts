@@ -10,7 +10,6 @@
  */
 import type { Hono } from "hono";
 import { InvalidInputError } from "../../sdk/errors.js";
-import { pipelineHostOf } from "../../pipeline/runtime/host.js";
 import { lakeAssetDetail, lakePreview, MAX_PREVIEW_ROWS } from "../../pipeline/runtime/lake-asset.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
@@ -35,7 +34,7 @@ function whole(value: string | undefined, name: string, max: number): number | u
 /** Registers the lake table routes. */
 export function lakeTableRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   const assets = () => {
-    const host = pipelineHostOf(deps.engine);
+    const host = deps.pipelines;
     if (!host)
       throw new NotFoundError(
         "pipelines are not attached to this server: run it with sluice dev or sluice server",

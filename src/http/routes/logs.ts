@@ -13,9 +13,9 @@ import type { AppDeps, AppEnv } from "../context.js";
 import { logView } from "../views.js";
 
 /** Lines returned by one JSON page at most. */
-export const MAX_LOG_PAGE = 5000;
+const MAX_LOG_PAGE = 5000;
 /** Child runs whose lines are included at most (`children=true`). */
-export const MAX_LOG_CHILDREN = 200;
+const MAX_LOG_CHILDREN = 200;
 /** How often a stream re-checks for lines when nothing announced a change (ms). */
 const POLL_MS = 500;
 /** Comment lines keep idle streams open through proxies (ms). */

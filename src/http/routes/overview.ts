@@ -12,9 +12,9 @@ import type { AppDeps, AppEnv } from "../context.js";
 import { iso, traceLinkView } from "../views.js";
 
 /** Workflows listed as the slowest. */
-export const OVERVIEW_SLOWEST = 10;
+const OVERVIEW_SLOWEST = 10;
 /** Waiting approvals listed at most. */
-export const OVERVIEW_APPROVALS = 50;
+const OVERVIEW_APPROVALS = 50;
 
 /** Registers the overview route. */
 export function overviewRoutes(app: Hono<AppEnv>, deps: AppDeps): void {

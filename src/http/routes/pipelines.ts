@@ -25,7 +25,7 @@ import { backfillProgress, isFinal } from "../../pipeline/runtime/backfill-progr
 import { startBackfillResume } from "../../pipeline/runtime/backfill-resume.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
 import { decodeValue } from "../../core/serde.js";
-import { pipelineHostOf, type PipelineHost } from "../../pipeline/runtime/host.js";
+import type { PipelineHost } from "../../pipeline/runtime/host.js";
 import { planSteps } from "../../pipeline/runtime/plan.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { pipelineStatus } from "../../pipeline/runtime/status.js";
@@ -37,7 +37,7 @@ import { bodyObject, onlyFields, optString } from "../input.js";
 import { readJsonBody } from "../json-body.js";
 
 function hostOf(deps: AppDeps): PipelineHost {
-  const host = pipelineHostOf(deps.engine);
+  const host = deps.pipelines;
   if (!host)
     throw new NotFoundError(
       "pipelines are not attached to this server: run it with sluice dev or sluice server",

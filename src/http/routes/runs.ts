@@ -29,7 +29,7 @@ import {
 } from "../views.js";
 
 /** Children listed on a run's page at most. */
-export const MAX_CHILDREN = 1000;
+const MAX_CHILDREN = 1000;
 /** Runs looked at per `topLevel` page at most (children are skipped). */
 const MAX_SCAN = 5000;
 

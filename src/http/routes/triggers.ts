@@ -7,7 +7,6 @@
  *   or starts again within a tick; messages wait at their source meanwhile (operate)
  */
 import type { Hono } from "hono";
-import { pipelineHostOf } from "../../pipeline/runtime/host.js";
 import { TriggerError } from "../../triggers/errors.js";
 import { listTriggers, setTriggerPaused } from "../../triggers/runtime/list.js";
 import { engineEnqueue } from "../../triggers/runtime/targets.js";
@@ -40,7 +39,7 @@ export function triggerRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
             .join(", ") || "none"
         }`,
       );
-    const host = pipelineHostOf(deps.engine);
+    const host = deps.pipelines;
     if (!host)
       throw new TriggerError(
         "TRIGGER_CONSUMER_FAILED",

@@ -10,7 +10,7 @@ import { errorDetailFor, runView, workflowView } from "../views.js";
 import { listRuns } from "./runs.js";
 
 /** Finished runs the stats are computed over at most. */
-export const STATS_SAMPLE = 500;
+const STATS_SAMPLE = 500;
 
 async function findWorkflow(store: Store, name: string): Promise<WorkflowInfo> {
   const all = await store.listWorkflows();

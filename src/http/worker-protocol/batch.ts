@@ -13,7 +13,7 @@ import { bodyObject, onlyFields, reqString } from "../input.js";
 import { CLAIM_WRITE_OPS, type ClaimWriteOp, type ClaimWrites } from "./claim-writes.js";
 
 /** Most writes one batch may carry. */
-export const MAX_BATCH_WRITES = 1_000;
+const MAX_BATCH_WRITES = 1_000;
 
 /** One write of a batch: the route it stands for, its run, and that route's body. */
 export interface BatchEntry {

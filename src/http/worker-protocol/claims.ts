@@ -39,7 +39,7 @@ export interface ClaimView {
 }
 
 /** One checkpoint of the journal. */
-export interface JournalEntry {
+interface JournalEntry {
   key: string;
   kind: StepRecord["kind"];
   status: StepRecord["status"];

@@ -12,7 +12,7 @@ import { bodyObject, onlyFields, optInt, optString, reqString } from "../input.j
 const bad = (message: string) => new InvalidInputError(message, { code: "INVALID_BODY" });
 
 /** Longest a claim may wait for work (ms). */
-export const MAX_CLAIM_WAIT_MS = 60_000;
+const MAX_CLAIM_WAIT_MS = 60_000;
 
 /** A parsed `POST /api/worker/claim`. */
 export interface ClaimMessage {
@@ -150,7 +150,7 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: strin
 }
 
 /** An error reported by a worker: `{ message, name?, code? }`. */
-export function parseWorkerError(raw: unknown): SerializedError {
+function parseWorkerError(raw: unknown): SerializedError {
   const o = bodyObject(raw ?? {}, '{"message": "card declined", "code": "DECLINED"}');
   onlyFields(o, ["message", "name", "code", "stack"]);
   return {

@@ -35,17 +35,13 @@ class PythonTaskTable extends Map<string, (...args: any[]) => unknown> {
 }
 
 /** The parameters an enqueue is checked against (null: `*args`/`**kwargs`, not checked). */
-export function pythonParamSpec(params: PythonParam[] | null): ParamSpec | null {
+function pythonParamSpec(params: PythonParam[] | null): ParamSpec | null {
   if (params === null) return null;
   return { names: params.map((p) => p.name), required: params.filter((p) => p.required).map((p) => p.name) };
 }
 
 /** Arguments for Python's `main`: an object by name (checked), an array by position, nothing for null. */
-export function pythonArgs(
-  payload: unknown,
-  spec: ParamSpec | null,
-  what: string,
-): unknown[] | Record<string, unknown> {
+function pythonArgs(payload: unknown, spec: ParamSpec | null, what: string): unknown[] | Record<string, unknown> {
   if (payload === undefined || payload === null) return {};
   if (Array.isArray(payload)) return payload;
   if (typeof payload !== "object") return [payload];

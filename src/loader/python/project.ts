@@ -31,7 +31,7 @@ interface BundleHeader {
 }
 
 /** Whether stored bundle code is a Python code version. */
-export function isPythonBundle(code: string): boolean {
+function isPythonBundle(code: string): boolean {
   return code.startsWith(BUNDLE_MARK);
 }
 
@@ -49,7 +49,7 @@ export interface LoadedPythonFile {
 }
 
 /** Lists the project's Python workflow and script candidates (relative, sorted): files with a `def main`. */
-export function listPythonFiles(root: string): string[] {
+function listPythonFiles(root: string): string[] {
   return listProjectFiles(root, (name) => name.endsWith(".py"), PYTHON_ROOTS).filter((file) => {
     const source = readFileSync(join(root, file), "utf8");
     return /^(?:async[ \t]+)?def[ \t]+main[ \t]*\(/m.test(source) && !PIPELINE_MARK.test(source);

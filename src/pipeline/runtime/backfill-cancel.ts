@@ -9,7 +9,7 @@ import { isActive } from "../../core/run-status.js";
 import type { RunRecord, Store } from "../../store/types.js";
 
 /** Key prefix of the cancel requests. */
-export const CANCEL_PREFIX = "pipeline:backfill-cancel:";
+const CANCEL_PREFIX = "pipeline:backfill-cancel:";
 
 /** Whether the backfill was asked to cancel. */
 export async function cancelRequested(store: Store, backfill: string): Promise<boolean> {

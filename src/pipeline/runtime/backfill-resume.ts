@@ -11,7 +11,7 @@ import { BACKFILL_WORKFLOW, type BackfillPayload } from "./backfill-workflow.js"
 import { PipelineRuntimeError } from "./errors.js";
 
 /** The payload of the backfill that resumes `id` (pure). */
-export function resumePayload(payload: BackfillPayload, id: string, concurrency?: number): BackfillPayload {
+function resumePayload(payload: BackfillPayload, id: string, concurrency?: number): BackfillPayload {
   return { ...payload, force: false, resumeOf: id, ...(concurrency !== undefined && { concurrency }) };
 }
 

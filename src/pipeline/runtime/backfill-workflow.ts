@@ -45,7 +45,7 @@ export interface BackfillPayload {
 }
 
 /** One mapped stage of a backfill. */
-export interface MappedPayload {
+interface MappedPayload {
   /** Human description of the stage's scheme. */
   readonly scheme?: string;
   readonly steps: readonly string[];
@@ -53,7 +53,7 @@ export interface MappedPayload {
 }
 
 /** The checkpoint key of a stage's todo list (stage 0: the range itself). */
-export function todoKey(stage: number): string {
+function todoKey(stage: number): string {
   return stage === 0 ? "backfill:todo" : `backfill:todo:${stage}`;
 }
 
@@ -66,7 +66,7 @@ export interface BackfillTodo {
 }
 
 /** What a backfill run returns. */
-export interface BackfillResult {
+interface BackfillResult {
   readonly succeeded: string[];
   readonly skipped: string[];
   readonly failed: string[];
@@ -87,7 +87,7 @@ export class BackfillFailedError extends PipelineRuntimeError {
 }
 
 /** The concurrency key a backfill's steps share. */
-export function backfillConcurrencyKey(backfillRun: string): string {
+function backfillConcurrencyKey(backfillRun: string): string {
   return `pipeline-backfill:${backfillRun}`;
 }
 

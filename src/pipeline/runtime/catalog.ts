@@ -18,7 +18,7 @@ import { longestPath } from "../topo-order.js";
 import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
 
 /** File extensions that can be pipeline scripts. */
-export const PIPELINE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".py", ".sh", ".sql"];
+const PIPELINE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs", ".py", ".sh", ".sql"];
 const MARKER = /^[ \t]*(?:\/\/|#|--)[ \t]*pipeline[ \t]*$/m;
 const MAX_BYTES = 2 * 1024 * 1024;
 

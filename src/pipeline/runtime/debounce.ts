@@ -13,7 +13,7 @@ import { dispatchRunId, slotKey, swapJson } from "./ids.js";
 /** Key prefix of debounce slots. */
 export const DEBOUNCE_PREFIX = "pipeline:debounce:";
 /** A window never extends past this many window lengths after its first write. */
-export const MAX_WINDOWS = 10;
+const MAX_WINDOWS = 10;
 
 /** The write that last fed a window. */
 export interface DebouncedWrite {

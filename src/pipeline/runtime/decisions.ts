@@ -8,7 +8,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import type { Store } from "../../store/types.js";
 import { DECISION_OUTCOMES, type DecisionOutcome } from "../decision-outcomes.js";
 
-export { DECISION_OUTCOMES, type DecisionOutcome };
+export { type DecisionOutcome };
 
 /** One recorded decision. */
 export interface DispatchDecision {
@@ -31,9 +31,9 @@ export interface DispatchDecision {
 }
 
 /** Key prefix of the decision log. */
-export const DECISION_PREFIX = "pipeline:log:";
+const DECISION_PREFIX = "pipeline:log:";
 /** How many decisions the log keeps. */
-export const DECISION_LOG_LIMIT = 2_000;
+const DECISION_LOG_LIMIT = 2_000;
 
 let seq = 0;
 
@@ -47,7 +47,7 @@ export async function logDecisions(store: Store, decisions: readonly DispatchDec
 }
 
 /** Deletes the oldest decisions beyond the limit. */
-export async function trimDecisions(store: Store, limit = DECISION_LOG_LIMIT): Promise<number> {
+async function trimDecisions(store: Store, limit = DECISION_LOG_LIMIT): Promise<number> {
   const all = await store.kvList(DECISION_PREFIX);
   const extra = all.length - limit;
   if (extra <= 0) return 0;

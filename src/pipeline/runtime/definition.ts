@@ -32,7 +32,7 @@ import type { DispatchDecision } from "./decisions.js";
 import type { ProducerRun } from "./dispatch.js";
 import { type RunMeta, splitPayload } from "./meta.js";
 import { resolveRunPartition, type ResolvedRunPartition, triggerOf } from "./partition.js";
-import { bindRunContext, currentExecution, PipelineRunContext } from "./run-context.js";
+import { currentExecution, PipelineRunContext } from "./run-context.js";
 
 /** Runs one script's code. */
 export interface ScriptRunner {
@@ -49,6 +49,8 @@ export interface PipelineServices {
   /** The cron of the script's schedule row, when it has `// on schedule`. */
   scheduleOf(member: MemberScript): CronSchedule | undefined;
   dispatch(producer: ProducerRun): Promise<DispatchDecision[]>;
+  /** Keeps `ctx` as the pipeline run of `exec`, so the SDK's asset helpers called by the script find it. */
+  bindRun(exec: object, ctx: PipelineRunContext): void;
 }
 
 const CASCADE_TRIGGERS = new Set(["cascade", "debounce", "join"]);
@@ -141,7 +143,7 @@ async function runMember(
     resolved.value,
     resolved.firedAt,
   );
-  bindRunContext(exec, runCtx);
+  services.bindRun(exec, runCtx);
   const args =
     Array.isArray(split.args) || resolved.value === undefined
       ? split.args

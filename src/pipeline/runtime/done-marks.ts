@@ -9,7 +9,7 @@ import type { Store } from "../../store/types.js";
 import { slotKey } from "./ids.js";
 
 /** Key prefix of done marks. */
-export const DONE_PREFIX = "pipeline:done:";
+const DONE_PREFIX = "pipeline:done:";
 
 /** A step that succeeded for a partition. */
 export interface DoneMark {

@@ -14,7 +14,7 @@ import { buildPayload } from "./meta.js";
 import { pruneSlots } from "./prune.js";
 
 /** Name of the store leadership the watchdog runs under. */
-export const FRESHNESS_LEADERSHIP = "pipeline-freshness";
+const FRESHNESS_LEADERSHIP = "pipeline-freshness";
 const SEEN_PREFIX = "pipeline:fresh-seen:";
 
 /** What the watchdog needs from the host. */

@@ -19,7 +19,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../../assets/config.js";
 import { resolveAssetConfig } from "../../assets/config.js";
-import { type AssetHost, installAssetHost, openAssetHost, uninstallAssetHost } from "../../assets/host.js";
+import { type AssetHost, openAssetHost } from "../../assets/host.js";
 import type { CronSchedule } from "../../core/cron.js";
 import type { Engine } from "../../engine/engine.js";
 import type { Project } from "../../loader/project.js";
@@ -39,7 +39,8 @@ import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
 import { typescriptRunner } from "./runners/typescript.js";
-import { installAssetSdk } from "./sdk-host.js";
+import { assetSdkFor } from "./sdk-host.js";
+import type { PipelineRunContext } from "./run-context.js";
 import type { SubprocessSettings } from "./runners/subprocess.js";
 import type { PipelineWatcher } from "./watch.js";
 
@@ -57,18 +58,6 @@ export interface PipelineOptions {
   freshness?: false | { tickMs?: number };
   /** Interpreters of Python and Bash scripts. */
   subprocess?: Partial<SubprocessSettings>;
-}
-
-const HOSTS = Symbol.for("sluice.pipeline-hosts.v1");
-
-function hostsByEngine(): WeakMap<Engine, PipelineHost> {
-  const g = globalThis as unknown as Record<symbol, WeakMap<Engine, PipelineHost> | undefined>;
-  return (g[HOSTS] ??= new WeakMap());
-}
-
-/** The pipeline host attached to `engine` in this process, if any (the HTTP routes use it). */
-export function pipelineHostOf(engine: Engine): PipelineHost | undefined {
-  return hostsByEngine().get(engine);
 }
 
 /** Attach the pipeline runtime to a project loader (before `project.loadAll()`). */
@@ -109,6 +98,12 @@ export class PipelineHost implements PipelineServices {
   /** The script runners (and with them the Python bridge) have been loaded. */
   private runnersLoaded = false;
   private reported = new Set<string>();
+  /** The storage once opened (SDK calls made before get none). */
+  private openedAssets: AssetHost | null = null;
+  /** The context of each running pipeline run of this host, by execution. */
+  private readonly runs = new WeakMap<object, PipelineRunContext>();
+  /** Removes this host's asset storage from its engine ({@link stop}). */
+  private readonly detachAssetSdk: () => void;
 
   constructor(
     readonly project: Project,
@@ -120,17 +115,14 @@ export class PipelineHost implements PipelineServices {
     this.subprocess = options.subprocess ?? {};
     this.config = resolveAssetConfig(this.root, options.assets, options.env ?? process.env);
     this.current = PipelineCatalog.scan(this.root);
-    this.assetsReady = openAssetHost(this.config, this.store).then((host) => {
-      installAssetHost(host);
-      return host;
-    });
+    this.assetsReady = openAssetHost(this.config, this.store).then((host) => (this.openedAssets = host));
     this.assetsReady.catch(() => {});
-    installAssetSdk();
+    // The SDK's asset helpers called by this engine's code reach this host's storage through the engine.
+    this.detachAssetSdk = this.engine.provideAssetSdk(() => assetSdkFor(this.openedAssets, this.runs));
     project.addTransform((file, exports, defs) => this.transform(file, exports, defs));
     // Awaited by start(), which reports its failure; until then nothing may go unhandled.
     this.planReady = this.ensurePlanWorkflow();
     this.planReady.catch(() => {});
-    hostsByEngine().set(this.engine, this);
   }
 
   /** The pipelines as last scanned. */
@@ -167,6 +159,11 @@ export class PipelineHost implements PipelineServices {
   /** Counts decisions in this engine's metrics (`sluice_cascade_decisions_total`). */
   recordDecisions(decisions: readonly DispatchDecision[]): void {
     this.engine.metrics.decided(decisions);
+  }
+
+  /** Keeps the context of a running pipeline run of this host. */
+  bindRun(exec: object, ctx: PipelineRunContext): void {
+    this.runs.set(exec, ctx);
   }
 
   /** Runs the cascade for a finished producer run. */
@@ -296,7 +293,6 @@ export class PipelineHost implements PipelineServices {
 
   /** Stops the watchdog and the watcher, and releases the asset storage. */
   async stop(): Promise<void> {
-    if (hostsByEngine().get(this.engine) === this) hostsByEngine().delete(this.engine);
     await this.watchdog?.stop();
     await this.watcher?.close();
     // Only a Python or Bash runner starts the bridge, and those load with the runners.
@@ -304,8 +300,7 @@ export class PipelineHost implements PipelineServices {
       const { stopBridge } = await import("./runners/bridge.js");
       await stopBridge(this);
     }
-    const assets = await this.assetsReady.catch(() => undefined);
-    if (assets) uninstallAssetHost(assets);
+    this.detachAssetSdk();
   }
 
   /** Runner settings for subprocess scripts. */

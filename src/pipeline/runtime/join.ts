@@ -42,7 +42,7 @@ export type JoinOffer =
     };
 
 /** The key of a join slot. */
-export function joinKey(script: string, partition: string): string {
+function joinKey(script: string, partition: string): string {
   return slotKey(JOIN_PREFIX, script, partition);
 }
 

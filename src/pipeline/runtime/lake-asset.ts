@@ -24,7 +24,7 @@ import { schemaHistory, type SchemaVersion } from "./schema-history.js";
 export const MAX_PREVIEW_ROWS = 500;
 
 /** The state a managed write recorded for one slice (`partition` null for a whole table). */
-export interface MaterializedSlice {
+interface MaterializedSlice {
   readonly partition: string | null;
   readonly rows: number;
   readonly snapshot_id: number;
@@ -34,7 +34,7 @@ export interface MaterializedSlice {
 }
 
 /** One lake snapshot that changed the table. */
-export interface TableSnapshot {
+interface TableSnapshot {
   readonly snapshot_id: number;
   readonly time: string;
   readonly changes: Record<string, string[]>;
@@ -59,7 +59,7 @@ export interface LakeAssetDetail {
 }
 
 /** `ducklake://<lake>/<table>` split. @throws PipelineRuntimeError for any other URI */
-export function parseLakeTableUri(uri: string): { lake: string; table: string } {
+function parseLakeTableUri(uri: string): { lake: string; table: string } {
   const m = /^ducklake:\/\/([A-Za-z0-9_-]+)\/([A-Za-z0-9_.]+)$/.exec(uri);
   if (!m)
     throw new PipelineRuntimeError(
@@ -80,7 +80,7 @@ async function withReader<T>(host: AssetHost, lake: string, fn: (r: LakeReader) 
 }
 
 /** The snapshots that created, wrote, altered or dropped `table` (pure). */
-export function snapshotsOfTable(
+function snapshotsOfTable(
   snapshots: ReadonlyArray<{
     snapshotId: number;
     time: string;

@@ -13,7 +13,7 @@ import type { ColumnLineage } from "../annotation-types.js";
 import type { InferredColumn, LineageSource } from "../column-lineage.js";
 
 /** Key-value prefix of an asset's column lineage (`<prefix><uri>`). */
-export const LINEAGE_PREFIX = "pipeline:lineage:";
+const LINEAGE_PREFIX = "pipeline:lineage:";
 
 /** One output column of a materialized asset and where it comes from. */
 export interface LineageColumn {

@@ -14,9 +14,9 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import type { ConsumedKind } from "../../triggers/kinds.js";
 
 /** Reserved payload key of Sluice's run metadata. */
-export const META_KEY = "_sluice";
+const META_KEY = "_sluice";
 /** The seed's payload flag that turns the cascade off for one run. */
-export const WMILL_SKIP_DISPATCH = "_wmill_skip_asset_dispatch";
+const WMILL_SKIP_DISPATCH = "_wmill_skip_asset_dispatch";
 
 /** How a pipeline run was started. */
 export type RunTrigger =
@@ -32,7 +32,7 @@ export type RunTrigger =
   | ConsumedKind;
 
 /** The upstream write that fired a cascaded run. */
-export interface Upstream {
+interface Upstream {
   /** Producer run id. */
   readonly run: string;
   /** Producer script path. */

@@ -19,7 +19,7 @@ export interface ResolvedRunPartition {
 }
 
 /** The schedule tick a cron run was started for (epoch ms), if it is one. */
-export function scheduledAtOf(run: RunRecord): number | undefined {
+function scheduledAtOf(run: RunRecord): number | undefined {
   if (!run.options) return undefined;
   try {
     const at = Date.parse((JSON.parse(run.options) as { scheduledAt?: string }).scheduledAt ?? "");
@@ -35,7 +35,7 @@ export function triggerOf(run: RunRecord, meta: RunMeta): RunMeta["trigger"] {
 }
 
 /** The fire time of a run: the chain's (cascade), the schedule tick (cron), else its creation. */
-export function fireTimeOf(run: RunRecord, meta: RunMeta): number {
+function fireTimeOf(run: RunRecord, meta: RunMeta): number {
   return meta.firedAt ?? scheduledAtOf(run) ?? run.createdAt;
 }
 

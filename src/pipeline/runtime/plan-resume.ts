@@ -10,7 +10,7 @@ import { PipelineRuntimeError } from "./errors.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "./plan-workflow.js";
 
 /** Key prefix recording which plan resumed a plan. */
-export const RESUMED_PREFIX = "pipeline:plan-resumed:";
+const RESUMED_PREFIX = "pipeline:plan-resumed:";
 
 /** Records that `next` resumes `plan`, so resuming `plan` again continues from `next`. */
 export async function recordResume(store: Store, plan: string, next: string): Promise<void> {

@@ -39,7 +39,7 @@ export interface PlanPayload {
 }
 
 /** One finished step of a plan. */
-export interface PlanStepResult {
+interface PlanStepResult {
   readonly step: string;
   readonly result: unknown;
   /** Set when the step was not run because it was already done (its earlier run). */
@@ -47,7 +47,7 @@ export interface PlanStepResult {
 }
 
 /** What a plan run returns. */
-export interface PlanResult {
+interface PlanResult {
   readonly partition: string | null;
   readonly steps: readonly PlanStepResult[];
 }

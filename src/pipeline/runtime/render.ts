@@ -50,7 +50,7 @@ export function orderedMembers(folder: PipelineFolder): MemberScript[] {
 }
 
 /** Short labels of a member's annotations, e.g. `partitioned daily`, `trigger all`, `retry 3 10s`. */
-export function annotationLabels(folder: PipelineFolder, m: MemberScript): string[] {
+function annotationLabels(folder: PipelineFolder, m: MemberScript): string[] {
   const a = m.analyzed.annotations;
   const out: string[] = [];
   const scheme = folder.schemes.get(`script:${m.path}`);

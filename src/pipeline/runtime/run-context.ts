@@ -2,8 +2,9 @@
  * The context of one running pipeline script: its member, partition, metadata and the
  * assets it writes. When the script succeeds, each write is checkpointed on the run as an
  * `asset` step (through the execution's fenced, group-committed save) and indexed per
- * asset and partition for the status views. SDK helpers reach the context of the calling code through the execution
- * in `currentScope()`.
+ * asset and partition for the status views. The pipeline host that started the run keeps
+ * its context by execution (`PipelineServices.bindRun`); SDK helpers reach it through
+ * the engine of the calling code (`sdk-host.ts`).
  */
 import type { AssetHost } from "../../assets/host.js";
 import { currentScope } from "../../sdk/runtime.js";
@@ -26,7 +27,7 @@ export interface RecordedWrite {
 export const WRITTEN_PREFIX = "pipeline:written:";
 
 /** The index key of an asset write (`<uri> <partition>`; URIs never contain spaces). */
-export function writtenKey(uri: string, partition: string | undefined): string {
+function writtenKey(uri: string, partition: string | undefined): string {
   return `${WRITTEN_PREFIX}${uri} ${partition ?? ""}`;
 }
 
@@ -92,24 +93,6 @@ export class PipelineRunContext {
         JSON.stringify({ run: this.runId, script: this.member.path, at: w.at }),
       );
   }
-}
-
-const KEY = Symbol.for("sluice.pipeline-run-contexts.v1");
-
-function contexts(): WeakMap<object, PipelineRunContext> {
-  const g = globalThis as unknown as Record<symbol, WeakMap<object, PipelineRunContext> | undefined>;
-  return (g[KEY] ??= new WeakMap());
-}
-
-/** Binds a context to its execution, so SDK calls made by the script find it. */
-export function bindRunContext(exec: Execution, ctx: PipelineRunContext): void {
-  contexts().set(exec, ctx);
-}
-
-/** The pipeline run of the calling code, if it runs inside one. */
-export function currentRunContext(): PipelineRunContext | undefined {
-  const exec = currentScope()?.execution;
-  return exec && typeof exec === "object" ? contexts().get(exec) : undefined;
 }
 
 /** The execution of the calling code, if it runs inside a run. */

@@ -8,7 +8,7 @@
 import type { Store } from "../../store/types.js";
 
 /** Key-value prefix of an asset's schema history (`<prefix><uri>`). */
-export const SCHEMA_PREFIX = "pipeline:schema:";
+const SCHEMA_PREFIX = "pipeline:schema:";
 
 /** One output column. */
 export interface SchemaColumn {

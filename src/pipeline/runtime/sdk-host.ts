@@ -1,20 +1,19 @@
 /**
  * The engine side of the SDK's asset helpers (`writeS3File`, `getResource`, `datatable`,
  * …): the asset storage of the calling pipeline run (whose writes it records), else the
- * process's default asset host (writes from runs that are not pipeline members are stored
- * but fire no cascade). Each write's asset URI is validated before anything is written.
+ * asset storage of the engine's pipeline host (writes from runs that are not pipeline
+ * members are stored but fire no cascade). Each write's asset URI is validated before anything is written.
  */
 import type { AssetHost } from "../../assets/host.js";
-import { defaultAssetHost } from "../../assets/host.js";
 import { resourcePath } from "../../assets/resources.js";
 import { checkObjectKey } from "../../assets/object-store.js";
-import { type AssetSdkHost, setAssetSdkResolver } from "../../sdk/windmill/asset-host.js";
+import type { AssetSdkHost } from "../../sdk/windmill/asset-host.js";
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
 import { mergeColumnLineage, recordLineage } from "./lineage-record.js";
 import { recordMaterialized } from "./materialized-record.js";
 import { captureSchema } from "./schema-history.js";
-import { currentRunContext, type PipelineRunContext } from "./run-context.js";
+import { currentExecution, type PipelineRunContext } from "./run-context.js";
 
 /** Asset helpers bound to one host and (inside a pipeline run) its run context. */
 export class RunAssetSdk implements AssetSdkHost {
@@ -142,15 +141,17 @@ function lakeSdk(): Promise<typeof import("./lake-sdk.js")> {
   return import("./lake-sdk.js");
 }
 
-/** Installs the resolver the SDK's asset helpers use (idempotent). */
-export function installAssetSdk(): void {
-  setAssetSdkResolver(() => {
-    const run = currentRunContext();
-    if (run) return new RunAssetSdk(run.assets, run);
-    try {
-      return new RunAssetSdk(defaultAssetHost("asset helpers"), undefined);
-    } catch {
-      return undefined;
-    }
-  });
+/**
+ * The asset helpers for the calling code of one pipeline host's engine: bound to the
+ * pipeline run it belongs to (found in `runs` by its execution), else the host's storage
+ * unbound (`undefined` while the storage is still opening).
+ */
+export function assetSdkFor(
+  assets: AssetHost | null,
+  runs: WeakMap<object, PipelineRunContext>,
+): AssetSdkHost | undefined {
+  const exec = currentExecution();
+  const run = exec ? runs.get(exec) : undefined;
+  if (run) return new RunAssetSdk(run.assets, run);
+  return assets ? new RunAssetSdk(assets, undefined) : undefined;
 }

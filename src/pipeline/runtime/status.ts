@@ -18,7 +18,7 @@ import { orderedMembers, triggerViews, type TriggerView } from "./render.js";
 import { WRITTEN_PREFIX } from "./run-context.js";
 
 /** A script's state. */
-export interface ScriptStatus {
+interface ScriptStatus {
   readonly path: string;
   readonly name: string;
   /** Why the script is not loaded (null when it is): the rest of its folder still runs. */
@@ -37,7 +37,7 @@ export interface ScriptStatus {
 }
 
 /** A partition written to an asset. */
-export interface WrittenPartition {
+interface WrittenPartition {
   readonly partition: string | null;
   readonly uri: string;
   readonly run: string;

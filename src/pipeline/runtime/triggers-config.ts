@@ -36,7 +36,7 @@ export interface TriggersFile {
 /** Hops a cascade chain may take unless `pipeline.json` sets `"depthCap"` (the seed's cap). */
 export const DEFAULT_DEPTH_CAP = 5;
 /** The largest `"depthCap"` accepted. */
-export const MAX_DEPTH_CAP = 100;
+const MAX_DEPTH_CAP = 100;
 
 /** The name of the per-folder trigger file. */
 export const TRIGGERS_FILE = "pipeline.json";

@@ -1,10 +1,13 @@
 /**
  * The contract between the asset helpers of the SDK (`writeS3File`, `getResource`,
  * `datatable`, …) and the engine side that implements them (the pipeline runtime). The
- * implementation is found through a resolver kept on `globalThis`, so the SDK imports
- * nothing but this file and every copy of the SDK in a process sees the same one.
+ * helpers ask the engine of the calling code ({@link currentRuntime}: the engine running
+ * the current execution, else the process's started engine) for its asset storage
+ * (`SluiceRuntime.assetSdk`); an engine has one when pipelines are attached to it.
+ * Two engines in one process never see each other's storage.
  */
 import { SluiceError } from "../errors.js";
+import { currentRuntime } from "../runtime.js";
 
 /** What the asset helpers need, bound to the calling run (if any). */
 export interface AssetSdkHost {
@@ -36,16 +39,6 @@ export interface AssetSdkHost {
   partition(): string | undefined;
 }
 
-const KEY = Symbol.for("sluice.asset-sdk-resolver.v1");
-
-/** Resolves the host for the calling code (set by the pipeline runtime). */
-export type AssetSdkResolver = () => AssetSdkHost | undefined;
-
-/** Installs the resolver (the pipeline runtime does it when attached). */
-export function setAssetSdkResolver(resolver: AssetSdkResolver): void {
-  (globalThis as unknown as Record<symbol, AssetSdkResolver>)[KEY] = resolver;
-}
-
 /** Storage helpers were called with no Sluice asset storage in this process. */
 export class AssetStorageUnavailableError extends SluiceError {
   constructor(what: string) {
@@ -56,10 +49,9 @@ export class AssetStorageUnavailableError extends SluiceError {
   }
 }
 
-/** The host for the calling code. @throws AssetStorageUnavailableError when none is installed */
+/** The host for the calling code. @throws AssetStorageUnavailableError when its engine has no asset storage */
 export function requireAssetHost(what: string): AssetSdkHost {
-  const resolver = (globalThis as unknown as Record<symbol, AssetSdkResolver | undefined>)[KEY];
-  const host = resolver?.();
+  const host = currentRuntime()?.assetSdk?.();
   if (!host) throw new AssetStorageUnavailableError(what);
   return host;
 }

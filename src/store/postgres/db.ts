@@ -33,7 +33,7 @@ export function clientConfig(target: PostgresTarget): pg.ClientConfig {
  * SQLSTATEs and driver errors after which a rolled-back transaction may simply run
  * again: the one rule of `storage-error.ts`, plus a client pg reports as not queryable.
  */
-export function isTransient(err: unknown): boolean {
+function isTransient(err: unknown): boolean {
   return isTransientStorageFailure(err) || /not queryable/i.test((err as { message?: string } | null)?.message ?? "");
 }
 

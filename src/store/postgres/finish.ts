@@ -27,7 +27,7 @@ export interface Retry {
 }
 
 /** The stored error text of a terminal outcome. */
-export function outcomeError(outcome: Finish["outcome"]): string | null {
+function outcomeError(outcome: Finish["outcome"]): string | null {
   if (outcome.status === "failed") return JSON.stringify(outcome.error);
   if (outcome.status === "cancelled") {
     return JSON.stringify(cancelledError(outcome.reason));

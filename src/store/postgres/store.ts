@@ -76,7 +76,7 @@ export function openPostgresStore(url: string, options: PostgresOptions = {}): P
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   /** A database server: processes on several machines share it. */
-  readonly location: StoreLocation = { kind: "server" };
+  readonly location: StoreLocation;
   readonly db: Db;
   private readonly reads: PostgresReads;
   private readonly listener: Listener;
@@ -86,6 +86,7 @@ export class PostgresStore implements Store {
   private closed = false;
 
   constructor(readonly target: PostgresTarget) {
+    this.location = { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
     this.db = new Db(target);
     this.reads = new PostgresReads({
       query: async (text, values) => (await this.ready(), this.db.query(text, values)),

@@ -1,6 +1,8 @@
 import { planScheduleSync, type ScheduleOwner, type StoredSchedule } from "../schedule-sync.js";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
+import type { Duration } from "../../core/duration.js";
+import { durationOption } from "../../core/duration-option.js";
 import type { SerializedError } from "../../core/serde.js";
 import type {
   ApprovalEvent,
@@ -66,9 +68,13 @@ export interface SqliteStoreOptions {
   /** Database file; created with its folder if missing. `:memory:` works for one process. */
   path: string;
   clock?: Clock;
-  /** How often `watch` polls for commits made by other processes (ms). Default 25. */
+  /** How often `watch` polls for commits made by other processes. Default `25` (ms). */
+  poll?: Duration;
+  /** The earlier name of `poll`, in ms. @deprecated Use `poll` (a Duration; a number is ms). */
   pollMs?: number;
-  /** How long a writer waits for another process's lock before failing (ms). Default 10 000. */
+  /** How long a writer waits for another process's lock before failing. Default `"10s"`. */
+  busyTimeout?: Duration;
+  /** The earlier name of `busyTimeout`, in ms. @deprecated Use `busyTimeout` (a Duration; a number is ms). */
   busyTimeoutMs?: number;
   /**
    * When the file exists but may not be written (read-only file or folder), open it
@@ -83,8 +89,12 @@ export interface SqliteStoreOptions {
  * @throws DatabaseOpenError when the file cannot be opened (for writing, unless `readOnlyFallback`)
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
-  const { db, cleanup } = openConnection(options);
-  return new SqliteStore(db, options.clock ?? systemClock, options.pollMs ?? 25, cleanup);
+  const { db, cleanup } = openConnection({
+    path: options.path,
+    busyTimeoutMs: durationOption(options.busyTimeout, options.busyTimeoutMs, 10_000),
+    readOnlyFallback: options.readOnlyFallback,
+  });
+  return new SqliteStore(db, options.clock ?? systemClock, durationOption(options.poll, options.pollMs, 25), cleanup);
 }
 
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */

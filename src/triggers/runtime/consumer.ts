@@ -9,7 +9,7 @@ import type { RawMessage } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
 
 /** Enqueues the run of a message; resolves once it is durable. */
-export type Deliver = (message: RawMessage) => Promise<void>;
+type Deliver = (message: RawMessage) => Promise<void>;
 
 /**
  * A trigger's own durable state in the store's key-value table (keys under

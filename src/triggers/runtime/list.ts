@@ -17,7 +17,7 @@ import {
 import { tallyKey } from "./upload.js";
 
 /** A report older than this means no server consumes the trigger. */
-export const STALE_MS = 10_000;
+const STALE_MS = 10_000;
 
 /** One trigger as listed. */
 export interface TriggerView {

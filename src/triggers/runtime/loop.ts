@@ -48,7 +48,7 @@ export interface LoopDeps {
 const MAX_BACKOFF_MS = 30_000;
 
 /** Name of a trigger's leadership. */
-export function leadershipOf(id: string): string {
+function leadershipOf(id: string): string {
   return `trigger:${id}`;
 }
 

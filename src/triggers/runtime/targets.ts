@@ -12,7 +12,7 @@ import type { MessageRun } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
 
 /** The outcome of enqueuing one message's run. */
-export interface Enqueued {
+interface Enqueued {
   readonly id: string;
   /** The run existed already: the message was delivered before. */
   readonly deduplicated: boolean;

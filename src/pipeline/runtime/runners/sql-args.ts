@@ -49,7 +49,7 @@ function parseDefault(text: string): unknown {
 }
 
 /** The S3 key of an `s3object` argument (`{ "s3": "k" }`, `"s3://k"` or `"k"`). */
-export function s3ObjectKey(arg: SqlArgument, value: unknown): string {
+function s3ObjectKey(arg: SqlArgument, value: unknown): string {
   const raw = typeof value === "string" ? value : (value as { s3?: unknown } | null)?.s3;
   if (typeof raw !== "string" || raw === "") throw bad(arg, value, 'an S3 object such as {"s3": "demo/raw.json"}');
   return raw.replace(/^s3:\/\//, "").replace(/^\/+/, "");

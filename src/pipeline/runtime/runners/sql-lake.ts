@@ -101,7 +101,7 @@ export async function attachLakes(
 }
 
 /** What a managed materialization returns (and records as the asset's state). */
-export interface MaterializeResult {
+interface MaterializeResult {
   readonly asset: string;
   readonly rows: number;
   readonly snapshot_id: number;
@@ -149,7 +149,7 @@ export interface Materialized {
 }
 
 /** The SQL of a custom data test `// data_test <path>`: `<root>/<path>.sql` (or `<path>` itself when it ends in .sql), inside the project. */
-export async function loadTestScript(root: string, path: string): Promise<string> {
+async function loadTestScript(root: string, path: string): Promise<string> {
   const file = resolve(root, path.endsWith(".sql") ? path : `${path}.sql`);
   if (!file.startsWith(resolve(root) + sep))
     throw new LakeError(

@@ -28,7 +28,7 @@ import { attachLakes, extractLakeAttaches, materialize } from "./sql-lake.js";
 export { MATERIALIZED_PREFIX } from "../materialized-record.js";
 
 /** Rows of the last statement returned as the run's result. */
-export const MAX_RESULT_ROWS = 1_000;
+const MAX_RESULT_ROWS = 1_000;
 const SAFE_PARTITION = /^[A-Za-z0-9_\-:./T+]+$/;
 
 /** Replace `{partition}` with the run's partition. @throws PipelineRuntimeError when there is none or it is unsafe */

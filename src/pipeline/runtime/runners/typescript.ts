@@ -9,7 +9,7 @@ import type { ScriptRunner } from "../definition.js";
 import type { PipelineRunContext } from "../run-context.js";
 
 /** Map named arguments onto `params`; returns the call arguments and the names dropped. */
-export function mapArguments(args: Record<string, unknown>, params: ParamList): { call: unknown[]; dropped: string[] } {
+function mapArguments(args: Record<string, unknown>, params: ParamList): { call: unknown[]; dropped: string[] } {
   if (params.names === null || params.rest) return { call: [args], dropped: [] };
   const names = params.names;
   const dropped = Object.keys(args).filter((k) => !names.includes(k) && k !== "partition");
