@@ -99,4 +99,29 @@ describe("Postgres hot path", () => {
     expect(await store.claim({ workerId: "w", limit: 4, leaseMs: 30_000, workflows: ["wf"] })).toEqual([]);
     expect((await store.getRun("keyed-2"))!.status).toBe("pending");
   });
+
+  it("fences a completion batch in its finishing UPDATE: a stale claim is refused and its run left alone", async () => {
+    const { store } = await fresh();
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const token = new Map(claimed.map((c) => [c.run.id, c.token]));
+    const results = await store.commit([
+      {
+        verb: "complete",
+        lease: { runId: "live", token: token.get("live")! },
+        outcome: { status: "succeeded", result: "1" },
+      },
+      {
+        verb: "complete",
+        lease: { runId: "stale", token: token.get("stale")! + 1 },
+        outcome: { status: "succeeded", result: "2" },
+      },
+    ]);
+    expect(results[0]).toMatchObject({ ok: true, finished: { id: "live", status: "succeeded", result: "1" } });
+    expect(results[1]).toEqual({ ok: false, fenced: true });
+    expect((await store.getRun("stale"))!).toMatchObject({ status: "running", result: null });
+  });
 });
