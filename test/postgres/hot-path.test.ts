@@ -84,7 +84,7 @@ describe("Postgres hot path", () => {
 
   it("claims keyless runs in the first round trip and keyed ones within their limit, in enqueue order", async () => {
     const { store } = await fresh();
-    const key = { key: "k", limit: 1 };
+    const key = { key: "k", limit: 1, windowMs: null };
     await store.commit([
       { verb: "enqueue", request: req("keyed-1", { concurrency: key }) },
       { verb: "enqueue", request: req("free-1") },
