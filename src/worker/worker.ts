@@ -11,7 +11,7 @@ import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
-import type { ClaimedRun, ClaimRequest, Command, Store } from "../store/types.js";
+import type { ClaimedRun, ClaimRequest, Command, Lease, Store } from "../store/types.js";
 import type { Ride } from "../engine/committer.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
@@ -314,7 +314,12 @@ export class Worker {
 
   private execute(claim: ClaimedRun): void {
     const id = claim.run.id;
-    const slot: Slot = { execution: null, ended: Promise.resolve() };
+    const slot: Slot = {
+      execution: null,
+      lease: { runId: id, token: claim.token },
+      lost: false,
+      ended: Promise.resolve(),
+    };
     this.active.set(id, slot);
     slot.ended = this.runClaim(claim, slot)
       .catch((err) =>
@@ -368,6 +373,11 @@ export class Worker {
       this.events.emit("work");
       return;
     }
+    // The lease was found gone while the workflow's code was being resolved: nothing may run.
+    if (slot.lost) {
+      this.events.emit("fenced", run.id);
+      return;
+    }
     const exec = new Execution(claim, def, this.deps);
     slot.execution = exec;
     const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
@@ -388,18 +398,23 @@ export class Worker {
   }
 
   private async heartbeat(): Promise<void> {
-    const execs = [...this.active.values()].flatMap((slot) => (slot.execution?.holdsLease ? [slot.execution] : []));
-    if (execs.length === 0) return;
+    // Claims whose workflow code is still being resolved (no execution yet) hold their lease too.
+    const slots = [...this.active.values()].filter((slot) => (slot.execution ? slot.execution.holdsLease : !slot.lost));
+    if (slots.length === 0) return;
     crashAt("before-renewal");
     try {
       const r = await this.deps.committer.submit({
         verb: "heartbeat",
-        leases: execs.map((e) => e.lease),
+        leases: slots.map((slot) => slot.execution?.lease ?? slot.lease),
         leaseMs: this.options.leaseMs,
       });
       if (r.ok && r.lost?.length) {
         const lost = new Set(r.lost);
-        for (const e of execs) if (lost.has(e.run.id)) e.markLeaseLost();
+        for (const slot of slots) {
+          if (!lost.has(slot.lease.runId)) continue;
+          if (slot.execution) slot.execution.markLeaseLost();
+          else slot.lost = true;
+        }
       }
     } catch (err) {
       originalConsole.error(`sluice worker: heartbeat failed (${describeFailure(err)})`);
@@ -421,6 +436,10 @@ export class Worker {
 /** One claim held by the worker: its execution (none while its workflow is resolved, or if that failed). */
 interface Slot {
   execution: Execution | null;
+  /** The claim's lease, heartbeated from the claim on (before there is an execution). */
+  lease: Lease;
+  /** A heartbeat found the lease gone before the execution existed. */
+  lost: boolean;
   /** Settles when the claim has ended and been accounted for. */
   ended: Promise<void>;
 }

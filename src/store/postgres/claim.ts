@@ -10,9 +10,31 @@ import type { ClaimedRun, ClaimRequest } from "../types.js";
 import { LOCK_CLASS } from "./migrate.js";
 import { type RunRow, type StepRow, toRun, toStep } from "./rows.js";
 
+/**
+ * Session settings of a transaction that claims (sent with its BEGIN). With sorting
+ * disabled the planner reads candidates in the claim-order index and stops at the
+ * limit, whatever the table's statistics say: right after a burst of enqueues, before
+ * autovacuum has analysed `runs`, it would otherwise sort every due run for each claim
+ * (12 ms for 5,000 runs instead of 0.1 ms). Sorts the transaction's other statements
+ * need still run; only the choice between a sort and an ordered index changes.
+ */
+export const CLAIM_SETUP = ["SET LOCAL enable_sort = off"];
+
 /** Runs holding a slot of `k`'s key at `now`: running, or started within its window. */
 const IN_USE = `(SELECT count(*) FROM runs r2 WHERE r2.concurrency_key = k.concurrency_key AND r2.seq <> k.seq
   AND (r2.status = 'running' OR (k.concurrency_window_ms IS NOT NULL AND r2.started_at >= now_ms() - k.concurrency_window_ms)))`;
+
+/**
+ * Due runs a claim may take, best first, locked (`$1` workflows, `$2` queues or null, `$3` limit,
+ * `$4` `@server` or null, `$5` seqs already seen by this claim).
+ */
+export const CANDIDATES = `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at FROM runs k
+  WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
+    AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
+    AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
+    AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
+    AND NOT (k.seq = ANY($5::bigint[]))
+  ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`;
 
 interface Candidate {
   seq: number;
@@ -22,32 +44,77 @@ interface Candidate {
   ready_at: number;
 }
 
+/** What a claim sets on the runs it takes (`$2` worker, `$3` lease ms). */
+const LEASE_SET = `status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
+  ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
+  version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
+
+/**
+ * The first round of a claim in one round trip: the candidates, of which those
+ * without a concurrency key are leased at once (nothing limits them, and there are
+ * no more candidates than wanted). Keyed candidates come back locked but not
+ * leased (`id` null), for {@link withinLimits}. Parameters as {@link CANDIDATES},
+ * then `$6` worker and `$7` lease ms.
+ */
+const CLAIM_KEYLESS = `WITH k AS (${CANDIDATES}),
+u AS (UPDATE runs SET ${LEASE_SET.replace("$2", "$6").replace("$3", "$7")}
+  FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL RETURNING runs.*, now_ms() AS now)
+SELECT k.seq AS k_seq, k.concurrency_key AS k_key, k.concurrency_limit AS k_limit, k.concurrency_window_ms AS k_window, k.ready_at AS k_ready, u.*
+FROM k LEFT JOIN u ON u.seq = k.seq`;
+
+type Leased = RunRow & { now: number };
+
 /** Leases up to `req.limit` runs inside the caller's transaction. */
 export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: boolean): Promise<ClaimedRun[]> {
   const queues = req.queues ? [...req.queues] : null;
+  const server = req.server ? `@${req.server}` : null;
   // Lock only as many rows as are still wanted, so concurrent claimers are not starved by
   // rows one of them locked and then left; runs held back by a concurrency key are
   // skipped and the next ones read (a few rounds at most).
   const chosen: number[] = [];
   const passed: number[] = [];
   const used = new Map<string, number>();
+  const rows: Leased[] = [];
   /** Each chosen run's due time: the claim clears ready_at. */
   const dueAt = new Map<number, number>();
   for (let round = 0; round < 4 && chosen.length < req.limit; round++) {
     const want = req.limit - chosen.length;
-    const { rows: candidates } = await c.query<Candidate>(
-      prepared(
-        `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at FROM runs k
-       WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
-         AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
-         AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
-         AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
-         AND NOT (k.seq = ANY($5::bigint[]))
-       ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`,
-        [[...req.workflows], queues, want, req.server ? `@${req.server}` : null, [...chosen, ...passed]],
-      ),
-    );
-    const picked = await withinLimits(c, candidates, want, used);
+    const seen = [...chosen, ...passed];
+    let candidates: Candidate[];
+    let picked: number[];
+    if (round === 0) {
+      const first = await c.query<
+        Leased & {
+          k_seq: number;
+          k_key: string | null;
+          k_limit: number | null;
+          k_window: number | null;
+          k_ready: number;
+        }
+      >(prepared(CLAIM_KEYLESS, [[...req.workflows], queues, want, server, seen, req.workerId, req.leaseMs]));
+      candidates = first.rows.map((r) => ({
+        seq: r.k_seq,
+        concurrency_key: r.k_key,
+        concurrency_limit: r.k_limit,
+        concurrency_window_ms: r.k_window,
+        ready_at: r.k_ready,
+      }));
+      const keyless = first.rows.filter((r) => r.id !== null);
+      rows.push(...keyless);
+      const keyed = await withinLimits(
+        c,
+        candidates.filter((k) => k.concurrency_key !== null),
+        want - keyless.length,
+        used,
+      );
+      const taken = new Set([...keyless.map((r) => r.k_seq), ...keyed]);
+      picked = candidates.filter((k) => taken.has(k.seq)).map((k) => k.seq);
+    } else {
+      ({ rows: candidates } = await c.query<Candidate>(
+        prepared(CANDIDATES, [[...req.workflows], queues, want, server, seen]),
+      ));
+      picked = await withinLimits(c, candidates, want, used);
+    }
     chosen.push(...picked);
     for (const k of candidates) dueAt.set(k.seq, k.ready_at);
     const taken = new Set(picked);
@@ -55,15 +122,18 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
     if (candidates.length < want || picked.length === candidates.length) break;
   }
   if (chosen.length === 0) return [];
-  const { rows } = await c.query<RunRow & { now: number }>(
-    prepared(
-      `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
-       ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
-       version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))
-     WHERE seq = ANY($1::bigint[]) RETURNING runs.*, now_ms() AS now`,
-      [chosen, req.workerId, req.leaseMs],
-    ),
-  );
+  const leased = new Set(rows.map((r) => r.seq));
+  const rest = chosen.filter((seq) => !leased.has(seq));
+  if (rest.length) {
+    const more = await c.query<Leased>(
+      prepared(`UPDATE runs SET ${LEASE_SET} WHERE seq = ANY($1::bigint[]) RETURNING runs.*, now_ms() AS now`, [
+        rest,
+        req.workerId,
+        req.leaseMs,
+      ]),
+    );
+    rows.push(...more.rows);
+  }
   // Steps are only ever written under a claim, so a first claim has none to load.
   const again = rows.filter((r) => r.claims > 1).map((r) => r.id);
   const steps = new Map<string, StepRow[]>();

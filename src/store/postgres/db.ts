@@ -37,6 +37,14 @@ function isTransient(err: unknown): boolean {
   return isTransientStorageFailure(err) || /not queryable/i.test((err as { message?: string } | null)?.message ?? "");
 }
 
+/**
+ * Statements sent in the same round trip as a transaction's COMMIT (parameterless,
+ * e.g. a NOTIFY): they take effect only if the transaction commits.
+ */
+export interface TxEnd {
+  beforeCommit: string[];
+}
+
 /** The pool plus retrying transactions. */
 export class Db implements Queryable {
   readonly pool: pg.Pool;
@@ -51,8 +59,12 @@ export class Db implements Queryable {
     return this.retrying(() => this.pool.query<R>(text, values as unknown[]));
   }
 
-  /** Runs `fn` in one transaction (READ COMMITTED), retried on transient failures. */
-  tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in one transaction (READ COMMITTED), retried on transient failures.
+   * `setup` statements (parameterless, e.g. `SET LOCAL`) go in the round trip of the
+   * BEGIN; what `fn` adds to its {@link TxEnd} goes in the round trip of the COMMIT.
+   */
+  tx<T>(fn: (c: pg.PoolClient, end: TxEnd) => Promise<T>, setup: readonly string[] = []): Promise<T> {
     return this.retrying(async () => {
       const client = await this.pool.connect();
       // A backend terminated mid-transaction emits 'error' on the checked-out client:
@@ -61,9 +73,10 @@ export class Db implements Queryable {
       client.on("error", onError);
       let broken: unknown = undefined;
       try {
-        await client.query("BEGIN");
-        const out = await fn(client);
-        await client.query("COMMIT");
+        await client.query(["BEGIN", ...setup].join("; "));
+        const end: TxEnd = { beforeCommit: [] };
+        const out = await fn(client, end);
+        await client.query([...end.beforeCommit, "COMMIT"].join("; "));
         return out;
       } catch (err) {
         broken = isTransient(err) ? err : undefined;

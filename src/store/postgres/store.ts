@@ -30,10 +30,10 @@ import type {
   ReleaseSummary,
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
-import { claimRuns } from "./claim.js";
+import { CLAIM_SETUP, claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
-import { Db, unreachable } from "./db.js";
+import { Db, type TxEnd, unreachable } from "./db.js";
 import { Leadership } from "./leader.js";
 import { channelOf, Listener } from "./listener.js";
 import { migrate } from "./migrate.js";
@@ -108,14 +108,14 @@ export class PostgresStore implements Store {
     return this.migrated;
   }
 
-  private async tx<T>(fn: (c: import("pg").PoolClient) => Promise<T>): Promise<T> {
+  private async tx<T>(fn: (c: import("pg").PoolClient, end: TxEnd) => Promise<T>, setup?: string[]): Promise<T> {
     await this.ready();
-    return this.db.tx(fn);
+    return this.db.tx(fn, setup);
   }
 
-  /** Wakes every watcher of this schema when the transaction commits. */
-  private notify(c: import("pg").ClientBase): Promise<unknown> {
-    return c.query("SELECT pg_notify($1, '')", [this.channel]);
+  /** Wakes every watcher of this schema when the transaction commits (sent with the COMMIT, no round trip of its own). */
+  private notify(end: TxEnd): void {
+    end.beforeCommit.push(`SELECT pg_notify('${this.channel.replace(/'/g, "''")}', '')`);
   }
 
   async now(): Promise<number> {
@@ -125,30 +125,33 @@ export class PostgresStore implements Store {
 
   async commit(commands: Command[]): Promise<CommandResult[]> {
     if (commands.length === 0) return [];
-    return this.tx(async (c) => {
-      const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
-      if (wake) await this.notify(c);
-      return results;
-    });
+    return this.tx(
+      async (c, end) => {
+        const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
+        if (wake) this.notify(end);
+        return results;
+      },
+      commands.some((cmd) => cmd.verb === "claim") ? CLAIM_SETUP : undefined,
+    );
   }
 
   async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0 || req.workflows.length === 0) return [];
-    return this.tx((c) => claimRuns(c, req, this.target.auditClaims));
+    return this.tx((c) => claimRuns(c, req, this.target.auditClaims), CLAIM_SETUP);
   }
 
   async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const outcome = await ops.signalRuns(c, event, payload, bufferMs);
-      if (outcome.woken > 0) await this.notify(c);
+      if (outcome.woken > 0) this.notify(end);
       return outcome;
     });
   }
 
   async resolveWait(req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const outcome = await ops.resolveWait(c, req);
-      if (outcome === "resolved") await this.notify(c);
+      if (outcome === "resolved") this.notify(end);
       return outcome;
     });
   }
@@ -228,25 +231,25 @@ export class PostgresStore implements Store {
   }
 
   async cancel(runId: string, reason: string | null): Promise<RunStatus | null> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const status = await ops.cancelRun(c, runId, reason, this.target.auditClaims);
-      if (status === "cancelled") await this.notify(c);
+      if (status === "cancelled") this.notify(end);
       return status;
     });
   }
 
   async retry(runId: string): Promise<RunStatus | null> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const status = await ops.retryRun(c, runId);
-      if (status === "pending") await this.notify(c);
+      if (status === "pending") this.notify(end);
       return status;
     });
   }
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const ids = await ops.reclaimExpired(c, limit, retryDelayMs, this.target.auditClaims);
-      if (ids.length) await this.notify(c);
+      if (ids.length) this.notify(end);
       return ids;
     });
   }
@@ -369,7 +372,7 @@ export class PostgresStore implements Store {
 
   async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
     if (workflows.length === 0) return this.ready();
-    await this.tx(async (c) => {
+    await this.tx(async (c, end) => {
       // Rows already as given are not rewritten, and nobody is woken for them (a worker starting on the published versions).
       const changed = await c.query(
         `INSERT INTO workflows (name, version, queue, max_attempts, backoff_base, backoff_max, source, schedule, local, params, updated_at)
@@ -391,17 +394,17 @@ export class PostgresStore implements Store {
           workflows.map((w) => (w.params ? JSON.stringify(w.params) : null)),
         ],
       );
-      if (changed.rowCount) await this.notify(c);
+      if (changed.rowCount) this.notify(end);
     });
   }
   async removeWorkflows(names: readonly string[]): Promise<void> {
     if (names.length === 0) return this.ready();
-    await this.tx(async (c) => {
+    await this.tx(async (c, end) => {
       await c.query(
         "UPDATE workflows SET removed_at = now_ms(), updated_at = now_ms() WHERE name = ANY($1::text[]) AND removed_at IS NULL",
         [[...names]],
       );
-      await this.notify(c);
+      this.notify(end);
     });
   }
   listWorkflows(): Promise<WorkflowInfo[]> {
@@ -411,9 +414,9 @@ export class PostgresStore implements Store {
     return this.reads.getWorkflow(name);
   }
   async publishRelease(request: PublishReleaseRequest): Promise<PublishReleaseOutcome> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const outcome = await releases.publishRelease(c, request);
-      if (outcome.ok) await this.notify(c);
+      if (outcome.ok) this.notify(end);
       return outcome;
     });
   }
@@ -464,9 +467,9 @@ export class PostgresStore implements Store {
     return (r.rowCount ?? 0) > 0;
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
-    return this.tx(async (c) => {
+    return this.tx(async (c, end) => {
       const fired = await schedules.fireSchedule(c, req, this.target.auditClaims);
-      if (fired) await this.notify(c);
+      if (fired) this.notify(end);
       return fired;
     });
   }

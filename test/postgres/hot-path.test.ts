@@ -1,0 +1,127 @@
+/**
+ * The Postgres hot path (issue 15): the NOTIFY sent in the round trip of the COMMIT
+ * still reaches other processes' watchers, a claim right after a burst of enqueues
+ * reads the claim-order index instead of sorting every due run, and the one-round-trip
+ * first claim round keeps concurrency limits and the claim order.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
+import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
+import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
+import type { EnqueueRequest } from "../../src/store/types.js";
+import { testDatabase, withDatabase } from "../helpers/postgres.js";
+
+const url = await testDatabase("hotpath");
+let n = 0;
+const open: PostgresStore[] = [];
+
+async function fresh(schema = `h${n++}`, pollMs = 60_000): Promise<{ store: PostgresStore; url: string }> {
+  const u = withDatabase(url, new URL(url).pathname.slice(1), { schema });
+  const store = openPostgresStore(u, { pollMs });
+  open.push(store);
+  await store.ready();
+  return { store, url: u };
+}
+
+afterEach(async () => {
+  while (open.length) await open.pop()!.close();
+});
+
+function req(id: string, over: Partial<EnqueueRequest> = {}): EnqueueRequest {
+  return {
+    id,
+    dedupe: false,
+    workflow: "wf",
+    queue: "default",
+    payload: "{}",
+    maxAttempts: 1,
+    backoff: { base: 1000, max: 1000 },
+    ...over,
+  };
+}
+
+describe("Postgres hot path", () => {
+  it("wakes another store's watcher through the NOTIFY sent with the COMMIT", async () => {
+    const schema = `h${n++}`;
+    const a = await fresh(schema);
+    const b = await fresh(schema);
+    let woken = 0;
+    const unwatch = b.store.watch(() => (woken += 1));
+    // Let the LISTEN connection subscribe; its poll is a minute away, so only a NOTIFY can wake it.
+    await new Promise((r) => setTimeout(r, 500));
+    const before = woken;
+    const [r] = await a.store.commit([{ verb: "enqueue", request: req("notified") }]);
+    expect(r!.ok).toBe(true);
+    const t0 = Date.now();
+    while (woken === before && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
+    unwatch();
+    expect(woken).toBeGreaterThan(before);
+  });
+
+  it("plans the claim of a fresh burst of runs as an ordered index scan, not a sort of every due run", async () => {
+    const { store, url: u } = await fresh();
+    const ids = Array.from({ length: 2_000 }, (_, i) => `burst-${i}`);
+    await store.commit(ids.map((id) => ({ verb: "enqueue" as const, request: req(id) })));
+    const schema = new URL(u).searchParams.get("schema")!;
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      await client.query(["BEGIN", ...CLAIM_SETUP].join("; "));
+      await client.query(`PREPARE candidates(text[], text[], int, text, bigint[]) AS ${CANDIDATES}`);
+      const plan = await client.query(
+        "EXPLAIN (FORMAT JSON) EXECUTE candidates(ARRAY['wf'], NULL, 10, NULL, ARRAY[]::bigint[])",
+      );
+      await client.query("ROLLBACK");
+      const text = JSON.stringify(plan.rows[0]["QUERY PLAN"]);
+      expect(text).not.toContain('"Node Type":"Sort"');
+      expect(text).toContain('"Index Name":"runs_claim_order"');
+    } finally {
+      await client.end();
+    }
+    const claimed = await store.claim({ workerId: "w", limit: 3, leaseMs: 30_000, workflows: ["wf"] });
+    expect(claimed.map((c) => c.run.id)).toEqual(["burst-0", "burst-1", "burst-2"]);
+  });
+
+  it("claims keyless runs in the first round trip and keyed ones within their limit, in enqueue order", async () => {
+    const { store } = await fresh();
+    const key = { key: "k", limit: 1, windowMs: null };
+    await store.commit([
+      { verb: "enqueue", request: req("keyed-1", { concurrency: key }) },
+      { verb: "enqueue", request: req("free-1") },
+      { verb: "enqueue", request: req("keyed-2", { concurrency: key }) },
+      { verb: "enqueue", request: req("free-2") },
+      { verb: "enqueue", request: req("free-3") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 4, leaseMs: 30_000, workflows: ["wf"] });
+    expect(claimed.map((c) => c.run.id)).toEqual(["keyed-1", "free-1", "free-2", "free-3"]);
+    expect(claimed.every((c) => c.token === 1 && c.run.status === "running")).toBe(true);
+    // keyed-2 stays pending until keyed-1 ends.
+    expect(await store.claim({ workerId: "w", limit: 4, leaseMs: 30_000, workflows: ["wf"] })).toEqual([]);
+    expect((await store.getRun("keyed-2"))!.status).toBe("pending");
+  });
+
+  it("fences a completion batch in its finishing UPDATE: a stale claim is refused and its run left alone", async () => {
+    const { store } = await fresh();
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const token = new Map(claimed.map((c) => [c.run.id, c.token]));
+    const results = await store.commit([
+      {
+        verb: "complete",
+        lease: { runId: "live", token: token.get("live")! },
+        outcome: { status: "succeeded", result: "1" },
+      },
+      {
+        verb: "complete",
+        lease: { runId: "stale", token: token.get("stale")! + 1 },
+        outcome: { status: "succeeded", result: "2" },
+      },
+    ]);
+    expect(results[0]).toMatchObject({ ok: true, finished: { id: "live", status: "succeeded", result: "1" } });
+    expect(results[1]).toEqual({ ok: false, fenced: true });
+    expect((await store.getRun("stale"))!).toMatchObject({ status: "running", result: null });
+  });
+});
