@@ -9,8 +9,8 @@
  * what was used within the window (a query needing more than the limit still runs).
  * Lake files never change once written, so removing a copy only costs a download later.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync, statSync } from "node:fs";
+import { filesUnder } from "./files-under.js";
 
 /** Default size limit of one lake's cache: 2 GiB. */
 export const DEFAULT_CACHE_MAX_BYTES = 2 * 1024 ** 3;
@@ -51,20 +51,6 @@ export function evictionPlan(
   return { remove, bytesAfter: total };
 }
 
-function walk(dir: string, out: string[]): void {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const full = join(dir, e.name);
-    if (e.isDirectory()) walk(full, out);
-    else if (e.isFile()) out.push(full);
-  }
-}
-
 /** Options of {@link pruneCache}. */
 export interface PruneOptions {
   readonly maxBytes: number;
@@ -79,8 +65,7 @@ export interface PruneOptions {
  * @returns the removed paths and the bytes the cache holds afterwards
  */
 export function pruneCache(dir: string, options: PruneOptions): { removed: string[]; bytes: number } {
-  const files: string[] = [];
-  walk(dir, files);
+  const files = filesUnder(dir);
   const entries: CacheEntry[] = [];
   const removed: string[] = [];
   for (const path of files) {

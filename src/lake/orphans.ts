@@ -5,8 +5,9 @@
  * files named like the lake's own (`ducklake-*.parquet`) are ever removed. Local data
  * folders, and `s3://` ones through the lake's object store access.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { rmSync, statSync } from "node:fs";
+import { filesUnder } from "./files-under.js";
+import { resolve } from "node:path";
 import { bool, num } from "./catalog-db.js";
 import { readSchemas, readTables } from "./catalog-read.js";
 import { LakeUnsupportedError } from "./errors.js";
@@ -19,20 +20,6 @@ const canonical = (path: string): string => (isUrl(path) ? path : resolve(path))
 
 /** Default grace period: files younger than this are never swept. */
 const ORPHAN_GRACE_MS = 60 * 60 * 1000;
-
-function walk(dir: string, out: string[]): void {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    const full = join(dir, e.name);
-    if (e.isDirectory()) walk(full, out);
-    else if (e.isFile() && /^ducklake-.*\.parquet$/.test(e.name)) out.push(full);
-  }
-}
 
 /** Every file path the catalog references, in any snapshot (and those scheduled for deletion). */
 async function referencedFiles(lake: LakeReader): Promise<Set<string>> {
@@ -79,8 +66,7 @@ export async function sweepOrphans(
     return removed;
   }
   if (isUrl(lake.dataDir)) throw new LakeUnsupportedError("the orphan sweep of an object-store data path");
-  const found: string[] = [];
-  walk(lake.dataDir, found);
+  const found = filesUnder(lake.dataDir, (name) => /^ducklake-.*\.parquet$/.test(name));
   const removed: string[] = [];
   for (const f of found) {
     if (keep.has(resolve(f))) continue;

@@ -43,22 +43,10 @@ import { PostgresReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 import { readOverview } from "./overview.js";
+import { workflowChanged } from "../workflow-changed.js";
 
 /** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
-const WORKFLOW_CHANGED = [
-  "version",
-  "queue",
-  "max_attempts",
-  "backoff_base",
-  "backoff_max",
-  "source",
-  "schedule",
-  "local",
-  "params",
-]
-  .map((c) => `workflows.${c} IS DISTINCT FROM excluded.${c}`)
-  .concat("workflows.removed_at IS NOT NULL")
-  .join(" OR ");
+const WORKFLOW_CHANGED = workflowChanged("IS DISTINCT FROM");
 
 /**
  * Opens the Postgres store for `url` (`postgres://user:pass@host/db?schema=sluice`).

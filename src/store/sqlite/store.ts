@@ -46,22 +46,10 @@ import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 import { readLogs } from "./logs.js";
 import { readOverview } from "./overview.js";
+import { workflowChanged } from "../workflow-changed.js";
 
 /** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
-const WORKFLOW_CHANGED = [
-  "version",
-  "queue",
-  "max_attempts",
-  "backoff_base",
-  "backoff_max",
-  "source",
-  "schedule",
-  "local",
-  "params",
-]
-  .map((c) => `workflows.${c} IS NOT excluded.${c}`)
-  .concat("workflows.removed_at IS NOT NULL")
-  .join(" OR ");
+const WORKFLOW_CHANGED = workflowChanged("IS NOT");
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
