@@ -38,14 +38,33 @@ export interface Broker {
   output(): string;
 }
 
+/**
+ * Brokers this test file started, killed (with their process groups) after the file. The hook is
+ * registered when this module is imported, at collection: an `afterAll` registered from inside a
+ * running test (where brokers are often started) would never run, leaving the broker behind.
+ */
+const started = new Set<ChildProcess>();
+function killStarted(): void {
+  for (const proc of started) {
+    try {
+      process.kill(-proc.pid!, "SIGKILL");
+    } catch {
+      // the group is already gone
+    }
+  }
+  started.clear();
+}
+afterAll(killStarted);
+process.once("exit", killStarted);
+
 async function start(bin: string, args: string[], port: number, scheme: string, timeoutMs = 10_000): Promise<Broker> {
-  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: the Pub/Sub emulator's launcher is a shell script that starts Java as
+  // a child, which killing the launcher's pid alone would leave running.
+  const proc = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   let out = "";
   proc.stdout!.on("data", (d) => (out += d));
   proc.stderr!.on("data", (d) => (out += d));
-  afterAll(() => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-  });
+  started.add(proc);
   await eventually(() => accepts(port), timeoutMs, 50).catch(() => {
     throw new Error(`${bin} did not listen on ${port}; output:\n${out}`);
   });
