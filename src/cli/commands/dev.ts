@@ -158,8 +158,10 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await watcher?.close();
       await lanes?.stop(10_000);
       await triggers.stop();
-      await pipelines.stop();
+      // The engine drains before the pipeline host stops: a draining step still needs the
+      // host's asset storage and script runners.
       await engine.stop({ drain: 10_000 });
+      await pipelines.stop();
       unfollow();
     } finally {
       await http.server.close();

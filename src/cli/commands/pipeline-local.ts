@@ -42,7 +42,8 @@ export async function withPipelineRuntime<T>(
     await host.start();
     return await fn(host, engine);
   } finally {
-    await host.stop();
+    // The engine drains first: a step still running needs the host's asset storage and runners.
     await engine.stop({ drain: 10_000 });
+    await host.stop();
   }
 }

@@ -175,8 +175,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await follower?.stop();
       await lanes?.stop(10_000);
       await triggers?.stop();
-      await pipelines?.stop();
       await engine.stop({ drain: 0 });
+      await pipelines?.stop();
       await tracing?.shutdown();
     }
     write("server stopped\n");
