@@ -209,6 +209,8 @@ export interface ApiSchedule {
   /** The next few fire times (empty when paused). */
   upcoming: string[];
   lastFiredAt: string | null;
+  /** Who keeps the schedule: `release` (`sluice deploy`) or `process` (a process's own code and its external workers); a sync replaces only its own owner's. */
+  owner: "release" | "process";
 }
 
 /** `GET /api/me`. */

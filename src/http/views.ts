@@ -155,5 +155,6 @@ export function scheduleView(s: ScheduleRecord, upcoming: number[]): ApiSchedule
     nextAt: iso(s.nextAt),
     upcoming: s.paused ? [] : upcoming.map((t) => iso(t)),
     lastFiredAt: iso(s.lastFiredAt),
+    owner: s.owner,
   };
 }

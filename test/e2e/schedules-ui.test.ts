@@ -50,6 +50,7 @@ describe.skipIf(skip !== null)(`Schedules page in headless Chromium${skip ? ` (s
     expect(cells[2]).toMatch(/^in \d+ \w+ · \w{3} \d+, \d\d:\d\d:\d\d$/);
     expect(cells[4]).toBe("never");
     expect(cells[5]).toBe("Active");
+    expect(cells[6]).toBe("process");
     const paused = async () => (await store.listSchedules()).find((s) => s.workflow === "report")?.paused;
     await row.getByRole("button", { name: "Pause" }).click();
     await row.getByRole("button", { name: "Resume" }).waitFor();

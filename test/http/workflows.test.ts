@@ -74,7 +74,7 @@ describe("schedules", () => {
   it("lists schedules with their next fire times, and pauses and resumes them", async () => {
     const { body } = await get("/api/schedules");
     const nightly = body.schedules.find((s: any) => s.workflow === "nightly");
-    expect(nightly).toMatchObject({ cron: "0 3 * * *", timezone: "UTC", paused: false });
+    expect(nightly).toMatchObject({ cron: "0 3 * * *", timezone: "UTC", paused: false, owner: "process" });
     expect(nightly.upcoming).toHaveLength(5);
     expect(nightly.upcoming[0]).toBe(nightly.nextAt);
     expect(new Date(nightly.upcoming[1]).getTime() - new Date(nightly.upcoming[0]).getTime()).toBe(86_400_000);

@@ -231,6 +231,7 @@ export const SCHEMAS: Record<string, Schema> = {
     nextAt: nullable(time()),
     upcoming: { type: "array", items: time() },
     lastFiredAt: nullable(time()),
+    owner: { type: "string", enum: ["release", "process"] },
   }),
   Readiness: obj({
     ready: { type: "boolean" },

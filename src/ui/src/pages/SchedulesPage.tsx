@@ -1,4 +1,4 @@
-/** Cron schedules: next fire times, last fire, pause and resume. */
+/** Cron schedules: next fire times, last fire, who keeps them, pause and resume. */
 import { Link } from "wouter";
 import type { ApiSchedule } from "../../../http/api-types";
 import { seg } from "../api/client";
@@ -40,6 +40,15 @@ const COLUMNS: ReadonlyArray<Column<ApiSchedule>> = [
     header: "State",
     cell: (s) =>
       s.paused ? <span className="chip chip-warn">Paused</span> : <span className="chip chip-ok">Active</span>,
+  },
+  {
+    header: "Kept by",
+    className: "muted small",
+    title: (s) =>
+      s.owner === "release"
+        ? "published by sluice deploy: the next deploy replaces it"
+        : "registered by a running process or its external workers",
+    cell: (s) => (s.owner === "release" ? "release" : "process"),
   },
 ];
 
