@@ -1,4 +1,4 @@
-import { planScheduleSync, type ScheduleOwner, type StoredSchedule } from "../schedule-sync.js";
+import type { ScheduleOwner } from "../schedule-sync.js";
 import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { Duration } from "../../core/duration.js";
@@ -40,8 +40,9 @@ import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approval
 import { claimRuns } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
-import { toSchedule } from "./rows.js";
+import * as kv from "./kv.js";
 import * as releases from "./releases.js";
+import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 import { readLogs } from "./logs.js";
@@ -194,37 +195,19 @@ export class SqliteStore implements Store {
   }
 
   async kvGet(key: string): Promise<string | null> {
-    const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(`kv:${key}`) as { value: string } | undefined;
-    return row?.value ?? null;
+    return kv.kvGet(this.s, key);
   }
   async kvPut(key: string, value: string): Promise<void> {
-    this.s
-      .get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-      .run(`kv:${key}`, value);
+    kv.kvPut(this.s, key, value);
   }
   async kvDelete(key: string): Promise<boolean> {
-    return this.s.get("DELETE FROM meta WHERE key = ?").run(`kv:${key}`).changes > 0;
+    return kv.kvDelete(this.s, key);
   }
   async kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean> {
-    const k = `kv:${key}`;
-    return this.tx(() => {
-      const row = this.s.get("SELECT value FROM meta WHERE key = ?").get(k) as { value: string } | undefined;
-      if ((row?.value ?? null) !== expected) return false;
-      if (value === null) this.s.get("DELETE FROM meta WHERE key = ?").run(k);
-      else
-        this.s
-          .get("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-          .run(k, value);
-      return true;
-    });
+    return this.tx(() => kv.kvSwap(this.s, key, expected, value));
   }
   async kvList(prefix: string): Promise<Array<{ key: string; value: string }>> {
-    // Range scan instead of LIKE, so `%` and `_` in a prefix mean themselves.
-    const from = `kv:${prefix}`;
-    const rows = this.s
-      .get("SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key")
-      .all(from, `${from}\uffff`) as Array<{ key: string; value: string }>;
-    return rows.map((r) => ({ key: r.key.slice(3), value: r.value }));
+    return kv.kvList(this.s, prefix);
   }
 
   async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
@@ -501,37 +484,13 @@ export class SqliteStore implements Store {
     owner: ScheduleOwner = "process",
   ): Promise<void> {
     const now = this.clock.now();
-    this.tx(() => {
-      const stored = this.s.get("SELECT workflow, cron, timezone, owner FROM schedules").all() as StoredSchedule[];
-      const plan = planScheduleSync(stored, entries, owner);
-      for (const name of plan.remove) this.s.get("DELETE FROM schedules WHERE workflow = ?").run(name);
-      for (const e of plan.upsert) {
-        if (e.keepNext) {
-          this.s.get("UPDATE schedules SET owner = ?, updated_at = ? WHERE workflow = ?").run(owner, now, e.workflow);
-          continue;
-        }
-        this.s
-          .get(
-            `INSERT INTO schedules (workflow, cron, timezone, next_at, updated_at, owner) VALUES (?, ?, ?, ?, ?, ?)
-             ON CONFLICT (workflow) DO UPDATE SET cron = excluded.cron, timezone = excluded.timezone, next_at = excluded.next_at,
-               updated_at = excluded.updated_at, owner = excluded.owner`,
-          )
-          .run(e.workflow, e.cron, e.timezone, e.nextAt, now, owner);
-      }
-    });
+    this.tx(() => schedules.syncSchedules(this.s, now, entries, owner));
   }
   async listSchedules(): Promise<ScheduleRecord[]> {
-    return (this.s.get("SELECT * FROM schedules ORDER BY workflow").all() as Parameters<typeof toSchedule>[0][]).map(
-      toSchedule,
-    );
+    return schedules.listSchedules(this.s);
   }
   async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
-    const now = this.clock.now();
-    return (
-      this.s
-        .get("UPDATE schedules SET paused = ?, updated_at = ? WHERE workflow = ?")
-        .run(paused ? 1 : 0, now, workflow).changes > 0
-    );
+    return schedules.setSchedulePaused(this.s, this.clock.now(), workflow, paused);
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
     const now = this.clock.now();
