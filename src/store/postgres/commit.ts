@@ -11,7 +11,7 @@ import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
-import { type Finish, finishLeased, finishRuns, type LeasedFinish, type Retry, retryRuns } from "./finish.js";
+import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
 import { lockSignalEvents } from "./signal-lock.js";
 
 type LeaseCommand = Extract<Command, { lease: Lease }>;
@@ -98,20 +98,22 @@ async function applySegment(
 ): Promise<boolean> {
   let wake = false;
   const leased = seg.filter((i) => "lease" in all[i]!);
-  // A segment whose leased commands all end their runs fences in the finishing UPDATE itself.
-  if (leased.length > 0 && leased.every((i) => isTerminal(all[i]!)))
-    return finishOnly(c, all, seg, leased, results, ctx);
-  const fence = await lockRuns(
-    c,
-    leased.map((i) => (all[i] as LeaseCommand).lease.runId),
-  );
+  // A segment whose leased commands all end their runs (a busy worker's usual batch) fences in
+  // the finishing UPDATE itself instead of a locking read first.
+  const inUpdate = leased.length > 0 && leased.every((i) => isTerminal(all[i]!));
+  const fence = inUpdate
+    ? new Map<string, FenceRow>()
+    : await lockRuns(
+        c,
+        leased.map((i) => (all[i] as LeaseCommand).lease.runId),
+      );
   const live = (i: number) => {
     const lease = (all[i] as LeaseCommand).lease;
     const row = fence.get(lease.runId);
     return row !== undefined && row.status === "running" && row.claims === lease.token;
   };
-  for (const i of leased) if (!live(i)) results[i] = { ok: false, fenced: true };
-  const ok = leased.filter(live);
+  if (!inUpdate) for (const i of leased) if (!live(i)) results[i] = { ok: false, fenced: true };
+  let ok = inUpdate ? leased : leased.filter(live);
 
   // Logs first: a claim's last lines precede its own completion or suspension.
   await appendLogs(
@@ -187,10 +189,9 @@ async function applySegment(
   for (const i of ok) {
     const cmd = all[i]!;
     if (cmd.verb !== "complete") continue;
-    const row = fence.get(cmd.lease.runId)!;
-    if (cmd.outcome.status === "retry")
-      retries.push({ runId: row.id, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
-    else finishes.push({ runId: row.id, parentId: row.parent_id, parentKey: row.parent_key, outcome: cmd.outcome });
+    const { runId, token } = cmd.lease;
+    if (cmd.outcome.status === "retry") retries.push({ runId, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
+    else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token }) });
   }
   await retryRuns(c, retries);
   const finished = await finishRuns(c, finishes);
@@ -198,8 +199,10 @@ async function applySegment(
     const cmd = all[i]!;
     const run = cmd.verb === "complete" ? finished.get(cmd.lease.runId) : undefined;
     if (run) results[i] = { ok: true, finished: run };
+    else if (inUpdate) results[i] = { ok: false, fenced: true };
   }
-  if (retries.length || finishes.length) wake = true;
+  if (inUpdate) ok = ok.filter((i) => finished.has((all[i] as LeaseCommand).lease.runId));
+  if (retries.length || finished.size) wake = true;
   if (ctx.audit)
     await releaseClaims(
       c,
@@ -211,59 +214,8 @@ async function applySegment(
   return wake;
 }
 
-type Terminal = Extract<Command, { verb: "complete" }> & { outcome: LeasedFinish["outcome"] };
-
-function isTerminal(cmd: Command): cmd is Terminal {
+function isTerminal(cmd: Command): boolean {
   return cmd.verb === "complete" && cmd.outcome.status !== "retry";
-}
-
-/**
- * A segment whose leased commands are all terminal completions (the common batch of
- * a busy worker): logs, heartbeats and enqueues as in {@link applySegment}, then
- * one UPDATE that both fences and finishes ({@link finishLeased}).
- */
-async function finishOnly(
-  c: pg.ClientBase,
-  all: Command[],
-  seg: number[],
-  leased: number[],
-  results: CommandResult[],
-  ctx: CommitContext,
-): Promise<boolean> {
-  let wake = false;
-  await appendLogs(
-    c,
-    seg.flatMap((i) =>
-      all[i]!.verb === "appendLogs" ? (all[i] as Extract<Command, { verb: "appendLogs" }>).lines : [],
-    ),
-  );
-  await heartbeats(c, seg, all, results);
-  const enqueues = seg.filter((i) => all[i]!.verb === "enqueue");
-  const outcomes = await insertRuns(
-    c,
-    enqueues.map((i) => ({ req: (all[i] as Extract<Command, { verb: "enqueue" }>).request })),
-    ctx.audit,
-  );
-  outcomes.forEach((o, k) => {
-    results[enqueues[k]!] = o.created ? { ok: true, enqueued: o.result } : o.result;
-    if (o.created && !o.result.claimed) wake = true;
-  });
-  const cmds = leased.map((i) => all[i] as Terminal);
-  const finished = await finishLeased(
-    c,
-    cmds.map((cmd) => ({ runId: cmd.lease.runId, token: cmd.lease.token, outcome: cmd.outcome })),
-  );
-  const ended: Lease[] = [];
-  for (const i of leased) {
-    const cmd = all[i] as Terminal;
-    const run = finished.get(cmd.lease.runId);
-    results[i] = run ? { ok: true, finished: run } : { ok: false, fenced: true };
-    if (run) ended.push(cmd.lease);
-  }
-  if (ended.length) wake = true;
-  if (ctx.audit) await releaseClaims(c, ended, "released");
-  for (const i of seg) results[i] ??= { ok: true };
-  return wake;
 }
 
 /** Locks the runs behind leases (in id order, so concurrent batches queue instead of deadlocking). */

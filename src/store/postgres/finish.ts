@@ -11,11 +11,14 @@ import { cancelledError } from "../run-errors.js";
 import type { RunOutcome, RunRecord } from "../types.js";
 import { type RunRow, toRun } from "./rows.js";
 
-/** A run to move to a terminal status. */
+/**
+ * A run to move to a terminal status. With `token`, only if that claim is still the
+ * current one: the UPDATE itself fences (it changes and locks only rows still `running`
+ * under the claim), so no separate locking read is needed.
+ */
 export interface Finish {
   runId: string;
-  parentId: string | null;
-  parentKey: string | null;
+  token?: number;
   outcome: Exclude<RunOutcome, { status: "retry" }>;
 }
 
@@ -50,76 +53,50 @@ export async function retryRuns(c: pg.ClientBase, retries: Retry[]): Promise<voi
   );
 }
 
-/** Moves runs to their terminal status and resolves their parents' steps; returns the finished runs by id. */
-export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<Map<string, RunRecord>> {
-  if (finishes.length === 0) return new Map();
-  const results = finishes.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
-  const errors = finishes.map((f) => outcomeError(f.outcome));
-  const { rows } = await c.query<RunRow>(
-    prepared(
-      `UPDATE runs r SET status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
-       ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) u(id, status, result, error) WHERE r.id = u.id
-     RETURNING r.*`,
-      [finishes.map((f) => f.runId), finishes.map((f) => f.outcome.status), results, errors],
-    ),
-  );
-  const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
-  const children = finishes.map((f, i) => ({ f, i })).filter(({ f }) => f.parentId !== null && f.parentKey !== null);
-  if (children.length === 0) return finished;
-  await resolveParents(
-    c,
-    children.map(({ f }) => f.parentId!),
-    children.map(({ f }) => f.parentKey!),
-    children.map(({ i }) => results[i]!),
-    children.map(({ i }) => (finishes[i]!.outcome.status === "succeeded" ? null : errors[i]!)),
-  );
-  return finished;
-}
-
-/** A claimed run to move to a terminal status if its claim is still the current one. */
-export interface LeasedFinish {
-  runId: string;
-  token: number;
-  outcome: Exclude<RunOutcome, { status: "retry" }>;
-}
+const FINISH_SET = `status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
+       ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL`;
+const FINISH_FROM =
+  "unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) u(id, token, status, result, error)";
+const FINISH = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE r.id = u.id RETURNING r.*`;
+const FINISH_FENCED = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM}
+     WHERE r.id = u.id AND r.status = 'running' AND r.claims = u.token RETURNING r.*`;
 
 /**
- * Ends runs whose claim is still current, fencing in the same statement: the UPDATE
- * changes (and locks) only rows still `running` under the given claim, so a run
- * reclaimed meanwhile is left alone and missing from the answer. Saves the separate
- * locking read of a batch made of completions only. Returns the finished runs by id.
+ * Moves runs to their terminal status and resolves their parents' steps; returns the
+ * finished runs by id. When every finish carries a `token` the UPDATE fences (a run
+ * reclaimed meanwhile is left alone and missing from the answer); otherwise the caller
+ * has locked and checked the rows.
  */
-export async function finishLeased(c: pg.ClientBase, finishes: LeasedFinish[]): Promise<Map<string, RunRecord>> {
+export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<Map<string, RunRecord>> {
   if (finishes.length === 0) return new Map();
-  // Rows are taken in id order, as the locking read would take them.
+  const fenced = finishes.every((f) => f.token !== undefined);
+  // Rows are taken in id order, as a locking read would take them.
   const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
   const errors = sorted.map((f) => outcomeError(f.outcome));
   const { rows } = await c.query<RunRow>(
-    prepared(
-      `UPDATE runs r SET status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
-       ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL
-     FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) u(id, token, status, result, error)
-     WHERE r.id = u.id AND r.status = 'running' AND r.claims = u.token
-     RETURNING r.*`,
-      [sorted.map((f) => f.runId), sorted.map((f) => f.token), sorted.map((f) => f.outcome.status), results, errors],
-    ),
+    prepared(fenced ? FINISH_FENCED : FINISH, [
+      sorted.map((f) => f.runId),
+      sorted.map((f) => f.token ?? 0),
+      sorted.map((f) => f.outcome.status),
+      results,
+      errors,
+    ]),
   );
   const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
   const index = new Map(sorted.map((f, i) => [f.runId, i]));
   const children = rows.filter((r) => r.parent_id !== null && r.parent_key !== null);
-  if (children.length) {
-    await resolveParents(
-      c,
-      children.map((r) => r.parent_id!),
-      children.map((r) => r.parent_key!),
-      children.map((r) => results[index.get(r.id)!]!),
-      children.map((r) =>
-        sorted[index.get(r.id)!]!.outcome.status === "succeeded" ? null : errors[index.get(r.id)!]!,
-      ),
-    );
-  }
+  if (children.length === 0) return finished;
+  await resolveParents(
+    c,
+    children.map((r) => r.parent_id!),
+    children.map((r) => r.parent_key!),
+    children.map((r) => results[index.get(r.id)!]!),
+    children.map((r) => {
+      const i = index.get(r.id)!;
+      return sorted[i]!.outcome.status === "succeeded" ? null : errors[i]!;
+    }),
+  );
   return finished;
 }
 

@@ -110,9 +110,7 @@ export async function cancelRun(
   const row = rows[0];
   if (!row) return null;
   if (isTerminal(row.status)) return row.status;
-  await finishRuns(c, [
-    { runId, parentId: row.parent_id, parentKey: row.parent_key, outcome: { status: "cancelled", reason } },
-  ]);
+  await finishRuns(c, [{ runId, outcome: { status: "cancelled", reason } }]);
   const error = JSON.stringify(cancelledError(PARENT_CANCELLED));
   const { rows: kids } = await c.query<{ id: string; claims: number }>(
     `WITH RECURSIVE d(id) AS (SELECT id FROM runs WHERE parent_id = $1 UNION ALL SELECT r.id FROM runs r JOIN d ON r.parent_id = d.id)
@@ -190,8 +188,6 @@ export async function reclaimExpired(
       error.message += `; that was the last of ${r.max_attempts} attempts`;
       return {
         runId: r.id,
-        parentId: r.parent_id,
-        parentKey: r.parent_key,
         outcome: { status: "failed" as const, error },
       };
     }),
