@@ -7,7 +7,7 @@
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { LakeError } from "./errors.js";
 import type { WrittenFile } from "./file-writer.js";
 import { isRemotePath, joinPath } from "./paths.js";
@@ -29,8 +29,12 @@ export interface FileStaging {
   close(): void;
 }
 
-/** Flush files and then their folders to the disk (a new hive folder's entry included). */
-function syncToDisk(paths: readonly string[]): void {
+/**
+ * Flush files, then every folder from theirs up to the table folder's parent: a write may make
+ * nested hive folders (`a=1/b=x/`) and, on a table's first write, the table folder itself, and
+ * each new entry must reach the disk before the catalog names the file.
+ */
+function syncToDisk(paths: readonly string[], tableDir: string): void {
   const flush = (path: string) => {
     const fd = openSync(path, "r");
     try {
@@ -40,9 +44,15 @@ function syncToDisk(paths: readonly string[]): void {
     }
   };
   for (const path of paths) flush(path);
-  const folders = new Set(paths.map((p) => dirname(p)));
+  const top = dirname(resolve(tableDir));
+  const folders = new Set<string>();
+  for (const path of paths) {
+    for (let dir = dirname(resolve(path)); dir.startsWith(top) && !folders.has(dir); dir = dirname(dir)) {
+      folders.add(dir);
+      if (dir === top) break;
+    }
+  }
   for (const folder of folders) flush(folder);
-  for (const folder of folders) if (dirname(folder) !== folder) flush(dirname(folder));
 }
 
 /** The staging of a write into `tableDir`. @throws LakeError for an `s3://` folder without object store access */
@@ -52,7 +62,11 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
       dir: tableDir,
       // DuckDB's COPY does not fsync: the files (and the folders naming them) reach the disk
       // here, before the catalog commit (synchronous=FULL) can name them.
-      publish: async (files) => syncToDisk(files.map((f) => f.path)),
+      publish: async (files) =>
+        syncToDisk(
+          files.map((f) => f.path),
+          tableDir,
+        ),
       discard: async (files) => {
         for (const f of files) rmSync(f.path, { force: true });
       },
