@@ -57,7 +57,14 @@ export async function openPostgresCatalog(connection: string | pg.PoolConfig, sc
       "LAKE_WRITE_INVALID",
       `catalog schema ${JSON.stringify(schema)} is not a plain identifier; use letters, digits and _`,
     );
-  const config: pg.PoolConfig = typeof connection === "string" ? { connectionString: connection } : connection;
+  // The store's connection defaults: fail an unreachable server after 10 s, keep idle connections alive.
+  const config: pg.PoolConfig = {
+    application_name: "sluice",
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(typeof connection === "string" ? { connectionString: connection } : connection),
+  };
   const setup = new (pgDriver().Client)(config);
   await setup.connect();
   try {
