@@ -90,6 +90,11 @@ function split(raw: Record<string, unknown>, extra: readonly string[]) {
   return { own, common };
 }
 
+/** The id of a pipeline step's trigger row of `kind` (one row per step and kind). */
+export function pipelineTriggerId(memberName: string, kind: ConsumedKind): string {
+  return `${memberName}:${kind}`;
+}
+
 /** Parses one `pipeline.json` row of a consumed kind for a member script. @throws TriggerError */
 export function parsePipelineRow(
   kind: ConsumedKind,
@@ -102,7 +107,7 @@ export function parsePipelineRow(
     throw bad(where, `must be an object of ${kind} options`);
   const { own, common } = split(raw as Record<string, unknown>, []);
   return {
-    id: `${member.name}:${kind}`,
+    id: pipelineTriggerId(member.name, kind),
     kind,
     target: { type: "pipeline", script: member.path, name: member.name },
     options: parseKindOptions(kind, own, where),

@@ -3,16 +3,17 @@
  * `sluice dev`: sluice.json edited while `sluice dev` watches is followed (a row added starts
  * consuming, a bad file is refused and the running rows stay, a row removed stops), and a
  * removed Postgres row takes its table trigger, its pending changes and (once unused) the
- * `sluice_triggers` schema out of the user's database, live or at the next start.
+ * `sluice_triggers` schema out of the user's database, live or at the next start; a
+ * `pipeline.json` broken while editing removes nothing (its rows cannot be read, not removed).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sql, testDatabase } from "../helpers/postgres.js";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { delay, eventually } from "../helpers/tmp.js";
-import { runsOf, startDev } from "./project.js";
+import { runsOf, startDev, triggerProject } from "./project.js";
 
 const WORKFLOW = `import { defineWorkflow } from "tako.sh";
 export default defineWorkflow<{ row: { id: number } }>("orders", { handler: async (p) => ({ id: p.row.id }) });
@@ -129,5 +130,31 @@ describe("trigger rows that change (sluice.json reloaded by sluice dev, Postgres
     expect(runs.length).toBe(1);
     second.proc.kill("SIGTERM");
     expect(await second.exited).toBe(0);
+  }, 90_000);
+
+  it("a pipeline.json broken while sluice dev watches keeps its step's table trigger and the changes captured meanwhile", async () => {
+    const db = await testDatabase("pgrm3");
+    await sql(db, "CREATE TABLE public.orders (id serial PRIMARY KEY, tenant text, amount int)");
+    await sql(db, "CREATE TABLE public.tenants (id serial PRIMARY KEY, name text)");
+    const root = triggerProject("postgres", { url: db, table: "public.orders" }, { url: db, table: "tenants" });
+    const dev = spawnSluice(["dev", ".", "--port", "0"], root, { SLUICE_TRIGGER_TICK_MS: "200" });
+    await dev.waitFor(/trigger f\/shop\/tenant:postgres: consuming \(postgres\)/, 30_000);
+    expect(await tableTriggers(db, "public.tenants")).toEqual(["sluice_f/shop/tenant:postgres"]);
+    const good = readFileSync(join(root, "f/shop/pipeline.json"), "utf8");
+
+    writeFileSync(join(root, "f/shop/pipeline.json"), good.slice(0, -2)); // a typo: the JSON ends early
+    await delay(2500); // several rescans and trigger syncs
+    expect(dev.output()).not.toMatch(/tenant:postgres: removed/);
+    expect(await tableTriggers(db, "public.tenants")).toEqual(["sluice_f/shop/tenant:postgres"]);
+    await sql(db, "INSERT INTO public.tenants (name) VALUES ('acme')");
+
+    writeFileSync(join(root, "f/shop/pipeline.json"), good);
+    const runs = await eventually(async () => {
+      const r = await runsOf(root, "f/shop/tenant");
+      return r.length >= 1 ? r : null;
+    }, 30_000);
+    expect(runs.length).toBe(1);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
   }, 90_000);
 });

@@ -4,7 +4,8 @@
  */
 import type { PipelineFolder } from "../../pipeline/runtime/catalog.js";
 import { pipelineSpecs } from "../../pipeline/runtime/triggers-config.js";
-import { parseConfigTriggers, type TriggerSpec } from "../spec.js";
+import { CONSUMED_KINDS } from "../kinds.js";
+import { parseConfigTriggers, pipelineTriggerId, type TriggerSpec } from "../spec.js";
 
 /** Every trigger of a project. @throws TriggerError for a bad `sluice.json` row (pipeline rows are diagnostics of their folder) */
 export function projectTriggers(folders: readonly PipelineFolder[], configTriggers: unknown): TriggerSpec[] {
@@ -16,18 +17,14 @@ export function projectTriggers(folders: readonly PipelineFolder[], configTrigge
 }
 
 /**
- * The ids of triggers that are configured but not running because their script is broken
- * (a syntax error while editing): their state and Postgres capture are kept, not swept.
+ * The ids a trigger of a broken script could have (a syntax error while editing, or a
+ * `pipeline.json` that does not parse, whose rows then cannot be read at all): every kind of
+ * every broken member. Their state and Postgres capture are kept, not swept.
  */
 export function retainedTriggerIds(folders: readonly PipelineFolder[]): string[] {
   const out: string[] = [];
   for (const folder of folders)
     for (const m of folder.members)
-      if (folder.broken.has(m.path))
-        try {
-          out.push(...pipelineSpecs(m).map((s) => s.id));
-        } catch {
-          // A row that does not parse is a diagnostic of its folder; nothing to keep by id.
-        }
+      if (folder.broken.has(m.path)) for (const kind of CONSUMED_KINDS) out.push(pipelineTriggerId(m.name, kind));
   return out;
 }
