@@ -7,7 +7,7 @@
  */
 import type { Engine } from "../../engine/engine.js";
 import type { PipelineHost } from "../../pipeline/runtime/host.js";
-import { parseConfigTriggers, type TriggerSpec } from "../spec.js";
+import type { TriggerSpec } from "../spec.js";
 import { projectTriggers, retainedTriggerIds } from "./load.js";
 import { sweepRemovedTriggers } from "./postgres-uninstall.js";
 import { TriggerSupervisor } from "./supervisor.js";
@@ -81,9 +81,21 @@ export async function startProjectTriggers(options: ProjectTriggerOptions): Prom
   };
   await follow(current);
   // Rows change when sluice dev rescans a pipeline folder: follow them.
+  // Rows that stop parsing (a release's rows from a newer deployer) keep the running ones,
+  // as a refused reload does; the reason is said once.
+  let refused = "";
   const timer = setInterval(
     () => {
-      const next = read();
+      let next: TriggerSpec[];
+      try {
+        next = read();
+      } catch (err) {
+        const why = (err as Error).message;
+        if (why !== refused) options.log(`error: trigger rows not followed, the running triggers stay: ${why}\n`);
+        refused = why;
+        return;
+      }
+      refused = "";
       if (JSON.stringify(next) !== JSON.stringify(current)) void follow(next);
     },
     Math.max(1000, tickMs),
@@ -93,9 +105,9 @@ export async function startProjectTriggers(options: ProjectTriggerOptions): Prom
     specs: () => current,
     supervisor,
     async reloadConfig(raw) {
-      parseConfigTriggers(raw);
+      const next = projectTriggers(folders(), raw); // throws before anything is adopted
       configTriggers = raw;
-      await follow(read());
+      await follow(next);
       return current;
     },
     async stop() {
