@@ -86,7 +86,7 @@ function readSource(root: string, rel: string): string | undefined {
 
 function triggersOf(file: ReturnType<typeof parseTriggersFile>, path: string, name: string): ScriptTriggers {
   const base = posix.basename(name);
-  return file.byScript.get(path) ?? file.byScript.get(name) ?? file.byScript.get(base) ?? { other: [] };
+  return file.byScript.get(path) ?? file.byScript.get(name) ?? file.byScript.get(base) ?? {};
 }
 
 function entryCheck(m: { path: string; language: ScriptLanguage; source: string }): Diagnostic | undefined {

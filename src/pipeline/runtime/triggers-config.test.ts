@@ -12,7 +12,6 @@ describe("pipeline.json trigger rows", () => {
       schedule: { cron: "0 6 * * *", timezone: "UTC" },
       webhook: true,
       consumed: { gcp },
-      other: [],
     });
     expect(file.diagnostics).toEqual([]);
     const bad = parseTriggersFile(JSON.stringify({ triggers: { ingest: { gcp: { subscription: "t" } } } }), "p.json");
@@ -40,7 +39,6 @@ describe("pipeline.json rows of consumed kinds", () => {
     );
     expect(file.byScript.get("ingest")).toEqual({
       consumed: { mqtt: { url: "mqtt://127.0.0.1:1883", topic: "a/#" } },
-      other: [],
     });
     expect(file.diagnostics).toEqual([]);
     const bad = parseTriggersFile(JSON.stringify({ triggers: { ingest: { nats: { stream: "S" } } } }), "p.json");

@@ -11,7 +11,7 @@
  */
 import { type CronSchedule, parseSchedule } from "../../core/cron.js";
 import type { Diagnostic } from "../diagnostics.js";
-import { NATIVE_TRIGGER_KINDS, type NativeTriggerKind } from "../annotation-types.js";
+import { NATIVE_TRIGGER_KINDS } from "../annotation-types.js";
 import { type ConsumedKind, isConsumedKind } from "../../triggers/kinds.js";
 import { parsePipelineRow, type TriggerSpec } from "../../triggers/spec.js";
 
@@ -21,8 +21,6 @@ export interface ScriptTriggers {
   readonly webhook?: boolean;
   /** Rows of consumed kinds (MQTT, NATS, …), checked; `triggers/spec.ts` turns them into trigger specs. */
   readonly consumed?: Readonly<Partial<Record<ConsumedKind, unknown>>>;
-  /** Other kinds present in the file (recognised, not runnable in this version). */
-  readonly other: readonly NativeTriggerKind[];
 }
 
 /** The parsed trigger file of a folder: script key → triggers, plus problems. */
@@ -100,7 +98,6 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
     const row = rawRow as Record<string, unknown>;
     let schedule: CronSchedule | undefined;
     let webhook: boolean | undefined;
-    const other: NativeTriggerKind[] = [];
     const consumed: Partial<Record<ConsumedKind, unknown>> = {};
     for (const [kind, value] of Object.entries(row)) {
       if (kind === "schedule") {
@@ -121,12 +118,6 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
         } catch (err) {
           error("TRIGGER_ROW_INVALID", (err as Error).message);
         }
-      } else if ((NATIVE_TRIGGER_KINDS as readonly string[]).includes(kind)) {
-        other.push(kind as NativeTriggerKind);
-        warn(
-          "TRIGGER_KIND_UNSUPPORTED",
-          `triggers.${script}.${kind}: ${kind} triggers are recognised but not run by Sluice yet; the graph shows the node as not configured`,
-        );
       } else {
         warn(
           "TRIGGERS_FILE_UNKNOWN_KEY",
@@ -138,7 +129,6 @@ export function parseTriggersFile(text: string | undefined, file: string): Trigg
       ...(schedule && { schedule }),
       ...(webhook && { webhook }),
       ...(Object.keys(consumed).length > 0 && { consumed }),
-      other,
     });
   }
   return { byScript, diagnostics, ...(depthCap !== undefined && { depthCap }) };
