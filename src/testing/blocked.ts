@@ -20,7 +20,7 @@ export function blocksOf(steps: readonly StepRecord[]): RunBlock[] {
     .map((s) => ({ kind: s.kind === "approval" ? "approval" : "signal", key: s.key, event: s.event }));
 }
 
-/** The earliest time a waiting run is due again by a timer, or null when none is set. */
+/** The earliest time a queued run (waiting, or pending for later: runAt, a retry's backoff) is due by a timer, or null. */
 export function nextTimer(waiting: readonly Pick<RunRecord, "readyAt">[]): number | null {
   let next: number | null = null;
   for (const r of waiting) if (r.readyAt !== null && (next === null || r.readyAt < next)) next = r.readyAt;

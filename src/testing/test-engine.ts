@@ -109,11 +109,16 @@ export class TestEngine {
       if (!record) throw new WaitTimeoutError(id, limit);
       if (isTerminal(record.status)) return completed<R>(record);
       if (Date.now() > deadline) throw new WaitTimeoutError(id, limit);
-      if (record.status === "waiting" && (await this.store.countRuns({ status: ["pending", "running"] })) === 0) {
-        const blocks = blocksOf(await this.store.getSteps(id));
-        const timer = nextTimer(await this.store.listRuns({ status: "waiting", limit: 1000 }));
+      // Idle: nothing runs and nothing queued is due now. A timer then can move the run on (a
+      // sleep, a wait's timeout, a future runAt, a retry's backoff) unless it waits on a person.
+      const queued = await this.store.listRuns({ status: ["pending", "waiting"], limit: 1000 });
+      const now = this.clock.now();
+      const dueNow = queued.some((r) => r.status === "pending" && (r.readyAt === null || r.readyAt <= now));
+      if (!dueNow && (await this.store.countRuns({ status: "running" })) === 0) {
+        const blocks = record.status === "waiting" ? blocksOf(await this.store.getSteps(id)) : [];
+        const timer = nextTimer(queued);
         if (blocks.length === 0 && timer !== null && options.skipTime !== false) {
-          await this.advance(Math.max(0, timer - this.clock.now()) + 1);
+          await this.advance(Math.max(0, timer - now) + 1);
         } else if (blocks.length > 0) {
           const key = JSON.stringify(blocks);
           if (key !== reported) {

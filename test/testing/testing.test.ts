@@ -26,6 +26,16 @@ const approve = defineWorkflow<{ order: string }, string>("approve", {
     return `${p.order}: ${answer?.ok ? "approved" : "refused"}, late=${late === null ? "timed out" : "came"}`;
   },
 });
+let flakyCalls = 0;
+const flaky = defineWorkflow<unknown, string>("flaky", {
+  retries: 2,
+  backoff: { base: 600_000, max: 3_600_000 },
+  handler: async () => {
+    flakyCalls += 1;
+    if (flakyCalls === 1) throw new Error("first attempt fails");
+    return `attempt ${flakyCalls}`;
+  },
+});
 const broken = defineWorkflow<unknown, never>("broken", {
   handler: async () => {
     throw new TerminalError("card declined");
@@ -47,6 +57,17 @@ describe("sluice/testing", () => {
     expect(run.result).toBe("reminded ada");
     // The clock moved to each sleep's wake time (set a few ms after the real time it started).
     expect(t.clock.skipped).toBeGreaterThan(8 * DAY - 60_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("skips time for a run due later: a future runAt, and a retry's backoff", async () => {
+    t = await createTestEngine({ workflows: [remind, flaky] });
+    const started = Date.now();
+    const later = await t.runToCompletion(remind, { user: "bo" }, { runAt: new Date(Date.now() + 2 * DAY) });
+    expect(later.result).toBe("reminded bo");
+    expect(t.clock.skipped).toBeGreaterThan(10 * DAY - 60_000);
+    const retried = await t.runToCompletion(flaky, {});
+    expect(retried.result).toBe("attempt 2");
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
