@@ -13,6 +13,7 @@ import { isTerminal, type RunRecord } from "../../src/store/types.js";
 import { SkippableClock } from "./clock.js";
 import { makeProject, REPO } from "./project.js";
 import { delay } from "./tmp.js";
+import { blocksOf, nextTimer } from "../../src/testing/blocked.js";
 
 /** A running examples project. */
 export interface ExamplesHarness {
@@ -109,14 +110,10 @@ export async function startExamples(options: ExamplesOptions = {}): Promise<Exam
       if (Date.now() > deadline) throw new Error(`run ${run.id} of ${workflow} did not finish (status ${run.status})`);
       const busy = await store.countRuns({ status: ["pending", "running"] });
       if (busy === 0 && run.status === "waiting") {
-        const waiting = await store.listRuns({ status: "waiting", limit: 1000 });
-        const timers = waiting.map((r) => r.readyAt).filter((t): t is number => t !== null);
-        const steps = await store.getSteps(run.id);
-        const onlyTimers = !steps.some(
-          (s) => s.status === "pending" && (s.kind === "approval" || (s.kind === "wait" && s.wakeAt === null)),
-        );
-        if (onlyTimers && timers.length) {
-          clock.advance(Math.max(0, Math.min(...timers) - clock.now()) + 1);
+        const timer = nextTimer(await store.listRuns({ status: "waiting", limit: 1000 }));
+        const onlyTimers = blocksOf(await store.getSteps(run.id)).length === 0;
+        if (onlyTimers && timer !== null) {
+          clock.advance(Math.max(0, timer - clock.now()) + 1);
           engine.events.emit("work");
         } else if (options.onWaiting) await options.onWaiting(run);
       }
