@@ -160,9 +160,9 @@ export class LaneSupervisor {
       this.options.store,
       leaseRetryDelay(random),
       this.options.reclaimMetrics,
+      this.options.events,
     );
     for (const r of reclaimed.runs) this.options.log(`lanes: ${terminalSafe(describeReclaim(r))}\n`);
-    for (const id of reclaimed.ids) this.options.events.emit("reclaimed", id);
     const crashes = await this.loadCrashes();
     // A record cleared elsewhere (a successful claim) lets a crashed lane start again.
     for (const [group, lane] of this.lanes) if (!crashes.has(group)) lane.recover();

@@ -4,6 +4,7 @@
  * `sluice_leases_reclaimed_total{workflow,outcome}`. The worker's timer, the lane
  * supervisor's poll and the worker protocol all reclaim through here.
  */
+import type { EngineEvents } from "../engine/events.js";
 import type { RetryDelay, RunRecord, Store } from "../store/types.js";
 import { traceRunEvent } from "./tracing.js";
 
@@ -25,20 +26,23 @@ export interface ReclaimedRun {
 }
 
 /**
- * Ends up to 500 expired leases (`Store.reclaimExpired`) and records each (span, metric).
- * Returns the runs reclaimed, for the caller's log and events (every run reclaimed, also
- * one deleted since: then without its record). Reading the runs back costs one read per
- * reclaimed run, which is rare.
+ * Ends up to 500 expired leases (`Store.reclaimExpired`), records each (span, metric) and
+ * announces it (`reclaimed`: printed by `sluice worker`/`dev`, seen by waiting handles and the
+ * UI's feed). Returns the runs reclaimed, for the caller's log (every run reclaimed, also one
+ * deleted since: then without its record).
  */
 export async function reclaimExpiredLeases(
   store: Store,
   retryDelay: RetryDelay,
   metrics: ReclaimMetrics | null | undefined,
+  events: EngineEvents,
 ): Promise<{ ids: string[]; runs: ReclaimedRun[] }> {
   const ids = await store.reclaimExpired(BATCH, retryDelay);
   const runs: ReclaimedRun[] = [];
+  if (ids.length === 0) return { ids, runs };
+  const byId = new Map((await store.getRuns(ids).catch(() => [])).map((r) => [r.id, r]));
   for (const id of ids) {
-    const run = await store.getRun(id).catch(() => null);
+    const run = byId.get(id);
     if (!run) continue;
     const outcome = run.status === "failed" ? "failed" : "retry";
     metrics?.reclaimed(run.workflow, outcome);
@@ -47,6 +51,7 @@ export async function reclaimExpiredLeases(
     traceRunEvent("reclaim", { ...run, attempt }, outcome, outcome === "failed" ? run.error : null);
     runs.push({ run, outcome, attempt });
   }
+  for (const id of ids) events.emit("reclaimed", id);
   return { ids, runs };
 }
 

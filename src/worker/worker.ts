@@ -423,9 +423,12 @@ export class Worker {
 
   private async reclaim(): Promise<void> {
     try {
-      const { ids } = await reclaimExpiredLeases(this.store, leaseRetryDelay(this.deps.random), this.deps.metrics);
-      // Printed by `sluice worker`/`dev` (a retry or a failure), seen by waiting handles and the UI's feed.
-      for (const id of ids) this.events.emit("reclaimed", id);
+      const { ids } = await reclaimExpiredLeases(
+        this.store,
+        leaseRetryDelay(this.deps.random),
+        this.deps.metrics,
+        this.events,
+      );
       if (ids.length) this.poke();
     } catch {
       // another process holds the lock; the next tick retries

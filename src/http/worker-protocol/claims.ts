@@ -134,8 +134,12 @@ export class ExternalClaims {
     if (now - this.lastReclaim < RECLAIM_EVERY_MS) return;
     this.lastReclaim = now;
     try {
-      const { ids } = await reclaimExpiredLeases(this.engine.store, leaseRetryDelay(), this.engine.metrics);
-      for (const id of ids) this.engine.events.emit("reclaimed", id);
+      const { ids } = await reclaimExpiredLeases(
+        this.engine.store,
+        leaseRetryDelay(),
+        this.engine.metrics,
+        this.engine.events,
+      );
       if (ids.length) this.engine.events.emit("work");
     } catch {
       // another process holds the write lock; the next claim tries again
