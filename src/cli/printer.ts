@@ -60,7 +60,8 @@ interface RunRenderer {
 /** Subscribes `render` to the engine's run events; returns the unsubscribe function. */
 function subscribeRuns(engine: Engine, render: RunRenderer): () => void {
   const onStarted = (run: RunRecord, claim: number) => render.started(run, claim);
-  const onSettled = (id: string) => {
+  const onSettled = (id: string, finished?: RunRecord) => {
+    if (finished) return render.settled(finished);
     void engine
       .getRun(id)
       .then((run) => {

@@ -414,12 +414,12 @@ export class Engine implements SluiceRuntime {
   async cancel(runId: string, reason: string | null = null): Promise<RunRecord["status"]> {
     const status = await this.store.cancel(runId, reason);
     if (status === null) throw new RunNotFoundError(runId);
-    this.events.emit("settled", runId);
+    // Read once: waiters and the printer take the run from the event, the span from here.
+    const run = await this.store.getRun(runId).catch(() => null);
+    this.events.emit("settled", runId, run ?? undefined);
     this.events.emit("work");
     this.metrics.cancelled(status);
-    // A `cancel` span in the run's own trace (a no-op without an SDK; one read per cancel).
-    const run = await this.store.getRun(runId).catch(() => null);
-    if (run) traceRunEvent("cancel", run, status);
+    if (run) traceRunEvent("cancel", run, status); // a no-op without an SDK
     return status;
   }
 
