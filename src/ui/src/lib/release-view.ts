@@ -21,8 +21,3 @@ export function changeSummary(changes: ReleaseChanges): string {
   const parts = CHANGE_KINDS.map((k) => changeCounts(changes, k)).filter((p): p is string => p !== null);
   return parts.length ? parts.join(" · ") : "no changes";
 }
-
-/** Epoch ms as the ISO text the format helpers take. */
-export function isoOf(ms: number): string {
-  return new Date(ms).toISOString();
-}

@@ -9,9 +9,9 @@ import type { ApiRelease, ApiReleaseDiff } from "../../../http/api-types";
 import { useApi } from "../api/use-api";
 import { LoadError } from "../components/ErrorBlock";
 import { usePathParam, useNow, useTitle } from "../hooks";
-import { relative, timestamp } from "../lib/format";
+import { isoOf, relative, timestamp } from "../lib/format";
 import { lineDiff } from "../lib/line-diff";
-import { CHANGE_KINDS, isoOf } from "../lib/release-view";
+import { CHANGE_KINDS } from "../lib/release-view";
 
 const MARK = { added: "+", changed: "~", removed: "−" } as const;
 
