@@ -72,9 +72,12 @@ export function ReleasePage() {
       <header className="page-head">
         <div>
           <h1>Release {r.id}</h1>
-          <p className="sub">
-            {diff.data?.previous ? `Changes against release ${diff.data.previous}.` : "The first release."}
-          </p>
+          {/* Only once the diff has loaded: before, "The first release." would show for every release. */}
+          {diff.data ? (
+            <p className="sub">
+              {diff.data.previous ? `Changes against release ${diff.data.previous}.` : "The first release."}
+            </p>
+          ) : null}
         </div>
       </header>
       <dl className="facts">
