@@ -5,7 +5,7 @@ import type { ReleaseChanges } from "../../../core/release";
 export const CHANGE_KINDS = ["workflows", "schedules", "triggers", "files"] as const;
 
 /** One kind's counts as `+a ~c -r`, or null when that kind did not change. */
-export function changeCounts(changes: ReleaseChanges, kind: (typeof CHANGE_KINDS)[number]): string | null {
+function changeCounts(changes: ReleaseChanges, kind: (typeof CHANGE_KINDS)[number]): string | null {
   const set = changes[kind];
   if (!set) return null;
   const parts = [
