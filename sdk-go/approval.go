@@ -116,8 +116,7 @@ func (s *Steps) GetResumeURLs(approver string) (*ResumeURLs, error) {
 	}
 	var out ResumeURLs
 	err := e.outbox.client.post(e.ctx, "/api/worker/runs/"+pathEscape(e.claim.RunID)+"/resume-urls", body, &out)
-	var api *APIError
-	if errors.As(err, &api) && api.Code == "LEASE_LOST" {
+	if errors.Is(err, ErrLeaseLost) {
 		e.markLost()
 		return nil, ErrLeaseLost
 	}

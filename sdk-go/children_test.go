@@ -61,7 +61,6 @@ func TestSetResultIsTheRunsResultWhenTheHandlerSucceeds(t *testing.T) {
 	})
 	f := newFakeServer(t, nil)
 	w := NewWorker(f.client(), WorkerOptions{})
-	defer w.outbox.close()
 	c := testClaim()
 	c.Workflow = "t-result"
 	w.execute(newExecution(context.Background(), w.outbox, c, time.Second))

@@ -170,14 +170,3 @@ func (p *directPool) exchange(dc *directConn, path, token string, body []byte) (
 	}
 	return res.StatusCode, raw, !res.Close, nil
 }
-
-// closeIdle closes the pool's idle connections.
-func (p *directPool) closeIdle() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
-	for _, dc := range idle {
-		dc.c.Close()
-	}
-}

@@ -78,22 +78,6 @@ func (o *outbox) send(op, runID string, body any, out any) error {
 	return <-q.done
 }
 
-// enqueue queues a write and returns the channel its result arrives on.
-func (o *outbox) enqueue(op, runID string, body any, out any) <-chan error {
-	q, alone := o.prepare(op, runID, body, out)
-	if alone {
-		return q.done
-	}
-	o.mu.Lock()
-	o.pending = append(o.pending, q)
-	if !o.busy {
-		o.busy = true
-		go o.drain()
-	}
-	o.mu.Unlock()
-	return q.done
-}
-
 // prepare encodes a write; alone is true when it is already on its way (or failed to
 // encode) outside the batches: a large write goes alone, on its own route.
 func (o *outbox) prepare(op, runID string, body any, out any) (*queuedWrite, bool) {
@@ -144,9 +128,6 @@ func (o *outbox) drain() {
 	}
 }
 
-// close is kept for symmetry with the worker's shutdown: writes still pending are sent.
-func (o *outbox) close() {}
-
 func (o *outbox) batchless() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -196,6 +177,8 @@ func (o *outbox) single(q *queuedWrite) error {
 	return o.client.post(ctx, "/api/worker/runs/"+pathEscape(q.w.RunID)+"/"+q.w.Op, q.w.Body, q.out)
 }
 
+// decodeResult turns one write's entry of a batch's results (its status and body, as the
+// write's own route would have answered) into the write's error, or decodes the body into q.out.
 func decodeResult(r batchResult, q *queuedWrite) error {
 	if r.Status < 200 || r.Status > 299 {
 		var e struct {

@@ -23,8 +23,8 @@ func TestOutboxSendsConcurrentWritesTogetherAndAnswersEachOnItsOwn(t *testing.T)
 		return 200, map[string]any{"saved": []string{fmt.Sprint(body["token"])}}
 	})
 	ob := newOutbox(f.client())
-	defer ob.close()
-	first := ob.enqueue("steps", "run-0", map[string]any{"token": 0}, nil)
+	first := make(chan error, 1)
+	go func() { first <- ob.send("steps", "run-0", map[string]any{"token": 0}, nil) }()
 	for !f.holding() {
 		time.Sleep(time.Millisecond)
 	}
@@ -89,7 +89,6 @@ func TestOutboxFallsBackToSingleRoutesOnAServerWithoutBatch(t *testing.T) {
 	}))
 	defer srv.Close()
 	ob := newOutbox(&Client{BaseURL: srv.URL, HTTP: srv.Client()})
-	defer ob.close()
 	var out struct{ Status string }
 	if err := ob.send("finish", "run/1", map[string]any{"token": 3, "outcome": "succeeded"}, &out); err != nil || out.Status != "succeeded" {
 		t.Fatalf("err=%v out=%v", err, out)

@@ -131,7 +131,6 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.wg.Wait()
 	close(stopBeats)
 	<-beatsDone
-	w.outbox.close()
 	return nil
 }
 

@@ -1,7 +1,8 @@
 """The Python side of Sluice: one process per Sluice worker, started by it.
 
-Sluice's worker claims Python runs like any other and drives them here over two pipes (fd 3:
-messages from Sluice, fd 4: messages to it), one JSON object per line:
+Sluice's worker claims Python runs like any other and drives them here over three pipes (fd 3:
+messages from Sluice, fd 4: messages to it, fd 5: the answers to asset calls), one JSON object
+per line:
 
     -> {"t": "start", "id", "seq", "kind": "workflow"|"task"|"script", "file", "fn"?, "args",
         "traceparent"?, "tracestate"?}
@@ -205,16 +206,17 @@ class _AssetAnswers:
         raise SluiceError(err.get("message", "asset call failed"), err.get("code", "ASSET_CALL_FAILED"))
 
     def read_forever(self):
+        """Reads the answers on fd 5 (one JSON line each) and wakes the call each one answers;
+        ends the process when Sluice closes the pipe."""
         parts = []  # the unfinished line, in pieces (a large object's answer spans many reads)
         while True:
             chunk = os.read(_ANSWER_FD, 1 << 20)
             if not chunk:
                 # Sluice is gone: nothing will answer.
                 os._exit(0)
-            if b"\n" not in chunk:
-                parts.append(chunk)
-                continue
             parts.append(chunk)
+            if b"\n" not in chunk:
+                continue
             lines = b"".join(parts).split(b"\n")
             parts = [lines.pop()]
             for line in lines:

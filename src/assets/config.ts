@@ -131,7 +131,7 @@ export function resolveAssetConfig(
 }
 
 /** Default size limit of a lake's local cache of object-store files, in MB. */
-export const DEFAULT_LAKE_CACHE_MB = 2048;
+const DEFAULT_LAKE_CACHE_MB = 2048;
 
 function lakesOf(raw: unknown, s3: S3Config): { lakeData: "local" | "s3"; lakeCacheMaxBytes: number } {
   const out = { lakeData: "local" as "local" | "s3", lakeCacheMaxBytes: DEFAULT_LAKE_CACHE_MB * 1024 * 1024 };

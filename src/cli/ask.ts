@@ -42,7 +42,7 @@ export function stdinPrompter(
 }
 
 /** Lines of `input` as a queue: `next()` resolves with the next line, or null after the end. */
-export function lineQueue(input: NodeJS.ReadableStream): { next(): Promise<string | null> } {
+function lineQueue(input: NodeJS.ReadableStream): { next(): Promise<string | null> } {
   const rl = createInterface({ input, terminal: false });
   const ready: string[] = [];
   const waiting: Array<(line: string | null) => void> = [];

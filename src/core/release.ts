@@ -202,17 +202,26 @@ export interface FileChange {
 
 /** The files `next` adds, changes and removes against `prev` (null: the first release), by path. */
 export function fileChanges(prev: ReleaseManifest | null, next: ReleaseManifest): FileChange[] {
-  const before = new Map((prev?.files ?? []).map((f) => [f.path, f.hash]));
-  const after = new Map(next.files.map((f) => [f.path, f.hash]));
-  const out: FileChange[] = [];
-  for (const [path, hash] of after) {
-    const old = before.get(path);
-    if (old === undefined) out.push({ path, change: "added", before: null, after: hash });
-    else if (old !== hash) out.push({ path, change: "changed", before: old, after: hash });
-  }
-  for (const [path, hash] of before)
-    if (!after.has(path)) out.push({ path, change: "removed", before: hash, after: null });
-  return out.sort((a, b) => a.path.localeCompare(b.path));
+  const before = prev?.files ?? [];
+  const hashes = (files: ReleaseManifest["files"]) => new Map(files.map((f) => [f.path, f.hash]));
+  const [was, is] = [hashes(before), hashes(next.files)];
+  const set = diffBy(
+    before,
+    next.files,
+    (f) => f.path,
+    (a, b) => a.hash === b.hash,
+  );
+  const change = (kind: FileChange["change"]) => (path: string) => ({
+    path,
+    change: kind,
+    before: was.get(path) ?? null,
+    after: is.get(path) ?? null,
+  });
+  return [
+    ...set.added.map(change("added")),
+    ...set.changed.map(change("changed")),
+    ...set.removed.map(change("removed")),
+  ].sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /** True when nothing differs. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { analyzeWorkflowSource } from "./analyze.js";
-import { DiagramError, WorkflowSyntaxError } from "./errors.js";
+import { DiagramError, WorkflowSyntaxError } from "./index.js";
 import { FIXTURE_NAMES, readFixture } from "./fixtures.js";
 import { analyzeFixture, chain, edgeList, nodeById, warningCodes } from "./testkit.js";
 import { validateDiagram } from "./validate.js";

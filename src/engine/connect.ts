@@ -7,7 +7,7 @@
  * `sluice server` on the same database run the work.
  */
 import { openStore, storeReady } from "../store/open.js";
-import type { RuntimeConnector } from "../sdk/runtime.js";
+import { installRuntime, type RuntimeConnector } from "../sdk/runtime.js";
 import { createEngine, type Engine } from "./engine.js";
 
 /** The database a producer process should use, from its environment; null when none is set. */
@@ -40,7 +40,6 @@ export function environmentConnector(env: Record<string, string | undefined> = p
 async function openProducer(database: string): Promise<Engine> {
   // Idle Postgres connections must not keep an app's script alive after its enqueue.
   const store = openStore(database, { allowExitOnIdle: true });
-  // The engine installs itself as this process's runtime; later calls find it directly.
   const engine = createEngine({ store, worker: false, scheduler: false, captureConsole: false });
   try {
     await storeReady(store);
@@ -49,5 +48,7 @@ async function openProducer(database: string): Promise<Engine> {
     await store.close().catch(() => {});
     throw err;
   }
+  // Never started (it runs nothing): installed as this process's runtime by hand, so later calls find it directly.
+  installRuntime(engine);
   return engine;
 }

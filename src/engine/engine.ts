@@ -148,7 +148,6 @@ export class Engine implements SluiceRuntime {
         })
       : null;
     for (const wf of options.workflows ?? []) this.registry.add({ def: wf, version: null, source: null });
-    installRuntime(this);
   }
 
   /**

@@ -99,7 +99,7 @@ export class MetricInstruments extends PromClientLoaded {
   });
   readonly queueWait = new Histogram({
     name: "sluice_run_queue_wait_seconds",
-    help: "From a run becoming due (enqueued or its runAt, a timer, retry or wake-up due, a lease reclaimed) to its execution starting in this process, store clock: time in the queue, the claim and loading its code",
+    help: "From a run becoming due (enqueued or its runAt, a timer, retry or wake-up due, a lease reclaimed) to its execution starting in this process (time in the queue, the claim and loading its code), or to its claim by an external worker through this server (worker protocol); store clock",
     labelNames: ["workflow"] as const,
     buckets: [...SECONDS, 4 * 3600, 12 * 3600, 86_400],
     registers: [this.registry],

@@ -100,6 +100,15 @@ export class EngineMetrics {
     });
   }
 
+  /**
+   * Records a run claimed by an external worker through this server (the worker protocol):
+   * `queueSeconds` from the run becoming due to its claim. The server does not see the
+   * worker start it, so claim-to-start is not observed.
+   */
+  claimedExternally(workflow: string, queueSeconds: number): void {
+    this.record((m) => m.queueWait.observe({ workflow }, Math.max(0, queueSeconds)));
+  }
+
   /** Records an expired lease this process ended: `retry` (another attempt queued) or `failed` (it was the last). */
   reclaimed(workflow: string, outcome: "retry" | "failed"): void {
     this.record((m) => m.reclaimed.inc({ workflow, outcome }));

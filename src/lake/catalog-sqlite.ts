@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { AsyncLocalStorage } from "node:async_hooks";
 import Database from "better-sqlite3";
 import { KeyedMutex } from "../assets/keyed-mutex.js";
+import { Statements } from "../store/sqlite/statements.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
 
 /**
@@ -37,16 +38,7 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     db.pragma("busy_timeout = 10000");
   }
   // The catalog code sends a small, fixed set of statements: each is compiled once.
-  const statements = new Map<string, Database.Statement>();
-  const prepare = (sql: string): Database.Statement => {
-    let st = statements.get(sql);
-    if (!st) {
-      if (statements.size >= MAX_CACHED_STATEMENTS) statements.clear();
-      st = db.prepare(sql);
-      statements.set(sql, st);
-    }
-    return st;
-  };
+  const statements = new Statements(db, MAX_CACHED_STATEMENTS);
   // One connection: statements issued inside transaction(fn) belong to it; statements from
   // other async work wait until it ends, so they never see (or join) a half-done commit.
   const inside = new AsyncLocalStorage<true>();
@@ -60,12 +52,12 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     baseDir: dirname(resolve(path)),
     async all(sql, params = []) {
       await outside();
-      return prepare(sql).all(...params.map(toParam)) as CatalogRow[];
+      return statements.get(sql).all(...params.map(toParam)) as CatalogRow[];
     },
     async run(sql, params = []) {
       await outside();
       if (params.length === 0 && !sql.includes("?")) db.exec(sql);
-      else prepare(sql).run(...params.map(toParam));
+      else statements.get(sql).run(...params.map(toParam));
     },
     async transaction(fn) {
       if (inside.getStore()) return fn();

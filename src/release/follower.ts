@@ -29,9 +29,6 @@ export class NoReleaseError extends SluiceError {
   }
 }
 
-/** How long a release switch waits for in-flight claims by default (`--release-drain`). */
-export const DEFAULT_SWITCH_DRAIN_MS = 60_000;
-
 type Mode = "idle" | "loading" | "following" | "draining" | "switching" | "stopped";
 
 /** Loads and follows the current release for one engine (see the module comment). */
@@ -53,8 +50,11 @@ export class ReleaseFollower {
     private readonly loader: Project,
     /** Where lines for people go (`release 3 loaded: …`). */
     private readonly say: (line: string) => void,
-    /** How long a switch waits for in-flight claims to drain before loading the new release anyway. */
-    private readonly drainMs: number = DEFAULT_SWITCH_DRAIN_MS,
+    /**
+     * How long a switch waits for in-flight claims to drain before loading the new release anyway
+     * (`--release-drain`, whose default is `RELEASE_DRAIN_OPTION` in `cli/release-mode.ts`).
+     */
+    private readonly drainMs: number,
   ) {}
 
   /** The release whose code is loaded now. */

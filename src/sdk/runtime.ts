@@ -140,7 +140,11 @@ export async function requireRuntime(what: string, unavailable: UnavailableError
 /** The error of `sluice`'s own `.enqueue()` and `signal()` when they have nowhere to go. */
 export const sluiceUnavailable: UnavailableErrorFactory = (what, cause) => new SluiceUnavailableError(what, { cause });
 
-/** Makes `engine` the process default (called by an engine when it starts). */
+/**
+ * Makes `engine` the process default: called by an engine's `start()`, and by
+ * `engine/connect.ts` for the producer engine it opens (never started). Never called by
+ * a constructor: creating an engine changes nothing process-wide.
+ */
 export function installRuntime(engine: SluiceRuntime): void {
   const engines = globalRuntime().engines;
   if (!engines.includes(engine)) engines.push(engine);

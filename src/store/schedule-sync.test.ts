@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planScheduleSync, type StoredSchedule } from "./schedule-sync.js";
+import { planScheduleSync, type StoredSchedule, toScheduleOwner } from "./schedule-sync.js";
 
 const at = (workflow: string, owner: StoredSchedule["owner"], cron = "* * * * *"): StoredSchedule => ({
   workflow,
@@ -44,5 +44,13 @@ describe("planScheduleSync", () => {
 
   it("adds new schedules", () => {
     expect(planScheduleSync([], [entry("x")], "release").upsert).toEqual([{ ...entry("x"), keepNext: false }]);
+  });
+});
+
+describe("toScheduleOwner", () => {
+  it("reads a stored owner column: release, else process", () => {
+    expect(toScheduleOwner("release")).toBe("release");
+    expect(toScheduleOwner("process")).toBe("process");
+    expect(toScheduleOwner("")).toBe("process");
   });
 });

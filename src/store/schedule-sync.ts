@@ -14,8 +14,13 @@
 /** Who registered a schedule (see the module comment). */
 export type ScheduleOwner = "release" | "process";
 
-/** Every owner, for checks of stored values. */
-export const SCHEDULE_OWNERS: readonly ScheduleOwner[] = ["release", "process"];
+/**
+ * The owner a stored `owner` column names: `release`, else `process` (the column's default, and
+ * what rows written before owners existed mean). Both stores' row mappers read it through here.
+ */
+export function toScheduleOwner(stored: string): ScheduleOwner {
+  return stored === "release" ? "release" : "process";
+}
 
 /** A schedule a sync lists. */
 export interface ScheduleEntry {

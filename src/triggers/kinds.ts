@@ -166,6 +166,24 @@ function strings(raw: Raw, key: string, where: string, example: string): string[
   return list as string[];
 }
 
+/** The duration option `key` in ms, `fallback` when absent. */
+function durationMs(raw: Raw, key: string, where: string, fallback: number): number {
+  if (raw[key] === undefined) return fallback;
+  try {
+    return toMillis(raw[key] as Duration);
+  } catch (err) {
+    throw bad(where, `"${key}": ${(err as Error).message}`);
+  }
+}
+
+/** The whole positive number option `key` (a count of `unit`), `fallback` when absent. */
+function wholeCount(raw: Raw, key: string, where: string, fallback: number, unit: string, example: number): number {
+  const v = raw[key] ?? fallback;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 1)
+    throw bad(where, `"${key}" must be a whole number of ${unit}, e.g. ${example}`);
+  return v;
+}
+
 function url(value: string, where: string, key: string, schemes: readonly string[]): void {
   let u: URL;
   try {
@@ -220,19 +238,10 @@ function parseGcp(raw: Raw, where: string): GcpOptions {
         where,
         `"${k}" must be a Pub/Sub id (a letter, then 2–254 letters, digits or - _ . ~ + %), got ${JSON.stringify(v)}`,
       );
-  let ackMs = 60_000;
-  if (raw.ackDeadline !== undefined) {
-    try {
-      ackMs = toMillis(raw.ackDeadline as Duration);
-    } catch (err) {
-      throw bad(where, `"ackDeadline": ${(err as Error).message}`);
-    }
-    if (ackMs < 10_000 || ackMs > 600_000)
-      throw bad(where, `"ackDeadline" must be between 10s and 600s (Pub/Sub's range)`);
-  }
-  const max = raw.maxMessages ?? 100;
-  if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
-    throw bad(where, `"maxMessages" must be a whole number of messages, e.g. 100`);
+  const ackMs = durationMs(raw, "ackDeadline", where, 60_000);
+  if (ackMs < 10_000 || ackMs > 600_000)
+    throw bad(where, `"ackDeadline" must be between 10s and 600s (Pub/Sub's range)`);
+  const max = wholeCount(raw, "maxMessages", where, 100, "messages", 100);
   const endpoint = str(raw, "apiEndpoint", where, "127.0.0.1:8085");
   return {
     projectId,
@@ -306,9 +315,7 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     const port = raw.port;
     if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535)
       throw bad(where, `"port" must be a TCP port such as 2525`);
-    const max = raw.maxBytes ?? 25 * 1024 * 1024;
-    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
-      throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 26214400`);
+    const max = wholeCount(raw, "maxBytes", where, 25 * 1024 * 1024, "bytes", 26214400);
     if ((raw.username === undefined) !== (raw.passwordEnv === undefined))
       throw bad(where, `"username" and "passwordEnv" go together (SMTP AUTH)`);
     if ((raw.tlsCertFile === undefined) !== (raw.tlsKeyFile === undefined))
@@ -339,23 +346,14 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
     const prefix = str(raw, "prefix", where, "uploads/orders/");
     if (prefix !== undefined && (prefix.startsWith("/") || prefix.split("/").includes("..")))
       throw bad(where, `"prefix" must be a relative key prefix such as "uploads/orders/" (no leading / or ..)`);
-    const max = raw.maxBytes ?? 100 * 1024 * 1024;
-    if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
-      throw bad(where, `"maxBytes" must be a whole number of bytes, e.g. 10485760`);
+    const max = wholeCount(raw, "maxBytes", where, 100 * 1024 * 1024, "bytes", 10485760);
     return { ...(prefix !== undefined && { prefix }), maxBytes: max } as KindOptions[K];
   }
   only(raw, where, NATS_KEYS);
   const servers = strings(raw, raw.servers !== undefined ? "servers" : "url", where, "nats://127.0.0.1:4222");
   for (const s of servers) url(s, where, "servers", ["nats", "tls"]);
-  let ackWaitMs = 30_000;
-  if (raw.ackWait !== undefined) {
-    try {
-      ackWaitMs = toMillis(raw.ackWait as Duration);
-    } catch (err) {
-      throw bad(where, `"ackWait": ${(err as Error).message}`);
-    }
-    if (ackWaitMs < 1000) throw bad(where, `"ackWait" must be at least 1s (the time a message may take to enqueue)`);
-  }
+  const ackWaitMs = durationMs(raw, "ackWait", where, 30_000);
+  if (ackWaitMs < 1000) throw bad(where, `"ackWait" must be at least 1s (the time a message may take to enqueue)`);
   const out: NatsOptions = {
     servers,
     stream: str(raw, "stream", where, "ORDERS", true),

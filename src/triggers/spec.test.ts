@@ -152,6 +152,19 @@ describe("trigger rows", () => {
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h", topic: "t", qos: 2 }], /unknown option "qos"/],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", ackWait: "10ms" }], /at least 1s/],
+      [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", ackWait: "soon" }], /"ackWait": /],
+      [
+        [{ name: "g", kind: "gcp", target: "w", projectId: "p", subscription: "s-1", maxMessages: 0 }],
+        /"maxMessages" must be a whole number of messages, e\.g\. 100/,
+      ],
+      [
+        [{ name: "a", kind: "email", target: "x", port: 2525, maxBytes: 1.5 }],
+        /"maxBytes" must be a whole number of bytes/,
+      ],
+      [
+        [{ name: "a", kind: "data_upload", target: "x", maxBytes: "1MB" }],
+        /"maxBytes" must be a whole number of bytes/,
+      ],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", idFrom: "body.id" }], /"idFrom".*\$\./],
       [
         [{ name: "a", kind: "email", target: "x", port: 2525, tlsCertFile: "c.pem" }],

@@ -22,7 +22,7 @@ export const APPROVAL_KEY = "waitForApproval";
 /** Checkpoint key base of Windmill-style `sleep` calls. */
 const SLEEP_KEY = "sleep";
 /** Default approval timeout: 30 minutes. */
-export const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
+const DEFAULT_APPROVAL_TIMEOUT_S = 1800;
 
 /** `task(...)(args)`, `taskScript(path)(args)`, `taskFlow(path)(args)`. */
 export function callTask(

@@ -107,8 +107,8 @@ export class Worker {
    * {@link adopt} and give back unused ones with {@link release}.
    */
   reserve(wanted: number, queue: string): { workerId: string; leaseMs: number; count: number } {
-    const allowed =
-      !this.draining && !this.held && this.running && (!this.options.queues || this.options.queues.includes(queue));
+    // While claiming is held, free() is 0.
+    const allowed = !this.draining && this.running && (!this.options.queues || this.options.queues.includes(queue));
     const free = allowed ? this.free() : 0;
     const count = Math.max(0, Math.min(wanted, free));
     this.reserved += count;
@@ -156,11 +156,7 @@ export class Worker {
     this.deps.committer.setRider(null);
     this.poke();
     await this.loopDone;
-    while (this.claiming > 0) await new Promise<void>((r) => this.claimsIdle.push(r));
-    const all = Promise.all([...this.active.values()].map((slot) => slot.ended));
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+    await this.awaitClaims(timeoutMs);
     this.running = false;
     this.events.off("work", this.onWork);
     this.unwatch?.();
@@ -177,6 +173,15 @@ export class Worker {
    */
   async holdClaims(timeoutMs: number, signal?: AbortSignal): Promise<{ left: number }> {
     this.held = true;
+    await this.awaitClaims(timeoutMs, signal);
+    return { left: this.active.size };
+  }
+
+  /**
+   * Waits for the claim requests in flight to settle, then up to `timeoutMs` (or until
+   * `signal` aborts) for every claim held then to end: {@link stop} and {@link holdClaims}.
+   */
+  private async awaitClaims(timeoutMs: number, signal?: AbortSignal): Promise<void> {
     while (this.claiming > 0) await new Promise<void>((r) => this.claimsIdle.push(r));
     const all = Promise.all([...this.active.values()].map((slot) => slot.ended));
     let timer: NodeJS.Timeout | undefined;
@@ -189,7 +194,6 @@ export class Worker {
     await Promise.race([all, gaveUp]);
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener("abort", onAbort);
-    return { left: this.active.size };
   }
 
   /** Takes new claims again after {@link holdClaims}. */
@@ -405,7 +409,7 @@ export class Worker {
     try {
       const r = await this.deps.committer.submit({
         verb: "heartbeat",
-        leases: slots.map((slot) => slot.execution?.lease ?? slot.lease),
+        leases: slots.map((slot) => slot.lease), // the execution's lease is the same claim's (run id, token)
         leaseMs: this.options.leaseMs,
       });
       if (r.ok && r.lost?.length) {

@@ -206,7 +206,7 @@ export interface MatrixRow {
 }
 
 /** Where rows go (read by `matrix-report.ts`). */
-export const ROWS_FILE = join(REPO, "test-artifacts", "chaos", "rows.jsonl");
+const ROWS_FILE = join(REPO, "test-artifacts", "chaos", "rows.jsonl");
 
 /** Records a matrix row. */
 export function record(row: MatrixRow): void {

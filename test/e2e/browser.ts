@@ -10,9 +10,9 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { REPO } from "../helpers/project.js";
 
 /** Where the browser lives (override with SLUICE_CHROMIUM). */
-export const CHROMIUM = process.env.SLUICE_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.SLUICE_CHROMIUM ?? "/usr/bin/chromium";
 /** Screenshots saved by the tests (gitignored). */
-export const ARTIFACTS = join(REPO, "test-artifacts", "e2e");
+const ARTIFACTS = join(REPO, "test-artifacts", "e2e");
 
 /** Why the browser tests cannot run here, or null when they can. */
 export function skipReason(): string | null {

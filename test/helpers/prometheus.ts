@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 
 /** The Python that has `prometheus_client` (Debian's, not a pyenv shim). */
-export const PROMETHEUS_PYTHON = "/usr/bin/python3";
+const PROMETHEUS_PYTHON = "/usr/bin/python3";
 
 /** One parsed sample: `name` keeps its suffix (`_bucket`, `_sum`, `_count`, `_total`). */
 export interface PromSample {

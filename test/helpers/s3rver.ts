@@ -21,7 +21,7 @@ export interface TestS3 {
 }
 
 /** Credentials s3rver accepts, in the environment the AWS SDK (and child processes) read. */
-export const S3RVER_ENV = {
+const S3RVER_ENV = {
   AWS_ACCESS_KEY_ID: "S3RVER",
   AWS_SECRET_ACCESS_KEY: "S3RVER",
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",

@@ -55,6 +55,23 @@ const enqueue = async (workflow: string, payload: unknown = {}) =>
 const claim = async (workflows: string[], waitMs = 2_000, extra: Record<string, unknown> = {}) =>
   (await json("/api/worker/claim", { workerId: "test-worker", workflows, waitMs, ...extra })).body.claims as any[];
 
+type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+/** The engine's own metric values of `name` for `workflow`. */
+async function metricValues(name: string, workflow: string): Promise<MetricValue[]> {
+  const metric = (await engine.metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  return ((metric?.values ?? []) as MetricValue[]).filter((v) => v.labels.workflow === workflow);
+}
+/** `sluice_run_queue_wait_seconds` for `workflow`: observation count and sum (seconds). */
+async function queueWait(workflow: string): Promise<{ count: number; sum: number }> {
+  const values = await metricValues("sluice_run_queue_wait_seconds", workflow);
+  const of = (suffix: string) => values.find((v) => v.metricName === `sluice_run_queue_wait_seconds_${suffix}`)?.value;
+  return { count: of("count") ?? 0, sum: of("sum") ?? 0 };
+}
+async function claimToStartCount(workflow: string): Promise<number> {
+  const values = await metricValues("sluice_run_claim_to_start_seconds", workflow);
+  return values.find((v) => v.metricName === "sluice_run_claim_to_start_seconds_count")?.value ?? 0;
+}
+
 describe("worker protocol", () => {
   it("registers workflows: listed, enqueueable, cron scheduled", async () => {
     const list = (await store.listWorkflows()).map((w) => [w.name, w.queue, w.maxAttempts]);
@@ -93,6 +110,8 @@ describe("worker protocol", () => {
     });
     expect(c.token).toBeGreaterThan(0);
     expect(ms).toBeLessThan(300);
+    // Handed over in the enqueue's own commit: due and claimed at the same instant.
+    expect(c.dueAt).toBe(c.claimedAt);
     // finish it so it does not linger
     expect((await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "succeeded" })).status).toBe(200);
   });
@@ -311,6 +330,24 @@ describe("worker protocol", () => {
     const run = (await store.getRun(id))!;
     expect(run.status).toBe("failed");
     expect(run.error?.message).toBe("card declined again");
+  });
+
+  it("a claim says when its run became due; the server records the run's queue wait for it", async () => {
+    const before = await queueWait("once");
+    const id = await enqueue("once");
+    await delay(600);
+    const [c] = await claim(["once"]);
+    expect(c.runId).toBe(id);
+    const run = (await store.getRun(id))!;
+    expect(c.dueAt).toBe(run.createdAt); // enqueued without runAt: due at its enqueue
+    expect(c.claimedAt - c.dueAt).toBeGreaterThanOrEqual(550);
+    const after = await queueWait("once");
+    expect(after.count - before.count).toBe(1);
+    const waited = after.sum - before.sum;
+    expect(waited).toBeCloseTo((c.claimedAt - c.dueAt) / 1000, 3);
+    // Not the built-in worker's own part: the server never sees an external worker start a run.
+    expect(await claimToStartCount("once")).toBe(0);
+    expect((await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "succeeded" })).status).toBe(200);
   });
 
   it("fail ends the run at once", async () => {

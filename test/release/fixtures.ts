@@ -31,7 +31,7 @@ export const TICK = `import { defineWorkflow } from "sluice";
 export const tick = defineWorkflow("tick", { schedule: "* * * * *", handler: async () => "tick" });
 `;
 
-export const PRODUCE = `// pipeline
+const PRODUCE = `// pipeline
 import * as wmill from "windmill-client";
 
 export async function main(n: number) {
@@ -40,7 +40,7 @@ export async function main(n: number) {
 }
 `;
 
-export const CONSUME = `// pipeline
+const CONSUME = `// pipeline
 // on s3://demo/a.json
 import * as wmill from "windmill-client";
 

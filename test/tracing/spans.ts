@@ -11,7 +11,7 @@ export interface SpanView {
 }
 
 /** Spans with `name` (exact, or starting with it when it ends in a space). */
-export function named(spans: SpanView[], name: string): SpanView[] {
+function named(spans: SpanView[], name: string): SpanView[] {
   return spans.filter((s) => (name.endsWith(" ") ? s.name.startsWith(name) : s.name === name));
 }
 

@@ -8,6 +8,11 @@ import time
 from ._errors import LeaseLost, NonDeterminismError, Parked, SluiceAPIError
 
 
+def _key(name, n):
+    """The key of the ``n``-th durable call named ``name`` in an execution (``name#n`` from the second)."""
+    return name if n == 1 else f"{name}#{n}"
+
+
 def backoff_delay(base, top, n):
     """base * 2^(n-1) with ±20 % jitter, capped at top (seconds; n is the failed try, from 1)."""
     raw = min(top, base * 2 ** (n - 1))
@@ -48,7 +53,7 @@ class Execution:
             n = self.counts[name] = self.counts.get(name, 0) + 1
             pos = self.position
             self.position += 1
-        return (name if n == 1 else f"{name}#{n}"), pos
+        return _key(name, n), pos
 
     def peek_key(self, name):
         """The key the next durable call named ``name`` will get, without allocating it."""
@@ -56,7 +61,7 @@ class Execution:
             if self.park is not None:
                 raise Parked()
             n = self.counts.get(name, 0) + 1
-        return name if n == 1 else f"{name}#{n}"
+        return _key(name, n)
 
     def lookup(self, key, kind):
         """The journal entry at ``key`` (None when absent); another kind is non-determinism."""
@@ -127,6 +132,10 @@ class Execution:
 
     def request(self, op, body):
         """A call of this claim that writes nothing (``resume-urls``); LEASE_LOST marks the claim lost."""
+        return self._post(op, body)
+
+    def _post(self, op, body):
+        """One POST to this claim's ``op`` route; a LEASE_LOST answer marks the claim lost and raises LeaseLost."""
         try:
             return self.client.post(f"/api/worker/runs/{self.run_id}/{op}", body)
         except SluiceAPIError as err:
@@ -142,11 +151,8 @@ class Execution:
         attempt = 0
         while True:
             try:
-                return self.client.post(f"/api/worker/runs/{self.run_id}/{op}", body)
+                return self._post(op, body)
             except SluiceAPIError as err:
-                if err.code == "LEASE_LOST":
-                    self.mark_lost()
-                    raise LeaseLost() from None
                 if err.status != 503 or time.monotonic() > deadline or self.is_lost():
                     raise
                 failure = err

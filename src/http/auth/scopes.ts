@@ -11,7 +11,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 export type Scope = "metrics" | "read" | "operate" | "worker" | "admin";
 
 /** Every scope, least first. */
-export const SCOPES: readonly Scope[] = ["metrics", "read", "operate", "worker", "admin"];
+const SCOPES: readonly Scope[] = ["metrics", "read", "operate", "worker", "admin"];
 
 /** True when a token with `has` may call an endpoint that needs `needs`. */
 export function scopeAllows(has: Scope, needs: Scope): boolean {

@@ -69,6 +69,10 @@ const CLAIM = obj({
   attempt: int,
   maxAttempts: int,
   claimedAt: { type: "integer", description: "store clock, epoch ms" },
+  dueAt: {
+    type: "integer",
+    description: "when the run became due, store clock, epoch ms: claimedAt - dueAt is its time in the queue",
+  },
   leaseMs: int,
   steps: { type: "array", items: JOURNAL_ENTRY },
 });

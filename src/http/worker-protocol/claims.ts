@@ -29,6 +29,11 @@ export interface ClaimView {
   maxAttempts: number;
   /** Store clock at claim time (epoch ms); step `wakeAt` times are on the same clock. */
   claimedAt: number;
+  /**
+   * When the run became due (store clock, epoch ms: its enqueue or `runAt`, a timer, retry or
+   * wake-up coming due, a lease reclaimed); `claimedAt - dueAt` is the time it waited in the queue.
+   */
+  dueAt: number;
   leaseMs: number;
   /** The journal: checkpoints of earlier claims, to replay against. */
   steps: JournalEntry[];
@@ -84,7 +89,7 @@ export class ExternalClaims {
         queues: msg.groups,
         server: this.engine.localServer ?? undefined,
       });
-      if (claimed.length > 0) return claimed.map((c) => claimView(c, msg.leaseMs));
+      if (claimed.length > 0) return this.answer(claimed, msg.leaseMs);
       const left = deadline - performance.now();
       if (left <= 0) return [];
       // Expired leases are looked for at least every RECLAIM_EVERY_MS while waiting.
@@ -93,10 +98,19 @@ export class ExternalClaims {
         this.bell.wait(ms, signal ? AbortSignal.any([signal, wake]) : wake),
       );
       if (handed.length === 0) continue;
-      if (!signal?.aborted) return handed.map((c) => claimView(c, msg.leaseMs));
+      if (!signal?.aborted) return this.answer(handed, msg.leaseMs);
       await this.giveBack(handed);
       return [];
     }
+  }
+
+  /**
+   * The claims as sent to the worker. Their queue wait (due → claimed) is observed here, at the
+   * claim: the server never sees an external worker's execution start.
+   */
+  private answer(claims: ClaimedRun[], leaseMs: number): ClaimView[] {
+    for (const c of claims) this.engine.metrics.claimedExternally(c.run.workflow, (c.claimedAt - c.dueAt) / 1000);
+    return claims.map((c) => claimView(c, leaseMs));
   }
 
   /**
@@ -157,6 +171,7 @@ function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
     attempt: c.run.attempt,
     maxAttempts: c.run.maxAttempts,
     claimedAt: c.claimedAt,
+    dueAt: c.dueAt,
     leaseMs,
     steps: c.steps.map((s) => ({
       key: s.key,

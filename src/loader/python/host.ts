@@ -1,8 +1,9 @@
 /**
  * The Python host: one `python3 -m wmill._host` process per Sluice process that runs Python
- * workflows, started on first use and again after it dies. Messages are JSON lines on two
- * extra pipes (fd 3 to Python, fd 4 from it), so what user code prints on stdout cannot be
- * mistaken for a message; each message names the execution it belongs to.
+ * workflows, started on first use and again after it dies. Messages are JSON lines on extra
+ * pipes (fd 3 to Python, fd 4 from it, fd 5 to it with the answers to its asset calls), so
+ * what user code prints on stdout cannot be mistaken for a message; each message names the
+ * execution it belongs to.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";

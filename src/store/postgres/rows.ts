@@ -2,6 +2,7 @@
  * Row mapping. Postgres rows use the same column names as SQLite's, so the
  * dialect-neutral mappers of the SQLite store are reused; only booleans differ.
  */
+import { toScheduleOwner } from "../schedule-sync.js";
 import type { ScheduleRecord } from "../types.js";
 
 export { type RunRow, type StepRow, toLog, toRun, toStep, toWorkflow } from "../sqlite/rows.js";
@@ -23,6 +24,6 @@ export function toSchedule(r: {
     nextAt: r.next_at,
     paused: r.paused,
     lastFiredAt: r.last_fired_at,
-    owner: r.owner === "release" ? "release" : "process",
+    owner: toScheduleOwner(r.owner),
   };
 }

@@ -1,5 +1,6 @@
 import type { ParamSpec } from "../../core/params.js";
 import type { SerializedError } from "../../core/serde.js";
+import { toScheduleOwner } from "../schedule-sync.js";
 import type { LogRecord, RunRecord, RunStatus, ScheduleRecord, StepKind, StepRecord, WorkflowInfo } from "../types.js";
 
 /** A `runs` row as better-sqlite3 returns it. */
@@ -198,6 +199,6 @@ export function toSchedule(r: {
     nextAt: r.next_at,
     paused: r.paused !== 0,
     lastFiredAt: r.last_fired_at,
-    owner: r.owner === "release" ? "release" : "process",
+    owner: toScheduleOwner(r.owner),
   };
 }

@@ -17,19 +17,16 @@ export async function startGcp(cx: ConsumerContext): Promise<Consumer> {
   const { PubSub } = await import("@google-cloud/pubsub");
   const apiEndpoint = o.apiEndpoint ?? cx.env.PUBSUB_EMULATOR_HOST;
   const client: PubSubType = new PubSub({ projectId: o.projectId, ...(apiEndpoint && { apiEndpoint }) });
-  let sub: Subscription;
+  // A local handle (no request): it stays valid when the subscription is created below.
+  const sub: Subscription = client.subscription(o.subscription, {
+    flowControl: { maxMessages: o.maxMessages, allowExcessMessages: false },
+  });
   try {
-    sub = client.subscription(o.subscription, {
-      flowControl: { maxMessages: o.maxMessages, allowExcessMessages: false },
-    });
     const [exists] = await sub.exists();
     if (!exists) {
       if (!o.topic)
         throw new Error(`the subscription does not exist; create it, or give "topic" to have it created on that topic`);
       await client.topic(o.topic).createSubscription(o.subscription, { ackDeadlineSeconds: o.ackDeadlineSeconds });
-      sub = client.subscription(o.subscription, {
-        flowControl: { maxMessages: o.maxMessages, allowExcessMessages: false },
-      });
     }
   } catch (err) {
     await client.close().catch(() => {});

@@ -1,4 +1,5 @@
 /** Calls to the Sluice HTTP API: JSON in and out, the saved bearer token, errors as {@link ApiError}. */
+import type { ApiErrorBody } from "../../../http/api-types";
 import { savedToken } from "./auth";
 
 /** A non-2xx answer, with the API's stable error code. */
@@ -35,8 +36,9 @@ export async function api<T>(
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (!res.ok) {
-    const e = data?.error ?? {};
-    throw new ApiError(res.status, e.code ?? "ERROR", e.message ?? `${res.status} ${res.statusText}`, e.problems ?? []);
+    const e: Partial<ApiErrorBody["error"]> = (data as Partial<ApiErrorBody> | null)?.error ?? {};
+    const problems = Array.isArray(e.problems) ? (e.problems as string[]) : [];
+    throw new ApiError(res.status, e.code ?? "ERROR", e.message ?? `${res.status} ${res.statusText}`, problems);
   }
   return data as T;
 }

@@ -11,10 +11,8 @@ import type { LakeAssetDetail, LakePreview } from "../../../pipeline/runtime/lak
 import { seg } from "../api/client";
 import { useApi } from "../api/use-api";
 import { useNow } from "../hooks";
-import { relative as relativeIso, timestamp as timestampIso } from "../lib/format";
+import { isoOf, relative, timestamp } from "../lib/format";
 import { LoadError } from "./ErrorBlock";
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 type Tab = "partitions" | "preview" | "snapshots" | "schema" | "lineage";
 const TABS: ReadonlyArray<[Tab, string]> = [
@@ -66,7 +64,7 @@ function Partitions({ detail, now, onPreview }: { detail: LakeAssetDetail; now: 
               </td>
               <td>{p.snapshot_id}</td>
               <td>{p.rows}</td>
-              <td title={timestampIso(iso(p.at))}>{relativeIso(iso(p.at), now)}</td>
+              <td title={timestamp(isoOf(p.at))}>{relative(isoOf(p.at), now)}</td>
               <td title={tests.map((t) => `${t.passed ? "✓" : "✗"} ${t.test}`).join("\n")}>
                 {tests.length === 0 ? (
                   <span className="muted">none</span>

@@ -8,7 +8,7 @@ import { seg } from "../api/client";
 import { openEventStream } from "../api/sse";
 
 /** The log lines of run `runId` (and of its child runs with `withChildren`), live until the run ends. */
-export function useLogStream(runId: string, withChildren: boolean): { lines: ApiLogLine[]; ended: boolean } {
+function useLogStream(runId: string, withChildren: boolean): { lines: ApiLogLine[]; ended: boolean } {
   const [lines, setLines] = useState<ApiLogLine[]>([]);
   const [ended, setEnded] = useState(false);
   useEffect(() => {

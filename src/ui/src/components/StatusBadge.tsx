@@ -9,8 +9,3 @@ export function StatusBadge({ status, small }: { status: DisplayStatus; small?: 
     </span>
   );
 }
-
-/** Just the dot, for dense places. */
-export function StatusDot({ status }: { status: DisplayStatus }) {
-  return <span className={`dot st-${status}`} title={statusLabel(status)} aria-label={statusLabel(status)} />;
-}

@@ -35,7 +35,7 @@ export interface Layout {
 const PRIMITIVES = new Set(["task", "step", "sleep", "approval", "wait"]);
 
 /** The box size a node is drawn with. */
-export function nodeSize(node: DiagramNode): { width: number; height: number } {
+function nodeSize(node: DiagramNode): { width: number; height: number } {
   if (PRIMITIVES.has(node.kind)) return { width: 220, height: 58 };
   if (node.kind === "merge" || node.kind === "join") return { width: 18, height: 18 };
   if (node.kind === "start" || node.kind === "end") return { width: 92, height: 32 };
@@ -71,7 +71,7 @@ export async function layoutDiagram(diagram: WorkflowDiagram): Promise<Layout> {
 }
 
 /** One backdrop per group node, around the group node and every node inside it (nested groups included). */
-export function groupBackdrops(nodes: PlacedNode[]): PlacedGroup[] {
+function groupBackdrops(nodes: PlacedNode[]): PlacedGroup[] {
   const byId = new Map(nodes.map((n) => [n.node.id, n]));
   const members = new Map<string, PlacedNode[]>();
   const depthOf = (id: string): number => {

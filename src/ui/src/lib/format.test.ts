@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, relative, shortId } from "./format";
+import { duration, isoOf, relative, shortId } from "./format";
 
 describe("format", () => {
   it("durations read naturally", () => {
@@ -21,6 +21,10 @@ describe("format", () => {
     expect(relative(new Date(now - 2000).toISOString(), now)).toBe("just now");
     expect(relative(new Date(now - 90_000).toISOString(), now)).toBe("2 m ago");
     expect(relative(new Date(now + 3 * 3_600_000).toISOString(), now)).toBe("in 3 h");
+  });
+  it("epoch ms as ISO text for the time helpers", () => {
+    expect(isoOf(Date.UTC(2026, 0, 2, 3, 4, 5))).toBe("2026-01-02T03:04:05.000Z");
+    expect(relative(isoOf(Date.UTC(2026, 0, 1) - 90_000), Date.UTC(2026, 0, 1))).toBe("2 m ago");
   });
   it("short ids keep the distinctive end of UUIDv7s", () => {
     expect(shortId("01a22994-c119-75ad-8aa9-64625538593d")).toBe("64625538593d");

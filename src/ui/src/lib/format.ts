@@ -16,6 +16,11 @@ export function duration(ms: number | null | undefined): string {
   return part(Math.floor(h / 24), "d", h % 24, "h");
 }
 
+/** Epoch ms as the ISO text {@link relative} and {@link timestamp} take. */
+export function isoOf(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
 /** `just now`, `12 s ago`, `5 m ago`, `in 3 h`. */
 export function relative(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return "—";

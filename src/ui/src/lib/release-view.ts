@@ -5,7 +5,7 @@ import type { ReleaseChanges } from "../../../core/release";
 export const CHANGE_KINDS = ["workflows", "schedules", "triggers", "files"] as const;
 
 /** One kind's counts as `+a ~c -r`, or null when that kind did not change. */
-export function changeCounts(changes: ReleaseChanges, kind: (typeof CHANGE_KINDS)[number]): string | null {
+function changeCounts(changes: ReleaseChanges, kind: (typeof CHANGE_KINDS)[number]): string | null {
   const set = changes[kind];
   if (!set) return null;
   const parts = [
@@ -20,9 +20,4 @@ export function changeCounts(changes: ReleaseChanges, kind: (typeof CHANGE_KINDS
 export function changeSummary(changes: ReleaseChanges): string {
   const parts = CHANGE_KINDS.map((k) => changeCounts(changes, k)).filter((p): p is string => p !== null);
   return parts.length ? parts.join(" · ") : "no changes";
-}
-
-/** Epoch ms as the ISO text the format helpers take. */
-export function isoOf(ms: number): string {
-  return new Date(ms).toISOString();
 }

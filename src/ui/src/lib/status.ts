@@ -6,7 +6,7 @@ import type { ApiRunStatus } from "../../../http/api-types";
 export type DisplayStatus = ApiRunStatus | "sleeping" | "skipped" | "idle";
 
 /** Statuses a run never leaves (`core/run-status.ts`). */
-export const FINISHED: readonly ApiRunStatus[] = TERMINAL_STATUSES;
+const FINISHED: readonly ApiRunStatus[] = TERMINAL_STATUSES;
 
 /** True when the run is done. */
 export const isFinished = (s: ApiRunStatus) => FINISHED.includes(s);

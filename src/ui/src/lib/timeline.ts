@@ -36,7 +36,7 @@ export interface Timeline {
 const t = (iso: string | null) => (iso ? new Date(iso).getTime() : null);
 
 /** True for a sleep whose wake time has passed (inline sleeps stay `pending` in the checkpoint once over). */
-export function sleptThrough(step: ApiStep, runStatus: ApiRun["status"], now: number): boolean {
+function sleptThrough(step: ApiStep, runStatus: ApiRun["status"], now: number): boolean {
   return (
     step.kind === "sleep" &&
     step.status === "pending" &&

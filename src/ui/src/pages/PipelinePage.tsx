@@ -17,14 +17,13 @@ import { BackfillGrid } from "../components/BackfillGrid";
 import { LoadError } from "../components/ErrorBlock";
 import { LakeTable } from "../components/LakeTable";
 import { useNow, useTitle } from "../hooks";
-import { relative as relativeIso, timestamp as timestampIso } from "../lib/format";
+import { isoOf, relative as relativeIso, timestamp as timestampIso } from "../lib/format";
 import { type PipelineNode, pipelineView } from "../lib/pipeline-view";
 import "../styles/pipelines.css";
 
 /** The format helpers take ISO strings; pipeline status carries epoch milliseconds. */
-const iso = (ms: number) => new Date(ms).toISOString();
-const relative = (ms: number, now: number) => relativeIso(iso(ms), now);
-const timestamp = (ms: number) => timestampIso(iso(ms));
+const relative = (ms: number, now: number) => relativeIso(isoOf(ms), now);
+const timestamp = (ms: number) => timestampIso(isoOf(ms));
 
 const PipelineGraph = lazy(() => import("../components/PipelineGraph"));
 

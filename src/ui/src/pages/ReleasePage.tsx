@@ -9,9 +9,9 @@ import type { ApiRelease, ApiReleaseDiff } from "../../../http/api-types";
 import { useApi } from "../api/use-api";
 import { LoadError } from "../components/ErrorBlock";
 import { usePathParam, useNow, useTitle } from "../hooks";
-import { relative, timestamp } from "../lib/format";
+import { isoOf, relative, timestamp } from "../lib/format";
 import { lineDiff } from "../lib/line-diff";
-import { CHANGE_KINDS, isoOf } from "../lib/release-view";
+import { CHANGE_KINDS } from "../lib/release-view";
 
 const MARK = { added: "+", changed: "~", removed: "−" } as const;
 
@@ -72,9 +72,12 @@ export function ReleasePage() {
       <header className="page-head">
         <div>
           <h1>Release {r.id}</h1>
-          <p className="sub">
-            {diff.data?.previous ? `Changes against release ${diff.data.previous}.` : "The first release."}
-          </p>
+          {/* Only once the diff has loaded: before, "The first release." would show for every release. */}
+          {diff.data ? (
+            <p className="sub">
+              {diff.data.previous ? `Changes against release ${diff.data.previous}.` : "The first release."}
+            </p>
+          ) : null}
         </div>
       </header>
       <dl className="facts">

@@ -5,8 +5,8 @@ import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
 import { LoadError } from "../components/ErrorBlock";
 import { useNow, useTitle } from "../hooks";
-import { relative, timestamp } from "../lib/format";
-import { changeSummary, isoOf } from "../lib/release-view";
+import { isoOf, relative, timestamp } from "../lib/format";
+import { changeSummary } from "../lib/release-view";
 
 /** See the module comment. */
 export function ReleasesPage() {

@@ -37,7 +37,8 @@ export function RunPage() {
   useLiveRefresh(detail.reload, { active, pollMs: 1500 });
   const now = useNow(active ? 500 : 60_000);
   useTitle(run ? `${run.name} ${run.status}` : "Run");
-  const release = useApi<ApiRunRelease>(`/api/runs/${seg(id)}/release`);
+  // Only code from a release has one: a run without a code version (in-process code) never does.
+  const release = useApi<ApiRunRelease>(run?.version ? `/api/runs/${seg(id)}/release` : null);
   const diagram = useApi<ApiDiagram>(run && run.task === null ? `/api/workflows/${seg(run.workflow)}/diagram` : null);
   const [selected, setSelected] = useState<TimelineRow | null>(null);
   const timeline = useMemo(() => (detail.data ? buildTimeline(detail.data, now) : null), [detail.data, now]);
