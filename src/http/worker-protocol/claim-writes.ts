@@ -11,10 +11,19 @@
 import { traceCarrierOf, withTraceCarrier } from "../../core/trace-context.js";
 import { backoffDelay } from "../../core/backoff.js";
 import { encodeValue } from "../../core/serde.js";
+import { taskRunFields } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
 import { newRunId } from "../../core/ids.js";
 import { InvalidInputError, LeaseLostError, RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
-import type { ChildSpec, Command, CommandResult, LogLine, RunOutcome, StepWrite } from "../../store/types.js";
+import type {
+  ChildSpec,
+  Command,
+  CommandResult,
+  LogLine,
+  RunOutcome,
+  StepWrite,
+  WorkflowInfo,
+} from "../../store/types.js";
 import { ConflictError } from "../errors.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import {
@@ -123,47 +132,73 @@ export class ClaimWrites {
 
   /**
    * The child runs of a park, from their workflows' registrations; adds each child's
-   * pending `task` step (resolved by the child's completion) to `steps`.
+   * pending `task` step (resolved by the child's completion) to `steps`. A task child
+   * (`task`) is a run of the parent's own workflow pinned to the parent's code version,
+   * stored as the built-in engine stores a `task(fn)` call (`workflow`, `task`, `version`,
+   * step target = the function's name); its options follow the engine's rules
+   * (`core/task-options.ts`): `options.timeoutMs`, and a cache key and TTL the store
+   * resolves in the park's commit.
    * @throws UnknownWorkflowError for a child of a workflow nobody registered
+   * @throws InvalidInputError for a task child that names another workflow than its parent's
    */
   private async childSpecs(parentId: string, msgs: ChildMessage[], steps: StepWrite[]): Promise<ChildSpec[]> {
     if (msgs.length === 0) return [];
     const { store } = this.engine;
     const parent = await store.getRun(parentId);
     if (!parent) throw new RunNotFoundError(parentId);
-    return Promise.all(
-      msgs.map(async (m) => {
-        const info = await store.getWorkflow(m.workflow);
-        if (!info)
-          throw new UnknownWorkflowError(
-            m.workflow,
-            (await store.listWorkflows()).map((w) => w.name),
-          );
-        const id = newRunId();
-        steps.push({
-          key: m.key,
-          kind: "task",
-          target: m.workflow,
-          status: "pending",
-          childId: id,
-          position: m.position,
-        });
-        return {
-          id,
-          dedupe: false,
-          workflow: m.workflow,
-          queue: m.group ?? info.queue,
-          payload: m.payload,
-          maxAttempts: m.maxAttempts ?? info.maxAttempts,
-          backoff: info.backoff,
-          createdBy: parent.createdBy,
-          parentKey: m.key,
-          concurrency: m.concurrency,
-          // Children continue the parent's trace (the external worker's own spans are its business).
-          options: withTraceCarrier(null, traceCarrierOf(parent.options)),
-        };
-      }),
-    );
+    const infos = new Map<string, WorkflowInfo>();
+    for (const [i, m] of msgs.entries()) {
+      if (m.task !== undefined && m.workflow !== undefined && m.workflow !== parent.workflow)
+        throw new InvalidInputError(
+          `"children[${i}].workflow" must be the parent's workflow ${JSON.stringify(parent.workflow)} for a task child (or be left out): a task is a function of the parent's own workflow`,
+          { code: "INVALID_BODY" },
+        );
+      const name = m.workflow ?? parent.workflow;
+      if (infos.has(name)) continue;
+      const info = await store.getWorkflow(name);
+      if (!info)
+        throw new UnknownWorkflowError(
+          name,
+          (await store.listWorkflows()).map((w) => w.name),
+        );
+      infos.set(name, info);
+    }
+    const carrier = traceCarrierOf(parent.options);
+    return msgs.map((m) => {
+      const workflow = m.workflow ?? parent.workflow;
+      const info = infos.get(workflow)!;
+      const task = m.task ?? null;
+      const id = newRunId();
+      steps.push({
+        key: m.key,
+        kind: "task",
+        target: task ?? workflow,
+        status: "pending",
+        childId: id,
+        position: m.position,
+      });
+      const fields = taskRunFields(workflow, task, m.payload, { timeoutMs: m.timeoutMs, cacheTtlMs: m.cacheTtlMs });
+      return {
+        id,
+        dedupe: false,
+        workflow,
+        task,
+        // A task runs the parent's code; a workflow child is pinned at its first claim.
+        version: task === null ? null : parent.version,
+        queue: m.group ?? info.queue,
+        payload: m.payload,
+        priority: m.priority ?? 0,
+        maxAttempts: m.maxAttempts ?? info.maxAttempts,
+        backoff: info.backoff,
+        createdBy: parent.createdBy,
+        parentKey: m.key,
+        concurrency: m.concurrency,
+        cacheKey: fields.cacheKey,
+        cacheTtlMs: fields.cacheTtlMs,
+        // Children continue the parent's trace (the external worker's own spans are its business).
+        options: withTraceCarrier(fields.options, carrier),
+      };
+    });
   }
 
   /**
