@@ -93,6 +93,26 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    title:
+      "task children: functions of the same workflow run as child runs with their options; a failed task raises a stable TaskError; a timeout fails the task",
+    workflow: "conf-tasks",
+    payload: () => ({}),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["extract", "done"],
+        ["broken", "error"],
+        ["slow", "error"],
+        ["sum", "done"],
+      ],
+      values: {
+        extract: 20,
+        sum: { rows: 20, failed: { key: "broken", child: true, message: "bad row" }, late: "TASK_TIMEOUT" },
+      },
+    },
+  },
+  {
     title: "an approval parks the run until `sluice approve` decides it; the decision is the call's value",
     workflow: "conf-approval",
     payload: () => ({}),

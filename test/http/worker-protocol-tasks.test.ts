@@ -73,7 +73,8 @@ describe("task children in the worker protocol", () => {
     expect(first.deadline).toBeGreaterThanOrEqual(first.claimedAt + 60_000 - 5);
     expect(first.deadline).toBeLessThanOrEqual(first.claimedAt + 60_000);
     const [second] = await claim("t-flow");
-    expect([second.task, second.deadline]).toEqual(["load", undefined]);
+    expect([second.task, second.deadline, second.timeoutMs]).toEqual(["load", undefined, undefined]);
+    expect(first.timeoutMs).toBe(60_000);
     await finish(first, { outcome: "succeeded", result: { rows: 3 } });
     await finish(second, {
       outcome: "failed",

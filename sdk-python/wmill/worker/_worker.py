@@ -10,7 +10,7 @@ import time
 import traceback
 
 from ._context import WorkflowContext
-from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError
+from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError, TaskTimeout
 from ._execution import Execution, backoff_delay
 from ._http import client_from_env, interrupt
 from ._registry import registered
@@ -137,14 +137,37 @@ class Worker:
                 self._active.pop(e.run_id, None)
             self._free.release()
 
+    def _handler(self, e):
+        """The function a claim runs: its workflow's handler, or one of its tasks (``task``)."""
+        name, task = e.claim["workflow"], e.claim.get("task")
+        d = self.defs.get(name)
+        if d is None:
+            raise e.make_permanent(LookupError(f"sluice: this worker does not serve {name!r}"))
+        version = e.claim.get("version")
+        if d.version and version and version != d.version:
+            print(f"sluice worker: run {e.run_id} is pinned to version {version!r}; this worker runs {d.version!r}",
+                  file=sys.stderr)
+        if task is None:
+            return d.handler
+        fn = d.tasks.get(task)
+        if fn is None:
+            raise e.make_permanent(LookupError(
+                f"sluice: workflow {name!r} has no task {task!r} in this worker (register it with "
+                f"register_workflow({name!r}, …, tasks=[{task}]))"))
+
+        def run_task(ctx, payload):
+            try:
+                return fn(ctx, payload)
+            except Exception as err:  # a task's error is final, as in workflows as code
+                raise e.make_permanent(err)
+        return run_task
+
     def _run_claim(self, e):
-        d = self.defs.get(e.claim["workflow"])
         ctx = WorkflowContext(e)
         result, error = None, None
+        timer = self._arm_deadline(e)
         try:
-            if d is None:
-                raise e.make_permanent(LookupError(f"sluice: this worker does not serve {e.claim['workflow']!r}"))
-            result = d.handler(ctx, e.claim.get("payload"))
+            result = self._handler(e)(ctx, e.claim.get("payload"))
         except (Parked, LeaseLost, BailError, FailError):
             pass
         except BaseException as err:  # the handler's error decides the outcome below
@@ -152,6 +175,10 @@ class Worker:
             if not isinstance(err, Exception):
                 e.make_permanent(err)
             e.log("error", "".join(traceback.format_exception(type(err), err, err.__traceback__)).rstrip())
+        if timer is not None:
+            timer.cancel()
+        if not e.end():
+            return  # the deadline ended the claim first
         e.flush_logs()
         if e.is_lost():
             print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
@@ -181,6 +208,27 @@ class Worker:
             self._write(e, "finish", body)
         except TypeError as err:  # a result that is not JSON
             self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
+
+    def _arm_deadline(self, e):
+        """A task with a ``timeout`` fails at its ``deadline`` (server clock, from its first start),
+        whether or not its function returns: the claim ends there, later writes are dropped."""
+        deadline = e.claim.get("deadline")
+        if deadline is None:
+            return None
+
+        def expire():
+            if not e.end():
+                return
+            err = TaskTimeout(e.claim.get("timeoutMs") or 0)
+            e.log("error", f"timed out: {err}")
+            e.flush_logs()
+            e.mark_lost()
+            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
+
+        timer = threading.Timer(max(0.0, (deadline - e.now_ms()) / 1000), expire)
+        timer.daemon = True
+        timer.start()
+        return timer
 
     def _write(self, e, op, body):
         try:

@@ -40,6 +40,8 @@ export interface ClaimView {
    * fails it (`TASK_TIMEOUT`), measured from its first start as the built-in engine does.
    */
   deadline?: number;
+  /** That task's timeout (ms), with `deadline`. */
+  timeoutMs?: number;
   /** The journal: checkpoints of earlier claims, to replay against. */
   steps: JournalEntry[];
   /** The W3C trace context stored with the run at enqueue, when it has one: the worker continues it. */
@@ -175,7 +177,7 @@ function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
     maxAttempts: c.run.maxAttempts,
     claimedAt: c.claimedAt,
     leaseMs,
-    ...(timeoutMs === null ? {} : { deadline: (c.run.startedAt ?? c.claimedAt) + timeoutMs }),
+    ...(timeoutMs === null ? {} : { deadline: (c.run.startedAt ?? c.claimedAt) + timeoutMs, timeoutMs }),
     steps: c.steps.map((s) => ({
       key: s.key,
       kind: s.kind,
