@@ -49,7 +49,7 @@ func TestChildrenStartsEveryChildInOneParkThenReturnsEachResultOrError(t *testin
 	// All finished, one failed: results decoded, the failure reported for its call only.
 	_, done := newTestExec(f, testClaim(
 		journalEntry{Key: "double", Kind: "task", Status: "done", Value: json.RawMessage(`0`)},
-		journalEntry{Key: "double#2", Kind: "task", Status: "error", Error: &errorJSON{Message: "boom", Code: "B"}},
+		journalEntry{Key: "double#2", Kind: "task", Status: "error", Error: json.RawMessage(`{"name":"Error","message":"boom","code":"B"}`), ChildID: strPtr("c2")},
 		journalEntry{Key: "double#3", Kind: "task", Status: "done", Value: json.RawMessage(`4`)},
 	))
 	outs = make([]int, 3)

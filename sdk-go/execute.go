@@ -6,19 +6,34 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 // execute runs the handler of one claim and reports how it ended: parked, succeeded,
 // cancelled (Bail), failed (Fail or a permanent error), or retry (any other error;
 // the server applies the attempts left and the backoff).
 func (w *Worker) execute(e *execution) {
-	def := w.defs[e.claim.Workflow]
 	runCtx := context.WithValue(e.ctx, traceKey{}, TraceContext{Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate})
 	wctx := &WorkflowContext{Context: runCtx, RunID: e.claim.RunID, WorkflowName: e.claim.Workflow, Attempt: e.claim.Attempt,
-		Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate, exec: e}
+		Task: e.claim.Task, Version: e.claim.Version, Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate, exec: e}
 	wctx.Step = &Steps{exec: e}
 	wctx.Logger = &Logger{exec: e}
-	err := runHandler(def.handler, wctx, e.claim.Payload)
+	handler := w.handlerOf(e.claim)
+	var err error
+	if e.claim.Deadline == nil {
+		err = runHandler(handler, wctx, e.claim.Payload)
+	} else {
+		done := make(chan error, 1)
+		go func() { done <- runHandler(handler, wctx, e.claim.Payload) }()
+		timer := time.NewTimer(time.Duration(*e.claim.Deadline-e.now()) * time.Millisecond)
+		select {
+		case err = <-done:
+			timer.Stop()
+		case <-timer.C:
+			w.timeOut(e)
+			return
+		}
+	}
 	e.flushLogs()
 	if e.isLost() {
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: lost its lease; another claim owns it now\n", e.claim.RunID)
@@ -61,6 +76,45 @@ func (w *Worker) execute(e *execution) {
 	body["token"] = e.claim.Token
 	if werr := e.write("finish", body, nil); werr != nil {
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not record its outcome (%v); it is retried when its lease expires\n", e.claim.RunID, werr)
+	}
+}
+
+// handlerOf is the function a claim runs: its workflow's handler or one of its tasks.
+// A task's error is permanent (its run fails without retry); an unknown task fails the run.
+func (w *Worker) handlerOf(c claim) HandlerFunc {
+	def := w.defs[c.Workflow]
+	if c.Task == "" {
+		return def.handler
+	}
+	fn := def.tasks[c.Task]
+	if fn == nil {
+		return func(*WorkflowContext, json.RawMessage) error {
+			return &permanentError{fmt.Errorf("sluice: workflow %q has no task %q in this worker (register it with WithTask)", c.Workflow, c.Task)}
+		}
+	}
+	return func(ctx *WorkflowContext, payload json.RawMessage) error {
+		err := fn(ctx, payload)
+		if err == nil || errors.Is(err, ErrParked) || errors.Is(err, ErrLeaseLost) {
+			return err
+		}
+		var perm *permanentError
+		if errors.As(err, &perm) {
+			return err
+		}
+		return &permanentError{err}
+	}
+}
+
+// timeOut fails a task child whose deadline passed while its function ran: the claim is
+// given up (the function's later writes are dropped) and the run fails with TASK_TIMEOUT.
+func (w *Worker) timeOut(e *execution) {
+	e.markLost()
+	e.flushLogs()
+	msg := fmt.Sprintf("task timed out after %g s", float64(e.claim.TimeoutMs)/1000)
+	body := map[string]any{"token": e.claim.Token, "outcome": "failed",
+		"error": errorJSON{Message: msg, Name: "TaskTimeout", Code: "TASK_TIMEOUT"}}
+	if err := e.write("finish", body, nil); err != nil && !errors.Is(err, ErrLeaseLost) {
+		fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not record its timeout (%v)\n", e.claim.RunID, err)
 	}
 }
 
