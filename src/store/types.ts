@@ -249,6 +249,12 @@ export type Command =
       children: ChildSpec[];
       wakeAfterMs: number | null;
       awaitChildren: boolean;
+      /**
+       * Create the children and write the steps under the fence but keep the claim: the
+       * run stays `running` (its outstanding count grows). A park too large for one request
+       * is sent as such writes first, then one parking suspend (docs/PROTOCOL.md, "Large fan-outs").
+       */
+      keepClaim?: boolean;
     }
   | { verb: "complete"; lease: Lease; outcome: RunOutcome }
   | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }

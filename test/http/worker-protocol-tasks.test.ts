@@ -196,3 +196,95 @@ describe("task children in the worker protocol", () => {
     await finish(c3, { outcome: "succeeded" });
   });
 });
+
+describe("large fan-outs: children written in chunks before the park", () => {
+  it("a park of 10,000 children sent as chunks under the body limit; the parent wakes once all have finished", async () => {
+    const parentId = (await engine.enqueueRun("t-flow", {})).id;
+    const [p] = await claim("t-flow");
+    const all = Array.from({ length: 10_000 }, (_, i) => ({
+      key: i === 0 ? "item" : `item#${i + 1}`,
+      position: i,
+      task: "item",
+      payload: { i },
+    }));
+    const chunks = [all.slice(0, 4_000), all.slice(4_000, 8_000)];
+    for (const chunk of chunks) {
+      const body = JSON.stringify({ token: p.token, children: chunk });
+      expect(body.length).toBeLessThan(1024 * 1024);
+      const r = await json(`/api/worker/runs/${parentId}/children`, { token: p.token, children: chunk });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.created).toHaveLength(4_000);
+    }
+    // The claim is kept while the chunks are written: still running, its children already claimable.
+    expect((await store.getRun(parentId))!.status).toBe("running");
+    const [early] = await claim("t-flow");
+    expect(early.task).toBe("item");
+    await finish(early, { outcome: "succeeded", result: early.payload.i });
+    const parked = await json(`/api/worker/runs/${parentId}/park`, { token: p.token, children: all.slice(8_000) });
+    expect(parked).toEqual({ status: 200, body: { status: "waiting" } });
+    expect((await store.getRun(parentId))!.outstanding).toBe(9_999);
+
+    // Run the 9,999 other children: claims of 500, finishes in batches of 500; the parent is
+    // claimable only once the last one has finished.
+    let woke: any;
+    let finished = 1;
+    while (!woke) {
+      const got = await claim("t-flow", 500);
+      woke = got.find((c) => c.runId === parentId);
+      if (woke) expect(finished).toBe(10_000);
+      const kids = got.filter((c) => c.task === "item");
+      if (kids.length === 0) continue;
+      const writes = kids.map((c) => ({
+        op: "finish",
+        runId: c.runId,
+        body: { token: c.token, outcome: "succeeded", result: c.payload.i },
+      }));
+      const r = await json("/api/worker/batch", { writes });
+      expect(r.body.results.every((x: any) => x.status === 200)).toBe(true);
+      finished += kids.length;
+    }
+    expect(woke.steps).toHaveLength(10_000);
+    expect(woke.steps.every((s: any) => s.status === "done" && s.value === s.position)).toBe(true);
+    await finish(woke, { outcome: "succeeded" });
+  }, 120_000);
+
+  it("a claim lost between chunks keeps its children: the next claim finds them pending and parks for them", async () => {
+    const parentId = (await engine.enqueueRun("t-flow", {})).id;
+    const [p] = await claim("t-flow");
+    const chunk = [0, 1].map((i) => ({ key: `k${i}`, position: i, task: "item", payload: { i } }));
+    await json(`/api/worker/runs/${parentId}/children`, { token: p.token, children: chunk });
+    // Another claim takes over (the lease is given back, as after an expiry); the old token is refused.
+    await engine.committer.submit({
+      verb: "suspend",
+      lease: { runId: parentId, token: p.token },
+      steps: [],
+      children: [],
+      wakeAfterMs: 0,
+      awaitChildren: false,
+    });
+    const stale = await json(`/api/worker/runs/${parentId}/children`, {
+      token: p.token,
+      children: [{ key: "k9", position: 9, task: "item" }],
+    });
+    expect([stale.status, stale.body.error.code]).toEqual([409, "LEASE_LOST"]);
+    const got = await claim("t-flow", 10);
+    const again = got.find((c) => c.runId === parentId)!;
+    expect(again.steps.map((s: any) => [s.key, s.status])).toEqual([
+      ["k0", "pending"],
+      ["k1", "pending"],
+    ]);
+    await json(`/api/worker/runs/${parentId}/park`, { token: again.token, awaitChildren: true });
+    for (const c of got.filter((x) => x.task === "item")) await finish(c, { outcome: "succeeded", result: 1 });
+    const [woke] = await claim("t-flow");
+    expect(woke.runId).toBe(parentId);
+    await finish(woke, { outcome: "succeeded" });
+  });
+
+  it("a children write without children is refused with 400", async () => {
+    const parentId = (await engine.enqueueRun("t-flow", {})).id;
+    const [p] = await claim("t-flow");
+    const r = await json(`/api/worker/runs/${parentId}/children`, { token: p.token, children: [] });
+    expect([r.status, r.body.error.message]).toEqual([400, expect.stringMatching(/"children" is required/)]);
+    await finish(p, { outcome: "succeeded" });
+  });
+});

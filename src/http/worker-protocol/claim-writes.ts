@@ -43,14 +43,14 @@ export class LeaseLostHttpError extends ConflictError {
 }
 
 /** The kinds of fenced write, by their route's last path segment. */
-export const CLAIM_WRITE_OPS = ["steps", "park", "finish", "logs"] as const;
+export const CLAIM_WRITE_OPS = ["steps", "children", "park", "finish", "logs"] as const;
 /** One kind of fenced write. */
 export type ClaimWriteOp = (typeof CLAIM_WRITE_OPS)[number];
 
 /** A parsed write, ready to hand to the committer. */
 export type PreparedWrite =
   | {
-      op: "steps" | "park" | "finish";
+      op: "steps" | "children" | "park" | "finish";
       runId: string;
       command: Command;
       answer: Record<string, unknown>;
@@ -63,12 +63,14 @@ const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
 
 const EXAMPLES: Record<ClaimWriteOp, string> = {
   steps: '{"token": 3, "steps": [{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": 1}]}',
+  children: '{"token": 3, "children": [{"key": "extract", "position": 0, "task": "extract", "payload": {"n": 1}}]}',
   park: '{"token": 3, "steps": [{"key": "nap", "kind": "sleep", "status": "pending", "position": 1, "wakeAfterMs": 60000}], "wakeAfterMs": 60000}',
   finish: '{"token": 3, "outcome": "succeeded", "result": {"ok": true}}',
   logs: '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge"}]}',
 };
 const FIELDS: Record<ClaimWriteOp, readonly string[]> = {
   steps: ["token", "steps"],
+  children: ["token", "children"],
   park: ["token", "steps", "wakeAfterMs", "children", "awaitChildren"],
   finish: ["token", "outcome", "result", "error", "reason"],
   logs: ["token", "attempt", "lines"],
@@ -91,6 +93,26 @@ export class ClaimWrites {
       case "steps": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
         return { op, runId, command: { verb: "saveSteps", lease, steps }, answer: { saved: steps.map((s) => s.key) } };
+      }
+      case "children": {
+        // Part of a park too large for one request: children created now, the claim kept.
+        const msgs = parseChildren(b.children, engine.maxValueLimit);
+        if (msgs.length === 0)
+          throw new InvalidInputError('"children" is required: a non-empty array of {key, position, workflow | task}', {
+            code: "INVALID_BODY",
+          });
+        const steps: StepWrite[] = [];
+        const children = await this.childSpecs(runId, msgs, steps);
+        const command: Command = {
+          verb: "suspend",
+          lease,
+          steps,
+          children,
+          wakeAfterMs: null,
+          awaitChildren: false,
+          keepClaim: true,
+        };
+        return { op, runId, command, answer: { created: msgs.map((m) => m.key) } };
       }
       case "park": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
