@@ -50,7 +50,15 @@ func (w *Worker) execute(e *execution) {
 			body["steps"] = park.Steps
 		}
 		if park.AwaitChildren {
-			body["children"], body["awaitChildren"] = park.Children, true
+			chunks := parkChunks(park.Children, parkBytes)
+			// A large fan-out: all but the last chunk are written first, under the fence.
+			for _, chunk := range chunks[:len(chunks)-1] {
+				if werr := e.write("children", map[string]any{"token": e.claim.Token, "children": chunk}, nil); werr != nil {
+					fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not write its children (%v)\n", e.claim.RunID, werr)
+					return
+				}
+			}
+			body["children"], body["awaitChildren"] = chunks[len(chunks)-1], true
 		}
 		if werr := e.write("park", body, nil); werr != nil {
 			fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not park (%v)\n", e.claim.RunID, werr)
@@ -77,6 +85,28 @@ func (w *Worker) execute(e *execution) {
 	if werr := e.write("finish", body, nil); werr != nil {
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: could not record its outcome (%v); it is retried when its lease expires\n", e.claim.RunID, werr)
 	}
+}
+
+// parkBytes bounds the encoded children of one request, under the server's 1 MiB body limit.
+var parkBytes = 512 * 1024
+
+// parkChunks splits a park's children into chunks of at most budget bytes of JSON each
+// (at least one child per chunk, always at least one chunk).
+func parkChunks(children []childWrite, budget int) [][]childWrite {
+	var chunks [][]childWrite
+	var current []childWrite
+	size := 0
+	for _, c := range children {
+		raw, _ := json.Marshal(c)
+		n := len(raw) + 1
+		if len(current) > 0 && size+n > budget {
+			chunks = append(chunks, current)
+			current, size = nil, 0
+		}
+		current = append(current, c)
+		size += n
+	}
+	return append(chunks, current)
 }
 
 // handlerOf is the function a claim runs: its workflow's handler or one of its tasks.

@@ -1,6 +1,7 @@
 """The worker: registers the workflows, claims their runs (long-poll), runs each claim in a
 thread, heartbeats the leases, and drains on SIGTERM (docs/PROTOCOL.md)."""
 import http.client
+import json
 import os
 import signal
 import socket
@@ -14,6 +15,25 @@ from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError, Ta
 from ._execution import Execution, backoff_delay
 from ._http import client_from_env, interrupt
 from ._registry import registered
+
+
+PARK_BYTES = 512 * 1024
+
+
+def park_chunks(children, budget=PARK_BYTES):
+    """Splits a park's children into chunks of at most ``budget`` bytes of JSON each (at least
+    one child per chunk; always at least one chunk), so every request stays under the server's
+    1 MiB body limit: all but the last are sent as ``children`` writes, the last with the park."""
+    chunks, current, size = [], [], 0
+    for c in children:
+        n = len(json.dumps(c, separators=(",", ":"))) + 1
+        if current and size + n > budget:
+            chunks.append(current)
+            current, size = [], 0
+        current.append(c)
+        size += n
+    chunks.append(current)
+    return chunks
 
 
 def _error_body(err):
@@ -31,10 +51,13 @@ class Worker:
     ``lease``: seconds a claim is held without a heartbeat (default 30; heartbeats every third);
     ``poll_wait``: seconds one claim request waits on the server (default 20);
     ``inline_sleep``: sleeps and step-retry delays up to this many seconds wait in the worker,
-    longer ones park the run (default 30).
+    longer ones park the run (default 30);
+    ``park_bytes``: a park whose children encode to more than this many bytes is sent in parts
+    (``children`` writes, then the park; default 512 KiB, under the server's 1 MiB body limit).
     """
 
-    def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None):
+    def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None,
+                 park_bytes=PARK_BYTES):
         self.client = client or client_from_env()
         if concurrency is None:
             concurrency = int(os.environ.get("SLUICE_WORKER_CONCURRENCY") or 100)
@@ -42,6 +65,7 @@ class Worker:
         self.lease = lease
         self.poll_wait = poll_wait
         self.inline_sleep = inline_sleep
+        self.park_bytes = park_bytes
         self.worker_id = worker_id or f"python:{socket.gethostname()}:{os.getpid()}"
         self.defs = {d.name: d for d in registered()}
         self._active = {}
@@ -188,7 +212,11 @@ class Worker:
             if e.park["steps"]:
                 body["steps"] = e.park["steps"]
             if e.park["awaitChildren"]:
-                body["children"] = e.park["children"]
+                chunks = park_chunks(e.park["children"], self.park_bytes)
+                for chunk in chunks[:-1]:  # a large fan-out: children written first, under the fence
+                    if not self._write(e, "children", {"token": e.token, "children": chunk}):
+                        return
+                body["children"] = chunks[-1]
                 body["awaitChildren"] = True
             self._write(e, "park", body)
             return
@@ -231,12 +259,15 @@ class Worker:
         return timer
 
     def _write(self, e, op, body):
+        """A fenced write of the claim; False (reported on stderr) when it did not land."""
         try:
             e.write(op, body)
+            return True
         except LeaseLost:
             print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
         except (OSError, http.client.HTTPException, SluiceAPIError) as err:
             print(f"sluice worker: run {e.run_id}: could not {op} ({err}); it is retried when its lease expires", file=sys.stderr)
+        return False
 
     def _heartbeats(self):
         while not self._drained.wait(self.lease / 3):
