@@ -297,6 +297,12 @@ export interface ClaimRequest {
    * server's local queue are skipped. (An explicit `queues` list is taken as given.)
    */
   server?: string;
+  /**
+   * The code version this worker runs (an external worker's registered version): only
+   * runs not yet pinned or pinned to it are taken, and the unpinned ones are pinned to it.
+   * Absent: any run, pinned at first claim to its workflow's registered version.
+   */
+  version?: string;
 }
 
 /** A run handed to a worker, with its checkpoint. */

@@ -128,4 +128,20 @@ describe("worker protocol on Postgres, two servers", () => {
     expect(q2.steps.map((s: any) => [s.key, s.status, s.value])).toEqual([["fetch", "done", "page"]]);
     await post(b.app, `/api/worker/runs/${second}/finish`, { token: q2.token, outcome: "succeeded" });
   });
+
+  it("a claim with a version takes only runs unpinned or pinned to it, on Postgres", async () => {
+    const [a] = servers as [(typeof servers)[0]];
+    await post(a.app, "/api/worker/workflows", { workflows: [{ name: "pg-pin", version: "v1" }] });
+    const claimAs = async (version: string, waitMs = 300) =>
+      (await post(a.app, "/api/worker/claim", { workerId: version, workflows: ["pg-pin"], version, waitMs })).body
+        .claims as any[];
+    const id = (await post(a.app, "/api/runs", { workflow: "pg-pin", payload: {} })).body.run.id as string;
+    const [c1] = await claimAs("v1", 2_000);
+    expect([c1.runId, c1.version]).toEqual([id, "v1"]);
+    await post(a.app, `/api/worker/runs/${id}/park`, { token: c1.token, wakeAfterMs: 0 });
+    expect(await claimAs("v2")).toEqual([]);
+    const [c2] = await claimAs("v1", 2_000);
+    expect(c2.runId).toBe(id);
+    await post(a.app, `/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "succeeded" });
+  });
 });

@@ -197,6 +197,41 @@ describe("task children in the worker protocol", () => {
   });
 });
 
+describe("claims for one code version", () => {
+  it("a claim with a version takes only runs unpinned or pinned to it, and pins the unpinned ones to it", async () => {
+    await json("/api/worker/workflows", { workflows: [{ name: "t-pin", version: "v1" }] });
+    const old = (await engine.enqueueRun("t-pin", {})).id;
+    const claimAs = async (version: string, waitMs = 300) =>
+      (await json("/api/worker/claim", { workerId: version, workflows: ["t-pin"], version, waitMs })).body
+        .claims as any[];
+    const [v1] = await claimAs("v1");
+    expect([v1.runId, v1.version]).toEqual([old, "v1"]);
+    await json(`/api/worker/runs/${old}/park`, { token: v1.token, wakeAfterMs: 0 });
+    // v2 is deployed: its worker registers, and does not take the run pinned to v1.
+    await json("/api/worker/workflows", { workflows: [{ name: "t-pin", version: "v2" }] });
+    expect(await claimAs("v2")).toEqual([]);
+    const fresh = (await engine.enqueueRun("t-pin", {})).id;
+    const [v2] = await claimAs("v2", 2_000);
+    expect([v2.runId, v2.version]).toEqual([fresh, "v2"]);
+    // The v1 worker still drains its run.
+    const [again] = await claimAs("v1", 2_000);
+    expect([again.runId, again.version]).toEqual([old, "v1"]);
+    await finish(again, { outcome: "succeeded" });
+    await finish(v2, { outcome: "succeeded" });
+    const bad = await json("/api/worker/claim", { workerId: "x", workflows: ["t-pin"], version: "a b" });
+    expect([bad.status, bad.body.error.message]).toEqual([400, expect.stringMatching(/"version" must be/)]);
+  });
+
+  it("a claim's version pins an unpinned run to the claimer's version, not the latest registered", async () => {
+    await json("/api/worker/workflows", { workflows: [{ name: "t-pin2", version: "new" }] });
+    const id = (await engine.enqueueRun("t-pin2", {})).id;
+    const r = await json("/api/worker/claim", { workerId: "w", workflows: ["t-pin2"], version: "old", waitMs: 2_000 });
+    expect(r.body.claims.map((c: any) => [c.runId, c.version])).toEqual([[id, "old"]]);
+    expect((await store.getRun(id))!.version).toBe("old");
+    await finish(r.body.claims[0], { outcome: "succeeded" });
+  });
+});
+
 describe("large fan-outs: children written in chunks before the park", () => {
   it("a park of 10,000 children sent as chunks under the body limit; the parent wakes once all have finished", async () => {
     const parentId = (await engine.enqueueRun("t-flow", {})).id;

@@ -99,6 +99,7 @@ export class ExternalClaims {
         workflows: msg.workflows,
         queues: msg.groups,
         server: this.engine.localServer ?? undefined,
+        version: msg.version,
       });
       if (claimed.length > 0) return claimed.map((c) => claimView(c, msg.leaseMs));
       const left = deadline - performance.now();

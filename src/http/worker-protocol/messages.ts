@@ -25,6 +25,8 @@ export interface ClaimMessage {
   limit: number;
   leaseMs: number;
   waitMs: number;
+  /** The code version this worker runs: only runs unpinned or pinned to it (undefined: any). */
+  version: string | undefined;
 }
 
 /** Parses the body of `POST /api/worker/workflows`: the workflows a worker serves. */
@@ -70,7 +72,12 @@ function parseBackoff(raw: unknown, field: string): BackoffPolicy {
 /** Parses `POST /api/worker/claim`. */
 export function parseClaim(raw: unknown): ClaimMessage {
   const body = bodyObject(raw, '{"workerId": "w1", "workflows": ["fulfill-order"], "waitMs": 30000}');
-  onlyFields(body, ["workerId", "workflows", "groups", "limit", "leaseMs", "waitMs"]);
+  onlyFields(body, ["workerId", "workflows", "groups", "limit", "leaseMs", "waitMs", "version"]);
+  const version = optString(body, "version") || undefined;
+  if (version !== undefined && !VERSION_RE.test(version))
+    throw bad(
+      `"version" must be 1 to 128 letters, digits and . _ - + (the version you registered), got ${JSON.stringify(version)}`,
+    );
   const workerId = reqString(body, "workerId", '"host:1234"');
   const workflows = stringList(body.workflows, "workflows", true)!;
   return {
@@ -80,6 +87,7 @@ export function parseClaim(raw: unknown): ClaimMessage {
     limit: optInt(body, "limit", 1, 500) ?? 1,
     leaseMs: optInt(body, "leaseMs", 1_000, 600_000) ?? 30_000,
     waitMs: optInt(body, "waitMs", 0, MAX_CLAIM_WAIT_MS) ?? 0,
+    version,
   };
 }
 
