@@ -10,6 +10,8 @@ type claimRequest struct {
 	Limit     int      `json:"limit"`
 	LeaseMs   int64    `json:"leaseMs"`
 	WaitMs    int64    `json:"waitMs"`
+	// Version: only runs unpinned or pinned to this code version ("" for any).
+	Version string `json:"version,omitempty"`
 }
 
 type claim struct {

@@ -58,8 +58,10 @@ func WithTask(name string, fn HandlerFunc) WorkflowOption {
 }
 
 // WithVersion registers this code's version (a build or commit id: letters, digits,
-// . _ - +): each run is pinned to the version registered when it is first claimed, and
-// its tasks to their parent's. The claim carries it (WorkflowContext.Version).
+// . _ - +; every workflow of a worker names the same one): the worker claims only runs
+// not yet pinned or pinned to it and pins the ones it claims; their tasks run on their
+// parent's version (WorkflowContext.Version). A run pinned to a version no worker runs
+// any more waits until one does.
 func WithVersion(v string) WorkflowOption {
 	return func(d *definition) { d.Version = v }
 }

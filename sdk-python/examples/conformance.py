@@ -147,7 +147,7 @@ register_workflow("conf-parent", parent)
 register_workflow("conf-fanout", fanout)
 register_workflow("conf-approval", approval)
 register_workflow("conf-links", links)
-register_workflow("conf-tasks", tasks, tasks=[extract, broken, slow], version="conf-1")
+register_workflow("conf-tasks", tasks, tasks=[extract, broken, slow])
 register_workflow("conf-cron", cron, schedule="* * * * *")
 
 if __name__ == "__main__":

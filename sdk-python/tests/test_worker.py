@@ -218,6 +218,28 @@ class WorkerTest(unittest.TestCase):
         self.assertIn("'load'", finish["error"]["message"])
 
 
+    def test_a_versioned_worker_registers_its_version_and_claims_only_for_it(self):
+        server = FakeServer(lambda path, body: (200, {"claims": []} if path.endswith("/claim") else {"registered": []}))
+        try:
+            _registry.register_workflow("wf", lambda ctx, p: None, version="build-7")
+            worker = Worker(Client(server.url), poll_wait=0.05)
+            t = threading.Thread(target=worker.run)
+            t.start()
+            deadline = time.time() + 5
+            while time.time() < deadline and not server.bodies("/claim"):
+                time.sleep(0.01)
+            worker.stop()
+            t.join(5)
+            [reg] = server.bodies("/workflows")
+            self.assertEqual(reg["workflows"], [{"name": "wf", "version": "build-7"}])
+            self.assertEqual(server.bodies("/claim")[0]["version"], "build-7")
+            _registry.register_workflow("other", lambda ctx, p: None, version="build-8")
+            with self.assertRaisesRegex(ValueError, "one code version"):
+                Worker(Client(server.url)).run()
+        finally:
+            server.close()
+
+
 class ProducerTest(unittest.TestCase):
     def test_enqueue_and_signal_send_their_fields(self):
         def answer(path, body):

@@ -139,7 +139,7 @@ func main() {
 		}
 		return ctx.Step.Run("sum", nil, func() (any, error) { return outs[0] + outs[1], nil })
 	})
-	workflow.RegisterWorkflow("conf-tasks", confTasks, workflow.WithVersion("conf-1"),
+	workflow.RegisterWorkflow("conf-tasks", confTasks,
 		workflow.WithTask("extract", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
 			var p struct {
 				N int `json:"n"`

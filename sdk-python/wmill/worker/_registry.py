@@ -60,8 +60,10 @@ def register_workflow(name, handler, *, group=None, max_attempts=None, backoff=N
     ``tasks``: functions ``fn(ctx, payload)`` (a list, named by ``__name__``, or a dict) that
     ``ctx.step.task(name, "fn", payload)`` runs as child runs of this workflow (a task's error
     fails its run without retry, as in workflows as code);
-    ``version``: this code's version (a build or commit id): each run is pinned to the version
-    registered when it is first claimed, and its tasks to their parent's.
+    ``version``: this code's version (a build or commit id; every workflow of a worker names the
+    same one): the worker claims only runs not yet pinned or pinned to it, pins the ones it
+    claims, and their tasks run on their parent's version. A run pinned to a version no worker
+    runs any more waits until one does.
     The handler's return value (JSON-encodable) is the run's result.
     """
     if not name or not isinstance(name, str):

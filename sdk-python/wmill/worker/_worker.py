@@ -86,6 +86,11 @@ class Worker:
         """Registers the workflows, then claims and runs until ``stop``; then drains and returns."""
         if not self.defs:
             raise RuntimeError("sluice: no workflows registered: call register_workflow before run_worker")
+        versions = {d.version for d in self.defs.values()}
+        if len(versions) > 1:
+            raise ValueError(f"sluice: a worker runs one code version, but its workflows name {sorted(map(str, versions))}: "
+                             "register every workflow with the same version= (or none)")
+        version = versions.pop()
         self.client.post("/api/worker/workflows", {"workflows": [d.to_json() for d in self.defs.values()]})
         beats = threading.Thread(target=self._heartbeats, name="sluice-heartbeats", daemon=True)
         beats.start()
@@ -98,6 +103,8 @@ class Worker:
                     break
                 body = {"workerId": self.worker_id, "workflows": list(self.defs), "limit": free,
                         "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+                if version:
+                    body["version"] = version  # only runs unpinned or pinned to this code version
                 try:
                     claims = self.client.post(
                         "/api/worker/claim", body, conn=self._poll, retry_stale=lambda: not self._stop.is_set()
@@ -167,10 +174,6 @@ class Worker:
         d = self.defs.get(name)
         if d is None:
             raise e.make_permanent(LookupError(f"sluice: this worker does not serve {name!r}"))
-        version = e.claim.get("version")
-        if d.version and version and version != d.version:
-            print(f"sluice worker: run {e.run_id} is pinned to version {version!r}; this worker runs {d.version!r}",
-                  file=sys.stderr)
         if task is None:
             return d.handler
         fn = d.tasks.get(task)
