@@ -87,7 +87,7 @@ describe("worker protocol on Postgres, two servers", () => {
         { key: "other", position: 1, task: "other", timeoutMs: 5_000 },
       ],
     });
-    expect(chunk).toEqual({ status: 200, body: { created: ["fetch", "other"] } });
+    expect(chunk).toEqual({ status: 200, body: { created: ["fetch", "other"], existing: [] } });
     expect((await a.store.getRun(first))!).toMatchObject({ status: "running", outstanding: 2 });
     const kids = await claim(b.app, 2);
     expect(kids.map((k) => [k.task, k.version, k.timeoutMs])).toEqual([

@@ -250,6 +250,10 @@ describe("large fan-outs: children written in chunks before the park", () => {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.created).toHaveLength(4_000);
     }
+    // A retried chunk (its answer lost) creates nothing twice.
+    const again = await json(`/api/worker/runs/${parentId}/children`, { token: p.token, children: chunks[1] });
+    expect([again.body.created.length, again.body.existing.length]).toEqual([0, 4_000]);
+    expect((await store.getRun(parentId))!.outstanding).toBe(8_000);
     // The claim is kept while the chunks are written: still running, its children already claimable.
     expect((await store.getRun(parentId))!.status).toBe("running");
     const [early] = await claim("t-flow");

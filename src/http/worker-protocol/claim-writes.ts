@@ -101,8 +101,12 @@ export class ClaimWrites {
           throw new InvalidInputError('"children" is required: a non-empty array of {key, position, workflow | task}', {
             code: "INVALID_BODY",
           });
+        // A repeat (a retry after a lost answer) must not create the children twice: keys the
+        // run already has are skipped.
+        const known = new Set((await engine.store.getSteps(runId)).map((st) => st.key));
+        const fresh = msgs.filter((m) => !known.has(m.key));
         const steps: StepWrite[] = [];
-        const children = await this.childSpecs(runId, msgs, steps);
+        const children = await this.childSpecs(runId, fresh, steps);
         const command: Command = {
           verb: "suspend",
           lease,
@@ -112,7 +116,11 @@ export class ClaimWrites {
           awaitChildren: false,
           keepClaim: true,
         };
-        return { op, runId, command, answer: { created: msgs.map((m) => m.key) } };
+        const answer = {
+          created: fresh.map((m) => m.key),
+          existing: msgs.filter((m) => known.has(m.key)).map((m) => m.key),
+        };
+        return { op, runId, command, answer };
       }
       case "park": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
