@@ -25,8 +25,8 @@ export interface ClaimMessage {
   limit: number;
   leaseMs: number;
   waitMs: number;
-  /** The code version this worker runs: only runs unpinned or pinned to it (undefined: any). */
-  version: string | undefined;
+  /** The code version this worker runs: only runs unpinned or pinned to it (absent: any). */
+  version?: string;
 }
 
 /** Parses the body of `POST /api/worker/workflows`: the workflows a worker serves. */
@@ -87,7 +87,7 @@ export function parseClaim(raw: unknown): ClaimMessage {
     limit: optInt(body, "limit", 1, 500) ?? 1,
     leaseMs: optInt(body, "leaseMs", 1_000, 600_000) ?? 30_000,
     waitMs: optInt(body, "waitMs", 0, MAX_CLAIM_WAIT_MS) ?? 0,
-    version,
+    ...(version === undefined ? {} : { version }),
   };
 }
 
