@@ -128,6 +128,17 @@ def tasks(ctx, _payload):
     return ctx.step.run("sum", lambda: {"rows": rows, "failed": failed, "late": timed_out})
 
 
+def echo(_ctx, payload):
+    return payload["i"]
+
+
+def big_fanout(ctx, payload):
+    pad = "x" * 1000  # 550 children of ~1,050 bytes: over 512 KiB, so the park goes in parts
+    calls = [{"name": "echo", "task": "echo", "payload": {"i": i, "pad": pad}} for i in range(payload["n"])]
+    results = ctx.step.children(calls)
+    return ctx.step.run("sum", lambda: sum(results))
+
+
 def cron(ctx, _payload):
     def tick():
         say(f"conf-cron: ran on {NAME}")
@@ -148,6 +159,7 @@ register_workflow("conf-fanout", fanout)
 register_workflow("conf-approval", approval)
 register_workflow("conf-links", links)
 register_workflow("conf-tasks", tasks, tasks=[extract, broken, slow])
+register_workflow("conf-big-fanout", big_fanout, tasks=[echo])
 register_workflow("conf-cron", cron, schedule="* * * * *")
 
 if __name__ == "__main__":

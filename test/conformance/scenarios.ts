@@ -113,6 +113,22 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    title:
+      "a fan-out of 550 task children over the SDK's park budget: written in parts, one suspend, every result back",
+    workflow: "conf-big-fanout",
+    payload: () => ({ n: 550 }),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["echo", "done"],
+        ...Array.from({ length: 549 }, (_, i): [string, string] => [`echo#${i + 2}`, "done"]),
+        ["sum", "done"],
+      ],
+      values: { echo: 0, "echo#550": 549, sum: (550 * 549) / 2 },
+    },
+  },
+  {
     title: "an approval parks the run until `sluice approve` decides it; the decision is the call's value",
     workflow: "conf-approval",
     payload: () => ({}),

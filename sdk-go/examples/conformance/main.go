@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -161,6 +162,16 @@ func main() {
 			}
 			return ctx.SetResult("too late")
 		}))
+	workflow.RegisterWorkflow("conf-big-fanout", confBigFanout,
+		workflow.WithTask("echo", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+			var p struct {
+				I int `json:"i"`
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return err
+			}
+			return ctx.SetResult(p.I)
+		}))
 	workflow.RegisterWorkflow("conf-approval", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		d, err := ctx.Step.WaitForApproval(workflow.ApprovalOpts{Timeout: time.Hour})
 		if err != nil {
@@ -237,5 +248,38 @@ func confTasks(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 	}
 	return ctx.Step.Run("sum", nil, func() (any, error) {
 		return map[string]any{"rows": rows, "failed": failed, "late": late}, nil
+	})
+}
+
+// confBigFanout starts payload.n task children of ~1,050 bytes each in one park: over 512 KiB,
+// so the SDK writes them in parts before the park; step "sum" adds their results.
+func confBigFanout(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+	var p struct {
+		N int `json:"n"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return ctx.Fail(err)
+	}
+	pad := strings.Repeat("x", 1000)
+	outs := make([]int, p.N)
+	calls := make([]workflow.ChildCall, p.N)
+	for i := range calls {
+		calls[i] = workflow.ChildCall{Name: "echo", Task: "echo", Payload: map[string]any{"i": i, "pad": pad}, Out: &outs[i]}
+	}
+	errs, err := ctx.Step.Children(calls)
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return ctx.Fail(e)
+		}
+	}
+	return ctx.Step.Run("sum", nil, func() (any, error) {
+		total := 0
+		for _, o := range outs {
+			total += o
+		}
+		return total, nil
 	})
 }
