@@ -147,7 +147,7 @@ describe("task children in the worker protocol", () => {
         /children\[1\]\.workflow.*parent's workflow "t-flow"/,
       ],
       [{ key: "a", position: 0 }, /"workflow" is required/],
-      [{ key: "a", position: 0, task: "f", timeoutMs: 0 }, /"timeoutMs" must be a whole number from 1/],
+      [{ key: "a", position: 0, task: "f", timeoutMs: 0 }, /children\[1\]: "timeoutMs" must be a whole number from 1/],
       [{ key: "a", position: 0, task: "f", cacheTtlMs: "1h" }, /"cacheTtlMs" must be a whole number/],
       [{ key: "a", position: 0, task: "f", priority: 1.5 }, /"priority" must be a whole number/],
       [{ key: "a", position: 0, task: 7 }, /"task" must be a string/],

@@ -238,32 +238,43 @@ export function parseChildren(raw: unknown, maxValueBytes: number): ChildMessage
   if (!Array.isArray(raw)) throw bad('"children" must be an array of {key, position, workflow | task, payload?}');
   const keys = new Set<string>();
   return raw.map((c, i) => {
-    const o = bodyObject(c, CHILD_EXAMPLE);
-    onlyFields(o, CHILD_FIELDS);
-    const key = reqString(o, "key", '"charge"');
-    if (keys.has(key))
-      throw bad(`"children[${i}].key" ${JSON.stringify(key)} is used twice: each child needs its own key`);
-    keys.add(key);
-    const position = optInt(o, "position", 0, 1_000_000_000);
-    if (position === undefined)
-      throw bad(`"children[${i}].position" is required: the call's index in the execution, from 0`);
-    const task = optString(o, "task") || undefined;
-    const workflow =
-      task === undefined ? reqString(o, "workflow", '"charge-card"') : optString(o, "workflow") || undefined;
-    return {
-      key,
-      position,
-      workflow,
-      task,
-      payload: encodeValue(o.payload ?? null, `payload of child "${key}"`, maxValueBytes),
-      group: optString(o, "group") || undefined,
-      maxAttempts: optInt(o, "maxAttempts", 1, 1001),
-      concurrency: parseConcurrency(o.concurrency, `children[${i}].concurrency`),
-      priority: optInt(o, "priority", -1_000_000, 1_000_000),
-      timeoutMs: optInt(o, "timeoutMs", 1, MAX_TASK_MS),
-      cacheTtlMs: optInt(o, "cacheTtlMs", 1, MAX_TASK_MS),
-    };
+    try {
+      return parseChild(c, i, keys, maxValueBytes);
+    } catch (err) {
+      // Name the child: `"timeoutMs" must be …` alone does not say which of 10,000.
+      if (err instanceof InvalidInputError && !err.message.includes(`children[${i}]`))
+        throw new InvalidInputError(`children[${i}]: ${err.message}`, { code: err.code, cause: err });
+      throw err;
+    }
   });
+}
+
+function parseChild(c: unknown, i: number, keys: Set<string>, maxValueBytes: number): ChildMessage {
+  const o = bodyObject(c, CHILD_EXAMPLE);
+  onlyFields(o, CHILD_FIELDS);
+  const key = reqString(o, "key", '"charge"');
+  if (keys.has(key))
+    throw bad(`"children[${i}].key" ${JSON.stringify(key)} is used twice: each child needs its own key`);
+  keys.add(key);
+  const position = optInt(o, "position", 0, 1_000_000_000);
+  if (position === undefined)
+    throw bad(`"children[${i}].position" is required: the call's index in the execution, from 0`);
+  const task = optString(o, "task") || undefined;
+  const workflow =
+    task === undefined ? reqString(o, "workflow", '"charge-card"') : optString(o, "workflow") || undefined;
+  return {
+    key,
+    position,
+    workflow,
+    task,
+    payload: encodeValue(o.payload ?? null, `payload of child "${key}"`, maxValueBytes),
+    group: optString(o, "group") || undefined,
+    maxAttempts: optInt(o, "maxAttempts", 1, 1001),
+    concurrency: parseConcurrency(o.concurrency, `children[${i}].concurrency`),
+    priority: optInt(o, "priority", -1_000_000, 1_000_000),
+    timeoutMs: optInt(o, "timeoutMs", 1, MAX_TASK_MS),
+    cacheTtlMs: optInt(o, "cacheTtlMs", 1, MAX_TASK_MS),
+  };
 }
 
 /**
