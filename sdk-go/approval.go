@@ -46,7 +46,7 @@ func (s *Steps) WaitForApproval(opts ApprovalOpts) (*ApprovalResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, err := e.lookup(key, "approval")
+	rec, err := e.lookup(key, "approval", pos)
 	if err != nil {
 		return nil, err
 	}

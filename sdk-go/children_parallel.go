@@ -1,16 +1,13 @@
 package workflow
 
-import (
-	"encoding/json"
-	"fmt"
-)
-
 // ChildCall is one child run of Steps.Children.
 type ChildCall struct {
 	// Name is the child's step key (name#n when it repeats, as for Child).
 	Name string
 	// Workflow is the registered workflow the child runs (any worker's).
 	Workflow string
+	// Task, instead of Workflow: a function of this run's own workflow (see Steps.Task).
+	Task string
 	// Payload is JSON-encoded.
 	Payload any
 	// Out receives the child's result (a pointer, or nil).
@@ -35,7 +32,7 @@ func (s *Steps) Children(calls []ChildCall) ([]error, error) {
 		if err != nil {
 			return nil, err
 		}
-		rec, err := e.lookup(key, "task")
+		rec, err := e.lookupTarget(key, "task", childTarget(c.Workflow, c.Task), pos)
 		if err != nil {
 			return nil, err
 		}
@@ -45,21 +42,13 @@ func (s *Steps) Children(calls []ChildCall) ([]error, error) {
 				return nil, err
 			}
 		case rec != nil && rec.Status == "error":
-			ce := &ChildError{Key: key, Message: "the child run failed"}
-			if rec.Error != nil {
-				ce.Message, ce.Code = rec.Error.Message, rec.Error.Code
-			}
-			errs[i] = &permanentError{ce}
+			errs[i] = &permanentError{childError(key, rec)}
 		case rec != nil:
 			waiting = true
 		default:
-			raw, merr := json.Marshal(c.Payload)
-			if merr != nil {
-				return nil, &permanentError{fmt.Errorf("sluice: child %q: its payload is not JSON-encodable: %w", key, merr)}
-			}
-			w := childWrite{Key: key, Position: pos, Workflow: c.Workflow, Payload: raw, Group: c.Opts.Group, MaxAttempts: c.Opts.MaxAttempts}
-			if c.Opts.ConcurrencyKey != "" && c.Opts.ConcurrencyLimit > 0 {
-				w.Concurrency = &concurrencyJSON{Key: c.Opts.ConcurrencyKey, Limit: c.Opts.ConcurrencyLimit}
+			w, werr := newChildWrite(key, pos, c.Workflow, c.Task, c.Payload, c.Opts)
+			if werr != nil {
+				return nil, werr
 			}
 			start = append(start, w)
 		}

@@ -1,9 +1,13 @@
 package workflow
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestChildrenStartsEveryChildInOneParkThenReturnsEachResultOrError(t *testing.T) {
@@ -49,7 +53,7 @@ func TestChildrenStartsEveryChildInOneParkThenReturnsEachResultOrError(t *testin
 	// All finished, one failed: results decoded, the failure reported for its call only.
 	_, done := newTestExec(f, testClaim(
 		journalEntry{Key: "double", Kind: "task", Status: "done", Value: json.RawMessage(`0`)},
-		journalEntry{Key: "double#2", Kind: "task", Status: "error", Error: &errorJSON{Message: "boom", Code: "B"}},
+		journalEntry{Key: "double#2", Kind: "task", Status: "error", Error: json.RawMessage(`{"name":"Error","message":"boom","code":"B"}`), ChildID: strPtr("c2")},
 		journalEntry{Key: "double#3", Kind: "task", Status: "done", Value: json.RawMessage(`4`)},
 	))
 	outs = make([]int, 3)
@@ -66,5 +70,66 @@ func TestChildrenStartsEveryChildInOneParkThenReturnsEachResultOrError(t *testin
 	}
 	if len(f.paths("")) != 0 {
 		t.Fatalf("Children wrote directly: %v", f.paths(""))
+	}
+}
+
+func TestParkChunksKeepEveryRequestUnderTheBudgetInOrder(t *testing.T) {
+	var kids []childWrite
+	for i := 0; i < 300; i++ {
+		kids = append(kids, childWrite{Key: fmt.Sprintf("item#%d", i), Position: i, Task: "item", Payload: json.RawMessage(`{"pad":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}`)})
+	}
+	chunks := parkChunks(kids, 4096)
+	if len(chunks) < 4 {
+		t.Fatalf("want several chunks, got %d", len(chunks))
+	}
+	n := 0
+	for _, c := range chunks {
+		raw, _ := json.Marshal(c)
+		if len(raw) > 4096 {
+			t.Fatalf("a chunk of %d bytes is over the budget", len(raw))
+		}
+		for _, k := range c {
+			if k.Position != n {
+				t.Fatalf("chunks out of order at %d: %+v", n, k)
+			}
+			n++
+		}
+	}
+	if n != 300 || len(parkChunks(nil, 4096)) != 1 {
+		t.Fatalf("want every child once and one (empty) chunk for none; got %d", n)
+	}
+}
+
+var registerFanOutOnce sync.Once
+
+func TestALargeFanOutIsWrittenAsChildrenWritesThenOnePark(t *testing.T) {
+	registerFanOutOnce.Do(func() {
+		RegisterWorkflow("t-fanout", func(ctx *WorkflowContext, _ json.RawMessage) error {
+			calls := make([]ChildCall, 200)
+			for i := range calls {
+				calls[i] = ChildCall{Name: "item", Task: "item", Payload: map[string]int{"i": i}}
+			}
+			_, err := ctx.Step.Children(calls)
+			return err
+		}, WithTask("item", func(*WorkflowContext, json.RawMessage) error { return nil }))
+	})
+	defer func(b int) { parkBytes = b }(parkBytes)
+	parkBytes = 2048
+	f := newFakeServer(t, nil)
+	w := NewWorker(f.client(), WorkerOptions{})
+	defer w.outbox.close()
+	c := testClaim()
+	c.Workflow = "t-fanout"
+	w.execute(newExecution(context.Background(), w.outbox, c, time.Second))
+	count := map[string]int{}
+	for _, p := range f.paths("/api/worker/runs/run-1/") {
+		count[p]++
+	}
+	if count["children"] < 3 || count["park"] != 1 || count["finish"] != 0 {
+		t.Fatalf("want children writes then one park, got %v", f.paths(""))
+	}
+	park := f.last("/api/worker/runs/run-1/park")
+	if park["awaitChildren"] != true || len(park["children"].([]any)) == 0 {
+		t.Fatalf("park: %v", park)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,12 +31,15 @@ func TestChildParksWithTheChildThenReturnsItsResultOrError(t *testing.T) {
 		t.Fatalf("done child: err=%v out=%+v", err, out)
 	}
 
-	_, failed := newTestExec(f, testClaim(journalEntry{Key: "charge", Kind: "task", Status: "error", Error: &errorJSON{Message: "declined", Code: "DECLINED"}}))
+	_, failed := newTestExec(f, testClaim(journalEntry{Key: "charge", Kind: "task", Status: "error", Error: json.RawMessage(`{"name":"Error","message":"declined","code":"DECLINED"}`), ChildID: strPtr("kid-1")}))
 	err = failed.Step.Child("charge", "charge-card", nil, nil)
 	var ce *ChildError
 	var perm *permanentError
 	if !errors.As(err, &ce) || ce.Code != "DECLINED" || ce.Message != "declined" || !errors.As(err, &perm) {
 		t.Fatalf("failed child: want a permanent *ChildError, got %v", err)
+	}
+	if ce.ChildID != "kid-1" || string(ce.Result) != `{"name":"Error","message":"declined","code":"DECLINED"}` {
+		t.Fatalf("failed child: want the child's id and serialized error, got %q %s", ce.ChildID, ce.Result)
 	}
 
 	pe, pending := newTestExec(f, testClaim(journalEntry{Key: "charge", Kind: "task", Status: "pending"}))
@@ -71,3 +75,32 @@ func TestSetResultIsTheRunsResultWhenTheHandlerSucceeds(t *testing.T) {
 }
 
 var registerResultOnce sync.Once
+
+func strPtr(s string) *string { return &s }
+
+func TestTaskChildrenCarryTheirOptionsAndReplayByTarget(t *testing.T) {
+	f := newFakeServer(t, nil)
+	pe, fresh := newTestExec(f, testClaim())
+	opts := ChildOpts{Priority: 3, Timeout: 1500 * time.Millisecond, CacheTTL: time.Minute}
+	if err := fresh.Step.Task("extract", "extract", map[string]int{"n": 2}, nil, opts); !errors.Is(err, ErrParked) {
+		t.Fatalf("a new task parks: %v", err)
+	}
+	got := pe.park.Children[0]
+	if got.Task != "extract" || got.Workflow != "" || got.Priority != 3 || got.TimeoutMs != 1500 || got.CacheTTLMs != 60000 {
+		t.Fatalf("task child write: %+v", got)
+	}
+
+	// The journal recorded a child of task "load" at this key: asking for "extract" is non-determinism.
+	_, changed := newTestExec(f, testClaim(journalEntry{Key: "extract", Kind: "task", Status: "done", Value: json.RawMessage(`1`), Target: strPtr("load")}))
+	err := changed.Step.Task("extract", "extract", nil, nil)
+	var nd *NonDeterminismError
+	if !errors.As(err, &nd) || nd.Key != "extract" || nd.Position != 0 || !strings.Contains(err.Error(), `task "load"`) {
+		t.Fatalf("want a NonDeterminismError naming the recorded target, got %v", err)
+	}
+
+	_, same := newTestExec(f, testClaim(journalEntry{Key: "extract", Kind: "task", Status: "done", Value: json.RawMessage(`7`), Target: strPtr("extract")}))
+	var out int
+	if err := same.Step.Task("extract", "extract", nil, &out); err != nil || out != 7 {
+		t.Fatalf("replayed task: err=%v out=%d", err, out)
+	}
+}

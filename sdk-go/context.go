@@ -21,6 +21,10 @@ type WorkflowContext struct {
 	WorkflowName string
 	// Attempt is the 1-based run attempt.
 	Attempt int
+	// Task is the task this run executes ("" for a workflow run; see Steps.Task).
+	Task string
+	// Version is the code version the run is pinned to ("" when none).
+	Version string
 	// Step holds the durable operations: Run, Sleep, WaitFor.
 	Step *Steps
 	// Logger writes lines to the run's log.
@@ -127,7 +131,7 @@ func (e *execution) next(name string) (string, int, error) {
 }
 
 // lookup returns the journal entry at key, checking it is of the kind asked for.
-func (e *execution) lookup(key, kind string) (*journalEntry, error) {
+func (e *execution) lookup(key, kind string, pos int) (*journalEntry, error) {
 	e.mu.Lock()
 	rec, ok := e.journal[key]
 	e.mu.Unlock()
@@ -135,9 +139,23 @@ func (e *execution) lookup(key, kind string) (*journalEntry, error) {
 		return nil, nil
 	}
 	if rec.Kind != kind {
-		return nil, &permanentError{&NonDeterminismError{Key: key, Recorded: rec.Kind, Requested: kind}}
+		return nil, &permanentError{&NonDeterminismError{Key: key, Position: pos, Recorded: rec.Kind, Requested: kind}}
 	}
 	return &rec, nil
+}
+
+// lookupTarget is lookup for a child call: an entry recorded for another target (task
+// or workflow) is non-determinism too.
+func (e *execution) lookupTarget(key, kind, target string, pos int) (*journalEntry, error) {
+	rec, err := e.lookup(key, kind, pos)
+	if err != nil || rec == nil {
+		return rec, err
+	}
+	if rec.Target != nil && target != "" && *rec.Target != target {
+		return nil, &permanentError{&NonDeterminismError{Key: key, Position: pos,
+			Recorded: fmt.Sprintf("%s %q", kind, *rec.Target), Requested: fmt.Sprintf("%s %q", kind, target)}}
+	}
+	return rec, nil
 }
 
 // save checkpoints steps; ErrLeaseLost when the server refused the claim's token.

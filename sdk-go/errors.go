@@ -66,8 +66,10 @@ func (e *permanentError) Unwrap() error { return e.err }
 // code now makes (the workflow's code changed under a running run).
 type NonDeterminismError struct {
 	Key, Recorded, Requested string
+	// Position is the call's index in the execution, from 0.
+	Position int
 }
 
 func (e *NonDeterminismError) Error() string {
-	return fmt.Sprintf("sluice: step %q was recorded as a %s but the code now calls %s there: keep step names stable while runs are in flight", e.Key, e.Recorded, e.Requested)
+	return fmt.Sprintf("sluice: step %q (call #%d) was recorded as a %s but the code now calls %s there: keep step names stable while runs are in flight", e.Key, e.Position+1, e.Recorded, e.Requested)
 }

@@ -10,6 +10,8 @@ type claimRequest struct {
 	Limit     int      `json:"limit"`
 	LeaseMs   int64    `json:"leaseMs"`
 	WaitMs    int64    `json:"waitMs"`
+	// Version: only runs unpinned or pinned to this code version ("" for any).
+	Version string `json:"version,omitempty"`
 }
 
 type claim struct {
@@ -22,17 +24,27 @@ type claim struct {
 	ClaimedAt   int64           `json:"claimedAt"`
 	LeaseMs     int64           `json:"leaseMs"`
 	Steps       []journalEntry  `json:"steps"`
+	// Task is the function of Workflow a task child runs ("" for a workflow run).
+	Task string `json:"task"`
+	// Version is the code version the run is pinned to ("" when none).
+	Version string `json:"version"`
+	// Deadline (server clock, ms) of a task child with a timeout, and that timeout.
+	Deadline  *int64 `json:"deadline,omitempty"`
+	TimeoutMs int64  `json:"timeoutMs,omitempty"`
 	// W3C trace context stored with the run at enqueue (absent when it has none).
 	Traceparent string `json:"traceparent,omitempty"`
 	Tracestate  string `json:"tracestate,omitempty"`
 }
 
 type journalEntry struct {
-	Key      string          `json:"key"`
-	Kind     string          `json:"kind"`
-	Status   string          `json:"status"`
-	Value    json.RawMessage `json:"value"`
-	Error    *errorJSON      `json:"error"`
+	Key    string          `json:"key"`
+	Kind   string          `json:"kind"`
+	Status string          `json:"status"`
+	Value  json.RawMessage `json:"value"`
+	// Error is a failed child's serialized error ({name, message, code?, …}), else null.
+	Error    json.RawMessage `json:"error"`
+	Target   *string         `json:"target"`
+	ChildID  *string         `json:"childId"`
 	Event    *string         `json:"event"`
 	WakeAt   *int64          `json:"wakeAt"`
 	Attempts int             `json:"attempts"`

@@ -38,6 +38,34 @@ func WithBackoff(base, max time.Duration) WorkflowOption {
 	return func(d *definition) { d.Backoff = &backoffJSON{Base: base.Milliseconds(), Max: max.Milliseconds()} }
 }
 
+// WithTask registers fn as the task `name` of the workflow: Steps.Task(key, name, …)
+// runs it as a child run of the same workflow, pinned to the parent's version. A task's
+// error fails its run without retry (as in workflows as code). It panics on an empty
+// name, a nil fn or a task given twice.
+func WithTask(name string, fn HandlerFunc) WorkflowOption {
+	return func(d *definition) {
+		if name == "" || fn == nil {
+			panic(fmt.Sprintf("sluice: WithTask on %q needs a name and a function", d.Name))
+		}
+		if _, dup := d.tasks[name]; dup {
+			panic(fmt.Sprintf("sluice: task %q of %q is given twice", name, d.Name))
+		}
+		if d.tasks == nil {
+			d.tasks = map[string]HandlerFunc{}
+		}
+		d.tasks[name] = fn
+	}
+}
+
+// WithVersion registers this code's version (a build or commit id: letters, digits,
+// . _ - +; every workflow of a worker names the same one): the worker claims only runs
+// not yet pinned or pinned to it and pins the ones it claims; their tasks run on their
+// parent's version (WorkflowContext.Version). A run pinned to a version no worker runs
+// any more waits until one does.
+func WithVersion(v string) WorkflowOption {
+	return func(d *definition) { d.Version = v }
+}
+
 type backoffJSON struct {
 	Base int64 `json:"base"`
 	Max  int64 `json:"max"`
@@ -49,7 +77,9 @@ type definition struct {
 	MaxAttempts uint32       `json:"maxAttempts,omitempty"`
 	Backoff     *backoffJSON `json:"backoff,omitempty"`
 	Schedule    string       `json:"schedule,omitempty"`
+	Version     string       `json:"version,omitempty"`
 	handler     HandlerFunc
+	tasks       map[string]HandlerFunc
 }
 
 var (

@@ -44,7 +44,7 @@ func (s *Steps) Run(name string, out any, fn func() (any, error), opts ...StepRu
 	if err != nil {
 		return err
 	}
-	rec, err := e.lookup(key, "step")
+	rec, err := e.lookup(key, "step", pos)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *Steps) Sleep(name string, d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	rec, err := e.lookup(key, "sleep")
+	rec, err := e.lookup(key, "sleep", pos)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func (s *Steps) WaitFor(name string, out any, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	rec, err := e.lookup(key, "wait")
+	rec, err := e.lookup(key, "wait", pos)
 	if err != nil {
 		return err
 	}

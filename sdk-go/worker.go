@@ -85,12 +85,18 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 	list := make([]*definition, 0, len(w.defs))
 	names := make([]string, 0, len(w.defs))
+	versions := map[string]bool{}
 	for _, d := range registered() {
 		if _, ok := w.defs[d.Name]; ok {
 			list = append(list, d)
 			names = append(names, d.Name)
+			versions[d.Version] = true
 		}
 	}
+	if len(versions) > 1 {
+		return errors.New("sluice: a worker runs one code version, but its workflows name several: give every workflow the same WithVersion (or none)")
+	}
+	version := list[0].Version
 	if err := w.client.post(ctx, "/api/worker/workflows", map[string]any{"workflows": list}, nil); err != nil {
 		return fmt.Errorf("sluice: registering workflows: %w", err)
 	}
@@ -106,7 +112,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		var out struct {
 			Claims []claim `json:"claims"`
 		}
-		req := claimRequest{WorkerID: w.opts.WorkerID, Workflows: names, Limit: free, LeaseMs: w.opts.Lease.Milliseconds(), WaitMs: w.opts.PollWait.Milliseconds()}
+		req := claimRequest{WorkerID: w.opts.WorkerID, Workflows: names, Limit: free, LeaseMs: w.opts.Lease.Milliseconds(), WaitMs: w.opts.PollWait.Milliseconds(), Version: version}
 		err := w.client.post(ctx, "/api/worker/claim", req, &out)
 		for i := len(out.Claims); i < free; i++ {
 			<-w.slots

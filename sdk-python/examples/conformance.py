@@ -8,7 +8,7 @@ CONFORMANCE_LEASE_MS (lease length), and the output lines the scenarios read.
 import os
 import time
 
-from wmill.worker import ChildError, register_workflow, run_worker
+from wmill.worker import ChildError, TaskError, register_workflow, run_worker
 
 NAME = os.environ.get("CONFORMANCE_WORKER") or "python"
 
@@ -103,6 +103,42 @@ def links(ctx, _payload):
     return ctx.step.run("after", lambda: decision["approver"])
 
 
+def extract(ctx, payload):
+    return ctx.step.run("rows", lambda: payload["n"] * 10)
+
+
+def broken(_ctx, _payload):
+    raise ValueError("bad row")
+
+
+def slow(_ctx, _payload):
+    time.sleep(1.5)
+    return "too late"
+
+
+def tasks(ctx, _payload):
+    rows = ctx.step.task("extract", "extract", {"n": 2}, priority=3, cache_ttl=60)
+    try:
+        ctx.step.task("broken", "broken", {})
+        ctx.fail(ValueError("the broken task should have failed"))
+    except TaskError as err:
+        failed = {"key": err.step_key, "child": bool(err.child_job_id), "message": err.result["message"]}
+    [late] = ctx.step.children([{"name": "slow", "task": "slow", "timeout": 0.3}])
+    timed_out = late.code if isinstance(late, ChildError) else None
+    return ctx.step.run("sum", lambda: {"rows": rows, "failed": failed, "late": timed_out})
+
+
+def echo(_ctx, payload):
+    return payload["i"]
+
+
+def big_fanout(ctx, payload):
+    pad = "x" * 1000  # 550 children of ~1,050 bytes: over 512 KiB, so the park goes in parts
+    calls = [{"name": "echo", "task": "echo", "payload": {"i": i, "pad": pad}} for i in range(payload["n"])]
+    results = ctx.step.children(calls)
+    return ctx.step.run("sum", lambda: sum(results))
+
+
 def cron(ctx, _payload):
     def tick():
         say(f"conf-cron: ran on {NAME}")
@@ -122,6 +158,8 @@ register_workflow("conf-parent", parent)
 register_workflow("conf-fanout", fanout)
 register_workflow("conf-approval", approval)
 register_workflow("conf-links", links)
+register_workflow("conf-tasks", tasks, tasks=[extract, broken, slow])
+register_workflow("conf-big-fanout", big_fanout, tasks=[echo])
 register_workflow("conf-cron", cron, schedule="* * * * *")
 
 if __name__ == "__main__":

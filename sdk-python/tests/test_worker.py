@@ -1,6 +1,7 @@
 """Unit tests of wmill.worker (the worker-protocol client) against a fake server: keys and
 replay, non-determinism, a lease lost mid-run, step retries, outcomes. Run with
 ``python3 -m unittest discover -s sdk-python/tests -t sdk-python`` (npm test does)."""
+import json
 import threading
 import time
 import unittest
@@ -29,7 +30,7 @@ class WorkerTest(unittest.TestCase):
     def tearDown(self):
         _registry._registry.clear()
 
-    def run_claims(self, handlers, claims, refuse=(), until=("/finish", "/park")):
+    def run_claims(self, handlers, claims, refuse=(), until=("/finish", "/park"), tasks=None, **worker_opts):
         """Registers handlers, serves the claims once, and returns the fake server's record."""
         pending = list(claims)
         refuse = set(refuse)
@@ -49,8 +50,8 @@ class WorkerTest(unittest.TestCase):
 
         server = FakeServer(answer)
         for name, fn in handlers.items():
-            _registry.register_workflow(name, fn)
-        worker = Worker(Client(server.url), concurrency=4, lease=3, poll_wait=0.05, inline_sleep=0.2)
+            _registry.register_workflow(name, fn, tasks=(tasks or {}).get(name))
+        worker = Worker(Client(server.url), concurrency=4, lease=3, poll_wait=0.05, inline_sleep=0.2, **worker_opts)
         t = threading.Thread(target=worker.run)
         t.start()
         deadline = time.time() + 5
@@ -145,6 +146,98 @@ class WorkerTest(unittest.TestCase):
         )
         by_outcome = sorted((b["outcome"], b.get("reason") or b["error"]["name"]) for b in server.bodies("/finish"))
         self.assertEqual(by_outcome, [("cancelled", "no stock"), ("failed", "ChildError")])
+
+
+    def test_a_large_fan_out_is_sent_as_children_writes_then_one_park_each_under_the_budget(self):
+        def wf(ctx, _payload):
+            ctx.step.children([{"name": "item", "task": "item", "payload": {"i": i, "pad": "x" * 40}} for i in range(300)])
+
+        server = self.run_claims({"wf": wf}, [claim("wf")], tasks={"wf": {"item": lambda ctx, p: p}}, park_bytes=4096)
+        parts = server.bodies("/children")
+        [park] = server.bodies("/park")
+        self.assertGreater(len(parts), 3)
+        self.assertTrue(all(len(json.dumps(b["children"], separators=(",", ":"))) <= 4096 for b in parts + [park]))
+        keys = [c["key"] for b in parts + [park] for c in b["children"]]
+        self.assertEqual(keys, ["item"] + [f"item#{i}" for i in range(2, 301)])
+        self.assertTrue(park["awaitChildren"])
+        self.assertEqual({b["token"] for b in parts}, {7})
+        self.assertEqual(server.bodies("/finish"), [])
+
+    def test_a_lost_children_write_stops_the_park(self):
+        def wf(ctx, _payload):
+            ctx.step.children([{"name": "item", "task": "item", "payload": {"pad": "x" * 100}} for _ in range(100)])
+
+        server = self.run_claims({"wf": wf}, [claim("wf")], refuse={"children"}, until=("/children",),
+                                 tasks={"wf": {"item": lambda ctx, p: p}}, park_bytes=2048)
+        self.assertEqual(len(server.bodies("/children")), 1)
+        self.assertEqual(server.bodies("/park") + server.bodies("/finish"), [])
+
+    def test_task_claims_run_the_workflows_task_and_its_error_fails_without_retry(self):
+        def extract(ctx, payload):
+            return ctx.step.run("rows", lambda: payload["x"] * 10)
+
+        def broken(_ctx, _payload):
+            raise RuntimeError("bad row")
+
+        tasks = {"wf": [extract, broken]}
+        c1, c2, c3 = claim("wf", run_id="t1"), claim("wf", run_id="t2"), claim("wf", run_id="t3")
+        c1["task"], c2["task"], c3["task"] = "extract", "broken", "nope"
+        server = self.run_claims({"wf": lambda ctx, p: "the workflow"}, [c1, c2, c3], tasks=tasks)
+        by_run = {p.split("/")[-2]: b for p, b in server.requests if p.endswith("/finish")}
+        self.assertEqual(by_run["t1"]["result"], 20)
+        self.assertEqual((by_run["t2"]["outcome"], by_run["t2"]["error"]["message"]), ("failed", "bad row"))
+        self.assertEqual(by_run["t3"]["outcome"], "failed")
+        self.assertIn("has no task 'nope'", by_run["t3"]["error"]["message"])
+
+    def test_task_calls_send_options_replay_by_target_and_raise_a_stable_task_error(self):
+        from wmill.worker import TaskError
+
+        seen = []
+
+        def parent(ctx, _payload):
+            try:
+                ctx.step.task("load", "load", {"n": 1})
+            except TaskError as err:
+                seen.append((err.step_key, err.child_job_id, err.result, err.code))
+            ctx.step.task("next", "extract", {"n": 2}, priority=4, timeout=1.5, cache_ttl=60)
+
+        def changed(ctx, _payload):
+            ctx.step.task("load", "extract", {})
+
+        failed = journal("load", kind="task", status="error")
+        failed.update(childId="kid-9", target="load", error={"name": "ValueError", "message": "no", "code": "NO"})
+        server = self.run_claims({"parent": parent, "changed": changed},
+                                 [claim("parent", [failed], run_id="p1"), claim("changed", [failed], run_id="p2")])
+        self.assertEqual(seen, [("load", "kid-9", {"name": "ValueError", "message": "no", "code": "NO"}, "NO")])
+        [park] = server.bodies("/park")
+        self.assertEqual(park["children"], [{"key": "next", "position": 1, "payload": {"n": 2}, "task": "extract",
+                                             "priority": 4, "timeoutMs": 1500, "cacheTtlMs": 60000}])
+        [finish] = server.bodies("/finish")
+        self.assertEqual(finish["error"]["code"], "NON_DETERMINISM")
+        self.assertIn("call #1", finish["error"]["message"])
+        self.assertIn("'load'", finish["error"]["message"])
+
+
+    def test_a_versioned_worker_registers_its_version_and_claims_only_for_it(self):
+        server = FakeServer(lambda path, body: (200, {"claims": []} if path.endswith("/claim") else {"registered": []}))
+        try:
+            _registry.register_workflow("wf", lambda ctx, p: None, version="build-7")
+            worker = Worker(Client(server.url), poll_wait=0.05)
+            t = threading.Thread(target=worker.run)
+            t.start()
+            deadline = time.time() + 5
+            while time.time() < deadline and not server.bodies("/claim"):
+                time.sleep(0.01)
+            worker.stop()
+            t.join(5)
+            [reg] = server.bodies("/workflows")
+            self.assertEqual(reg["workflows"], [{"name": "wf", "version": "build-7"}])
+            self.assertEqual(server.bodies("/claim")[0]["version"], "build-7")
+            _registry.register_workflow("other", lambda ctx, p: None, version="build-8")
+            with self.assertRaisesRegex(ValueError, "one code version"):
+                Worker(Client(server.url)).run()
+        finally:
+            server.close()
 
 
 class ProducerTest(unittest.TestCase):

@@ -249,6 +249,12 @@ export type Command =
       children: ChildSpec[];
       wakeAfterMs: number | null;
       awaitChildren: boolean;
+      /**
+       * Create the children and write the steps under the fence but keep the claim: the
+       * run stays `running` (its outstanding count grows). A park too large for one request
+       * is sent as such writes first, then one parking suspend (docs/PROTOCOL.md, "Large fan-outs").
+       */
+      keepClaim?: boolean;
     }
   | { verb: "complete"; lease: Lease; outcome: RunOutcome }
   | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }
@@ -291,6 +297,12 @@ export interface ClaimRequest {
    * server's local queue are skipped. (An explicit `queues` list is taken as given.)
    */
   server?: string;
+  /**
+   * The code version this worker runs (an external worker's registered version): only
+   * runs not yet pinned or pinned to it are taken, and the unpinned ones are pinned to it.
+   * Absent: any run, pinned at first claim to its workflow's registered version.
+   */
+  version?: string;
 }
 
 /** A run handed to a worker, with its checkpoint. */

@@ -15,6 +15,7 @@ import { formatMillis } from "../core/duration.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, serializeError } from "../core/serde.js";
+import { runTimeoutMs } from "../core/task-options.js";
 import type { GroupCommitter } from "../engine/committer.js";
 import type { EngineMetrics } from "../engine/metrics.js";
 import {
@@ -507,14 +508,8 @@ export class Execution implements LogTarget, WacHost {
 
   /** Tasks with a `timeout` option fail once it passes, measured from their first start. */
   private armTimeout(): void {
-    if (!this.run.options) return;
-    let timeoutMs: unknown;
-    try {
-      timeoutMs = (JSON.parse(this.run.options) as { timeoutMs?: unknown }).timeoutMs;
-    } catch {
-      return;
-    }
-    if (typeof timeoutMs !== "number") return;
+    const timeoutMs = runTimeoutMs(this.run.options);
+    if (timeoutMs === null) return;
     const left = (this.run.startedAt ?? this.claimedAt) + timeoutMs - this.now();
     this.timeoutTimer = setTimeout(
       () => {

@@ -2,10 +2,10 @@
  * The workflows-as-code primitives (seed 000) on an {@link Execution}: child tasks,
  * inline steps, server-side sleep, approvals and resume links.
  */
-import { createHash } from "node:crypto";
 import { RUN_BACKOFF } from "../core/backoff.js";
 import { newRunId } from "../core/ids.js";
 import { RESUME_LINK_TTL_MS, resumeUrls } from "../core/resume-token.js";
+import { taskRunFields } from "../core/task-options.js";
 import { isAcceptedDuration } from "../core/time.js";
 import { decodeValue, type SerializedError } from "../core/serde.js";
 import { InvalidInputError } from "../sdk/errors.js";
@@ -53,14 +53,11 @@ export function callTask(
     backoff: RUN_BACKOFF,
     createdBy: exec.run.createdBy,
     parentKey: key,
-    options: options.timeout ? JSON.stringify({ timeoutMs: Math.round(options.timeout * 1000) }) : null,
+    ...taskRunFields(workflow, task, payload, {
+      timeoutMs: options.timeout ? Math.round(options.timeout * 1000) : null,
+      cacheTtlMs: options.cache_ttl ? Math.round(options.cache_ttl * 1000) : null,
+    }),
   };
-  if (options.cache_ttl) {
-    child.cacheKey = createHash("sha256")
-      .update(`${workflow}\n${task ?? ""}\n${payload}`)
-      .digest("hex");
-    child.cacheTtlMs = Math.round(options.cache_ttl * 1000);
-  }
   if (options.concurrency_limit) {
     child.concurrency = {
       key: options.concurrency_key ?? `${workflow}:${task ?? ""}`,

@@ -239,7 +239,8 @@ export class Worker {
     if (this.draining || this.held || !this.running) return null;
     let freeing = 0;
     for (const c of batch)
-      if ((c.verb === "complete" || c.verb === "suspend") && this.active.has(c.lease.runId)) freeing++;
+      if ((c.verb === "complete" || (c.verb === "suspend" && !c.keepClaim)) && this.active.has(c.lease.runId))
+        freeing++;
     const limit = Math.min(freeing, this.options.concurrency) + this.free();
     if (freeing === 0 || limit <= 0) return null;
     const settle = this.startClaim(limit);

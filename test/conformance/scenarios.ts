@@ -93,6 +93,42 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    title:
+      "task children: functions of the same workflow run as child runs with their options; a failed task raises a stable TaskError; a timeout fails the task",
+    workflow: "conf-tasks",
+    payload: () => ({}),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["extract", "done"],
+        ["broken", "error"],
+        ["slow", "error"],
+        ["sum", "done"],
+      ],
+      values: {
+        extract: 20,
+        sum: { rows: 20, failed: { key: "broken", child: true, message: "bad row" }, late: "TASK_TIMEOUT" },
+      },
+    },
+  },
+  {
+    title:
+      "a fan-out of 550 task children over the SDK's park budget: written in parts, one suspend, every result back",
+    workflow: "conf-big-fanout",
+    payload: () => ({ n: 550 }),
+    expect: {
+      status: "succeeded",
+      attempt: 1,
+      steps: [
+        ["echo", "done"],
+        ...Array.from({ length: 549 }, (_, i): [string, string] => [`echo#${i + 2}`, "done"]),
+        ["sum", "done"],
+      ],
+      values: { echo: 0, "echo#550": 549, sum: (550 * 549) / 2 },
+    },
+  },
+  {
     title: "an approval parks the run until `sluice approve` decides it; the decision is the call's value",
     workflow: "conf-approval",
     payload: () => ({}),

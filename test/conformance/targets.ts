@@ -79,6 +79,10 @@ export const TARGETS: ConformanceTarget[] = [
         "defineWorkflow (seed 002's TypeScript API) has no child runs",
       "parallel children: started in one park, the parent resumes once all have finished":
         "defineWorkflow (seed 002's TypeScript API) has no child runs",
+      "task children: functions of the same workflow run as child runs with their options; a failed task raises a stable TaskError; a timeout fails the task":
+        "defineWorkflow (seed 002's TypeScript API) has no task children (workflows as code's task(): test/wac/)",
+      "a fan-out of 550 task children over the SDK's park budget: written in parts, one suspend, every result back":
+        "defineWorkflow (seed 002's TypeScript API) has no child runs (a WAC gather is one suspend in-process: test/wac/)",
       // Approvals of the built-in worker are workflows as code (`waitForApproval()`), tested in test/wac/.
       "an approval parks the run until `sluice approve` decides it; the decision is the call's value":
         "defineWorkflow (seed 002's TypeScript API) has no approvals",

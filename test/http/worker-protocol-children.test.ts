@@ -71,7 +71,7 @@ describe("child runs in the worker protocol", () => {
     expect(p2.runId).toBe(parentId);
     expect(p2.steps.map((s: any) => [s.key, s.kind, s.status, s.value, s.error])).toEqual([
       ["double", "task", "done", 42, null],
-      ["broken", "task", "error", null, { message: "cannot double zero", code: "ZERO" }],
+      ["broken", "task", "error", null, { name: "Error", message: "cannot double zero", code: "ZERO" }],
     ]);
     await json(`/api/worker/runs/${parentId}/finish`, { token: p2.token, outcome: "succeeded" });
   });

@@ -71,4 +71,77 @@ describe("worker protocol on Postgres, two servers", () => {
     expect((await a.store.getSteps(c.runId)).map((s) => [s.key, s.value])).toEqual([["s", "7"]]);
     console.log(`postgres: cross-server enqueue → claim ${ms.toFixed(1)} ms`);
   });
+
+  it("task children with a cache and a park in chunks: children written through A, the park through B", async () => {
+    const [a, b] = servers as [(typeof servers)[0], (typeof servers)[0]];
+    await post(a.app, "/api/worker/workflows", { workflows: [{ name: "pg-tasks", version: "v3" }] });
+    const claim = async (app: SluiceApp, limit = 1) =>
+      (await post(app, "/api/worker/claim", { workerId: "w", workflows: ["pg-tasks"], limit, waitMs: 2_000 })).body
+        .claims as any[];
+    const first = (await post(a.app, "/api/runs", { workflow: "pg-tasks", payload: {} })).body.run.id as string;
+    const [p] = await claim(a.app);
+    const chunk = await post(a.app, `/api/worker/runs/${first}/children`, {
+      token: p.token,
+      children: [
+        { key: "fetch", position: 0, task: "fetch", payload: { u: 1 }, cacheTtlMs: 600_000, priority: 2 },
+        { key: "other", position: 1, task: "other", timeoutMs: 5_000 },
+      ],
+    });
+    expect(chunk).toEqual({ status: 200, body: { created: ["fetch", "other"], existing: [] } });
+    expect((await a.store.getRun(first))!).toMatchObject({ status: "running", outstanding: 2 });
+    const kids = await claim(b.app, 2);
+    expect(kids.map((k) => [k.task, k.version, k.timeoutMs])).toEqual([
+      ["fetch", "v3", undefined],
+      ["other", "v3", 5_000],
+    ]);
+    for (const k of kids) {
+      const r = await post(b.app, `/api/worker/runs/${k.runId}/finish`, {
+        token: k.token,
+        outcome: k.task === "fetch" ? "succeeded" : "failed",
+        ...(k.task === "fetch" ? { result: "page" } : { error: { message: "no", code: "NO" } }),
+      });
+      expect(r.status).toBe(200);
+    }
+    // Both finished before the park: the park finds nothing outstanding and the run is claimable at once.
+    expect((await post(b.app, `/api/worker/runs/${first}/park`, { token: p.token, awaitChildren: true })).status).toBe(
+      200,
+    );
+    const [again] = await claim(a.app);
+    expect(again.runId).toBe(first);
+    expect(again.steps.map((s: any) => [s.key, s.status, s.target, s.childId !== null, s.error?.code ?? null])).toEqual(
+      [
+        ["fetch", "done", "fetch", true, null],
+        ["other", "error", "other", true, "NO"],
+      ],
+    );
+    await post(a.app, `/api/worker/runs/${first}/finish`, { token: again.token, outcome: "succeeded" });
+
+    // The cache answers the same task and payload in the park's commit, on Postgres too.
+    const second = (await post(b.app, "/api/runs", { workflow: "pg-tasks", payload: {} })).body.run.id as string;
+    const [q] = await claim(b.app);
+    await post(b.app, `/api/worker/runs/${second}/park`, {
+      token: q.token,
+      children: [{ key: "fetch", position: 0, task: "fetch", payload: { u: 1 }, cacheTtlMs: 600_000 }],
+    });
+    expect(await b.store.listRuns({ parentId: second })).toEqual([]);
+    const [q2] = await claim(b.app);
+    expect(q2.steps.map((s: any) => [s.key, s.status, s.value])).toEqual([["fetch", "done", "page"]]);
+    await post(b.app, `/api/worker/runs/${second}/finish`, { token: q2.token, outcome: "succeeded" });
+  });
+
+  it("a claim with a version takes only runs unpinned or pinned to it, on Postgres", async () => {
+    const [a] = servers as [(typeof servers)[0]];
+    await post(a.app, "/api/worker/workflows", { workflows: [{ name: "pg-pin", version: "v1" }] });
+    const claimAs = async (version: string, waitMs = 300) =>
+      (await post(a.app, "/api/worker/claim", { workerId: version, workflows: ["pg-pin"], version, waitMs })).body
+        .claims as any[];
+    const id = (await post(a.app, "/api/runs", { workflow: "pg-pin", payload: {} })).body.run.id as string;
+    const [c1] = await claimAs("v1", 2_000);
+    expect([c1.runId, c1.version]).toEqual([id, "v1"]);
+    await post(a.app, `/api/worker/runs/${id}/park`, { token: c1.token, wakeAfterMs: 0 });
+    expect(await claimAs("v2")).toEqual([]);
+    const [c2] = await claimAs("v1", 2_000);
+    expect(c2.runId).toBe(id);
+    await post(a.app, `/api/worker/runs/${id}/finish`, { token: c2.token, outcome: "succeeded" });
+  });
 });

@@ -67,14 +67,21 @@ describe("Postgres hot path", () => {
     await client.connect();
     try {
       await client.query(["BEGIN", ...CLAIM_SETUP].join("; "));
-      await client.query(`PREPARE candidates(text[], text[], int, text, bigint[]) AS ${CANDIDATES}`);
-      const plan = await client.query(
-        "EXPLAIN (FORMAT JSON) EXECUTE candidates(ARRAY['wf'], NULL, 10, NULL, ARRAY[]::bigint[])",
-      );
+      await client.query(`PREPARE candidates(text[], text[], int, text, bigint[], text) AS ${CANDIDATES}`);
+      // Without and with a worker's code version (a versioned external worker's claim).
+      const plans = [];
+      for (const version of ["NULL", "'v1'"])
+        plans.push(
+          await client.query(
+            `EXPLAIN (FORMAT JSON) EXECUTE candidates(ARRAY['wf'], NULL, 10, NULL, ARRAY[]::bigint[], ${version})`,
+          ),
+        );
       await client.query("ROLLBACK");
-      const text = JSON.stringify(plan.rows[0]["QUERY PLAN"]);
-      expect(text).not.toContain('"Node Type":"Sort"');
-      expect(text).toContain('"Index Name":"runs_claim_order"');
+      for (const plan of plans) {
+        const text = JSON.stringify(plan.rows[0]["QUERY PLAN"]);
+        expect(text).not.toContain('"Node Type":"Sort"');
+        expect(text).toContain('"Index Name":"runs_claim_order"');
+      }
     } finally {
       await client.end();
     }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -139,6 +140,38 @@ func main() {
 		}
 		return ctx.Step.Run("sum", nil, func() (any, error) { return outs[0] + outs[1], nil })
 	})
+	workflow.RegisterWorkflow("conf-tasks", confTasks,
+		workflow.WithTask("extract", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+			var p struct {
+				N int `json:"n"`
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return err
+			}
+			var rows int
+			if err := ctx.Step.Run("rows", &rows, func() (any, error) { return p.N * 10, nil }); err != nil {
+				return err
+			}
+			return ctx.SetResult(rows)
+		}),
+		workflow.WithTask("broken", func(*workflow.WorkflowContext, json.RawMessage) error { return errors.New("bad row") }),
+		workflow.WithTask("slow", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+			select {
+			case <-time.After(1500 * time.Millisecond):
+			case <-ctx.Done():
+			}
+			return ctx.SetResult("too late")
+		}))
+	workflow.RegisterWorkflow("conf-big-fanout", confBigFanout,
+		workflow.WithTask("echo", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+			var p struct {
+				I int `json:"i"`
+			}
+			if err := json.Unmarshal(raw, &p); err != nil {
+				return err
+			}
+			return ctx.SetResult(p.I)
+		}))
 	workflow.RegisterWorkflow("conf-approval", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
 		d, err := ctx.Step.WaitForApproval(workflow.ApprovalOpts{Timeout: time.Hour})
 		if err != nil {
@@ -180,4 +213,73 @@ func main() {
 	if err := workflow.NewWorker(client, opts).Run(ctx); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// confTasks runs functions of its own workflow as task children (see the README's table).
+func confTasks(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+	var rows int
+	opts := workflow.ChildOpts{Priority: 3, CacheTTL: time.Minute}
+	if err := ctx.Step.Task("extract", "extract", map[string]int{"n": 2}, &rows, opts); err != nil {
+		return err
+	}
+	var ce *workflow.ChildError
+	if err := ctx.Step.Task("broken", "broken", map[string]any{}, nil); !errors.As(err, &ce) {
+		if err != nil {
+			return err
+		}
+		return ctx.Fail(errors.New("the broken task should have failed"))
+	}
+	var childErr struct {
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(ce.Result, &childErr); err != nil {
+		return ctx.Fail(err)
+	}
+	failed := map[string]any{"key": ce.Key, "child": ce.ChildID != "", "message": childErr.Message}
+	slow := workflow.ChildCall{Name: "slow", Task: "slow", Opts: workflow.ChildOpts{Timeout: 300 * time.Millisecond}}
+	errs, err := ctx.Step.Children([]workflow.ChildCall{slow})
+	if err != nil {
+		return err
+	}
+	var late any
+	var lce *workflow.ChildError
+	if errors.As(errs[0], &lce) {
+		late = lce.Code
+	}
+	return ctx.Step.Run("sum", nil, func() (any, error) {
+		return map[string]any{"rows": rows, "failed": failed, "late": late}, nil
+	})
+}
+
+// confBigFanout starts payload.n task children of ~1,050 bytes each in one park: over 512 KiB,
+// so the SDK writes them in parts before the park; step "sum" adds their results.
+func confBigFanout(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+	var p struct {
+		N int `json:"n"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return ctx.Fail(err)
+	}
+	pad := strings.Repeat("x", 1000)
+	outs := make([]int, p.N)
+	calls := make([]workflow.ChildCall, p.N)
+	for i := range calls {
+		calls[i] = workflow.ChildCall{Name: "echo", Task: "echo", Payload: map[string]any{"i": i, "pad": pad}, Out: &outs[i]}
+	}
+	errs, err := ctx.Step.Children(calls)
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return ctx.Fail(e)
+		}
+	}
+	return ctx.Step.Run("sum", nil, func() (any, error) {
+		total := 0
+		for _, o := range outs {
+			total += o
+		}
+		return total, nil
+	})
 }

@@ -31,6 +31,8 @@ from ._errors import (
     NonDeterminismError,
     Parked,
     SluiceAPIError,
+    TaskError,
+    TaskTimeout,
     UnavailableError,
 )
 from ._http import Client, client_from_env
@@ -54,5 +56,7 @@ __all__ = [
     "NonDeterminismError",
     "Parked",
     "SluiceAPIError",
+    "TaskError",
+    "TaskTimeout",
     "UnavailableError",
 ]

@@ -7,7 +7,9 @@ class WorkflowContext:
     """The context of one claim of a run.
 
     Attributes: ``run_id`` (stable across attempts: use it in idempotency keys),
-    ``workflow_name``, ``attempt`` (1-based), ``step`` (run, sleep, wait_for, child).
+    ``workflow_name``, ``attempt`` (1-based), ``step`` (run, sleep, wait_for, child, task, children),
+    ``task`` (the task function this run executes, or None for a workflow run), ``version`` (the
+    code version the run is pinned to, or None).
     """
 
     def __init__(self, execution):
@@ -15,6 +17,8 @@ class WorkflowContext:
         self.run_id = execution.run_id
         self.workflow_name = execution.claim["workflow"]
         self.attempt = execution.claim["attempt"]
+        self.task = execution.claim.get("task")
+        self.version = execution.claim.get("version")
         self.step = Steps(execution)
 
     def bail(self, reason):

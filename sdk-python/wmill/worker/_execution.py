@@ -38,6 +38,15 @@ class Execution:
         self.logs = []
         self._lock = threading.Lock()
         self._lost = threading.Event()
+        self._ended = False
+
+    def end(self):
+        """Claims the right to end the claim (its handler returning, or its deadline): True once."""
+        with self._lock:
+            if self._ended:
+                return False
+            self._ended = True
+            return True
 
     def now_ms(self):
         """The server's clock: the claim time plus the time elapsed since it arrived."""
@@ -63,12 +72,19 @@ class Execution:
             n = self.counts.get(name, 0) + 1
         return _key(name, n)
 
-    def lookup(self, key, kind):
-        """The journal entry at ``key`` (None when absent); another kind is non-determinism."""
+    def lookup(self, key, kind, target=None, position=None):
+        """The journal entry at ``key`` (None when absent); another kind, or a child of another
+        ``target`` (task or workflow) than the one recorded, is non-determinism."""
         with self._lock:
             rec = self.journal.get(key)
-        if rec is not None and rec["kind"] != kind:
-            raise self.make_permanent(NonDeterminismError(key, rec["kind"], kind))
+        if rec is None:
+            return None
+        if rec["kind"] != kind:
+            raise self.make_permanent(NonDeterminismError(key, rec["kind"], kind, position))
+        recorded = rec.get("target")
+        if target is not None and recorded is not None and recorded != target:
+            raise self.make_permanent(
+                NonDeterminismError(key, f"{kind} {recorded!r}", f"{kind} {target!r}", position))
         return rec
 
     def make_permanent(self, err):

@@ -34,7 +34,7 @@ class Steps:
         if not name:
             raise e.make_permanent(ValueError("sluice: ctx.step.run needs a stable, non-empty name (the checkpoint key)"))
         key, pos = e.next_key(name)
-        rec = e.lookup(key, "step")
+        rec = e.lookup(key, "step", position=pos)
         if rec is not None and rec["status"] == "done":
             return rec.get("value")
         spent = 0
@@ -83,7 +83,7 @@ class Steps:
         worker and server restarts."""
         e = self._e
         key, pos = e.next_key(name)
-        rec = e.lookup(key, "sleep")
+        rec = e.lookup(key, "sleep", position=pos)
         if rec is not None and rec["status"] == "done":
             return None
         remaining = round(seconds * 1000)
@@ -110,7 +110,7 @@ class Steps:
         ``timeout`` (seconds) and no signal by then, returns None."""
         e = self._e
         key, pos = e.next_key(event)
-        rec = e.lookup(key, "wait")
+        rec = e.lookup(key, "wait", position=pos)
         if rec is not None and rec["status"] == "done":
             return rec.get("value")
         if rec is not None:
@@ -135,7 +135,7 @@ class Steps:
         if not (isinstance(timeout, (int, float)) and timeout > 0):
             raise e.make_permanent(ValueError(f"sluice: wait_for_approval needs a positive timeout in seconds, got {timeout!r}"))
         key, pos = e.next_key("waitForApproval")
-        rec = e.lookup(key, "approval")
+        rec = e.lookup(key, "approval", position=pos)
         if rec is not None and rec["status"] == "done":
             return rec.get("value")
         if rec is not None:
@@ -166,57 +166,105 @@ class Steps:
         return e.request("resume-urls", body)
 
     def children(self, calls):
-        """Runs several child runs at once. ``calls``: dicts ``{"name", "workflow", "payload"?,
-        "group"?, "max_attempts"?, "concurrency_key"?, "concurrency_limit"?}``. The first call
-        starts every child not yet started in one park; the run is claimed again once all have
-        finished. Returns one item per call, in order: the child's result, or a ChildError
-        instance when it failed or was cancelled (like ``asyncio.gather(return_exceptions=True)``)."""
+        """Runs several child runs at once. ``calls``: dicts ``{"name", "workflow" | "task",
+        "payload"?, "group"?, "max_attempts"?, "concurrency_key"?, "concurrency_limit"?,
+        "priority"?, "timeout"?, "cache_ttl"?}`` (``task``: a function registered with this
+        workflow's ``tasks``; see ``task``). The first call starts every child not yet started in
+        one park; the run is claimed again once all have finished. Returns one item per call, in
+        order: the child's result, or a ChildError instance when it failed or was cancelled (like
+        ``asyncio.gather(return_exceptions=True)``)."""
         e = self._e
         out, start, waiting = [], [], False
         for call in calls:
             key, pos = e.next_key(call["name"])
-            rec = e.lookup(key, "task")
+            task = call.get("task")
+            rec = e.lookup(key, "task", task or call.get("workflow"), pos)
             if rec is not None and rec["status"] == "done":
                 out.append(rec.get("value"))
             elif rec is not None and rec["status"] == "error":
-                err = rec.get("error") or {}
-                out.append(ChildError(key, err.get("message") or "the child run failed", err.get("code")))
+                out.append(ChildError.from_journal(key, rec))
             elif rec is not None:
                 waiting = True
             else:
-                start.append(self._child_write(key, pos, call["workflow"], call.get("payload"), call.get("group"),
-                                               call.get("max_attempts"), call.get("concurrency_key"),
-                                               call.get("concurrency_limit")))
+                opts = {k: call.get(k) for k in _CHILD_OPTIONS}
+                start.append(self._write(key, pos, call.get("workflow"), task, call.get("payload"), opts))
         if not start and not waiting:
             return out
         e.request_park(children=start, await_children=True)
 
-    def _child_write(self, key, pos, workflow, payload, group, max_attempts, concurrency_key, concurrency_limit):
-        c = {"key": key, "position": pos, "workflow": workflow,
-             "payload": _jsonable(payload, f"the payload of child {key!r}")}
-        if group:
-            c["group"] = group
-        if max_attempts:
-            c["maxAttempts"] = max_attempts
-        if concurrency_key and concurrency_limit:
-            c["concurrency"] = {"key": concurrency_key, "limit": concurrency_limit}
-        return c
-
     def child(self, name, workflow, payload=None, *, group=None, max_attempts=None,
-              concurrency_key=None, concurrency_limit=None):
+              concurrency_key=None, concurrency_limit=None, priority=None, timeout=None, cache_ttl=None):
         """Runs the registered workflow ``workflow`` (any worker's) with ``payload`` as a child
         run under ``name`` and returns its result; raises ChildError when it failed or was
         cancelled (uncaught, that fails this run without retry). The first call parks the run
-        until the child has finished."""
+        until the child has finished. Options: see ``task``."""
+        return self._one(name, workflow, None, payload, dict(
+            group=group, max_attempts=max_attempts, concurrency_key=concurrency_key,
+            concurrency_limit=concurrency_limit, priority=priority, timeout=timeout, cache_ttl=cache_ttl))
+
+    def task(self, name, task, payload=None, *, group=None, max_attempts=None,
+             concurrency_key=None, concurrency_limit=None, priority=None, timeout=None, cache_ttl=None):
+        """Runs the function ``task`` of this run's own workflow (registered with
+        ``register_workflow(…, tasks=[…])``) as a child run under ``name``, pinned to this run's
+        code version, and returns its result; raises ChildError (``TaskError``, with ``child_id``
+        and the child's serialized error as ``result``) when it failed. ``priority``: higher is
+        claimed first; ``timeout`` (seconds): the task fails once it has run that long;
+        ``cache_ttl`` (seconds): a run of the same task and payload that succeeded within that
+        long answers the call at once, without a new child."""
+        return self._one(name, None, task, payload, dict(
+            group=group, max_attempts=max_attempts, concurrency_key=concurrency_key,
+            concurrency_limit=concurrency_limit, priority=priority, timeout=timeout, cache_ttl=cache_ttl))
+
+    def _one(self, name, workflow, task, payload, opts):
         e = self._e
         key, pos = e.next_key(name)
-        rec = e.lookup(key, "task")
+        rec = e.lookup(key, "task", task or workflow, pos)
         if rec is not None and rec["status"] == "done":
             return rec.get("value")
         if rec is not None and rec["status"] == "error":
-            err = rec.get("error") or {}
-            raise e.make_permanent(ChildError(key, err.get("message") or "the child run failed", err.get("code")))
+            raise e.make_permanent(ChildError.from_journal(key, rec))
         if rec is not None:
             e.request_park(await_children=True)
-        c = self._child_write(key, pos, workflow, payload, group, max_attempts, concurrency_key, concurrency_limit)
-        e.request_park(children=[c], await_children=True)
+        e.request_park(children=[self._write(key, pos, workflow, task, payload, opts)], await_children=True)
+
+    def _write(self, key, pos, workflow, task, payload, opts):
+        """The park's entry for a new child; a bad option fails the run without retry."""
+        try:
+            return _child_write(key, pos, workflow, task, payload, **opts)
+        except (TypeError, ValueError) as err:
+            raise self._e.make_permanent(err) from None
+
+
+_CHILD_OPTIONS = ("group", "max_attempts", "concurrency_key", "concurrency_limit", "priority", "timeout", "cache_ttl")
+
+
+def _ms(seconds, what, key):
+    if seconds is None:
+        return None
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds <= 0:
+        raise ValueError(f"sluice: child {key!r}: {what} must be a positive number of seconds, got {seconds!r}")
+    return max(1, round(seconds * 1000))
+
+
+def _child_write(key, pos, workflow, task, payload, group=None, max_attempts=None, concurrency_key=None,
+                 concurrency_limit=None, priority=None, timeout=None, cache_ttl=None):
+    if not workflow and not task:
+        raise ValueError(f"sluice: child {key!r} needs a workflow or a task")
+    c = {"key": key, "position": pos, "payload": _jsonable(payload, f"the payload of child {key!r}")}
+    if workflow:
+        c["workflow"] = workflow
+    if task:
+        c["task"] = task
+    if group:
+        c["group"] = group
+    if max_attempts:
+        c["maxAttempts"] = max_attempts
+    if concurrency_key and concurrency_limit:
+        c["concurrency"] = {"key": concurrency_key, "limit": concurrency_limit}
+    if priority:
+        c["priority"] = int(priority)
+    for field, value, what in (("timeoutMs", timeout, "timeout"), ("cacheTtlMs", cache_ttl, "cache_ttl")):
+        ms = _ms(value, what, key)
+        if ms is not None:
+            c[field] = ms
+    return c

@@ -1,6 +1,7 @@
 """The worker: registers the workflows, claims their runs (long-poll), runs each claim in a
 thread, heartbeats the leases, and drains on SIGTERM (docs/PROTOCOL.md)."""
 import http.client
+import json
 import os
 import signal
 import socket
@@ -10,10 +11,29 @@ import time
 import traceback
 
 from ._context import WorkflowContext
-from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError
+from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError, TaskTimeout
 from ._execution import Execution, backoff_delay
 from ._http import client_from_env, interrupt
 from ._registry import registered
+
+
+PARK_BYTES = 512 * 1024
+
+
+def park_chunks(children, budget=PARK_BYTES):
+    """Splits a park's children into chunks of at most ``budget`` bytes of JSON each (at least
+    one child per chunk; always at least one chunk), so every request stays under the server's
+    1 MiB body limit: all but the last are sent as ``children`` writes, the last with the park."""
+    chunks, current, size = [], [], 0
+    for c in children:
+        n = len(json.dumps(c, separators=(",", ":"))) + 1
+        if current and size + n > budget:
+            chunks.append(current)
+            current, size = [], 0
+        current.append(c)
+        size += n
+    chunks.append(current)
+    return chunks
 
 
 def _error_body(err):
@@ -31,10 +51,13 @@ class Worker:
     ``lease``: seconds a claim is held without a heartbeat (default 30; heartbeats every third);
     ``poll_wait``: seconds one claim request waits on the server (default 20);
     ``inline_sleep``: sleeps and step-retry delays up to this many seconds wait in the worker,
-    longer ones park the run (default 30).
+    longer ones park the run (default 30);
+    ``park_bytes``: a park whose children encode to more than this many bytes is sent in parts
+    (``children`` writes, then the park; default 512 KiB, under the server's 1 MiB body limit).
     """
 
-    def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None):
+    def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None,
+                 park_bytes=PARK_BYTES):
         self.client = client or client_from_env()
         if concurrency is None:
             concurrency = int(os.environ.get("SLUICE_WORKER_CONCURRENCY") or 100)
@@ -42,6 +65,7 @@ class Worker:
         self.lease = lease
         self.poll_wait = poll_wait
         self.inline_sleep = inline_sleep
+        self.park_bytes = park_bytes
         self.worker_id = worker_id or f"python:{socket.gethostname()}:{os.getpid()}"
         self.defs = {d.name: d for d in registered()}
         self._active = {}
@@ -62,6 +86,11 @@ class Worker:
         """Registers the workflows, then claims and runs until ``stop``; then drains and returns."""
         if not self.defs:
             raise RuntimeError("sluice: no workflows registered: call register_workflow before run_worker")
+        versions = {d.version for d in self.defs.values()}
+        if len(versions) > 1:
+            raise ValueError(f"sluice: a worker runs one code version, but its workflows name {sorted(map(str, versions))}: "
+                             "register every workflow with the same version= (or none)")
+        version = versions.pop()
         self.client.post("/api/worker/workflows", {"workflows": [d.to_json() for d in self.defs.values()]})
         beats = threading.Thread(target=self._heartbeats, name="sluice-heartbeats", daemon=True)
         beats.start()
@@ -74,6 +103,8 @@ class Worker:
                     break
                 body = {"workerId": self.worker_id, "workflows": list(self.defs), "limit": free,
                         "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+                if version:
+                    body["version"] = version  # only runs unpinned or pinned to this code version
                 try:
                     claims = self.client.post(
                         "/api/worker/claim", body, conn=self._poll, retry_stale=lambda: not self._stop.is_set()
@@ -137,14 +168,33 @@ class Worker:
                 self._active.pop(e.run_id, None)
             self._free.release()
 
+    def _handler(self, e):
+        """The function a claim runs: its workflow's handler, or one of its tasks (``task``)."""
+        name, task = e.claim["workflow"], e.claim.get("task")
+        d = self.defs.get(name)
+        if d is None:
+            raise e.make_permanent(LookupError(f"sluice: this worker does not serve {name!r}"))
+        if task is None:
+            return d.handler
+        fn = d.tasks.get(task)
+        if fn is None:
+            raise e.make_permanent(LookupError(
+                f"sluice: workflow {name!r} has no task {task!r} in this worker (register it with "
+                f"register_workflow({name!r}, …, tasks=[{task}]))"))
+
+        def run_task(ctx, payload):
+            try:
+                return fn(ctx, payload)
+            except Exception as err:  # a task's error is final, as in workflows as code
+                raise e.make_permanent(err)
+        return run_task
+
     def _run_claim(self, e):
-        d = self.defs.get(e.claim["workflow"])
         ctx = WorkflowContext(e)
         result, error = None, None
+        timer = self._arm_deadline(e)
         try:
-            if d is None:
-                raise e.make_permanent(LookupError(f"sluice: this worker does not serve {e.claim['workflow']!r}"))
-            result = d.handler(ctx, e.claim.get("payload"))
+            result = self._handler(e)(ctx, e.claim.get("payload"))
         except (Parked, LeaseLost, BailError, FailError):
             pass
         except BaseException as err:  # the handler's error decides the outcome below
@@ -152,6 +202,10 @@ class Worker:
             if not isinstance(err, Exception):
                 e.make_permanent(err)
             e.log("error", "".join(traceback.format_exception(type(err), err, err.__traceback__)).rstrip())
+        if timer is not None:
+            timer.cancel()
+        if not e.end():
+            return  # the deadline ended the claim first
         e.flush_logs()
         if e.is_lost():
             print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
@@ -161,7 +215,11 @@ class Worker:
             if e.park["steps"]:
                 body["steps"] = e.park["steps"]
             if e.park["awaitChildren"]:
-                body["children"] = e.park["children"]
+                chunks = park_chunks(e.park["children"], self.park_bytes)
+                for chunk in chunks[:-1]:  # a large fan-out: children written first, under the fence
+                    if not self._write(e, "children", {"token": e.token, "children": chunk}):
+                        return
+                body["children"] = chunks[-1]
                 body["awaitChildren"] = True
             self._write(e, "park", body)
             return
@@ -182,13 +240,37 @@ class Worker:
         except TypeError as err:  # a result that is not JSON
             self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
 
+    def _arm_deadline(self, e):
+        """A task with a ``timeout`` fails at its ``deadline`` (server clock, from its first start),
+        whether or not its function returns: the claim ends there, later writes are dropped."""
+        deadline = e.claim.get("deadline")
+        if deadline is None:
+            return None
+
+        def expire():
+            if not e.end():
+                return
+            err = TaskTimeout(e.claim.get("timeoutMs") or 0)
+            e.log("error", f"timed out: {err}")
+            e.flush_logs()
+            e.mark_lost()
+            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
+
+        timer = threading.Timer(max(0.0, (deadline - e.now_ms()) / 1000), expire)
+        timer.daemon = True
+        timer.start()
+        return timer
+
     def _write(self, e, op, body):
+        """A fenced write of the claim; False (reported on stderr) when it did not land."""
         try:
             e.write(op, body)
+            return True
         except LeaseLost:
             print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
         except (OSError, http.client.HTTPException, SluiceAPIError) as err:
             print(f"sluice worker: run {e.run_id}: could not {op} ({err}); it is retried when its lease expires", file=sys.stderr)
+        return False
 
     def _heartbeats(self):
         while not self._drained.wait(self.lease / 3):

@@ -55,7 +55,12 @@ const JOURNAL_ENTRY = obj({
   kind: { type: "string", enum: ["step", "sleep", "wait", "task", "approval"] },
   status: { type: "string", enum: ["done", "pending", "error"] },
   value: {},
-  error: { anyOf: [obj({ message: str, code: str }, ["message"]), { type: "null" }] },
+  error: {
+    description: "a failed or cancelled child's serialized error",
+    anyOf: [obj({ name: str, message: str, code: str }, ["message"]), { type: "null" }],
+  },
+  target: { type: ["string", "null"], description: "what a task step's key pointed at: the task or workflow name" },
+  childId: { type: ["string", "null"], description: "a task step's child run (or the cached run that answered it)" },
   event: { type: ["string", "null"] },
   wakeAt: { type: ["integer", "null"] },
   attempts: int,
@@ -74,19 +79,34 @@ const CLAIM = obj({
     description: "when the run became due, store clock, epoch ms: claimedAt - dueAt is its time in the queue",
   },
   leaseMs: int,
+  task: { type: ["string", "null"], description: "a task child: the function of `workflow` to run" },
+  version: { type: ["string", "null"], description: "the code version the run is pinned to" },
+  deadline: { type: "integer", description: "a task with a timeout: fail it at this store-clock time (epoch ms)" },
+  timeoutMs: { type: "integer", description: "that task's timeout" },
   steps: { type: "array", items: JOURNAL_ENTRY },
 });
 const CHILD = obj(
   {
     key: str,
     position: int,
-    workflow: { type: "string", description: "a registered workflow" },
+    workflow: { type: "string", description: "a registered workflow (required unless task is given)" },
+    task: {
+      type: "string",
+      description: "a function of the parent's own workflow, run as its child pinned to the parent's version",
+    },
     payload: {},
     group: str,
     maxAttempts: int,
     concurrency: obj({ key: str, limit: int, windowMs: int }, ["key", "limit"]),
+    priority: { type: "integer", description: "higher is claimed first (default 0)" },
+    timeoutMs: { type: "integer", minimum: 1, description: "the child fails once it has run this long" },
+    cacheTtlMs: {
+      type: "integer",
+      minimum: 1,
+      description: "a run of the same task/workflow and payload that succeeded within this long answers at once",
+    },
   },
-  ["key", "position", "workflow"],
+  ["key", "position"],
 );
 const TOKEN = { token: { type: "integer", description: "the claim's fencing token" } };
 
@@ -106,6 +126,7 @@ export const WORKER_PATHS: Record<string, Json> = {
                   maxAttempts: int,
                   backoff: obj({ base: int, max: int }),
                   schedule: { anyOf: [str, obj({ cron: str, timezone: str }, ["cron"])] },
+                  version: { type: "string", description: "the worker's code version (a build or commit id)" },
                 },
                 ["name"],
               ),
@@ -131,6 +152,7 @@ export const WORKER_PATHS: Record<string, Json> = {
             limit: int,
             leaseMs: int,
             waitMs: int,
+            version: { type: "string", description: "only runs not yet pinned or pinned to this code version" },
           },
           ["workerId", "workflows"],
         ),
@@ -161,6 +183,18 @@ export const WORKER_PATHS: Record<string, Json> = {
       responses: {
         ...ok("saved", obj({ saved: { type: "array", items: str } })),
         ...errors("400", "401", "403", "409", "413"),
+      },
+    }),
+  },
+  "/api/worker/runs/{id}/children": {
+    post: op("Create child runs of a claim without parking it: the first parts of a fan-out too large for one park", {
+      parameters: [RUN_ID],
+      requestBody: body(
+        obj({ ...TOKEN, children: { type: "array", minItems: 1, items: CHILD } }, ["token", "children"]),
+      ),
+      responses: {
+        ...ok("created (their pending task steps are written)", obj({ created: { type: "array", items: str } })),
+        ...errors("400", "401", "403", "404", "409", "413"),
       },
     }),
   },
@@ -220,7 +254,7 @@ export const WORKER_PATHS: Record<string, Json> = {
               maxItems: 1000,
               items: obj(
                 {
-                  op: { type: "string", enum: ["steps", "park", "finish", "logs"] },
+                  op: { type: "string", enum: ["steps", "children", "park", "finish", "logs"] },
                   runId: str,
                   body: { type: "object", description: "the body of POST /api/worker/runs/{runId}/{op}" },
                 },

@@ -11,10 +11,19 @@
 import { traceCarrierOf, withTraceCarrier } from "../../core/trace-context.js";
 import { backoffDelay } from "../../core/backoff.js";
 import { encodeValue } from "../../core/serde.js";
+import { taskRunFields } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
 import { newRunId } from "../../core/ids.js";
 import { InvalidInputError, LeaseLostError, RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
-import type { ChildSpec, Command, CommandResult, LogLine, RunOutcome, StepWrite } from "../../store/types.js";
+import type {
+  ChildSpec,
+  Command,
+  CommandResult,
+  LogLine,
+  RunOutcome,
+  StepWrite,
+  WorkflowInfo,
+} from "../../store/types.js";
 import { ConflictError } from "../errors.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import {
@@ -34,14 +43,14 @@ export class LeaseLostHttpError extends ConflictError {
 }
 
 /** The kinds of fenced write, by their route's last path segment. */
-export const CLAIM_WRITE_OPS = ["steps", "park", "finish", "logs"] as const;
+export const CLAIM_WRITE_OPS = ["steps", "children", "park", "finish", "logs"] as const;
 /** One kind of fenced write. */
 export type ClaimWriteOp = (typeof CLAIM_WRITE_OPS)[number];
 
 /** A parsed write, ready to hand to the committer. */
 export type PreparedWrite =
   | {
-      op: "steps" | "park" | "finish";
+      op: "steps" | "children" | "park" | "finish";
       runId: string;
       command: Command;
       answer: Record<string, unknown>;
@@ -54,12 +63,14 @@ const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
 
 const EXAMPLES: Record<ClaimWriteOp, string> = {
   steps: '{"token": 3, "steps": [{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": 1}]}',
+  children: '{"token": 3, "children": [{"key": "extract", "position": 0, "task": "extract", "payload": {"n": 1}}]}',
   park: '{"token": 3, "steps": [{"key": "nap", "kind": "sleep", "status": "pending", "position": 1, "wakeAfterMs": 60000}], "wakeAfterMs": 60000}',
   finish: '{"token": 3, "outcome": "succeeded", "result": {"ok": true}}',
   logs: '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge"}]}',
 };
 const FIELDS: Record<ClaimWriteOp, readonly string[]> = {
   steps: ["token", "steps"],
+  children: ["token", "children"],
   park: ["token", "steps", "wakeAfterMs", "children", "awaitChildren"],
   finish: ["token", "outcome", "result", "error", "reason"],
   logs: ["token", "attempt", "lines"],
@@ -82,6 +93,34 @@ export class ClaimWrites {
       case "steps": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
         return { op, runId, command: { verb: "saveSteps", lease, steps }, answer: { saved: steps.map((s) => s.key) } };
+      }
+      case "children": {
+        // Part of a park too large for one request: children created now, the claim kept.
+        const msgs = parseChildren(b.children, engine.maxValueLimit);
+        if (msgs.length === 0)
+          throw new InvalidInputError('"children" is required: a non-empty array of {key, position, workflow | task}', {
+            code: "INVALID_BODY",
+          });
+        // A repeat (a retry after a lost answer) must not create the children twice: keys the
+        // run already has are skipped.
+        const known = new Set((await engine.store.getSteps(runId)).map((st) => st.key));
+        const fresh = msgs.filter((m) => !known.has(m.key));
+        const steps: StepWrite[] = [];
+        const children = await this.childSpecs(runId, fresh, steps);
+        const command: Command = {
+          verb: "suspend",
+          lease,
+          steps,
+          children,
+          wakeAfterMs: null,
+          awaitChildren: false,
+          keepClaim: true,
+        };
+        const answer = {
+          created: fresh.map((m) => m.key),
+          existing: msgs.filter((m) => known.has(m.key)).map((m) => m.key),
+        };
+        return { op, runId, command, answer };
       }
       case "park": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
@@ -123,47 +162,73 @@ export class ClaimWrites {
 
   /**
    * The child runs of a park, from their workflows' registrations; adds each child's
-   * pending `task` step (resolved by the child's completion) to `steps`.
+   * pending `task` step (resolved by the child's completion) to `steps`. A task child
+   * (`task`) is a run of the parent's own workflow pinned to the parent's code version,
+   * stored as the built-in engine stores a `task(fn)` call (`workflow`, `task`, `version`,
+   * step target = the function's name); its options follow the engine's rules
+   * (`core/task-options.ts`): `options.timeoutMs`, and a cache key and TTL the store
+   * resolves in the park's commit.
    * @throws UnknownWorkflowError for a child of a workflow nobody registered
+   * @throws InvalidInputError for a task child that names another workflow than its parent's
    */
   private async childSpecs(parentId: string, msgs: ChildMessage[], steps: StepWrite[]): Promise<ChildSpec[]> {
     if (msgs.length === 0) return [];
     const { store } = this.engine;
     const parent = await store.getRun(parentId);
     if (!parent) throw new RunNotFoundError(parentId);
-    return Promise.all(
-      msgs.map(async (m) => {
-        const info = await store.getWorkflow(m.workflow);
-        if (!info)
-          throw new UnknownWorkflowError(
-            m.workflow,
-            (await store.listWorkflows()).map((w) => w.name),
-          );
-        const id = newRunId();
-        steps.push({
-          key: m.key,
-          kind: "task",
-          target: m.workflow,
-          status: "pending",
-          childId: id,
-          position: m.position,
-        });
-        return {
-          id,
-          dedupe: false,
-          workflow: m.workflow,
-          queue: m.group ?? info.queue,
-          payload: m.payload,
-          maxAttempts: m.maxAttempts ?? info.maxAttempts,
-          backoff: info.backoff,
-          createdBy: parent.createdBy,
-          parentKey: m.key,
-          concurrency: m.concurrency,
-          // Children continue the parent's trace (the external worker's own spans are its business).
-          options: withTraceCarrier(null, traceCarrierOf(parent.options)),
-        };
-      }),
-    );
+    const infos = new Map<string, WorkflowInfo>();
+    for (const [i, m] of msgs.entries()) {
+      if (m.task !== undefined && m.workflow !== undefined && m.workflow !== parent.workflow)
+        throw new InvalidInputError(
+          `"children[${i}].workflow" must be the parent's workflow ${JSON.stringify(parent.workflow)} for a task child (or be left out): a task is a function of the parent's own workflow`,
+          { code: "INVALID_BODY" },
+        );
+      const name = m.workflow ?? parent.workflow;
+      if (infos.has(name)) continue;
+      const info = await store.getWorkflow(name);
+      if (!info)
+        throw new UnknownWorkflowError(
+          name,
+          (await store.listWorkflows()).map((w) => w.name),
+        );
+      infos.set(name, info);
+    }
+    const carrier = traceCarrierOf(parent.options);
+    return msgs.map((m) => {
+      const workflow = m.workflow ?? parent.workflow;
+      const info = infos.get(workflow)!;
+      const task = m.task ?? null;
+      const id = newRunId();
+      steps.push({
+        key: m.key,
+        kind: "task",
+        target: task ?? workflow,
+        status: "pending",
+        childId: id,
+        position: m.position,
+      });
+      const fields = taskRunFields(workflow, task, m.payload, { timeoutMs: m.timeoutMs, cacheTtlMs: m.cacheTtlMs });
+      return {
+        id,
+        dedupe: false,
+        workflow,
+        task,
+        // A task runs the parent's code; a workflow child is pinned at its first claim.
+        version: task === null ? null : parent.version,
+        queue: m.group ?? info.queue,
+        payload: m.payload,
+        priority: m.priority ?? 0,
+        maxAttempts: m.maxAttempts ?? info.maxAttempts,
+        backoff: info.backoff,
+        createdBy: parent.createdBy,
+        parentKey: m.key,
+        concurrency: m.concurrency,
+        cacheKey: fields.cacheKey,
+        cacheTtlMs: fields.cacheTtlMs,
+        // Children continue the parent's trace (the external worker's own spans are its business).
+        options: withTraceCarrier(fields.options, carrier),
+      };
+    });
   }
 
   /**

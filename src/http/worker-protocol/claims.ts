@@ -8,7 +8,8 @@
 import { traceCarrierOf } from "../../core/trace-context.js";
 import { leaseRetryDelay } from "../../core/backoff.js";
 import { reclaimExpiredLeases } from "../../worker/reclaim.js";
-import { decodeValue } from "../../core/serde.js";
+import { decodeValue, type SerializedError } from "../../core/serde.js";
+import { runTimeoutMs } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
 import type { ClaimMessage } from "./messages.js";
@@ -24,6 +25,10 @@ export interface ClaimView {
   /** Fencing token: every write for this claim must carry it. */
   token: number;
   workflow: string;
+  /** A task child (`task` in a park's children): the function of `workflow` to run; null for a workflow run. */
+  task: string | null;
+  /** The code version the run is pinned to (registered with its workflow; a task child's is its parent's), or null. */
+  version: string | null;
   payload: unknown;
   attempt: number;
   maxAttempts: number;
@@ -35,6 +40,13 @@ export interface ClaimView {
    */
   dueAt: number;
   leaseMs: number;
+  /**
+   * A task child with a timeout (`timeoutMs`): the store-clock time at which the worker
+   * fails it (`TASK_TIMEOUT`), measured from its first start as the built-in engine does.
+   */
+  deadline?: number;
+  /** That task's timeout (ms), with `deadline`. */
+  timeoutMs?: number;
   /** The journal: checkpoints of earlier claims, to replay against. */
   steps: JournalEntry[];
   /** The W3C trace context stored with the run at enqueue, when it has one: the worker continues it. */
@@ -49,8 +61,12 @@ interface JournalEntry {
   kind: StepRecord["kind"];
   status: StepRecord["status"];
   value: unknown;
-  /** A `task` step whose child run failed or was cancelled: its error. */
-  error: { message: string; code?: string } | null;
+  /** What the key pointed at when written: a child's task or workflow name, else null (non-determinism checks). */
+  target: string | null;
+  /** A `task` step's child run (or the cached run that answered it), else null. */
+  childId: string | null;
+  /** A `task` step whose child run failed or was cancelled: the child's serialized error (`name`, `message`, `code`?, …). */
+  error: SerializedError | null;
   event: string | null;
   wakeAt: number | null;
   attempts: number;
@@ -88,6 +104,7 @@ export class ExternalClaims {
         workflows: msg.workflows,
         queues: msg.groups,
         server: this.engine.localServer ?? undefined,
+        version: msg.version,
       });
       if (claimed.length > 0) return this.answer(claimed, msg.leaseMs);
       const left = deadline - performance.now();
@@ -162,23 +179,29 @@ export class ExternalClaims {
 }
 
 function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
+  const timeoutMs = runTimeoutMs(c.run.options);
   return {
     ...traceCarrierOf(c.run.options),
     runId: c.run.id,
     token: c.token,
     workflow: c.run.workflow,
+    task: c.run.task,
+    version: c.run.version,
     payload: decodeValue(c.run.payload) ?? null,
     attempt: c.run.attempt,
     maxAttempts: c.run.maxAttempts,
     claimedAt: c.claimedAt,
     dueAt: c.dueAt,
     leaseMs,
+    ...(timeoutMs === null ? {} : { deadline: (c.run.startedAt ?? c.claimedAt) + timeoutMs, timeoutMs }),
     steps: c.steps.map((s) => ({
       key: s.key,
       kind: s.kind,
       status: s.status,
       value: decodeValue(s.value) ?? null,
-      error: s.error ? { message: s.error.message, ...(s.error.code ? { code: s.error.code } : {}) } : null,
+      target: s.target,
+      childId: s.childId,
+      error: s.error,
       event: s.event,
       wakeAt: s.wakeAt,
       attempts: s.attempts,

@@ -11,6 +11,9 @@ import { bodyObject, onlyFields, optInt, optString, reqString } from "../input.j
 
 const bad = (message: string) => new InvalidInputError(message, { code: "INVALID_BODY" });
 
+/** A worker's code version: a build or commit id. */
+const VERSION_RE = /^[A-Za-z0-9._+-]{1,128}$/;
+
 /** Longest a claim may wait for work (ms). */
 const MAX_CLAIM_WAIT_MS = 60_000;
 
@@ -22,6 +25,8 @@ export interface ClaimMessage {
   limit: number;
   leaseMs: number;
   waitMs: number;
+  /** The code version this worker runs: only runs unpinned or pinned to it (absent: any). */
+  version?: string;
 }
 
 /** Parses the body of `POST /api/worker/workflows`: the workflows a worker serves. */
@@ -29,17 +34,22 @@ export function parseRegister(raw: unknown): WorkflowInfo[] {
   const body = bodyObject(raw, '{"workflows": [{"name": "fulfill-order", "maxAttempts": 5}]}');
   onlyFields(body, ["workflows"]);
   if (!Array.isArray(body.workflows) || body.workflows.length === 0)
-    throw bad('"workflows" must be a non-empty array of {name, group?, maxAttempts?, backoff?, schedule?}');
+    throw bad('"workflows" must be a non-empty array of {name, group?, maxAttempts?, backoff?, schedule?, version?}');
   return body.workflows.map((w, i) => {
     const o = bodyObject(w, '{"name": "fulfill-order"}');
-    onlyFields(o, ["name", "group", "maxAttempts", "backoff", "schedule"]);
+    onlyFields(o, ["name", "group", "maxAttempts", "backoff", "schedule", "version"]);
     const name = reqString(o, "name", '"fulfill-order"');
+    const version = optString(o, "version") || null;
+    if (version !== null && !VERSION_RE.test(version))
+      throw bad(
+        `"workflows[${i}].version" must be 1 to 128 letters, digits and . _ - + (a build or commit id, e.g. "v1.4.2"), got ${JSON.stringify(version)}`,
+      );
     const backoff = parseBackoff(o.backoff, `workflows[${i}].backoff`);
     const schedule =
       o.schedule === undefined || o.schedule === null ? null : parseSchedule(o.schedule as ScheduleInput);
     return {
       name,
-      version: null,
+      version,
       queue: optString(o, "group") || "default",
       maxAttempts: optInt(o, "maxAttempts", 1, 1001) ?? 3,
       backoff,
@@ -62,7 +72,12 @@ function parseBackoff(raw: unknown, field: string): BackoffPolicy {
 /** Parses `POST /api/worker/claim`. */
 export function parseClaim(raw: unknown): ClaimMessage {
   const body = bodyObject(raw, '{"workerId": "w1", "workflows": ["fulfill-order"], "waitMs": 30000}');
-  onlyFields(body, ["workerId", "workflows", "groups", "limit", "leaseMs", "waitMs"]);
+  onlyFields(body, ["workerId", "workflows", "groups", "limit", "leaseMs", "waitMs", "version"]);
+  const version = optString(body, "version") || undefined;
+  if (version !== undefined && !VERSION_RE.test(version))
+    throw bad(
+      `"version" must be 1 to 128 letters, digits and . _ - + (the version you registered), got ${JSON.stringify(version)}`,
+    );
   const workerId = reqString(body, "workerId", '"host:1234"');
   const workflows = stringList(body.workflows, "workflows", true)!;
   return {
@@ -72,6 +87,7 @@ export function parseClaim(raw: unknown): ClaimMessage {
     limit: optInt(body, "limit", 1, 500) ?? 1,
     leaseMs: optInt(body, "leaseMs", 1_000, 600_000) ?? 30_000,
     waitMs: optInt(body, "waitMs", 0, MAX_CLAIM_WAIT_MS) ?? 0,
+    ...(version === undefined ? {} : { version }),
   };
 }
 
@@ -180,37 +196,85 @@ export function parseFinish(body: Record<string, unknown>): FinishMessage {
 export interface ChildMessage {
   key: string;
   position: number;
-  workflow: string;
+  /** A registered workflow; absent for a task child (then the parent's workflow). */
+  workflow: string | undefined;
+  /** A function of the parent's workflow to run as the child (a task child), else undefined. */
+  task: string | undefined;
   payload: string | null;
   group: string | undefined;
   maxAttempts: number | undefined;
   concurrency: ConcurrencyLimit | null;
+  /** Higher is claimed first (default 0). */
+  priority: number | undefined;
+  /** The child fails once this long has passed since its first start (enforced by the worker that runs it). */
+  timeoutMs: number | undefined;
+  /** Reuse the result of a run of the same task and payload that succeeded within this long. */
+  cacheTtlMs: number | undefined;
 }
 
-/** Parses `children` of a park: `[{ key, position, workflow, payload?, group?, maxAttempts?, concurrency? }]`. */
+const CHILD_EXAMPLE = '{"key": "charge", "position": 2, "workflow": "charge-card", "payload": {"orderId": "o1"}}';
+const CHILD_FIELDS = [
+  "key",
+  "position",
+  "workflow",
+  "task",
+  "payload",
+  "group",
+  "maxAttempts",
+  "concurrency",
+  "priority",
+  "timeoutMs",
+  "cacheTtlMs",
+];
+/** Longest task timeout and cache TTL (ms): a year. */
+const MAX_TASK_MS = 365 * 86_400_000;
+
+/**
+ * Parses `children` of a park: `[{ key, position, workflow | task, payload?, group?,
+ * maxAttempts?, concurrency?, priority?, timeoutMs?, cacheTtlMs? }]`.
+ */
 export function parseChildren(raw: unknown, maxValueBytes: number): ChildMessage[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw bad('"children" must be an array of {key, position, workflow, payload?}');
+  if (!Array.isArray(raw)) throw bad('"children" must be an array of {key, position, workflow | task, payload?}');
+  const keys = new Set<string>();
   return raw.map((c, i) => {
-    const o = bodyObject(
-      c,
-      '{"key": "charge", "position": 2, "workflow": "charge-card", "payload": {"orderId": "o1"}}',
-    );
-    onlyFields(o, ["key", "position", "workflow", "payload", "group", "maxAttempts", "concurrency"]);
-    const key = reqString(o, "key", '"charge"');
-    const position = optInt(o, "position", 0, 1_000_000_000);
-    if (position === undefined)
-      throw bad(`"children[${i}].position" is required: the call's index in the execution, from 0`);
-    return {
-      key,
-      position,
-      workflow: reqString(o, "workflow", '"charge-card"'),
-      payload: encodeValue(o.payload ?? null, `payload of child "${key}"`, maxValueBytes),
-      group: optString(o, "group") || undefined,
-      maxAttempts: optInt(o, "maxAttempts", 1, 1001),
-      concurrency: parseConcurrency(o.concurrency, `children[${i}].concurrency`),
-    };
+    try {
+      return parseChild(c, i, keys, maxValueBytes);
+    } catch (err) {
+      // Name the child: `"timeoutMs" must be …` alone does not say which of 10,000.
+      if (err instanceof InvalidInputError && !err.message.includes(`children[${i}]`))
+        throw new InvalidInputError(`children[${i}]: ${err.message}`, { code: err.code, cause: err });
+      throw err;
+    }
   });
+}
+
+function parseChild(c: unknown, i: number, keys: Set<string>, maxValueBytes: number): ChildMessage {
+  const o = bodyObject(c, CHILD_EXAMPLE);
+  onlyFields(o, CHILD_FIELDS);
+  const key = reqString(o, "key", '"charge"');
+  if (keys.has(key))
+    throw bad(`"children[${i}].key" ${JSON.stringify(key)} is used twice: each child needs its own key`);
+  keys.add(key);
+  const position = optInt(o, "position", 0, 1_000_000_000);
+  if (position === undefined)
+    throw bad(`"children[${i}].position" is required: the call's index in the execution, from 0`);
+  const task = optString(o, "task") || undefined;
+  const workflow =
+    task === undefined ? reqString(o, "workflow", '"charge-card"') : optString(o, "workflow") || undefined;
+  return {
+    key,
+    position,
+    workflow,
+    task,
+    payload: encodeValue(o.payload ?? null, `payload of child "${key}"`, maxValueBytes),
+    group: optString(o, "group") || undefined,
+    maxAttempts: optInt(o, "maxAttempts", 1, 1001),
+    concurrency: parseConcurrency(o.concurrency, `children[${i}].concurrency`),
+    priority: optInt(o, "priority", -1_000_000, 1_000_000),
+    timeoutMs: optInt(o, "timeoutMs", 1, MAX_TASK_MS),
+    cacheTtlMs: optInt(o, "cacheTtlMs", 1, MAX_TASK_MS),
+  };
 }
 
 /**

@@ -54,7 +54,9 @@ export class WaitingClaims implements RunTaker {
 
   reserve(wanted: number, workflow: string, queue: string): TakerSlots | null {
     for (const w of this.waiters) {
-      if (!w.open || !w.msg.workflows.includes(workflow) || !this.serves(w.msg, queue)) continue;
+      // A claim for one code version takes no handoffs (a new run is pinned at enqueue to the
+      // workflow's latest registered version, maybe not this one): it claims from the store.
+      if (!w.open || w.msg.version || !w.msg.workflows.includes(workflow) || !this.serves(w.msg, queue)) continue;
       const count = Math.min(wanted, w.msg.limit - w.pending - w.claims.length);
       if (count <= 0) continue;
       w.pending += count;

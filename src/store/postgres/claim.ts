@@ -26,7 +26,8 @@ const IN_USE = `(SELECT count(*) FROM runs r2 WHERE r2.concurrency_key = k.concu
 
 /**
  * Due runs a claim may take, best first, locked (`$1` workflows, `$2` queues or null, `$3` limit,
- * `$4` `@server` or null, `$5` seqs already seen by this claim).
+ * `$4` `@server` or null, `$5` seqs already seen by this claim, `$6` the worker's code version or
+ * null: with one, only runs not yet pinned or pinned to it).
  */
 export const CANDIDATES = `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at FROM runs k
   WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
@@ -34,6 +35,7 @@ export const CANDIDATES = `SELECT k.seq, k.concurrency_key, k.concurrency_limit,
     AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
     AND (k.concurrency_key IS NULL OR ${IN_USE} < k.concurrency_limit)
     AND NOT (k.seq = ANY($5::bigint[]))
+    AND ($6::text IS NULL OR k.version IS NULL OR k.version = $6::text)
   ORDER BY k.priority DESC, k.ready_at, k.seq LIMIT $3 FOR UPDATE SKIP LOCKED`;
 
 interface Candidate {
@@ -44,20 +46,21 @@ interface Candidate {
   ready_at: number;
 }
 
-/** What a claim sets on the runs it takes (`$2` worker, `$3` lease ms). */
-const LEASE_SET = `status = 'running', claims = claims + 1, lease_owner = $2, lease_expires_at = now_ms() + $3::bigint,
+/** What a claim sets on the runs it takes, from the parameters holding the worker, the lease ms and the worker's version. */
+const leaseSet = (worker: string, leaseMs: string, version: string) =>
+  `status = 'running', claims = claims + 1, lease_owner = ${worker}, lease_expires_at = now_ms() + ${leaseMs}::bigint,
   ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
-  version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
+  version = COALESCE(version, ${version}::text, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
 
 /**
  * The first round of a claim in one round trip: the candidates, of which those
  * without a concurrency key are leased at once (nothing limits them, and there are
  * no more candidates than wanted). Keyed candidates come back locked but not
  * leased (`id` null), for {@link withinLimits}. Parameters as {@link CANDIDATES},
- * then `$6` worker and `$7` lease ms.
+ * then `$7` worker and `$8` lease ms.
  */
 const CLAIM_KEYLESS = `WITH k AS (${CANDIDATES}),
-u AS (UPDATE runs SET ${LEASE_SET.replace("$2", "$6").replace("$3", "$7")}
+u AS (UPDATE runs SET ${leaseSet("$7", "$8", "$6")}
   FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL RETURNING runs.*, now_ms() AS now)
 SELECT k.seq AS k_seq, k.concurrency_key AS k_key, k.concurrency_limit AS k_limit, k.concurrency_window_ms AS k_window, k.ready_at AS k_ready, u.*
 FROM k LEFT JOIN u ON u.seq = k.seq`;
@@ -68,6 +71,7 @@ type Leased = RunRow & { now: number };
 export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: boolean): Promise<ClaimedRun[]> {
   const queues = req.queues ? [...req.queues] : null;
   const server = req.server ? `@${req.server}` : null;
+  const version = req.version ?? null;
   // Lock only as many rows as are still wanted, so concurrent claimers are not starved by
   // rows one of them locked and then left; runs held back by a concurrency key are
   // skipped and the next ones read (a few rounds at most).
@@ -91,7 +95,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
           k_window: number | null;
           k_ready: number;
         }
-      >(prepared(CLAIM_KEYLESS, [[...req.workflows], queues, want, server, seen, req.workerId, req.leaseMs]));
+      >(prepared(CLAIM_KEYLESS, [[...req.workflows], queues, want, server, seen, version, req.workerId, req.leaseMs]));
       candidates = first.rows.map((r) => ({
         seq: r.k_seq,
         concurrency_key: r.k_key,
@@ -111,7 +115,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
       picked = candidates.filter((k) => taken.has(k.seq)).map((k) => k.seq);
     } else {
       ({ rows: candidates } = await c.query<Candidate>(
-        prepared(CANDIDATES, [[...req.workflows], queues, want, server, seen]),
+        prepared(CANDIDATES, [[...req.workflows], queues, want, server, seen, version]),
       ));
       picked = await withinLimits(c, candidates, want, used);
     }
@@ -126,11 +130,10 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   const rest = chosen.filter((seq) => !leased.has(seq));
   if (rest.length) {
     const more = await c.query<Leased>(
-      prepared(`UPDATE runs SET ${LEASE_SET} WHERE seq = ANY($1::bigint[]) RETURNING runs.*, now_ms() AS now`, [
-        rest,
-        req.workerId,
-        req.leaseMs,
-      ]),
+      prepared(
+        `UPDATE runs SET ${leaseSet("$2", "$3", "$4")} WHERE seq = ANY($1::bigint[]) RETURNING runs.*, now_ms() AS now`,
+        [rest, req.workerId, req.leaseMs, version],
+      ),
     );
     rows.push(...more.rows);
   }

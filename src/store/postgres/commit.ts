@@ -173,13 +173,19 @@ async function applySegment(
   );
   if (cacheHits.size) await resolveFromCache(c, suspends, all, cacheHits);
   if (suspends.length) {
-    await parkRuns(
+    const asPark = (i: number) => ({
+      cmd: all[i] as Extract<Command, { verb: "suspend" }>,
+      created: created.get(i) ?? 0,
+    });
+    const parks = suspends.filter((i) => !(all[i] as Extract<Command, { verb: "suspend" }>).keepClaim);
+    await countChildren(
       c,
-      suspends.map((i) => ({ cmd: all[i] as Extract<Command, { verb: "suspend" }>, created: created.get(i) ?? 0 })),
+      suspends.filter((i) => (all[i] as Extract<Command, { verb: "suspend" }>).keepClaim).map(asPark),
     );
+    await parkRuns(c, parks.map(asPark));
     await takeBufferedSignals(
       c,
-      suspends.map((i) => all[i] as Extract<Command, { verb: "suspend" }>),
+      parks.map((i) => all[i] as Extract<Command, { verb: "suspend" }>),
     );
     wake = true;
   }
@@ -343,6 +349,19 @@ async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; step
         col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
       ],
     ),
+  );
+}
+
+/** Suspends that keep their claim (`keepClaim`): only their new children are counted; the runs stay running. */
+async function countChildren(
+  c: pg.ClientBase,
+  writes: Array<{ cmd: Extract<Command, { verb: "suspend" }>; created: number }>,
+): Promise<void> {
+  if (writes.length === 0) return;
+  await c.query(
+    `UPDATE runs r SET outstanding = r.outstanding + u.created, updated_at = now_ms()
+     FROM unnest($1::text[], $2::int[]) u(id, created) WHERE r.id = u.id`,
+    [writes.map((w) => w.cmd.lease.runId), writes.map((w) => w.created)],
   );
 }
 

@@ -30,8 +30,10 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
     : req.server
       ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)"
       : "";
+  // With a worker's version: only runs not yet pinned or pinned to it.
+  const pinned = req.version ? " AND (version IS NULL OR version = ?)" : "";
   const select = s.get(
-    `SELECT seq, concurrency_key, ready_at FROM ${CLAIMABLE}${scope}
+    `SELECT seq, concurrency_key, ready_at FROM ${CLAIMABLE}${scope}${pinned}
        AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
      ORDER BY ready_at, seq LIMIT ?`,
   );
@@ -40,11 +42,14 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
   const inUse = s.get(`SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`);
   const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
        started_at = COALESCE(started_at, ?), updated_at = ?,
-       version = COALESCE(version, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
+       version = COALESCE(version, ?, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
   const take = s.get(`${TAKE} WHERE seq = ? RETURNING *`);
   const takeMany = s.get(`${TAKE} WHERE seq IN (SELECT value FROM json_each(?)) RETURNING *`);
   const steps = s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
-  const scoped = req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : [];
+  const scoped = [
+    ...(req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : []),
+    ...(req.version ? [req.version] : []),
+  ];
   const wanted = req.limit * 2;
   const candidates: Array<{ seq: number; concurrency_key: string | null; ready_at: number }> = [];
   for (let p = top.get() as number | undefined; p !== undefined && candidates.length < wanted;) {
@@ -54,7 +59,7 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
     p = below.get(p) as number | undefined;
   }
   // Runs with a concurrency key are taken one by one (each counts against the next); the others in one statement.
-  const lease = [req.workerId, now + req.leaseMs, now, now] as const;
+  const lease = [req.workerId, now + req.leaseMs, now, now, req.version ?? null] as const;
   const rows: RunRow[] = [];
   const keyless: number[] = [];
   for (const c of candidates) {

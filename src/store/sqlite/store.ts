@@ -164,8 +164,8 @@ export class SqliteStore implements Store {
         else if (c.verb === "suspend") {
           this.w.writeSteps(c.lease.runId, c.steps, now);
           const root = this.s.get("SELECT root_id FROM runs WHERE id = ?").get(c.lease.runId) as { root_id: string };
-          this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now);
-          this.w.takeBufferedSignals(c.lease.runId, c.steps, now);
+          this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now, c.keepClaim);
+          if (!c.keepClaim) this.w.takeBufferedSignals(c.lease.runId, c.steps, now);
         } else {
           const finished = this.w.complete(c.lease, fence, c.outcome, now);
           if (finished) return { ok: true, finished };

@@ -141,7 +141,7 @@ export class SqliteWrites {
     }
   }
 
-  /** Creates children and parks the parent (see the `suspend` command). */
+  /** Creates children and parks the parent, or with `keepClaim` only counts them (see the `suspend` command). */
   suspend(
     lease: Lease,
     rootId: string,
@@ -149,12 +149,19 @@ export class SqliteWrites {
     wakeAfterMs: number | null,
     awaitChildren: boolean,
     now: number,
+    keepClaim = false,
   ): void {
     let created = 0;
     for (const child of children) {
       if (this.resolveFromCache(lease.runId, child, now)) continue;
       this.enqueue(child, now, { id: lease.runId, key: child.parentKey, rootId });
       created++;
+    }
+    if (keepClaim) {
+      this.s
+        .get("UPDATE runs SET outstanding = outstanding + ?, updated_at = ? WHERE id = ?")
+        .run(created, now, lease.runId);
+      return;
     }
     const row = this.s
       .get(
