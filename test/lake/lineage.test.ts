@@ -102,7 +102,21 @@ describe("column lineage of a materialized table", () => {
     expect(res.status, await res.text()).toBe(202);
   };
 
+  /** The write edge `script → uri` of `sluice pipeline graph --json` (the real binary) and of `GET /api/pipelines`. */
+  const graphEdges = async (script: string, uri: string) => {
+    const graph = spawnSluice(["pipeline", "graph", "--json"], root);
+    expect(await graph.exited, graph.output()).toBe(0);
+    const api = (await (await fetch(`${url}/api/pipelines`)).json()) as any;
+    const edgeOf = (folders: any[]) =>
+      folders
+        .flatMap((f) => f.edges)
+        .find((e: any) => e.kind === "writes" && e.from === `script:${script}` && e.to === `asset:${uri}`);
+    return { cli: edgeOf(JSON.parse(graph.stdout())), api: edgeOf(api.pipelines) };
+  };
+
   it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
+    const before = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
+    expect([before.cli.lineage, before.api.lineage]).toEqual([null, null]);
     await run("f/shop/customers", false);
     await eventually(async () => {
       const d = (await (await fetch(`${url}/api/lake/table?uri=${CUSTOMERS}`)).json()) as { partitions: unknown[] };
@@ -121,6 +135,28 @@ describe("column lineage of a materialized table", () => {
     ]);
     expect(detail.partitions).toHaveLength(1);
     expect(detail.lineage.snapshot_id).toBe(detail.partitions[0].snapshot_id);
+
+    // the graph's write edge carries the same lineage, from the CLI binary and from the API
+    const after = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
+    for (const edge of [after.cli, after.api])
+      expect(edge.lineage).toEqual({
+        snapshot_id: detail.lineage.snapshot_id,
+        run: detail.lineage.run,
+        at: detail.lineage.at,
+        columns: EXPECTED,
+        warnings: [],
+      });
+    // each script's write edge carries the lineage of the table it wrote
+    const reads = await graphEdges("f/shop/orders.sql", ORDERS);
+    expect(reads.cli.lineage.columns.map((c: any) => c.output)).toEqual(["order_id", "customer_id", "amount", "tax"]);
+    const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as any;
+    const graphSchema = doc.paths["/api/pipelines"].get.responses["200"].content["application/json"].schema;
+    expect(graphSchema.properties.pipelines.items.$ref).toBe("#/components/schemas/PipelineGraph");
+    const edgeSchema = doc.components.schemas.PipelineGraph.properties.edges.items;
+    expect(edgeSchema.properties.lineage.anyOf[0].$ref).toBe("#/components/schemas/EdgeLineage");
+    expect(doc.components.schemas.LineageColumn.properties.origin.enum).toEqual(["inferred", "annotation"]);
+    const tableSchema = doc.paths["/api/lake/table"].get.responses["200"].content["application/json"].schema;
+    expect(tableSchema.properties.lineage.anyOf[0].$ref).toBe("#/components/schemas/LineageRecord");
 
     const json = spawnSluice(["lake", "lineage", "main/enriched", "--json"], root);
     expect(await json.exited, json.output()).toBe(0);
