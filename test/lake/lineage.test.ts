@@ -115,8 +115,19 @@ describe("column lineage of a materialized table", () => {
   };
 
   it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
+    // before a first write: the script's // column lines alone, or null without any
     const before = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
-    expect([before.cli.lineage, before.api.lineage]).toEqual([null, null]);
+    const annotated = {
+      source: "annotations",
+      snapshot_id: null,
+      run: null,
+      at: null,
+      columns: [EXPECTED.find((c) => c.output === "tier_label")],
+      warnings: [],
+    };
+    expect([before.cli.lineage, before.api.lineage]).toEqual([annotated, annotated]);
+    const unannotated = await graphEdges("f/shop/orders.sql", ORDERS);
+    expect([unannotated.cli.lineage, unannotated.api.lineage]).toEqual([null, null]);
     await run("f/shop/customers", false);
     await eventually(async () => {
       const d = (await (await fetch(`${url}/api/lake/table?uri=${CUSTOMERS}`)).json()) as { partitions: unknown[] };
@@ -140,6 +151,7 @@ describe("column lineage of a materialized table", () => {
     const after = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
     for (const edge of [after.cli, after.api])
       expect(edge.lineage).toEqual({
+        source: "recorded",
         snapshot_id: detail.lineage.snapshot_id,
         run: detail.lineage.run,
         at: detail.lineage.at,

@@ -38,19 +38,35 @@ const LINEAGE_COLUMN = obj({
   },
 });
 
-const COMMON = {
-  snapshot_id: int("the lake snapshot of the managed write that computed it; it holds from there on"),
-  run: str("the run of that write"),
-  at: int("when it was recorded, ms since the epoch"),
+const COLUMNS = {
   columns: list(ref("LineageColumn"), "one entry per output column"),
   warnings: list(str(), "what inference could not follow, e.g. * over a table function"),
 };
+const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
 
 /** The lineage and graph schemas, merged into `components.schemas`. */
 export const LINEAGE_SCHEMAS: Record<string, Schema> = {
   LineageColumn: LINEAGE_COLUMN,
-  LineageRecord: obj({ asset: str("ducklake://<lake>/<table>"), script: str("the script that wrote it"), ...COMMON }),
-  EdgeLineage: obj(COMMON),
+  LineageRecord: obj({
+    asset: str("ducklake://<lake>/<table>"),
+    script: str("the script that wrote it"),
+    snapshot_id: int("the lake snapshot of the managed write that computed it; it holds from there on"),
+    run: str("the run of that write"),
+    at: int("when it was recorded, ms since the epoch"),
+    ...COLUMNS,
+  }),
+  EdgeLineage: obj({
+    source: {
+      type: "string",
+      enum: ["recorded", "annotations"],
+      description:
+        "recorded: what the script's last managed write computed (inferred, merged with // column lines); annotations: no write recorded yet, the // column lines alone",
+    },
+    snapshot_id: nullable(int("the lake snapshot of that write (null for annotations)")),
+    run: nullable(str("the run of that write")),
+    at: nullable(int("when it was recorded, ms since the epoch")),
+    ...COLUMNS,
+  }),
   PipelineGraph: obj({
     folder: str("the pipeline folder, e.g. f/demo"),
     ok: { type: "boolean", description: "false when the folder has error diagnostics" },
@@ -67,7 +83,7 @@ export const LINEAGE_SCHEMAS: Record<string, Schema> = {
           lineage: {
             anyOf: [ref("EdgeLineage"), { type: "null" }],
             description:
-              "writes into a lake table only: the column lineage the script's last managed write recorded (null: none yet)",
+              "writes into a lake table only: the column lineage the script's last managed write recorded, else its // column lines, else null",
           },
         },
         ["kind", "from", "to"],

@@ -146,7 +146,7 @@ export type PipelineGraphJson = ReturnType<typeof graphJson>;
 /**
  * The stable `--json` shape of a folder's graph. With `lineage` (read by `graphLineage`),
  * each `writes` edge into a lake table carries `lineage`: the column lineage its script's
- * last managed write recorded, or null when none is recorded.
+ * last managed write recorded, else its `// column` lines, else null.
  */
 export function graphJson(folder: PipelineFolder, lineage?: GraphLineage) {
   return {
@@ -189,7 +189,12 @@ export function graphJson(folder: PipelineFolder, lineage?: GraphLineage) {
     edges: folder.analysis.graph.edges.map((e) => {
       const columns =
         e.kind === "writes" && lineage && e.from.startsWith("script:") && e.to.startsWith("asset:")
-          ? edgeLineage(lineage, e.from.slice("script:".length), e.to.slice("asset:".length))
+          ? edgeLineage(
+              lineage,
+              e.from.slice("script:".length),
+              e.to.slice("asset:".length),
+              folder.members.find((m) => `script:${m.path}` === e.from)?.analyzed.annotations.columns ?? [],
+            )
           : undefined;
       return {
         kind: e.kind,
