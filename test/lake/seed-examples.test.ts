@@ -1,0 +1,109 @@
+/**
+ * Seed 001 materializations not covered elsewhere: the column-lineage example
+ * (`ducklake://warehouse/orders_enriched` with its `// column` line) run unchanged, and the
+ * strategy cell "append to the partition" from a DuckDB script (`// materialize … append` with
+ * `// partitioned`), each partition's appends kept apart and every snapshot reading back.
+ */
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openLake } from "../../src/lake/reader.js";
+import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
+import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
+
+const WAREHOUSE_ORDERS = `-- pipeline
+-- materialize ducklake://warehouse/orders
+SELECT * FROM (VALUES (1::BIGINT, 10.00::DECIMAL(10,2), 1.50::DECIMAL(10,2)), (2, 20.00, 2.00)) t(order_id, amount, tax)
+`;
+
+// Seed 001, "Column-level lineage", unchanged.
+const ENRICHED = `// pipeline
+// materialize ducklake://warehouse/orders_enriched
+// column order_total <- ducklake://warehouse/orders.amount, ducklake://warehouse/orders.tax
+
+ATTACH 'ducklake://warehouse' AS dl;
+SELECT order_id, amount + tax AS order_total FROM dl.orders
+`;
+
+const APPEND_DAILY = `// pipeline
+// partitioned daily
+// materialize ducklake://main/clicks append
+
+SELECT '{partition}' AS day, i AS n FROM range(0, 3) r(i)
+`;
+
+describe("seed 001 materializations", () => {
+  let p: PipelineProject;
+  beforeAll(async () => {
+    p = await startPipelines({
+      "f/wh/orders.sql": WAREHOUSE_ORDERS,
+      "f/wh/orders_enriched.sql": ENRICHED,
+      "f/clicks/daily.sql": APPEND_DAILY,
+    });
+  });
+  afterAll(async () => p?.close());
+
+  it("runs the column-lineage example unchanged: rows written, the annotation wins for order_total", async () => {
+    const src = await p.pipelines.runScript("f/wh/orders", {}, { cascade: false });
+    expect(await src.result({ timeoutMs: 20_000 })).toMatchObject({ asset: "ducklake://warehouse/orders", rows: 2 });
+    const h = await p.pipelines.runScript("f/wh/orders_enriched", {});
+    expect(await h.result({ timeoutMs: 20_000 })).toMatchObject({
+      asset: "ducklake://warehouse/orders_enriched",
+      rows: 2,
+      snapshot_id: 2,
+    });
+    const lake = await openLake(join(p.root, ".sluice", "lakes", "warehouse.sqlite"));
+    try {
+      expect(
+        await lake.query("orders_enriched", { kind: "latest" }, "SELECT order_id, order_total FROM {table} ORDER BY 1"),
+      ).toEqual([
+        { order_id: 1, order_total: "11.50" },
+        { order_id: 2, order_total: "22.00" },
+      ]);
+    } finally {
+      await lake.close();
+    }
+    const lineage = await lineageOf(p.store, "ducklake://warehouse/orders_enriched");
+    expect(lineage?.columns).toEqual([
+      {
+        output: "order_id",
+        sources: [{ table: "ducklake://warehouse/orders", column: "order_id" }],
+        passthrough: true,
+        origin: "inferred",
+      },
+      {
+        output: "order_total",
+        sources: [
+          { table: "ducklake://warehouse/orders", column: "amount" },
+          { table: "ducklake://warehouse/orders", column: "tax" },
+        ],
+        passthrough: false,
+        origin: "annotation",
+      },
+    ]);
+  });
+
+  it("appends to the partition from a DuckDB script: each run adds its rows to its partition only", async () => {
+    const run = async (partition: string) =>
+      (await p.pipelines.runScript("f/clicks/daily", {}, { partition })).result({ timeoutMs: 20_000 });
+    expect(await run("2026-05-01")).toMatchObject({ rows: 3, snapshot_id: 1, partition: "2026-05-01" });
+    expect(await run("2026-05-02")).toMatchObject({ rows: 3, snapshot_id: 2, partition: "2026-05-02" });
+    expect(await run("2026-05-01")).toMatchObject({ rows: 3, snapshot_id: 3, partition: "2026-05-01" });
+    const lake = await openLake(join(p.root, ".sluice", "lakes", "main.sqlite"));
+    const perDay = "SELECT day, count(*) AS n FROM {table} GROUP BY day ORDER BY day";
+    try {
+      expect(await lake.query("clicks", { kind: "version", snapshotId: 1 }, perDay)).toEqual([
+        { day: "2026-05-01", n: 3 },
+      ]);
+      expect(await lake.query("clicks", { kind: "version", snapshotId: 2 }, perDay)).toEqual([
+        { day: "2026-05-01", n: 3 },
+        { day: "2026-05-02", n: 3 },
+      ]);
+      expect(await lake.query("clicks", { kind: "latest" }, perDay)).toEqual([
+        { day: "2026-05-01", n: 6 },
+        { day: "2026-05-02", n: 3 },
+      ]);
+    } finally {
+      await lake.close();
+    }
+  });
+});
