@@ -161,6 +161,14 @@ describe("column lineage of a materialized table", () => {
     // each script's write edge carries the lineage of the table it wrote
     const reads = await graphEdges("f/shop/orders.sql", ORDERS);
     expect(reads.cli.lineage.columns.map((c: any) => c.output)).toEqual(["order_id", "customer_id", "amount", "tax"]);
+    // a store that cannot be read costs the recorded lineage, not the graph: // column lines only, said on stderr
+    const unreachable = spawnSluice(["pipeline", "graph", "--json", "--db", "postgres://u@127.0.0.1:1/none"], root);
+    expect(await unreachable.exited, unreachable.output()).toBe(0);
+    expect(unreachable.stderr()).toContain("note: recorded column lineage not shown");
+    const offline = (JSON.parse(unreachable.stdout()) as any[])
+      .flatMap((f) => f.edges)
+      .find((e: any) => e.from === "script:f/shop/enriched.sql" && e.kind === "writes");
+    expect(offline.lineage.source).toBe("annotations");
     const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as any;
     const graphSchema = doc.paths["/api/pipelines"].get.responses["200"].content["application/json"].schema;
     expect(graphSchema.properties.pipelines.items.$ref).toBe("#/components/schemas/PipelineGraph");

@@ -54,7 +54,10 @@ export function registerPipelineGraph(pipeline: Command, cx: CommandContext): vo
     });
 }
 
-/** The lineage recorded for the folders' lake tables; empty when they write none or the store does not exist. */
+/**
+ * The lineage recorded for the folders' lake tables; empty when they write none, the store does
+ * not exist, or it cannot be read (said on stderr).
+ */
 async function storedLineage(
   cx: CommandContext,
   opts: { dir?: string; db?: string },
@@ -62,5 +65,13 @@ async function storedLineage(
   folders: readonly PipelineFolder[],
 ): Promise<GraphLineage> {
   if (!writesLakeTables(folders) || (!isPostgresUrl(project.dbPath) && !existsSync(project.dbPath))) return new Map();
-  return withReadEngine(cx.io, opts, (engine) => graphLineage(engine.store, folders));
+  try {
+    return await withReadEngine(cx.io, opts, (engine) => graphLineage(engine.store, folders));
+  } catch (err) {
+    // the graph comes from the files: an unreachable store costs the recorded lineage, not the graph
+    cx.io.stderr(
+      `note: recorded column lineage not shown (${project.dbLabel}: ${err instanceof Error ? err.message : String(err)}); edges show // column lines only\n`,
+    );
+    return new Map();
+  }
 }
