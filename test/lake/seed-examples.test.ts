@@ -2,11 +2,14 @@
  * Seed 001 materializations not covered elsewhere: the column-lineage example
  * (`ducklake://warehouse/orders_enriched` with its `// column` line) run unchanged, and the
  * strategy cell "append to the partition" from a DuckDB script (`// materialize … append` with
- * `// partitioned`), each partition's appends kept apart and every snapshot reading back.
+ * `// partitioned`), each partition's appends kept apart and every snapshot reading back, and a
+ * retried append (same run id) that does not append twice.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withDuckDb } from "../../src/assets/duckdb.js";
 import { openLake } from "../../src/lake/reader.js";
+import { materialize } from "../../src/pipeline/runtime/runners/sql-lake.js";
 import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
 import { startPipelines, type PipelineProject } from "../pipeline/harness.js";
 
@@ -102,6 +105,52 @@ describe("seed 001 materializations", () => {
         { day: "2026-05-01", n: 6 },
         { day: "2026-05-02", n: 3 },
       ]);
+    } finally {
+      await lake.close();
+    }
+  });
+
+  it("does not append twice when a run that committed its append is retried (same run id)", async () => {
+    const member = p.pipelines
+      .catalog()
+      .folder("f/clicks")!
+      .members.find((m) => m.path === "f/clicks/daily.sql")!;
+    const attempt = (runId: string) =>
+      withDuckDb(
+        [],
+        async (conn) =>
+          (
+            await materialize(conn, {
+              host: await p.pipelines.assets(),
+              annotation: member.analyzed.annotations.materialize!,
+              tests: [],
+              sql: "SELECT '2026-06-01' AS day, i AS n FROM range(0, 3) r(i)",
+              partitioned: true,
+              partition: "2026-06-01",
+              script: member.path,
+              runId,
+              valueOf: () => undefined,
+              lakes: new Map(),
+            })
+          ).summary,
+      );
+    const first = await attempt("run-a");
+    // the second attempt of run-a (its worker died after the commit) finds the commit and adds nothing
+    expect(await attempt("run-a")).toEqual(first);
+    const other = await attempt("run-b");
+    expect(other.snapshot_id).toBe(first.snapshot_id + 1);
+    const lake = await openLake(join(p.root, ".sluice", "lakes", "main.sqlite"));
+    try {
+      expect(
+        await lake.query("clicks", { kind: "latest" }, "SELECT count(*) AS n FROM {table} WHERE day = '2026-06-01'"),
+      ).toEqual([{ n: 6 }]);
+      expect(
+        await lake.query(
+          "clicks",
+          { kind: "version", snapshotId: first.snapshot_id },
+          "SELECT count(*) AS n FROM {table} WHERE day = '2026-06-01'",
+        ),
+      ).toEqual([{ n: 3 }]);
     } finally {
       await lake.close();
     }
