@@ -3,11 +3,12 @@
  * (`ducklake://warehouse/orders_enriched` with its `// column` line) run unchanged, and the
  * strategy cell "append to the partition" from a DuckDB script (`// materialize … append` with
  * `// partitioned`), each partition's appends kept apart and every snapshot reading back, and a
- * retried append (same run id) that does not append twice.
+ * retried append (same run id, from SQL and from code's appendPartition) that does not append twice.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withDuckDb } from "../../src/assets/duckdb.js";
+import { decodeValue } from "../../src/core/serde.js";
 import { openLake } from "../../src/lake/reader.js";
 import { materialize } from "../../src/pipeline/runtime/runners/sql-lake.js";
 import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
@@ -27,6 +28,36 @@ ATTACH 'ducklake://warehouse' AS dl;
 SELECT order_id, amount + tax AS order_total FROM dl.orders
 `;
 
+// The upstream whose write cascades to CODE_APPEND (// retry applies to cascaded runs).
+const CODE_PRODUCE = `// pipeline
+// partitioned daily
+import * as wmill from 'windmill-client';
+
+export async function main(partition: string) {
+  await wmill.writeS3File({ s3: \`code/in/\${partition}.json\` }, "{}");
+}
+`;
+
+// Appends, then fails its first attempt (after the commits); the retry appends again in code.
+const CODE_APPEND = `// pipeline
+// on s3://code/in/{partition}.json
+// retry 1 1s
+import { existsSync, writeFileSync } from 'node:fs';
+import * as wmill from 'windmill-client';
+
+export async function main(partition: string) {
+  const lake = wmill.ducklake("code");
+  const first = await lake.appendPartition("events", [{ id: 1 }, { id: 2 }]);
+  const second = await lake.appendPartition("events", [{ id: 3 }]);
+  const marker = process.env.FAIL_ONCE_MARKER!;
+  if (!existsSync(marker)) {
+    writeFileSync(marker, "x");
+    throw new Error("the first attempt dies after its commits");
+  }
+  return { first, second };
+}
+`;
+
 const APPEND_DAILY = `// pipeline
 // partitioned daily
 // materialize ducklake://main/clicks append
@@ -41,6 +72,8 @@ describe("seed 001 materializations", () => {
       "f/wh/orders.sql": WAREHOUSE_ORDERS,
       "f/wh/orders_enriched.sql": ENRICHED,
       "f/clicks/daily.sql": APPEND_DAILY,
+      "f/code/produce.ts": CODE_PRODUCE,
+      "f/code/append.ts": CODE_APPEND,
     });
   });
   afterAll(async () => p?.close());
@@ -151,6 +184,32 @@ describe("seed 001 materializations", () => {
           "SELECT count(*) AS n FROM {table} WHERE day = '2026-06-01'",
         ),
       ).toEqual([{ n: 3 }]);
+    } finally {
+      await lake.close();
+    }
+  });
+
+  it("does not append twice from code when the attempt after a committed appendPartition retries", async () => {
+    process.env.FAIL_ONCE_MARKER = join(p.root, "failed-once");
+    await (
+      await p.pipelines.runScript("f/code/produce", {}, { partition: "2026-07-01" })
+    ).result({
+      timeoutMs: 20_000,
+    });
+    await p.settle({ timeoutMs: 30_000 });
+    const [run] = await p.runsOf("f/code/append");
+    expect([run?.status, run?.attempt]).toEqual(["succeeded", 2]);
+    const out = decodeValue(run!.result) as any;
+    // the retry's two appends are the first attempt's two commits, found by run and call order
+    expect([out.first.snapshot_id, out.first.rows, out.second.snapshot_id, out.second.rows]).toEqual([1, 2, 2, 1]);
+    const lake = await openLake(join(p.root, ".sluice", "lakes", "code.sqlite"));
+    try {
+      expect((await lake.snapshots()).map((s) => s.snapshotId)).toEqual([0, 1, 2]);
+      expect(await lake.query("events", { kind: "latest" }, "SELECT id FROM {table} ORDER BY id")).toEqual([
+        { id: 1 },
+        { id: 2 },
+        { id: 3 },
+      ]);
     } finally {
       await lake.close();
     }

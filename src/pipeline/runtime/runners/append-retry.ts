@@ -1,16 +1,17 @@
 /**
  * A retried append does not append twice. Replace and merge are idempotent by themselves (a
  * second write of the same slice leaves the same rows); an append is not, so when an attempt
- * of a run committed its append and died before the run finished, the next attempt must not
- * add the rows again. Every managed SQL write is authored `sluice run <run id>` in the lake's
- * `ducklake_snapshot_changes` and a SQL script materializes one table, so a snapshot of the
- * lake with this run's author is this run's committed write: the retry returns it instead.
+ * of a run committed its append and died (or failed) before the run finished, the next attempt
+ * must not add the rows again. Every managed SQL write is authored `sluice run <run id>` in the
+ * lake's `ducklake_snapshot_changes` and a SQL script materializes one table, so a snapshot of
+ * the lake with this run's author is this run's committed write: the retry returns it instead.
+ * A `ducklake()` write from code is authored `sluice run <run id> write <n> <table>[ <partition>]`,
+ * `n` its place among the attempt's lake writes, so the retry's n-th append finds the n-th
+ * commit of the earlier attempt (code that writes in a different order on retry is not covered).
+ * The authors are named in `../write-author.ts`.
  */
 import type { LakeWriter } from "../../../lake/writer.js";
 import { num } from "../../../lake/catalog-db.js";
-
-/** The author a managed SQL write of run `runId` commits under. */
-export const runAuthor = (runId: string): string => `sluice run ${runId}`;
 
 /** A write this run already committed: its snapshot and the rows it added. */
 export interface CommittedWrite {
@@ -18,9 +19,8 @@ export interface CommittedWrite {
   readonly rows: number;
 }
 
-/** The snapshot an earlier attempt of run `runId` committed to `lake`, if any. */
-export async function committedByRun(lake: LakeWriter, runId: string): Promise<CommittedWrite | undefined> {
-  const author = runAuthor(runId);
+/** The last snapshot of `lake` committed under `author` (an earlier attempt's write), if any. */
+export async function committedBy(lake: LakeWriter, author: string): Promise<CommittedWrite | undefined> {
   const mine = (await lake.reader.snapshots()).filter((s) => s.author === author);
   const last = mine[mine.length - 1];
   if (!last) return undefined;

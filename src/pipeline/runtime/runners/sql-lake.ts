@@ -27,7 +27,8 @@ import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.j
 import type { LineageResult } from "../../column-lineage.js";
 import { PipelineRuntimeError } from "../errors.js";
 import { inferSelectLineage } from "./sql-lineage.js";
-import { committedByRun, runAuthor } from "./append-retry.js";
+import { committedBy } from "./append-retry.js";
+import { runAuthor } from "../write-author.js";
 
 /** The column holding the Sluice partition of a partitioned materialization. */
 export const PARTITION_COLUMN = "_partition";
@@ -205,7 +206,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
       ? `SELECT *, CAST('${req.partition!.replace(/'/g, "''")}' AS VARCHAR) AS ${PARTITION_COLUMN} FROM __sluice_materialize`
       : "SELECT * FROM __sluice_materialize";
     // a retry of a run whose append committed returns that commit instead of appending again
-    const earlier = req.annotation.strategy === "append" ? await committedByRun(lake, req.runId) : undefined;
+    const earlier = req.annotation.strategy === "append" ? await committedBy(lake, runAuthor(req.runId)) : undefined;
     const result = earlier
       ? { snapshotId: earlier.snapshotId, rows: earlier.rows }
       : await lake.write(conn, {
