@@ -2,16 +2,17 @@
  * Where a write's new files go before its commit (I/O). For a local table folder the files
  * are written in place; for an `s3://` one DuckDB writes them into a local staging folder,
  * they are uploaded under the same relative paths, and the staging folder is removed when
- * the write ends. Files a failed write uploaded are removed again. Files of the table that a
+ * the write ends (a killed writer's folder is removed by the next write: `staging-owner.ts`).
+ * Files a failed write uploaded are removed again. Files of the table that a
  * write reads (a merge's key lookups) come from the object store's local cache.
  */
-import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { closeSync, fsyncSync, openSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { LakeError } from "./errors.js";
 import type { WrittenFile } from "./file-writer.js";
 import { isRemotePath, joinPath } from "./paths.js";
 import type { RemoteFiles } from "./remote-files.js";
+import { makeStagingDir } from "./staging-owner.js";
 
 /** A write's place for new files. */
 export interface FileStaging {
@@ -79,7 +80,8 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
       "LAKE_FEATURE_UNSUPPORTED",
       `the lake's data path is on an object store (${tableDir}) but no object store access was given; open the lake with its S3 settings (sluice.json assets.s3)`,
     );
-  const dir = mkdtempSync(join(tmpdir(), "sluice-lake-stage-"));
+  // marked with this process (pid and start time); folders of writers that died are swept first
+  const dir = makeStagingDir();
   const urlOf = (file: WrittenFile) => joinPath(tableDir, file.relPath);
   const published: string[] = [];
   return {

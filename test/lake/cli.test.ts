@@ -1,8 +1,8 @@
 /**
- * `sluice lake snapshots|tables|schema|rollback` as the real binary (built `dist/`) on a
+ * `sluice lake snapshots|tables|schema|rollback|sweep` as the real binary (built `dist/`) on a
  * project whose lake was written by Sluice's writer.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,6 +82,44 @@ describe("sluice lake", () => {
     } finally {
       await lake.close();
     }
+  });
+
+  it("sweeps data files no snapshot names once they are older than --older-than, keeping every table file", async () => {
+    const table = join(root, ".sluice", "lakes", "main", "main", "orders");
+    const named = readdirSync(table).sort();
+    const orphan = (name: string, ageMs: number) => {
+      const path = join(table, name);
+      writeFileSync(path, "not referenced");
+      const t = (Date.now() - ageMs) / 1000;
+      utimesSync(path, t, t);
+      return path;
+    };
+    const old = orphan("ducklake-orphan-old.parquet", 2 * 60 * 60 * 1000);
+    const young = orphan("ducklake-orphan-young.parquet", 0);
+    const other = orphan("notes.parquet", 2 * 60 * 60 * 1000); // not named like the lake's files: never removed
+    const first = await sluice(["sweep", "main", "--json"]);
+    expect(first.code, first.out).toBe(0);
+    expect(JSON.parse(first.out)).toMatchObject({ lake: "main", orphans: [old] });
+    expect([old, young, other].map((f) => existsSync(f))).toEqual([false, true, true]);
+    const second = await sluice(["sweep", "main", "--older-than", "0"]);
+    expect(second.code, second.out).toBe(0);
+    expect(second.out).toContain("removed 1 orphan file(s) of lake main older than 0");
+    expect(readdirSync(table).sort()).toEqual([...named, "notes.parquet"].sort());
+    const lake = await openLake(join(root, ".sluice", "lakes", "main.sqlite"));
+    try {
+      // every snapshot still reads (its files are all there): 2 rows, then the replace's 1, then the rollback's 2
+      const counts = [];
+      for (let s = 1; s <= 3; s++)
+        counts.push(
+          await lake.query("orders", { kind: "version", snapshotId: s }, "SELECT count(*) AS n FROM {table}"),
+        );
+      expect(counts).toEqual([[{ n: 2 }], [{ n: 1 }], [{ n: 2 }]]);
+    } finally {
+      await lake.close();
+    }
+    const bad = await sluice(["sweep", "main", "--older-than", "soon"]);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('--older-than "soon" is not a duration');
   });
 
   it("fails with one clear line and a non-zero exit on a missing lake, table or snapshot", async () => {

@@ -102,7 +102,32 @@ describe("column lineage of a materialized table", () => {
     expect(res.status, await res.text()).toBe(202);
   };
 
+  /** The write edge `script → uri` of `sluice pipeline graph --json` (the real binary) and of `GET /api/pipelines`. */
+  const graphEdges = async (script: string, uri: string) => {
+    const graph = spawnSluice(["pipeline", "graph", "--json"], root);
+    expect(await graph.exited, graph.output()).toBe(0);
+    const api = (await (await fetch(`${url}/api/pipelines`)).json()) as any;
+    const edgeOf = (folders: any[]) =>
+      folders
+        .flatMap((f) => f.edges)
+        .find((e: any) => e.kind === "writes" && e.from === `script:${script}` && e.to === `asset:${uri}`);
+    return { cli: edgeOf(JSON.parse(graph.stdout())), api: edgeOf(api.pipelines) };
+  };
+
   it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
+    // before a first write: the script's // column lines alone, or null without any
+    const before = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
+    const annotated = {
+      source: "annotations",
+      snapshot_id: null,
+      run: null,
+      at: null,
+      columns: [EXPECTED.find((c) => c.output === "tier_label")],
+      warnings: [],
+    };
+    expect([before.cli.lineage, before.api.lineage]).toEqual([annotated, annotated]);
+    const unannotated = await graphEdges("f/shop/orders.sql", ORDERS);
+    expect([unannotated.cli.lineage, unannotated.api.lineage]).toEqual([null, null]);
     await run("f/shop/customers", false);
     await eventually(async () => {
       const d = (await (await fetch(`${url}/api/lake/table?uri=${CUSTOMERS}`)).json()) as { partitions: unknown[] };
@@ -121,6 +146,37 @@ describe("column lineage of a materialized table", () => {
     ]);
     expect(detail.partitions).toHaveLength(1);
     expect(detail.lineage.snapshot_id).toBe(detail.partitions[0].snapshot_id);
+
+    // the graph's write edge carries the same lineage, from the CLI binary and from the API
+    const after = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
+    for (const edge of [after.cli, after.api])
+      expect(edge.lineage).toEqual({
+        source: "recorded",
+        snapshot_id: detail.lineage.snapshot_id,
+        run: detail.lineage.run,
+        at: detail.lineage.at,
+        columns: EXPECTED,
+        warnings: [],
+      });
+    // each script's write edge carries the lineage of the table it wrote
+    const reads = await graphEdges("f/shop/orders.sql", ORDERS);
+    expect(reads.cli.lineage.columns.map((c: any) => c.output)).toEqual(["order_id", "customer_id", "amount", "tax"]);
+    // a store that cannot be read costs the recorded lineage, not the graph: // column lines only, said on stderr
+    const unreachable = spawnSluice(["pipeline", "graph", "--json", "--db", "postgres://u@127.0.0.1:1/none"], root);
+    expect(await unreachable.exited, unreachable.output()).toBe(0);
+    expect(unreachable.stderr()).toContain("note: recorded column lineage not shown");
+    const offline = (JSON.parse(unreachable.stdout()) as any[])
+      .flatMap((f) => f.edges)
+      .find((e: any) => e.from === "script:f/shop/enriched.sql" && e.kind === "writes");
+    expect(offline.lineage.source).toBe("annotations");
+    const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as any;
+    const graphSchema = doc.paths["/api/pipelines"].get.responses["200"].content["application/json"].schema;
+    expect(graphSchema.properties.pipelines.items.$ref).toBe("#/components/schemas/PipelineGraph");
+    const edgeSchema = doc.components.schemas.PipelineGraph.properties.edges.items;
+    expect(edgeSchema.properties.lineage.anyOf[0].$ref).toBe("#/components/schemas/EdgeLineage");
+    expect(doc.components.schemas.LineageColumn.properties.origin.enum).toEqual(["inferred", "annotation"]);
+    const tableSchema = doc.paths["/api/lake/table"].get.responses["200"].content["application/json"].schema;
+    expect(tableSchema.properties.lineage.anyOf[0].$ref).toBe("#/components/schemas/LineageRecord");
 
     const json = spawnSluice(["lake", "lineage", "main/enriched", "--json"], root);
     expect(await json.exited, json.output()).toBe(0);

@@ -4,10 +4,12 @@
  * lake stays at its previous snapshot (rows, files and catalog rows unchanged: no partial
  * snapshot), every catalog path is still an object in the bucket, the uploaded objects are
  * unreferenced and the orphan sweep removes exactly them, and the next write commits and
- * reads back through an empty cache. Runs the built `dist/` in a real child process.
+ * reads back through an empty cache. The killed writer's local staging folder is kept by a
+ * sweep while the writer lives and removed by the next write once it is dead. Runs the built
+ * `dist/` in a real child process.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withDuckDb } from "../../src/assets/duckdb.js";
@@ -16,6 +18,7 @@ import { openSqliteCatalog } from "../../src/lake/catalog-sqlite.js";
 import { sweepOrphans } from "../../src/lake/orphans.js";
 import { LakeReader } from "../../src/lake/reader.js";
 import { s3Files } from "../../src/lake/remote-files.js";
+import { sweepStaleStaging } from "../../src/lake/staging-owner.js";
 import { openLakeForWrite } from "../../src/lake/writer.js";
 import { REPO } from "../helpers/project.js";
 import { startS3, type TestS3 } from "../helpers/s3rver.js";
@@ -59,6 +62,9 @@ describe("an s3:// lake writer killed with SIGKILL mid-publish (s3rver)", () => 
     "leaves no partial snapshot with $what; the sweep removes the uploads and the next write commits",
     async ({ uploaded }) => {
       const dir = tempDir("sluice-lake-s3-crash-");
+      const stageParent = join(dir, "tmp");
+      mkdirSync(stageParent);
+      const staged = () => readdirSync(stageParent).filter((n) => n.startsWith("sluice-lake-stage-"));
       const data = `s3://${BUCKET}/wh/`;
       const remote = (cache: string) =>
         s3Files({ region: "us-east-1", endpoint: s3.endpoint, forcePathStyle: true, cacheDir: join(dir, cache) });
@@ -93,7 +99,8 @@ describe("an s3:// lake writer killed with SIGKILL mid-publish (s3rver)", () => 
             join(dir, "child-cache"),
             String(uploaded),
           ],
-          { stdio: ["ignore", "pipe", "pipe"] },
+          // its local staging folder goes under a folder of this test's own
+          { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: stageParent } },
         );
         let out = "";
         child.stdout.on("data", (d) => (out += d));
@@ -113,8 +120,15 @@ describe("an s3:// lake writer killed with SIGKILL mid-publish (s3rver)", () => 
             reject(new Error(`the writer exited before HANG; output:\n${out}`));
           });
         });
+        // the live writer's staging folder, marked with its pid, survives a sweep
+        expect(staged()).toHaveLength(1);
+        const stage = join(stageParent, staged()[0]!);
+        expect(JSON.parse(readFileSync(join(stage, ".sluice-writer.json"), "utf8")).pid).toBe(child.pid);
+        expect(sweepStaleStaging(stageParent)).toEqual([]);
+        expect(existsSync(stage)).toBe(true);
         child.kill("SIGKILL");
         expect(await exited).toBe("SIGKILL");
+        expect(existsSync(stage)).toBe(true); // nothing of the killed writer removed it
         expect(out).not.toContain("COMMITTED");
         const uploads = [...out.matchAll(/UPLOADED (\S+)/g)].map((m) => m[1]!).sort();
         expect(uploads).toHaveLength(uploaded);
@@ -133,7 +147,10 @@ describe("an s3:// lake writer killed with SIGKILL mid-publish (s3rver)", () => 
         expect((await sweepOrphans(lake.reader, { graceMs: 0, now: Date.now() + 1000 })).sort()).toEqual(uploads);
         expect(await s3.keys(BUCKET, "wh/")).toEqual(keysBefore);
 
-        // The next write commits, and a reader with an empty cache reads it from the bucket.
+        // The next write (staging under the same folder) removes the dead writer's staging folder and
+        // its own, commits, and a reader with an empty cache reads it from the bucket.
+        const tmp = process.env.TMPDIR;
+        process.env.TMPDIR = stageParent;
         const next = await withDuckDb([], (conn) =>
           lake.write(conn, {
             table: "events",
@@ -141,8 +158,10 @@ describe("an s3:// lake writer killed with SIGKILL mid-publish (s3rver)", () => 
             partition: { day: "2024-03-01" },
             source: "SELECT 100 AS id, DATE '2024-03-01' AS day, 'next' AS v",
           }),
-        );
+        ).finally(() => (tmp === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = tmp)));
         expect(next.snapshotId).toBe(2);
+        expect(existsSync(stage)).toBe(false);
+        expect(staged()).toEqual([]);
         expect(await s3.keys(BUCKET, "wh/")).toEqual(await catalogKeys(lake.db));
         const reader = await LakeReader.open(openSqliteCatalog(catalog, { readonly: true }), {
           remote: remote("fresh-cache"),

@@ -1,7 +1,9 @@
 /**
  * `sluice lake snapshots|tables|schema|rollback <lake>[/<table>]`: the project's DuckLake
  * lakes (`ducklake://<lake>`, catalog `.sluice/lakes/<lake>.sqlite`); `sluice lake lineage
- * <lake>/<table>`: the column lineage its latest managed write recorded in the project's store.
+ * <lake>/<table>`: the column lineage its latest managed write recorded in the project's store;
+ * `sluice lake sweep <lake>`: the orphan sweep (files no snapshot names, from writes that failed
+ * or were killed) and the staging folders of writers that are gone.
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
@@ -12,7 +14,9 @@ import { duckdbTypeOf } from "../../lake/column-types.js";
 import { LakeError } from "../../lake/errors.js";
 import { lakePaths } from "../../lake/locate.js";
 import { type LakeReader, openLake } from "../../lake/reader.js";
+import { sweepOrphans } from "../../lake/orphans.js";
 import { rollbackTable } from "../../lake/rollback.js";
+import { sweepStaleStaging } from "../../lake/staging-owner.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import { openLakeForWrite } from "../../lake/writer.js";
 import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
@@ -20,7 +24,7 @@ import { lineageOf } from "../../pipeline/runtime/lineage-record.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
 import { table as textTable } from "../format.js";
-import { parseCount } from "../options.js";
+import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject, withReadEngine } from "../project.js";
 import { renderLineage } from "./lake-lineage.js";
 
@@ -219,6 +223,31 @@ export function registerLake(program: Command, cx: CommandContext): void {
         );
       if (opts.json) return json(cx, record);
       cx.io.stdout(renderLineage(record));
+    });
+
+  lake
+    .command("sweep")
+    .description(
+      "remove the lake's data files no snapshot names (left by writes that failed or were killed) and the staging folders of writers that are gone",
+    )
+    .argument("<lake>", "lake name, e.g. main")
+    .option("--older-than <duration>", "only files older than this, so writes still in flight keep theirs", "1h")
+    .option(...DIR_OPTION)
+    .option("--json", "print JSON")
+    .action(async (text: string, opts) => {
+      const t = target(cx, opts.dir, text, false);
+      const graceMs = parseDurationOption(opts.olderThan, "--older-than");
+      const orphans = await withLake(t, (l) => sweepOrphans(l, { graceMs }));
+      const staging = sweepStaleStaging();
+      if (opts.json) return json(cx, { lake: t.lake, orphans, staging });
+      cx.io.stdout(
+        `${[
+          `removed ${orphans.length} orphan file(s) of lake ${t.lake} older than ${opts.olderThan}`,
+          ...orphans.map((f) => `  ${f}`),
+          `removed ${staging.length} staging folder(s) of writers that are gone`,
+          ...staging.map((f) => `  ${f}`),
+        ].join("\n")}\n`,
+      );
     });
 
   lake

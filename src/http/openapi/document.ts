@@ -5,6 +5,7 @@
  */
 import { VERSION } from "../../sdk/version.js";
 import { PIPELINE_PATHS } from "./pipeline-paths.js";
+import { LINEAGE_SCHEMAS } from "./lineage-schemas.js";
 import { SCHEMAS } from "./schemas.js";
 import { WORKER_PATHS } from "./worker-paths.js";
 
@@ -430,7 +431,10 @@ export function openApiDocument(): Json {
         "Durable workflows over HTTP. Send `Authorization: Bearer <token>` (create one with `sluice token create --name <you> --scope metrics|read|operate|worker|admin`); `sluice dev` on loopback needs none. Bodies are JSON, at most 1 MiB, nested at most 64 deep, without `__proto__`/`constructor`/`prototype` keys. See docs/API.md.",
     },
     servers: [{ url: "/" }],
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } }, schemas: SCHEMAS },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: { ...SCHEMAS, ...LINEAGE_SCHEMAS },
+    },
     paths: { ...PATHS, ...PIPELINE_PATHS, ...WORKER_PATHS },
   };
 }

@@ -12,6 +12,10 @@ const error = { content: { "application/json": { schema: { $ref: "#/components/s
 const ok = (status: string, description: string): Json => ({
   [status]: { description, content: { "application/json": { schema: { type: "object" } } } },
 });
+const okSchema = (status: string, description: string, schema: Json): Json => ({
+  [status]: { description, content: { "application/json": { schema } } },
+});
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const errors = (...codes: string[]): Json =>
   Object.fromEntries(
     codes.map((c) => [
@@ -47,9 +51,20 @@ const LAKE_URI = {
 /** The pipeline paths. */
 export const PIPELINE_PATHS: Record<string, Json> = {
   "/api/pipelines": {
-    get: op("read", "Every pipeline folder's lineage graph with diagnostics", {
-      responses: { ...ok("200", "pipelines"), ...errors("401", "403", "404") },
-    }),
+    get: op(
+      "read",
+      "Every pipeline folder's lineage graph with diagnostics and the column lineage of its lake writes",
+      {
+        responses: {
+          ...okSchema("200", "pipelines", {
+            type: "object",
+            properties: { pipelines: { type: "array", items: ref("PipelineGraph") } },
+            required: ["pipelines"],
+          }),
+          ...errors("401", "403", "404"),
+        },
+      },
+    ),
   },
   "/api/pipelines/status": {
     get: op("read", "Last runs, open joins and debounce windows, partitions per asset, recent dispatch decisions", {
@@ -176,8 +191,40 @@ export const PIPELINE_PATHS: Record<string, Json> = {
       "read",
       "A materialized lake table: written partitions, captured schema versions, column lineage, snapshots that touched it",
       {
-        parameters: [LAKE_URI],
-        responses: { ...ok("200", "the table's detail"), ...errors("400", "401", "403", "404") },
+        parameters: [
+          LAKE_URI,
+          {
+            name: "snapshot",
+            in: "query",
+            required: false,
+            description: "the lineage as of this snapshot id (default: latest)",
+            schema: { type: "integer" },
+          },
+        ],
+        responses: {
+          ...okSchema("200", "the table's detail", {
+            type: "object",
+            properties: {
+              uri: { type: "string" },
+              lake: { type: "string" },
+              table: { type: "string" },
+              partitions: { type: "array", items: { type: "object" } },
+              schema: { type: "array", items: { type: "object" } },
+              lineage: {
+                anyOf: [ref("LineageRecord"), { type: "null" }],
+                description: "the column lineage as of ?snapshot= (latest without it); null when none recorded",
+              },
+              lineage_history: {
+                type: "array",
+                items: ref("LineageRecord"),
+                description: "every lineage version, oldest snapshot first",
+              },
+              snapshots: { type: "array", items: { type: "object" } },
+            },
+            required: ["uri", "lake", "table", "partitions", "schema", "lineage", "lineage_history", "snapshots"],
+          }),
+          ...errors("400", "401", "403", "404"),
+        },
       },
     ),
   },

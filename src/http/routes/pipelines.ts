@@ -1,7 +1,8 @@
 /**
  * Pipeline routes (seed 001), served when a pipeline runtime is attached to the engine:
  *
- * - `GET /api/pipelines`: every folder's lineage graph with diagnostics (read)
+ * - `GET /api/pipelines`: every folder's lineage graph with diagnostics, each write edge into a
+ *   lake table with the column lineage its last managed write recorded (read)
  * - `GET /api/pipelines/status[?folder=f/demo][&decisionKind=skipped,dispatched][&decisionRun=<id>]`:
  *   last runs, open joins and debounce windows, partitions per asset, recent dispatch
  *   decisions, filtered by kind and run (read)
@@ -20,6 +21,7 @@
  */
 import type { Hono } from "hono";
 import { graphJson } from "../../pipeline/runtime/render.js";
+import { graphLineage } from "../../pipeline/runtime/graph-lineage.js";
 import { cancelBackfill } from "../../pipeline/runtime/backfill-cancel.js";
 import { backfillProgress, isFinal } from "../../pipeline/runtime/backfill-progress.js";
 import { startBackfillResume } from "../../pipeline/runtime/backfill-resume.js";
@@ -64,9 +66,11 @@ function folderOf(host: PipelineHost, name: string) {
 
 /** Registers the pipeline routes. */
 export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
-  app.get("/api/pipelines", requireScope("read"), async (c) =>
-    c.json({ pipelines: hostOf(deps).catalog().folders().map(graphJson) }),
-  );
+  app.get("/api/pipelines", requireScope("read"), async (c) => {
+    const folders = hostOf(deps).catalog().folders();
+    const lineage = await graphLineage(deps.engine.store, folders);
+    return c.json({ pipelines: folders.map((f) => graphJson(f, lineage)) });
+  });
 
   app.get("/api/pipelines/status", requireScope("read"), async (c) => {
     const host = hostOf(deps);

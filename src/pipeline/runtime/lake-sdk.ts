@@ -15,6 +15,7 @@ import { LakeError } from "../../lake/errors.js";
 import { openProjectLake } from "../../lake/project-lake.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import type { WriteMode } from "../../lake/writer.js";
+import { committedBy } from "./runners/append-retry.js";
 import { PARTITION_COLUMN } from "./runners/sql-lake.js";
 
 /** A managed write of rows. */
@@ -23,6 +24,8 @@ export interface LakeRowsWrite {
   readonly key?: string;
   /** The slice is this partition (stored in `_partition`); absent: the whole table. */
   readonly partition?: string;
+  /** The snapshot's author; for an append, a snapshot already committed under it is returned instead of appending again (a retry). */
+  readonly author?: string;
 }
 
 /** What a write returns (the same shape as a SQL materialization). */
@@ -81,15 +84,20 @@ export async function writeLakeRows(
         write.partition === undefined
           ? base
           : `SELECT *, ${sqlString(write.partition)} AS ${PARTITION_COLUMN} FROM (${base})`;
-      const result = await withDuckDb([], (conn) =>
-        lake.write(conn, {
-          table,
-          source,
-          mode: write.mode,
-          ...(write.key && { key: write.key }),
-          ...(write.partition !== undefined && { partition: { [PARTITION_COLUMN]: write.partition } }),
-        }),
-      );
+      const earlier =
+        write.mode === "append" && write.author !== undefined ? await committedBy(lake, write.author) : undefined;
+      const result =
+        earlier ??
+        (await withDuckDb([], (conn) =>
+          lake.write(conn, {
+            table,
+            source,
+            mode: write.mode,
+            ...(write.key && { key: write.key }),
+            ...(write.partition !== undefined && { partition: { [PARTITION_COLUMN]: write.partition } }),
+            ...(write.author !== undefined && { author: write.author }),
+          }),
+        ));
       const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map(
         (c) => ({ name: c.name, type: duckdbTypeOf(c.type) }),
       );

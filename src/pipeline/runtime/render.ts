@@ -11,6 +11,7 @@ import type { MemberScript, PipelineFolder } from "./catalog.js";
 import { isConsumedKind } from "../../triggers/kinds.js";
 import { describeTrigger } from "../../triggers/spec.js";
 import { pipelineSpecs } from "./triggers-config.js";
+import { edgeLineage, type GraphLineage } from "./graph-lineage.js";
 
 /** A native trigger of a script as the graph shows it. */
 export interface TriggerView {
@@ -142,8 +143,12 @@ export function renderMermaid(folder: PipelineFolder): string {
 /** The `--json` / API shape of a folder's graph (see {@link graphJson}). */
 export type PipelineGraphJson = ReturnType<typeof graphJson>;
 
-/** The stable `--json` shape of a folder's graph. */
-export function graphJson(folder: PipelineFolder) {
+/**
+ * The stable `--json` shape of a folder's graph. With `lineage` (read by `graphLineage`),
+ * each `writes` edge into a lake table carries `lineage`: the column lineage its script's
+ * last managed write recorded, else its `// column` lines, else null.
+ */
+export function graphJson(folder: PipelineFolder, lineage?: GraphLineage) {
   return {
     folder: folder.folder,
     ok: folder.ok,
@@ -181,12 +186,24 @@ export function graphJson(folder: PipelineFolder) {
       kind: a.asset.kind,
       partitioned: a.asset.partitioned,
     })),
-    edges: folder.analysis.graph.edges.map((e) => ({
-      kind: e.kind,
-      from: e.from,
-      to: e.to,
-      ...(e.written && { written: e.written }),
-    })),
+    edges: folder.analysis.graph.edges.map((e) => {
+      const columns =
+        e.kind === "writes" && lineage && e.from.startsWith("script:") && e.to.startsWith("asset:")
+          ? edgeLineage(
+              lineage,
+              e.from.slice("script:".length),
+              e.to.slice("asset:".length),
+              folder.members.find((m) => `script:${m.path}` === e.from)?.analyzed.annotations.columns ?? [],
+            )
+          : undefined;
+      return {
+        kind: e.kind,
+        from: e.from,
+        to: e.to,
+        ...(e.written && { written: e.written }),
+        ...(columns !== undefined && { lineage: columns }),
+      };
+    }),
     diagnostics: folder.diagnostics.map((d) => ({
       file: d.script ?? null,
       line: d.line,

@@ -34,6 +34,7 @@ function writtenKey(uri: string, partition: string | undefined): string {
 /** One running pipeline script. */
 export class PipelineRunContext {
   private readonly recorded = new Map<string, RecordedWrite>();
+  private lakeWrites = 0;
 
   constructor(
     readonly assets: AssetHost,
@@ -55,6 +56,15 @@ export class PipelineRunContext {
   /** Every asset this run has written so far, in write order. */
   writes(): RecordedWrite[] {
     return [...this.recorded.values()];
+  }
+
+  /**
+   * The number of this lake write among the attempt's `ducklake()` writes (1, 2, …, in call
+   * order): with the run id it names the write across attempts, so a retry can find what an
+   * earlier attempt committed (`runners/append-retry.ts`).
+   */
+  nextLakeWrite(): number {
+    return ++this.lakeWrites;
   }
 
   /** Appends a line to the run's log. */

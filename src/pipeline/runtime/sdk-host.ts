@@ -11,6 +11,7 @@ import type { AssetSdkHost } from "../../sdk/windmill/asset-host.js";
 import { parseAssetUri } from "../asset-uri.js";
 import { datatableWrites } from "../detect-sql.js";
 import { mergeColumnLineage, recordLineage } from "./lineage-record.js";
+import { codeWriteAuthor } from "./write-author.js";
 import { recordMaterialized } from "./materialized-record.js";
 import { captureSchema } from "./schema-history.js";
 import { currentExecution, type PipelineRunContext } from "./run-context.js";
@@ -103,7 +104,12 @@ export class RunAssetSdk implements AssetSdkHost {
   ) {
     const uri = parseAssetUri(`ducklake://${name}/${table}`).uri;
     const { writeLakeRows } = await lakeSdk();
-    const { result, columns: schema } = await writeLakeRows(this.assets, name, table, rows, options);
+    // named by run and call order, so a retry's append finds what an earlier attempt committed
+    const author = this.run && codeWriteAuthor(this.run.runId, this.run.nextLakeWrite(), table, options.partition);
+    const { result, columns: schema } = await writeLakeRows(this.assets, name, table, rows, {
+      ...options,
+      ...(author && { author }),
+    });
     await this.run?.recordWrite(uri, "ducklake");
     if (this.run) {
       // The same state a `// materialize` write records: the slice written, and the schema version.

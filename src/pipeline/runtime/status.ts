@@ -12,6 +12,7 @@ import { listDebounces } from "./debounce.js";
 import { freshnessOf, type FreshnessState } from "./freshness.js";
 import { listJoins } from "./join.js";
 import { lineageLines, lineageOf } from "./lineage-record.js";
+import { isLakeTableUri } from "./graph-lineage.js";
 import { splitPayload } from "./meta.js";
 import { triggerOf } from "./partition.js";
 import { orderedMembers, triggerViews, type TriggerView } from "./render.js";
@@ -149,7 +150,7 @@ export async function pipelineStatus(
   });
   const assets = [];
   for (const a of folder.analysis.graph.assets) {
-    const lineage = /^ducklake:\/\/[^/]+\/[^/]+$/.test(a.asset.uri) ? await lineageOf(store, a.asset.uri) : undefined;
+    const lineage = isLakeTableUri(a.asset.uri) ? await lineageOf(store, a.asset.uri) : undefined;
     assets.push({
       uri: a.asset.uri,
       partitions: written

@@ -27,6 +27,8 @@ import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.j
 import type { LineageResult } from "../../column-lineage.js";
 import { PipelineRuntimeError } from "../errors.js";
 import { inferSelectLineage } from "./sql-lineage.js";
+import { committedBy } from "./append-retry.js";
+import { runAuthor } from "../write-author.js";
 
 /** The column holding the Sluice partition of a partitioned materialization. */
 export const PARTITION_COLUMN = "_partition";
@@ -203,27 +205,31 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
     const source = partitioned
       ? `SELECT *, CAST('${req.partition!.replace(/'/g, "''")}' AS VARCHAR) AS ${PARTITION_COLUMN} FROM __sluice_materialize`
       : "SELECT * FROM __sluice_materialize";
-    const result = await lake.write(conn, {
-      table,
-      source,
-      mode: req.annotation.strategy,
-      ...(req.annotation.key && { key: req.annotation.key }),
-      ...(partitioned && { partition: { [PARTITION_COLUMN]: req.partition! } }),
-      ...(req.tests.length && {
-        audit: async (a) => {
-          outcomes = await runSliceTests(
-            a.conn,
-            a.relation,
-            req.tests,
-            (asset) => referencedSelect(req.host, asset),
-            (path) => loadTestScript(req.host.config.root, path),
-          );
-          if (outcomes.some((o) => !o.passed)) throw new DataTestsFailedError(outcomes);
-        },
-      }),
-      author: `sluice run ${req.runId}`,
-      commitMessage: req.script,
-    });
+    // a retry of a run whose append committed returns that commit instead of appending again
+    const earlier = req.annotation.strategy === "append" ? await committedBy(lake, runAuthor(req.runId)) : undefined;
+    const result = earlier
+      ? { snapshotId: earlier.snapshotId, rows: earlier.rows }
+      : await lake.write(conn, {
+          table,
+          source,
+          mode: req.annotation.strategy,
+          ...(req.annotation.key && { key: req.annotation.key }),
+          ...(partitioned && { partition: { [PARTITION_COLUMN]: req.partition! } }),
+          ...(req.tests.length && {
+            audit: async (a) => {
+              outcomes = await runSliceTests(
+                a.conn,
+                a.relation,
+                req.tests,
+                (asset) => referencedSelect(req.host, asset),
+                (path) => loadTestScript(req.host.config.root, path),
+              );
+              if (outcomes.some((o) => !o.passed)) throw new DataTestsFailedError(outcomes);
+            },
+          }),
+          author: runAuthor(req.runId),
+          commitMessage: req.script,
+        });
     const columns = (await lake.reader.columns(table, { kind: "version", snapshotId: result.snapshotId })).map((c) => ({
       name: c.name,
       type: duckdbTypeOf(c.type),
