@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
-import { loadProjectConfig } from "../config.js";
+import { configTriggersReloader } from "../config-triggers.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
@@ -209,15 +209,7 @@ function watchProject(
     }
   };
   // sluice.json: its trigger rows are followed (other settings need a restart).
-  const reloadTriggers = async () => {
-    try {
-      const specs = await triggers.reloadConfig(loadProjectConfig(root).triggers);
-      const ids = specs.filter((s) => s.source === "sluice.json").map((s) => s.id);
-      write(`reloaded sluice.json: triggers ${ids.join(", ") || "(none)"}\n`);
-    } catch (err) {
-      warn(`error: sluice.json not reloaded, the running triggers stay as they were: ${(err as Error).message}\n`);
-    }
-  };
+  const reloadTriggers = configTriggersReloader(root, triggers, write, warn);
   // Python files are not bundled: reinspect them all (one Python process).
   const reloadPython = async (file: string) => {
     try {

@@ -20,6 +20,7 @@ import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.j
 import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
+import { type ConfigWatch, configTriggersReloader, watchConfigTriggers } from "../config-triggers.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -31,6 +32,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--dir <dir>", "project folder")
     .option(...RELEASE_OPTION)
     .option(...RELEASE_DRAIN_OPTION)
+    .option("--no-watch", "in folder mode: do not follow sluice.json's trigger rows when the file changes")
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option(
       "--scheduler-tick <duration>",
@@ -95,6 +97,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     let follower: ReleaseFollower | null = null;
     let external: ExternalWorkers | null = null;
     let triggers: ProjectTriggers | null = null;
+    let configWatch: ConfigWatch | null = null;
     try {
       await storeReady(engine.store);
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
@@ -122,6 +125,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         log: write,
       });
+      // A folder-mode server follows sluice.json's trigger rows as sluice dev does (same reload).
+      if (!release && opts.watch !== false) {
+        configWatch = watchConfigTriggers(
+          project.root,
+          configTriggersReloader(project.root, triggers, write, (t) => cx.io.stderr(t)),
+        );
+        await configWatch.ready;
+      }
       if (workers === "separate") {
         lanes = createLanes({
           engine,
@@ -173,6 +184,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await external?.stop(10_000);
       await http.server.close();
       await follower?.stop();
+      await configWatch?.close();
       await lanes?.stop(10_000);
       await triggers?.stop();
       await engine.stop({ drain: 0 });
