@@ -15,7 +15,7 @@ import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
-import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -131,7 +131,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         await metrics.stop();
         throw err;
       });
-      release?.follower.follow(RELEASE_POLL_MS);
+      release?.follower.follow(releasePollMs(cx.io.env));
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
