@@ -144,6 +144,7 @@ export class Engine implements SluiceRuntime {
               `sluice scheduler: ${isDriverFailure(err) ? toStorageError(err).message : (err as Error).message}`,
             ),
           onLeadership: typeof sched === "object" ? sched.onLeadership : undefined,
+          onScheduleChanges: typeof sched === "object" ? sched.onScheduleChanges : undefined,
           localServer: this.localServer,
         })
       : null;

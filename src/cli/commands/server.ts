@@ -18,8 +18,9 @@ import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
-import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
+import { scheduleChangeLines } from "../schedule-changes.js";
 import { type ConfigWatch, configTriggersReloader, watchConfigTriggers } from "../config-triggers.js";
 
 /** Registers `sluice server`. */
@@ -91,6 +92,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
               ? "scheduler: leader (this server fires cron and runs retention)\n"
               : "scheduler: standby (another server leads)\n",
           ),
+        // Folder mode: the schedules this folder's code replaced are said (servers whose folders differ).
+        ...(!opts.release && { onScheduleChanges: (changes) => write(scheduleChangeLines(changes)) }),
       },
     });
     let pipelines: PipelineHost | null = null;
@@ -112,7 +115,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
-      follower?.follow(RELEASE_POLL_MS);
+      follower?.follow(releasePollMs(cx.io.env));
       // Each trigger is consumed by the server holding its leadership; a standby takes it over.
       triggers = await startProjectTriggers({
         engine,
