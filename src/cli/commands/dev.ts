@@ -104,6 +104,19 @@ export function registerDev(program: Command, cx: CommandContext): void {
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
         );
       }
+      const watcher =
+        opts.watch === false
+          ? null
+          : watchProject(
+              project.root,
+              loader,
+              write,
+              (t) => cx.io.stderr(t),
+              () => lanes?.refresh(),
+              triggers,
+            );
+      // Watching before the UI line: a change made as soon as it shows is seen.
+      if (watcher) await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
       write(
         `sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`,
       );
@@ -131,17 +144,6 @@ export function registerDev(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         write,
       });
-      const watcher =
-        opts.watch === false
-          ? null
-          : watchProject(
-              project.root,
-              loader,
-              write,
-              (t) => cx.io.stderr(t),
-              () => lanes?.refresh(),
-              triggers,
-            );
       for (const item of project.config.dev?.enqueue ?? []) {
         try {
           const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
