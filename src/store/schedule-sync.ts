@@ -100,7 +100,9 @@ export function keptForeign(
 
 /** One change a sync makes to a schedule another writer left (see {@link describeScheduleSync}). */
 export interface ScheduleChange {
+  /** The workflow whose schedule it is. */
   workflow: string;
+  /** Removed (no longer listed), or its cron or timezone changed. */
   change: "removed" | "changed";
   /** The stored cron (and timezone) before. */
   was: string;
