@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
-import { configTriggersReloader } from "../config-triggers.js";
+import { configTriggersReloader, configureScheduleRows } from "../config-triggers.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
@@ -84,6 +84,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
         );
       for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
       for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
+      configureScheduleRows(engine, project.config.triggers, (t) => cx.io.stderr(t));
+      await engine.publish();
       if (report.loaded.length === 0 && report.errors.length === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
@@ -211,7 +213,7 @@ function watchProject(
     }
   };
   // sluice.json: its trigger rows are followed (other settings need a restart).
-  const reloadTriggers = configTriggersReloader(root, triggers, write, warn);
+  const reloadTriggers = configTriggersReloader(root, loader.engine, triggers, write, warn);
   // Python files are not bundled: reinspect them all (one Python process).
   const reloadPython = async (file: string) => {
     try {

@@ -21,7 +21,12 @@ import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
 import { scheduleChangeLines } from "../schedule-changes.js";
-import { type ConfigWatch, configTriggersReloader, watchConfigTriggers } from "../config-triggers.js";
+import {
+  type ConfigWatch,
+  configTriggersReloader,
+  configureScheduleRows,
+  watchConfigTriggers,
+} from "../config-triggers.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -111,6 +116,12 @@ export function registerServer(program: Command, cx: CommandContext): void {
       const report = release ? await release.follower.load() : await loader.loadAll();
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+      // sluice.json schedule rows: a folder's own; a release server's come with the release (published by the deploy).
+      configureScheduleRows(
+        engine,
+        release ? Object.values(release.follower.current?.manifest.triggers ?? {}) : project.config.triggers,
+        (t) => cx.io.stderr(t),
+      );
       // Seed 002: several servers need shared state unless every workflow is local.
       checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
       await engine.start();
@@ -132,7 +143,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       if (!release && opts.watch !== false) {
         configWatch = watchConfigTriggers(
           project.root,
-          configTriggersReloader(project.root, triggers, write, (t) => cx.io.stderr(t)),
+          configTriggersReloader(project.root, engine, triggers, write, (t) => cx.io.stderr(t)),
         );
         await configWatch.ready;
       }
