@@ -33,7 +33,7 @@ export type { EngineOptions, EngineWorkerOptions } from "./engine/engine.js";
 export { openSqliteStore } from "./store/sqlite/store.js";
 export type { SqliteStoreOptions } from "./store/sqlite/store.js";
 export type { Store, RunRecord, RunStatus, StepRecord, LogRecord } from "./store/types.js";
-export type { ScheduleOwner } from "./store/schedule-sync.js";
+export type { ScheduleChange, ScheduleOwner } from "./store/schedule-sync.js";
 export type { Duration } from "./core/duration.js";
 export type { RunId } from "./core/ids.js";
 export type { SerializedError } from "./core/serde.js";

@@ -23,8 +23,18 @@ export const RELEASE_DRAIN_OPTION = [
   "60s",
 ] as const;
 
-/** How often a `--release` process checks for a newer release (besides the store's change notices). */
+/**
+ * How often a `--release` process checks for a newer release besides the store's change notices,
+ * which already wake it when a deploy commits (Postgres `LISTEN/NOTIFY`; SQLite's change check every
+ * 25 ms): the poll is the safety net for a lost notice. `SLUICE_RELEASE_POLL_MS` overrides it.
+ */
 export const RELEASE_POLL_MS = 1_000;
+
+/** {@link RELEASE_POLL_MS}, or `SLUICE_RELEASE_POLL_MS` when set to a positive number of ms. */
+export function releasePollMs(env: NodeJS.ProcessEnv): number {
+  const ms = Number(env.SLUICE_RELEASE_POLL_MS);
+  return Number.isFinite(ms) && ms > 0 ? ms : RELEASE_POLL_MS;
+}
 
 /** A `--release` process's loader (on the local tree of the release's files) and its follower, with the files written. */
 export interface ReleaseMode {

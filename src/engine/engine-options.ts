@@ -1,4 +1,5 @@
 /** The engine's options (public) and the worker settings read from them (pure). */
+import type { ScheduleChange } from "../store/schedule-sync.js";
 import type { Duration } from "../core/duration.js";
 import { durationOption } from "../core/duration-option.js";
 import type { Retention } from "../core/retention.js";
@@ -40,6 +41,11 @@ export interface EngineOptions {
         /** The earlier name of `tick`, in ms. @deprecated Use `tick` (a Duration; a number is ms). */
         tickMs?: number;
         onLeadership?: (leading: boolean) => void;
+        /**
+         * @internal Told the schedules a sync of this process's code removed or changed (a folder
+         * server prints them: see `store/schedule-sync.ts` `describeScheduleSync`).
+         */
+        onScheduleChanges?: (changes: ScheduleChange[]) => void;
       };
   /** Keep finished runs this long; default 184 days; `"forever"` keeps them. */
   retention?: Retention;

@@ -3,6 +3,7 @@
  * enabled) a worker and a scheduler, in one process. This is what `sluice dev`,
  * `sluice worker` and an embedding application create.
  */
+import type { CronSchedule } from "../core/cron.js";
 import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import {
   choosePublicUrl,
@@ -78,6 +79,7 @@ export class Engine implements SluiceRuntime {
   private readonly ownsStore: boolean;
   private readonly maxValueBytes: number | undefined;
   private readonly releaseSchedules: boolean;
+  private configuredSchedules = new Map<string, CronSchedule>();
   /** Server that `local: true` workflows are scoped to; null when the store is not shared across hosts. */
   readonly localServer: string | null;
   private started = false;
@@ -144,6 +146,7 @@ export class Engine implements SluiceRuntime {
               `sluice scheduler: ${isDriverFailure(err) ? toStorageError(err).message : (err as Error).message}`,
             ),
           onLeadership: typeof sched === "object" ? sched.onLeadership : undefined,
+          onScheduleChanges: typeof sched === "object" ? sched.onScheduleChanges : undefined,
           localServer: this.localServer,
         })
       : null;
@@ -227,10 +230,28 @@ export class Engine implements SluiceRuntime {
     this.events.emit("work");
   }
 
-  private allInfos(): WorkflowInfo[] {
+  /**
+   * Sets the cron schedules configured outside the code (`sluice.json` schedule rows): runnable
+   * name → schedule, replacing what its code declares. Applied at the next {@link publish}.
+   * @internal
+   */
+  setConfiguredSchedules(schedules: ReadonlyMap<string, CronSchedule>): void {
+    this.configuredSchedules = new Map(schedules);
+  }
+
+  /** What this engine publishes: its registry and external workflows, with the configured schedules. @internal */
+  publishedInfos(): WorkflowInfo[] {
     const own = this.registry.infos();
     const names = new Set(own.map((w) => w.name));
-    return [...own, ...[...this.external.values()].filter((w) => !names.has(w.name))];
+    const all = [...own, ...[...this.external.values()].filter((w) => !names.has(w.name))];
+    return all.map((w) => {
+      const schedule = this.configuredSchedules.get(w.name);
+      return schedule ? { ...w, schedule } : w;
+    });
+  }
+
+  private allInfos(): WorkflowInfo[] {
+    return this.publishedInfos();
   }
 
   /** True once {@link start} has run: registering publishes at once from then on. */

@@ -17,6 +17,7 @@ import {
   type ReleasePipeline,
 } from "../core/release.js";
 import { createEngine } from "../engine/engine.js";
+import type { CronSchedule } from "../core/cron.js";
 import { checkStorageModel, StorageModelError } from "../engine/storage-model.js";
 import { Project } from "../loader/project.js";
 import { formatDiagnostic } from "../pipeline/diagnostics.js";
@@ -36,6 +37,8 @@ export interface BuildOptions {
   assets?: unknown;
   /** The `triggers` value of `sluice.json` (rows already checked by the config parser). */
   triggers?: unknown;
+  /** The crons of `sluice.json` schedule rows (`triggers/schedule-rows.ts` `scheduleRowsOf`): runnable name → schedule. */
+  schedules?: ReadonlyMap<string, CronSchedule>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -60,7 +63,9 @@ export async function buildRelease(root: string, options: BuildOptions): Promise
     await pipelines.start();
     for (const e of report.errors) problems.push(e.error.message);
     problems.push(...pipelineProblems(pipelines.catalog()));
-    const infos = engine.registry.infos();
+    // sluice.json schedule rows give their runnables a cron, as on a folder server.
+    engine.setConfiguredSchedules(options.schedules ?? new Map());
+    const infos = engine.publishedInfos();
     try {
       checkStorageModel({ servers: options.servers, sharedStore: options.sharedStore, workflows: infos });
     } catch (err) {

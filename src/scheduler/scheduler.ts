@@ -13,6 +13,7 @@ import { type CronSchedule, nextFireAfter } from "../core/cron.js";
 import { defaultRetentionPace, nextRetentionBatch, retentionRestMs } from "../core/retention-pace.js";
 import { localQueue } from "../store/local-scope.js";
 import type { Store, WorkflowInfo } from "../store/types.js";
+import { describeScheduleSync, keptForeign, planScheduleSync, type ScheduleChange } from "../store/schedule-sync.js";
 
 /** Options of a {@link Scheduler}. */
 export interface SchedulerOptions {
@@ -34,6 +35,8 @@ export interface SchedulerOptions {
   leaderTtlMs?: number;
   /** Called when this scheduler becomes or stops being the leader. */
   onLeadership?: (leading: boolean) => void;
+  /** Called when a {@link Scheduler.sync} removed or changed schedules that were stored before. */
+  onScheduleChanges?: (changes: ScheduleChange[]) => void;
   /**
    * On a shared database: this server's name. Schedules of `local: true` workflows are
    * then kept by this scheduler alone and fire on every server, leader or not (see
@@ -100,19 +103,26 @@ export class Scheduler {
    * Writes the schedules of `workflows` to the store as this process's (owner `process`: a
    * deploy's schedules are left alone; unchanged ones keep their next tick). `fromRelease` names
    * the workflows whose shared schedule `sluice deploy` publishes instead (a `--release` server's
-   * own workflows): they are not written here.
+   * own workflows): they are not written here. Schedules of workflows this process does not serve
+   * and that come from no module file (an out-of-process worker's, an embedded engine's) are kept
+   * (`keptForeign`). Returns the schedules it removed or changed (also told to `onScheduleChanges`).
    */
-  async sync(workflows: WorkflowInfo[], fromRelease: (w: WorkflowInfo) => boolean = () => false): Promise<void> {
+  async sync(
+    workflows: WorkflowInfo[],
+    fromRelease: (w: WorkflowInfo) => boolean = () => false,
+  ): Promise<ScheduleChange[]> {
     const now = await this.store.now();
     const isLocal = (w: WorkflowInfo) => Boolean(this.options.localServer && w.local);
-    await this.store.syncSchedules(
-      workflows.flatMap((w) =>
-        w.schedule && !isLocal(w) && !fromRelease(w)
-          ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }]
-          : [],
-      ),
-      "process",
+    const own = workflows.flatMap((w) =>
+      w.schedule && !isLocal(w) && !fromRelease(w)
+        ? [{ workflow: w.name, ...w.schedule, nextAt: nextFireAfter(w.schedule, now) }]
+        : [],
     );
+    const [stored, published] = await Promise.all([this.store.listSchedules(), this.store.listWorkflows()]);
+    const entries = [...own, ...keptForeign(stored, published, new Set(workflows.map((w) => w.name)))];
+    const changes = describeScheduleSync(stored, planScheduleSync(stored, entries, "process"));
+    await this.store.syncSchedules(entries, "process");
+    if (changes.length) this.options.onScheduleChanges?.(changes);
     const local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
     for (const w of workflows) {
       if (!w.schedule || !isLocal(w)) continue;
@@ -121,6 +131,7 @@ export class Scheduler {
       local.set(w.name, { info: w, schedule: w.schedule, nextAt: same ? old.nextAt : nextFireAfter(w.schedule, now) });
     }
     this.local = local;
+    return changes;
   }
 
   /**

@@ -146,7 +146,7 @@ describe("trigger rows", () => {
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
       [
         [{ name: "a", kind: "smtp", target: "x" }],
-        /"kind" must be one of mqtt, nats, postgres, data_upload, email, kafka, sqs, gcp, got "smtp"/,
+        /"kind" must be one of schedule, mqtt, nats, postgres, data_upload, email, kafka, sqs, gcp, got "smtp"/,
       ],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],

@@ -15,6 +15,7 @@
  */
 import { parseKeyPath } from "../pipeline/key-path.js";
 import { TriggerError } from "./errors.js";
+import { parseScheduleRow } from "./schedule-rows.js";
 import { type ConsumedKind, CONSUMED_KINDS, isConsumedKind, type KindOptions, parseKindOptions } from "./kinds.js";
 
 /** How a message's bytes are decoded into its `body`. */
@@ -125,7 +126,7 @@ export function parseConfigTriggers(raw: unknown, source = "sluice.json"): Trigg
     '[{"name": "orders", "kind": "mqtt", "target": "ingest", "url": "mqtt://127.0.0.1:1883", "topic": "orders/#"}]';
   if (!Array.isArray(raw)) throw bad(source, `"triggers" must be a list such as ${example}`);
   const seen = new Set<string>();
-  return raw.map((row: unknown, i) => {
+  return raw.flatMap((row: unknown, i): TriggerSpec[] => {
     const where = `${source} triggers[${i}]`;
     if (typeof row !== "object" || row === null || Array.isArray(row))
       throw bad(where, `must be an object such as ${example.slice(1, -1)}`);
@@ -134,19 +135,29 @@ export function parseConfigTriggers(raw: unknown, source = "sluice.json"): Trigg
       throw bad(where, `"name" must be a short id (letters, digits, . _ -), e.g. "orders"`);
     if (seen.has(r.name)) throw bad(where, `"name" ${JSON.stringify(r.name)} is used by another trigger`);
     seen.add(r.name);
-    if (typeof r.kind !== "string" || !isConsumedKind(r.kind))
-      throw bad(where, `"kind" must be one of ${CONSUMED_KINDS.join(", ")}, got ${JSON.stringify(r.kind)}`);
+    if (typeof r.kind !== "string" || (r.kind !== "schedule" && !isConsumedKind(r.kind)))
+      throw bad(
+        where,
+        `"kind" must be one of ${["schedule", ...CONSUMED_KINDS].join(", ")}, got ${JSON.stringify(r.kind)}`,
+      );
     if (typeof r.target !== "string" || r.target.trim() === "")
       throw bad(where, `"target" must name a workflow, workflow-as-code or script, e.g. "f/orders/ingest"`);
+    // A schedule row is the target's cron (schedule-rows.ts), not a consumed trigger.
+    if (r.kind === "schedule") {
+      parseScheduleRow(r, `${where} (${r.name})`);
+      return [];
+    }
     const { own, common } = split(r, ["name", "kind", "target"]);
-    return {
-      id: r.name,
-      kind: r.kind,
-      target: { type: "runnable", name: r.target },
-      options: parseKindOptions(r.kind, own, `${where} (${r.name})`),
-      mapping: parseMapping(common, `${where} (${r.name})`),
-      source,
-    };
+    return [
+      {
+        id: r.name,
+        kind: r.kind,
+        target: { type: "runnable", name: r.target },
+        options: parseKindOptions(r.kind, own, `${where} (${r.name})`),
+        mapping: parseMapping(common, `${where} (${r.name})`),
+        source,
+      },
+    ];
   });
 }
 

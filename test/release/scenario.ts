@@ -88,10 +88,12 @@ export function deployScenario(
     }, 60_000);
 
     it("runs on a worker with only the database: workflows as code with __mod modules and an npm import", async () => {
+      // The poll is an hour: every switch below happens on the store's change notice alone
+      // (Postgres LISTEN/NOTIFY sent with the deploy's commit; SQLite's 25 ms change check).
       worker = spawnSluice(
         ["worker", "--release", "--db", db, "--inline-sleep", "100ms"],
         machine,
-        {},
+        { SLUICE_RELEASE_POLL_MS: "3600000" },
         { shared: true },
       );
       await worker.waitFor(/worker .* ready/, 30_000);

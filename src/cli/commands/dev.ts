@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { Project } from "../../loader/project.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
-import { loadProjectConfig } from "../config.js";
+import { configTriggersReloader, configureScheduleRows } from "../config-triggers.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount } from "../options.js";
@@ -84,6 +84,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
         );
       for (const e of report.errors) cx.io.stderr(`error: ${e.error.message}\n`);
       for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
+      configureScheduleRows(engine, project.config.triggers, (t) => cx.io.stderr(t));
+      await engine.publish();
       if (report.loaded.length === 0 && report.errors.length === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
@@ -104,6 +106,19 @@ export function registerDev(program: Command, cx: CommandContext): void {
           `lanes: one worker process per worker group, started when work is runnable, exiting after ${laneSettings.idleMs} ms idle\n`,
         );
       }
+      const watcher =
+        opts.watch === false
+          ? null
+          : watchProject(
+              project.root,
+              loader,
+              write,
+              (t) => cx.io.stderr(t),
+              () => lanes?.refresh(),
+              triggers,
+            );
+      // Watching before the UI line: a change made as soon as it shows is seen.
+      if (watcher) await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
       write(
         `sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`,
       );
@@ -131,17 +146,6 @@ export function registerDev(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         write,
       });
-      const watcher =
-        opts.watch === false
-          ? null
-          : watchProject(
-              project.root,
-              loader,
-              write,
-              (t) => cx.io.stderr(t),
-              () => lanes?.refresh(),
-              triggers,
-            );
       for (const item of project.config.dev?.enqueue ?? []) {
         try {
           const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
@@ -209,15 +213,7 @@ function watchProject(
     }
   };
   // sluice.json: its trigger rows are followed (other settings need a restart).
-  const reloadTriggers = async () => {
-    try {
-      const specs = await triggers.reloadConfig(loadProjectConfig(root).triggers);
-      const ids = specs.filter((s) => s.source === "sluice.json").map((s) => s.id);
-      write(`reloaded sluice.json: triggers ${ids.join(", ") || "(none)"}\n`);
-    } catch (err) {
-      warn(`error: sluice.json not reloaded, the running triggers stay as they were: ${(err as Error).message}\n`);
-    }
-  };
+  const reloadTriggers = configTriggersReloader(root, loader.engine, triggers, write, warn);
   // Python files are not bundled: reinspect them all (one Python process).
   const reloadPython = async (file: string) => {
     try {

@@ -18,8 +18,15 @@ import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
-import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
+import { scheduleChangeLines } from "../schedule-changes.js";
+import {
+  type ConfigWatch,
+  configTriggersReloader,
+  configureScheduleRows,
+  watchConfigTriggers,
+} from "../config-triggers.js";
 
 /** Registers `sluice server`. */
 export function registerServer(program: Command, cx: CommandContext): void {
@@ -31,6 +38,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option("--dir <dir>", "project folder")
     .option(...RELEASE_OPTION)
     .option(...RELEASE_DRAIN_OPTION)
+    .option("--no-watch", "in folder mode: do not follow sluice.json's trigger rows when the file changes")
     .option("--db <url-or-file>", DB_OPTION_HELP)
     .option(
       "--scheduler-tick <duration>",
@@ -89,12 +97,15 @@ export function registerServer(program: Command, cx: CommandContext): void {
               ? "scheduler: leader (this server fires cron and runs retention)\n"
               : "scheduler: standby (another server leads)\n",
           ),
+        // Folder mode: the schedules this folder's code replaced are said (servers whose folders differ).
+        ...(!opts.release && { onScheduleChanges: (changes) => write(scheduleChangeLines(changes)) }),
       },
     });
     let pipelines: PipelineHost | null = null;
     let follower: ReleaseFollower | null = null;
     let external: ExternalWorkers | null = null;
     let triggers: ProjectTriggers | null = null;
+    let configWatch: ConfigWatch | null = null;
     try {
       await storeReady(engine.store);
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
@@ -105,11 +116,17 @@ export function registerServer(program: Command, cx: CommandContext): void {
       const report = release ? await release.follower.load() : await loader.loadAll();
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+      // sluice.json schedule rows: a folder's own; a release server's come with the release (published by the deploy).
+      configureScheduleRows(
+        engine,
+        release ? Object.values(release.follower.current?.manifest.triggers ?? {}) : project.config.triggers,
+        (t) => cx.io.stderr(t),
+      );
       // Seed 002: several servers need shared state unless every workflow is local.
       checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
-      follower?.follow(RELEASE_POLL_MS);
+      follower?.follow(releasePollMs(cx.io.env));
       // Each trigger is consumed by the server holding its leadership; a standby takes it over.
       triggers = await startProjectTriggers({
         engine,
@@ -122,6 +139,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         log: write,
       });
+      // A folder-mode server follows sluice.json's trigger rows as sluice dev does (same reload).
+      if (!release && opts.watch !== false) {
+        configWatch = watchConfigTriggers(
+          project.root,
+          configTriggersReloader(project.root, engine, triggers, write, (t) => cx.io.stderr(t)),
+        );
+        await configWatch.ready;
+      }
       if (workers === "separate") {
         lanes = createLanes({
           engine,
@@ -173,6 +198,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await external?.stop(10_000);
       await http.server.close();
       await follower?.stop();
+      await configWatch?.close();
       await lanes?.stop(10_000);
       await triggers?.stop();
       await engine.stop({ drain: 0 });

@@ -15,7 +15,8 @@ import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
-import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, RELEASE_POLL_MS } from "../release-mode.js";
+import { scheduleRowsOf } from "../../triggers/schedule-rows.js";
+import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
 export function registerWorker(program: Command, cx: CommandContext): void {
@@ -126,12 +127,18 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const link = linkToSupervisor(engine.events, cx.io.env);
       const metrics = await startWorkerMetrics({ engine, link, port: metricsPort, host: opts.metricsHost });
       if (metrics.url) write(`metrics: ${metrics.url}\n`);
+      // sluice.json schedule rows: the workflow rows this worker publishes carry the same cron as its server's.
+      engine.setConfiguredSchedules(
+        scheduleRowsOf(
+          release ? Object.values(release.follower.current?.manifest.triggers ?? {}) : project.config.triggers,
+        ),
+      );
       // A worker that cannot start must not be kept alive by its metrics server.
       await retryStartup("publishing the workflows", () => engine.start(), retrying).catch(async (err: unknown) => {
         await metrics.stop();
         throw err;
       });
-      release?.follower.follow(RELEASE_POLL_MS);
+      release?.follower.follow(releasePollMs(cx.io.env));
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
