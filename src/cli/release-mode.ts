@@ -28,7 +28,7 @@ export const RELEASE_DRAIN_OPTION = [
  * which already wake it when a deploy commits (Postgres `LISTEN/NOTIFY`; SQLite's change check every
  * 25 ms): the poll is the safety net for a lost notice. `SLUICE_RELEASE_POLL_MS` overrides it.
  */
-export const RELEASE_POLL_MS = 1_000;
+const RELEASE_POLL_MS = 1_000;
 
 /** {@link RELEASE_POLL_MS}, or `SLUICE_RELEASE_POLL_MS` when set to a positive number of ms. */
 export function releasePollMs(env: NodeJS.ProcessEnv): number {
