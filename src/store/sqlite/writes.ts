@@ -96,12 +96,13 @@ export class SqliteWrites {
       this.s.get(INSERT_RUN).run(params);
       return { id: req.id, deduplicated: false };
     }
-    // Created already leased to a local worker: one transaction instead of enqueue + claim.
-    const row = this.s.get(`${INSERT_RUN} RETURNING *`).get(params) as RunRow;
+    // Created already leased to a local worker: one transaction instead of enqueue + claim. The
+    // run is answered from what was written (reading the whole row back costs more than the insert).
+    const row = this.s.get(`${INSERT_RUN} RETURNING seq, version`).get(params) as Pick<RunRow, "seq" | "version">;
     return {
       id: req.id,
       deduplicated: false,
-      claimed: { run: toRun(row), token: 1, steps: [], claimedAt: now, dueAt: now },
+      claimed: { run: claimedRun(params, row), token: 1, steps: [], claimedAt: now, dueAt: now },
     };
   }
 
@@ -315,6 +316,69 @@ export class SqliteWrites {
       stmt.run(l.runId, l.stepKey, l.attempt, l.level, l.message, l.ts);
     }
   }
+}
+
+/** The run an enqueue created leased (`claimFor`), as `toRun` would read it back. */
+function claimedRun(
+  p: {
+    id: string;
+    workflow: string;
+    task: string | null;
+    queue: string;
+    payload: string | null;
+    priority: number;
+    maxAttempts: number;
+    backoffBase: number;
+    backoffMax: number;
+    parentId: string | null;
+    parentKey: string | null;
+    rootId: string;
+    options: string | null;
+    now: number;
+    leaseOwner: string | null;
+    leaseExpiresAt: number | null;
+    createdBy: string | null;
+    cacheKey: string | null;
+    concurrencyKey: string | null;
+    concurrencyLimit: number | null;
+    concurrencyWindowMs: number | null;
+  },
+  row: Pick<RunRow, "seq" | "version">,
+): RunRecord {
+  return {
+    id: p.id,
+    seq: row.seq,
+    workflow: p.workflow,
+    task: p.task,
+    queue: p.queue,
+    payload: p.payload,
+    status: "running",
+    priority: p.priority,
+    readyAt: null,
+    attempt: 1,
+    maxAttempts: p.maxAttempts,
+    backoff: { base: p.backoffBase, max: p.backoffMax },
+    version: row.version,
+    parentId: p.parentId,
+    parentKey: p.parentKey,
+    rootId: p.rootId,
+    outstanding: 0,
+    options: p.options,
+    result: null,
+    error: null,
+    leaseOwner: p.leaseOwner,
+    leaseExpiresAt: p.leaseExpiresAt,
+    createdBy: p.createdBy,
+    cacheKey: p.cacheKey,
+    concurrency:
+      p.concurrencyKey === null
+        ? null
+        : { key: p.concurrencyKey, limit: p.concurrencyLimit ?? 1, windowMs: p.concurrencyWindowMs },
+    createdAt: p.now,
+    startedAt: p.now,
+    finishedAt: null,
+    updatedAt: p.now,
+  };
 }
 
 function conflict(runId: string, detail: string): SerializedError {
