@@ -1204,6 +1204,18 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         // Finished, but both started within the window: the third must wait for the window to pass.
         expect(await store.claim({ workerId: "w3", limit: 10, leaseMs: 30_000, workflows: ["other"] })).toEqual([]);
       });
+
+      it("a claim takes older runs of a key it just filled past the runs that key now blocks", async () => {
+        await fresh();
+        const one1 = { key: "solo", limit: 1, windowMs: null };
+        const keyed = [];
+        for (let i = 0; i < 3; i++) keyed.push(await enqueue(store, { concurrency: one1 }));
+        const free = [await enqueue(store), await enqueue(store)];
+        // The first two candidates in age order are both "solo": the second is blocked by the first.
+        const claimed = await store.claim({ workerId: "w1", limit: 3, leaseMs: 30_000, workflows: WF });
+        expect(claimed.map((c) => c.run.id)).toEqual([keyed[0], ...free]);
+        expect(await store.claim({ workerId: "w2", limit: 3, leaseMs: 30_000, workflows: WF })).toEqual([]);
+      });
     });
 
     describe("releases", () => {
