@@ -102,7 +102,8 @@ export class Worker {
     if (this.running) return;
     this.running = true;
     this.events.on("work", this.onWork);
-    this.unwatch = this.store.watch(this.onWork);
+    // Its own commits wake it through events ("work"), which know when there is nothing new.
+    this.unwatch = this.store.watch(this.onWork, { othersOnly: true });
     this.deps.committer.setRider((batch) => this.ride(batch));
     const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), beat);

@@ -531,7 +531,7 @@ export class SqliteStore implements Store {
     this.s.get("DELETE FROM leaders WHERE name = ? AND holder = ?").run(name, holder);
   }
 
-  watch(onChange: () => void): () => void {
+  watch(onChange: () => void, _options?: { othersOnly?: boolean }): () => void {
     this.watchers.add(onChange);
     if (!this.watchTimer) {
       this.lastDataVersion = this.db.pragma("data_version", { simple: true }) as number;
