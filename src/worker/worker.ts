@@ -243,12 +243,15 @@ export class Worker {
     };
   }
 
-  /** Counts `limit` slots as being claimed until `settle` is called with what the claim returned. */
-  private startClaim(limit: number): (claimed: ClaimedRun[]) => void {
+  /**
+   * Counts `limit` slots as being claimed until `settle` is called with what the claim returned
+   * (`answered` false when the claim failed: then nothing is known about what is due).
+   */
+  private startClaim(limit: number): (claimed: ClaimedRun[], answered?: boolean) => void {
     this.claiming += limit;
-    return (claimed) => {
+    return (claimed, answered = true) => {
       this.claiming -= limit;
-      this.dry = claimed.length < limit;
+      this.dry = answered && claimed.length < limit;
       if (claimed.length > 0) crashAt("after-claim");
       for (const c of claimed) this.execute(c);
       if (this.claiming === 0) for (const r of this.claimsIdle.splice(0)) r();
@@ -269,7 +272,8 @@ export class Worker {
     const settle = this.startClaim(limit);
     return {
       command: { verb: "claim", request: this.claimRequest(limit) },
-      settle: (answer) => settle("result" in answer && answer.result.ok ? (answer.result.claimed ?? []) : []),
+      settle: (answer) =>
+        "result" in answer && answer.result.ok ? settle(answer.result.claimed ?? []) : settle([], false),
     };
   }
 
@@ -277,11 +281,13 @@ export class Worker {
   private async claimInto(limit: number): Promise<number> {
     const settle = this.startClaim(limit);
     let claimed: ClaimedRun[] = [];
+    let answered = false;
     try {
       const r = await this.deps.committer.submit({ verb: "claim", request: this.claimRequest(limit) });
       if (r.ok) claimed = r.claimed ?? [];
+      answered = r.ok;
     } finally {
-      settle(claimed);
+      settle(claimed, answered);
     }
     return claimed.length;
   }
