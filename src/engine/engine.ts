@@ -103,7 +103,7 @@ export class Engine implements SluiceRuntime {
     this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
     this.committer = new GroupCommitter(this.store, undefined, this.metrics);
     this.localServer = localServerFor(this.store, options.server);
-    this.waiters = new RunWaiters(this.store, this.events);
+    this.waiters = new RunWaiters(this.store, this.events, undefined, (id) => this.worker?.holds(id) ?? false);
     this.maxValueBytes = options.maxValueBytes;
     this.releaseSchedules = options.releaseSchedules ?? false;
     const random = options.random ?? Math.random;

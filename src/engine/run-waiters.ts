@@ -32,10 +32,15 @@ export class RunWaiters {
   private changed = false;
   private ticks = 0;
 
+  /**
+   * @param heldHere True while a claim of the run is executing in this process and its end has
+   *   not been announced yet: its `settled` event is still to come, so a new waiter needs no read.
+   */
   constructor(
     private readonly store: Store,
     events: EngineEvents,
     private readonly pollMs = 500,
+    private readonly heldHere: (runId: string) => boolean = () => false,
   ) {
     // A reclaim that failed the run's last attempt finishes it: waiters see it at once.
     events.on("reclaimed", (runId) => {
@@ -65,7 +70,8 @@ export class RunWaiters {
       if (!set) this.waiting.set(id, (set = new Set()));
       set.add(waiter);
       this.ensurePoll();
-      this.check(id);
+      // A run executing here is neither finished nor missing: its end arrives as an event.
+      if (!this.heldHere(id)) this.check(id);
     });
   }
 

@@ -597,7 +597,10 @@ export interface Store {
   /**
    * Calls `onChange` soon after any process commits a change (SQLite polls its
    * data version; Postgres uses LISTEN/NOTIFY). Returns an unsubscribe function.
+   * With `othersOnly`, changes committed through this store object itself are left out
+   * (SQLite never reports them: its data version moves only for other connections); the
+   * periodic safety-net call of Postgres still comes.
    */
-  watch(onChange: () => void): () => void;
+  watch(onChange: () => void, options?: { othersOnly?: boolean }): () => void;
   close(): Promise<void>;
 }

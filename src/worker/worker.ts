@@ -73,7 +73,19 @@ export class Worker {
   private claiming = 0;
   /** Called when no claim is in flight any more (see {@link stop}). */
   private claimsIdle: Array<() => void> = [];
-  private readonly onWork = () => this.poke();
+  /**
+   * The last claim answered (the claim loop's or one riding a batch) took fewer runs than it
+   * asked for: when it committed, nothing more was due for this worker. Cleared by any outside
+   * sign of new work ({@link poke}).
+   */
+  private dry = false;
+  /** The claim loop sleeps without having looked at timers (no free slot then): a freed slot must wake it. */
+  private sleepingFull = false;
+  /** This worker is announcing "work" after a final outcome it wrote (see {@link announceWork}). */
+  private ownFinalWork = false;
+  private readonly onWork = () => {
+    if (!(this.ownFinalWork && this.dry)) this.poke();
+  };
   /** Runs this worker has finished a claim of (completed, suspended or fenced). */
   processed = 0;
 
@@ -90,7 +102,8 @@ export class Worker {
     if (this.running) return;
     this.running = true;
     this.events.on("work", this.onWork);
-    this.unwatch = this.store.watch(this.onWork);
+    // Its own commits wake it through events ("work"), which know when there is nothing new.
+    this.unwatch = this.store.watch(this.onWork, { othersOnly: true });
     this.deps.committer.setRider((batch) => this.ride(batch));
     const beat = Math.max(50, Math.floor(this.options.leaseMs / 3));
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), beat);
@@ -140,6 +153,20 @@ export class Worker {
 
   /** Wakes the claim loop (work may be available). */
   poke(): void {
+    this.dry = false;
+    this.wakeLoop();
+  }
+
+  /**
+   * True while a claim of `runId` executes here and its end has not been announced yet (its
+   * `settled` or `fenced` event is still to come).
+   */
+  holds(runId: string): boolean {
+    const slot = this.active.get(runId);
+    return slot !== undefined && !slot.announced;
+  }
+
+  private wakeLoop(): void {
     const w = this.wake;
     this.wake = null;
     w?.();
@@ -220,11 +247,15 @@ export class Worker {
     };
   }
 
-  /** Counts `limit` slots as being claimed until `settle` is called with what the claim returned. */
-  private startClaim(limit: number): (claimed: ClaimedRun[]) => void {
+  /**
+   * Counts `limit` slots as being claimed until `settle` is called with what the claim returned
+   * (`answered` false when the claim failed: then nothing is known about what is due).
+   */
+  private startClaim(limit: number): (claimed: ClaimedRun[], answered?: boolean) => void {
     this.claiming += limit;
-    return (claimed) => {
+    return (claimed, answered = true) => {
       this.claiming -= limit;
+      this.dry = answered && claimed.length < limit;
       if (claimed.length > 0) crashAt("after-claim");
       for (const c of claimed) this.execute(c);
       if (this.claiming === 0) for (const r of this.claimsIdle.splice(0)) r();
@@ -246,7 +277,8 @@ export class Worker {
     const settle = this.startClaim(limit);
     return {
       command: { verb: "claim", request: this.claimRequest(limit) },
-      settle: (answer) => settle("result" in answer && answer.result.ok ? (answer.result.claimed ?? []) : []),
+      settle: (answer) =>
+        "result" in answer && answer.result.ok ? settle(answer.result.claimed ?? []) : settle([], false),
     };
   }
 
@@ -254,11 +286,13 @@ export class Worker {
   private async claimInto(limit: number): Promise<number> {
     const settle = this.startClaim(limit);
     let claimed: ClaimedRun[] = [];
+    let answered = false;
     try {
       const r = await this.deps.committer.submit({ verb: "claim", request: this.claimRequest(limit) });
       if (r.ok) claimed = r.claimed ?? [];
+      answered = r.ok;
     } finally {
-      settle(claimed);
+      settle(claimed, answered);
     }
     return claimed.length;
   }
@@ -282,7 +316,9 @@ export class Worker {
         continue;
       }
       if (this.active.size === 0) this.idleSince ??= Date.now();
-      await this.sleep(await this.idleWait(free));
+      const wait = await this.idleWait(free);
+      this.sleepingFull = free <= 0;
+      await this.sleep(wait);
     }
   }
 
@@ -323,6 +359,7 @@ export class Worker {
       execution: null,
       lease: { runId: id, token: claim.token },
       lost: false,
+      announced: false,
       ended: Promise.resolve(),
     };
     this.active.set(id, slot);
@@ -337,7 +374,10 @@ export class Worker {
       .finally(() => {
         this.active.delete(id);
         this.processed++;
-        this.poke();
+        // The batch that ended this claim also claimed for the slot it freed (see ride): a
+        // claim of our own now finds nothing more, unless that one came back full or the loop
+        // sleeps without having looked at timers.
+        if (!this.dry || this.sleepingFull) this.wakeLoop();
       });
   }
 
@@ -374,12 +414,14 @@ export class Worker {
       }
       this.deps.metrics?.attempt(run.workflow, "failed-to-start", 0);
       this.deps.metrics?.finished(run.workflow, "failed", (claim.claimedAt - run.createdAt) / 1000);
+      slot.announced = true;
       this.events.emit("settled", run.id);
-      this.events.emit("work");
+      this.announceWork(true);
       return;
     }
     // The lease was found gone while the workflow's code was being resolved: nothing may run.
     if (slot.lost) {
+      slot.announced = true;
       this.events.emit("fenced", run.id);
       return;
     }
@@ -396,10 +438,27 @@ export class Worker {
     const written = exec.written;
     endAttemptSpan(span, written?.status ?? result, written && "error" in written ? written.error : null);
     this.deps.metrics?.attempt(run.workflow, result, (performance.now() - t0) / 1000);
+    slot.announced = true;
     if (result === "completed") this.events.emit("settled", run.id, exec.finishedRun);
     // A completion may have re-queued a parent; a suspension may have created children.
     if (result === "fenced") this.events.emit("fenced", run.id);
-    else this.events.emit("work");
+    else this.announceWork(result === "completed" && written !== null && written.status !== "retry");
+  }
+
+  /**
+   * Tells the engine's parts that work may be runnable after a claim of this worker ended. After
+   * a final outcome (`final`) the only new work is a parent it re-queued, due now: the claim
+   * riding the same transaction (see {@link ride}) has already looked, so when that claim came
+   * back short this worker's own loop is not woken again. A retry or a parked run may have set a
+   * timer the sleeping loop has not seen, so it is woken as before.
+   */
+  private announceWork(final: boolean): void {
+    this.ownFinalWork = final;
+    try {
+      this.events.emit("work");
+    } finally {
+      this.ownFinalWork = false;
+    }
   }
 
   private async heartbeat(): Promise<void> {
@@ -448,6 +507,8 @@ interface Slot {
   lease: Lease;
   /** A heartbeat found the lease gone before the execution existed. */
   lost: boolean;
+  /** The claim's end was announced (`settled` or `fenced`), or it ended without an event. */
+  announced: boolean;
   /** Settles when the claim has ended and been accounted for. */
   ended: Promise<void>;
 }

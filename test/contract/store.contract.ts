@@ -78,6 +78,41 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(run!.rootId).toBe(id);
       });
 
+      it("answers a run created leased (claimFor) exactly as it is stored", async () => {
+        await fresh();
+        await store.registerWorkflows([
+          {
+            name: "wf",
+            version: "v7",
+            queue: "default",
+            maxAttempts: 3,
+            backoff: { base: 1000, max: 3_600_000 },
+            source: null,
+            schedule: null,
+          },
+        ]);
+        const request = req({
+          task: "resize",
+          priority: 3,
+          options: '{"timeoutMs":5000}',
+          createdBy: "ops@example.com",
+          cacheKey: "resize:1",
+          concurrency: { key: "tenant-1", limit: 2, windowMs: null },
+          claimFor: { workerId: "w-local", leaseMs: 30_000 },
+        });
+        const claimedBy = async (request: EnqueueRequest) => {
+          const r = await one(store, { verb: "enqueue", request });
+          if (!r.ok || !("enqueued" in r) || !r.enqueued?.claimed) throw new Error(`not claimed: ${JSON.stringify(r)}`);
+          return r.enqueued.claimed;
+        };
+        const claimed = await claimedBy(request);
+        expect(claimed.token).toBe(1);
+        expect(claimed.run).toMatchObject({ status: "running", version: "v7", leaseOwner: "w-local" });
+        expect(claimed.run).toEqual(await store.getRun(request.id));
+        const plain = req({ claimFor: { workerId: "w-local", leaseMs: 30_000 } });
+        expect((await claimedBy(plain)).run).toEqual(await store.getRun(plain.id));
+      });
+
       it("deduplicates a repeated id with the same workflow and payload (any key order), in any status", async () => {
         await fresh();
         const first = await one(store, {
@@ -1168,6 +1203,18 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
           });
         // Finished, but both started within the window: the third must wait for the window to pass.
         expect(await store.claim({ workerId: "w3", limit: 10, leaseMs: 30_000, workflows: ["other"] })).toEqual([]);
+      });
+
+      it("a claim takes older runs of a key it just filled past the runs that key now blocks", async () => {
+        await fresh();
+        const one1 = { key: "solo", limit: 1, windowMs: null };
+        const keyed = [];
+        for (let i = 0; i < 3; i++) keyed.push(await enqueue(store, { concurrency: one1 }));
+        const free = [await enqueue(store), await enqueue(store)];
+        // The first two candidates in age order are both "solo": the second is blocked by the first.
+        const claimed = await store.claim({ workerId: "w1", limit: 3, leaseMs: 30_000, workflows: WF });
+        expect(claimed.map((c) => c.run.id)).toEqual([keyed[0], ...free]);
+        expect(await store.claim({ workerId: "w2", limit: 3, leaseMs: 30_000, workflows: WF })).toEqual([]);
       });
     });
 

@@ -58,6 +58,32 @@ describe("Postgres hot path", () => {
     expect(woken).toBeGreaterThan(before);
   });
 
+  it("a watcher of others' changes (othersOnly) skips its own store's NOTIFY and gets another store's", async () => {
+    const schema = `h${n++}`;
+    const a = await fresh(schema);
+    const b = await fresh(schema);
+    let others = 0;
+    let all = 0;
+    const unwatchOthers = a.store.watch(() => (others += 1), { othersOnly: true });
+    const unwatchAll = a.store.watch(() => (all += 1));
+    await new Promise((r) => setTimeout(r, 500));
+    const waitFor = async (cond: () => boolean) => {
+      const t0 = Date.now();
+      while (!cond() && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
+    };
+    await a.store.commit([{ verb: "enqueue", request: req("own") }]);
+    await waitFor(() => all > 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(all).toBe(1);
+    expect(others).toBe(0);
+    await b.store.commit([{ verb: "enqueue", request: req("theirs") }]);
+    await waitFor(() => others > 0);
+    unwatchOthers();
+    unwatchAll();
+    expect(others).toBe(1);
+    expect(all).toBe(2);
+  });
+
   it("plans the claim of a fresh burst of runs as an ordered index scan, not a sort of every due run", async () => {
     const { store, url: u } = await fresh();
     const ids = Array.from({ length: 2_000 }, (_, i) => `burst-${i}`);

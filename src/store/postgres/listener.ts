@@ -5,6 +5,7 @@
  * re-subscribed, and watchers are called once then, since notifications sent
  * meanwhile were lost. A poll timer is the safety net under all of it.
  */
+import { randomBytes } from "node:crypto";
 import type * as pg from "pg";
 import { pgDriver } from "./driver.js";
 import type { PostgresTarget } from "./config.js";
@@ -18,7 +19,9 @@ export function channelOf(schema: string): string {
 
 /** One LISTEN connection shared by every watcher of a store. */
 export class Listener {
-  private readonly watchers = new Set<() => void>();
+  /** Sent as the payload of this store's own NOTIFYs, so watchers of others' changes can skip them. */
+  readonly origin = randomBytes(8).toString("hex");
+  private readonly watchers = new Map<() => void, boolean>();
   private client: pg.Client | null = null;
   private connecting = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -31,9 +34,9 @@ export class Listener {
     private readonly ready: () => Promise<void>,
   ) {}
 
-  /** Adds a watcher; returns its unsubscribe function. */
-  add(onChange: () => void): () => void {
-    this.watchers.add(onChange);
+  /** Adds a watcher (`othersOnly`: not called for this store's own NOTIFYs); returns its unsubscribe function. */
+  add(onChange: () => void, othersOnly = false): () => void {
+    this.watchers.set(onChange, othersOnly);
     if (this.watchers.size === 1) this.open();
     return () => {
       this.watchers.delete(onChange);
@@ -54,7 +57,7 @@ export class Listener {
     const client = new (pgDriver().Client)(clientConfig(this.target));
     client.on("error", () => this.lost(client));
     client.on("end", () => this.lost(client));
-    client.on("notification", () => this.fire());
+    client.on("notification", (msg) => this.fire(msg.payload === this.origin));
     try {
       await this.ready();
       await client.connect();
@@ -93,8 +96,8 @@ export class Listener {
     this.retryTimer.unref();
   }
 
-  private fire(): void {
-    for (const w of [...this.watchers]) w();
+  private fire(own = false): void {
+    for (const [w, othersOnly] of [...this.watchers]) if (!(own && othersOnly)) w();
   }
 
   private shut(): void {

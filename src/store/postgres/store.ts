@@ -103,7 +103,7 @@ export class PostgresStore implements Store {
 
   /** Wakes every watcher of this schema when the transaction commits (sent with the COMMIT, no round trip of its own). */
   private notify(end: TxEnd): void {
-    end.beforeCommit.push(`SELECT pg_notify('${this.channel.replace(/'/g, "''")}', '')`);
+    end.beforeCommit.push(`SELECT pg_notify('${this.channel.replace(/'/g, "''")}', '${this.listener.origin}')`);
   }
 
   async now(): Promise<number> {
@@ -469,8 +469,8 @@ export class PostgresStore implements Store {
     await this.leadership.resign(name, holder);
   }
 
-  watch(onChange: () => void): () => void {
-    return this.listener.add(onChange);
+  watch(onChange: () => void, options?: { othersOnly?: boolean }): () => void {
+    return this.listener.add(onChange, options?.othersOnly ?? false);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { LogRecord, RunFilter, RunRecord, StepRecord, WorkflowInfo } from "../types.js";
-import { type RunRow, type StepRow, toLog, toRun, toStep, toWorkflow } from "./rows.js";
+import { rawToRun, type StepRow, toLog, toStep, toWorkflow } from "./rows.js";
 import type { Statements } from "./statements.js";
 
 /** The read half of the SQLite store: lookups and listings for the CLI, API and engine. */
@@ -7,23 +7,22 @@ export class SqliteReads {
   constructor(private readonly s: Statements) {}
 
   getRun(id: string): RunRecord | null {
-    const row = this.s.get("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
-    return row ? toRun(row) : null;
+    const { stmt, columns } = this.s.raw("SELECT * FROM runs WHERE id = ?");
+    const row = stmt.get(id) as unknown[] | undefined;
+    return row ? rawToRun(row, columns) : null;
   }
 
   getRuns(ids: readonly string[]): RunRecord[] {
     if (ids.length === 0) return [];
-    return (
-      this.s.get("SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as RunRow[]
-    ).map(toRun);
+    const { stmt, columns } = this.s.raw("SELECT * FROM runs WHERE id IN (SELECT value FROM json_each(?))");
+    return (stmt.all(JSON.stringify(ids)) as unknown[][]).map((row) => rawToRun(row, columns));
   }
 
   listRuns(filter: RunFilter): RunRecord[] {
     const { where, params } = whereClause(filter);
-    const rows = this.s
-      .get(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT ?`)
-      .all(...params, Math.min(Math.max(filter.limit ?? 50, 1), 10_000)) as RunRow[];
-    return rows.map(toRun);
+    const { stmt, columns } = this.s.raw(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT ?`);
+    const rows = stmt.all(...params, Math.min(Math.max(filter.limit ?? 50, 1), 10_000)) as unknown[][];
+    return rows.map((row) => rawToRun(row, columns));
   }
 
   countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): number {

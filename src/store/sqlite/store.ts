@@ -158,6 +158,11 @@ export class SqliteStore implements Store {
           claimed: c.request.limit <= 0 || c.request.workflows.length === 0 ? [] : claimRuns(this.s, c.request, now),
         };
       default: {
+        // A final outcome fences in its own update (no read of the run first).
+        if (c.verb === "complete" && c.outcome.status !== "retry") {
+          const finished = this.w.finishLeased(c.lease, c.outcome, now);
+          return finished ? { ok: true, finished } : { ok: false, fenced: true };
+        }
         const fence = this.w.fence(c.lease);
         if (!fence) return { ok: false, fenced: true };
         if (c.verb === "saveSteps") this.w.writeSteps(c.lease.runId, c.steps, now);
@@ -167,7 +172,7 @@ export class SqliteStore implements Store {
           this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now, c.keepClaim);
           if (!c.keepClaim) this.w.takeBufferedSignals(c.lease.runId, c.steps, now);
         } else {
-          const finished = this.w.complete(c.lease, fence, c.outcome, now);
+          const finished = this.w.complete(c.lease, c.outcome, now);
           if (finished) return { ok: true, finished };
         }
         return { ok: true };
@@ -246,7 +251,7 @@ export class SqliteStore implements Store {
         { status: RunStatus; parent_id: string | null; parent_key: string | null } | undefined;
       if (!row) return null;
       if (isTerminal(row.status)) return row.status;
-      this.w.finish(runId, row, { status: "cancelled", reason }, now);
+      this.w.finish(runId, { status: "cancelled", reason }, now);
       const error = JSON.stringify(cancelledError(PARENT_CANCELLED));
       this.s
         .get(
@@ -309,7 +314,7 @@ export class SqliteStore implements Store {
             );
         } else {
           error.message += `; that was the last of ${row.max_attempts} attempts`;
-          this.w.finish(row.id, row, { status: "failed", error }, now);
+          this.w.finish(row.id, { status: "failed", error }, now);
         }
       }
       return rows.map((r) => r.id);
@@ -526,7 +531,7 @@ export class SqliteStore implements Store {
     this.s.get("DELETE FROM leaders WHERE name = ? AND holder = ?").run(name, holder);
   }
 
-  watch(onChange: () => void): () => void {
+  watch(onChange: () => void, _options?: { othersOnly?: boolean }): () => void {
     this.watchers.add(onChange);
     if (!this.watchTimer) {
       this.lastDataVersion = this.db.pragma("data_version", { simple: true }) as number;
