@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresLake } from "../../src/lake/writer.js";
+import { LakeSweeper } from "../../src/pipeline/runtime/lake-sweeper.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
 import { sql, testDatabase } from "../helpers/postgres.js";
 import { spawnSluice } from "../helpers/processes.js";
@@ -130,5 +131,22 @@ describe("lakes of a Postgres project", () => {
     expect(down.out).toMatch(/^sluice: cannot reach Postgres at postgres:\/\/sluice:\*\*\*@127\.0\.0\.1:1\/nowhere/);
     expect(down.out).not.toContain("secret");
     expect((await sluice(["snapshots", "main", "--json"])).stdout).toContain('"snapshot_id": 3');
+  });
+
+  it("the automatic sweep finds the lake in the database and sweeps it once per interval", async () => {
+    const dir = join(p.root, ".sluice", "lakes", "main", "main", "dim");
+    const orphan = join(dir, "ducklake-auto.parquet");
+    writeFileSync(orphan, "left by a killed writer");
+    const now = Date.now();
+    utimesSync(orphan, (now - 2 * 3600_000) / 1000, (now - 2 * 3600_000) / 1000);
+    const sweeper = new LakeSweeper(
+      store,
+      () => p.pipelines.assets(),
+      { olderThanMs: 3600_000 },
+      () => {},
+    );
+    expect(await sweeper.pass(now)).toEqual([{ lake: "main", olderThanMs: 3600_000, removed: [orphan] }]);
+    expect(await sweeper.pass(now + 1000)).toEqual([]); // its turn is taken for the hour
+    expect(existsSync(orphan)).toBe(false);
   });
 });
