@@ -5,7 +5,7 @@
  * calling code, see `pipeline/runtime/sdk-host.ts`).
  */
 import type { PoolConfig } from "pg";
-import type { Store } from "../store/types.js";
+import type { Store, StoreLocation } from "../store/types.js";
 import type { AssetConfig } from "./config.js";
 import { Datatables } from "./datatables.js";
 import { type ObjectStore, openObjectStore } from "./object-store.js";
@@ -16,7 +16,7 @@ import { Volumes } from "./volumes.js";
  * Where the project's lake catalogs live: SQLite files in `.sluice/lakes/` by default, or
  * the project's Postgres database (one schema per lake) when its store is Postgres.
  */
-type LakeCatalogPlace =
+export type LakeCatalogPlace =
   { readonly kind: "sqlite" } | { readonly kind: "postgres"; readonly pool: PoolConfig; readonly schema: string };
 
 /** The asset backends of one project. */
@@ -33,7 +33,7 @@ export interface AssetHost {
 export async function openAssetHost(config: AssetConfig, store: Store): Promise<AssetHost> {
   return {
     config,
-    lakeCatalog: lakeCatalogOf(store),
+    lakeCatalog: lakeCatalogOf(store.location),
     objects: await openObjectStore(config.s3),
     resources: new Resources(store),
     volumes: new Volumes(config),
@@ -41,9 +41,11 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
   };
 }
 
-/** The lake catalog place of a store: its database server and schema, else SQLite files. */
-function lakeCatalogOf(store: Store): LakeCatalogPlace {
-  const at = store.location;
+/**
+ * The lake catalog place of a store's location: its database server and schema, else SQLite
+ * files. The engine's asset host and `sluice lake` (which opens no store) both take it from here.
+ */
+export function lakeCatalogOf(at: StoreLocation): LakeCatalogPlace {
   return at.kind === "server"
     ? { kind: "postgres", pool: { connectionString: at.url }, schema: at.schema }
     : { kind: "sqlite" };

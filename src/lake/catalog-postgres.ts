@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
 import { pgDriver } from "../store/postgres/driver.js";
+import { DatabaseUnreachableError } from "../store/postgres/errors.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
 import { LakeError } from "./errors.js";
 
@@ -50,6 +51,56 @@ function dollarParams(sql: string): string {
 
 const SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** The store's connection defaults: fail an unreachable server after 10 s, keep idle connections alive. */
+function poolConfig(connection: string | pg.PoolConfig): pg.PoolConfig {
+  return {
+    application_name: "sluice",
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...(typeof connection === "string" ? { connectionString: connection } : connection),
+  };
+}
+
+/** A connected client. @throws DatabaseUnreachableError (the URL shown without its password) */
+async function connectClient(config: pg.PoolConfig): Promise<pg.Client> {
+  const client = new (pgDriver().Client)(config);
+  try {
+    await client.connect();
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    let where = "the project's database";
+    try {
+      const u = new URL(config.connectionString ?? "");
+      if (u.password) u.password = "***";
+      where = u.toString();
+    } catch {
+      // no URL to show
+    }
+    const e = err as { code?: string; message?: string };
+    throw new DatabaseUnreachableError(where, e.message || e.code || "connection failed", { cause: err });
+  }
+  return client;
+}
+
+/**
+ * The schemas of a Postgres database that hold a DuckLake catalog (a `ducklake_metadata`
+ * table) and whose names start with `prefix`, sorted. Creates nothing.
+ * @throws DatabaseUnreachableError
+ */
+export async function postgresLakeSchemas(connection: string | pg.PoolConfig, prefix: string): Promise<string[]> {
+  const client = await connectClient(poolConfig(connection));
+  try {
+    const { rows } = await client.query(
+      "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'ducklake_metadata' AND starts_with(table_schema, $1) ORDER BY 1",
+      [prefix],
+    );
+    return rows.map((r: { s: string }) => r.s);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Open a Postgres catalog in `schema` (created when missing). Reads share a small pool; each commit takes its own connection. */
 export async function openPostgresCatalog(connection: string | pg.PoolConfig, schema: string): Promise<CatalogDb> {
   if (!SCHEMA.test(schema))
@@ -57,16 +108,8 @@ export async function openPostgresCatalog(connection: string | pg.PoolConfig, sc
       "LAKE_WRITE_INVALID",
       `catalog schema ${JSON.stringify(schema)} is not a plain identifier; use letters, digits and _`,
     );
-  // The store's connection defaults: fail an unreachable server after 10 s, keep idle connections alive.
-  const config: pg.PoolConfig = {
-    application_name: "sluice",
-    connectionTimeoutMillis: 10_000,
-    keepAlive: true,
-    keepAliveInitialDelayMillis: 10_000,
-    ...(typeof connection === "string" ? { connectionString: connection } : connection),
-  };
-  const setup = new (pgDriver().Client)(config);
-  await setup.connect();
+  const config = poolConfig(connection);
+  const setup = await connectClient(config);
   try {
     await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   } finally {

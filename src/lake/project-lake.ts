@@ -6,10 +6,11 @@
  * project's bucket at `s3://<bucket>/<prefix>lakes/<name>/` (read through a local cache,
  * `.sluice/lakes/<name>.cache/`, kept within `"lakes": {"cacheMaxMB": …}`).
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../assets/config.js";
 import type { AssetHost } from "../assets/host.js";
+import { postgresLakeSchemas } from "./catalog-postgres.js";
 import { lakePaths } from "./locate.js";
 import { type RemoteFiles, s3Files } from "./remote-files.js";
 import { type LakeWriter, openLakeForWrite, openPostgresLake } from "./writer.js";
@@ -31,22 +32,58 @@ function projectLakeData(config: AssetConfig, name: string): { dataPath: string;
   };
 }
 
+/** What opening a project's lakes needs of its asset host: the asset settings and where the catalogs live. */
+export type ProjectLakes = Pick<AssetHost, "config" | "lakeCatalog">;
+
+/** The Postgres schema of lake `name` of a project whose store is in schema `storeSchema`. */
+function lakeSchema(storeSchema: string, name: string): string {
+  return `${storeSchema}_lake_${name.toLowerCase().replace(/-/g, "_")}`;
+}
+
 /** Open (creating if needed) lake `name` of the project behind `host`. */
-export async function openProjectLake(host: AssetHost, name: string): Promise<LakeWriter> {
+export async function openProjectLake(host: ProjectLakes, name: string): Promise<LakeWriter> {
   const paths = lakePaths(host.config.dataDir, name);
   const data = projectLakeData(host.config, name);
   const place = host.lakeCatalog;
-  if (place.kind === "postgres")
-    return openPostgresLake(place.pool, `${place.schema}_lake_${name.toLowerCase().replace(/-/g, "_")}`, data);
+  if (place.kind === "postgres") return openPostgresLake(place.pool, lakeSchema(place.schema, name), data);
   return openLakeForWrite(paths.catalog, data);
 }
 
 /**
- * Open lake `name` for reading only when it exists (a SQLite catalog file, or any Postgres
- * lake schema, created empty on first open); undefined when a SQLite project has no such lake.
+ * The names of the project's existing lakes, sorted: its `.sluice/lakes/*.sqlite` catalogs,
+ * or the lake schemas in its Postgres database (as schema names spell them: lower case, `_`
+ * for `-`, which open the same lake). Creates nothing.
+ * @throws DatabaseUnreachableError
  */
-export async function openExistingProjectLake(host: AssetHost, name: string): Promise<LakeWriter | undefined> {
-  if (host.lakeCatalog.kind !== "postgres" && !existsSync(lakePaths(host.config.dataDir, name).catalog))
-    return undefined;
+export async function listProjectLakes(host: ProjectLakes): Promise<string[]> {
+  const place = host.lakeCatalog;
+  if (place.kind === "postgres") {
+    const prefix = `${place.schema}_lake_`;
+    return (await postgresLakeSchemas(place.pool, prefix)).map((s) => s.slice(prefix.length)).filter((n) => n !== "");
+  }
+  const dir = join(host.config.dataDir, "lakes");
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".sqlite"))
+    .map((f) => f.slice(0, -".sqlite".length))
+    .sort();
+}
+
+/** Whether lake `name` exists (its SQLite catalog file, or its Postgres schema with a catalog). Creates nothing. */
+export async function projectLakeExists(host: ProjectLakes, name: string): Promise<boolean> {
+  const place = host.lakeCatalog;
+  if (place.kind !== "postgres") return existsSync(lakePaths(host.config.dataDir, name).catalog);
+  lakePaths(host.config.dataDir, name); // checks the name
+  const schema = lakeSchema(place.schema, name);
+  return (await postgresLakeSchemas(place.pool, schema)).includes(schema);
+}
+
+/**
+ * Open lake `name` when it exists; undefined when it does not (nothing is created: a
+ * Postgres lake schema is only made by a first write).
+ * @throws DatabaseUnreachableError
+ */
+export async function openExistingProjectLake(host: ProjectLakes, name: string): Promise<LakeWriter | undefined> {
+  if (!(await projectLakeExists(host, name))) return undefined;
   return openProjectLake(host, name);
 }

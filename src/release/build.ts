@@ -57,7 +57,12 @@ export async function buildRelease(root: string, options: BuildOptions): Promise
   const store = openSqliteStore({ path: ":memory:" });
   const engine = createEngine({ store, worker: false, scheduler: false, captureConsole: false });
   const loader = new Project(root, engine, options.env ?? process.env, { dependencies: "bundle" });
-  const pipelines = attachPipelines(loader, { assets: options.assets, env: options.env, freshness: false });
+  const pipelines = attachPipelines(loader, {
+    assets: options.assets,
+    env: options.env,
+    freshness: false,
+    lakeSweep: false,
+  });
   try {
     const report = await loader.loadAll();
     await pipelines.start();

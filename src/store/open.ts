@@ -4,10 +4,10 @@
  * `createEngine({ database })` go through here.
  */
 import { type Clock } from "../core/clock.js";
-import { isPostgresUrl } from "./postgres/config.js";
+import { isPostgresUrl, parsePostgresTarget } from "./postgres/config.js";
 import { openPostgresStore, type PostgresOptions } from "./postgres/store.js";
 import { openSqliteStore } from "./sqlite/store.js";
-import type { Store } from "./types.js";
+import type { Store, StoreLocation } from "./types.js";
 
 /** Options of {@link openStore}; each applies to the store kind that has it. */
 export interface OpenStoreOptions extends PostgresOptions {
@@ -30,6 +30,17 @@ export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): St
     ...(options.clock ? { clock: options.clock } : {}),
     readOnlyFallback: options.readOnlyFallback ?? false,
   });
+}
+
+/**
+ * Where the store named by `urlOrPath` keeps its data, without opening it (what
+ * {@link Store.location} of the opened store would be; a Postgres URL is parsed, not dialled).
+ * @throws InvalidDatabaseUrlError for a malformed Postgres URL
+ */
+export function storeLocationOf(urlOrPath: string): StoreLocation {
+  if (!isPostgresUrl(urlOrPath)) return { kind: "file", path: urlOrPath };
+  const target = parsePostgresTarget(urlOrPath);
+  return { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
 }
 
 /**

@@ -128,6 +128,8 @@ describe("sluice lake", () => {
     expect(missing.out).toMatch(
       /^sluice: lake nope does not exist in .*materialize a table into ducklake:\/\/nope\/<table> first\n$/,
     );
+    expect(missing.out).toContain("lakes there: main");
+    expect(existsSync(join(root, ".sluice", "lakes", "nope.sqlite"))).toBe(false); // nothing created
     const noTable = await sluice(["schema", "main"]);
     expect(noTable.code).toBe(1);
     expect(noTable.out).toContain('"main" names a lake, not a table');

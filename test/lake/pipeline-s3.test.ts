@@ -3,9 +3,11 @@
  * "lakes": {"data": "s3"}}`) on a real S3-compatible server (s3rver): a `// materialize`
  * script writes its table's Parquet into the bucket, a merge on a key reads it back, and a
  * script that ATTACHes the lake time travels over it; nothing lands in the local data folder;
- * `sluice lake rollback` restores an old snapshot of it.
+ * `sluice lake rollback` restores an old snapshot of it, and `sluice lake tables|schema|sweep`
+ * (the binary, reading the project's `sluice.json`) read and sweep it through the bucket.
  */
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSluice } from "../helpers/processes.js";
@@ -32,10 +34,12 @@ describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () =
   let p: PipelineProject;
   beforeAll(async () => {
     s3 = await startS3(["sluice-lake"]);
+    const assets = { s3: { bucket: "sluice-lake", prefix: "proj", endpoint: s3.endpoint }, lakes: { data: "s3" } };
     p = await startPipelines(
       { "f/lk/orders.sql": ORDERS_SQL, "f/lk/update.sql": UPDATE_SQL, "f/lk/travel.sql": TRAVEL_SQL },
-      { assets: { s3: { bucket: "sluice-lake", prefix: "proj", endpoint: s3.endpoint }, lakes: { data: "s3" } } },
+      { assets },
     );
+    writeFileSync(join(p.root, "sluice.json"), JSON.stringify({ assets })); // what the CLI reads
   });
   afterAll(async () => {
     await p?.close();
@@ -78,5 +82,26 @@ describe("project lakes with data in the bucket (lakes.data = s3, s3rver)", () =
     const after = await p.pipelines.runScript("f/lk/travel", {});
     expect(await after.result({ timeoutMs: 20_000 })).toEqual([{ v1: "paid,pending", latest: "paid,pending" }]);
     expect((await s3.keys("sluice-lake", "proj/lakes/main/")).length).toBe(3); // no object written or removed
+
+    const cli = async (...args: string[]) => {
+      const c = spawnSluice(["lake", ...args, "--json", "--dir", p.root], p.root);
+      expect(await c.exited, c.output()).toBe(0);
+      return JSON.parse(c.stdout());
+    };
+    // rows are counted from the bucket's files (through the CLI's own cache), at the latest and an old snapshot
+    expect(await cli("tables", "main")).toEqual([
+      { table: "main.orders", table_id: 1, rows: 2, files: 1, snapshot: 3 },
+    ]);
+    expect(await cli("tables", "main", "--at", "2")).toMatchObject([{ rows: 2, files: 2 }]);
+    expect((await cli("schema", "main/orders")).map((c: { name: string }) => c.name)).toEqual([
+      "order_id",
+      "status",
+      "amount",
+    ]);
+    const orphan = "proj/lakes/main/main/orders/ducklake-orphan.parquet";
+    await s3.client.send(new PutObjectCommand({ Bucket: "sluice-lake", Key: orphan, Body: "left by a killed writer" }));
+    expect(await cli("sweep", "main")).toMatchObject({ orphans: [] }); // younger than the default hour
+    expect(await cli("sweep", "main", "--older-than", "0")).toMatchObject({ orphans: [`s3://sluice-lake/${orphan}`] });
+    expect((await s3.keys("sluice-lake", "proj/lakes/main/")).length).toBe(3);
   });
 });

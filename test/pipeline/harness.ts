@@ -38,7 +38,7 @@ export async function startPipelines(
     worker: { pollMs: 50 },
   });
   const project = new Project(root, engine);
-  const pipelines = attachPipelines(project, { freshness: false, ...options });
+  const pipelines = attachPipelines(project, { freshness: false, lakeSweep: false, ...options });
   await engine.start();
   const report = await project.loadAll();
   if (report.errors.length && !options.allowLoadErrors)

@@ -7,6 +7,7 @@ import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runti
 import { configTriggersReloader, configureScheduleRows } from "../config-triggers.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
 import { type CommandContext, untilAborted } from "../command.js";
+import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
@@ -41,6 +42,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
   laneOptions(command).action(async (dir: string, opts) => {
     const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
     const laneSettings = parseLaneSettings(opts);
+    const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, dir, opts.db);
     const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
@@ -73,6 +75,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         watch: opts.watch !== false,
         log: write,
+        lakeSweep,
       });
       const unfollow = followRuns(engine, out, logFormat);
       await engine.start();

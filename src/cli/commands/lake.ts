@@ -1,27 +1,30 @@
 /**
  * `sluice lake snapshots|tables|schema|rollback <lake>[/<table>]`: the project's DuckLake
- * lakes (`ducklake://<lake>`, catalog `.sluice/lakes/<lake>.sqlite`); `sluice lake lineage
+ * lakes (`ducklake://<lake>`), opened where the engine keeps them (`lake/project-lake.ts`:
+ * catalog `.sluice/lakes/<lake>.sqlite` or a schema of the project's Postgres database of
+ * `--db`/`SLUICE_DATABASE_URL`; data in `.sluice/lakes/<lake>/` or the project's bucket); `sluice lake lineage
  * <lake>/<table>`: the column lineage its latest managed write recorded in the project's store;
  * `sluice lake sweep <lake>`: the orphan sweep (files no snapshot names, from writes that failed
  * or were killed) and the staging folders of writers that are gone.
  */
-import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { resolveAssetConfig } from "../../assets/config.js";
+import { lakeCatalogOf } from "../../assets/host.js";
 import { reportChanges } from "../../lake/changes.js";
 import { readColumns } from "../../lake/catalog-read.js";
 import { duckdbTypeOf } from "../../lake/column-types.js";
 import { LakeError } from "../../lake/errors.js";
-import { lakePaths } from "../../lake/locate.js";
-import { type LakeReader, openLake } from "../../lake/reader.js";
+import { listProjectLakes, openProjectLake, projectLakeExists, type ProjectLakes } from "../../lake/project-lake.js";
 import { sweepOrphans } from "../../lake/orphans.js";
 import { rollbackTable } from "../../lake/rollback.js";
 import { sweepStaleStaging } from "../../lake/staging-owner.js";
 import type { SnapshotRef } from "../../lake/types.js";
-import { openLakeForWrite } from "../../lake/writer.js";
+import type { LakeWriter } from "../../lake/writer.js";
 import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
 import { lineageOf } from "../../pipeline/runtime/lineage-record.js";
 import { InvalidInputError } from "../../sdk/errors.js";
+import { storeLocationOf } from "../../store/open.js";
 import { json, type CommandContext } from "../command.js";
 import { table as textTable } from "../format.js";
 import { parseCount, parseDurationOption } from "../options.js";
@@ -31,11 +34,21 @@ import { renderLineage } from "./lake-lineage.js";
 interface Target {
   lake: string;
   table?: string;
-  catalog: string;
-  data: string;
+  /** Where the project keeps its lakes (catalog place and data location), as its engine opens them. */
+  lakes: ProjectLakes;
 }
 
-function target(cx: CommandContext, dir: string | undefined, text: string, needTable: boolean): Target {
+/**
+ * The lake (and table) named by `text` in the project of `--dir`/`--db`: its lakes are where
+ * the engine keeps them (SQLite files, or the project's Postgres database; data in the local
+ * folder or the bucket of `sluice.json` `assets`). @throws LakeError LAKE_NOT_FOUND when the lake does not exist
+ */
+async function target(
+  cx: CommandContext,
+  opts: { dir?: string; db?: string },
+  text: string,
+  needTable: boolean,
+): Promise<Target> {
   const m = /^(?:ducklake:\/\/)?([^/]+)(?:\/([^/]+))?$/.exec(text);
   if (!m)
     throw new InvalidInputError(`"${text}" is not a lake or lake/table; write e.g. main or main/orders`, {
@@ -45,22 +58,30 @@ function target(cx: CommandContext, dir: string | undefined, text: string, needT
     throw new InvalidInputError(`"${text}" names a lake, not a table; write <lake>/<table>, e.g. main/orders`, {
       code: "INVALID_LAKE_TARGET",
     });
-  const project = resolveProject(cx.io, dir);
-  const paths = lakePaths(resolveAssetConfig(project.root, project.config.assets, cx.io.env).dataDir, m[1]!);
-  if (!existsSync(paths.catalog))
+  const project = resolveProject(cx.io, opts.dir, opts.db);
+  const lakes: ProjectLakes = {
+    config: resolveAssetConfig(project.root, project.config.assets, cx.io.env),
+    lakeCatalog: lakeCatalogOf(storeLocationOf(project.dbPath)),
+  };
+  if (!(await projectLakeExists(lakes, m[1]!))) {
+    const known = await listProjectLakes(lakes);
+    const where =
+      lakes.lakeCatalog.kind === "postgres" ? `the database ${project.dbLabel}` : join(lakes.config.dataDir, "lakes");
     throw new LakeError(
       "LAKE_NOT_FOUND",
-      `lake ${m[1]} does not exist in ${project.root} (no ${paths.catalog}); materialize a table into ducklake://${m[1]}/<table> first`,
+      `lake ${m[1]} does not exist in ${project.root} (catalogs in ${where}; ${known.length ? `lakes there: ${known.join(", ")}` : "no lake yet"}); check the name, or materialize a table into ducklake://${m[1]}/<table> first`,
     );
-  return { lake: m[1]!, ...(m[2] && { table: m[2] }), ...paths };
+  }
+  return { lake: m[1]!, ...(m[2] && { table: m[2] }), lakes };
 }
 
 function atRef(value: string | undefined): SnapshotRef {
   return value === undefined ? { kind: "latest" } : { kind: "version", snapshotId: parseCount(value, "--at") };
 }
 
-async function withLake<T>(t: Target, fn: (lake: LakeReader) => Promise<T>): Promise<T> {
-  const lake = await openLake(t.catalog);
+/** Run `fn` on the target's lake, opened by the engine's own code, closing it afterwards. */
+async function withLake<T>(t: Target, fn: (lake: LakeWriter) => Promise<T>): Promise<T> {
+  const lake = await openProjectLake(t.lakes, t.lake);
   try {
     return await fn(lake);
   } finally {
@@ -77,10 +98,11 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .description("list a lake's snapshots, newest last")
     .argument("<lake>", "lake name, e.g. main")
     .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
-      const t = target(cx, opts.dir, text, false);
-      const snaps = await withLake(t, (l) => l.snapshots());
+      const t = await target(cx, opts, text, false);
+      const snaps = await withLake(t, (l) => l.reader.snapshots());
       const rows = snaps.map((s) => ({
         snapshot_id: s.snapshotId,
         time: s.time,
@@ -112,10 +134,11 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .argument("<lake>", "lake name, e.g. main")
     .option("--at <snapshot>", "snapshot id (default: latest)")
     .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
-      const t = target(cx, opts.dir, text, false);
-      const rows = await withLake(t, async (l) => {
+      const t = await target(cx, opts, text, false);
+      const rows = await withLake(t, async ({ reader: l }) => {
         const ref = atRef(opts.at);
         const snapshot = (await l.snapshot(ref)).snapshotId;
         const out = [];
@@ -149,9 +172,10 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .option("--at <snapshot>", "snapshot id (default: latest)")
     .option("--history", "every column version with its snapshot range")
     .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
-      const t = target(cx, opts.dir, text, true);
+      const t = await target(cx, opts, text, true);
       type SchemaRow = {
         column_id: number;
         name: string;
@@ -159,7 +183,7 @@ export function registerLake(program: Command, cx: CommandContext): void {
         begin_snapshot?: number;
         end_snapshot?: number | null;
       };
-      const rows: SchemaRow[] = await withLake(t, async (l): Promise<SchemaRow[]> => {
+      const rows: SchemaRow[] = await withLake(t, async ({ reader: l }): Promise<SchemaRow[]> => {
         const ref = atRef(opts.at);
         if (!opts.history)
           return (await l.columns(t.table!, ref)).map((c) => ({
@@ -233,11 +257,12 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .argument("<lake>", "lake name, e.g. main")
     .option("--older-than <duration>", "only files older than this, so writes still in flight keep theirs", "1h")
     .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
-      const t = target(cx, opts.dir, text, false);
       const graceMs = parseDurationOption(opts.olderThan, "--older-than");
-      const orphans = await withLake(t, (l) => sweepOrphans(l, { graceMs }));
+      const t = await target(cx, opts, text, false);
+      const orphans = await withLake(t, (l) => sweepOrphans(l.reader, { graceMs }));
       const staging = sweepStaleStaging();
       if (opts.json) return json(cx, { lake: t.lake, orphans, staging });
       cx.io.stdout(
@@ -256,17 +281,13 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .argument("<lake/table>", "e.g. main/orders")
     .requiredOption("--to <snapshot>", "the snapshot whose content to restore")
     .option(...DIR_OPTION)
+    .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
-      const t = target(cx, opts.dir, text, true);
       const to = parseCount(opts.to, "--to");
-      const writer = await openLakeForWrite(t.catalog, { dataPath: t.data });
-      try {
-        const snapshot = await rollbackTable(writer.db, writer.reader, t.table!, to);
-        if (opts.json) return json(cx, { table: `${t.lake}/${t.table}`, restored: to, snapshot_id: snapshot });
-        cx.io.stdout(`rolled ${t.lake}/${t.table} back to snapshot ${to}: new snapshot ${snapshot}\n`);
-      } finally {
-        await writer.close();
-      }
+      const t = await target(cx, opts, text, true);
+      const snapshot = await withLake(t, (writer) => rollbackTable(writer.db, writer.reader, t.table!, to));
+      if (opts.json) return json(cx, { table: `${t.lake}/${t.table}`, restored: to, snapshot_id: snapshot });
+      cx.io.stdout(`rolled ${t.lake}/${t.table} back to snapshot ${to}: new snapshot ${snapshot}\n`);
     });
 }

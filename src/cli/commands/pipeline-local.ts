@@ -34,7 +34,12 @@ export async function withPipelineRuntime<T>(
       : { concurrency: 50, ...(local.leaseMs !== undefined && { leaseMs: local.leaseMs }) };
   const engine = openEngine(project, { worker, scheduler: false, captureConsole: true });
   const loader = new Project(project.root, engine);
-  const host = attachPipelines(loader, { assets: project.config.assets, env: io.env, freshness: false });
+  const host = attachPipelines(loader, {
+    assets: project.config.assets,
+    env: io.env,
+    freshness: false,
+    lakeSweep: false,
+  });
   try {
     await storeReady(engine.store);
     await engine.start();

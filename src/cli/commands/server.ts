@@ -11,6 +11,7 @@ import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.
 import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
+import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
@@ -69,6 +70,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
     const releaseDrainMs = parseDurationOption(opts.releaseDrain, "--release-drain");
     const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
+    const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, opts.dir, opts.db);
     const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
@@ -110,7 +112,11 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await storeReady(engine.store);
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
-      pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env });
+      pipelines = attachPipelines(loader, {
+        assets: project.config.assets,
+        env: cx.io.env,
+        lakeSweep: lakeSweep && { ...lakeSweep, log: write },
+      });
       release?.follower.attachPipelines(pipelines);
       follower = release?.follower ?? null;
       const report = release ? await release.follower.load() : await loader.loadAll();

@@ -90,7 +90,12 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
-      const pipelines = attachPipelines(loader, { assets: project.config.assets, env: cx.io.env, freshness: false });
+      const pipelines = attachPipelines(loader, {
+        assets: project.config.assets,
+        env: cx.io.env,
+        freshness: false,
+        lakeSweep: false,
+      });
       release?.follower.attachPipelines(pipelines);
       // A module whose load failed because the database did (storing its bundle) is retried, not skipped.
       const report = await retryStartup(

@@ -34,6 +34,7 @@ import { pipelineDefinition, type PipelineServices, type ScriptRunner } from "./
 import { dispatchCascade, type Enqueue, type ProducerRun } from "./dispatch.js";
 import { PipelineRuntimeError } from "./errors.js";
 import { FreshnessWatchdog } from "./freshness.js";
+import { LakeSweeper, type LakeSweepOptions } from "./lake-sweeper.js";
 import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
@@ -56,6 +57,11 @@ export interface PipelineOptions {
   watch?: boolean;
   /** The freshness watchdog: `false` turns it off; default tick 30 s. */
   freshness?: false | { tickMs?: number };
+  /**
+   * The automatic orphan sweep of the project's lakes (`lake-sweeper.ts`): `false` turns it off
+   * (workers, one-shot commands); default on, each lake about once an hour.
+   */
+  lakeSweep?: false | LakeSweepOptions;
   /** Interpreters of Python and Bash scripts. */
   subprocess?: Partial<SubprocessSettings>;
 }
@@ -89,6 +95,7 @@ export class PipelineHost implements PipelineServices {
   private readonly assetsReady: Promise<AssetHost>;
   private readonly registered = new Set<string>();
   private watchdog: FreshnessWatchdog | null = null;
+  private sweeper: LakeSweeper | null = null;
   private watcher: PipelineWatcher | null = null;
   private readonly subprocess: Partial<SubprocessSettings>;
   private started = false;
@@ -263,7 +270,7 @@ export class PipelineHost implements PipelineServices {
     if (this.started) this.summary();
   }
 
-  /** Registers non-TypeScript members, prints the pipelines, starts the watchdog (and the watcher). */
+  /** Registers non-TypeScript members, prints the pipelines, starts the watchdog, the lake sweep (and the watcher). */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
@@ -274,6 +281,17 @@ export class PipelineHost implements PipelineServices {
     if (this.options.freshness !== false) {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
       this.watchdog.start();
+    }
+    const sweep = this.options.lakeSweep;
+    if (sweep !== false) {
+      const log = sweep?.log;
+      this.sweeper = new LakeSweeper(
+        this.store,
+        () => this.assets(),
+        sweep ?? {},
+        (line) => (log ? log(`${line}\n`) : this.say(line)),
+      );
+      this.sweeper.start();
     }
     if (this.options.watch) {
       // The file watcher (chokidar) loads only in dev: a worker never watches.
@@ -294,6 +312,7 @@ export class PipelineHost implements PipelineServices {
   /** Stops the watchdog and the watcher, and releases the asset storage. */
   async stop(): Promise<void> {
     await this.watchdog?.stop();
+    await this.sweeper?.stop();
     await this.watcher?.close();
     // Only a Python or Bash runner starts the bridge, and those load with the runners.
     if (this.runnersLoaded) {
