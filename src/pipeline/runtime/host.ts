@@ -34,7 +34,7 @@ import { pipelineDefinition, type PipelineServices, type ScriptRunner } from "./
 import { dispatchCascade, type Enqueue, type ProducerRun } from "./dispatch.js";
 import { PipelineRuntimeError } from "./errors.js";
 import { FreshnessWatchdog } from "./freshness.js";
-import { LakeSweeper, type LakeSweepOptions } from "./lake-sweeper.js";
+import type { LakeSweeper, LakeSweepOptions } from "./lake-sweeper.js";
 import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
@@ -285,6 +285,8 @@ export class PipelineHost implements PipelineServices {
     const sweep = this.options.lakeSweep;
     if (sweep !== false) {
       const log = sweep?.log;
+      // The lake modules load only where the sweep runs (dev, server): a lane worker never sweeps.
+      const { LakeSweeper } = await import("./lake-sweeper.js");
       this.sweeper = new LakeSweeper(
         this.store,
         () => this.assets(),
