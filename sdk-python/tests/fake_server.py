@@ -6,15 +6,22 @@ chosen journal) that a real server produces only by racing processes.
 ``POST /api/worker/batch`` is answered as the real server does: each write is handed to the
 handler as a request to its own route (``/api/worker/runs/{runId}/{op}``, recorded as such) and
 answered with that status and body, in order; the batch itself is recorded in ``batches``.
-``batch=False`` makes it a server from before the batch route (404 ``NOT_FOUND``)."""
+``batch=False`` makes it a server from before the batch route (404 ``NOT_FOUND``);
+``slow_first_batch``: seconds the first batch takes (so that writes made meanwhile queue up).
+``connections`` counts the TCP connections the server accepted; ``direct`` lists the paths
+requested on their own (not as writes of a batch)."""
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeServer:
-    def __init__(self, answer, batch=True):
+    def __init__(self, answer, batch=True, slow_first_batch=0.0):
         self.requests = []
+        self.connections = 0
+        self.direct = []
+        self.slow_first_batch = slow_first_batch
         self.batches = []
         self.answer = answer
         self.lock = threading.Lock()
@@ -23,8 +30,15 @@ class FakeServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
+            def setup(self):
+                super().setup()
+                with outer.lock:
+                    outer.connections += 1
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])) or b"null")
+                with outer.lock:
+                    outer.direct.append(self.path)
                 if self.path == "/api/worker/batch":
                     status, out = outer.batch(body) if batch else (404, {"error": {"code": "NOT_FOUND", "message": "no route"}})
                 else:
@@ -51,6 +65,9 @@ class FakeServer:
     def batch(self, body):
         with self.lock:
             self.batches.append(body["writes"])
+            first = len(self.batches) == 1
+        if first:
+            time.sleep(self.slow_first_batch)
         results = []
         for w in body["writes"]:
             path = f"/api/worker/runs/{w['runId']}/{w['op']}"

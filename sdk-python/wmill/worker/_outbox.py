@@ -84,6 +84,10 @@ class Outbox:
             self._exchange(batch)
         finally:
             with self._lock:
+                if self._no_batch:  # the writes queued meanwhile go to their own routes too
+                    for w in self._pending:
+                        w.alone = True
+                    batch, self._pending = batch + self._pending, []
                 nxt = self._take()
                 if nxt is None:
                     self._busy = False
