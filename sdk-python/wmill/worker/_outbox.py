@@ -82,6 +82,10 @@ class Outbox:
         """Sends one batch, hands the next one to its first writer, then answers this one's writes."""
         try:
             self._exchange(batch)
+        except BaseException as err:  # no write of the batch may return as if it had landed
+            for w in batch:
+                w.error = w.error or OSError(f"sluice: a batch of writes was not sent ({err!r})")
+            raise
         finally:
             with self._lock:
                 if self._no_batch:  # the writes queued meanwhile go to their own routes too
