@@ -6,7 +6,8 @@
  *   npm run bench -- --db postgres://…        the same on an existing Postgres server
  *   npm run bench -- --lanes                  only the cold-lane start-up (scale to zero)
  *   npm run bench -- --lake                   only the lake figures
- *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker
+ *   npm run bench -- --go                     only the Go worker SDK beside the built-in worker, then the Python worker SDK
+ *   npm run bench -- --python-worker          only the Python worker SDK (wmill.worker over the worker protocol)
  *   npm run bench -- --python                 only Python workflows as code beside the TypeScript fan-out
  *   npm run bench -- --backfill               only the 365-partition pipeline backfill
  *   npm run bench -- --tracing                only the tracing overhead (200 × 5 steps, OpenTelemetry SDK on/off)
@@ -30,6 +31,7 @@ import { printFigures } from "./report.js";
 import { engineFigures, fanoutFigures } from "./suite.js";
 import { laneColdStart } from "./lanes-bench.js";
 import { goWorkerFigures } from "./go-worker-bench.js";
+import { pythonWorkerFigures } from "./python-worker-bench.js";
 import { openPythonEngine, pythonFigures } from "./python-bench.js";
 import { backfillFigures } from "./backfill-bench.js";
 import { tracingFigures } from "./tracing-bench.js";
@@ -51,6 +53,14 @@ const BACKFILL_TITLE =
   "pipeline backfill: 365 daily partitions of a 3-step chain (CLI in-process, its own worker, SQLite)";
 
 const GO_TITLE = "Go worker SDK over the worker protocol (HTTP on loopback) beside the built-in worker (SQLite)";
+
+const PYTHON_WORKER_TITLE =
+  "Python worker SDK (wmill.worker) over the worker protocol (HTTP on loopback), beside the Go figures (SQLite)";
+
+async function workerSdkSections(dir: string): Promise<void> {
+  printFigures(GO_TITLE, await goWorkerFigures(dir));
+  printFigures(PYTHON_WORKER_TITLE, await pythonWorkerFigures(dir));
+}
 
 const FANOUT_TITLE = "workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)";
 const PYTHON_TITLE = "Python workflows as code on the same engine (embedded worker, one Python process)";
@@ -90,7 +100,9 @@ async function main(): Promise<void> {
       });
     if (process.argv.includes("--lake"))
       return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
-    if (process.argv.includes("--go")) return printFigures(GO_TITLE, await goWorkerFigures(dir));
+    if (process.argv.includes("--go")) return await workerSdkSections(dir);
+    if (process.argv.includes("--python-worker"))
+      return printFigures(PYTHON_WORKER_TITLE, await pythonWorkerFigures(dir));
     if (process.argv.includes("--python"))
       return await pythonSection(dir, { p50Ms: 1.5, fanout500Ms: 200, fanout10kMs: 2_000 });
     if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
@@ -113,7 +125,7 @@ async function main(): Promise<void> {
 
     printFigures(LANES_TITLE, await laneColdStart(dir));
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
-    printFigures(GO_TITLE, await goWorkerFigures(dir));
+    await workerSdkSections(dir);
     printFigures(BACKFILL_TITLE, await backfillFigures(dir));
     printFigures(TRACING_TITLE, tracingFigures(dir));
     // Issue 15: cold processes on both stores, a large history with retention (SQLite), timers.

@@ -30,8 +30,10 @@ class WorkerTest(unittest.TestCase):
     def tearDown(self):
         _registry._registry.clear()
 
-    def run_claims(self, handlers, claims, refuse=(), until=("/finish", "/park"), tasks=None, **worker_opts):
-        """Registers handlers, serves the claims once, and returns the fake server's record."""
+    def run_claims(self, handlers, claims, refuse=(), until=("/finish", "/park"), tasks=None, server_opts=None,
+                   **worker_opts):
+        """Registers handlers, serves the claims once, and returns the fake server's record.
+        ``refuse``: ops answered 409 LEASE_LOST, or (op, run id) pairs; ``server_opts``: FakeServer's."""
         pending = list(claims)
         refuse = set(refuse)
 
@@ -42,16 +44,17 @@ class WorkerTest(unittest.TestCase):
                     time.sleep(0.05)
                 return 200, {"claims": batch}
             op = path.rsplit("/", 1)[1]
-            if op in refuse:
+            if op in refuse or (op, path.rsplit("/", 2)[-2]) in refuse:
                 return 409, {"error": {"code": "LEASE_LOST", "message": "not your claim"}}
             if path.endswith("/workflows"):
                 return 200, {"registered": [w["name"] for w in body["workflows"]]}
             return 200, {"ok": True}
 
-        server = FakeServer(answer)
+        server = FakeServer(answer, **(server_opts or {}))
         for name, fn in handlers.items():
             _registry.register_workflow(name, fn, tasks=(tasks or {}).get(name))
-        worker = Worker(Client(server.url), concurrency=4, lease=3, poll_wait=0.05, inline_sleep=0.2, **worker_opts)
+        opts = {"concurrency": 4, "lease": 3, "poll_wait": 0.05, "inline_sleep": 0.2, **worker_opts}
+        worker = Worker(Client(server.url), **opts)
         t = threading.Thread(target=worker.run)
         t.start()
         deadline = time.time() + 5

@@ -22,8 +22,9 @@ def backoff_delay(base, top, n):
 class Execution:
     """The state of one claim, shared by its handler thread and the worker's heartbeats."""
 
-    def __init__(self, client, claim, inline_max):
+    def __init__(self, client, claim, inline_max, outbox=None):
         self.client = client
+        self.outbox = outbox
         self.claim = claim
         self.run_id = claim["runId"]
         self.token = claim["token"]
@@ -148,11 +149,14 @@ class Execution:
 
     def request(self, op, body):
         """A call of this claim that writes nothing (``resume-urls``); LEASE_LOST marks the claim lost."""
-        return self._post(op, body)
+        return self._post(op, body, batched=False)
 
-    def _post(self, op, body):
-        """One POST to this claim's ``op`` route; a LEASE_LOST answer marks the claim lost and raises LeaseLost."""
+    def _post(self, op, body, batched=True):
+        """One write to this claim's ``op`` route, in the outbox's next batch when there is an
+        outbox; a LEASE_LOST answer (to this write alone) marks the claim lost and raises LeaseLost."""
         try:
+            if batched and self.outbox is not None:
+                return self.outbox.send(op, self.run_id, body)
             return self.client.post(f"/api/worker/runs/{self.run_id}/{op}", body)
         except SluiceAPIError as err:
             if err.code == "LEASE_LOST":
@@ -161,7 +165,7 @@ class Execution:
             raise
 
     def write(self, op, body):
-        """A fenced write of this claim (steps, park, finish, logs), retrying transport failures
+        """A fenced write of this claim (steps, children, park, finish, logs), retrying transport failures
         and refused database writes (503) while the lease lasts; LEASE_LOST marks the claim lost."""
         deadline = time.monotonic() + self.claim["leaseMs"] / 1000
         attempt = 0

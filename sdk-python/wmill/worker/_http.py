@@ -1,6 +1,9 @@
-"""The HTTP client of the worker protocol: JSON over keep-alive connections, one per thread.
+"""The HTTP client of the worker protocol: JSON over keep-alive connections from a shared pool.
 
-``http.client`` sets TCP_NODELAY, so a small request is not held back by Nagle's algorithm.
+A request borrows an idle connection (the most recently used first) and gives it back once its
+answer is read, so a claim's thread reuses the connections of earlier claims instead of opening
+its own. ``http.client`` sets TCP_NODELAY, so a small request is not held back by Nagle's
+algorithm.
 """
 import http.client
 import json
@@ -10,6 +13,24 @@ import threading
 import urllib.parse
 
 from ._errors import SluiceAPIError, UnavailableError
+
+#: Idle connections kept for reuse; more are closed when given back.
+POOL_SIZE = 32
+
+
+def encode(body):
+    """``body`` as compact JSON bytes (TypeError when it is not JSON)."""
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def api_error(status, raw):
+    """The SluiceAPIError of a non-2xx answer (``raw``: its body, bytes or decoded JSON)."""
+    try:
+        err = (json.loads(raw) if isinstance(raw, (bytes, str)) else raw)["error"]
+        return SluiceAPIError(status, err["code"], err.get("message", ""))
+    except (ValueError, KeyError, TypeError):
+        text = raw.decode(errors="replace") if isinstance(raw, bytes) else json.dumps(raw)
+        return SluiceAPIError(status, "HTTP_ERROR", text.strip())
 
 
 class Client:
@@ -23,29 +44,39 @@ class Client:
         self.token = token or None
         self.timeout = timeout
         self._parsed = parsed
-        self._local = threading.local()
+        self._idle = []
+        self._pool_lock = threading.Lock()
 
     def _new_connection(self):
         p = self._parsed
         cls = http.client.HTTPSConnection if p.scheme == "https" else http.client.HTTPConnection
         return cls(p.hostname, p.port, timeout=self.timeout)
 
-    def connection(self):
-        """This thread's keep-alive connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self._new_connection()
-        return conn
+    def _borrow(self):
+        with self._pool_lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._new_connection()
+
+    def _give_back(self, conn):
+        with self._pool_lock:
+            if len(self._idle) < POOL_SIZE:
+                self._idle.append(conn)
+                return
+        conn.close()
 
     def post(self, path, body, conn=None, retry_stale=lambda: True):
         """Sends ``body`` as JSON to ``path`` and returns the decoded answer; a non-2xx answer
         raises SluiceAPIError, a transport failure an OSError or http.client.HTTPException."""
-        data = json.dumps(body, separators=(",", ":")).encode()
+        return self.post_raw(path, encode(body), conn, retry_stale)
+
+    def post_raw(self, path, data, conn=None, retry_stale=lambda: True):
+        """As ``post``, with the body already encoded as JSON bytes."""
         headers = {"Content-Type": "application/json"}
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
-        own = conn is None
-        conn = conn or self.connection()
+        pooled = conn is None
+        conn = conn or self._borrow()
         prefix = self._parsed.path or ""
         for retry in (True, False):
             try:
@@ -60,16 +91,22 @@ class Client:
                     raise
             except BaseException:
                 conn.close()
-                if own:
-                    self._local.conn = None
                 raise
+        if pooled:
+            if res.will_close:
+                conn.close()
+            else:
+                self._give_back(conn)
         if res.status < 200 or res.status > 299:
-            try:
-                err = json.loads(raw)["error"]
-                raise SluiceAPIError(res.status, err["code"], err.get("message", ""))
-            except (ValueError, KeyError, TypeError):
-                raise SluiceAPIError(res.status, "HTTP_ERROR", raw.decode(errors="replace").strip()) from None
+            raise api_error(res.status, raw)
         return json.loads(raw) if raw else None
+
+    def close(self):
+        """Closes the idle connections; the client stays usable (later requests open new ones)."""
+        with self._pool_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
     def dedicated(self):
         """A connection of its own (the claim long-poll), which ``interrupt`` can cut."""

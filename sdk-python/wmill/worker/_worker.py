@@ -1,8 +1,10 @@
-"""The worker: registers the workflows, claims their runs (long-poll), runs each claim in a
-thread, heartbeats the leases, and drains on SIGTERM (docs/PROTOCOL.md)."""
+"""The worker: registers the workflows, claims their runs (long-poll), runs each claim on a
+thread of its pool, sends the claims' writes together through the outbox, heartbeats the leases,
+and drains on SIGTERM (docs/PROTOCOL.md)."""
 import http.client
 import json
 import os
+import queue
 import signal
 import socket
 import sys
@@ -14,6 +16,7 @@ from ._context import WorkflowContext
 from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError, TaskTimeout
 from ._execution import Execution, backoff_delay
 from ._http import client_from_env, interrupt
+from ._outbox import Outbox
 from ._registry import registered
 
 
@@ -47,7 +50,8 @@ def _error_body(err):
 class Worker:
     """Claims and runs the registered workflows' runs.
 
-    ``concurrency``: runs at once, one thread each (default 100, or SLUICE_WORKER_CONCURRENCY);
+    ``concurrency``: runs at once, one thread each (default 100, or SLUICE_WORKER_CONCURRENCY;
+    the threads are kept and reused for later claims);
     ``lease``: seconds a claim is held without a heartbeat (default 30; heartbeats every third);
     ``poll_wait``: seconds one claim request waits on the server (default 20);
     ``inline_sleep``: sleeps and step-retry delays up to this many seconds wait in the worker,
@@ -68,7 +72,11 @@ class Worker:
         self.park_bytes = park_bytes
         self.worker_id = worker_id or f"python:{socket.gethostname()}:{os.getpid()}"
         self.defs = {d.name: d for d in registered()}
+        self.outbox = Outbox(self.client)
         self._active = {}
+        self._jobs = queue.SimpleQueue()
+        self._threads = 0
+        self._idle = 0
         self._lock = threading.Lock()
         self._free = threading.Semaphore(self.concurrency)
         self._stop = threading.Event()
@@ -125,10 +133,16 @@ class Worker:
                 for c in claims:
                     self._start(c)
         finally:
+            self._poll.close()
             self._poll = None
         self._drain()
         self._drained.set()
+        with self._lock:
+            threads = self._threads
+        for _ in range(threads):
+            self._jobs.put(None)  # the pool's threads end
         beats.join(timeout=self.lease)
+        self.client.close()
 
     def _take_slots(self):
         """Waits for one free slot, then takes every free one; 0 once stopped."""
@@ -148,10 +162,26 @@ class Worker:
             self._free.release()
 
     def _start(self, claim):
-        e = Execution(self.client, claim, self.inline_sleep)
+        """Hands the claim to an idle thread of the pool, or to a new one (at most ``concurrency``)."""
+        e = Execution(self.client, claim, self.inline_sleep, self.outbox)
         with self._lock:
             self._active[e.run_id] = e
-        threading.Thread(target=self._execute, args=(e,), name=f"sluice-run-{e.run_id}", daemon=True).start()
+            spawn = self._idle == 0
+            if spawn:
+                self._threads += 1
+            else:
+                self._idle -= 1
+        self._jobs.put(e)
+        if spawn:
+            threading.Thread(target=self._serve, name=f"sluice-run-{self._threads}", daemon=True).start()
+
+    def _serve(self):
+        """A thread of the pool: runs claims until told to end (None)."""
+        while True:
+            e = self._jobs.get()
+            if e is None:
+                return
+            self._execute(e)
 
     def _drain(self):
         while True:
@@ -166,6 +196,7 @@ class Worker:
         finally:
             with self._lock:
                 self._active.pop(e.run_id, None)
+                self._idle += 1  # idle before its slot is free: threads never outnumber slots
             self._free.release()
 
     def _handler(self, e):

@@ -1,0 +1,93 @@
+/**
+ * The Python worker SDK (`wmill.worker`, issue 13 gap 6) over the worker protocol, beside the
+ * Go figures of go-worker-bench.ts. An engine without a worker of its own serves the HTTP API
+ * on loopback (as `sluice server --workers none`); sdk-python/examples/bench_worker.py claims.
+ *   - a fan-out of 500 task children (median of 3) and of 10,000 (written in parts before the
+ *     park): enqueue → parent finished
+ *   - 100 sequential one-step runs: enqueue → finished latency, p50 and p99
+ * `SLUICE_BENCH_PYTHONPATH` points it at another copy of the SDK (to compare two versions).
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { createEngine, type Engine } from "../dist/index.js";
+import { createApp } from "../dist/http/app.js";
+import { startHttpServer } from "../dist/http/server.js";
+import { type Figure, quantile } from "./report.js";
+
+const SDK = resolve(import.meta.dirname, "..", "sdk-python");
+
+async function fanout(engine: Engine, n: number): Promise<number> {
+  const start = performance.now();
+  const h = await engine.enqueueRun("py-fanout", { n });
+  const run = await engine.waitForRun(h.id, 600_000);
+  if (run.status !== "succeeded" || JSON.parse(run.result ?? "null") !== n)
+    throw new Error(`Python worker fan-out of ${n}: ${run.status} ${JSON.stringify(run.result ?? run.error)}`);
+  return performance.now() - start;
+}
+
+/** Fan-outs of 500 and 10,000 task children and 100 sequential one-step runs, Python worker. */
+export async function pythonWorkerFigures(dir: string): Promise<Figure[]> {
+  if (spawnSync("python3", ["--version"]).status !== 0)
+    return [{ name: "Python worker", value: Number.NaN, unit: "", note: "skipped: python3 is not installed" }];
+  const engine = createEngine({
+    database: join(dir, "py-worker-bench.db"),
+    worker: false,
+    scheduler: false,
+    captureConsole: false,
+  });
+  await engine.start();
+  const app = createApp({ engine, auth: { mode: "off" }, uiDir: null });
+  const server = await startHttpServer(app.fetch, { port: 0 });
+  let worker: ChildProcess | null = null;
+  try {
+    const pythonPath = process.env.SLUICE_BENCH_PYTHONPATH ?? SDK;
+    worker = spawn("python3", [join(SDK, "examples", "bench_worker.py")], {
+      env: { ...process.env, SLUICE_URL: server.url, PYTHONPATH: pythonPath },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    worker.stderr!.on("data", (d) => (err += d));
+    for (let i = 0; !(await engine.store.getWorkflow("py-fanout")); i++) {
+      if (i > 200) throw new Error(`the Python bench worker did not register: ${err}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await fanout(engine, 100); // warm-up: connections, imports, page cache
+    const f500 = [await fanout(engine, 500), await fanout(engine, 500), await fanout(engine, 500)].sort(
+      (a, b) => a - b,
+    )[1]!;
+    const f10k = await fanout(engine, 10_000);
+    const lat: number[] = [];
+    for (let i = 0; i < 110; i++) {
+      const s = performance.now();
+      const h = await engine.enqueueRun("py-one", { i });
+      await engine.waitForRun(h.id, 30_000);
+      if (i >= 10) lat.push(performance.now() - s); // the first 10 warm up
+    }
+    lat.sort((a, b) => a - b);
+    const p50 = quantile(lat, 0.5);
+    return [
+      { name: "Python worker: 500 task children", value: f500, unit: "ms", target: "< 1,000 ms", met: f500 < 1000 },
+      {
+        name: "Python worker: 10,000 task children",
+        value: f10k / 1000,
+        unit: "s",
+        target: "< 10 s",
+        met: f10k < 10_000,
+        note: "written in parts before the park",
+      },
+      {
+        name: "Python worker: 100 sequential one-step runs, p50",
+        value: p50,
+        unit: "ms",
+        target: "< 50 ms",
+        met: p50 < 50,
+        note: `p99 ${quantile(lat, 0.99).toFixed(1)} ms`,
+      },
+    ];
+  } finally {
+    worker?.kill("SIGTERM");
+    await new Promise((r) => (worker && worker.exitCode === null ? worker.on("exit", r) : r(null)));
+    await server.close();
+    await engine.stop();
+  }
+}
