@@ -36,7 +36,7 @@ describe("webhook rows of sluice.json", () => {
   it("a URL per row runs a script, a workflow and a workflow as code, authenticated, pausable, listed, followed live", async () => {
     const rows = [
       { name: "to-script", kind: "webhook", target: "f/ops/receive" },
-      { name: "to-flow", kind: "webhook", target: "f/ops/flow", args: { order: "$.body.id" } },
+      { name: "to-flow", kind: "webhook", target: "f/ops/flow", format: "json", args: { order: "$.body.id" } },
       {
         name: "to-workflow",
         kind: "webhook",
@@ -115,6 +115,11 @@ describe("webhook rows of sluice.json", () => {
       /no webhook trigger "nope"; webhook triggers: to-script, to-flow, to-workflow/,
     );
 
+    // A body that does not map is refused, its reason the row's last error.
+    const notJson = await call("to-flow", "not json");
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as any).error.message).toMatch(/the message is not JSON/);
+
     // Listed with their state and last message; each call counts.
     const listed = await cliJson(root, ["triggers", "--json"], env);
     const hook = listed.find((t: any) => t.id === "to-workflow");
@@ -135,6 +140,11 @@ describe("webhook rows of sluice.json", () => {
     });
     expect(hook.lastMessage).not.toContain(bearer);
     expect(listed.find((t: any) => t.id === "to-script")).toMatchObject({ messages: 2, lastRunId: other.run });
+    expect(listed.find((t: any) => t.id === "to-flow")).toMatchObject({
+      messages: 1,
+      lastRunId: fRun,
+      lastError: expect.stringMatching(/the message is not JSON/),
+    });
 
     // Paused: refused with 409 (as a paused upload row), then served again once resumed.
     const paused = spawnSluice(["triggers", "pause", "to-script"], root, env);

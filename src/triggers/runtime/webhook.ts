@@ -10,10 +10,10 @@
 import { randomUUID } from "node:crypto";
 import type { Store } from "../../store/types.js";
 import { TriggerError } from "../errors.js";
-import { messageRun } from "../message.js";
+import { type MessageRun, messageRun } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
 import { pausedKey, shorten } from "../state.js";
-import { tallyDelivery } from "./tally.js";
+import { tallyDelivery, tallyFailure } from "./tally.js";
 import type { EnqueueMessage } from "./targets.js";
 
 /** What {@link acceptWebhook} needs. */
@@ -61,12 +61,20 @@ export async function acceptWebhook(deps: WebhookDeps, spec: TriggerSpec, call: 
       `the Idempotency-Key header must be 1 to ${MAX_KEY} characters, e.g. the id of the event being sent`,
     );
   const headers = Object.fromEntries(Object.entries(call.headers).filter(([name]) => !SECRET_HEADERS.has(name)));
-  const run = messageRun(spec, {
-    identity: key !== undefined ? `key:${key}` : `call:${randomUUID()}`,
-    bytes: call.bytes,
-    headers,
-  });
-  const done = await deps.enqueue(spec, run);
+  let run: MessageRun;
+  let done: Awaited<ReturnType<EnqueueMessage>>;
+  try {
+    run = messageRun(spec, {
+      identity: key !== undefined ? `key:${key}` : `call:${randomUUID()}`,
+      bytes: call.bytes,
+      headers,
+    });
+    done = await deps.enqueue(spec, run);
+  } catch (err) {
+    // Shown as the trigger's last error (CLI, API, UI), as a consumer's failure is.
+    await tallyFailure(deps.store, spec.id, { at: Date.now(), error: (err as Error).message });
+    throw err;
+  }
   await tallyDelivery(deps.store, spec.id, { at: Date.now(), message: shorten(run.envelope), runId: done.id });
   return { run: done.id, deduplicated: done.deduplicated };
 }
