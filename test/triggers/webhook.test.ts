@@ -5,7 +5,7 @@
  * scope `operate` is needed (401 without, as the pipeline webhooks), a paused row refuses with
  * 409 (as a paused upload row), an unknown row is 404, an `Idempotency-Key` makes a retried
  * call find its run, the calls show in `sluice triggers --json`, and a row added to
- * `sluice.json` while `sluice dev` runs is served without a restart.
+ * `sluice.json` while `sluice dev` or a folder-mode `sluice server` runs is served without a restart.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -173,4 +173,37 @@ describe("webhook rows of sluice.json", () => {
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
   }, 90_000);
+
+  it("a folder-mode sluice server serves a webhook row added to sluice.json while it runs", async () => {
+    const root = makeProject(
+      { "sluice.json": JSON.stringify({ triggers: [] }), "workflows/orders.ts": WORKFLOW },
+      "sluice-webhook-server-",
+    );
+    const token = spawnSluice(["token", "create", "--scope", "operate", "--name", "hooks"], root);
+    expect(await token.exited).toBe(0);
+    const bearer = token.stdout().trim();
+    const server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, { SLUICE_TRIGGER_TICK_MS: "200" });
+    await server.waitFor(/server \d+ ready/, 30_000);
+    const url = /API and UI: (http:\/\/\S+)/.exec(server.output())![1]!;
+    const post = () =>
+      fetch(`${url}/api/triggers/hook/webhook`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+        body: JSON.stringify({ n: 3 }),
+      });
+    expect((await post()).status).toBe(404);
+    writeFileSync(
+      join(root, "sluice.json"),
+      JSON.stringify({ triggers: [{ name: "hook", kind: "webhook", target: "orders", args: { n: "$.body.n" } }] }),
+    );
+    await server.waitFor(/reloaded sluice\.json: triggers hook/, 15_000);
+    const res = await post();
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { run } = (await res.json()) as { run: string };
+    // No workers here (--workers none): the run is stored with its mapped payload, waiting for one.
+    const runs = await runsOf(root, "orders", { SLUICE_TOKEN: bearer });
+    expect(runs).toEqual([expect.objectContaining({ id: run, payload: { n: 3 } })]);
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 60_000);
 });
