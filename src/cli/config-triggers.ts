@@ -12,7 +12,7 @@ import { basename, join } from "node:path";
 import chokidar from "chokidar";
 import type { Engine } from "../engine/engine.js";
 import type { ProjectTriggers } from "../triggers/runtime/project.js";
-import { scheduleRowsOf } from "../triggers/schedule-rows.js";
+import { checkScheduleRowTargets, scheduleRowsOf } from "../triggers/schedule-rows.js";
 import { loadProjectConfig } from "./config.js";
 
 /**
@@ -30,6 +30,8 @@ export function configTriggersReloader(
   return async () => {
     try {
       const rows = loadProjectConfig(root).triggers;
+      // Checked before anything is adopted: a refused file leaves every running row as it was.
+      checkScheduleRowTargets(rows, engine.publishedInfos());
       const specs = await triggers.reloadConfig(rows);
       configureScheduleRows(engine, rows, warn);
       await engine.publish();
@@ -44,8 +46,10 @@ export function configTriggersReloader(
 /**
  * Gives the engine `sluice.json`'s schedule rows (`triggers/schedule-rows.ts`; applied at its next
  * publish) and warns for a row whose runnable is not loaded (it gets its cron once it is).
+ * @throws TriggerError `TRIGGER_ROW_INVALID` for a row whose loaded runnable requires parameters (nothing is set)
  */
 export function configureScheduleRows(engine: Engine, rows: unknown, warn: (line: string) => void): void {
+  checkScheduleRowTargets(rows, engine.publishedInfos());
   const schedules = scheduleRowsOf(rows);
   engine.setConfiguredSchedules(schedules);
   const known = new Set(engine.publishedInfos().map((w) => w.name));

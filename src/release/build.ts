@@ -25,6 +25,7 @@ import { cascadeEdges } from "../pipeline/lineage-graph.js";
 import { attachPipelines } from "../pipeline/runtime/host.js";
 import type { PipelineCatalog } from "../pipeline/runtime/catalog.js";
 import { openSqliteStore } from "../store/sqlite/store.js";
+import type { WorkflowInfo } from "../store/types.js";
 import { collectReleaseFiles } from "./files.js";
 
 /** Options of {@link buildRelease}. */
@@ -37,6 +38,8 @@ export interface BuildOptions {
   assets?: unknown;
   /** The `triggers` value of `sluice.json` (rows already checked by the config parser). */
   triggers?: unknown;
+  /** What is wrong with the schedule rows given the loaded runnables (the CLI's `scheduleRowProblems`). */
+  scheduleProblems?: (runnables: readonly WorkflowInfo[]) => string[];
   /** The crons of `sluice.json` schedule rows (`triggers/schedule-rows.ts` `scheduleRowsOf`): runnable name → schedule. */
   schedules?: ReadonlyMap<string, CronSchedule>;
   env?: NodeJS.ProcessEnv;
@@ -71,6 +74,7 @@ export async function buildRelease(root: string, options: BuildOptions): Promise
     // sluice.json schedule rows give their runnables a cron, as on a folder server.
     engine.setConfiguredSchedules(options.schedules ?? new Map());
     const infos = engine.publishedInfos();
+    problems.push(...(options.scheduleProblems?.(infos) ?? []));
     try {
       checkStorageModel({ servers: options.servers, sharedStore: options.sharedStore, workflows: infos });
     } catch (err) {

@@ -16,6 +16,20 @@ export function isConsumedKind(kind: string): kind is ConsumedKind {
   return (CONSUMED_KINDS as readonly string[]).includes(kind);
 }
 
+/**
+ * Kinds of a `sluice.json` trigger row run by the trigger supervisor: the consumed kinds plus
+ * `webhook` (a URL per row for any runnable; a pipeline step's webhook stays a `pipeline.json`
+ * row, `pipeline/runtime/triggers-config.ts`).
+ */
+export const ROW_KINDS = [...CONSUMED_KINDS, "webhook"] as const;
+/** One of {@link ROW_KINDS}. */
+export type RowKind = (typeof ROW_KINDS)[number];
+
+/** True when `kind` is a kind of a `sluice.json` trigger row (schedule rows apart). */
+export function isRowKind(kind: string): kind is RowKind {
+  return (ROW_KINDS as readonly string[]).includes(kind);
+}
+
 /** An MQTT trigger: a persistent QoS 1 subscription. */
 interface MqttOptions {
   /** Broker URL, `mqtt://host:1883` or `mqtts://…`. */
@@ -64,6 +78,17 @@ export interface UploadOptions {
   /** Key prefix of stored uploads (default `uploads/<trigger id>/`). */
   readonly prefix?: string;
   /** Largest upload accepted, bytes (default 100 MiB). */
+  readonly maxBytes: number;
+}
+
+/**
+ * A webhook of any runnable (`POST /api/triggers/<id>/webhook`, token with scope `operate`):
+ * the request body is the message. Its identity is the `Idempotency-Key` header when sent (a
+ * retried call finds its run), else the row's `idFrom`, else the request itself (every call
+ * a new run).
+ */
+export interface WebhookOptions {
+  /** Largest body accepted, bytes (default 1 MiB). */
   readonly maxBytes: number;
 }
 
@@ -132,6 +157,7 @@ export interface KindOptions {
   kafka: KafkaOptions;
   email: EmailOptions;
   data_upload: UploadOptions;
+  webhook: WebhookOptions;
   mqtt: MqttOptions;
   nats: NatsOptions;
   postgres: PostgresOptions;
@@ -256,7 +282,7 @@ function parseGcp(raw: Raw, where: string): GcpOptions {
 const NATS_KEYS = ["servers", "url", "stream", "subject", "consumer", "ackWait", "user", "passwordEnv"];
 
 /** Parses the kind-specific options of a row (`common` keys already removed). @throws TriggerError */
-export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, where: string): KindOptions[K] {
+export function parseKindOptions<K extends RowKind>(kind: K, raw: Raw, where: string): KindOptions[K] {
   if (kind === "mqtt") {
     only(raw, where, MQTT_KEYS);
     const u = str(raw, "url", where, "mqtt://127.0.0.1:1883", true);
@@ -348,6 +374,10 @@ export function parseKindOptions<K extends ConsumedKind>(kind: K, raw: Raw, wher
       throw bad(where, `"prefix" must be a relative key prefix such as "uploads/orders/" (no leading / or ..)`);
     const max = wholeCount(raw, "maxBytes", where, 100 * 1024 * 1024, "bytes", 10485760);
     return { ...(prefix !== undefined && { prefix }), maxBytes: max } as KindOptions[K];
+  }
+  if (kind === "webhook") {
+    only(raw, where, ["maxBytes"]);
+    return { maxBytes: wholeCount(raw, "maxBytes", where, 1024 * 1024, "bytes", 1048576) } as KindOptions[K];
   }
   only(raw, where, NATS_KEYS);
   const servers = strings(raw, raw.servers !== undefined ? "servers" : "url", where, "nats://127.0.0.1:4222");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scheduleRowsOf } from "./schedule-rows.js";
+import { checkScheduleRowTargets, scheduleRowProblems, scheduleRowsOf } from "./schedule-rows.js";
 import { parseConfigTriggers } from "./spec.js";
 
 const row = (extra: Record<string, unknown> = {}) => ({
@@ -27,5 +27,26 @@ describe("sluice.json schedule rows", () => {
     expect(() => parseConfigTriggers([row({ timezone: "Mars/Olympus" })])).toThrow(/unknown time zone "Mars\/Olympus"/);
     expect(() => parseConfigTriggers([row({ topic: "x" })])).toThrow(/takes "cron" and "timezone" only, not "topic"/);
     expect(() => parseConfigTriggers([row({ name: "a" }), row({ name: "a" })])).toThrow(/used by another trigger/);
+  });
+
+  it("finds rows whose loaded target requires parameters; unloaded targets and other kinds are not judged", () => {
+    const runnables = [
+      { name: "f/ops/report", params: { names: ["day", "limit"], required: ["day"] } },
+      { name: "f/ops/free", params: { names: ["limit"], required: [] } },
+      { name: "orders", params: null },
+    ];
+    const rows = [
+      row(),
+      row({ name: "free", target: "f/ops/free" }),
+      row({ name: "wf", target: "orders" }),
+      row({ name: "later", target: "f/ops/not-loaded" }),
+      { name: "hook", kind: "webhook", target: "f/ops/report" },
+    ];
+    expect(scheduleRowProblems(rows, runnables)).toEqual([
+      "sluice.json triggers[0] (nightly): schedule rows fire with an empty payload, but f/ops/report requires day; give it a default in its code, or start it another way (a webhook row, POST /api/runs)",
+    ]);
+    expect(() => checkScheduleRowTargets(rows, runnables)).toThrow(/triggers\[0\] \(nightly\).*requires day/);
+    expect(() => checkScheduleRowTargets(rows.slice(1), runnables)).not.toThrow();
+    expect(scheduleRowProblems(undefined, runnables)).toEqual([]);
   });
 });

@@ -146,7 +146,7 @@ describe("trigger rows", () => {
       [[{ kind: "mqtt" }], /triggers\[0\]: "name" must be a short id/],
       [
         [{ name: "a", kind: "smtp", target: "x" }],
-        /"kind" must be one of schedule, mqtt, nats, postgres, data_upload, email, kafka, sqs, gcp, got "smtp"/,
+        /"kind" must be one of schedule, mqtt, nats, postgres, data_upload, email, kafka, sqs, gcp, webhook, got "smtp"/,
       ],
       [[{ name: "a", kind: "mqtt", target: "x", url: "http://h", topic: "t" }], /"url" must use mqtt:\/\//],
       [[{ name: "a", kind: "mqtt", target: "x", url: "mqtt://h" }], /"topic" must be a string or a non-empty list/],
@@ -165,6 +165,11 @@ describe("trigger rows", () => {
         [{ name: "a", kind: "data_upload", target: "x", maxBytes: "1MB" }],
         /"maxBytes" must be a whole number of bytes/,
       ],
+      [
+        [{ name: "a", kind: "webhook", target: "x", maxBytes: 0 }],
+        /triggers\[0\] \(a\): "maxBytes" must be a whole number of bytes/,
+      ],
+      [[{ name: "a", kind: "webhook", target: "x", secret: "s" }], /unknown option "secret" \(known: maxBytes\)/],
       [[{ name: "a", kind: "nats", target: "x", url: "nats://h", stream: "S", idFrom: "body.id" }], /"idFrom".*\$\./],
       [
         [{ name: "a", kind: "email", target: "x", port: 2525, tlsCertFile: "c.pem" }],

@@ -16,7 +16,7 @@
 import { parseKeyPath } from "../pipeline/key-path.js";
 import { TriggerError } from "./errors.js";
 import { parseScheduleRow } from "./schedule-rows.js";
-import { type ConsumedKind, CONSUMED_KINDS, isConsumedKind, type KindOptions, parseKindOptions } from "./kinds.js";
+import { type ConsumedKind, isRowKind, type KindOptions, parseKindOptions, ROW_KINDS, type RowKind } from "./kinds.js";
 
 /** How a message's bytes are decoded into its `body`. */
 export type BodyFormat = "auto" | "json" | "text" | "base64";
@@ -36,7 +36,7 @@ export interface Mapping {
 }
 
 /** One trigger row. */
-export interface TriggerSpec<K extends ConsumedKind = ConsumedKind> {
+export interface TriggerSpec<K extends RowKind = RowKind> {
   /** Unique in the project: `<script name>:<kind>` for pipeline rows, the row's `name` in `sluice.json`. */
   readonly id: string;
   readonly kind: K;
@@ -135,11 +135,8 @@ export function parseConfigTriggers(raw: unknown, source = "sluice.json"): Trigg
       throw bad(where, `"name" must be a short id (letters, digits, . _ -), e.g. "orders"`);
     if (seen.has(r.name)) throw bad(where, `"name" ${JSON.stringify(r.name)} is used by another trigger`);
     seen.add(r.name);
-    if (typeof r.kind !== "string" || (r.kind !== "schedule" && !isConsumedKind(r.kind)))
-      throw bad(
-        where,
-        `"kind" must be one of ${["schedule", ...CONSUMED_KINDS].join(", ")}, got ${JSON.stringify(r.kind)}`,
-      );
+    if (typeof r.kind !== "string" || (r.kind !== "schedule" && !isRowKind(r.kind)))
+      throw bad(where, `"kind" must be one of ${["schedule", ...ROW_KINDS].join(", ")}, got ${JSON.stringify(r.kind)}`);
     if (typeof r.target !== "string" || r.target.trim() === "")
       throw bad(where, `"target" must name a workflow, workflow-as-code or script, e.g. "f/orders/ingest"`);
     // A schedule row is the target's cron (schedule-rows.ts), not a consumed trigger.
@@ -181,6 +178,7 @@ export function describeTrigger(spec: TriggerSpec): string {
     return `pubsub ${o.subscription.startsWith("projects/") ? o.subscription : `projects/${o.projectId}/subscriptions/${o.subscription}`}`;
   }
   if (spec.kind === "data_upload") return `POST /api/triggers/${spec.id}/upload`;
+  if (spec.kind === "webhook") return `POST /api/triggers/${spec.id}/webhook`;
   if (spec.kind === "postgres") {
     const o = spec.options as KindOptions["postgres"];
     const where = o.url ? new URL(o.url).host + new URL(o.url).pathname : `$${o.urlEnv}`;

@@ -70,15 +70,18 @@ export function shownStatus(
 }
 
 /**
- * What the uploads of a `data_upload` trigger add to its report. Uploads arrive through the API
- * on any server, not through the trigger's consumer, so they are counted apart (compare-and-swap
- * on one key, concurrent uploads included) and merged when the trigger is listed.
+ * What the calls of a `data_upload` or `webhook` trigger add to its report. They arrive through
+ * the API on any server, not through the trigger's consumer, so they are counted apart
+ * (compare-and-swap on one key, concurrent calls included) and merged when the trigger is listed.
+ * A call refused for its content (a body that does not map) is kept as the last error.
  */
 export interface UploadTally {
   readonly count: number;
-  readonly lastMessageAt: number;
-  readonly lastMessage: string;
-  readonly lastRunId: string;
+  readonly lastMessageAt?: number;
+  readonly lastMessage?: string;
+  readonly lastRunId?: string;
+  readonly lastError?: string;
+  readonly lastErrorAt?: number;
 }
 
 /** Parses a stored {@link UploadTally} (null when missing or unreadable). */
@@ -86,18 +89,19 @@ export function decodeTally(text: string | null): UploadTally | null {
   if (text === null) return null;
   try {
     const t = JSON.parse(text) as UploadTally;
-    return typeof t.count === "number" && typeof t.lastRunId === "string" ? t : null;
+    return typeof t === "object" && t !== null && typeof t.count === "number" ? t : null;
   } catch {
     return null;
   }
 }
 
-/** The tally after one more upload. */
+/** The tally after one more accepted call. */
 export function countUpload(
   tally: UploadTally | null,
   upload: { at: number; message: string; runId: string },
 ): UploadTally {
   return {
+    ...tally,
     count: (tally?.count ?? 0) + 1,
     lastMessageAt: upload.at,
     lastMessage: upload.message,
@@ -105,14 +109,21 @@ export function countUpload(
   };
 }
 
-/** A report with the uploads counted: their number added, the newer last message kept. */
+/** The tally after a refused call (its reason becomes the last error; nothing is counted). */
+export function failUpload(tally: UploadTally | null, failure: { at: number; error: string }): UploadTally {
+  return { ...tally, count: tally?.count ?? 0, lastError: failure.error, lastErrorAt: failure.at };
+}
+
+/** A report with the calls counted: their number added, the newer last message and last error kept. */
 export function withUploads(report: TriggerReport | null, tally: UploadTally | null): TriggerReport | null {
   if (!tally) return report;
   const base: TriggerReport = report ?? { status: "stopped", holder: "", updatedAt: 0, messages: 0 };
-  const newer = (base.lastMessageAt ?? 0) <= tally.lastMessageAt;
+  const newer = tally.lastMessageAt !== undefined && (base.lastMessageAt ?? 0) <= tally.lastMessageAt;
+  const newerError = tally.lastErrorAt !== undefined && (base.lastErrorAt ?? 0) <= tally.lastErrorAt;
   return {
     ...base,
     messages: base.messages + tally.count,
     ...(newer && { lastMessageAt: tally.lastMessageAt, lastMessage: tally.lastMessage, lastRunId: tally.lastRunId }),
+    ...(newerError && { lastError: tally.lastError, lastErrorAt: tally.lastErrorAt }),
   };
 }

@@ -110,4 +110,46 @@ describe("sluice deploy: sluice.json trigger rows", () => {
     server.proc.kill("SIGTERM");
     expect(await server.exited).toBe(0);
   }, 120_000);
+
+  it("a webhook row goes into the release: a --release server serves its URL", async () => {
+    const db = join(tempDir("sluice-trig-hook-db-"), "t.db");
+    const INGEST =
+      'import { defineWorkflow } from "sluice";\n\nexport const ingest = defineWorkflow("ingest", { handler: async (p: { name: string }) => p.name });\n';
+    const root = makeProject({
+      "workflows/ingest.ts": INGEST,
+      "sluice.json": config([{ name: "hook", kind: "webhook", target: "ingest", args: { name: "$.body.who" } }]),
+    });
+    const deploy = await sluice(root, "deploy", "--db", db);
+    expect(deploy.code, deploy.err).toBe(0);
+    expect(deploy.out).toContain("+ trigger sluice.json:hook");
+    const machine = tempDir("sluice-trig-hook-machine-");
+    const server = spawnSluice(["server", "--release", "--db", db, "--port", "0"], machine);
+    await server.waitFor(/server \d+ ready/, 60_000);
+    const url = /API and UI: (http:\/\/\S+)/.exec(server.output())![1]!;
+    const token = (
+      await sluice(machine, "token", "create", "--db", db, "--scope", "operate", "--name", "t")
+    ).out.trim();
+    const res = await fetch(`${url}/api/triggers/hook/webhook`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ who: "ada" }),
+    });
+    expect(res.status, await res.clone().text()).toBe(202);
+    const { run } = (await res.json()) as { run: string };
+    const done = await eventually(async () => {
+      const runs = await sluiceJson<Array<{ id: string; status: string; result: unknown }>>(
+        machine,
+        "runs",
+        "--db",
+        db,
+        "--workflow",
+        "ingest",
+        "--json",
+      );
+      return runs.find((r) => r.id === run && r.status === "succeeded") ?? null;
+    }, 60_000);
+    expect(done.result).toBe("ada");
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+  }, 120_000);
 });

@@ -93,4 +93,43 @@ describe("sluice.json schedule rows", () => {
     expect(deploy.stdout()).toContain("+ schedule f/ops/flow");
     expect(schedules(root, db)).toEqual([{ workflow: "f/ops/flow", cron: "15 5 * * *", owner: "release" }]);
   }, 90_000);
+
+  it("refuse a row whose target requires parameters: at reload (the running rows stay), at deploy and at start", async () => {
+    const NEEDS = `export async function main(day: string, region: string, limit = 5) {
+  return { day, region, limit };
+}
+`;
+    const good = row("f/ops/report", "0 6 * * *");
+    const needs = row("f/ops/needs", "0 8 * * *");
+    const hook = { name: "hook", kind: "webhook", target: "f/ops/report" };
+    const root = makeProject(
+      { "sluice.json": config([good]), "f/ops/report.ts": REPORT, "f/ops/needs.ts": NEEDS },
+      "sluice-schedule-params-",
+    );
+    const dev = spawnSluice(["dev", ".", "--port", "0"], root);
+    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    expect(schedules(root)).toEqual([{ workflow: "f/ops/report", cron: "0 6 * * *", owner: "process" }]);
+    writeFiles(root, { "sluice.json": config([good, needs, hook]) });
+    await dev.waitFor(
+      /error: sluice\.json not reloaded, the running triggers stay as they were: sluice\.json triggers\[1\] \(cron-needs\): schedule rows fire with an empty payload, but f\/ops\/needs requires day, region;/,
+      15_000,
+    );
+    // Nothing of the refused file was adopted: no cron for f/ops/needs, no webhook row.
+    expect(schedules(root)).toEqual([{ workflow: "f/ops/report", cron: "0 6 * * *", owner: "process" }]);
+    // (the running server's rows: `sluice triggers` reads the file.)
+    const url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
+    expect(await (await fetch(`${url}/api/triggers`)).json()).toEqual({ triggers: [] });
+    expect((await fetch(`${url}/api/triggers/hook/webhook`, { method: "POST", body: "{}" })).status).toBe(404);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+
+    const db = join(tempDir("sluice-schedule-params-db-"), "release.db");
+    const deploy = spawnSluice(["deploy", "--db", db], root);
+    expect(await deploy.exited).toBe(1);
+    expect(deploy.stderr()).toMatch(/triggers\[1\] \(cron-needs\): .*f\/ops\/needs requires day, region/);
+
+    const again = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root);
+    expect(await again.exited).not.toBe(0);
+    expect(again.stderr()).toMatch(/triggers\[1\] \(cron-needs\): .*f\/ops\/needs requires day, region/);
+  }, 90_000);
 });

@@ -6,7 +6,7 @@ import type { Store } from "../../store/types.js";
 import { type CommandContext, json } from "../command.js";
 import { parseCount } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject, type ProjectContext } from "../project.js";
-import { scheduleRowsOf } from "../../triggers/schedule-rows.js";
+import { scheduleRowProblems, scheduleRowsOf } from "../../triggers/schedule-rows.js";
 
 /** A release that does not validate is not published. */
 export class DeployRefusedError extends SluiceError {
@@ -105,6 +105,7 @@ async function run(
       assets: project.config.assets,
       triggers: project.config.triggers,
       schedules: scheduleRowsOf(project.config.triggers),
+      scheduleProblems: (runnables) => scheduleRowProblems(project.config.triggers, runnables),
       env: cx.io.env,
     });
     if (built.problems.length) {

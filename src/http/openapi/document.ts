@@ -38,7 +38,7 @@ const ERROR_TEXT: Record<string, string> = {
   "401": "no or invalid bearer token",
   "403": "scope too low, forged link, or self-approval refused",
   "404": "not found",
-  "409": "conflict: run id reused, run finished, approval already decided, timed out or cancelled",
+  "409": "conflict: run id reused, run finished, approval already decided, timed out or cancelled, trigger paused",
   "410": "the link has expired",
   "413": "body over 1 MiB",
   "415": "body not sent as application/json",
@@ -133,6 +133,27 @@ const PATHS: Record<string, Json> = {
             content: { "application/json": { schema: { type: "object" } } },
           },
           ...err("400", "401", "403", "404", "413"),
+        },
+      },
+    ),
+  },
+  "/api/triggers/{id}/webhook": {
+    post: op(
+      "operate",
+      "Calls a sluice.json webhook row: the body is the message, mapped onto the target's payload (format, args, idFrom); an Idempotency-Key header makes a retried call find its run",
+      {
+        parameters: [
+          TRIGGER_ID,
+          { name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", maxLength: 255 } },
+        ],
+        requestBody: { required: false, content: { "application/json": { schema: {} } } },
+        responses: {
+          ...ok("the run (200: a call with this Idempotency-Key was already received)", { type: "object" }),
+          "202": {
+            description: "enqueued: { run, deduplicated }",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+          ...err("400", "401", "403", "404", "409", "413"),
         },
       },
     ),

@@ -11,7 +11,8 @@ import { TriggerError } from "../../triggers/errors.js";
 import { listTriggers, setTriggerPaused } from "../../triggers/runtime/list.js";
 import { engineEnqueue } from "../../triggers/runtime/targets.js";
 import { acceptUpload } from "../../triggers/runtime/upload.js";
-import type { UploadOptions } from "../../triggers/kinds.js";
+import { acceptWebhook } from "../../triggers/runtime/webhook.js";
+import type { KindOptions, RowKind, UploadOptions } from "../../triggers/kinds.js";
 import { readBodyBytes } from "../json-body.js";
 import type { TriggerSpec } from "../../triggers/spec.js";
 import { requireScope } from "../auth/identity.js";
@@ -21,24 +22,24 @@ function specsOf(deps: AppDeps): readonly TriggerSpec[] {
   return deps.triggers?.specs() ?? [];
 }
 
+/** The row `id` of `kind`. @throws TriggerError `TRIGGER_NOT_FOUND` naming the rows of that kind */
+function rowOf(deps: AppDeps, id: string, kind: RowKind): TriggerSpec {
+  const spec = specsOf(deps).find((s) => s.id === id && s.kind === kind);
+  if (spec) return spec;
+  const others = specsOf(deps).filter((s) => s.kind === kind);
+  throw new TriggerError(
+    "TRIGGER_NOT_FOUND",
+    `no ${kind} trigger ${JSON.stringify(id)}; ${kind} triggers: ${others.map((s) => s.id).join(", ") || "none"}`,
+  );
+}
+
 /** Registers the trigger routes. */
 export function triggerRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/triggers", requireScope("read"), async (c) =>
     c.json({ triggers: await listTriggers(deps.engine.store, specsOf(deps)) }),
   );
   app.post("/api/triggers/:id{.+}/upload", requireScope("operate"), async (c) => {
-    const id = c.req.param("id");
-    const spec = specsOf(deps).find((s) => s.id === id && s.kind === "data_upload");
-    if (!spec)
-      throw new TriggerError(
-        "TRIGGER_NOT_FOUND",
-        `no data_upload trigger ${JSON.stringify(id)}; upload triggers: ${
-          specsOf(deps)
-            .filter((s) => s.kind === "data_upload")
-            .map((s) => s.id)
-            .join(", ") || "none"
-        }`,
-      );
+    const spec = rowOf(deps, c.req.param("id"), "data_upload");
     const host = deps.pipelines;
     if (!host)
       throw new TriggerError(
@@ -56,6 +57,17 @@ export function triggerRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       },
     );
     return c.json(result, result.deduplicated ? 200 : 201);
+  });
+
+  app.post("/api/triggers/:id{.+}/webhook", requireScope("operate"), async (c) => {
+    const spec = rowOf(deps, c.req.param("id"), "webhook");
+    const bytes = await readBodyBytes(c, (spec.options as KindOptions["webhook"]).maxBytes);
+    const result = await acceptWebhook(
+      { store: deps.engine.store, enqueue: engineEnqueue(deps.engine, deps.pipelines ?? null) },
+      spec,
+      { bytes, headers: c.req.header() },
+    );
+    return c.json(result, result.deduplicated ? 200 : 202);
   });
 
   for (const action of ["pause", "resume"] as const)

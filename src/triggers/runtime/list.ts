@@ -14,7 +14,7 @@ import {
   type TriggerStatus,
   withUploads,
 } from "../state.js";
-import { tallyKey } from "./upload.js";
+import { tallyKey } from "./tally.js";
 
 /** A report older than this means no server consumes the trigger. */
 const STALE_MS = 10_000;
@@ -56,7 +56,9 @@ export async function listTriggers(
     const paused = (await store.kvGet(pausedKey(spec.id))) !== null;
     const consumed = decodeReport(await store.kvGet(reportKey(spec.id)));
     const report =
-      spec.kind === "data_upload" ? withUploads(consumed, decodeTally(await store.kvGet(tallyKey(spec.id)))) : consumed;
+      spec.kind === "data_upload" || spec.kind === "webhook"
+        ? withUploads(consumed, decodeTally(await store.kvGet(tallyKey(spec.id))))
+        : consumed;
     out.push({
       id: spec.id,
       kind: spec.kind,

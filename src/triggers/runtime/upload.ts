@@ -13,8 +13,8 @@ import { TriggerError } from "../errors.js";
 import type { UploadOptions } from "../kinds.js";
 import { messageRun } from "../message.js";
 import type { TriggerSpec } from "../spec.js";
-import { countUpload, decodeTally, pausedKey, shorten } from "../state.js";
-import { stateKeyPrefix } from "./consumer.js";
+import { pausedKey, shorten } from "../state.js";
+import { tallyDelivery } from "./tally.js";
 import { uploadKey } from "../upload-key.js";
 import type { EnqueueMessage } from "./targets.js";
 
@@ -67,20 +67,6 @@ export async function acceptUpload(
   };
   const run = messageRun(spec, { identity: `upload:${sha256}:${file.name}`, bytes: Buffer.from(JSON.stringify(body)) });
   const done = await deps.enqueue(spec, run);
-  await tallyUpload(deps.store, spec.id, { at: Date.now(), message: shorten(run.envelope), runId: done.id });
+  await tallyDelivery(deps.store, spec.id, { at: Date.now(), message: shorten(run.envelope), runId: done.id });
   return { s3: body.s3, run: done.id, deduplicated: done.deduplicated };
-}
-
-/** The key of a trigger's upload tally (in its state: removed with its row). */
-export function tallyKey(id: string): string {
-  return `${stateKeyPrefix(id)}uploads`;
-}
-
-/** Counts one upload (compare-and-swap, so concurrent uploads on any server all count). */
-async function tallyUpload(store: Store, id: string, upload: Parameters<typeof countUpload>[1]): Promise<void> {
-  const key = tallyKey(id);
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const before = await store.kvGet(key);
-    if (await store.kvSwap(key, before, JSON.stringify(countUpload(decodeTally(before), upload)))) return;
-  }
 }
