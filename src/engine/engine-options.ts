@@ -55,7 +55,7 @@ export interface EngineOptions {
   inlineSleepMs?: number;
   /** Largest payload/step result/run result (bytes). Default 1 MiB. */
   maxValueBytes?: number;
-  /** Route console output of runs into their logs. Default true. */
+  /** Route console output of runs into their logs (`console` is patched once, when the engine starts). Default true. */
   captureConsole?: boolean;
   /** Print captured log lines as they happen. */
   echo?: (line: LogLine, run: RunRecord) => void;

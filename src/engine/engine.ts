@@ -79,6 +79,7 @@ export class Engine implements SluiceRuntime {
   private readonly ownsStore: boolean;
   private readonly maxValueBytes: number | undefined;
   private readonly releaseSchedules: boolean;
+  private readonly captureConsole: boolean;
   private configuredSchedules = new Map<string, CronSchedule>();
   /** Server that `local: true` workflows are scoped to; null when the store is not shared across hosts. */
   readonly localServer: string | null;
@@ -107,7 +108,7 @@ export class Engine implements SluiceRuntime {
     this.maxValueBytes = options.maxValueBytes;
     this.releaseSchedules = options.releaseSchedules ?? false;
     const random = options.random ?? Math.random;
-    if (options.captureConsole !== false) installConsoleCapture();
+    this.captureConsole = options.captureConsole !== false;
     const workerOpts =
       options.worker === false
         ? null
@@ -279,6 +280,8 @@ export class Engine implements SluiceRuntime {
   async start(): Promise<void> {
     if (this.started) return;
     installRuntime(this);
+    // Process-wide and idempotent: only an engine that runs code routes console output to run logs.
+    if (this.captureConsole) installConsoleCapture();
     // Published before it counts as started: when the database refuses, start() can be called again.
     await this.publish();
     this.started = true;

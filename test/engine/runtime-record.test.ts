@@ -1,6 +1,7 @@
 /**
  * Creating an engine changes nothing process-wide (issue 10: "constructors install global
- * hooks"): it joins the runtime record's started engines in `start()` and leaves it in `stop()`;
+ * hooks"): it joins the runtime record's started engines in `start()` and leaves it in `stop()`,
+ * and patches `console` (run logs) only when it starts;
  * the producer engine the environment connector opens (never started) is installed by the connector.
  */
 import { join } from "node:path";
@@ -35,6 +36,15 @@ describe("the process runtime record", () => {
     await e.stop();
     expect(currentRuntime()).toBe(before);
     expect(currentRuntime()).not.toBe(other);
+  });
+
+  it("leaves console alone until an engine that captures it starts", async () => {
+    const log = console.log;
+    const e = createEngine({ database: join(dir, `c${n++}.db`), worker: false, scheduler: false });
+    cleanups.push(() => e.stop());
+    expect(console.log).toBe(log); // created: nothing patched
+    await e.start();
+    expect(console.log).not.toBe(log); // started: output inside runs goes to their logs
   });
 
   it("gets the connector's producer engine installed explicitly (it is never started)", async () => {
