@@ -117,7 +117,6 @@ func TestALargeFanOutIsWrittenAsChildrenWritesThenOnePark(t *testing.T) {
 	parkBytes = 2048
 	f := newFakeServer(t, nil)
 	w := NewWorker(f.client(), WorkerOptions{})
-	defer w.outbox.close()
 	c := testClaim()
 	c.Workflow = "t-fanout"
 	w.execute(newExecution(context.Background(), w.outbox, c, time.Second))
