@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
+import { postJson } from "../helpers/post-json.js";
 import { ExternalClaims } from "../../src/http/worker-protocol/claims.js";
 import { WorkBell } from "../../src/http/worker-protocol/work-bell.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
@@ -32,15 +33,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function json(path: string, body: unknown, signal?: AbortSignal): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-    signal,
-  });
-  return { status: res.status, body: await res.json() };
-}
+const json = (path: string, body: unknown, signal?: AbortSignal) => postJson(app, path, body, { signal });
 const claimOne = async (workflow: string) => {
   const id = (await engine.enqueueRun(workflow, {})).id;
   const { claims } = (await json("/api/worker/claim", { workerId: "w", workflows: [workflow], waitMs: 2_000 })).body;

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
+import { postJson } from "../helpers/post-json.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
 import { tempDir } from "../helpers/tmp.js";
 
@@ -29,14 +30,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function json(path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const json = (path: string, body: unknown) => postJson(app, path, body);
 const claim = async (workflow: string, waitMs = 2_000) =>
   (await json("/api/worker/claim", { workerId: "w", workflows: [workflow], waitMs })).body.claims as any[];
 

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
+import { postJson } from "../helpers/post-json.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { delay } from "../helpers/tmp.js";
@@ -29,14 +30,8 @@ afterAll(async () => {
   }
 });
 
-async function post(app: SluiceApp, path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, {
-    method: "POST",
-    headers: { "content-type": "application/json", host: "127.0.0.1" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const post = (app: SluiceApp, path: string, body: unknown) =>
+  postJson(app, path, body, { headers: { host: "127.0.0.1" } });
 
 describe("worker protocol on Postgres, two servers", () => {
   it("a worker on server B claims a run enqueued on server A within milliseconds; writes go through either", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
+import { postJson } from "../helpers/post-json.js";
 import { ApiTokens } from "../../src/http/auth/tokens.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
 import { delay, tempDir } from "../helpers/tmp.js";
@@ -31,18 +32,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function json(
-  path: string,
-  body: unknown,
-  token: string | null = worker,
-): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, {
-    method: "POST",
-    headers: { ...(token && { authorization: `Bearer ${token}` }), "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const json = (path: string, body: unknown, token: string | null = worker) => postJson(app, path, body, { token });
 const enqueue = async () =>
   (await json("/api/runs", { workflow: "expense", payload: { cents: 4200 } })).body.run.id as string;
 const claim = async () =>
