@@ -8,13 +8,12 @@
  *   - a fan-out of 10,000 task children started together by the Go worker (over the SDK's park
  *     budget, so written as `children` parts before the park): enqueue → parent finished
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createEngine, defineWorkflow, type Engine } from "../dist/index.js";
-import { createApp } from "../dist/http/app.js";
-import { startHttpServer } from "../dist/http/server.js";
+import { withExternalWorker } from "./external-worker.js";
 import { type Figure, quantile } from "./report.js";
 
 const REPO = resolve(import.meta.dirname, "..");
@@ -89,24 +88,8 @@ export async function goWorkerFigures(dir: string): Promise<Figure[]> {
   await builtIn.stop();
 
   // Go worker over HTTP.
-  const engine = createEngine({
-    database: join(dir, "go-bench.db"),
-    worker: false,
-    scheduler: false,
-    captureConsole: false,
-  });
-  await engine.start();
-  const app = createApp({ engine, auth: { mode: "off" }, uiDir: null });
-  const server = await startHttpServer(app.fetch, { port: 0 });
-  let worker: ChildProcess | null = null;
-  try {
-    worker = spawn(bin, [], { env: { ...process.env, SLUICE_URL: server.url }, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    worker.stderr!.on("data", (d) => (err += d));
-    for (let i = 0; !(await engine.store.getWorkflow("go-one")); i++) {
-      if (i > 200) throw new Error(`the Go bench worker did not register: ${err}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  const spec = { label: "the Go bench worker", command: bin, registers: "go-one", database: "go-bench.db" };
+  return withExternalWorker(dir, spec, async (engine) => {
     await measure(engine, "go-five", "go-one", 0.25);
     const go = await measure(engine, "go-five", "go-one");
     const f0 = performance.now();
@@ -147,10 +130,5 @@ export async function goWorkerFigures(dir: string): Promise<Figure[]> {
         note: `p99 ${go.p99.toFixed(1)} ms`,
       },
     ];
-  } finally {
-    worker?.kill("SIGTERM");
-    await new Promise((r) => (worker && worker.exitCode === null ? worker.on("exit", r) : r(null)));
-    await server.close();
-    await engine.stop();
-  }
+  });
 }

@@ -7,11 +7,10 @@
  *   - 100 sequential one-step runs: enqueue → finished latency, p50 and p99
  * `SLUICE_BENCH_PYTHONPATH` points it at another copy of the SDK (to compare two versions).
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { createEngine, type Engine } from "../dist/index.js";
-import { createApp } from "../dist/http/app.js";
-import { startHttpServer } from "../dist/http/server.js";
+import type { Engine } from "../dist/index.js";
+import { withExternalWorker } from "./external-worker.js";
 import { type Figure, quantile } from "./report.js";
 
 const SDK = resolve(import.meta.dirname, "..", "sdk-python");
@@ -29,28 +28,15 @@ async function fanout(engine: Engine, n: number): Promise<number> {
 export async function pythonWorkerFigures(dir: string): Promise<Figure[]> {
   if (spawnSync("python3", ["--version"]).status !== 0)
     return [{ name: "Python worker", value: Number.NaN, unit: "", note: "skipped: python3 is not installed" }];
-  const engine = createEngine({
-    database: join(dir, "py-worker-bench.db"),
-    worker: false,
-    scheduler: false,
-    captureConsole: false,
-  });
-  await engine.start();
-  const app = createApp({ engine, auth: { mode: "off" }, uiDir: null });
-  const server = await startHttpServer(app.fetch, { port: 0 });
-  let worker: ChildProcess | null = null;
-  try {
-    const pythonPath = process.env.SLUICE_BENCH_PYTHONPATH ?? SDK;
-    worker = spawn("python3", [join(SDK, "examples", "bench_worker.py")], {
-      env: { ...process.env, SLUICE_URL: server.url, PYTHONPATH: pythonPath },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    let err = "";
-    worker.stderr!.on("data", (d) => (err += d));
-    for (let i = 0; !(await engine.store.getWorkflow("py-fanout")); i++) {
-      if (i > 200) throw new Error(`the Python bench worker did not register: ${err}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  const spec = {
+    label: "the Python bench worker",
+    command: "python3",
+    args: [join(SDK, "examples", "bench_worker.py")],
+    env: { PYTHONPATH: process.env.SLUICE_BENCH_PYTHONPATH ?? SDK },
+    registers: "py-fanout",
+    database: "py-worker-bench.db",
+  };
+  return withExternalWorker(dir, spec, async (engine) => {
     await fanout(engine, 100); // warm-up: connections, imports, page cache
     const f500 = [await fanout(engine, 500), await fanout(engine, 500), await fanout(engine, 500)].sort(
       (a, b) => a - b,
@@ -84,10 +70,5 @@ export async function pythonWorkerFigures(dir: string): Promise<Figure[]> {
         note: `p99 ${quantile(lat, 0.99).toFixed(1)} ms`,
       },
     ];
-  } finally {
-    worker?.kill("SIGTERM");
-    await new Promise((r) => (worker && worker.exitCode === null ? worker.on("exit", r) : r(null)));
-    await server.close();
-    await engine.stop();
-  }
+  });
 }
