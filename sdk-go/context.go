@@ -34,6 +34,13 @@ type WorkflowContext struct {
 	Traceparent string
 	// Tracestate goes with Traceparent ("" when there is none).
 	Tracestate string
+	// ClaimedAt is when this claim was made, on the server's clock.
+	ClaimedAt time.Time
+	// DueAt is when the run became due (its enqueue or run-at time, a sleep, retry backoff or
+	// wait deadline coming due, a wake-up, a lease reclaimed), on the server's clock:
+	// ClaimedAt.Sub(DueAt) is how long it waited in the queue. Zero (IsZero) when the
+	// server does not send it.
+	DueAt time.Time
 
 	exec *execution
 }

@@ -9,13 +9,22 @@ import (
 	"time"
 )
 
+// epochMs is the time of a protocol timestamp (ms since the epoch); the zero time for 0 (absent).
+func epochMs(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
 // execute runs the handler of one claim and reports how it ended: parked, succeeded,
 // cancelled (Bail), failed (Fail or a permanent error), or retry (any other error;
 // the server applies the attempts left and the backoff).
 func (w *Worker) execute(e *execution) {
 	runCtx := context.WithValue(e.ctx, traceKey{}, TraceContext{Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate})
 	wctx := &WorkflowContext{Context: runCtx, RunID: e.claim.RunID, WorkflowName: e.claim.Workflow, Attempt: e.claim.Attempt,
-		Task: e.claim.Task, Version: e.claim.Version, Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate, exec: e}
+		Task: e.claim.Task, Version: e.claim.Version, Traceparent: e.claim.Traceparent, Tracestate: e.claim.Tracestate,
+		ClaimedAt: time.UnixMilli(e.claim.ClaimedAt), DueAt: epochMs(e.claim.DueAt), exec: e}
 	wctx.Step = &Steps{exec: e}
 	wctx.Logger = &Logger{exec: e}
 	handler := w.handlerOf(e.claim)

@@ -22,8 +22,10 @@ type claim struct {
 	Attempt     int             `json:"attempt"`
 	MaxAttempts int             `json:"maxAttempts"`
 	ClaimedAt   int64           `json:"claimedAt"`
-	LeaseMs     int64           `json:"leaseMs"`
-	Steps       []journalEntry  `json:"steps"`
+	// DueAt (server clock, ms) is when the run became due; 0 from a server that does not send it.
+	DueAt   int64          `json:"dueAt"`
+	LeaseMs int64          `json:"leaseMs"`
+	Steps   []journalEntry `json:"steps"`
 	// Task is the function of Workflow a task child runs ("" for a workflow run).
 	Task string `json:"task"`
 	// Version is the code version the run is pinned to ("" when none).

@@ -3,6 +3,7 @@ replay, non-determinism, a lease lost mid-run, step retries, outcomes. Run with
 ``python3 -m unittest discover -s sdk-python/tests -t sdk-python`` (npm test does)."""
 import json
 import threading
+from datetime import datetime, timedelta, timezone
 import time
 import unittest
 
@@ -81,6 +82,20 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual([(s["key"], s["position"], s["value"]) for b in saved for s in b["steps"]], [("s#2", 1, 3)])
         self.assertEqual(saved[0]["token"], 7)
         self.assertEqual(server.bodies("/finish"), [{"outcome": "succeeded", "result": {"b": 3}, "token": 7}])
+
+    def test_the_claims_due_and_claim_times_reach_the_context_as_utc_datetimes(self):
+        seen = {}
+
+        def wf(ctx, _payload):
+            seen[ctx.run_id] = (ctx.claimed_at, ctx.due_at)
+
+        waited = {**claim("wf", run_id="waited"), "claimedAt": 1_796_111_238_069, "dueAt": 1_796_111_237_912}
+        old = {**claim("wf", run_id="old-server"), "claimedAt": 1_796_111_238_069}  # a server without dueAt
+        self.run_claims({"wf": wf}, [waited, old])
+        claimed, due = seen["waited"]
+        self.assertEqual(due, datetime(2026, 12, 1, 7, 47, 17, 912_000, tzinfo=timezone.utc))
+        self.assertEqual(claimed - due, timedelta(milliseconds=157))
+        self.assertEqual(seen["old-server"], (datetime(2026, 12, 1, 7, 47, 18, 69_000, tzinfo=timezone.utc), None))
 
     def test_another_kind_at_a_key_is_non_determinism_and_fails_without_retry(self):
         def wf(ctx, _payload):
