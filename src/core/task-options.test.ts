@@ -31,5 +31,7 @@ describe("task options", () => {
     expect(runTimeoutMs("not json")).toBeNull();
     expect(runTimeoutMs('{"timeoutMs":"1s"}')).toBeNull();
     expect(runTimeoutMs('{"timeoutMs":0}')).toBeNull();
+    expect(runTimeoutMs('{"traceparent":"00-x"}')).toBeNull();
+    expect(runTimeoutMs('{ "timeoutMs" : 20 }')).toBe(20);
   });
 });

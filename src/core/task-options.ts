@@ -47,7 +47,8 @@ export function taskRunFields(
 
 /** The `timeoutMs` stored in a run's options, or null (absent, or options that are not JSON). */
 export function runTimeoutMs(options: string | null): number | null {
-  if (!options) return null;
+  // Most options hold no timeout (a trace context, or nothing): not parsed for each claim.
+  if (!options || !options.includes('"timeoutMs"')) return null;
   try {
     const t = (JSON.parse(options) as { timeoutMs?: unknown }).timeoutMs;
     return typeof t === "number" && t > 0 ? t : null;

@@ -6,6 +6,7 @@ import {
   traceCarrierOf,
   traceEnv,
   withTraceCarrier,
+  withTraceCarrierMany,
 } from "./trace-context.js";
 
 const TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -57,6 +58,15 @@ describe("trace context in run options", () => {
     const first = withTraceCarrier(null, { traceparent: TP, tracestate: "a=1" });
     const other = "00-11111111111111111111111111111111-2222222222222222-00";
     expect(JSON.parse(withTraceCarrier(first, { traceparent: other })!)).toEqual({ traceparent: other });
+  });
+
+  it("stamps many runs' options at once, each the same as one at a time", () => {
+    const carrier = { traceparent: TP };
+    const options = [null, undefined, '{"timeoutMs":5}', null, '{"timeoutMs":5}', '{"timeoutMs":7}'];
+    const stamped = withTraceCarrierMany(options, carrier);
+    expect(stamped).toEqual(options.map((o) => withTraceCarrier(o, carrier)));
+    expect(JSON.parse(stamped[2]!)).toEqual({ timeoutMs: 5, traceparent: TP });
+    expect(withTraceCarrierMany(['{"x":1}', null], null)).toEqual(['{"x":1}', null]);
   });
 
   it("names the environment variables of a subprocess", () => {

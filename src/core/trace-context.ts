@@ -80,6 +80,24 @@ export function withTraceCarrier(options: string | null | undefined, carrier: Tr
   return JSON.stringify(next);
 }
 
+/**
+ * {@link withTraceCarrier} for the options of many runs (one enqueue call): each distinct
+ * `options` value is rewritten once and its result shared, as the runs of one call mostly
+ * carry the same options (often none).
+ */
+export function withTraceCarrierMany(
+  options: readonly (string | null | undefined)[],
+  carrier: TraceCarrier | null,
+): (string | null)[] {
+  const done = new Map<string | null, string | null>();
+  return options.map((o) => {
+    const key = o ?? null;
+    let next = done.get(key);
+    if (next === undefined) done.set(key, (next = withTraceCarrier(key, carrier)));
+    return next;
+  });
+}
+
 /** The environment variables a subprocess reads its trace context from (`TRACEPARENT`, `TRACESTATE`). */
 export function traceEnv(carrier: TraceCarrier | null): Record<string, string> {
   if (!carrier) return {};

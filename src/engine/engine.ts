@@ -34,7 +34,7 @@ import { openStore } from "../store/open.js";
 import type { CommandResult, EnqueueRequest, RunRecord, SignalOutcome, Store, WorkflowInfo } from "../store/types.js";
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { carrierOf, endEnqueueSpan, startEnqueueSpan, traceRunEvent } from "../worker/tracing.js";
-import { withTraceCarrier } from "../core/trace-context.js";
+import { withTraceCarrierMany } from "../core/trace-context.js";
 import { defaultWorkerOptions, Worker } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
 import { EngineMetrics } from "./metrics.js";
@@ -340,7 +340,13 @@ export class Engine implements SluiceRuntime {
     // The runs continue the trace active here: their attempts and children hang under this span.
     const span = startEnqueueSpan(defaults.name, requests.length, options.trace);
     const carrier = carrierOf(span);
-    if (carrier) for (const r of requests) r.options = withTraceCarrier(r.options, carrier);
+    if (carrier) {
+      const stamped = withTraceCarrierMany(
+        requests.map((r) => r.options),
+        carrier,
+      );
+      requests.forEach((r, i) => (r.options = stamped[i]));
+    }
     try {
       const handles = await this.submitEnqueues<R>(defaults, requests, !options.concurrency);
       endEnqueueSpan(span, handles);

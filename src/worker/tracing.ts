@@ -87,6 +87,17 @@ interface Traced {
   readonly traceSpan: Span | null;
 }
 
+/**
+ * The context a run's spans start under: the remote parent stored in its `options`. The runs of
+ * one enqueue share one `options` string, so the last one read is remembered (a `Context` is
+ * immutable): a batch's claims parse it once instead of once per run.
+ */
+let lastRunContext: { options: string | null; context: Context } | null = null;
+function runContextOf(options: string | null): Context {
+  if (lastRunContext?.options !== options) lastRunContext = { options, context: contextOf(traceCarrierOf(options)) };
+  return lastRunContext.context;
+}
+
 /** The context whose span is the remote parent `carrier` names; the root context without one. */
 function contextOf(carrier: TraceCarrier | null): Context {
   const parent = carrier ? parseTraceparent(carrier.traceparent) : null;
@@ -161,7 +172,7 @@ export function startAttemptSpan(run: RunFacts, claim: number, workerId: string)
     attributes[ATTR.rootRunId] = run.rootId;
   }
   const name = run.task ? `run ${run.workflow}.${run.task}` : `run ${run.workflow}`;
-  return tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, contextOf(traceCarrierOf(run.options)));
+  return tracer().startSpan(name, { kind: SpanKind.CONSUMER, attributes }, runContextOf(run.options));
 }
 
 /**
@@ -194,7 +205,7 @@ export function traceRunEvent(
   };
   if (run.task) attributes[ATTR.task] = run.task;
   const target = run.task ? `${run.workflow}.${run.task}` : run.workflow;
-  const span = tracer().startSpan(`${name} ${target}`, { attributes }, contextOf(traceCarrierOf(run.options)));
+  const span = tracer().startSpan(`${name} ${target}`, { attributes }, runContextOf(run.options));
   if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: failed.message });
   span.end();
 }
@@ -210,8 +221,14 @@ export function withSpan<T>(span: Span, fn: () => T): T {
  * `error` and an error status when the body throws (a span without them succeeded). Steps
  * are the most frequent spans, so they carry only what their parent does not: every
  * attribute costs the SDK several microseconds (`npm run bench -- --tracing`).
+ *
+ * When the parent records nothing (no SDK, or a trace its sampler dropped) the body runs in
+ * the claim's context without a step span: a child of a non-recording parent records nothing
+ * under every standard sampler (parent-based ones follow the parent, ratio ones decide by the
+ * same trace id), and the context a child run or subprocess continues is the same trace with
+ * the same sampled flag, so an unsampled trace costs its steps nothing.
  */
-export async function tracedStep<T>(
+export function tracedStep<T>(
   exec: Traced & { run: RunFacts },
   key: string,
   stepAttempt: number,
@@ -219,21 +236,40 @@ export async function tracedStep<T>(
 ): Promise<T> {
   const active = context.active();
   // The claim's span is active when a context manager is registered; else it is set here.
-  const parent = !exec.traceSpan || trace.getSpan(active) ? active : trace.setSpan(active, exec.traceSpan);
+  const activeSpan = trace.getSpan(active);
+  const parentSpan = activeSpan ?? exec.traceSpan;
+  if (!parentSpan?.isRecording()) return body();
+  const parent = activeSpan ? active : trace.setSpan(active, parentSpan);
   const span = tracer().startSpan(
     `step ${key}`,
     { attributes: { [ATTR.stepKey]: key, [ATTR.stepAttempt]: stepAttempt } },
     parent,
   );
+  let running: Promise<T>;
   try {
-    return await context.with(trace.setSpan(parent, span), body);
+    running = context.with(trace.setSpan(parent, span), body);
   } catch (err) {
-    span.setAttribute(ATTR.outcome, "error");
-    fail(span, err);
+    failStep(span, err);
     throw err;
-  } finally {
-    span.end();
   }
+  // Settled with `then` rather than an async wrapper: one promise less per step.
+  return running.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      failStep(span, err);
+      throw err;
+    },
+  );
+}
+
+/** Ends a step span whose body threw. */
+function failStep(span: Span, err: unknown): void {
+  span.setAttribute(ATTR.outcome, "error");
+  fail(span, err);
+  span.end();
 }
 
 /** A durable call that parks the run, as the tracing sees it (`worker/execution.ts` `PendingCall`). */

@@ -199,6 +199,69 @@ async def main():
     expect(parentOf(all, park)).toBe(claims[0]);
   });
 
+  it("spans started in a step body hang under the step; a trace its sampler dropped records nothing and still reaches children", async () => {
+    const seen: { runId: string; traceparent: string | undefined }[] = [];
+    const leaf = defineWorkflow("sampled-leaf", {
+      handler: async (_p, ctx) => {
+        await ctx.run("look", () => {
+          const sc = trace.getSpan(context.active())?.spanContext();
+          seen.push({ runId: ctx.runId, traceparent: sc && `00-${sc.traceId}-${sc.spanId}-0${sc.traceFlags}` });
+        });
+        return "leaf";
+      },
+    });
+    const top = defineWorkflow("sampled-top", {
+      handler: async (_p, ctx) => {
+        const id = await ctx.run("spawn", async () => {
+          // Application code inside a step: its own span, and a run enqueued from there.
+          trace.getTracer("app").startSpan("app work").end();
+          return (await leaf.start(null)).id;
+        });
+        return id;
+      },
+    });
+    const engine = createEngine({
+      database: join(tempDir(), "s.db"),
+      workflows: [top, leaf],
+      scheduler: false,
+      worker: { pollMs: 20 },
+    });
+    engines.push(engine);
+    await engine.start();
+    const leafOf = async (top: { result(o: { timeoutMs: number }): Promise<unknown> }) => {
+      const leafId = (await top.result({ timeoutMs: 10_000 })) as string;
+      await engine.handle(leafId).result({ timeoutMs: 10_000 });
+      return leafId;
+    };
+
+    // Recorded: the application's span and the leaf's enqueue are children of the step span.
+    await leafOf(await engine.enqueueRun(top, null, { trace: { traceparent: TP } }));
+    const all = spans();
+    const spawn = one(all, "step spawn");
+    expect(parentOf(all, one(all, "app work"))).toBe(spawn);
+    expect(parentOf(all, one(all, "enqueue sampled-leaf"))).toBe(spawn);
+    expect(ancestry(all, one(all, "step look"))).toEqual([
+      "run sampled-leaf",
+      "enqueue sampled-leaf",
+      "step spawn",
+      "run sampled-top",
+      "enqueue sampled-top",
+    ]);
+    exporter.reset();
+    seen.length = 0;
+
+    // The caller's trace is not sampled (flags 00): nothing is recorded, and the leaf, enqueued
+    // from a step, still continues the caller's trace, unsampled.
+    const unsampled = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
+    const leafId = await leafOf(await engine.enqueueRun(top, null, { trace: { traceparent: unsampled } }));
+    await provider.forceFlush();
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    const stored = traceCarrierOf((await engine.store.getRun(leafId))!.options)?.traceparent;
+    expect(stored).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.traceparent).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-00$/);
+  });
+
   it("an expired lease and a cancel show in the run's trace and in the metrics", async () => {
     const again = defineWorkflow("again", { retries: 2, handler: async (_p, ctx) => ctx.run("s", () => 1) });
     const once = defineWorkflow("once", { retries: 0, handler: async () => 1 });
