@@ -140,6 +140,17 @@ describe.skipIf(!hasGo)(
       }, 20_000);
       expect(done.attempt).toBe(2);
       expect(done.steps).toEqual([expect.objectContaining({ key: "try", status: "done" })]);
+      // ctx.DueAt / ctx.ClaimedAt from the claim answers: each attempt claimed once due, the
+      // retry due at least its backoff (100 ms ± 20 %) after the first attempt was claimed.
+      const times = [
+        ...workerOut.matchAll(new RegExp(`flaky ${id} attempt (\\d) due (-?\\d+) claimed (\\d+)`, "g")),
+      ].map((m) => ({ attempt: Number(m[1]), due: Number(m[2]), claimed: Number(m[3]) }));
+      expect(times.map((t) => t.attempt)).toEqual([1, 2]);
+      for (const t of times) {
+        expect(t.due).toBeGreaterThan(Date.parse(done.createdAt) - 1000);
+        expect(t.claimed).toBeGreaterThanOrEqual(t.due);
+      }
+      expect(times[1]!.due - times[0]!.claimed).toBeGreaterThanOrEqual(80);
     }, 40_000);
 
     it("SIGTERM drains the worker: it exits 0", async () => {

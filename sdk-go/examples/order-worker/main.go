@@ -74,6 +74,8 @@ func main() {
 	}, workflow.WithMaxAttempts(5), workflow.WithGroup("go"))
 
 	workflow.RegisterWorkflow("flaky", func(ctx *workflow.WorkflowContext, _ json.RawMessage) error {
+		// When each attempt became due and was claimed (server clock, ms): the retry is due after its backoff.
+		log.Printf("flaky %s attempt %d due %d claimed %d", ctx.RunID, ctx.Attempt, ctx.DueAt.UnixMilli(), ctx.ClaimedAt.UnixMilli())
 		return ctx.Step.Run("try", nil, func() (any, error) {
 			if ctx.Attempt == 1 {
 				return nil, errors.New("first attempt fails")
