@@ -9,6 +9,7 @@
 import type { Context, Hono } from "hono";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { requireScope } from "../auth/identity.js";
+import { NotFoundError } from "../errors.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import { readJsonBody } from "../json-body.js";
@@ -66,6 +67,22 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.post("/api/worker/runs/:id/resume-urls", requireScope("worker"), async (c) => {
     const raw = await readJsonBody(c, deps.limits);
     return c.json(await claimResumeUrls(engine, c.req.param("id"), raw, () => deps.clock.now()));
+  });
+
+  // The stored code of a version (a workflow's bundle, by its hash): a worker that runs
+  // project files (seed 000's Python host) loads the version a claim is pinned to from here.
+  app.post("/api/worker/code", requireScope("worker"), async (c) => {
+    const b = await body(c, '{"version": "3f2a…"}');
+    onlyFields(b, ["version"]);
+    const version = typeof b.version === "string" ? b.version : "";
+    if (!version) throw new InvalidInputError('"version" must be the code version to load', { code: "INVALID_BODY" });
+    const code = await engine.store.getBundle(version);
+    if (code === null)
+      throw new NotFoundError(
+        `no code version ${JSON.stringify(version)} is stored: it was never loaded by a server of this database`,
+        "CODE_VERSION_NOT_FOUND",
+      );
+    return c.json({ version, code });
   });
 
   app.post("/api/worker/batch", requireScope("worker"), async (c) => {
