@@ -451,9 +451,13 @@ class WacWorker(_host.Host):
     def asset_call(self, ex, op, args):
         """An asset helper of a claim (``wmill.write_s3_file``, …): blocks its caller until answered."""
         try:
-            return self.client.post(f"/api/worker/runs/{ex.id}/asset", {"token": ex.token, "op": op, "args": args})["value"]
+            out = self.client.post(f"/api/worker/runs/{ex.id}/asset", {"token": ex.token, "op": op, "args": args})
         except SluiceAPIError as err:
             raise SluiceError(str(err), err.code) from None
+        if out.get("ok"):
+            return out.get("value")
+        err = out.get("error") or {}
+        raise SluiceError(err.get("message", "asset call failed"), err.get("code", "ASSET_CALL_FAILED"))
 
     # -- heartbeats, control, stop ---------------------------------------------------------
 

@@ -19,13 +19,19 @@ export interface PythonProtocolServer {
 }
 
 /** Call {@link Project.python}.useProtocol() before loading; then this once the project is loaded. */
-export async function servePythonOverProtocol(engine: Engine, project: Project): Promise<PythonProtocolServer> {
+export async function servePythonOverProtocol(
+  engine: Engine,
+  project: Project,
+  options: { concurrency?: number } = {},
+): Promise<PythonProtocolServer> {
   const http = await listen({ host: "127.0.0.1", port: 0 });
   http.attach(createApp({ engine, auth: { mode: "off" }, uiDir: null }));
   const lines: string[] = [];
   const worker = project.python.startProtocolWorker({
     url: http.server.url,
-    env: process.env,
+    env: options.concurrency
+      ? { ...process.env, SLUICE_WORKER_CONCURRENCY: String(options.concurrency) }
+      : process.env,
     write: (line) => {
       lines.push(line);
       if (process.env.SLUICE_TEST_VERBOSE) process.stderr.write(`${line}\n`);

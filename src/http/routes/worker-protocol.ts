@@ -13,12 +13,16 @@ import { NotFoundError } from "../errors.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import { readJsonBody } from "../json-body.js";
+import { claimAssetCall } from "../worker-protocol/asset-calls.js";
 import { applyBatch, parseBatch } from "../worker-protocol/batch.js";
 import { CLAIM_WRITE_OPS, ClaimWrites } from "../worker-protocol/claim-writes.js";
 import { ExternalClaims } from "../worker-protocol/claims.js";
 import { parseClaim, parseLease, parseRegister } from "../worker-protocol/messages.js";
 import { claimResumeUrls } from "../worker-protocol/resume-urls.js";
 import { WorkBell } from "../worker-protocol/work-bell.js";
+
+/** Largest body of an asset call (a `write_s3_file` of 48 MiB, as base64). */
+const ASSET_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Registers the worker protocol's routes (scope `worker`). */
 export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
@@ -83,6 +87,12 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
         "CODE_VERSION_NOT_FOUND",
       );
     return c.json({ version, code });
+  });
+
+  // Asset helpers of a claim's code (seed 000's Python host): objects up to 64 MiB travel as base64.
+  app.post("/api/worker/runs/:id/asset", requireScope("worker"), async (c) => {
+    const raw = await readJsonBody(c, { ...deps.limits, maxBytes: Math.max(deps.limits.maxBytes, ASSET_BODY_BYTES) });
+    return c.json(await claimAssetCall(engine, c.req.param("id"), raw));
   });
 
   app.post("/api/worker/batch", requireScope("worker"), async (c) => {
