@@ -302,7 +302,14 @@ class Claim(_host.Execution):
 
     # -- logs ---------------------------------------------------------------------------------
 
-    def log(self, level, text):
+    def replaying(self):
+        """True while the code re-runs calls the journal already holds (as the engine's ``replaying``)."""
+        return self.position < len(self.journal)
+
+    def log(self, level, text, force=False):
+        """A log line of the run; lines printed while replaying were captured by an earlier claim."""
+        if not force and self.kind == "workflow" and self.replaying():
+            return
         with self.log_lock:
             self.logs.append({"level": level, "message": text})
 

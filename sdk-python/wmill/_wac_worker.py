@@ -292,7 +292,7 @@ class WacWorker(_host.Host):
         if name:
             info["name"] = name
         if traceback_too and not ex.ended:
-            ex.log("error", text.rstrip())
+            ex.log("error", text.rstrip(), force=True)
         self.finish(ex, {"outcome": "failed", "error": info})
 
     def finish(self, ex, body):

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { pythonHostMode } from "../../loader/python/project.js";
 import { type LoadReport, Project } from "../../loader/project.js";
 import { ModuleImportError } from "../../loader/import-bundle.js";
 import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
@@ -112,7 +113,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         },
         retrying,
       );
-      if (build) {
+      // On the worker protocol (SLUICE_PYTHON_HOST=protocol) the server's Python worker runs them.
+      if (build && pythonHostMode(cx.io.env) !== "protocol") {
         // Python files are not bundled: a lane worker loads them as they are.
         const py = await loader.loadPython();
         report.loaded.push(...py.loaded);
