@@ -221,8 +221,9 @@ class WacWorker(_host.Host):
         except Exception as err:  # noqa: BLE001 - a claim this worker cannot run fails clearly
             info, _ = error_info(err)
             self.leases[c["runId"]] = c["token"]
+            self.give_back(1)
             self.outbox.submit("finish", c["runId"], {"token": c["token"], "outcome": "retry", "error": info},
-                               lambda r, e: self.release_id(c["runId"]))
+                               lambda r, e: self.release_id(c["runId"], e, "finish"))
             return
         self.execs[ex.id] = ex
         self.leases[ex.id] = ex.token
@@ -285,6 +286,9 @@ class WacWorker(_host.Host):
             ex.task.cancel()
         self.stdout.flush_claim(ex)
         self.stderr.flush_claim(ex)
+        # Its code is done: the slot takes the next claim while the last writes are sent (the
+        # lease is still heartbeated until they are answered).
+        self.give_back(1)
         return True
 
     def fail(self, ex, err, traceback_too=True, name=None):
@@ -327,18 +331,17 @@ class WacWorker(_host.Host):
         send(0)
 
     def release_id(self, run_id, error=None, what=None):
-        """The claim's slot is free again (called on the sender thread once its last write is answered)."""
+        """The claim's last write is answered (on the sender thread): its lease is no longer heartbeated."""
         if error is not None and not (isinstance(error, SluiceAPIError) and error.code == "LEASE_LOST"):
             print(f"sluice python worker: run {run_id}: could not {what} ({error}); it is retried when its lease expires",
                   file=sys.__stderr__)
         self.leases.pop(run_id, None)
-        self.give_back(1)
 
     def lose(self, run_id):
         """The lease is gone (heartbeat, LEASE_LOST): stop the claim's work, write nothing more."""
         ex = self.execs.get(run_id)
         if ex is not None and self.close_claim(ex):
-            self.release_id(run_id)
+            self.leases.pop(run_id, None)
 
     # -- the turns of the event loop ------------------------------------------------------
 

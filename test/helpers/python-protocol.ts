@@ -29,9 +29,7 @@ export async function servePythonOverProtocol(
   const lines: string[] = [];
   const worker = project.python.startProtocolWorker({
     url: http.server.url,
-    env: options.concurrency
-      ? { ...process.env, SLUICE_WORKER_CONCURRENCY: String(options.concurrency) }
-      : process.env,
+    env: options.concurrency ? { ...process.env, SLUICE_WORKER_CONCURRENCY: String(options.concurrency) } : process.env,
     write: (line) => {
       lines.push(line);
       if (process.env.SLUICE_TEST_VERBOSE) process.stderr.write(`${line}\n`);

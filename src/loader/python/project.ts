@@ -199,7 +199,8 @@ export class PythonProject {
       const before = this.namesByFile.get(file) ?? [];
       const gone = before.filter((n) => !defs.some((d) => d.name === n));
       if (gone.length) await this.withdraw(gone);
-      if (defs.length && this.mode === "protocol") await this.engine.registerExternal(defs.map((d) => infoOf(d, hash, file)));
+      if (defs.length && this.mode === "protocol")
+        await this.engine.registerExternal(defs.map((d) => infoOf(d, hash, file)));
       else if (defs.length) await this.engine.register(defs, { version: hash, source: file, replace: true });
       this.namesByFile.set(
         file,
