@@ -1,5 +1,5 @@
 /**
- * The real binary with SLUICE_PYTHON_HOST=protocol: `sluice dev` and a standalone `sluice worker`
+ * The real binary with SLUICE_PYTHON_HOST=protocol: `sluice dev`, `sluice server` and a standalone `sluice worker`
  * start the Python worker of the worker protocol themselves (no `sluice.json` `workers` row),
  * run a Python workflow with it, and end it when they stop.
  */
@@ -71,6 +71,19 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     const show = spawnSluice(["show", "pw-1", "--json"], root);
     expect(await show.exited).toBe(0);
     expect(JSON.parse(show.stdout())).toMatchObject({ status: "succeeded", result: 2 * (3 + 4 + 5) });
+    if (pid) await eventually(() => !alive(pid), 10_000);
+  }, 90_000);
+
+  it("sluice server starts it too (with a worker token), and runs the workflow on it", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-server-");
+    const server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, ENV);
+    await server.waitFor(/claiming 1 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 0}', "--wait", "--json"], root);
+    expect(await enq.exited, enq.stderr() + server.output()).toBe(0);
+    expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: 2 * (1 + 2 + 3) });
+    const [pid] = pythonWorkers(server.pid);
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
     if (pid) await eventually(() => !alive(pid), 10_000);
   }, 90_000);
 });
