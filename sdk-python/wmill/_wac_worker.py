@@ -15,6 +15,8 @@ claims are long-polled by a thread of their own, heartbeats by another.
 """
 import asyncio
 import concurrent.futures
+import contextvars
+import ctypes
 import http.client
 import inspect
 import json
@@ -51,6 +53,20 @@ def error_info(err):
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
     text = "".join(lines + traceback.format_exception_only(type(err), err))
     return info, text
+
+
+class TaskStopped(BaseException):
+    """Raised in a sync task's thread when its timeout has passed (not an Exception: user code's
+    ``except Exception`` does not swallow it)."""
+
+
+def _stop_thread(ex):
+    """Stops the thread running a timed-out sync task: the exception is raised in it at its next
+    Python instruction (a blocking call, e.g. a long ``time.sleep`` or a socket read, ends first)."""
+    with ex.log_lock:
+        tid = getattr(ex, "thread", None)
+        if tid is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(TaskStopped))
 
 
 class Code:
@@ -257,6 +273,45 @@ class WacWorker(_host.Host):
             return self.fail(ex, err)
         self.finish(ex, {"outcome": "succeeded", "result": value})
 
+    async def invoke(self, ex, msg):
+        """As the bridge's, but a sync task with a timeout runs on a thread of its own, which
+        ``expire`` can stop (``_stop_thread``): the pool's threads are shared, this one is not."""
+        fn = None
+        if ex.kind == "task" and ex.claim.get("deadline") is not None:
+            fn = getattr(self.load(msg), msg["fn"], None)
+            fn = getattr(fn, "fn", fn)
+        if not callable(fn) or inspect.iscoroutinefunction(fn):
+            return await super().invoke(ex, msg)
+        args = msg.get("args")
+        pos, kw = (args, {}) if isinstance(args, list) else ([], args or {})
+        done = self.loop.create_future()
+        context = contextvars.copy_context()
+
+        def settle(ok, value):
+            if not done.done():
+                done.set_result(value) if ok else done.set_exception(value)
+
+        def target():
+            try:
+                with ex.log_lock:
+                    ex.thread = threading.get_ident()
+                try:
+                    value, ok = context.run(fn, *pos, **kw), True
+                except BaseException as err:  # noqa: BLE001 - the task's error, or its stop
+                    value, ok = err, False
+                finally:
+                    with ex.log_lock:
+                        ex.thread = None
+                self.loop.call_soon_threadsafe(settle, ok, value)
+            except TaskStopped:
+                pass  # stopped just as it ended: the claim is over either way
+
+        threading.Thread(target=target, name=f"sluice-task-{ex.id}", daemon=True).start()
+        result = await done
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
     def load(self, msg):
         ex = _runtime.current.get()
         return self.code.module(ex.claim)
@@ -272,6 +327,7 @@ class WacWorker(_host.Host):
             "TASK_TIMEOUT")
         ex.log("error", f"timed out: {err}")
         self.fail(ex, err, traceback_too=False, name="TaskTimeout")
+        _stop_thread(ex)
 
     # -- the end of a claim ---------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from wmill.client import TaskError
 
 @task(timeout=1)
 async def slow(marker: str):
-    await asyncio.sleep(4)
+    await asyncio.sleep(3)
     open(marker, "w").write("ran past its timeout")
     return "late"
 
@@ -47,6 +47,24 @@ async def slow(marker: str):
 async def main(marker: str):
     try:
         return await slow(marker)
+    except TaskError as e:
+        return {"message": e.message, "code": (e.result or {}).get("code")}
+`,
+  "f/pp/busy.py": `import time
+from wmill import task, workflow
+from wmill.client import TaskError
+
+@task(timeout=1)
+def busy(marker: str):
+    for _ in range(60):
+        time.sleep(0.05)
+    open(marker, "w").write("ran past its timeout")
+    return "late"
+
+@workflow
+async def main(marker: str):
+    try:
+        return await busy(marker)
     except TaskError as e:
         return {"message": e.message, "code": (e.result or {}).get("code")}
 `,
@@ -133,8 +151,19 @@ describe("Python workflows on the worker protocol", () => {
       message: expect.stringMatching(/ran longer than its timeout of 1 s/),
       code: "TASK_TIMEOUT",
     });
-    expect(Date.now() - started).toBeLessThan(4_000);
-    await delay(4_500 - (Date.now() - started));
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await delay(6_000 - (Date.now() - started));
+    expect(existsSync(marker)).toBe(false);
+  }, 30_000);
+
+  it("a sync task past its timeout fails with TASK_TIMEOUT, and its thread is stopped", async () => {
+    const marker = join(root, "late-sync.txt");
+    const started = Date.now();
+    const run = await runToEnd("f/pp/busy", { marker });
+    expect(run.status).toBe("succeeded");
+    expect(JSON.parse(run.result!)).toMatchObject({ code: "TASK_TIMEOUT" });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await delay(6_000 - (Date.now() - started));
     expect(existsSync(marker)).toBe(false);
   }, 30_000);
 
