@@ -11,6 +11,7 @@ nothing in flight (no step body running, no checkpoint unanswered), every deferr
 written by one park: the calls of one ``asyncio.gather`` are one suspend.
 """
 import json
+import math
 import threading
 import time
 
@@ -240,7 +241,7 @@ class Claim(_host.Execution):
         self.host.run_step(self, cid, key, pos, attempts + 1)
 
     def sleep_call(self, call, cid):
-        ms = max(1, round(call["seconds"])) * 1000
+        ms = max(1, math.floor(call["seconds"] + 0.5)) * 1000  # JavaScript's Math.round, as the engine
         key, pos = self.next_call("sleep")
         rec = self.lookup(key, "sleep", None, pos)
         if rec is not None and rec["status"] == "done":
