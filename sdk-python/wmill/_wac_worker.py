@@ -30,6 +30,7 @@ import traceback
 
 from . import _host, _runtime
 from ._wac_claim import Claim, Final
+from ._wac_code import Code
 from ._wac_outbox import Outbox
 from .client import SluiceError
 from .worker._errors import SluiceAPIError
@@ -37,8 +38,6 @@ from .worker._execution import backoff_delay
 from .worker._http import client_from_env, interrupt
 from .worker._worker import park_chunks
 
-#: First line of a stored Python code version (``src/loader/python/project.ts``).
-BUNDLE_MARK = "#sluice-python "
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -67,57 +66,6 @@ def _stop_thread(ex):
         tid = getattr(ex, "thread", None)
         if tid is not None:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(TaskStopped))
-
-
-class Code:
-    """The code versions claims run: each fetched from the server once, compiled once."""
-
-    def __init__(self, client, root):
-        self.client = client
-        self.root = root
-        self.headers = {}
-        self.sources = {}
-        self.modules = {}
-        self.lock = threading.Lock()
-
-    def fetch(self, version):
-        """Loads a version's stored code (blocking: the claim thread calls it)."""
-        if version is None or version in self.headers:
-            return
-        code = self.client.post("/api/worker/code", {"version": version})["code"]
-        if not code.startswith(BUNDLE_MARK):
-            raise SluiceError(f"code version {version} is not a Python file's", "CODE_VERSION_NOT_PYTHON")
-        newline = code.index("\n")
-        header = json.loads(code[len(BUNDLE_MARK):newline])
-        with self.lock:
-            self.sources[version] = code[newline + 1:]
-            self.headers[version] = header
-
-    def header(self, claim):
-        header = self.headers.get(claim.get("version"))
-        if header is None:
-            raise SluiceError(
-                f"run {claim['runId']} of {claim['workflow']} is not pinned to a stored Python code version",
-                "CODE_VERSION_MISSING")
-        return header
-
-    def kind_of(self, claim):
-        return "task" if claim.get("task") else self.header(claim)["kind"]
-
-    def module_path(self, claim):
-        return self.header(claim)["file"]
-
-    def file_of(self, claim):
-        return os.path.join(self.root, self.header(claim)["file"])
-
-    def module(self, claim):
-        version = claim["version"]
-        module = self.modules.get(version)
-        if module is None:
-            header = self.header(claim)
-            module = _host.import_source(self.file_of(claim), self.sources[version], version, header.get("modules"))
-            self.modules[version] = module
-        return module
 
 
 class _ClaimLogs(_host._LogRouter):
