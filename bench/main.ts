@@ -64,6 +64,8 @@ async function workerSdkSections(dir: string): Promise<void> {
 
 const FANOUT_TITLE = "workflows as code: one workflow, N parallel child tasks summed (embedded worker, 500 slots)";
 const PYTHON_TITLE = "Python workflows as code on the same engine (embedded worker, one Python process)";
+const PYTHON_PROTOCOL_TITLE =
+  "Python workflows as code on the worker protocol (SLUICE_PYTHON_HOST=protocol: loopback API, one Python worker, 500 slots)";
 
 async function pythonSection(dir: string, targets: Parameters<typeof fanoutFigures>[1]): Promise<void> {
   const fan = await openFanoutEngine(dir);
@@ -72,6 +74,9 @@ async function pythonSection(dir: string, targets: Parameters<typeof fanoutFigur
   const py = await openPythonEngine(dir);
   printFigures(PYTHON_TITLE, await pythonFigures(py.engine));
   await py.close();
+  const onProtocol = await openPythonEngine(dir, true);
+  printFigures(PYTHON_PROTOCOL_TITLE, await pythonFigures(onProtocol.engine, "Python (protocol)"));
+  await onProtocol.close();
 }
 
 const LANES_TITLE = "scale to zero: a worker process started for the first run of an idle lane (SQLite)";

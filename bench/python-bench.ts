@@ -7,6 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createEngine, type Engine } from "../dist/index.js";
 import { Project } from "../dist/loader/project.js";
+import { createApp } from "../dist/http/app.js";
+import { listen } from "../dist/http/launch.js";
 import { type Figure, fmt, quantile } from "./report.js";
 
 const FANOUT = `import asyncio
@@ -28,20 +30,40 @@ async def main(i: int):
     return await step("double", lambda: i * 2)
 `;
 
-/** An engine (SQLite, 500 slots) with the Python benchmark workflows loaded. */
-export async function openPythonEngine(dir: string): Promise<{ engine: Engine; close: () => Promise<void> }> {
-  const root = join(dir, "python-project");
+/**
+ * An engine (SQLite, 500 slots) with the Python benchmark workflows loaded; with `protocol`,
+ * they run on the worker protocol (`SLUICE_PYTHON_HOST=protocol`): the engine's API on a
+ * loopback port and the Python worker claiming from it (500 slots), as `sluice dev` runs them.
+ */
+export async function openPythonEngine(
+  dir: string,
+  protocol = false,
+): Promise<{ engine: Engine; close: () => Promise<void> }> {
+  const root = join(dir, protocol ? "python-protocol-project" : "python-project");
   mkdirSync(join(root, "f"), { recursive: true });
   writeFileSync(join(root, "f", "py_fanout.py"), FANOUT);
   writeFileSync(join(root, "f", "py_one_step.py"), ONE_STEP);
   const engine = createEngine({ database: join(root, "python.db"), scheduler: false });
   await engine.start();
   const project = new Project(root, engine);
+  if (protocol) project.python.useProtocol();
   const report = await project.loadAll();
   if (report.errors.length) throw new Error(report.errors.map((e) => e.error.message).join("\n"));
+  let http: Awaited<ReturnType<typeof listen>> | null = null;
+  if (protocol) {
+    http = await listen({ host: "127.0.0.1", port: 0 });
+    http.attach(createApp({ engine, auth: { mode: "off" }, uiDir: null }));
+    project.python.startProtocolWorker({
+      url: http.server.url,
+      env: { ...process.env, SLUICE_WORKER_CONCURRENCY: "500" },
+      write: (line) => process.stderr.write(`${line}\n`),
+    });
+  }
   return {
     engine,
     close: async () => {
+      await project.python.stopProtocolWorker();
+      await http?.server.close();
       await engine.stop();
       project.python.close();
     },
@@ -56,7 +78,7 @@ async function fanout(engine: Engine, n: number): Promise<number> {
 }
 
 /** Python fan-out of 500 (median of 3) and 10,000, and 100 sequential one-step workflows. */
-export async function pythonFigures(engine: Engine): Promise<Figure[]> {
+export async function pythonFigures(engine: Engine, label = "Python"): Promise<Figure[]> {
   await fanout(engine, 200); // warm-up: starts the Python process, imports the file
   const f500 = [await fanout(engine, 500), await fanout(engine, 500), await fanout(engine, 500)].sort(
     (a, b) => a - b,
@@ -73,7 +95,7 @@ export async function pythonFigures(engine: Engine): Promise<Figure[]> {
   const p50 = quantile(lat, 0.5);
   return [
     {
-      name: "Python: 500 children",
+      name: `${label}: 500 children`,
       value: f500,
       unit: "ms",
       target: "< 1,000 ms",
@@ -81,7 +103,7 @@ export async function pythonFigures(engine: Engine): Promise<Figure[]> {
       note: `${fmt(500 / (f500 / 1000))} tasks/s (median of 3)`,
     },
     {
-      name: "Python: 10,000 children",
+      name: `${label}: 10,000 children`,
       value: f10k,
       unit: "ms",
       target: "< 10,000 ms",
@@ -89,12 +111,12 @@ export async function pythonFigures(engine: Engine): Promise<Figure[]> {
       note: `${fmt(10_000 / (f10k / 1000))} tasks/s`,
     },
     {
-      name: "Python: 100 sequential one-step workflows, p50",
+      name: `${label}: 100 sequential one-step workflows, p50`,
       value: p50,
       unit: "ms",
       target: "< 50 ms",
       met: p50 < 50,
     },
-    { name: "Python: 100 sequential one-step workflows, p99", value: quantile(lat, 0.99), unit: "ms" },
+    { name: `${label}: 100 sequential one-step workflows, p99`, value: quantile(lat, 0.99), unit: "ms" },
   ];
 }

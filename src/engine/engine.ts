@@ -232,6 +232,17 @@ export class Engine implements SluiceRuntime {
   }
 
   /**
+   * Withdraws external workflows (their file was deleted or no longer loads): marked removed
+   * in the store like {@link unregister}'s, so enqueueing them is refused.
+   */
+  async unregisterExternal(names: readonly string[]): Promise<void> {
+    for (const name of names) this.external.delete(name);
+    if (!this.started) return;
+    await this.store.removeWorkflows(names);
+    await this.publish();
+  }
+
+  /**
    * Sets the cron schedules configured outside the code (`sluice.json` schedule rows): runnable
    * name → schedule, replacing what its code declares. Applied at the next {@link publish}.
    * @internal

@@ -11,6 +11,7 @@ import { Project } from "../../src/loader/project.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import { isTerminal, type RunRecord } from "../../src/store/types.js";
 import { SkippableClock } from "./clock.js";
+import { PYTHON_ON_PROTOCOL, servePythonOverProtocol } from "./python-protocol.js";
 import { makeProject, REPO } from "./project.js";
 import { delay } from "./tmp.js";
 import { blocksOf, nextTimer } from "../../src/testing/blocked.js";
@@ -93,9 +94,11 @@ export async function startExamples(options: ExamplesOptions = {}): Promise<Exam
   const engine = createEngine({ store, scheduler: false, worker: { pollMs: 50 } });
   await engine.start();
   const project = new Project(root, engine);
+  if (PYTHON_ON_PROTOCOL) project.python.useProtocol();
   const report = await project.loadAll();
   if (report.errors.length)
     throw new Error(`examples failed to load: ${report.errors.map((e) => e.error.message).join("\n")}`);
+  const protocol = PYTHON_ON_PROTOCOL ? await servePythonOverProtocol(engine, project) : null;
 
   async function runToEnd(
     workflow: string,
@@ -129,6 +132,7 @@ export async function startExamples(options: ExamplesOptions = {}): Promise<Exam
     hits,
     runToEnd,
     async close() {
+      await protocol?.close();
       await engine.stop({ drainMs: 1000 });
       project.python.close();
       await store.close();

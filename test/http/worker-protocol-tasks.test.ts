@@ -321,3 +321,48 @@ describe("large fan-outs: children written in chunks before the park", () => {
     await finish(p, { outcome: "succeeded" });
   });
 });
+
+describe("a child's journal label and a claim's asset helpers", () => {
+  it("a child's target is what the journal records (default its name); over 512 characters is refused", async () => {
+    const parentId = (await engine.enqueueRun("t-other", {})).id;
+    const [p] = await claim("t-other");
+    const long = await json(`/api/worker/runs/${parentId}/park`, {
+      token: p.token,
+      children: [{ key: "x", position: 0, workflow: "t-other", target: "s".repeat(513) }],
+    });
+    expect(long.status).toBe(400);
+    expect(JSON.stringify(long.body)).toMatch(/children\[0\]\.target.*at most 512/);
+    const parked = await json(`/api/worker/runs/${parentId}/park`, {
+      token: p.token,
+      children: [
+        { key: "lib", position: 0, workflow: "t-other", target: "script:t-other" },
+        { key: "plain", position: 1, workflow: "t-other" },
+      ],
+    });
+    expect(parked.status).toBe(200);
+    const steps = await store.getSteps(parentId);
+    expect(steps.map((s) => [s.key, s.target])).toEqual([
+      ["lib", "script:t-other"],
+      ["plain", "t-other"],
+    ]);
+  });
+
+  it("POST …/asset refuses a stale token with LEASE_LOST and answers an op's own error as data", async () => {
+    expect((await json("/api/worker/workflows", { workflows: [{ name: "t-asset" }] })).status).toBe(200);
+    const runId = (await engine.enqueueRun("t-asset", {})).id;
+    const [c] = await claim("t-asset");
+    expect(c.runId).toBe(runId);
+    const stale = await json(`/api/worker/runs/${runId}/asset`, { token: c.token + 1, op: "get_resource", args: {} });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ error: { code: "LEASE_LOST" } });
+    // This engine has no asset storage attached: the op's own error comes back as data.
+    const answer = await json(`/api/worker/runs/${runId}/asset`, {
+      token: c.token,
+      op: "get_resource",
+      args: { path: "u/x/y" },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ ok: false, error: { code: expect.any(String), message: expect.any(String) } });
+    await finish(c, { outcome: "succeeded", result: null });
+  });
+});

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
+import { PYTHON_ON_PROTOCOL } from "../helpers/python-protocol.js";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { delay, eventually } from "../helpers/tmp.js";
@@ -115,7 +116,8 @@ describe("Python workflows through the CLI", () => {
     const enq = spawnSluice(["enqueue", "f/data/etl", '{"url": "u"}', "--wait", "--json"], root);
     expect(await enq.exited).toBe(0);
     expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: { n: 3 } });
-    expect(dev.output()).toMatch(/\[lane default\] .*f\/data\/etl:extract/);
+    // On the worker protocol the dev server's Python worker runs them, not the lane.
+    if (!PYTHON_ON_PROTOCOL) expect(dev.output()).toMatch(/\[lane default\] .*f\/data\/etl:extract/);
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
   }, 90_000);
@@ -178,7 +180,9 @@ async def main(n: int):
     await eventually(() => effects().length >= 20, 30_000);
     // The Python process is a child of this test's sluice dev: find it by its parent pid.
     const pid = Number(
-      execFileSync("pgrep", ["-P", String(dev.pid), "-f", "wmill._host"], { encoding: "utf8" }).trim(),
+      execFileSync("pgrep", ["-P", String(dev.pid), "-f", PYTHON_ON_PROTOCOL ? "wmill._wac_worker" : "wmill._host"], {
+        encoding: "utf8",
+      }).trim(),
     );
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, "SIGKILL");
@@ -203,7 +207,9 @@ async def main(n: int):
       const once = [...counts.values()].filter((c) => c === 1).length;
       expect(once).toBeGreaterThanOrEqual(200 - retried.length);
       expect(dev.output()).toMatch(
-        /\[python\] the Python process exited \(killed by SIGKILL\); \d+ run\(s\) it was running are retried/,
+        PYTHON_ON_PROTOCOL
+          ? /\[python\] the Python worker exited \(killed by SIGKILL\); starting it again in \d+ ms/
+          : /\[python\] the Python process exited \(killed by SIGKILL\); \d+ run\(s\) it was running are retried/,
       );
     } finally {
       await store.close();

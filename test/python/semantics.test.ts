@@ -9,6 +9,7 @@ import { createEngine, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import { isTerminal, type RunRecord } from "../../src/store/types.js";
+import { PYTHON_ON_PROTOCOL, type PythonProtocolServer, servePythonOverProtocol } from "../helpers/python-protocol.js";
 import { makeProject } from "../helpers/project.js";
 import { delay } from "../helpers/tmp.js";
 
@@ -91,6 +92,7 @@ async def main():
 
 let engine: Engine;
 let project: Project;
+let protocol: PythonProtocolServer | null = null;
 let root: string;
 beforeAll(async () => {
   root = makeProject(FILES, "sluice-py-sem-");
@@ -98,10 +100,14 @@ beforeAll(async () => {
   engine = createEngine({ store, scheduler: true, worker: { pollMs: 20, concurrency: 1 } });
   await engine.start();
   project = new Project(root, engine);
+  if (PYTHON_ON_PROTOCOL) project.python.useProtocol();
   const report = await project.loadAll();
   expect(report.errors).toEqual([]);
+  // On the protocol path the Python worker has the one slot.
+  if (PYTHON_ON_PROTOCOL) protocol = await servePythonOverProtocol(engine, project, { concurrency: 1 });
 }, 30_000);
 afterAll(async () => {
+  await protocol?.close();
   await engine?.stop({ drainMs: 500 });
   project?.python.close();
   await engine?.store.close();

@@ -9,6 +9,7 @@ import { createEngine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import { isTerminal } from "../../src/store/types.js";
+import { PYTHON_ON_PROTOCOL, servePythonOverProtocol } from "../helpers/python-protocol.js";
 import { makeProject } from "../helpers/project.js";
 import { eventually } from "../helpers/tmp.js";
 
@@ -29,11 +30,14 @@ async function open(root: string) {
   const engine = createEngine({ store, scheduler: true, worker: { pollMs: 20 } });
   await engine.start();
   const project = new Project(root, engine);
+  if (PYTHON_ON_PROTOCOL) project.python.useProtocol();
   expect((await project.loadAll()).errors).toEqual([]);
+  const protocol = PYTHON_ON_PROTOCOL ? await servePythonOverProtocol(engine, project) : null;
   return {
     engine,
     project,
     async close() {
+      await protocol?.close();
       await engine.stop({ drainMs: 500 });
       project.python.close();
       await store.close();

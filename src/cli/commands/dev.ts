@@ -16,6 +16,8 @@ import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolv
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { startExternalWorkers } from "../external-workers.js";
+import { startPythonWorker } from "../python-worker.js";
+import { pythonHostMode } from "../../loader/python/project.js";
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
@@ -70,6 +72,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
         baseUrl: http.baseUrl,
       });
       const loader = new Project(project.root, engine, cx.io.env);
+      // SLUICE_PYTHON_HOST=protocol: the Python files run on a Python worker of the worker protocol.
+      if (pythonHostMode(cx.io.env) === "protocol") loader.python.useProtocol();
       const pipelines = attachPipelines(loader, {
         assets: project.config.assets,
         env: cx.io.env,
@@ -149,6 +153,9 @@ export function registerDev(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         write,
       });
+      const pythonWorker = loader.python.onProtocol
+        ? await startPythonWorker(loader, http.server.url, tokens ? engine.store : null, cx.io.env, write)
+        : null;
       for (const item of project.config.dev?.enqueue ?? []) {
         try {
           const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
@@ -161,6 +168,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       write("stopping: waiting for running claims…\n");
       // Worker commands drain first: they still need the API to checkpoint and finish.
       await external.stop(10_000);
+      await pythonWorker?.stop();
       await http.server.close();
       await watcher?.close();
       await lanes?.stop(10_000);

@@ -17,6 +17,8 @@ import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolv
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
+import { type PythonWorkerHandle, startPythonWorker } from "../python-worker.js";
+import { pythonHostMode } from "../../loader/python/project.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor } from "../otel.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
@@ -106,12 +108,15 @@ export function registerServer(program: Command, cx: CommandContext): void {
     let pipelines: PipelineHost | null = null;
     let follower: ReleaseFollower | null = null;
     let external: ExternalWorkers | null = null;
+    let pythonWorker: PythonWorkerHandle | null = null;
     let triggers: ProjectTriggers | null = null;
     let configWatch: ConfigWatch | null = null;
     try {
       await storeReady(engine.store);
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
+      // SLUICE_PYTHON_HOST=protocol: the Python files run on a Python worker of the worker protocol.
+      if (!release && pythonHostMode(cx.io.env) === "protocol") loader.python.useProtocol();
       pipelines = attachPipelines(loader, {
         assets: project.config.assets,
         env: cx.io.env,
@@ -184,6 +189,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       write(
         `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );
+      if (loader.python.onProtocol)
+        pythonWorker = await startPythonWorker(loader, http.server.url, engine.store, cx.io.env, write);
       external = await startExternalWorkers({
         entries: project.config.workers ?? [],
         root: project.root,
@@ -202,6 +209,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     } finally {
       // Worker commands drain first: they still need the API to checkpoint and finish.
       await external?.stop(10_000);
+      await pythonWorker?.stop();
       await http.server.close();
       await follower?.stop();
       await configWatch?.close();

@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { pythonHostMode } from "../../loader/python/project.js";
+import { pythonRunsBusy, servePythonFromWorker } from "../python-worker.js";
 import { type LoadReport, Project } from "../../loader/project.js";
 import { ModuleImportError } from "../../loader/import-bundle.js";
 import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
@@ -90,6 +92,10 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
+      // SLUICE_PYTHON_HOST=protocol: this worker's Python files run on a Python worker of the
+      // worker protocol, served by a loopback API of this process (a lane worker leaves them to its server's).
+      const pythonOnProtocol = !build && !release && pythonHostMode(cx.io.env) === "protocol";
+      if (pythonOnProtocol) loader.python.useProtocol();
       const pipelines = attachPipelines(loader, {
         assets: project.config.assets,
         env: cx.io.env,
@@ -112,7 +118,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         },
         retrying,
       );
-      if (build) {
+      // On the worker protocol (SLUICE_PYTHON_HOST=protocol) the server's Python worker runs them.
+      if (build && pythonHostMode(cx.io.env) !== "protocol") {
         // Python files are not bundled: a lane worker loads them as they are.
         const py = await loader.loadPython();
         report.loaded.push(...py.loaded);
@@ -144,12 +151,16 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         throw err;
       });
       release?.follower.follow(releasePollMs(cx.io.env));
+      const python = pythonOnProtocol ? await servePythonFromWorker(engine, loader, cx.io.env, write) : null;
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
       );
       link?.ready();
-      const idle = opts.exitWhenIdle ? waitForIdle(engine.worker!, idleMs, cx.io.signal) : new Promise<void>(() => {});
+      const busy = python ? () => pythonRunsBusy(engine, loader) : async () => false;
+      const idle = opts.exitWhenIdle
+        ? waitForIdle(engine.worker!, idleMs, cx.io.signal, busy)
+        : new Promise<void>(() => {});
       const orphaned = link ? link.parentGone.then(() => "orphaned" as const) : new Promise<never>(() => {});
       const why = await Promise.race([
         untilAborted(cx.io.signal).then(() => "signal" as const),
@@ -158,6 +169,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       ]);
       write(why === "idle" ? "idle: exiting\n" : why === "orphaned" ? "supervisor gone: draining…\n" : "draining…\n");
       await release?.follower.stop();
+      // The Python worker drains first: it still needs the API to checkpoint and finish.
+      await python?.close();
       await engine.stop({ drain: drainMs });
       await metrics.stop();
       await pipelines.stop();
@@ -182,15 +195,33 @@ async function loadBuilt(loader: Project, build: BuildEntry[]): Promise<LoadRepo
   return report;
 }
 
-function waitForIdle(worker: { idleFor(): number | null }, idleMs: number, signal: AbortSignal): Promise<void> {
+/** Resolves once the worker has been idle for `idleMs` and `busy()` (other work of this process) says no. */
+function waitForIdle(
+  worker: { idleFor(): number | null },
+  idleMs: number,
+  signal: AbortSignal,
+  busy: () => Promise<boolean>,
+): Promise<void> {
   return new Promise((resolve) => {
+    let checking = false;
     const timer = setInterval(
       () => {
         const idle = worker.idleFor();
-        if (signal.aborted || (idle !== null && idle >= idleMs)) {
+        if (signal.aborted) {
           clearInterval(timer);
-          resolve();
+          return resolve();
         }
+        if (checking || idle === null || idle < idleMs) return;
+        checking = true;
+        busy()
+          .then((b) => {
+            if (!b) {
+              clearInterval(timer);
+              resolve();
+            }
+          })
+          .catch(() => {})
+          .finally(() => (checking = false));
       },
       Math.min(100, idleMs),
     );

@@ -105,6 +105,12 @@ const CHILD = obj(
       minimum: 1,
       description: "a run of the same task/workflow and payload that succeeded within this long answers at once",
     },
+    target: {
+      type: "string",
+      maxLength: 512,
+      description:
+        "what the parent's journal records the call as (checked on replay); default the task's or workflow's name",
+    },
   },
   ["key", "position"],
 );
@@ -319,5 +325,47 @@ export const WORKER_PATHS: Record<string, Json> = {
         ...errors("400", "401", "403", "409"),
       },
     }),
+  },
+  "/api/worker/code": {
+    post: op(
+      "The stored code of a code version (a project file's bundle, by hash), for a worker that runs project files",
+      {
+        requestBody: body(
+          obj({ version: { type: "string", description: "the code version (content hash)" } }, ["version"]),
+        ),
+        responses: {
+          ...ok("the version's code", obj({ version: str, code: str }, ["version", "code"])),
+          ...errors("400", "401", "403", "404"),
+        },
+      },
+    ),
+  },
+  "/api/worker/runs/{id}/asset": {
+    post: op(
+      "An asset helper (write_s3_file, get_resource, datatable, …) of a claim's code, on the project's asset storage",
+      {
+        parameters: [RUN_ID],
+        requestBody: body(
+          obj(
+            {
+              ...TOKEN,
+              op: {
+                type: "string",
+                description: "the helper: write_s3_file, load_s3_file, get_resource, set_resource, …",
+              },
+              args: { type: "object", description: "its arguments (bytes as base64)" },
+            },
+            ["token", "op"],
+          ),
+        ),
+        responses: {
+          ...ok(
+            "the helper's value, or its own error",
+            obj({ ok: { type: "boolean" }, value: {}, error: obj({ code: str, message: str }) }, ["ok"]),
+          ),
+          ...errors("400", "401", "403", "409"),
+        },
+      },
+    ),
   },
 };

@@ -9,15 +9,20 @@
 import type { Context, Hono } from "hono";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { requireScope } from "../auth/identity.js";
+import { NotFoundError } from "../errors.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import { readJsonBody } from "../json-body.js";
+import { claimAssetCall } from "../worker-protocol/asset-calls.js";
 import { applyBatch, parseBatch } from "../worker-protocol/batch.js";
 import { CLAIM_WRITE_OPS, ClaimWrites } from "../worker-protocol/claim-writes.js";
 import { ExternalClaims } from "../worker-protocol/claims.js";
 import { parseClaim, parseLease, parseRegister } from "../worker-protocol/messages.js";
 import { claimResumeUrls } from "../worker-protocol/resume-urls.js";
 import { WorkBell } from "../worker-protocol/work-bell.js";
+
+/** Largest body of an asset call (a `write_s3_file` of 48 MiB, as base64). */
+const ASSET_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Registers the worker protocol's routes (scope `worker`). */
 export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
@@ -66,6 +71,28 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.post("/api/worker/runs/:id/resume-urls", requireScope("worker"), async (c) => {
     const raw = await readJsonBody(c, deps.limits);
     return c.json(await claimResumeUrls(engine, c.req.param("id"), raw, () => deps.clock.now()));
+  });
+
+  // The stored code of a version (a workflow's bundle, by its hash): a worker that runs
+  // project files (seed 000's Python host) loads the version a claim is pinned to from here.
+  app.post("/api/worker/code", requireScope("worker"), async (c) => {
+    const b = await body(c, '{"version": "3f2a…"}');
+    onlyFields(b, ["version"]);
+    const version = typeof b.version === "string" ? b.version : "";
+    if (!version) throw new InvalidInputError('"version" must be the code version to load', { code: "INVALID_BODY" });
+    const code = await engine.store.getBundle(version);
+    if (code === null)
+      throw new NotFoundError(
+        `no code version ${JSON.stringify(version)} is stored: it was never loaded by a server of this database`,
+        "CODE_VERSION_NOT_FOUND",
+      );
+    return c.json({ version, code });
+  });
+
+  // Asset helpers of a claim's code (seed 000's Python host): objects up to 64 MiB travel as base64.
+  app.post("/api/worker/runs/:id/asset", requireScope("worker"), async (c) => {
+    const raw = await readJsonBody(c, { ...deps.limits, maxBytes: Math.max(deps.limits.maxBytes, ASSET_BODY_BYTES) });
+    return c.json(await claimAssetCall(engine, c.req.param("id"), raw));
   });
 
   app.post("/api/worker/batch", requireScope("worker"), async (c) => {

@@ -202,7 +202,7 @@ export class ClaimWrites {
       steps.push({
         key: m.key,
         kind: "task",
-        target: task ?? workflow,
+        target: m.target ?? task ?? workflow,
         status: "pending",
         childId: id,
         position: m.position,

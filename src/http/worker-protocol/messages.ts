@@ -210,6 +210,12 @@ export interface ChildMessage {
   timeoutMs: number | undefined;
   /** Reuse the result of a run of the same task and payload that succeeded within this long. */
   cacheTtlMs: number | undefined;
+  /**
+   * What the parent's journal records the call as (the step's `target`, checked on replay);
+   * default the task's or workflow's name. Seed 000's Python host sends `script:<name>` or
+   * `flow:<name>`, as the built-in engine records `task_script`/`task_flow` calls.
+   */
+  target: string | undefined;
 }
 
 const CHILD_EXAMPLE = '{"key": "charge", "position": 2, "workflow": "charge-card", "payload": {"orderId": "o1"}}';
@@ -225,6 +231,7 @@ const CHILD_FIELDS = [
   "priority",
   "timeoutMs",
   "cacheTtlMs",
+  "target",
 ];
 /** Longest task timeout and cache TTL (ms): a year. */
 const MAX_TASK_MS = 365 * 86_400_000;
@@ -274,7 +281,16 @@ function parseChild(c: unknown, i: number, keys: Set<string>, maxValueBytes: num
     priority: optInt(o, "priority", -1_000_000, 1_000_000),
     timeoutMs: optInt(o, "timeoutMs", 1, MAX_TASK_MS),
     cacheTtlMs: optInt(o, "cacheTtlMs", 1, MAX_TASK_MS),
+    target: parseTarget(o, i),
   };
+}
+
+/** A child's journal label: at most 512 characters, absent or empty for the default. */
+function parseTarget(o: Record<string, unknown>, i: number): string | undefined {
+  const target = optString(o, "target") || undefined;
+  if (target !== undefined && target.length > 512)
+    throw bad(`"children[${i}].target" must be at most 512 characters (what the journal records the call as)`);
+  return target;
 }
 
 /**

@@ -55,3 +55,13 @@ export class PythonLoadError extends SluiceError {
     super("PYTHON_LOAD_ERROR", `${file}${line ? `:${line}` : ""}: ${message} (its workflows are not loaded)`);
   }
 }
+
+/** `SLUICE_PYTHON_HOST` names no Python host. */
+export class InvalidPythonHostError extends SluiceError {
+  constructor(value: string) {
+    super(
+      "INVALID_PYTHON_HOST",
+      `SLUICE_PYTHON_HOST=${JSON.stringify(value)} is not a Python host: use "protocol" (the worker protocol) or "bridge" (the default)`,
+    );
+  }
+}

@@ -14,9 +14,11 @@ import type { Engine } from "../../engine/engine.js";
 import { DuplicateWorkflowError } from "../../sdk/errors.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
 import { pythonDefinition, type PythonVersion } from "./definitions.js";
-import { PythonLoadError, PythonUnavailableError } from "./errors.js";
+import { InvalidPythonHostError, PythonLoadError, PythonUnavailableError } from "./errors.js";
+import type { WorkflowInfo } from "../../store/types.js";
 import { PythonHost } from "./host.js";
 import { inspectPythonFiles, type PythonParam } from "./inspect.js";
+import { PythonProtocolWorker, type PythonProtocolWorkerOptions } from "./protocol-worker.js";
 
 /** First line of a stored Python code version: the marker, then a JSON header. */
 const BUNDLE_MARK = "#sluice-python ";
@@ -28,6 +30,29 @@ interface BundleHeader {
   params: PythonParam[] | null;
   /** The `__mod/` companion modules at this version (path in the folder → source), when there are any. */
   modules?: Record<string, string>;
+}
+
+/** How a Python definition is published as an external workflow (as the registry would publish it). */
+function infoOf(def: AnyWorkflow, hash: string, file: string): WorkflowInfo {
+  return {
+    name: def.name,
+    version: hash,
+    queue: def.queue,
+    maxAttempts: def.maxAttempts,
+    backoff: def.backoff,
+    source: file,
+    schedule: def.schedule,
+    local: def.local,
+    params: def.params,
+  };
+}
+
+/** Which Python host the environment asks for: `SLUICE_PYTHON_HOST=protocol`, else the stdio bridge. */
+export function pythonHostMode(env: NodeJS.ProcessEnv): "bridge" | "protocol" {
+  const v = (env.SLUICE_PYTHON_HOST ?? "").trim().toLowerCase();
+  if (v === "" || v === "bridge") return "bridge";
+  if (v === "protocol") return "protocol";
+  throw new InvalidPythonHostError(v);
 }
 
 /** Whether stored bundle code is a Python code version. */
@@ -61,6 +86,9 @@ export class PythonProject {
   readonly host: PythonHost;
   private readonly namesByFile = new Map<string, string[]>();
   private unavailableSaid = false;
+  /** `protocol`: the files' runs are claimed over HTTP by a supervised Python worker (see {@link useProtocol}). */
+  private mode: "bridge" | "protocol" = "bridge";
+  private worker: PythonProtocolWorker | null = null;
 
   constructor(
     readonly root: string,
@@ -69,6 +97,41 @@ export class PythonProject {
     env: NodeJS.ProcessEnv = process.env,
   ) {
     this.host = new PythonHost({ cwd: root, env });
+  }
+
+  /**
+   * Runs the Python files on the worker protocol instead of the stdio host: from the next
+   * load on, their workflows are published as external ones (enqueued, listed and shown as
+   * before, never claimed by this process's own worker) and {@link startProtocolWorker}'s
+   * process claims them. Chosen by `SLUICE_PYTHON_HOST=protocol` (see {@link pythonHostMode}).
+   */
+  useProtocol(): void {
+    this.mode = "protocol";
+  }
+
+  /** Whether the files run on the worker protocol. */
+  get onProtocol(): boolean {
+    return this.mode === "protocol";
+  }
+
+  /**
+   * Starts the supervised Python worker that claims the loaded files' runs from the API at
+   * `url` (it follows later reloads). Call once the API answers.
+   */
+  startProtocolWorker(options: Omit<PythonProtocolWorkerOptions, "python" | "cwd">): PythonProtocolWorker {
+    this.worker = new PythonProtocolWorker({ ...options, python: this.host.python, cwd: this.root });
+    this.worker.setWorkflows(this.names());
+    return this.worker;
+  }
+
+  /** The workflow and script names of the loaded Python files. */
+  names(): string[] {
+    return [...this.namesByFile.values()].flat();
+  }
+
+  /** Stops the supervised Python worker, if one runs. */
+  async stopProtocolWorker(): Promise<void> {
+    await this.worker?.stop();
   }
 
   /** Files this project loads as Python workflows or scripts. */
@@ -135,8 +198,10 @@ export class PythonProject {
       if (header) await this.engine.store.putBundle(hash, bundle);
       const before = this.namesByFile.get(file) ?? [];
       const gone = before.filter((n) => !defs.some((d) => d.name === n));
-      if (gone.length) await this.engine.unregister(gone);
-      if (defs.length) await this.engine.register(defs, { version: hash, source: file, replace: true });
+      if (gone.length) await this.withdraw(gone);
+      if (defs.length && this.mode === "protocol")
+        await this.engine.registerExternal(defs.map((d) => infoOf(d, hash, file)));
+      else if (defs.length) await this.engine.register(defs, { version: hash, source: file, replace: true });
       this.namesByFile.set(
         file,
         defs.map((d) => d.name),
@@ -144,6 +209,7 @@ export class PythonProject {
       loaded.push({ file, hash, workflows: defs });
     }
     for (const file of [...this.namesByFile.keys()]) if (!seen.has(file)) await this.forget(file);
+    this.worker?.setWorkflows(this.names());
     return { loaded, errors };
   }
 
@@ -169,8 +235,12 @@ export class PythonProject {
   async forget(file: string): Promise<string[]> {
     const names = this.namesByFile.get(file) ?? [];
     this.namesByFile.delete(file);
-    if (names.length) await this.engine.unregister(names);
+    if (names.length) await this.withdraw(names);
     return names;
+  }
+
+  private withdraw(names: string[]): Promise<void> {
+    return this.mode === "protocol" ? this.engine.unregisterExternal(names) : this.engine.unregister(names);
   }
 
   /** Stops the Python process. */

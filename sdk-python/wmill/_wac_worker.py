@@ -1,0 +1,542 @@
+"""``python3 -m wmill._wac_worker``: seed 000's Python ``@workflow`` files on the worker protocol.
+
+Started by ``sluice dev`` (``SLUICE_PYTHON_HOST=protocol``) with ``SLUICE_URL`` (and
+``SLUICE_TOKEN``), in the project folder. Sluice inspects and registers the files itself (names,
+parameters, code versions by content hash); this process claims their runs over HTTP
+(docs/PROTOCOL.md) like any worker of the protocol: workflows, their ``@task`` children and plain
+scripts. The names to claim arrive on stdin, one JSON line ``{"workflows": [...]}`` per change;
+stdin closing (Sluice is gone) stops the process. A claim's code is the version it is pinned to,
+fetched once (``POST /api/worker/code``) and compiled once, ``__mod/`` modules included.
+
+The event loop (this process's main thread) runs every claim's code; ``_wac_claim.Claim`` answers
+the ``wmill`` calls from the claim's journal. The writes of all claims (checkpoints, children,
+parks, finishes, logs) go to ``POST /api/worker/batch`` from one sender thread (``_wac_outbox``);
+claims are long-polled by a thread of their own, heartbeats by another.
+"""
+import asyncio
+import concurrent.futures
+import contextvars
+import ctypes
+import http.client
+import inspect
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+
+from . import _host, _runtime
+from ._wac_claim import Claim, Final
+from ._wac_code import Code
+from ._wac_outbox import Outbox
+from .client import SluiceError
+from .worker._errors import SluiceAPIError
+from .worker._execution import backoff_delay
+from .worker._http import client_from_env, interrupt
+from .worker._worker import park_chunks
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def error_info(err):
+    """``{name, message, code?}`` of an exception, and its traceback (the user's frames only)."""
+    info = {"name": type(err).__name__, "message": str(err) or type(err).__name__}
+    code = getattr(err, "code", None)
+    if isinstance(code, str):
+        info["code"] = code
+    frames = [f for f in traceback.extract_tb(err.__traceback__)
+              if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)]
+    lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
+    text = "".join(lines + traceback.format_exception_only(type(err), err))
+    return info, text
+
+
+class TaskStopped(BaseException):
+    """Raised in a sync task's thread when its timeout has passed (not an Exception: user code's
+    ``except Exception`` does not swallow it)."""
+
+
+def _stop_thread(ex):
+    """Stops the thread running a timed-out sync task: the exception is raised in it at its next
+    Python instruction (a blocking call, e.g. a long ``time.sleep`` or a socket read, ends first)."""
+    with ex.log_lock:
+        tid = getattr(ex, "thread", None)
+        if tid is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(TaskStopped))
+
+
+class _ClaimLogs(_host._LogRouter):
+    """``sys.stdout``/``sys.stderr``: lines printed by a claim's code become its log lines."""
+
+    def write(self, text):
+        ex = _runtime.current.get()
+        if not isinstance(ex, Claim):
+            return self.fallback.write(text)
+        with self.lock:
+            buf = self.buffers.get(ex.id, "") + text
+            *lines, rest = buf.split("\n")
+            self.buffers[ex.id] = rest
+        for line in lines:
+            ex.log(self.level, line)
+        return len(text)
+
+    def flush_claim(self, ex):
+        with self.lock:
+            rest = self.buffers.pop(ex.id, "")
+        if rest:
+            ex.log(self.level, rest)
+
+
+class WacWorker(_host.Host):
+    """Claims the runs of the project's Python files and runs them on this event loop."""
+
+    def __init__(self, loop, client, root, concurrency=100, lease=30.0, poll_wait=20.0):
+        super().__init__(loop)
+        self.client = client
+        self.code = Code(client, root)
+        self.outbox = Outbox(client)
+        self.io = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="sluice-io")
+        self.stdout = _ClaimLogs("info", sys.stdout)
+        self.stderr = _ClaimLogs("error", sys.stderr)
+        self.lease = lease
+        self.poll_wait = poll_wait
+        self.worker_id = f"python-wac:{socket.gethostname()}:{os.getpid()}"
+        self.cond = threading.Condition()
+        self.free = max(1, concurrency)
+        self.workflows = []
+        self.stopping = False
+        self.poll = None
+        self.leases = {}  # run id -> token, for heartbeats (read by their thread)
+
+    # -- claims ---------------------------------------------------------------------------
+
+    def set_workflows(self, names):
+        if sorted(names) != sorted(self.workflows):
+            print(f"sluice python worker {os.getpid()}: claiming {len(names)} workflow(s) from {self.client.base_url}",
+                  file=sys.__stderr__)
+        with self.cond:
+            changed = sorted(names) != sorted(self.workflows)
+            self.workflows = list(names)
+            self.cond.notify_all()
+        if changed and self.poll is not None:
+            interrupt(self.poll)  # poll again with the new names
+
+    def claim_loop(self):
+        self.poll = self.client.dedicated()
+        failures = 0
+        while True:
+            with self.cond:
+                while not self.stopping and (self.free == 0 or not self.workflows):
+                    self.cond.wait(0.5)
+                if self.stopping:
+                    break
+                n = min(self.free, 500)
+                self.free -= n
+                names = list(self.workflows)
+            body = {"workerId": self.worker_id, "workflows": names, "limit": n,
+                    "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+            try:
+                claims = self.client.post("/api/worker/claim", body, conn=self.poll,
+                                          retry_stale=lambda: not self.stopping)["claims"]
+            except (OSError, http.client.HTTPException, SluiceAPIError) as err:
+                self.give_back(n)
+                self.poll.close()
+                if self.stopping:
+                    break
+                failures += 1
+                if isinstance(err, OSError) and failures == 1:
+                    continue  # cut on purpose (new names) or a stale connection: ask again at once
+                delay = backoff_delay(0.25, 10.0, failures)
+                print(f"sluice python worker: claim failed ({err}); retrying in {round(delay * 1000)} ms", file=sys.__stderr__)
+                time.sleep(delay)
+                continue
+            failures = 0
+            self.give_back(n - len(claims))
+            ready = []
+            for c in claims:
+                try:
+                    self.code.fetch(c.get("version"))
+                except (OSError, http.client.HTTPException, SluiceAPIError, SluiceError, ValueError) as err:
+                    c["codeError"] = err
+                ready.append(c)
+            if ready:
+                self.loop.call_soon_threadsafe(self.start_claims, ready)
+        self.poll.close()
+
+    def give_back(self, n):
+        if n <= 0:
+            return
+        with self.cond:
+            self.free += n
+            self.cond.notify_all()
+
+    def start_claims(self, claims):
+        for c in claims:
+            self.start_claim(c)
+
+    def start_claim(self, c):
+        try:
+            if c.get("codeError") is not None:
+                raise c["codeError"]
+            ex = Claim(self, c, self.code)
+        except Exception as err:  # noqa: BLE001 - a claim this worker cannot run fails clearly
+            info, _ = error_info(err)
+            self.leases[c["runId"]] = c["token"]
+            self.give_back(1)
+            self.outbox.submit("finish", c["runId"], {"token": c["token"], "outcome": "retry", "error": info},
+                               lambda r, e: self.release_id(c["runId"], e, "finish"))
+            return
+        self.execs[ex.id] = ex
+        self.leases[ex.id] = ex.token
+        token = _runtime.current.set(ex)
+        try:
+            ex.task = self.loop.create_task(self.run_claim(ex))
+        finally:
+            _runtime.current.reset(token)
+        deadline = c.get("deadline")
+        if deadline is not None:
+            self.loop.call_later(max(0.0, (deadline - ex.now_ms()) / 1000), self.expire, ex)
+        self.mark(ex)
+
+    async def run_claim(self, ex):
+        try:
+            header = self.code.header(ex.claim)
+            payload = ex.claim.get("payload")
+            if payload is None:
+                args = {}
+            elif isinstance(payload, (list, dict)):
+                args = payload
+            else:
+                args = [payload]
+            msg = {"file": header["file"], "fn": ex.claim.get("task"), "args": args}
+            value = _host.encode_value(await self.invoke(ex, msg))
+        except asyncio.CancelledError:
+            return
+        except Final as f:
+            return self.fail(ex, f.error, traceback_too=False)
+        except BaseException as err:  # noqa: BLE001 - every error of user code is the run's error
+            return self.fail(ex, err)
+        self.finish(ex, {"outcome": "succeeded", "result": value})
+
+    async def invoke(self, ex, msg):
+        """As the bridge's, but a sync task with a timeout runs on a thread of its own, which
+        ``expire`` can stop (``_stop_thread``): the pool's threads are shared, this one is not."""
+        fn = None
+        if ex.kind == "task" and ex.claim.get("deadline") is not None:
+            fn = getattr(self.load(msg), msg["fn"], None)
+            fn = getattr(fn, "fn", fn)
+        if not callable(fn) or inspect.iscoroutinefunction(fn):
+            return await super().invoke(ex, msg)
+        args = msg.get("args")
+        pos, kw = (args, {}) if isinstance(args, list) else ([], args or {})
+        done = self.loop.create_future()
+        context = contextvars.copy_context()
+
+        def settle(ok, value):
+            if not done.done():
+                done.set_result(value) if ok else done.set_exception(value)
+
+        def target():
+            try:
+                with ex.log_lock:
+                    ex.thread = threading.get_ident()
+                try:
+                    value, ok = context.run(fn, *pos, **kw), True
+                except BaseException as err:  # noqa: BLE001 - the task's error, or its stop
+                    value, ok = err, False
+                finally:
+                    with ex.log_lock:
+                        ex.thread = None
+                self.loop.call_soon_threadsafe(settle, ok, value)
+            except TaskStopped:
+                pass  # stopped just as it ended: the claim is over either way
+
+        threading.Thread(target=target, name=f"sluice-task-{ex.id}", daemon=True).start()
+        result = await done
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def load(self, msg):
+        ex = _runtime.current.get()
+        return self.code.module(ex.claim)
+
+    def expire(self, ex):
+        """A task past its ``deadline`` fails (TASK_TIMEOUT); its function is cancelled (a sync
+        function in a thread cannot be: its result is dropped)."""
+        if ex.ended:
+            return
+        seconds = (ex.claim.get("timeoutMs") or 0) / 1000
+        err = SluiceError(
+            f"the task ran longer than its timeout of {seconds:g} s and was stopped: raise the timeout or make the task faster",
+            "TASK_TIMEOUT")
+        ex.log("error", f"timed out: {err}")
+        self.fail(ex, err, traceback_too=False, name="TaskTimeout")
+        _stop_thread(ex)
+
+    # -- the end of a claim ---------------------------------------------------------------
+
+    def close_claim(self, ex):
+        """Ends the claim here (once): no more calls are answered; its code is cancelled."""
+        if ex.ended:
+            return False
+        ex.ended = True
+        self.execs.pop(ex.id, None)
+        self.dirty.discard(ex)
+        if ex.task is not None and not ex.task.done() and ex.task is not asyncio.current_task(self.loop):
+            ex.task.cancel()
+        self.stdout.flush_claim(ex)
+        self.stderr.flush_claim(ex)
+        # Its code is done: the slot takes the next claim while the last writes are sent (the
+        # lease is still heartbeated until they are answered).
+        self.give_back(1)
+        return True
+
+    def fail(self, ex, err, traceback_too=True, name=None):
+        info, text = error_info(err)
+        if name:
+            info["name"] = name
+        if traceback_too and not ex.ended:
+            ex.log("error", text.rstrip(), force=True)
+        self.finish(ex, {"outcome": "failed", "error": info})
+
+    def finish(self, ex, body):
+        if not self.close_claim(ex):
+            return
+        self.send_logs(ex)
+        body["token"] = ex.token
+        self.outbox.submit("finish", ex.id, body, lambda r, e: self.release_id(ex.id, e, "finish"))
+
+    def send_logs(self, ex):
+        lines = ex.take_logs()
+        if lines:
+            self.outbox.submit("logs", ex.id, {"token": ex.token, "attempt": ex.claim.get("attempt", 1), "lines": lines},
+                               lambda r, e: None)
+
+    def park(self, ex):
+        if not self.close_claim(ex):
+            return
+        self.send_logs(ex)
+        body, children = ex.park_body()
+        chunks = park_chunks(children) if children else [[]]
+
+        def send(i):
+            if i < len(chunks) - 1:
+                self.outbox.submit("children", ex.id, {"token": ex.token, "children": chunks[i]},
+                                   lambda r, e: self.release_id(ex.id, e, "children") if e else send(i + 1))
+                return
+            if chunks[-1]:
+                body["children"] = chunks[-1]
+            self.outbox.submit("park", ex.id, body, lambda r, e: self.release_id(ex.id, e, "park"))
+
+        send(0)
+
+    def release_id(self, run_id, error=None, what=None):
+        """The claim's last write is answered (on the sender thread): its lease is no longer heartbeated."""
+        if error is not None and not (isinstance(error, SluiceAPIError) and error.code == "LEASE_LOST"):
+            print(f"sluice python worker: run {run_id}: could not {what} ({error}); it is retried when its lease expires",
+                  file=sys.__stderr__)
+        self.leases.pop(run_id, None)
+
+    def lose(self, run_id):
+        """The lease is gone (heartbeat, LEASE_LOST): stop the claim's work, write nothing more."""
+        ex = self.execs.get(run_id)
+        if ex is not None and self.close_claim(ex):
+            self.leases.pop(run_id, None)
+
+    # -- the turns of the event loop ------------------------------------------------------
+
+    def idle_check(self):
+        ready = getattr(self.loop, "_ready", None)
+        if ready is not None and len(ready) > 0 and self.spins < 10000:
+            self.spins += 1
+            self.loop.call_soon(self.idle_check)
+            return
+        self.check_scheduled = False
+        dirty, self.dirty = self.dirty, set()
+        for ex in dirty:
+            if ex.ended:
+                continue
+            calls, ex.calls = ex.calls, []
+            try:
+                for call in calls:
+                    ex.perform(call)
+            except Final as f:
+                self.fail(ex, f.error, traceback_too=False)
+                continue
+            self.settle(ex)
+
+    def settle(self, ex):
+        """Parks the claim once its code waits only for deferred calls (nothing in flight)."""
+        if ex.ended or ex.inflight or not ex.has_deferred():
+            return
+        if ex.fresh:  # answers given in this turn: let the code run on them first
+            ex.fresh = False
+            self.mark(ex)
+            return
+        self.park(ex)
+
+    def run_step(self, ex, cid, key, pos, attempt):
+        body = ex.bodies.get(cid)
+        ex.inflight += 1
+        started = ex.now_ms()
+
+        async def go():
+            try:
+                value = body()
+                if inspect.isawaitable(value):
+                    value = await value
+                _host.encode_value(value)
+            except asyncio.CancelledError:
+                return
+            except BaseException as err:  # noqa: BLE001 - the step's error is the caller's
+                ex.inflight -= 1
+                ex.answer_error(cid, err)
+                self.mark(ex)
+                return
+            step = {"key": key, "kind": "step", "status": "done", "position": pos, "value": value,
+                    "attempts": attempt, "startedAt": started}
+            self.checkpoint(ex, step, cid, value, counted=True)
+
+        token = _runtime.current.set(ex)
+        try:
+            self.loop.create_task(go())
+        finally:
+            _runtime.current.reset(token)
+
+    def checkpoint(self, ex, step, cid, value, counted=False):
+        """Writes ``step`` and answers the call ``cid`` with ``value`` once it is committed."""
+        if not counted:
+            ex.inflight += 1
+
+        def after(error):
+            ex.inflight -= 1
+            if ex.ended:
+                return
+            if error is not None:
+                return self.write_failed(ex, error)
+            ex.journal[step["key"]] = step
+            ex.answer(cid, value)
+            self.mark(ex)
+
+        self.outbox.submit("steps", ex.id, {"token": ex.token, "steps": [step]},
+                           lambda r, e: self.loop.call_soon_threadsafe(after, e))
+
+    def request(self, ex, op, body, cid):
+        """A call that writes nothing (``resume-urls``), answered with the server's reply."""
+        ex.inflight += 1
+
+        def call():
+            return self.client.post(f"/api/worker/runs/{ex.id}/{op}", body)
+
+        def after(fut):
+            ex.inflight -= 1
+            if ex.ended:
+                return
+            err = fut.exception()
+            if err is not None:
+                if isinstance(err, SluiceAPIError) and err.code == "LEASE_LOST":
+                    return self.lose(ex.id)
+                ex.answer_error(cid, SluiceError(str(err), getattr(err, "code", "SLUICE_ERROR")))
+            else:
+                ex.answer(cid, fut.result())
+            self.mark(ex)
+
+        fut = self.io.submit(call)
+        fut.add_done_callback(lambda f: self.loop.call_soon_threadsafe(after, f))
+
+    def write_failed(self, ex, error):
+        if isinstance(error, SluiceAPIError) and error.code == "LEASE_LOST":
+            return self.lose(ex.id)
+        print(f"sluice python worker: run {ex.id}: a checkpoint failed ({error}); it is retried when its lease expires",
+              file=sys.__stderr__)
+        self.lose(ex.id)
+
+    def asset_call(self, ex, op, args):
+        """An asset helper of a claim (``wmill.write_s3_file``, …): blocks its caller until answered."""
+        try:
+            out = self.client.post(f"/api/worker/runs/{ex.id}/asset", {"token": ex.token, "op": op, "args": args})
+        except SluiceAPIError as err:
+            raise SluiceError(str(err), err.code) from None
+        if out.get("ok"):
+            return out.get("value")
+        err = out.get("error") or {}
+        raise SluiceError(err.get("message", "asset call failed"), err.get("code", "ASSET_CALL_FAILED"))
+
+    # -- heartbeats, control, stop ---------------------------------------------------------
+
+    def heartbeats(self):
+        while True:
+            time.sleep(self.lease / 3)
+            leases = [{"runId": r, "token": t} for r, t in list(self.leases.items())]
+            if not leases:
+                continue
+            try:
+                out = self.client.post("/api/worker/heartbeat", {"leases": leases, "leaseMs": round(self.lease * 1000)})
+            except (OSError, http.client.HTTPException, SluiceAPIError) as err:
+                print(f"sluice python worker: heartbeat failed ({err})", file=sys.__stderr__)
+                continue
+            for run_id in out.get("lost") or []:
+                self.loop.call_soon_threadsafe(self.lose, run_id)
+
+    def control(self, stream):
+        """Reads Sluice's messages on stdin; its end (Sluice is gone or stopping) stops this worker."""
+        for line in stream:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                print(f"sluice python worker: unreadable control line {line[:200]!r}", file=sys.__stderr__)
+                continue
+            if isinstance(msg.get("workflows"), list):
+                self.set_workflows([str(n) for n in msg["workflows"]])
+        self.loop.call_soon_threadsafe(self.stop)
+
+    def stop(self, drain_s=5.0):
+        """Stops claiming; running claims get ``drain_s`` to end, then the process exits."""
+        if self.stopping:
+            return
+        with self.cond:
+            self.stopping = True
+            self.cond.notify_all()
+        if self.poll is not None:
+            interrupt(self.poll)
+        until = time.monotonic() + drain_s
+
+        def check():
+            if self.execs and time.monotonic() < until:
+                self.loop.call_later(0.05, check)
+                return
+            self.outbox.close(timeout=2.0)
+            self.loop.stop()
+
+        check()
+
+
+def main():
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    # Sync tasks and scripts run in threads: allow many at once (the default is cores + 4).
+    loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="sluice-task"))
+    concurrency = int(os.environ.get("SLUICE_WORKER_CONCURRENCY") or 100)
+    worker = WacWorker(loop, client_from_env(), os.getcwd(), concurrency=concurrency)
+    sys.stdout = worker.stdout
+    sys.stderr = worker.stderr
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, worker.stop)
+    control = sys.__stdin__
+    threading.Thread(target=worker.control, args=(control,), name="sluice-control", daemon=True).start()
+    threading.Thread(target=worker.claim_loop, name="sluice-claims", daemon=True).start()
+    threading.Thread(target=worker.heartbeats, name="sluice-heartbeats", daemon=True).start()
+    loop.run_forever()
+    sys.__stdout__.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

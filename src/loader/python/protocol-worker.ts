@@ -1,0 +1,143 @@
+/**
+ * The Python worker of the worker protocol for a project's seed-000 `@workflow` files
+ * (`python3 -m wmill._wac_worker`), started and supervised by `sluice dev`: no `sluice.json`
+ * `workers` row is needed. Sluice inspects and registers the files (names, parameters, code
+ * versions); the process claims their runs over HTTP. The names to claim go to it as JSON
+ * lines on its stdin, so a reload reaches it without a restart, and its stdin closing (Sluice
+ * stopped or died) ends it. A process that exits is started again (after 0.5 s, doubling up to
+ * 10 s while it keeps dying at once); a missing interpreter is said once and not retried.
+ * {@link stop} sends SIGTERM (running claims get a few seconds to end), then SIGKILL.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { delimiter } from "node:path";
+import type { Writable } from "node:stream";
+import { PythonUnavailableError } from "./errors.js";
+import { pythonSdkDir } from "./sdk-path.js";
+
+/** Settings of the supervised Python worker. */
+export interface PythonProtocolWorkerOptions {
+  /** Interpreter (default `$SLUICE_PYTHON`, else `python3`). */
+  python: string;
+  /** The project root (the process's working directory). */
+  cwd: string;
+  /** The API the worker claims from (`SLUICE_URL`), and a `worker` token when it requires one. */
+  url: string;
+  token?: string;
+  env: NodeJS.ProcessEnv;
+  /** Where the worker's own output and the supervisor's notices go, line by line. */
+  write: (line: string) => void;
+}
+
+/** Restart delays: from the first, doubling while the process keeps dying within a minute. */
+const RESTART_MIN_MS = 500;
+const RESTART_MAX_MS = 10_000;
+const STOP_GRACE_MS = 6_000;
+
+/** One supervised `wmill._wac_worker` process. */
+export class PythonProtocolWorker {
+  private child: ChildProcess | null = null;
+  private input: Writable | null = null;
+  private names: string[] = [];
+  private stopped = false;
+  private unavailable = false;
+  private restartMs = RESTART_MIN_MS;
+  private timer: NodeJS.Timeout | null = null;
+  private startedAt = 0;
+  /** Processes started so far (the first, then one per restart). */
+  starts = 0;
+
+  constructor(private readonly options: PythonProtocolWorkerOptions) {}
+
+  /** Pid of the running process, or null. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** Sets the workflows to claim; starts the process on the first non-empty list. */
+  setWorkflows(names: readonly string[]): void {
+    this.names = [...names].sort();
+    if (this.stopped || this.unavailable) return;
+    if (!this.child && !this.timer && this.names.length > 0) this.spawn();
+    else this.sendNames();
+  }
+
+  private sendNames(): void {
+    this.input?.write(`${JSON.stringify({ workflows: this.names })}\n`);
+  }
+
+  private spawn(): void {
+    const { env: base, write } = this.options;
+    const env: NodeJS.ProcessEnv = {
+      ...base,
+      SLUICE_URL: this.options.url,
+      PYTHONPATH: [pythonSdkDir(), base.PYTHONPATH].filter(Boolean).join(delimiter),
+      PYTHONUNBUFFERED: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+    if (this.options.token) env.SLUICE_TOKEN = this.options.token;
+    else delete env.SLUICE_TOKEN;
+    const child = spawn(this.options.python, ["-m", "wmill._wac_worker"], {
+      cwd: this.options.cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.child = child;
+    this.input = child.stdin;
+    this.starts++;
+    this.startedAt = Date.now();
+    child.stdin.on("error", () => {});
+    for (const stream of [child.stdout, child.stderr]) {
+      let rest = "";
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        const lines = (rest + chunk).split("\n");
+        rest = lines.pop()!;
+        for (const l of lines) if (l.trim()) write(`[python] ${l}`);
+      });
+    }
+    child.on("error", (err) => {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+        this.unavailable = true;
+        write(`error: ${new PythonUnavailableError(this.options.python, err).message}`);
+      }
+    });
+    child.on("exit", (code, signal) => {
+      if (this.child !== child) return;
+      this.child = null;
+      this.input = null;
+      if (this.stopped || this.unavailable) return;
+      // Quick deaths back off; a process that ran a while restarts at the first delay.
+      this.restartMs = Date.now() - this.startedAt > 60_000 ? RESTART_MIN_MS : this.restartMs;
+      write(
+        `[python] the Python worker exited (${signal ? `killed by ${signal}` : `exit code ${code}`}); starting it again in ${this.restartMs} ms (its claims are retried once their leases expire)`,
+      );
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        if (!this.stopped && this.names.length > 0) this.spawn();
+      }, this.restartMs);
+      this.timer.unref();
+      this.restartMs = Math.min(RESTART_MAX_MS, this.restartMs * 2);
+    });
+    this.sendNames();
+  }
+
+  /** Stops the process: its stdin closes and it gets SIGTERM; SIGKILL if it has not exited in time. */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once("exit", () => r()));
+    child.stdin?.end();
+    child.kill("SIGTERM");
+    let t: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => (t = setTimeout(() => r(true), graceMs)));
+    const killed = await Promise.race([exited.then(() => false), late]);
+    clearTimeout(t);
+    if (killed) {
+      child.kill("SIGKILL");
+      await exited;
+    }
+  }
+}

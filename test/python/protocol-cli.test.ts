@@ -1,0 +1,89 @@
+/**
+ * The real binary with SLUICE_PYTHON_HOST=protocol: `sluice dev`, `sluice server` and a standalone `sluice worker`
+ * start the Python worker of the worker protocol themselves (no `sluice.json` `workers` row),
+ * run a Python workflow with it, and end it when they stop.
+ */
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { makeProject } from "../helpers/project.js";
+import { spawnSluice } from "../helpers/processes.js";
+import { eventually } from "../helpers/tmp.js";
+
+const FLOW = `import asyncio
+from wmill import step, task, workflow
+
+@task
+def double(n: int):
+    print(f"doubling {n}")
+    return n * 2
+
+@workflow
+async def main(n: int):
+    base = await step("base", lambda: n + 1)
+    return sum(await asyncio.gather(*(double(base + i) for i in range(3))))
+`;
+const ENV = { SLUICE_PYTHON_HOST: "protocol" };
+
+/** Pids of this process's `wmill._wac_worker` children (none: []). */
+function pythonWorkers(parent: number): number[] {
+  try {
+    return execFileSync("pgrep", ["-P", String(parent), "-f", "wmill._wac_worker"], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("the Python worker of the worker protocol, started by the CLI", () => {
+  it("sluice dev starts it, runs the workflow on it, and stops it on SIGTERM", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-dev-");
+    const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, ENV);
+    await dev.waitFor(/python: the Python workflows run on a worker of the worker protocol/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 1}', "--wait", "--json"], root);
+    expect(await enq.exited, enq.stderr() + dev.output()).toBe(0);
+    expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: 2 * (2 + 3 + 4) });
+    const [pid] = pythonWorkers(dev.pid);
+    expect(pid).toBeGreaterThan(0);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+    await eventually(() => !alive(pid!), 10_000);
+  }, 90_000);
+
+  it("a standalone sluice worker serves it from a loopback API of its own and exits when idle", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-worker-");
+    const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 2}', "--id", "pw-1"], root);
+    expect(await enq.exited).toBe(0);
+    const worker = spawnSluice(["worker", "--exit-when-idle", "--idle", "500ms"], root, ENV);
+    await worker.waitFor(/claiming 1 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    const [pid] = pythonWorkers(worker.pid);
+    expect(await worker.exited, worker.output()).toBe(0);
+    const show = spawnSluice(["show", "pw-1", "--json"], root);
+    expect(await show.exited).toBe(0);
+    expect(JSON.parse(show.stdout())).toMatchObject({ status: "succeeded", result: 2 * (3 + 4 + 5) });
+    if (pid) await eventually(() => !alive(pid), 10_000);
+  }, 90_000);
+
+  it("sluice server starts it too (with a worker token), and runs the workflow on it", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-server-");
+    const server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, ENV);
+    await server.waitFor(/claiming 1 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 0}', "--wait", "--json"], root);
+    expect(await enq.exited, enq.stderr() + server.output()).toBe(0);
+    expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: 2 * (1 + 2 + 3) });
+    const [pid] = pythonWorkers(server.pid);
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    if (pid) await eventually(() => !alive(pid), 10_000);
+  }, 90_000);
+});
