@@ -192,7 +192,10 @@ describe("inferColumnLineage", () => {
       "discount*": ["rates.discount"],
     });
     // an earlier alias of the select list may be what an unqualified name means
-    const alias = inferColumnLineage(await parse("SELECT v * 2 AS doubled, doubled + 1 AS next FROM unknown_t"), lookup);
+    const alias = inferColumnLineage(
+      await parse("SELECT v * 2 AS doubled, doubled + 1 AS next FROM unknown_t"),
+      lookup,
+    );
     expect(alias.columns.map((c) => [c.output, c.unknown ?? false])).toEqual([
       ["doubled", false],
       ["next", true],
