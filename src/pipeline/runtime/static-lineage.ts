@@ -148,7 +148,18 @@ export async function inferLoadedLineage(
   const managed = folders.flatMap((f) => f.members).filter((m) => managedTarget(m) !== undefined);
   const out = new Map<string, StaticLineage>();
   if (managed.length === 0) return out;
-  await parseAll(managed);
+  try {
+    await parseAll(managed);
+  } catch (err) {
+    // lineage is metadata: DuckDB failing to start costs the pre-write lineage, not the graph
+    for (const m of managed)
+      out.set(m.path, {
+        asset: managedTarget(m)!,
+        result: undefined,
+        warnings: [`column lineage cannot be inferred before a write: ${(err as Error).message}`],
+      });
+    return out;
+  }
   const writers = new Map<string, MemberScript>();
   for (const m of managed) if (!writers.has(managedTarget(m)!)) writers.set(managedTarget(m)!, m);
   const recorded = new Map<string, readonly string[] | undefined>();
@@ -197,7 +208,6 @@ export async function inferLoadedLineage(
     const writer = writers.get(uri);
     if (!writer || visiting.has(writer.path)) return undefined; // a cycle: its columns are not known yet
     const upstream = (await infer(writer)).result;
-    // outputs named only by position (#2) or of unknown extent are not a schema to expand `*` over
     // outputs of unknown extent, or named only by position (#2), are no schema to expand `*` over
     if (!upstream || upstream.partial || upstream.columns.some((c) => POSITION_NAME.test(c.output))) return undefined;
     const names = upstream.columns.map((c) => c.output);
