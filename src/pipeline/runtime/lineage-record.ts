@@ -142,7 +142,7 @@ export async function lineageOf(store: Store, uri: string, snapshot?: number): P
 }
 
 /** One line per output column, `total ← ducklake://wh/orders.amount, ducklake://wh/orders.tax` (pure). */
-export function lineageLines(record: LineageRecord): string[] {
+export function lineageLines(record: Pick<LineageRecord, "columns">): string[] {
   return record.columns.map(
     (c) =>
       `${c.output} ← ${c.origin === "unknown" ? "(unknown)" : c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(no source column)"}`,
