@@ -9,6 +9,7 @@
  * as from a day-partitioned upstream) and from one that is not (each of the 30 SELECTs scans
  * all rows, which the one COPY does once).
  */
+import { closeSync, fsyncSync, openSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { withDuckDb } from "../dist/assets/duckdb.js";
 import { openLakeForWrite } from "../dist/lake/writer.js";
@@ -19,6 +20,24 @@ const DAYS = 30;
 const RUNS = 3;
 const CONCURRENCY = 2;
 const SOURCE = `CREATE TABLE src AS SELECT range AS id, DATE '2026-01-01' + CAST(range % ${DAYS} AS INTEGER) AS day, round(random() * 100, 2) AS amount, 'k' || (range % 1000) AS kind FROM range(${ROWS})`;
+
+/**
+ * fsync every file and folder under `dir`, then `dir` and its parent, one after another (as a managed
+ * write does for its files before the catalog commit; DuckDB's COPY does not fsync).
+ */
+function fsyncTree(dir: string): void {
+  const flush = (path: string) => {
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) flush(join(e.parentPath, e.name));
+  flush(dir);
+  flush(join(dir, ".."));
+}
 
 /** Measure the lake figures in `dir`. */
 export async function lakeFigures(dir: string): Promise<Figure[]> {
@@ -63,6 +82,8 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
         await conn.run(source);
         const best = { wall: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY };
         const copy = { wall: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY };
+        // the same COPY made as durable as a managed write (its files and folders fsynced after it)
+        let durableCopy = Number.POSITIVE_INFINITY;
         // DuckDB alone running the same 30 SELECTs into 30 files: the floor of 30 replaces.
         const floor = { wall: Number.POSITIVE_INFINITY, cpu: Number.POSITIVE_INFINITY };
         for (let run = 0; run < RUNS; run++) {
@@ -86,6 +107,8 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
           );
           copy.wall = Math.min(copy.wall, performance.now() - t0);
           copy.cpu = Math.min(copy.cpu, cpu() - c0);
+          fsyncTree(join(dir, `copy_${prefix}${run}`));
+          durableCopy = Math.min(durableCopy, performance.now() - t0);
           c0 = cpu();
           t0 = performance.now();
           for (const day of days)
@@ -117,7 +140,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
             duckCpu += cpu() - c0;
           }
         }
-        return { best, copy, floor, added: (sluiceCpu - duckCpu) / (RUNS * days.length) };
+        return { best, copy, durableCopy, floor, added: (sluiceCpu - duckCpu) / (RUNS * days.length) };
       });
     // Source clustered by day (as a day-partitioned upstream is): a day's SELECT reads that day's rows.
     const clustered = await replaces(`${SOURCE} ORDER BY day`, "c");
@@ -174,7 +197,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
         unit: "ms",
         target: "<= 1.5x COPY",
         met: ratio <= 1.5,
-        note: `${ratio.toFixed(2)}x COPY of the same table (${r.copy.wall.toFixed(0)} ms; CPU time ${(r.best.cpu / r.copy.cpu).toFixed(2)}x); DuckDB alone running the 30 SELECTs into 30 files: ${(r.floor.wall / r.copy.wall).toFixed(2)}x (CPU ${(r.floor.cpu / r.copy.cpu).toFixed(2)}x); CPU Sluice adds per replace, interleaved with DuckDB alone: ${r.added.toFixed(1)} ms`,
+        note: `${ratio.toFixed(2)}x COPY of the same table (${r.copy.wall.toFixed(0)} ms; CPU time ${(r.best.cpu / r.copy.cpu).toFixed(2)}x); ${(r.best.wall / r.durableCopy).toFixed(2)}x the COPY with its files fsynced, as durable as a managed write (${r.durableCopy.toFixed(0)} ms); DuckDB alone running the 30 SELECTs into 30 files: ${(r.floor.wall / r.copy.wall).toFixed(2)}x (CPU ${(r.floor.cpu / r.copy.cpu).toFixed(2)}x); CPU Sluice adds per replace, interleaved with DuckDB alone: ${r.added.toFixed(1)} ms`,
       };
     };
     return [

@@ -101,8 +101,16 @@ export async function postgresLakeSchemas(connection: string | pg.PoolConfig, pr
   }
 }
 
-/** Open a Postgres catalog in `schema` (created when missing). Reads share a small pool; each commit takes its own connection. */
-export async function openPostgresCatalog(connection: string | pg.PoolConfig, schema: string): Promise<CatalogDb> {
+/**
+ * Open a Postgres catalog in `schema` (created when missing, unless `readOnly`: then every
+ * transaction of its connections is read-only and nothing is created). Reads share a small
+ * pool; each commit takes its own connection.
+ */
+export async function openPostgresCatalog(
+  connection: string | pg.PoolConfig,
+  schema: string,
+  options: { readOnly?: boolean } = {},
+): Promise<CatalogDb> {
   if (!SCHEMA.test(schema))
     throw new LakeError(
       "LAKE_WRITE_INVALID",
@@ -111,14 +119,15 @@ export async function openPostgresCatalog(connection: string | pg.PoolConfig, sc
   const config = poolConfig(connection);
   const setup = await connectClient(config);
   try {
-    await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    if (!options.readOnly) await setup.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   } finally {
     await setup.end();
   }
+  const readOnly = options.readOnly ? " -c default_transaction_read_only=on" : "";
   const pool = new (pgDriver().Pool)({
     ...config,
     max: 4,
-    options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC`.trim(),
+    options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC${readOnly}`.trim(),
   });
   // Statements issued inside transaction(fn) run on that transaction's connection; all others on the pool.
   const current = new AsyncLocalStorage<pg.PoolClient>();

@@ -1,4 +1,14 @@
-/** A DuckLake catalog in a SQLite file (better-sqlite3). */
+/**
+ * A DuckLake catalog in a SQLite file (better-sqlite3).
+ *
+ * Read-only opens create and modify nothing: SQLite's own read-only open of a WAL database
+ * creates the `-wal` and `-shm` files when they are missing (and leaves them), and cannot open
+ * one on a read-only path at all. So while a writer has the catalog open (its `-wal` exists)
+ * the read goes through SQLite's read-only open, sharing the writer's WAL; otherwise the main
+ * file holds every commit, and the read opens a copy of it in memory (read until two reads
+ * agree, so a checkpoint landing mid-read is never seen half-done).
+ */
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { AsyncLocalStorage } from "node:async_hooks";
 import Database from "better-sqlite3";
@@ -26,9 +36,38 @@ const MAX_CACHED_STATEMENTS = 256;
 
 const toParam = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) : v);
 
-/** Open a SQLite catalog file. */
+/** Reads of the main file until two agree. */
+const IMAGE_READS = 6;
+
+/**
+ * The catalog file as a consistent image (two reads in a row byte-equal), its WAL flag
+ * cleared (header bytes 18-19: 2 = WAL, 1 = rollback journal; an in-memory database has no WAL,
+ * and without a `-wal` file the main file is complete).
+ */
+function catalogImage(path: string): Buffer {
+  let last = readFileSync(path);
+  for (let i = 1; i < IMAGE_READS; i++) {
+    const next = readFileSync(path);
+    if (next.equals(last)) {
+      if (next.length >= 20 && next[18] === 2 && next[19] === 2) next[18] = next[19] = 1;
+      return next;
+    }
+    last = next;
+  }
+  throw new Error(`the lake catalog ${path} changed on every read (a writer checkpointing); try again`);
+}
+
+/** A read-only connection that creates and changes nothing on disk (see the module comment). */
+function openReadOnly(path: string): Database.Database {
+  if (existsSync(`${path}-wal`)) return new Database(path, { readonly: true, fileMustExist: true });
+  return new Database(catalogImage(path), { readonly: true });
+}
+
+/** Open a SQLite catalog file (read-only: creating and modifying nothing, see the module comment). */
 export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = {}): CatalogDb {
-  const db = new Database(path, { readonly: options.readonly ?? false, fileMustExist: !options.create });
+  const db = options.readonly
+    ? openReadOnly(path)
+    : new Database(path, { readonly: false, fileMustExist: !options.create });
   if (!options.readonly) {
     db.pragma("journal_mode = WAL");
     // FULL: a snapshot is on disk when its commit returns, as is every data file it names

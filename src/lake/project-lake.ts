@@ -10,8 +10,9 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../assets/config.js";
 import type { AssetHost } from "../assets/host.js";
-import { postgresLakeSchemas } from "./catalog-postgres.js";
+import { openPostgresCatalog, postgresLakeSchemas } from "./catalog-postgres.js";
 import { lakePaths } from "./locate.js";
+import { LakeReader, openLake } from "./reader.js";
 import { type RemoteFiles, s3Files } from "./remote-files.js";
 import { type LakeWriter, openLakeForWrite, openPostgresLake } from "./writer.js";
 
@@ -47,6 +48,28 @@ export async function openProjectLake(host: ProjectLakes, name: string): Promise
   const place = host.lakeCatalog;
   if (place.kind === "postgres") return openPostgresLake(place.pool, lakeSchema(place.schema, name), data);
   return openLakeForWrite(paths.catalog, data);
+}
+
+/**
+ * Open lake `name` of the project behind `host` for reading only: its SQLite catalog opened
+ * read-only (creating and changing nothing, readable on a read-only path; see
+ * `catalog-sqlite.ts`), or its Postgres schema with read-only transactions (no schema or
+ * table created). The lake must exist (see {@link projectLakeExists}).
+ * @throws LakeError LAKE_NOT_FOUND when its SQLite catalog does not exist
+ */
+export async function openProjectLakeForRead(host: ProjectLakes, name: string): Promise<LakeReader> {
+  const paths = lakePaths(host.config.dataDir, name);
+  const { dataPath, remote } = projectLakeData(host.config, name);
+  const options = { dataPath, ...(remote && { remote }) };
+  const place = host.lakeCatalog;
+  if (place.kind !== "postgres") return openLake(paths.catalog, options);
+  const db = await openPostgresCatalog(place.pool, lakeSchema(place.schema, name), { readOnly: true });
+  try {
+    return await LakeReader.open(db, options);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
 }
 
 /**

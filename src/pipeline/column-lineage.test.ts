@@ -173,6 +173,40 @@ describe("inferColumnLineage", () => {
     expect(fn.warnings.join("\n")).toContain("read_parquet(…) is read without known columns");
   });
 
+  it("an unqualified column that several tables of unknown schema may hold is unknown, never guessed", async () => {
+    const two = inferColumnLineage(
+      await parse("SELECT a.x, y, x + 1 AS z, y AS w FROM unknown_a a JOIN unknown_b b ON a.id = b.id"),
+      lookup,
+    );
+    expect(two.columns).toEqual([
+      { output: "x", sources: [{ table: "unknown_a", column: "x" }], passthrough: true },
+      { output: "y", sources: [], passthrough: false, unknown: true },
+      // an unqualified x could be a.x or b.x: the qualified a.x of the first output does not decide it
+      { output: "z", sources: [], passthrough: false, unknown: true },
+      { output: "w", sources: [], passthrough: false, unknown: true },
+    ]);
+    expect(two.warnings.join("\n")).toContain("the sources of y are unknown");
+    // one table of unknown schema beside known ones: a column the known ones lack is its own
+    expect((await lineage("SELECT c.name, discount FROM dl.customers c JOIN rates r USING (tier)")).map).toEqual({
+      "name*": ["customers.name"],
+      "discount*": ["rates.discount"],
+    });
+    // an earlier alias of the select list may be what an unqualified name means
+    const alias = inferColumnLineage(
+      await parse("SELECT v * 2 AS doubled, doubled + 1 AS next FROM unknown_t"),
+      lookup,
+    );
+    expect(alias.columns.map((c) => [c.output, c.unknown ?? false])).toEqual([
+      ["doubled", false],
+      ["next", true],
+    ]);
+    // unknown propagates through a CTE and a subquery to the outputs that read it
+    const cte = await lineage(
+      "WITH j AS (SELECT y FROM unknown_a, unknown_b) SELECT y AS y2, (SELECT max(y) FROM j) AS m FROM j",
+    );
+    expect(cte.map).toEqual({ y2: [], m: [] });
+  });
+
   it("lambda parameters are not columns", async () => {
     expect((await lineage("SELECT list_transform([1, 2], x -> x + amount) AS l FROM dl.orders")).map).toEqual({
       l: ["orders.amount"],

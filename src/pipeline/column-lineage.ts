@@ -11,7 +11,10 @@
  * Glossary: a **relation** is one item of a FROM clause as the query sees it (an alias and
  * its columns); a **source** is a column of a named table (`table` as written or mapped by
  * the caller, e.g. `ducklake://main/orders`); an output is a **passthrough** when it is a bare
- * column reference to a passthrough column (its value is the source's value, unchanged).
+ * column reference to a passthrough column (its value is the source's value, unchanged); an
+ * output is **unknown** when a column it reads cannot be pinned to one table: an unqualified
+ * name that several relations of unknown schema (or one of them and an earlier select-list
+ * alias, or an outer query) may hold. Its sources are then left empty rather than guessed.
  */
 
 /** A column of a table the query reads. */
@@ -27,6 +30,8 @@ export interface InferredColumn {
   readonly sources: readonly LineageSource[];
   /** The value is a source column unchanged (a bare column reference, possibly renamed). */
   readonly passthrough: boolean;
+  /** Its sources cannot be determined (see the glossary); `sources` is then empty and `passthrough` false. */
+  readonly unknown?: boolean;
 }
 
 /** What the caller knows of a table referenced in the query. */
@@ -49,10 +54,12 @@ export interface LineageResult {
   readonly columns: InferredColumn[];
   /** Human-readable notes (a `*` over a table of unknown schema, an unsupported node). */
   readonly warnings: string[];
+  /** The output list may miss columns: a `*` over a table of unknown schema, or a query node not followed. */
+  readonly partial: boolean;
 }
 
 type Node = Record<string, unknown>;
-type Col = { name: string; sources: LineageSource[]; passthrough: boolean };
+type Col = { name: string; sources: LineageSource[]; passthrough: boolean; unknown?: boolean };
 type Rel = {
   names: string[];
   columns?: Col[];
@@ -90,10 +97,38 @@ export function tableRefs(tree: unknown): TableRef[] {
   return out;
 }
 
+/**
+ * The select-list expressions of `tree` (any query level) that have no name of their own: no
+ * alias, not a column reference, not a `*`. DuckDB names such an output after the
+ * expression's text, which `json_deserialize_sql` of a one-expression SELECT gives.
+ */
+export function unnamedExpressions(tree: unknown): Node[] {
+  const out: Node[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    const o = obj(v);
+    if (!o) return;
+    if (o.type === "SELECT_NODE")
+      for (const item of arr(o.select_list)) {
+        const e = obj(item);
+        if (e && !str(e.alias) && e.class !== "COLUMN_REF" && e.class !== "STAR") out.push(e);
+      }
+    for (const child of Object.values(o)) walk(child);
+  };
+  walk(tree);
+  return out;
+}
+
 /** The lineage walker over one statement, with the caller's table lookup. */
 class Walker {
   readonly warnings: string[] = [];
-  constructor(private readonly lookup: (ref: TableRef) => KnownTable | undefined) {}
+  partial = false;
+  /** Set while following one output's expression when it reads a column of unknown origin. */
+  private tainted = false;
+  constructor(
+    private readonly lookup: (ref: TableRef) => KnownTable | undefined,
+    private readonly expressionNames: ReadonlyMap<unknown, string>,
+  ) {}
 
   query(node: Node | undefined, env: Env, outer?: Scope): Col[] {
     if (!node) return [];
@@ -110,6 +145,7 @@ class Walker {
       }
       default:
         this.warnings.push(`${str(node.type) || "an unknown query node"} is not followed`);
+        this.partial = true;
         return [];
     }
   }
@@ -141,7 +177,13 @@ class Walker {
         const other = right[i];
         const sources = [...c.sources];
         if (other) addSources(sources, other.sources);
-        return { name: c.name, sources, passthrough: c.passthrough && (other?.passthrough ?? true) };
+        const unknown = c.unknown || other?.unknown;
+        return {
+          name: c.name,
+          sources,
+          passthrough: c.passthrough && (other?.passthrough ?? true),
+          ...(unknown && { unknown }),
+        };
       });
     const out = left.map((c) => ({ ...c, sources: [...c.sources] }));
     for (const r of right) {
@@ -149,6 +191,7 @@ class Walker {
       if (same) {
         addSources(same.sources, r.sources);
         same.passthrough = same.passthrough && r.passthrough;
+        if (r.unknown) same.unknown = true;
       } else out.push({ ...r, sources: [...r.sources] });
     }
     return out;
@@ -166,15 +209,29 @@ class Walker {
         continue;
       }
       const sources: LineageSource[] = [];
-      const direct = this.expression(e, scope, env, sources);
+      const { value: direct, unknown } = this.followed(() => this.expression(e, scope, env, sources));
       const names = arr(e.column_names).map(str);
       outputs.push({
-        name: str(e.alias) || (e.class === "COLUMN_REF" ? names[names.length - 1]! : ""),
+        name:
+          str(e.alias) || (e.class === "COLUMN_REF" ? names[names.length - 1]! : (this.expressionNames.get(e) ?? "")),
         sources,
         passthrough: direct !== undefined && direct.passthrough,
+        ...(unknown && { unknown }),
       });
     }
     return outputs;
+  }
+
+  /** Runs `fn` (following one output) and says whether it read a column of unknown origin. */
+  private followed<T>(fn: () => T): { value: T; unknown: boolean } {
+    const saved = this.tainted;
+    this.tainted = false;
+    try {
+      const value = fn();
+      return { value, unknown: this.tainted };
+    } finally {
+      this.tainted = saved;
+    }
   }
 
   private star(e: Node, scope: Scope, env: Env): Col[] {
@@ -190,6 +247,7 @@ class Walker {
     const out: Col[] = [];
     for (const rel of rels) {
       if (!rel.columns) {
+        this.partial = true;
         if (rel.open)
           this.warnings.push(
             `* over ${rel.open} cannot be expanded: its columns are not known; lineage may be partial`,
@@ -203,8 +261,8 @@ class Walker {
         const replacement = replace.get(key);
         if (replacement) {
           const sources: LineageSource[] = [];
-          const direct = this.expression(replacement, scope, env, sources);
-          out.push({ name: c.name, sources, passthrough: direct?.passthrough ?? false });
+          const { value: direct, unknown } = this.followed(() => this.expression(replacement, scope, env, sources));
+          out.push({ name: c.name, sources, passthrough: direct?.passthrough ?? false, ...(unknown && { unknown }) });
         } else out.push({ ...c, name: rename.get(key) ?? c.name });
       }
     }
@@ -245,11 +303,13 @@ class Walker {
         const rows = arr(node.values).map((row) => arr(row));
         const cols = (rows[0] ?? []).map((_, i) => {
           const sources: LineageSource[] = [];
-          for (const row of rows) {
-            const e = obj(row[i]);
-            if (e) this.expression(e, scope, env, sources);
-          }
-          return { name: `col${i}`, sources, passthrough: false };
+          const { unknown } = this.followed(() => {
+            for (const row of rows) {
+              const e = obj(row[i]);
+              if (e) this.expression(e, scope, env, sources);
+            }
+          });
+          return { name: `col${i}`, sources, passthrough: false, ...(unknown && { unknown }) };
         });
         return [{ names: alias ? [alias] : [], columns: renamed(cols, aliases), hidden: new Set() }];
       }
@@ -260,6 +320,7 @@ class Walker {
       }
       default:
         this.warnings.push(`${str(node.type) || "an unknown FROM item"} is not followed`);
+        this.partial = true;
         return [{ names: alias ? [alias] : [], open: "", hidden: new Set() }];
     }
   }
@@ -269,11 +330,15 @@ class Walker {
     if (e.class === "COLUMN_REF") {
       const found = resolve(arr(e.column_names).map(str), scope);
       for (const c of found) addSources(into, c.sources);
+      if (found.some((c) => c.unknown)) this.tainted = true;
       if (found.length === 0) return undefined;
       return { name: found[0]!.name, sources: [], passthrough: found.every((c) => c.passthrough) };
     }
     if (e.class === "SUBQUERY") {
-      for (const c of this.query(obj(obj(e.subquery)?.node), env, scope)) addSources(into, c.sources);
+      for (const c of this.query(obj(obj(e.subquery)?.node), env, scope)) {
+        addSources(into, c.sources);
+        if (c.unknown) this.tainted = true;
+      }
       const child = obj(e.child);
       if (child) this.expression(child, scope, env, into);
       return undefined;
@@ -368,7 +433,13 @@ function resolve(names: readonly string[], scope: Scope | undefined): Col[] {
   const known = scope.rels.filter((r) => r.columns?.some((c) => lc(c.name) === column));
   if (known.length) return known.flatMap((r) => columnOf(r, column));
   const open = scope.rels.filter((r) => r.open !== undefined);
-  if (open.length) return open.flatMap((r) => columnOf(r, column));
+  if (open.length) {
+    const cols = open.flatMap((r) => columnOf(r, column));
+    // one relation of unknown schema holds it, unless another one, an earlier alias or an outer query may
+    const alias = scope.outputs?.some((c) => c.name && lc(c.name) === column);
+    if (open.length === 1 && !alias && resolve(names, scope.parent).length === 0) return cols;
+    return [{ name: column, sources: [], passthrough: false, unknown: true }];
+  }
   const earlier = scope.outputs?.find((c) => c.name && lc(c.name) === column);
   if (earlier) return [earlier];
   return resolve(names, scope.parent);
@@ -378,7 +449,8 @@ function resolve(names: readonly string[], scope: Scope | undefined): Col[] {
  * The column lineage of one parsed SELECT statement (`json_serialize_sql`'s output).
  * `lookup` names a referenced table and gives its columns when known; `outputNames`, the
  * columns the query really returns (from DuckDB), name the outputs the select list leaves
- * unnamed (`sum(x)`), when their count matches.
+ * unnamed (`sum(x)`), when their count matches; without them, `expressionNames` may name an
+ * unnamed select-list expression (a node of `tree`) as DuckDB would (see {@link unnamedExpressions}).
  *
  * @example
  * inferColumnLineage(tree, (r) => ({ table: r.table, columns: ["amount", "tax"] }))
@@ -388,21 +460,23 @@ export function inferColumnLineage(
   tree: unknown,
   lookup: (ref: TableRef) => KnownTable | undefined,
   outputNames?: readonly string[],
+  expressionNames: ReadonlyMap<unknown, string> = new Map(),
 ): LineageResult {
   const statement = obj(arr(obj(tree)?.statements)[0]);
-  const walker = new Walker(lookup);
+  const walker = new Walker(lookup, expressionNames);
   const cols = walker.query(obj(statement?.node), new Map());
   const useNames = outputNames !== undefined && outputNames.length === cols.length;
   if (outputNames && !useNames)
     walker.warnings.push(
       `the query returns ${outputNames.length} column(s) but ${cols.length} were followed; unnamed outputs keep a position name`,
     );
-  return {
-    columns: cols.map((c, i) => ({
-      output: useNames ? outputNames[i]! : c.name || `#${i + 1}`,
-      sources: c.sources,
-      passthrough: c.passthrough,
-    })),
-    warnings: walker.warnings,
-  };
+  const columns = cols.map((c, i): InferredColumn => {
+    const output = useNames ? outputNames[i]! : c.name || `#${i + 1}`;
+    if (!c.unknown) return { output, sources: c.sources, passthrough: c.passthrough };
+    walker.warnings.push(
+      `the sources of ${output} are unknown: it reads a column that more than one table of unknown schema (or an alias, or an outer query) may hold; qualify it (t.col) or declare it with // column`,
+    );
+    return { output, sources: [], passthrough: false, unknown: true };
+  });
+  return { columns, warnings: walker.warnings, partial: walker.partial };
 }

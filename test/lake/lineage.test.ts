@@ -2,7 +2,9 @@
  * Column lineage end to end: a pipeline folder run by a real `sluice dev` process (the
  * cascade materializes a joined, aggregated table), its lineage read through the API
  * (`GET /api/lake/table`) and the real `sluice lake lineage` binary, and a `// column`
- * annotation winning over inference.
+ * annotation winning over inference. Before any write, the graph's write edges already carry
+ * the lineage inferred from the scripts' SQL (the same as the write then records), with what
+ * cannot be known before a write marked `unknown`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeProject } from "../helpers/project.js";
@@ -37,6 +39,14 @@ FROM totals t
 JOIN dl.customers AS c USING (customer_id)
 LEFT JOIN rates r ON r.tier = c.tier
 LEFT JOIN (SELECT customer_id AS cid, max(order_id) AS max_order FROM dl.orders GROUP BY 1) s ON s.cid = t.customer_id
+`,
+  // two temp tables of unknown schema (before a write): an unqualified x may be either's
+  "f/shop/mystery.sql": `// pipeline
+// materialize ducklake://main/mystery
+ATTACH 'ducklake://main' AS dl;
+CREATE TEMP TABLE a AS SELECT 1 AS id, 2 AS x;
+CREATE TEMP TABLE b AS SELECT 1 AS id, 3 AS y;
+SELECT o.order_id, x, sum(o.amount) AS total, count(*), b.* FROM a JOIN b USING (id) JOIN dl.orders o ON o.order_id = a.id GROUP BY ALL
 `,
   // code writes: their // column lines for the columns written are the lineage, so a wider write changes it
   "f/evo/writer.ts": `// pipeline
@@ -115,19 +125,36 @@ describe("column lineage of a materialized table", () => {
   };
 
   it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
-    // before a first write: the script's // column lines alone, or null without any
+    // before a first write: inferred from the SQL as loaded (lake tables read have the columns their
+    // loaded writers' SELECTs give; the temp table rates is of unknown schema but r.discount names it)
     const before = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
-    const annotated = {
-      source: "annotations",
-      snapshot_id: null,
-      run: null,
-      at: null,
-      columns: [EXPECTED.find((c) => c.output === "tier_label")],
-      warnings: [],
-    };
-    expect([before.cli.lineage, before.api.lineage]).toEqual([annotated, annotated]);
-    const unannotated = await graphEdges("f/shop/orders.sql", ORDERS);
-    expect([unannotated.cli.lineage, unannotated.api.lineage]).toEqual([null, null]);
+    const inferred = { source: "static", snapshot_id: null, run: null, at: null, columns: EXPECTED, warnings: [] };
+    expect([before.cli.lineage, before.api.lineage]).toEqual([inferred, inferred]);
+    const constants = await graphEdges("f/shop/orders.sql", ORDERS);
+    for (const edge of [constants.cli, constants.api])
+      expect(edge.lineage).toEqual({
+        ...inferred,
+        columns: ["order_id", "customer_id", "amount", "tax"].map((output) => ({
+          output,
+          sources: [],
+          passthrough: false,
+          origin: "inferred",
+        })),
+      });
+    // what cannot be known before a write is said, never guessed
+    const mystery = await graphEdges("f/shop/mystery.sql", "ducklake://main/mystery");
+    expect(mystery.cli.lineage).toEqual(mystery.api.lineage);
+    expect(mystery.cli.lineage.source).toBe("static");
+    expect(mystery.cli.lineage.columns).toEqual([
+      { output: "order_id", sources: [{ table: ORDERS, column: "order_id" }], passthrough: true, origin: "inferred" },
+      { output: "x", sources: [], passthrough: false, origin: "unknown" },
+      { output: "total", sources: [{ table: ORDERS, column: "amount" }], passthrough: false, origin: "inferred" },
+      { output: "count_star()", sources: [], passthrough: false, origin: "inferred" },
+    ]);
+    expect(mystery.cli.lineage.warnings).toEqual([
+      "* over b cannot be expanded: its columns are not known; lineage may be partial",
+      "the sources of x are unknown: it reads a column that more than one table of unknown schema (or an alias, or an outer query) may hold; qualify it (t.col) or declare it with // column",
+    ]);
     await run("f/shop/customers", false);
     await eventually(async () => {
       const d = (await (await fetch(`${url}/api/lake/table?uri=${CUSTOMERS}`)).json()) as { partitions: unknown[] };
@@ -168,13 +195,22 @@ describe("column lineage of a materialized table", () => {
     const offline = (JSON.parse(unreachable.stdout()) as any[])
       .flatMap((f) => f.edges)
       .find((e: any) => e.from === "script:f/shop/enriched.sql" && e.kind === "writes");
-    expect(offline.lineage.source).toBe("annotations");
+    // without the store, the lineage its SQL gives before a write
+    expect(offline.lineage).toEqual({
+      source: "static",
+      snapshot_id: null,
+      run: null,
+      at: null,
+      columns: EXPECTED,
+      warnings: [],
+    });
     const doc = (await (await fetch(`${url}/api/openapi.json`)).json()) as any;
     const graphSchema = doc.paths["/api/pipelines"].get.responses["200"].content["application/json"].schema;
     expect(graphSchema.properties.pipelines.items.$ref).toBe("#/components/schemas/PipelineGraph");
     const edgeSchema = doc.components.schemas.PipelineGraph.properties.edges.items;
     expect(edgeSchema.properties.lineage.anyOf[0].$ref).toBe("#/components/schemas/EdgeLineage");
-    expect(doc.components.schemas.LineageColumn.properties.origin.enum).toEqual(["inferred", "annotation"]);
+    expect(doc.components.schemas.LineageColumn.properties.origin.enum).toEqual(["inferred", "annotation", "unknown"]);
+    expect(doc.components.schemas.EdgeLineage.properties.source.enum).toEqual(["recorded", "static", "annotations"]);
     const tableSchema = doc.paths["/api/lake/table"].get.responses["200"].content["application/json"].schema;
     expect(tableSchema.properties.lineage.anyOf[0].$ref).toBe("#/components/schemas/LineageRecord");
 

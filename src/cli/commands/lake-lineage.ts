@@ -6,7 +6,9 @@ import { table, timeLabel } from "../format.js";
 export function renderLineage(record: LineageRecord): string {
   const rows = record.columns.map((c) => [
     c.output,
-    c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(none: constant or computed by Sluice)",
+    c.origin === "unknown"
+      ? "(unknown: see the warnings)"
+      : c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(none: constant or computed by Sluice)",
     c.passthrough ? "passthrough" : "derived",
     c.origin,
   ]);

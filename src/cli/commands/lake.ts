@@ -5,7 +5,8 @@
  * `--db`/`SLUICE_DATABASE_URL`; data in `.sluice/lakes/<lake>/` or the project's bucket); `sluice lake lineage
  * <lake>/<table>`: the column lineage its latest managed write recorded in the project's store;
  * `sluice lake sweep <lake>`: the orphan sweep (files no snapshot names, from writes that failed
- * or were killed) and the staging folders of writers that are gone.
+ * or were killed) and the staging folders of writers that are gone. The reads (`snapshots`,
+ * `tables`, `schema`) open the catalog read-only and create or change nothing.
  */
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -15,7 +16,14 @@ import { reportChanges } from "../../lake/changes.js";
 import { readColumns } from "../../lake/catalog-read.js";
 import { duckdbTypeOf } from "../../lake/column-types.js";
 import { LakeError } from "../../lake/errors.js";
-import { listProjectLakes, openProjectLake, projectLakeExists, type ProjectLakes } from "../../lake/project-lake.js";
+import {
+  listProjectLakes,
+  openProjectLake,
+  openProjectLakeForRead,
+  projectLakeExists,
+  type ProjectLakes,
+} from "../../lake/project-lake.js";
+import type { LakeReader } from "../../lake/reader.js";
 import { sweepOrphans } from "../../lake/orphans.js";
 import { rollbackTable } from "../../lake/rollback.js";
 import { sweepStaleStaging } from "../../lake/staging-owner.js";
@@ -89,6 +97,16 @@ async function withLake<T>(t: Target, fn: (lake: LakeWriter) => Promise<T>): Pro
   }
 }
 
+/** Run `fn` on the target's lake opened read-only (nothing is created or changed), closing it afterwards. */
+async function readLake<T>(t: Target, fn: (lake: LakeReader) => Promise<T>): Promise<T> {
+  const lake = await openProjectLakeForRead(t.lakes, t.lake);
+  try {
+    return await fn(lake);
+  } finally {
+    await lake.close();
+  }
+}
+
 /** Registers `sluice lake …`. */
 export function registerLake(program: Command, cx: CommandContext): void {
   const lake = program.command("lake").description("inspect and roll back DuckLake tables (ducklake://<lake>)");
@@ -102,7 +120,7 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
       const t = await target(cx, opts, text, false);
-      const snaps = await withLake(t, (l) => l.reader.snapshots());
+      const snaps = await readLake(t, (l) => l.snapshots());
       const rows = snaps.map((s) => ({
         snapshot_id: s.snapshotId,
         time: s.time,
@@ -138,7 +156,7 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .option("--json", "print JSON")
     .action(async (text: string, opts) => {
       const t = await target(cx, opts, text, false);
-      const rows = await withLake(t, async ({ reader: l }) => {
+      const rows = await readLake(t, async (l) => {
         const ref = atRef(opts.at);
         const snapshot = (await l.snapshot(ref)).snapshotId;
         const out = [];
@@ -183,7 +201,7 @@ export function registerLake(program: Command, cx: CommandContext): void {
         begin_snapshot?: number;
         end_snapshot?: number | null;
       };
-      const rows: SchemaRow[] = await withLake(t, async ({ reader: l }): Promise<SchemaRow[]> => {
+      const rows: SchemaRow[] = await readLake(t, async (l): Promise<SchemaRow[]> => {
         const ref = atRef(opts.at);
         if (!opts.history)
           return (await l.columns(t.table!, ref)).map((c) => ({

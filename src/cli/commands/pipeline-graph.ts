@@ -1,8 +1,8 @@
 /**
  * `sluice pipeline graph [folder] [--json|--mermaid]`: the lineage graph and every annotation
- * problem with file and line. `--json` also gives each write edge into a lake table the column
- * lineage its last managed write recorded in the project's store (read-only; none when the
- * store does not exist yet).
+ * problem with file and line. `--json` also gives each write edge into a lake table its column
+ * lineage: what its last managed write recorded in the project's store (read-only; none when
+ * the store does not exist yet), else what its SQL gives before a write (`graph-lineage.ts`).
  */
 import { existsSync } from "node:fs";
 import type { Command } from "commander";
@@ -55,23 +55,24 @@ export function registerPipelineGraph(pipeline: Command, cx: CommandContext): vo
 }
 
 /**
- * The lineage recorded for the folders' lake tables; empty when they write none, the store does
- * not exist, or it cannot be read (said on stderr).
+ * The column lineage of the folders' lake tables: recorded in the store, else inferred from
+ * the scripts' SQL; inferred alone when the store does not exist or cannot be read (said on stderr).
  */
 async function storedLineage(
   cx: CommandContext,
   opts: { dir?: string; db?: string },
   project: ProjectContext,
   folders: readonly PipelineFolder[],
-): Promise<GraphLineage> {
-  if (!writesLakeTables(folders) || (!isPostgresUrl(project.dbPath) && !existsSync(project.dbPath))) return new Map();
+): Promise<GraphLineage | undefined> {
+  if (!writesLakeTables(folders)) return undefined;
+  if (!isPostgresUrl(project.dbPath) && !existsSync(project.dbPath)) return graphLineage(undefined, folders);
   try {
     return await withReadEngine(cx.io, opts, (engine) => graphLineage(engine.store, folders));
   } catch (err) {
     // the graph comes from the files: an unreachable store costs the recorded lineage, not the graph
     cx.io.stderr(
-      `note: recorded column lineage not shown (${project.dbLabel}: ${err instanceof Error ? err.message : String(err)}); edges show // column lines only\n`,
+      `note: recorded column lineage not shown (${project.dbLabel}: ${err instanceof Error ? err.message : String(err)}); edges show what the scripts' SQL and // column lines give before a write\n`,
     );
-    return new Map();
+    return graphLineage(undefined, folders);
   }
 }

@@ -28,19 +28,20 @@ const LINEAGE_COLUMN = obj({
       table: str("an asset URI (ducklake://main/orders) or the SQL name of a table the query reads (a temp table)"),
       column: str(),
     }),
-    "the source columns it is derived from (empty: a constant or count(*))",
+    "the source columns it is derived from (empty: a constant or count(*), or origin unknown)",
   ),
   passthrough: { type: "boolean", description: "the value is one source column unchanged (possibly renamed)" },
   origin: {
     type: "string",
-    enum: ["inferred", "annotation"],
-    description: "inferred from the SQL's parse tree, or declared by a // column line (the annotation wins)",
+    enum: ["inferred", "annotation", "unknown"],
+    description:
+      "inferred from the SQL's parse tree, declared by a // column line (the annotation wins), or unknown: the SQL was followed but this column's sources could not be pinned down (e.g. an unqualified column that several tables of unknown schema may hold), so none are claimed",
   },
 });
 
 const COLUMNS = {
   columns: list(ref("LineageColumn"), "one entry per output column"),
-  warnings: list(str(), "what inference could not follow, e.g. * over a table function"),
+  warnings: list(str(), "what inference could not follow, e.g. * over a table function or a temp table"),
 };
 const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
 
@@ -58,11 +59,11 @@ export const LINEAGE_SCHEMAS: Record<string, Schema> = {
   EdgeLineage: obj({
     source: {
       type: "string",
-      enum: ["recorded", "annotations"],
+      enum: ["recorded", "static", "annotations"],
       description:
-        "recorded: what the script's last managed write computed (inferred, merged with // column lines); annotations: no write recorded yet, the // column lines alone",
+        "recorded: what the script's last managed write computed (inferred, merged with // column lines); static: no write recorded yet, inferred from the loaded script's SQL without running it (lake tables it reads have the columns of their last write, else of the loaded script that writes them; other tables are of unknown schema), merged the same way; annotations: no write recorded and no SQL to infer from (code writes), the // column lines alone",
     },
-    snapshot_id: nullable(int("the lake snapshot of that write (null for annotations)")),
+    snapshot_id: nullable(int("the lake snapshot of that write (null unless recorded)")),
     run: nullable(str("the run of that write")),
     at: nullable(int("when it was recorded, ms since the epoch")),
     ...COLUMNS,
@@ -83,7 +84,7 @@ export const LINEAGE_SCHEMAS: Record<string, Schema> = {
           lineage: {
             anyOf: [ref("EdgeLineage"), { type: "null" }],
             description:
-              "writes into a lake table only: the column lineage the script's last managed write recorded, else its // column lines, else null",
+              "writes into a lake table only: the column lineage the script's last managed write recorded, else the one its SQL gives before a write, else its // column lines, else null",
           },
         },
         ["kind", "from", "to"],

@@ -2,7 +2,8 @@
  * Pipeline routes (seed 001), served when a pipeline runtime is attached to the engine:
  *
  * - `GET /api/pipelines`: every folder's lineage graph with diagnostics, each write edge into a
- *   lake table with the column lineage its last managed write recorded (read)
+ *   lake table with its column lineage: recorded by its last managed write, else inferred from
+ *   the script's SQL (read)
  * - `GET /api/pipelines/status[?folder=f/demo][&decisionKind=skipped,dispatched][&decisionRun=<id>]`:
  *   last runs, open joins and debounce windows, partitions per asset, recent dispatch
  *   decisions, filtered by kind and run (read)

@@ -1,16 +1,23 @@
 /**
- * Column lineage for the pipeline graph (`sluice pipeline graph --json`, `GET /api/pipelines`):
- * the latest lineage version each managed `ducklake://<lake>/<table>` asset of the folders
- * recorded in the store (`lineage-record.ts`), attached to the write edge of the script that
- * recorded it. The graph itself is computed from the files; lineage is what the last managed
- * write inferred on its own session (so `SELECT *` over a lake table is expanded) merged with
- * its `// column` lines, hence it needs the store; before a first write the edge shows the
- * script's `// column` lines alone (seed 001: "an unsaved draft shows // column annotations only").
+ * Column lineage for the pipeline graph (`sluice pipeline graph --json`, `GET /api/pipelines`),
+ * attached to the write edge of a script into a `ducklake://<lake>/<table>` asset:
+ *
+ * 1. `recorded`: the latest lineage version the script's last managed write recorded in the
+ *    store (`lineage-record.ts`), inferred on that write's own session;
+ * 2. else, for a managed SQL materialization, `static`: the same inference from the loaded
+ *    script's SQL without running it (`static-lineage.ts`; seed 001: "SQL-AST inference runs
+ *    when a pipeline is deployed"), what cannot be followed before a write marked `unknown`;
+ * 3. else the script's `// column` lines alone (`annotations`; code writes, whose lineage is
+ *    their annotations).
+ *
+ * Every form is merged with the script's `// column` lines, the annotation winning.
  */
 import type { Store } from "../../store/types.js";
 import type { PipelineFolder } from "./catalog.js";
 import type { ColumnLineage } from "../annotation-types.js";
 import { lineageOf, mergeColumnLineage, type LineageColumn, type LineageRecord } from "./lineage-record.js";
+import { schemaHistory } from "./schema-history.js";
+import type { StaticLineage } from "./static-lineage.js";
 
 /** A lake table URI (`ducklake://<lake>/<table>`), the assets lineage is recorded for. */
 export const isLakeTableUri = (uri: string): boolean => /^ducklake:\/\/[^/]+\/[^/]+$/.test(uri);
@@ -19,10 +26,12 @@ export const isLakeTableUri = (uri: string): boolean => /^ducklake:\/\/[^/]+\/[^
 export interface EdgeLineage {
   /**
    * `recorded`: what the script's last managed write computed (inferred from its SQL, merged
-   * with its `// column` lines); `annotations`: no write recorded yet, its `// column` lines only.
+   * with its `// column` lines); `static`: no write recorded yet, inferred from the loaded
+   * script's SQL without running it (merged the same way); `annotations`: no write recorded
+   * and no SQL to infer from, its `// column` lines only.
    */
-  readonly source: "recorded" | "annotations";
-  /** The lake snapshot of the write that computed it (it holds from there on); null for `annotations`. */
+  readonly source: "recorded" | "static" | "annotations";
+  /** The lake snapshot of the write that computed it (it holds from there on); null unless `recorded`. */
   readonly snapshot_id: number | null;
   readonly run: string | null;
   readonly at: number | null;
@@ -30,30 +39,52 @@ export interface EdgeLineage {
   readonly warnings: readonly string[];
 }
 
-/** Lineage records by asset URI, as {@link graphLineage} reads them. */
-export type GraphLineage = ReadonlyMap<string, LineageRecord>;
+/** What {@link graphLineage} gathers for the graph's write edges. */
+export interface GraphLineage {
+  /** The latest recorded lineage by asset URI. */
+  readonly recorded: ReadonlyMap<string, LineageRecord>;
+  /** The pre-write lineage of each managed SQL materialization, by script path. */
+  readonly inferred: ReadonlyMap<string, StaticLineage>;
+}
 
 /** True when some folder writes a lake table (so the graph has lineage to show). */
 export function writesLakeTables(folders: readonly PipelineFolder[]): boolean {
   return folders.some((f) => f.analysis.graph.assets.some((a) => isLakeTableUri(a.asset.uri)));
 }
 
-/** The latest recorded lineage of every lake table asset of `folders`. */
-export async function graphLineage(store: Store, folders: readonly PipelineFolder[]): Promise<GraphLineage> {
-  const out = new Map<string, LineageRecord>();
-  for (const f of folders)
-    for (const a of f.analysis.graph.assets) {
-      if (!isLakeTableUri(a.asset.uri) || out.has(a.asset.uri)) continue;
-      const record = await lineageOf(store, a.asset.uri);
-      if (record) out.set(a.asset.uri, record);
-    }
-  return out;
+/**
+ * The latest recorded lineage of every lake table asset of `folders` (none without a store),
+ * and the pre-write lineage of their managed SQL materializations, whose lake tables have the
+ * columns of their latest schema version in the store when there is one.
+ */
+export async function graphLineage(
+  store: Store | undefined,
+  folders: readonly PipelineFolder[],
+): Promise<GraphLineage> {
+  const recorded = new Map<string, LineageRecord>();
+  if (store)
+    for (const f of folders)
+      for (const a of f.analysis.graph.assets) {
+        if (!isLakeTableUri(a.asset.uri) || recorded.has(a.asset.uri)) continue;
+        const record = await lineageOf(store, a.asset.uri);
+        if (record) recorded.set(a.asset.uri, record);
+      }
+  if (!writesLakeTables(folders)) return { recorded, inferred: new Map() };
+  // loaded on first use: DuckDB's bindings are heavy, and only a graph with lake tables needs them
+  const { inferLoadedLineage } = await import("./static-lineage.js");
+  const inferred = await inferLoadedLineage(folders, async (uri) => {
+    if (!store) return undefined;
+    const latest = (await schemaHistory(store, uri)).at(-1);
+    return latest?.columns.map((c) => c.name);
+  });
+  return { recorded, inferred };
 }
 
 /**
  * The lineage of the write edge `script → uri` (pure): the asset's record when `script` wrote
- * it; else the script's `// column` lines (`annotated`) when it has any; null for a lake table
- * with neither; undefined for other assets (the edge carries no `lineage` field).
+ * it; else the script's pre-write inference when it materializes `uri` from SQL; else the
+ * script's `// column` lines (`annotated`) when it has any; null for a lake table with none of
+ * these; undefined for other assets (the edge carries no `lineage` field).
  */
 export function edgeLineage(
   lineage: GraphLineage | undefined,
@@ -62,7 +93,7 @@ export function edgeLineage(
   annotated: readonly ColumnLineage[],
 ): EdgeLineage | null | undefined {
   if (!isLakeTableUri(uri)) return undefined;
-  const r = lineage?.get(uri);
+  const r = lineage?.recorded.get(uri);
   if (r && r.script === script)
     return {
       source: "recorded",
@@ -72,13 +103,25 @@ export function edgeLineage(
       columns: r.columns,
       warnings: r.warnings,
     };
-  if (!annotated.length) return null;
+  const inferred = lineage?.inferred.get(script);
+  if (inferred && inferred.asset === uri && inferred.result)
+    return {
+      source: "static",
+      snapshot_id: null,
+      run: null,
+      at: null,
+      columns: mergeColumnLineage(inferred.result.columns, annotated),
+      warnings: inferred.warnings,
+    };
+  const failed = inferred !== undefined && inferred.asset === uri; // its SELECT could not be parsed
+  if (!annotated.length && !failed) return null;
   return {
     source: "annotations",
     snapshot_id: null,
     run: null,
     at: null,
     columns: mergeColumnLineage([], annotated),
-    warnings: [],
+    // a managed SQL script whose SELECT DuckDB could not parse says so
+    warnings: failed ? inferred.warnings : [],
   };
 }

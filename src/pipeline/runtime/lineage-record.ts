@@ -20,8 +20,12 @@ export interface LineageColumn {
   readonly output: string;
   readonly sources: readonly LineageSource[];
   readonly passthrough: boolean;
-  /** `inferred` from the SQL, or declared by a `// column` `annotation`. */
-  readonly origin: "inferred" | "annotation";
+  /**
+   * `inferred` from the SQL, declared by a `// column` `annotation`, or `unknown`: the SQL was
+   * followed but this column's sources could not be pinned down (sources empty; see
+   * `column-lineage.ts`), so nothing is claimed rather than a guess.
+   */
+  readonly origin: "inferred" | "annotation" | "unknown";
 }
 
 /** One column lineage version of an asset: what a managed write computed, from its snapshot on. */
@@ -48,7 +52,13 @@ export function mergeColumnLineage(
   const declared = new Map(annotated.map((a) => [a.output.toLowerCase(), a]));
   const out: LineageColumn[] = inferred.map((c) => {
     const a = declared.get(c.output.toLowerCase());
-    if (!a) return { ...c, origin: "inferred" };
+    if (!a)
+      return {
+        output: c.output,
+        sources: c.sources,
+        passthrough: c.passthrough,
+        origin: c.unknown ? "unknown" : "inferred",
+      };
     declared.delete(c.output.toLowerCase());
     return {
       output: c.output,
@@ -132,8 +142,9 @@ export async function lineageOf(store: Store, uri: string, snapshot?: number): P
 }
 
 /** One line per output column, `total ← ducklake://wh/orders.amount, ducklake://wh/orders.tax` (pure). */
-export function lineageLines(record: LineageRecord): string[] {
+export function lineageLines(record: Pick<LineageRecord, "columns">): string[] {
   return record.columns.map(
-    (c) => `${c.output} ← ${c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(no source column)"}`,
+    (c) =>
+      `${c.output} ← ${c.origin === "unknown" ? "(unknown)" : c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(no source column)"}`,
   );
 }

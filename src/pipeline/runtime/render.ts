@@ -146,7 +146,8 @@ export type PipelineGraphJson = ReturnType<typeof graphJson>;
 /**
  * The stable `--json` shape of a folder's graph. With `lineage` (read by `graphLineage`),
  * each `writes` edge into a lake table carries `lineage`: the column lineage its script's
- * last managed write recorded, else its `// column` lines, else null.
+ * last managed write recorded, else the one its SQL gives before a write, else its
+ * `// column` lines, else null (see `edgeLineage`).
  */
 export function graphJson(folder: PipelineFolder, lineage?: GraphLineage) {
   return {

@@ -179,7 +179,11 @@ async function selectLineage(
     return await inferSelectLineage(conn, select, lakes, names);
   } catch (err) {
     // lineage is metadata: a query it cannot follow never fails the write
-    return { columns: [], warnings: [`column lineage could not be inferred: ${(err as Error).message}`] };
+    return {
+      columns: [],
+      warnings: [`column lineage could not be inferred: ${(err as Error).message}`],
+      partial: true,
+    };
   }
 }
 

@@ -37,6 +37,7 @@ export async function inferSelectLineage(
     return {
       columns: [],
       warnings: [`DuckDB could not serialize the SELECT: ${tree.error_message ?? "unknown error"}`],
+      partial: true,
     };
   const known = new Map<string, KnownTable>();
   for (const ref of tableRefs(tree)) {

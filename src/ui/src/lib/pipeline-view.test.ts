@@ -116,5 +116,31 @@ describe("pipeline view", () => {
       ["triggers", undefined],
     ]);
     expect(pipelineView(graph, null).edges[0]!.columns).toBeUndefined();
+    // before a first write the graph's edge carries the lineage its SQL gives: the badge shows it
+    const inferred = {
+      ...graph,
+      edges: [
+        {
+          ...graph.edges[0]!,
+          lineage: {
+            source: "static",
+            snapshot_id: null,
+            run: null,
+            at: null,
+            columns: [
+              {
+                output: "id",
+                sources: [{ table: "ducklake://main/orders", column: "id" }],
+                passthrough: true,
+                origin: "inferred",
+              },
+              { output: "x", sources: [], passthrough: false, origin: "unknown" },
+            ],
+            warnings: [],
+          },
+        },
+      ],
+    } as unknown as PipelineGraphJson;
+    expect(pipelineView(inferred, null).edges[0]!.columns).toEqual(["id ← ducklake://main/orders.id", "x ← (unknown)"]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { PipelineGraphJson } from "../../../pipeline/runtime/render";
 import type { PipelineStatus } from "../../../pipeline/runtime/status";
+import { lineageLines } from "../../../pipeline/runtime/lineage-record";
 
 /** A node of the pipeline graph. */
 export type PipelineNode =
@@ -109,7 +110,11 @@ export function pipelineView(graph: PipelineGraphJson, status: PipelineStatus | 
   const edges = graph.edges
     .filter((e) => known.has(e.from) && known.has(e.to))
     .map((e, i) => {
-      const columns = e.kind === "writes" ? status?.assets.find((a) => `asset:${a.uri}` === e.to)?.columns : undefined;
+      // the graph's own lineage of the edge (recorded, or inferred from the SQL before a first write), else the status's
+      const drawn =
+        e.kind === "writes" && "lineage" in e && e.lineage?.columns.length ? lineageLines(e.lineage) : undefined;
+      const columns =
+        drawn ?? (e.kind === "writes" ? status?.assets.find((a) => `asset:${a.uri}` === e.to)?.columns : undefined);
       return {
         id: `e${i}`,
         from: e.from,

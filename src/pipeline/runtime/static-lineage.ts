@@ -1,0 +1,224 @@
+/**
+ * Column lineage of managed SQL materializations before they write (seed 001: "SQL-AST
+ * inference runs when a pipeline is deployed"): each loaded `// materialize ducklake://…`
+ * SQL script's trailing SELECT is parsed by DuckDB itself (`json_serialize_sql`, on an
+ * in-memory instance that runs nothing of the script) and walked by `column-lineage.ts`, as a
+ * write does — but without a session, so the columns of the tables it reads come from what
+ * is known without running anything:
+ *
+ * - a lake table (`dl.t` of an `ATTACH 'ducklake://<lake>' AS dl`) has the columns of its
+ *   latest schema version in the store (what its last managed write produced), else the
+ *   outputs of the loaded managed SQL script that writes it, inferred the same way (plus
+ *   `_partition` when that script is `// partitioned`);
+ * - anything else (temp tables of the setup statements, tables of other databases, table
+ *   functions) is of unknown schema: its qualified columns still name it, `*` over it is not
+ *   expanded and an unqualified column it may hold is `unknown` (said in the warnings).
+ *
+ * The parse of a script is kept per loaded script object, so a reload parses again and a
+ * graph request after that does not.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api";
+import { sqlString, withDuckDb } from "../../assets/duckdb.js";
+import { PARTITION_TOKEN } from "../asset-uri.js";
+import {
+  inferColumnLineage,
+  tableRefs,
+  unnamedExpressions,
+  type KnownTable,
+  type LineageResult,
+  type TableRef,
+} from "../column-lineage.js";
+import { slashCommentsToSql, splitSqlStatements } from "../materialize-body.js";
+import type { MemberScript, PipelineFolder } from "./catalog.js";
+import { extractLakeAttaches, PARTITION_COLUMN } from "./runners/sql-lake.js";
+
+/** The lineage of one managed SQL script's write, inferred from its SQL without running it. */
+export interface StaticLineage {
+  /** The lake table it materializes (`ducklake://<lake>/<table>`). */
+  readonly asset: string;
+  /** Its trailing SELECT's lineage, or undefined when DuckDB could not parse it (`warnings` say why). */
+  readonly result: LineageResult | undefined;
+  readonly warnings: readonly string[];
+}
+
+/** A script's SELECT as DuckDB parsed it, with its `ducklake://` aliases. */
+interface Parsed {
+  readonly tree?: unknown;
+  /** DuckDB's names of the tree's unnamed select-list expressions (`sum((amount + tax))`). */
+  readonly names?: ReadonlyMap<unknown, string>;
+  readonly error?: string;
+  readonly lakes: ReadonlyMap<string, string>;
+}
+
+/** Parses by loaded script object: a reloaded script is a new object. */
+const parsedScripts = new WeakMap<MemberScript, Parsed>();
+
+/** `{partition}` stands for a value only a run has; parsing needs some value of the same lexical kind. */
+const PARTITION_PLACEHOLDER = "1970-01-01";
+
+const managedTarget = (m: MemberScript): string | undefined => {
+  const mat = m.analyzed.annotations.materialize;
+  return m.language === "sql" && mat?.mode === "managed" ? mat.target.uri : undefined;
+};
+
+async function serialize(conn: DuckDBConnection, sql: string): Promise<{ error?: boolean; error_message?: string }> {
+  const reader = await conn.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS j`);
+  return JSON.parse(String(reader.getRowObjects()[0]!.j)) as { error?: boolean; error_message?: string };
+}
+
+/** A parse tree fit for `json_deserialize_sql`: positions (uint64, beyond a JS number when unset) zeroed. */
+function withoutLocations(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutLocations);
+  if (v === null || typeof v !== "object") return v;
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => [k, k === "query_location" ? 0 : withoutLocations(x)] as const),
+  );
+}
+
+/** Whether `v` holds a cast: DuckDB's output name spells the type as the binder does (`"DATE"`, `DECIMAL(10, 2)`), not as the parse prints it. */
+function hasCast(v: unknown): boolean {
+  if (Array.isArray(v)) return v.some(hasCast);
+  if (v === null || typeof v !== "object") return false;
+  if ((v as { class?: unknown }).class === "CAST") return true;
+  return Object.values(v).some(hasCast);
+}
+
+/**
+ * The names DuckDB gives the unnamed outputs of `tree`: each expression's own text, as
+ * `json_deserialize_sql` prints it inside `SELECT <expression>` (a parse of `SELECT 1` with its
+ * select list replaced, so the rest of the statement is DuckDB's own). An expression with a
+ * cast is left unnamed (a position name and a warning): its name depends on the binder.
+ */
+async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<Map<unknown, string>> {
+  const names = new Map<unknown, string>();
+  const unnamed = unnamedExpressions(tree);
+  if (unnamed.length === 0) return names;
+  const template = withoutLocations(await serialize(conn, "SELECT 1")) as { statements: Array<{ node: object }> };
+  for (const e of unnamed) {
+    if (hasCast(e)) continue;
+    const one = {
+      ...template,
+      statements: [
+        { ...template.statements[0]!, node: { ...template.statements[0]!.node, select_list: [withoutLocations(e)] } },
+      ],
+    };
+    try {
+      const reader = await conn.runAndReadAll(
+        `SELECT json_deserialize_sql(${sqlString(JSON.stringify(one))}::JSON) AS s`,
+      );
+      const text = String(reader.getRowObjects()[0]!.s);
+      if (text.startsWith("SELECT ")) names.set(e, text.slice("SELECT ".length));
+    } catch {
+      // left unnamed: the output keeps a position name
+    }
+  }
+  return names;
+}
+
+async function parse(conn: DuckDBConnection, m: MemberScript): Promise<Parsed> {
+  const sql = slashCommentsToSql(m.source).split(PARTITION_TOKEN).join(PARTITION_PLACEHOLDER);
+  const { sql: rest, attaches } = extractLakeAttaches(sql);
+  const lakes = new Map(attaches.map((a) => [a.alias, a.lake]));
+  const last = splitSqlStatements(rest).pop();
+  if (!last) return { error: "it has no trailing SELECT", lakes };
+  const tree = await serialize(conn, last.text);
+  if (tree.error)
+    return { error: `DuckDB could not parse its SELECT: ${tree.error_message ?? "unknown error"}`, lakes };
+  return { tree, names: await expressionNames(conn, tree), lakes };
+}
+
+/** Parse every script of `members` not parsed yet, on one in-memory DuckDB. */
+async function parseAll(members: readonly MemberScript[]): Promise<void> {
+  const todo = members.filter((m) => !parsedScripts.has(m));
+  if (todo.length === 0) return;
+  await withDuckDb([], async (conn) => {
+    for (const m of todo) parsedScripts.set(m, await parse(conn, m));
+  });
+}
+
+/**
+ * The pre-write lineage of every managed SQL materialization of `folders`, by script path.
+ * `recordedColumns` gives a lake table's columns as its last managed write left them
+ * (undefined when none is recorded or the store cannot be read).
+ */
+export async function inferLoadedLineage(
+  folders: readonly PipelineFolder[],
+  recordedColumns: (uri: string) => Promise<readonly string[] | undefined>,
+): Promise<Map<string, StaticLineage>> {
+  const managed = folders.flatMap((f) => f.members).filter((m) => managedTarget(m) !== undefined);
+  const out = new Map<string, StaticLineage>();
+  if (managed.length === 0) return out;
+  try {
+    await parseAll(managed);
+  } catch (err) {
+    // lineage is metadata: DuckDB failing to start costs the pre-write lineage, not the graph
+    for (const m of managed)
+      out.set(m.path, {
+        asset: managedTarget(m)!,
+        result: undefined,
+        warnings: [`column lineage cannot be inferred before a write: ${(err as Error).message}`],
+      });
+    return out;
+  }
+  const writers = new Map<string, MemberScript>();
+  for (const m of managed) if (!writers.has(managedTarget(m)!)) writers.set(managedTarget(m)!, m);
+  const recorded = new Map<string, readonly string[] | undefined>();
+  const visiting = new Set<string>();
+
+  const infer = async (m: MemberScript): Promise<StaticLineage> => {
+    const done = out.get(m.path);
+    if (done) return done;
+    const asset = managedTarget(m)!;
+    const parsed = parsedScripts.get(m)!;
+    if (parsed.error) {
+      const r = {
+        asset,
+        result: undefined,
+        warnings: [`column lineage cannot be inferred before a write: ${parsed.error}`],
+      };
+      out.set(m.path, r);
+      return r;
+    }
+    visiting.add(m.path);
+    const known = new Map<string, KnownTable>();
+    for (const ref of tableRefs(parsed.tree)) {
+      const lake = !ref.catalog && ref.schema ? parsed.lakes.get(ref.schema) : undefined;
+      if (!lake) continue; // the walker names it as written; its columns are not known
+      const uri = `ducklake://${lake}/${ref.table}`;
+      const columns = await columnsOf(uri);
+      known.set(refKey(ref), { table: uri, ...(columns && { columns }) });
+    }
+    visiting.delete(m.path);
+    const result = inferColumnLineage(parsed.tree, (ref) => known.get(refKey(ref)), undefined, parsed.names);
+    for (const c of result.columns)
+      if (POSITION_NAME.test(c.output))
+        result.warnings.push(
+          `output ${c.output} is named by DuckDB after its expression, which is only known when it runs; name it with AS`,
+        );
+    const r = { asset, result, warnings: result.warnings };
+    out.set(m.path, r);
+    return r;
+  };
+
+  /** A lake table's columns: its last write's, else its loaded writer's inferred outputs. */
+  const columnsOf = async (uri: string): Promise<readonly string[] | undefined> => {
+    if (!recorded.has(uri)) recorded.set(uri, await recordedColumns(uri));
+    const fromStore = recorded.get(uri);
+    if (fromStore) return fromStore;
+    const writer = writers.get(uri);
+    if (!writer || visiting.has(writer.path)) return undefined; // a cycle: its columns are not known yet
+    const upstream = (await infer(writer)).result;
+    // outputs of unknown extent, or named only by position (#2), are no schema to expand `*` over
+    if (!upstream || upstream.partial || upstream.columns.some((c) => POSITION_NAME.test(c.output))) return undefined;
+    const names = upstream.columns.map((c) => c.output);
+    return writer.analyzed.annotations.partitioned ? [...names, PARTITION_COLUMN] : names;
+  };
+
+  for (const m of managed) await infer(m);
+  return out;
+}
+
+/** How `column-lineage.ts` names an output it has no name for (`#3`). */
+const POSITION_NAME = /^#\d+$/;
+
+const refKey = (ref: TableRef): string => [ref.catalog, ref.schema, ref.table].join("\u0000");
