@@ -388,6 +388,14 @@ export interface Store {
   recordApprovalEvent(event: Omit<ApprovalEvent, "ts">): Promise<void>;
   /** Approval attempts recorded for a run, oldest first. */
   listApprovalEvents(runId: string): Promise<ApprovalEvent[]>;
+  /**
+   * The readiness probe's write check: commits a write that needs newly allocated storage, so it
+   * fails when the database cannot grow (a full disk) even where a rewrite in place would still
+   * succeed. Postgres: a row into a freshly emptied table (a new file, extended by a page). SQLite:
+   * a key rewritten in the database, and a page-sized file written and synced beside it, then removed.
+   * @throws the store's storage error (`the disk is full` …) when it cannot
+   */
+  probeWrite(): Promise<void>;
   /** Small named settings and records (API tokens, …): get, put (insert or replace), delete, list by prefix. */
   kvGet(key: string): Promise<string | null>;
   kvPut(key: string, value: string): Promise<void>;

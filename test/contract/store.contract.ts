@@ -1083,6 +1083,14 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         );
       });
 
+      it("probeWrite (the readiness write check) commits again and again, several probes at once too", async () => {
+        await fresh();
+        await expect(store.probeWrite()).resolves.toBeUndefined();
+        await expect(Promise.all([store.probeWrite(), store.probeWrite(), store.probeWrite()])).resolves.toHaveLength(
+          3,
+        );
+      });
+
       it("stores small records by key and lists them by prefix", async () => {
         await fresh();
         await store.kvPut("token:abc", '{"scope":"read"}');

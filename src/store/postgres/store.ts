@@ -43,6 +43,7 @@ import { PostgresReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 import { readOverview } from "./overview.js";
+import { probeNewSpace } from "./ready-probe.js";
 import { workflowChanged } from "../workflow-changed.js";
 
 /** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
@@ -180,6 +181,10 @@ export class PostgresStore implements Store {
       (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [`kv:${key}`])).rows[0]?.value ??
       null
     );
+  }
+  async probeWrite(): Promise<void> {
+    await this.ready();
+    await probeNewSpace(this.db);
   }
   async kvPut(key: string, value: string): Promise<void> {
     await this.ready();

@@ -41,6 +41,7 @@ import { claimRuns } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
+import { probeNewSpace } from "./ready-probe.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
@@ -199,6 +200,10 @@ export class SqliteStore implements Store {
     return listApprovalEvents(this.s, runId);
   }
 
+  async probeWrite(): Promise<void> {
+    const file = this.location.kind === "file" ? this.location.path : null;
+    probeNewSpace(this.s, file, this.db.pragma("page_size", { simple: true }) as number);
+  }
   async kvGet(key: string): Promise<string | null> {
     return kv.kvGet(this.s, key);
   }
