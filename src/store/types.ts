@@ -453,6 +453,13 @@ export interface Store {
   /** Log lines across runs (`sluice logs`), each with its run's workflow; see {@link LogFilter}. */
   listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>>;
 
+  /**
+   * After the store's clock was set back: moves the due time of each run due later whose row was
+   * written more than a minute "in the future" to now plus what was left of its delay (and its
+   * pending steps' wake times by as much), by the rule of `store/clock-reanchor.ts`; a `runAt`
+   * chosen for a run not started yet is kept. Returns how many runs moved. The scheduler calls it.
+   */
+  reanchorDueTimes(): Promise<number>;
   /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */
   deleteFinished(finishedBefore: number, batch: number): Promise<number>;
 

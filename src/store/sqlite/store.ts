@@ -42,6 +42,7 @@ import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
 import { probeNewSpace } from "./ready-probe.js";
+import { reanchorDueTimes } from "./clock-reanchor.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
@@ -384,6 +385,10 @@ export class SqliteStore implements Store {
 
   async getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
     return this.r.getLogs(runId, afterSeq);
+  }
+
+  async reanchorDueTimes(): Promise<number> {
+    return this.tx(() => reanchorDueTimes(this.s, this.clock.now()));
   }
 
   async deleteFinished(finishedBefore: number, batch: number): Promise<number> {
