@@ -1,7 +1,8 @@
 /**
  * Readiness (`GET /api/ready`): may a load balancer or Kubernetes send this process work?
  * Unlike liveness (`/api/health`: the process answers), readiness asks the things the
- * process needs: the database answers and is migrated, a write commits, the scheduler
+ * process needs: the database answers and is migrated, a write that needs new space
+ * commits (a full disk makes the process not ready), the scheduler
  * knows whether it leads, and no worker lane is crashed. Each check runs with a time
  * limit, so a hung database makes the probe fail instead of hang.
  */
@@ -34,7 +35,7 @@ export interface ReadinessSources {
   timeoutMs?: number;
 }
 
-/** Key of the store record the write check replaces on every probe. */
+/** Key of the store record the database check reads. */
 const READY_PROBE_KEY = "sluice:ready-probe";
 
 /** The scheduler check from its leadership state (pure). */
@@ -66,11 +67,9 @@ export async function checkReadiness(sources: ReadinessSources): Promise<Readine
   });
   const write = database.ok
     ? await timed(limit, async () => {
-        const value = `${process.pid}:${Date.now()}`;
-        await store.kvPut(READY_PROBE_KEY, value);
-        // Not compared with `value`: another server on the same database may have probed in between.
-        if ((await store.kvGet(READY_PROBE_KEY)) === null) throw new Error("a write was not read back");
-        return "a write committed";
+        // A write that needs new space: a rewrite in place would pass on a full disk (`Store.probeWrite`).
+        await store.probeWrite();
+        return "a write that needs new space committed";
       })
     : { ok: false, detail: "skipped: the database is not reachable" };
   const checks = {

@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { listProjectFiles, SKIP_DIRS } from "./project-files.js";
+import { isSluiceProject, SCRIPT_FOLDERS, WORKFLOW_FOLDERS } from "./project-marker.js";
 
 /** File extensions Sluice loads as modules. */
 const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
@@ -9,14 +10,6 @@ const MODULE_EXTENSIONS = [".ts", ".mts", ".js", ".mjs"];
 export function isModuleFile(name: string): boolean {
   if (name.endsWith(".d.ts") || /\.(test|spec)\.[mc]?[jt]s$/.test(name)) return false;
   return MODULE_EXTENSIONS.some((ext) => name.endsWith(ext));
-}
-
-/**
- * Lists module files under `root` (relative paths, sorted), skipping dot folders,
- * `node_modules` and build output.
- */
-function listModuleFiles(root: string): string[] {
-  return listProjectFiles(root, isModuleFile);
 }
 
 /** Source that defines something runnable: a `defineWorkflow`, or a `main` export (workflow as code or script). */
@@ -32,20 +25,40 @@ function looksRunnable(source: string): boolean {
 /** Largest file looked at when discovering modules. */
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 
+/** Module files directly in `root` (a one-file project: `sluice.json` beside `hello.ts`). */
+function topLevelModules(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isFile() && isModuleFile(e.name))
+      .map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
 /**
- * Runnable modules of a project: every file inside a `workflows/` folder (Tako's
- * `<app_root>/workflows/`, also `src/workflows/`), and any other module file that
- * defines a workflow or exports `main` (workflows as code and scripts, named by path).
+ * Runnable modules of a project (relative paths, sorted): every module file under `workflows/`
+ * or `src/workflows/` (Tako's `<app_root>/workflows/`), and the module files under `f/` and `u/`
+ * (Windmill script paths) or directly in the project folder that define a workflow or export
+ * `main` (workflows as code and scripts, named by path). Nothing anywhere else is imported, and
+ * nothing at all from a folder that is not a Sluice project (`project-marker.ts`).
  */
 export function discoverWorkflowFiles(root: string): string[] {
-  return listModuleFiles(root).filter((f) => isRunnableFile(root, f));
+  if (!isSluiceProject(root)) return [];
+  const candidates = [
+    ...topLevelModules(root),
+    ...listProjectFiles(root, isModuleFile, [...WORKFLOW_FOLDERS, ...SCRIPT_FOLDERS]),
+  ];
+  return [...new Set(candidates)].filter((f) => isRunnableFile(root, f)).sort();
 }
 
 /** Whether one module file (project-relative, `/`-separated) is runnable by the rules of {@link discoverWorkflowFiles}. */
 export function isRunnableFile(root: string, file: string): boolean {
   const dirs = file.split("/").slice(0, -1);
   if (!isModuleFile(file) || dirs.some((d) => d.startsWith(".") || SKIP_DIRS.has(d))) return false;
-  if (dirs.includes("workflows")) return true;
+  if (!isSluiceProject(root)) return false;
+  if (WORKFLOW_FOLDERS.some((folder) => file.startsWith(`${folder}/`))) return true;
+  if (dirs.length > 0 && !SCRIPT_FOLDERS.includes(dirs[0]!)) return false;
   const full = join(root, file);
   try {
     return statSync(full).size <= MAX_SOURCE_BYTES && looksRunnable(readFileSync(full, "utf8"));

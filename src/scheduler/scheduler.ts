@@ -1,5 +1,6 @@
 /**
- * Time-driven work that is not tied to one run: cron ticks and retention.
+ * Time-driven work that is not tied to one run: cron ticks, retention, and re-anchoring the due
+ * times a clock since set back wrote (`store/clock-reanchor.ts`).
  * (Timers of sleeping runs need no scheduler: a parked run's `ready_at` makes it
  * claimable when due. Expired leases are reclaimed by every worker.)
  *
@@ -11,6 +12,7 @@
  */
 import { type CronSchedule, nextFireAfter } from "../core/cron.js";
 import { defaultRetentionPace, nextRetentionBatch, retentionRestMs } from "../core/retention-pace.js";
+import { CLOCK_BACK_TOLERANCE_MS } from "../store/clock-reanchor.js";
 import { localQueue } from "../store/local-scope.js";
 import type { Store, WorkflowInfo } from "../store/types.js";
 import { describeScheduleSync, keptForeign, planScheduleSync, type ScheduleChange } from "../store/schedule-sync.js";
@@ -45,6 +47,8 @@ export interface SchedulerOptions {
   localServer?: string | null;
 }
 
+/** How often the leader re-anchors due times when it has not seen its own clock go back (ms). */
+const REANCHOR_EVERY_MS = 60_000;
 /** Name of the leadership that decides which scheduler fires cron and runs retention. */
 const SCHEDULER_LEADERSHIP = "scheduler";
 
@@ -58,6 +62,10 @@ export class Scheduler {
    */
   private lastRetention: number | null = null;
   private ticking: Promise<void> | null = null;
+  /** Wall and monotonic time of the last tick as leader (a wall clock set back shows between two). */
+  private lastSeen: { wall: number; mono: number } | null = null;
+  /** Monotonic time of the last re-anchoring pass, null before the first. */
+  private lastReanchor: number | null = null;
   /** Set by {@link stop}: a retention in progress ends after its current transaction. */
   private stopping = false;
   /** Schedules of local workflows (per server): next tick in memory, fired by every server. */
@@ -209,6 +217,7 @@ export class Scheduler {
       this.leadershipMono = performance.now();
       if (!this.leading) return;
       if ((await this.fireDue()) > 0) this.options.onEnqueued?.();
+      if ((await this.reanchorIfClockWentBack()) > 0) this.options.onEnqueued?.();
       const now = performance.now();
       const since = this.lastRetention === null ? Infinity : now - this.lastRetention;
       if (this.options.retentionMs !== null && since >= this.options.retentionEveryMs) {
@@ -218,6 +227,25 @@ export class Scheduler {
     } catch (err) {
       this.options.onError?.(err);
     }
+  }
+
+  /**
+   * Re-anchors due times written by a clock since set back (`Store.reanchorDueTimes`,
+   * `store/clock-reanchor.ts`): on the first tick as leader (the clock may have been set back
+   * while nothing ran), at once when this process sees its wall clock go back against the
+   * monotonic one, and every minute otherwise (another process's clock, the database's). Returns
+   * how many runs moved.
+   */
+  private async reanchorIfClockWentBack(): Promise<number> {
+    const wall = Date.now();
+    const mono = performance.now();
+    const seen = this.lastSeen;
+    this.lastSeen = { wall, mono };
+    const wentBack = seen !== null && wall - seen.wall < mono - seen.mono - CLOCK_BACK_TOLERANCE_MS;
+    const stale = this.lastReanchor === null || mono - this.lastReanchor >= REANCHOR_EVERY_MS;
+    if (!wentBack && !stale) return 0;
+    this.lastReanchor = mono;
+    return this.store.reanchorDueTimes();
   }
 
   /** Enqueues one run per due schedule (missed ticks collapse into one), returns how many. */

@@ -49,6 +49,10 @@ describe("StorageError", () => {
     expect(toStorageError(coded("SQLITE_FULL", "database or disk is full")).message).toMatch(
       /: the disk is full: free some space$/,
     );
+    // The SQLite readiness probe's own file on a full volume.
+    const full = toStorageError(coded("ENOSPC", "ENOSPC: no space left on device, write"));
+    expect(full.transient).toBe(true);
+    expect(full.message).toMatch(/: the disk is full: free some space$/);
     expect(err.cause).toBe(cause);
     expect(toStorageError(err)).toBe(err);
     expect(new StorageError(new TypeError("nope")).message).toMatch(/not expected to pass on retry/);

@@ -31,6 +31,8 @@ const NET_TRANSIENT = [
   "ENOTFOUND",
   "EAI_AGAIN",
 ];
+/** File-system errors of a store's own files (the SQLite readiness probe): a full disk clears up once space is freed. */
+const FS_TRANSIENT = ["ENOSPC"];
 /**
  * Postgres SQLSTATEs: 08 connection, 53 insufficient resources (disk full, out of
  * memory, too many connections), 57P01-03 shutdown/cannot connect now, 40001/40P01
@@ -42,7 +44,7 @@ const PG_TRANSIENT = ["57P01", "57P02", "57P03", "40001", "40P01", "55P03", "250
 /** What to do about a failure, by its code. */
 function hintFor(code: string): string | null {
   if (/^SQLITE_(BUSY|LOCKED)/.test(code) || code === "55P03") return "another process holds the database lock";
-  if (/^SQLITE_FULL/.test(code) || code === "53100") return "the disk is full: free some space";
+  if (/^SQLITE_FULL/.test(code) || code === "53100" || code === "ENOSPC") return "the disk is full: free some space";
   if (/^SQLITE_READONLY/.test(code)) return "the database is read-only: make the file and its folder writable";
   if (code === "25006")
     return "the database is read-only (a standby, or default_transaction_read_only): point Sluice at the writable primary";
@@ -59,7 +61,7 @@ export function isTransientStorageFailure(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   if (typeof code === "string") {
     if (SQLITE_TRANSIENT.some((c) => code === c || code.startsWith(`${c}_`))) return true;
-    if (NET_TRANSIENT.includes(code)) return true;
+    if (NET_TRANSIENT.includes(code) || FS_TRANSIENT.includes(code)) return true;
     if (/^[0-9A-Z]{5}$/.test(code) && (PG_TRANSIENT.includes(code) || PG_TRANSIENT_CLASSES.includes(code.slice(0, 2))))
       return true;
   }

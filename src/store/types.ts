@@ -388,6 +388,14 @@ export interface Store {
   recordApprovalEvent(event: Omit<ApprovalEvent, "ts">): Promise<void>;
   /** Approval attempts recorded for a run, oldest first. */
   listApprovalEvents(runId: string): Promise<ApprovalEvent[]>;
+  /**
+   * The readiness probe's write check: commits a write that needs newly allocated storage, so it
+   * fails when the database cannot grow (a full disk) even where a rewrite in place would still
+   * succeed. Postgres: a row into a freshly emptied table (a new file, extended by a page). SQLite:
+   * a key rewritten in the database, and a page-sized file written and synced beside it, then removed.
+   * @throws the store's storage error (`the disk is full` …) when it cannot
+   */
+  probeWrite(): Promise<void>;
   /** Small named settings and records (API tokens, …): get, put (insert or replace), delete, list by prefix. */
   kvGet(key: string): Promise<string | null>;
   kvPut(key: string, value: string): Promise<void>;
@@ -445,6 +453,13 @@ export interface Store {
   /** Log lines across runs (`sluice logs`), each with its run's workflow; see {@link LogFilter}. */
   listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>>;
 
+  /**
+   * After the store's clock was set back: moves the due time of each run due later whose row was
+   * written more than a minute "in the future" to now plus what was left of its delay (and its
+   * pending steps' wake times by as much), by the rule of `store/clock-reanchor.ts`; a `runAt`
+   * chosen for a run not started yet is kept. Returns how many runs moved. The scheduler calls it.
+   */
+  reanchorDueTimes(): Promise<number>;
   /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */
   deleteFinished(finishedBefore: number, batch: number): Promise<number>;
 

@@ -26,7 +26,8 @@ export interface TestEngineOptions {
   workflows?: AnyWorkflow[];
   /**
    * A project folder whose workflow modules are loaded as `sluice dev` loads them (`workflows/`,
-   * modules that call `defineWorkflow` or export `main`, Windmill-style `workflow()`/`task()`).
+   * modules under `f/` that call `defineWorkflow` or export `main`, Windmill-style `workflow()`/`task()`);
+   * it must be a Sluice project (a `sluice.json`, or a `workflows/`, `src/workflows/`, `f/` or `u/` folder).
    */
   project?: string;
   /** The SQLite file. Default: `sluice.db` in a new temporary folder that `close()` removes. */
@@ -167,6 +168,7 @@ function completed<R>(record: RunRecord): CompletedRun<R> {
  * expect(run.result).toBe("reminded ada");
  * await t.close();
  * @throws TestProjectLoadError when `project` has modules that fail to load
+ * @throws InvalidInputError (`NOT_A_PROJECT`) when `project` is not a Sluice project
  */
 export async function createTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
   const dir = options.database ? null : mkdtempSync(join(tmpdir(), "sluice-test-"));
@@ -193,6 +195,8 @@ export async function createTestEngine(options: TestEngineOptions = {}): Promise
     if (options.project) {
       // The loader (esbuild, TypeScript) loads only for a test that loads a project.
       const { Project } = await import("../loader/project.js");
+      const { isSluiceProject, NotAProjectError } = await import("../loader/project-marker.js");
+      if (!isSluiceProject(options.project)) throw new NotAProjectError(options.project);
       const project = new Project(options.project, engine);
       closeProject = () => project.python.close();
       const report = await project.loadAll();

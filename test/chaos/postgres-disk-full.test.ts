@@ -3,7 +3,8 @@
  * test, which needs root, and owned by the `postgres` user the cluster runs as), filled to the last
  * byte twice for 3 s while two workers run, then freed. (The WAL stays on the cluster's own volume:
  * a full WAL volume makes Postgres itself stop — PANIC — which the immediate-restart rows cover.)
- * While full, `sluice enqueue` fails with a clear message, non-zero, and creates nothing. After: `/api/ready` is
+ * While full, `/api/ready` answers 503 ("the disk is full") and `sluice enqueue` fails with a clear
+ * message, non-zero, and creates nothing. After: `/api/ready` is
  * ready, every run finishes once, nothing lost, stuck, failed or wrong, workers up. Ends with the invariant query.
  */
 import { execFileSync } from "node:child_process";
@@ -92,6 +93,7 @@ it("disk full on Postgres: the database's tablespace filled twice for 3 s while 
   let fills = 0;
   let whileBusy = 0;
   let notReady = 0;
+  const readyDetails: string[] = [];
   let refusedEnqueues = 0;
   const enqueueOutputs: string[] = [];
   for (let i = 0; i < 2; i++) {
@@ -100,13 +102,14 @@ it("disk full on Postgres: the database's tablespace filled twice for 3 s while 
     fill(filler);
     fills++;
     const until = Date.now() + 3_000;
-    // Recorded, not asserted: the readiness probe rewrites one row in place, which on Postgres
-    // needs no new space, so it may well stay ready (see docs/RELIABILITY.md).
+    // The readiness probe's write needs a new page (`store/postgres/ready-probe.ts`): a full
+    // tablespace makes the server not ready, saying why.
     const down = await eventually(async () => {
       const r = await ready();
       return r.status === 503 ? r : null;
-    }, 1_000).catch(() => null);
-    if (down && /53100|disk is full/.test(down.body.checks.write?.detail ?? "")) notReady++;
+    }, 2_000).catch(() => null);
+    if (down && /53100.*disk is full/.test(down.body.checks.write?.detail ?? "")) notReady++;
+    readyDetails.push(down ? down.body.checks.write!.detail : "stayed ready");
     // An enqueue by a user is refused with the reason, non-zero, and creates nothing.
     // Its payload (90 KB that do not compress) needs new pages: a small row can still fit in a page's
     // free space on a full disk, and Postgres then rightly accepts it.
@@ -147,6 +150,7 @@ it("disk full on Postgres: the database's tablespace filled twice for 3 s while 
   expect(whileBusy).toBe(2);
   expect(refusedEnqueues, enqueueOutputs.join("\n----\n")).toBe(2);
   expect(refusedRuns).toBe(0);
+  expect(notReady, readyDetails.join("\n")).toBe(fills);
   expect(back).not.toBeNull();
   expect(alive).toBe(2);
   expect(output).toMatch(/disk is full/);

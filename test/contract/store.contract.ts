@@ -1083,6 +1083,22 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         );
       });
 
+      it("reanchorDueTimes leaves alone runs due later that the current clock wrote", async () => {
+        await fresh();
+        const later = (await store.now()) + 3_600_000;
+        const id = await enqueue(store, { runAt: later });
+        expect(await store.reanchorDueTimes()).toBe(0);
+        expect((await store.getRun(id))!.readyAt).toBe(later);
+      });
+
+      it("probeWrite (the readiness write check) commits again and again, several probes at once too", async () => {
+        await fresh();
+        await expect(store.probeWrite()).resolves.toBeUndefined();
+        await expect(Promise.all([store.probeWrite(), store.probeWrite(), store.probeWrite()])).resolves.toHaveLength(
+          3,
+        );
+      });
+
       it("stores small records by key and lists them by prefix", async () => {
         await fresh();
         await store.kvPut("token:abc", '{"scope":"read"}');

@@ -17,6 +17,8 @@ let root: string;
 let table: string;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "sluice-lake-autosweep-"));
+  // A project with lakes and no workflows: `sluice dev` runs only on a Sluice project.
+  writeFileSync(join(root, "sluice.json"), "{}");
   const lake = await openLakeForWrite(join(root, ".sluice", "lakes", "main.sqlite"), {
     dataPath: join(root, ".sluice", "lakes", "main"),
   });

@@ -2,11 +2,13 @@
  * Real worker processes killed with real signals (SIGKILL, SIGSTOP/SIGCONT) on a
  * real SQLite file. Side effects are appended to files so the test can count them.
  */
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import type { Store } from "../../src/store/types.js";
+import Database from "better-sqlite3";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually } from "../helpers/tmp.js";
@@ -15,7 +17,7 @@ const CRASHY = `
 import { appendFileSync, existsSync } from "node:fs";
 import { defineWorkflow } from "tako.sh";
 const hang = () => new Promise(() => {});
-export default defineWorkflow<{ dir: string; block: "before-checkpoint" | "after-checkpoint" | "slow-first-attempt" }>("crashy", {
+export default defineWorkflow<{ dir: string; block: "before-checkpoint" | "after-checkpoint" | "slow-first-attempt" | "held-first-attempt" }>("crashy", {
   retries: 5,
   backoff: { base: 10, max: 10 },
   handler: async (p, ctx) => {
@@ -30,6 +32,10 @@ export default defineWorkflow<{ dir: string; block: "before-checkpoint" | "after
         appendFileSync(p.dir + "/markers.log", "slow attempt started\\n");
         await new Promise((r) => setTimeout(r, 3000));
         appendFileSync(p.dir + "/markers.log", "slow attempt finished its body\\n");
+      }
+      if (p.block === "held-first-attempt" && ctx.attempt === 1) {
+        appendFileSync(p.dir + "/markers.log", "held attempt started\\n");
+        for (let i = 0; i < 600 && !released(); i++) await new Promise((r) => setTimeout(r, 50));
       }
       return "A" + ctx.attempt;
     });
@@ -57,6 +63,43 @@ function setup() {
     existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").trim().split("\n").filter(Boolean) : [];
   const worker = () => spawnSluice(["worker", "--lease", "1s", "--concurrency", "10"], root);
   return { root, store, lines, worker };
+}
+
+/** Whether another process holds the SQLite write lock of `file` right now (a zero-wait `BEGIN IMMEDIATE`). */
+function writeLockHeld(file: string): boolean {
+  const db = new Database(file, { timeout: 0 });
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    db.exec("ROLLBACK");
+    return false;
+  } catch (err) {
+    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
+    return true;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * SIGSTOPs `proc` at a moment when it does (`inCommit`) or does not hold the SQLite write lock,
+ * resuming and stopping again until it does; returns how many stops it took, or null past `withinMs`.
+ * A process stopped inside a commit (a heartbeat, a checkpoint) keeps the lock, and every other
+ * writer waits for it: a limit of SQLite (docs/RELIABILITY.md), not what a lease can fix.
+ */
+async function stopWhere(
+  proc: ChildProcess,
+  file: string,
+  inCommit: boolean,
+  withinMs = 20_000,
+): Promise<number | null> {
+  const until = Date.now() + withinMs;
+  for (let stops = 1; Date.now() < until; stops++) {
+    proc.kill("SIGSTOP");
+    if (writeLockHeld(file) === inCommit) return stops;
+    proc.kill("SIGCONT");
+    await new Promise((r) => setTimeout(r, 2 + Math.random() * 20));
+  }
+  return null;
 }
 
 async function enqueue(root: string, payload: object, id: string) {
@@ -108,7 +151,9 @@ describe("crashes with real processes", () => {
     await enqueue(root, { dir: root, block: "slow-first-attempt" }, "zombie");
     const a = worker();
     await eventually(() => lines("markers.log").includes("slow attempt started"));
-    a.proc.kill("SIGSTOP");
+    // Paused in its step body, between two commits: a stop inside a heartbeat's commit keeps
+    // SQLite's write lock and holds every writer up, B too (the next test; once in about 200 stops).
+    expect(await stopWhere(a.proc, join(root, ".sluice", "sluice.db"), false)).not.toBeNull();
     const b = worker();
     await eventually(async () => (await store.getRun("zombie"))?.status === "succeeded", 15_000);
     expect((await store.getRun("zombie"))!.result).toBe('"A2!"');
@@ -125,6 +170,36 @@ describe("crashes with real processes", () => {
     expect(await a.exited).toBe(0);
     expect(await b.exited).toBe(0);
   });
+
+  it("a worker stopped inside a commit holds every other writer up until SIGCONT (SQLite); then the run has one result", async (ctx) => {
+    const { root, store, lines, worker } = setup();
+    const db = join(root, ".sluice", "sluice.db");
+    await enqueue(root, { dir: root, block: "held-first-attempt" }, "stuck-lock");
+    const a = worker();
+    await eventually(() => lines("markers.log").includes("held attempt started"));
+    // A's step body runs (heartbeating) until the release file appears: stop it inside a commit.
+    const stops = await stopWhere(a.proc, db, true);
+    // Not mocked: landing a stop inside a commit is luck (about 1 in 200 stops); without it, skipped.
+    if (stops === null) {
+      a.proc.kill("SIGCONT");
+      ctx.skip();
+    }
+    const b = worker();
+    await new Promise((r) => setTimeout(r, 3_000));
+    // Past A's lease, and B has not taken the run: no writer gets the lock while A is stopped.
+    expect(writeLockHeld(db)).toBe(true);
+    expect((await store.getRun("stuck-lock"))!).toMatchObject({ status: "running", attempt: 1 });
+    a.proc.kill("SIGCONT");
+    writeFileSync(join(root, "release"), "");
+    await eventually(async () => (await store.getRun("stuck-lock"))?.status === "succeeded", 20_000);
+    const run = (await store.getRun("stuck-lock"))!;
+    expect((await store.getSteps("stuck-lock")).map((s) => s.key)).toEqual(["side-effect"]);
+    expect(run.result).toMatch(/^"A[12]!"$/);
+    a.proc.kill("SIGTERM");
+    b.proc.kill("SIGTERM");
+    expect(await a.exited).toBe(0);
+    expect(await b.exited).toBe(0);
+  }, 60_000);
 
   it("a run whose worker dies on every attempt ends failed after its last attempt", async () => {
     const { root, store, lines, worker } = setup();

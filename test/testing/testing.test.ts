@@ -126,4 +126,14 @@ export const main = workflow(async (n: number) => {
     expect(run.status, JSON.stringify(run.error?.message)).toBe("succeeded");
     expect(run.result).toBe(20);
   });
+
+  it("refuses a folder that is not a Sluice project, importing nothing from it", async () => {
+    const root = makeProject({
+      "bench/tool.ts": `import { defineWorkflow } from "sluice";\nthrow new Error("imported");\nexport default defineWorkflow("tool", { handler: () => 1 });\n`,
+    });
+    await expect(createTestEngine({ project: root })).rejects.toMatchObject({
+      code: "NOT_A_PROJECT",
+      message: expect.stringMatching(/is not a Sluice project/),
+    });
+  });
 });

@@ -6,6 +6,7 @@ import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
 import { configTriggersReloader, configureScheduleRows } from "../config-triggers.js";
 import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loader/discover.js";
+import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { parseCount } from "../options.js";
@@ -46,6 +47,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
     const laneSettings = parseLaneSettings(opts);
     const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, dir, opts.db);
+    // `sluice dev` runs the folder's code: refuse a folder that is not a project before starting anything.
+    if (!isSluiceProject(project.root)) throw new NotAProjectError(project.root);
     const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;

@@ -2,12 +2,15 @@ import type { Command } from "commander";
 import { traceCarrierFromEnv } from "../../core/trace-context.js";
 import { safe } from "../format.js";
 import { admitFromStore } from "../../lanes/crash-record.js";
+import { existsSync } from "node:fs";
 import { Project } from "../../loader/project.js";
+import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
+import { isPostgresUrl } from "../../store/open.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
 import { readJsonInput } from "../json-input.js";
 import { parseCount, parseDurationOption, parseRunAtOption } from "../options.js";
-import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
+import { DB_OPTION, DIR_OPTION, resolveProject, withEngine } from "../project.js";
 import { EXIT_WAIT_TIMEOUT, waitAndReport } from "../wait.js";
 
 const WAIT_HELP = `
@@ -55,12 +58,18 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
         throw new InvalidInputError("--timeout only applies with --wait: add --wait, or drop --timeout", {
           code: "INVALID_OPTION",
         });
+      // Outside a project, with no database there either: say so before creating one.
+      const target = resolveProject(cx.io, opts.dir, opts.db);
+      if (!isSluiceProject(target.root) && !isPostgresUrl(target.dbPath) && !existsSync(target.dbPath))
+        throw new NotAProjectError(target.root, `there is no database at ${target.dbLabel} to enqueue ${workflow} in`);
       await withEngine(
         cx.io,
         opts,
         async (engine, project) => {
           await engine.start();
           if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
+            if (!isSluiceProject(project.root))
+              throw new NotAProjectError(project.root, `workflow ${workflow} is not published in ${project.dbLabel}`);
             // Not published by a running `sluice dev`/worker yet: load the project's modules to find it.
             const report = await new Project(project.root, engine, cx.io.env).loadAll();
             for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);

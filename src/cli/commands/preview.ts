@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { decodeValue } from "../../core/serde.js";
 import { createEngine } from "../../engine/engine.js";
 import { Project } from "../../loader/project.js";
+import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { moduleName } from "../../worker/script-paths.js";
 import type { CommandContext } from "../command.js";
@@ -34,6 +35,7 @@ export function registerPreview(program: Command, cx: CommandContext): void {
         fallback: {},
       });
       const project = resolveProject(cx.io, opts.dir);
+      if (!isSluiceProject(project.root)) throw new NotAProjectError(project.root);
       const scratch = mkdtempSync(join(tmpdir(), "sluice-preview-"));
       const engine = createEngine({ database: join(scratch, "preview.db"), scheduler: false, captureConsole: true });
       const out = (t: string) => cx.io.stdout(t);

@@ -7,6 +7,7 @@
 import type { Command } from "commander";
 import { checkStorageModel } from "../../engine/storage-model.js";
 import { Project } from "../../loader/project.js";
+import { isSluiceProject, notAProjectHint } from "../../loader/project-marker.js";
 import { attachPipelines, type PipelineHost } from "../../pipeline/runtime/host.js";
 import { type ProjectTriggers, startProjectTriggers } from "../../triggers/runtime/project.js";
 import { storeReady } from "../../store/open.js";
@@ -127,6 +128,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       const report = release ? await release.follower.load() : await loader.loadAll();
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+      // A folder server outside a project still serves external workers and stored code; it says why it loaded nothing.
+      if (!release && !isSluiceProject(project.root)) cx.io.stderr(`note: ${notAProjectHint(project.root)}\n`);
       // sluice.json schedule rows: a folder's own; a release server's come with the release (published by the deploy).
       configureScheduleRows(
         engine,

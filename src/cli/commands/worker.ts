@@ -3,6 +3,7 @@ import { pythonHostMode } from "../../loader/python/project.js";
 import { pythonRunsBusy, servePythonFromWorker } from "../python-worker.js";
 import { type LoadReport, Project } from "../../loader/project.js";
 import { ModuleImportError } from "../../loader/import-bundle.js";
+import { isSluiceProject, notAProjectHint } from "../../loader/project-marker.js";
 import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
 import { clearCrashOnClaim } from "../../lanes/claim-recovery.js";
 import { WorkerStartupError } from "../../lanes/errors.js";
@@ -134,6 +135,9 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         );
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+      // A folder worker outside a project still runs stored code versions; it says why it loaded nothing.
+      if (!release && !build && !isSluiceProject(project.root))
+        cx.io.stderr(`note: ${notAProjectHint(project.root)}\n`);
       const unfollow = opts.quiet ? () => {} : followRuns(engine, out, logFormat);
       const unclear = clearCrashOnClaim(engine.store, engine.events, engine.localServer, write);
       const link = linkToSupervisor(engine.events, cx.io.env);

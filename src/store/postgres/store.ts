@@ -43,6 +43,8 @@ import { PostgresReads } from "./reads.js";
 import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 import { readOverview } from "./overview.js";
+import { probeNewSpace } from "./ready-probe.js";
+import { reanchorDueTimes } from "./clock-reanchor.js";
 import { workflowChanged } from "../workflow-changed.js";
 
 /** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
@@ -180,6 +182,10 @@ export class PostgresStore implements Store {
       (await this.db.query<{ value: string }>("SELECT value FROM meta WHERE key = $1", [`kv:${key}`])).rows[0]?.value ??
       null
     );
+  }
+  async probeWrite(): Promise<void> {
+    await this.ready();
+    await probeNewSpace(this.db);
   }
   async kvPut(key: string, value: string): Promise<void> {
     await this.ready();
@@ -336,6 +342,10 @@ export class PostgresStore implements Store {
 
   getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
     return this.reads.getLogs(runId, afterSeq);
+  }
+
+  async reanchorDueTimes(): Promise<number> {
+    return this.tx((c) => reanchorDueTimes(c));
   }
 
   async deleteFinished(finishedBefore: number, batch: number): Promise<number> {

@@ -41,6 +41,8 @@ import { claimRuns } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
+import { probeNewSpace } from "./ready-probe.js";
+import { reanchorDueTimes } from "./clock-reanchor.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
@@ -199,6 +201,10 @@ export class SqliteStore implements Store {
     return listApprovalEvents(this.s, runId);
   }
 
+  async probeWrite(): Promise<void> {
+    const file = this.location.kind === "file" ? this.location.path : null;
+    probeNewSpace(this.s, file, this.db.pragma("page_size", { simple: true }) as number);
+  }
   async kvGet(key: string): Promise<string | null> {
     return kv.kvGet(this.s, key);
   }
@@ -379,6 +385,10 @@ export class SqliteStore implements Store {
 
   async getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
     return this.r.getLogs(runId, afterSeq);
+  }
+
+  async reanchorDueTimes(): Promise<number> {
+    return this.tx(() => reanchorDueTimes(this.s, this.clock.now()));
   }
 
   async deleteFinished(finishedBefore: number, batch: number): Promise<number> {

@@ -1,0 +1,32 @@
+/**
+ * The SQLite half of `store/clock-reanchor.ts`: finds the runs due later whose row was written by
+ * a clock now behind, and moves their due time (and the wake times of their pending steps: a
+ * sleep's, a step retry's, a wait's deadline) by the same amount. Call inside a transaction.
+ */
+import { CLOCK_BACK_TOLERANCE_MS, type DueRunRow, reanchoredReadyAt } from "../clock-reanchor.js";
+import type { Statements } from "./statements.js";
+
+/** Re-anchors what {@link reanchoredReadyAt} says to; returns how many runs moved. */
+export function reanchorDueTimes(s: Statements, now: number): number {
+  const rows = s
+    .get(
+      `SELECT id, ready_at AS readyAt, updated_at AS updatedAt, created_at AS createdAt, started_at AS startedAt
+       FROM runs WHERE ready_at > ? AND updated_at > ? AND status IN ('pending', 'waiting')`,
+    )
+    .all(now, now + CLOCK_BACK_TOLERANCE_MS) as Array<DueRunRow & { id: string }>;
+  let moved = 0;
+  for (const row of rows) {
+    const at = reanchoredReadyAt(row, now);
+    if (at === null) continue;
+    const shift = row.readyAt - at;
+    const changed = s
+      .get("UPDATE runs SET ready_at = ?, updated_at = ? WHERE id = ? AND ready_at = ?")
+      .run(at, now, row.id, row.readyAt).changes;
+    if (changed === 0) continue;
+    s.get(
+      "UPDATE steps SET wake_at = wake_at - ? WHERE run_id = ? AND status = 'pending' AND wake_at IS NOT NULL AND wake_at > ?",
+    ).run(shift, row.id, now);
+    moved++;
+  }
+  return moved;
+}

@@ -1,0 +1,49 @@
+/**
+ * `Store.reanchorDueTimes` on a real SQLite file whose clock (the store's injected clock, as a
+ * process's wall clock) ran an hour ahead while runs were written, then was set right.
+ */
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/store/sqlite/store.js";
+import type { EnqueueRequest } from "../../src/store/types.js";
+import { tempDir } from "../helpers/tmp.js";
+
+const HOUR = 3_600_000;
+let offset = HOUR;
+const clock = { now: () => Date.now() + offset };
+const store = openSqliteStore({ path: join(tempDir("sluice-reanchor-"), "sluice.db"), clock });
+afterAll(() => store.close());
+
+function req(id: string, runAt?: number): EnqueueRequest {
+  return {
+    id,
+    dedupe: false,
+    workflow: "wf",
+    queue: "default",
+    payload: "{}",
+    maxAttempts: 3,
+    backoff: { base: 1000, max: 3_600_000 },
+    ...(runAt !== undefined && { runAt }),
+  };
+}
+
+describe("re-anchoring on SQLite after the clock was set back", () => {
+  it("makes a run enqueued to start at once due now, and keeps a runAt the enqueuer chose", async () => {
+    const chosen = clock.now() + 10 * 60_000; // 10 min after the fast clock's now
+    await store.commit([
+      { verb: "enqueue", request: req("at-once") },
+      { verb: "enqueue", request: req("chosen", chosen) },
+    ]);
+    offset = 0; // the clock is set right
+    const before = (await store.getRun("at-once"))!.readyAt!;
+    expect(before).toBeGreaterThan(Date.now() + HOUR - 5_000);
+    expect(await store.reanchorDueTimes()).toBe(1);
+    const now = Date.now();
+    const moved = (await store.getRun("at-once"))!;
+    expect(moved.readyAt!).toBeLessThanOrEqual(now);
+    expect(moved.readyAt!).toBeGreaterThan(now - 5_000);
+    expect((await store.getRun("chosen"))!.readyAt).toBe(chosen);
+    // Moved once: the row now carries the present clock.
+    expect(await store.reanchorDueTimes()).toBe(0);
+  });
+});
