@@ -3,8 +3,11 @@ import type { RunRecord } from "../types.js";
 import { rawToRun, type StepRow, toStep } from "./rows.js";
 import type { Statements } from "./statements.js";
 
-/** The claim-order index (migration 9) holds exactly the runs a claim may take once they are due. */
+/** The claim-order index (migration 8) holds exactly the runs a claim may take once they are due. */
 const QUEUED = "runs INDEXED BY runs_claim_order WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')";
+/** The highest priority among the queued runs; with `AND priority < ?`, the next one below. */
+const TOP = `SELECT priority FROM ${QUEUED} ORDER BY priority DESC LIMIT 1`;
+const BELOW = `SELECT priority FROM ${QUEUED} AND priority < ? ORDER BY priority DESC LIMIT 1`;
 /** Takes the priority, `now` and the workflow names. */
 const CLAIMABLE = `${QUEUED} AND priority = ? AND ready_at <= ? AND workflow IN (SELECT value FROM json_each(?))`;
 /** Runs holding a slot of the candidate's concurrency key: running, or started within its window. Takes `now`. */
@@ -42,8 +45,8 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
          AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
        ORDER BY ready_at, seq LIMIT ${2 ** Math.ceil(Math.log2(Math.max(1, limit)))}`,
     );
-  const top = s.get(`SELECT priority FROM ${QUEUED} ORDER BY priority DESC LIMIT 1`).pluck();
-  const below = s.get(`SELECT priority FROM ${QUEUED} AND priority < ? ORDER BY priority DESC LIMIT 1`).pluck();
+  const top = s.get(TOP).pluck();
+  const below = s.get(BELOW).pluck();
   const inUse = s.get(`SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`);
   const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
        started_at = COALESCE(started_at, ?), updated_at = ?,
@@ -112,4 +115,30 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
     claimedAt: now,
     dueAt: candidates[order.get(run.seq)!]!.ready_at,
   }));
+}
+
+/**
+ * The earliest due time among the queued runs of `workflows` (in `queues`), or null: in each
+ * priority's range of the claim-order index, the first run of those workflows in due order (a
+ * read stops there, however many runs are parked with later timers).
+ */
+export function nextReadyAt(s: Statements, workflows: readonly string[], queues?: readonly string[]): number | null {
+  const scope = queues ? " AND queue IN (SELECT value FROM json_each(?))" : "";
+  const first = s
+    .get(
+      `SELECT MIN(ready_at) FROM ${QUEUED} AND priority = ? AND workflow IN (SELECT value FROM json_each(?))${scope}`,
+    )
+    .pluck();
+  const args = queues ? [JSON.stringify(workflows), JSON.stringify(queues)] : [JSON.stringify(workflows)];
+  const below = s.get(BELOW).pluck();
+  let next: number | null = null;
+  for (
+    let p = s.get(TOP).pluck().get() as number | undefined;
+    p !== undefined;
+    p = below.get(p) as number | undefined
+  ) {
+    const t = first.get(p, ...args) as number | null;
+    if (t !== null && (next === null || t < next)) next = t;
+  }
+  return next;
 }
