@@ -95,14 +95,22 @@ async function plansOf(s: SqliteStore, work: () => Promise<unknown>): Promise<st
 const fullScan = (p: string) => /SCAN (runs|r|r2)\b(?! USING INDEX runs_claim_order)/.test(p);
 
 describe.each([
-  ["a fresh file", false],
-  ["a history after ANALYZE", true],
-])("SQLite reads after migration 10, on %s", (_name, analyzed) => {
+  ["a fresh file", "none"],
+  ["a history after ANALYZE (statistics loaded, STAT4 samples included)", "loaded"],
+  ["a history after ANALYZE, opened again (the store keeps sqlite_stat1 only)", "reopened"],
+] as const)("SQLite reads after migration 10, on %s", (_name, analyzed) => {
   async function seeded(): Promise<SqliteStore> {
     const s = store();
     seed(s.db);
-    if (analyzed) s.db.exec("ANALYZE");
-    return s;
+    if (analyzed === "none") return s;
+    s.db.exec("ANALYZE");
+    if (analyzed === "loaded") return s;
+    const path = s.db.name;
+    await open.pop()!.close();
+    const again = store(path);
+    expect(again.db.prepare("SELECT COUNT(*) FROM sqlite_stat4").pluck().get()).toBe(0);
+    expect(again.db.prepare("SELECT COUNT(*) FROM sqlite_stat1").pluck().get()).toBeGreaterThan(0);
+    return again;
   }
 
   it("lists and counts runs by status through the status indexes; succeeded runs newest first without a sort", async () => {
@@ -167,6 +175,21 @@ describe.each([
     const logs = await plansOf(s, () => s.listLogs({ since: NOW - DAY, limit: 10 }));
     expect(logs.join("\n")).toContain("runs_active");
     expect(logs.join("\n")).toContain("runs_finished");
+  });
+});
+
+describe("STAT4 samples (ANALYZE, PRAGMA optimize)", () => {
+  it("are dropped when the store opens the file, and the statistics reloaded without them", async () => {
+    const s = store();
+    seed(s.db, 2_000);
+    s.db.exec("ANALYZE");
+    const path = s.db.name;
+    expect(s.db.prepare("SELECT COUNT(*) FROM sqlite_stat4").pluck().get()).toBeGreaterThan(0);
+    await open.pop()!.close();
+    const again = store(path);
+    expect(again.db.prepare("SELECT COUNT(*) FROM sqlite_stat4").pluck().get()).toBe(0);
+    expect(again.db.prepare("SELECT COUNT(*) FROM sqlite_stat1").pluck().get()).toBeGreaterThan(0);
+    expect(await again.nextReadyAt(["wf-1"])).toBe(NOW - 1000);
   });
 });
 

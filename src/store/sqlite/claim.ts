@@ -161,7 +161,8 @@ export function nextReadyAt(s: Statements, workflows: readonly string[], queues?
   const scope = queues ? " AND queue IN (SELECT value FROM json_each(?))" : "";
   const first = s
     .get(
-      `SELECT MIN(ready_at) FROM ${QUEUED} AND priority = ? AND workflow IN (SELECT value FROM json_each(?))${scope}`,
+      `SELECT ready_at FROM ${QUEUED} AND priority = ? AND workflow IN (SELECT value FROM json_each(?))${scope}
+       ORDER BY ready_at LIMIT 1`,
     )
     .pluck();
   const args = queues ? [JSON.stringify(workflows), JSON.stringify(queues)] : [JSON.stringify(workflows)];
@@ -172,8 +173,8 @@ export function nextReadyAt(s: Statements, workflows: readonly string[], queues?
     p !== undefined;
     p = below.get(p) as number | undefined
   ) {
-    const t = first.get(p, ...args) as number | null;
-    if (t !== null && (next === null || t < next)) next = t;
+    const t = first.get(p, ...args) as number | undefined;
+    if (t !== undefined && (next === null || t < next)) next = t;
   }
   return next;
 }
