@@ -15,13 +15,61 @@ import { sameJson } from "./canonical.js";
 import { rawToRun, type RunRow } from "./rows.js";
 import type { Statements } from "./statements.js";
 
+// Positional parameters: binding 29 values from an array costs half of looking up as many named
+// properties of an object (about 4 µs per enqueue). The order is `insertArgs`'s.
 const INSERT_RUN = `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
   backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at, claims, lease_owner,
   lease_expires_at, started_at, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms)
-VALUES (@id, @workflow, @task, @queue, @payload, @status, @priority, @readyAt, 1, @maxAttempts,
-  @backoffBase, @backoffMax, COALESCE(@version, (SELECT w.version FROM workflows w WHERE w.name = @workflow AND @pinNow = 1)),
-  @parentId, @parentKey, @rootId, @options, @now, @now, @claims, @leaseOwner,
-  @leaseExpiresAt, @startedAt, @createdBy, @cacheKey, @concurrencyKey, @concurrencyLimit, @concurrencyWindowMs)`;
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
+  ?, ?, COALESCE(?, (SELECT w.version FROM workflows w WHERE w.name = ? AND ? = 1)),
+  ?, ?, ?, ?, ?, ?, ?, ?,
+  ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The values of {@link INSERT_RUN}, in its order. */
+function insertArgs(
+  p: ClaimedRunParams & {
+    status: string;
+    readyAt: number | null;
+    version: string | null;
+    pinNow: number;
+    claims: number;
+    startedAt: number | null;
+  },
+): unknown[] {
+  return [
+    p.id,
+    p.workflow,
+    p.task,
+    p.queue,
+    p.payload,
+    p.status,
+    p.priority,
+    p.readyAt,
+    p.maxAttempts,
+    p.backoffBase,
+    p.backoffMax,
+    p.version,
+    p.workflow,
+    p.pinNow,
+    p.parentId,
+    p.parentKey,
+    p.rootId,
+    p.options,
+    p.now,
+    p.now,
+    p.claims,
+    p.leaseOwner,
+    p.leaseExpiresAt,
+    p.startedAt,
+    p.createdBy,
+    p.cacheKey,
+    p.concurrencyKey,
+    p.concurrencyLimit,
+    p.concurrencyWindowMs,
+  ];
+}
+
+const INSERT_RUN_RETURNING = `${INSERT_RUN} RETURNING seq, version`;
 
 /** Thrown inside a transaction to refuse one enqueue without aborting the batch. */
 export class EnqueueConflict extends Error {
@@ -85,12 +133,12 @@ export class SqliteWrites {
       concurrencyWindowMs: req.concurrency?.windowMs ?? null,
     };
     if (!claim) {
-      this.s.get(INSERT_RUN).run(params);
+      this.s.get(INSERT_RUN).run(insertArgs(params));
       return { id: req.id, deduplicated: false };
     }
     // Created already leased to a local worker: one transaction instead of enqueue + claim. The
     // run is answered from what was written (reading the whole row back costs more than the insert).
-    const row = this.s.get(`${INSERT_RUN} RETURNING seq, version`).get(params) as Pick<RunRow, "seq" | "version">;
+    const row = this.s.get(INSERT_RUN_RETURNING).get(insertArgs(params)) as Pick<RunRow, "seq" | "version">;
     return {
       id: req.id,
       deduplicated: false,
@@ -361,33 +409,33 @@ export class SqliteWrites {
   }
 }
 
+/** What an enqueue writes that a run created leased is answered from. */
+interface ClaimedRunParams {
+  id: string;
+  workflow: string;
+  task: string | null;
+  queue: string;
+  payload: string | null;
+  priority: number;
+  maxAttempts: number;
+  backoffBase: number;
+  backoffMax: number;
+  parentId: string | null;
+  parentKey: string | null;
+  rootId: string;
+  options: string | null;
+  now: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  createdBy: string | null;
+  cacheKey: string | null;
+  concurrencyKey: string | null;
+  concurrencyLimit: number | null;
+  concurrencyWindowMs: number | null;
+}
+
 /** The run an enqueue created leased (`claimFor`), as `toRun` would read it back. */
-function claimedRun(
-  p: {
-    id: string;
-    workflow: string;
-    task: string | null;
-    queue: string;
-    payload: string | null;
-    priority: number;
-    maxAttempts: number;
-    backoffBase: number;
-    backoffMax: number;
-    parentId: string | null;
-    parentKey: string | null;
-    rootId: string;
-    options: string | null;
-    now: number;
-    leaseOwner: string | null;
-    leaseExpiresAt: number | null;
-    createdBy: string | null;
-    cacheKey: string | null;
-    concurrencyKey: string | null;
-    concurrencyLimit: number | null;
-    concurrencyWindowMs: number | null;
-  },
-  row: Pick<RunRow, "seq" | "version">,
-): RunRecord {
+function claimedRun(p: ClaimedRunParams, row: Pick<RunRow, "seq" | "version">): RunRecord {
   return {
     id: p.id,
     seq: row.seq,
