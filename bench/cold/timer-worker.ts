@@ -1,7 +1,7 @@
 /**
  * A worker process for the timer bench: `node dist-bench/cold/timer-worker.js <database> <concurrency>`.
  * Runs an engine with an embedded worker (no scheduler) for the one-step bench workflow, prints
- * `READY` once claiming, and drains and exits on SIGTERM.
+ * `READY` once claiming, and drains and exits on SIGTERM, printing its CPU time after `READY` (`CPU <ms>`).
  */
 import { createEngine, defineWorkflow } from "../../dist/index.js";
 
@@ -19,5 +19,15 @@ const engine = createEngine({
   worker: { concurrency: Number(concurrency) },
 });
 await engine.start();
+const ready = process.cpuUsage();
 console.log("READY");
-process.once("SIGTERM", () => void engine.stop().then(() => process.exit(0)));
+// The process's CPU time, printed at exit: what the bench reports beside the spread.
+process.once(
+  "SIGTERM",
+  () =>
+    void engine.stop().then(() => {
+      const cpu = process.cpuUsage(ready);
+      console.log(`CPU ${Math.round((cpu.user + cpu.system) / 1000)}`);
+      process.exit(0);
+    }),
+);

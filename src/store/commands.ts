@@ -82,7 +82,17 @@ export type Command =
        */
       keepClaim?: boolean;
     }
-  | { verb: "complete"; lease: Lease; outcome: RunOutcome }
+  | {
+      verb: "complete";
+      lease: Lease;
+      outcome: RunOutcome;
+      /**
+       * The run as the lease's claim returned it. A store may then answer `finished` from it and
+       * what it wrote (only the columns that change under a claim are read back); without it,
+       * the run is read back whole.
+       */
+      claimed?: RunRecord;
+    }
   | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }
   /** Append captured log lines; lines of a stale claim (see {@link LogLine.token}) are dropped. */
   | { verb: "appendLogs"; lines: LogLine[] }

@@ -1,8 +1,8 @@
 /**
  * How both stores read `sluice logs --since` without an index on the lines' time: a line
  * printed at or after `since` belongs to a run that had not finished by then, so it is
- * either still unfinished or finished at or after `since` (`runs_by_status`,
- * `runs_finished`). The first line of each such run (`logs_by_run`) bounds the scan of
+ * either still unfinished or finished at or after `since` (`runs_by_status`, on SQLite
+ * `runs_active`; `runs_finished`). The first line of each such run (`logs_by_run`) bounds the scan of
  * the log from below: the newest lines are read back only down to that bound, instead of
  * through the whole log when fewer than the limit match (see {@link LOG_SINCE_MAX_RUNS}).
  *

@@ -491,7 +491,7 @@ export class Execution implements LogTarget, WacHost {
     this.lifecycle.fire("finish");
     try {
       const result = await this.write(
-        { verb: "complete", lease: this.lease, outcome },
+        { verb: "complete", lease: this.lease, outcome, claimed: this.run },
         `record its outcome (${outcome.status})`,
       );
       if (!result.ok) return this.endRefused();

@@ -534,6 +534,74 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.claim({ workerId: "w", limit: 5, leaseMs: 30_000, workflows: WF })).toEqual([]);
       });
 
+      it("answers a final completion that carries its claimed run exactly as the run is then stored", async () => {
+        await fresh();
+        // A claimed run that succeeds; it was claimed before (its earlier error is replaced).
+        await enqueue(store);
+        const [c1] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        const ok = await one(store, {
+          verb: "complete",
+          lease: { runId: c1!.run.id, token: c1!.token },
+          outcome: { status: "succeeded", result: '{"n":1}' },
+          claimed: c1!.run,
+        });
+        expect(ok.ok && ok.finished).toEqual(await store.getRun(c1!.run.id));
+        // A run created leased that fails with an error object.
+        const leased = req({ claimFor: { workerId: "w", leaseMs: 30_000 } });
+        const created = await one(store, { verb: "enqueue", request: leased });
+        const claimed = created.ok ? created.enqueued!.claimed! : null;
+        const failed = await one(store, {
+          verb: "complete",
+          lease: { runId: leased.id, token: claimed!.token },
+          outcome: { status: "failed", error: { name: "TypeError", message: "bad", code: "E_BAD" } },
+          claimed: claimed!.run,
+        });
+        expect(failed.ok && failed.finished).toEqual(await store.getRun(leased.id));
+        expect(failed.ok && failed.finished!.error).toMatchObject({ name: "TypeError", code: "E_BAD" });
+        // A parent whose children were created under its claim (its outstanding count changed
+        // after the claim read it) and that is then cancelled.
+        await enqueue(store);
+        const [c3] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: WF });
+        const lease3 = { runId: c3!.run.id, token: c3!.token };
+        const kid = { ...req({ task: "double" }), parentKey: "double" };
+        const step = {
+          key: "double",
+          kind: "task" as const,
+          target: "double",
+          status: "pending" as const,
+          childId: kid.id,
+          position: 0,
+        };
+        const kept = await one(store, {
+          verb: "suspend",
+          lease: lease3,
+          steps: [step],
+          children: [kid],
+          wakeAfterMs: null,
+          awaitChildren: true,
+          keepClaim: true,
+        });
+        expect(kept.ok).toBe(true);
+        const cancelled = await one(store, {
+          verb: "complete",
+          lease: lease3,
+          outcome: { status: "cancelled", reason: "stop" },
+          claimed: c3!.run,
+        });
+        expect(cancelled.ok && cancelled.finished).toEqual(await store.getRun(lease3.runId));
+        expect(cancelled.ok && cancelled.finished!.outstanding).toBe(1);
+        // A stale claim carrying its run is fenced and writes nothing.
+        expect(
+          await one(store, {
+            verb: "complete",
+            lease: { runId: c1!.run.id, token: c1!.token },
+            outcome: { status: "failed", error: { name: "E", message: "late" } },
+            claimed: c1!.run,
+          }),
+        ).toEqual({ ok: false, fenced: true });
+        expect((await store.getRun(c1!.run.id))!.status).toBe("succeeded");
+      });
+
       it("answers a retried completion without a finished run, and a claim of no slots with nothing", async () => {
         await fresh();
         await enqueue(store);

@@ -3,13 +3,68 @@ import type { RunRecord } from "../types.js";
 import { rawToRun, type StepRow, toStep } from "./rows.js";
 import type { Statements } from "./statements.js";
 
-/** The claim-order index (migration 9) holds exactly the runs a claim may take once they are due. */
+/** The claim-order index (migration 8) holds exactly the runs a claim may take once they are due. */
 const QUEUED = "runs INDEXED BY runs_claim_order WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')";
+/** The highest priority among the queued runs; with `AND priority < ?`, the next one below. */
+const TOP = `SELECT priority FROM ${QUEUED} ORDER BY priority DESC LIMIT 1`;
+const BELOW = `SELECT priority FROM ${QUEUED} AND priority < ? ORDER BY priority DESC LIMIT 1`;
 /** Takes the priority, `now` and the workflow names. */
 const CLAIMABLE = `${QUEUED} AND priority = ? AND ready_at <= ? AND workflow IN (SELECT value FROM json_each(?))`;
 /** Runs holding a slot of the candidate's concurrency key: running, or started within its window. Takes `now`. */
 const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_key = runs.concurrency_key AND r2.seq != runs.seq
   AND (r2.status = 'running' OR (runs.concurrency_window_ms IS NOT NULL AND r2.started_at >= ? - runs.concurrency_window_ms))`;
+
+const IN_USE = `SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`;
+const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
+     started_at = COALESCE(started_at, ?), updated_at = ?,
+     version = COALESCE(version, ?, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
+const TAKE_ONE = `${TAKE} WHERE seq = ? RETURNING *`;
+const TAKE_MANY = `${TAKE} WHERE seq IN (SELECT value FROM json_each(?)) RETURNING *`;
+const STEPS = "SELECT * FROM steps WHERE run_id = ? ORDER BY position";
+
+/** The candidate query of one claim shape, by its (power of two) limit. */
+interface ClaimSql {
+  select(limit: number): string;
+}
+
+/**
+ * The SQL texts of each claim shape, built once: a claim looks its statements up by these very
+ * strings, whose hashes V8 then keeps, instead of hashing freshly built copies on every claim.
+ */
+const SHAPES = new Map<string, ClaimSql>();
+
+function claimSql(scope: "queues" | "server" | "all", pinned: boolean): ClaimSql {
+  const key = `${scope}${pinned ? "+pinned" : ""}`;
+  let shape = SHAPES.get(key);
+  if (!shape) {
+    // Candidates skip concurrency keys already at their limit; more than `limit` are read when
+    // runs sharing a key blocked each other within this batch (see claimRuns).
+    // With `server` and no explicit queues: skip runs in other servers' local queues (`group@server`).
+    const where =
+      scope === "queues"
+        ? " AND queue IN (SELECT value FROM json_each(?))"
+        : scope === "server"
+          ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)"
+          : "";
+    // With a worker's version: only runs not yet pinned or pinned to it.
+    const version = pinned ? " AND (version IS NULL OR version = ?)" : "";
+    const texts = new Map<number, string>();
+    shape = {
+      select(limit) {
+        let text = texts.get(limit);
+        if (text === undefined) {
+          text = `SELECT seq, concurrency_key, ready_at FROM ${CLAIMABLE}${where}${version}
+         AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
+       ORDER BY ready_at, seq LIMIT ${limit}`;
+          texts.set(limit, text);
+        }
+        return text;
+      },
+    };
+    SHAPES.set(key, shape);
+  }
+  return shape;
+}
 
 /**
  * Leases up to `req.limit` runnable runs (highest priority, then oldest), honouring
@@ -23,35 +78,18 @@ const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_ke
  */
 export function claimRuns(s: Statements, req: ClaimRequest, now: number): ClaimedRun[] {
   const workflows = JSON.stringify(req.workflows);
-  // Candidates skip concurrency keys already at their limit; more than `limit` are read when
-  // runs sharing a key blocked each other within this batch (see below).
-  // With `server` and no explicit queues: skip runs in other servers' local queues (`group@server`).
-  const scope = req.queues
-    ? " AND queue IN (SELECT value FROM json_each(?))"
-    : req.server
-      ? " AND (instr(queue, '@') = 0 OR substr(queue, instr(queue, '@')) = ?)"
-      : "";
-  // With a worker's version: only runs not yet pinned or pinned to it.
-  const pinned = req.version ? " AND (version IS NULL OR version = ?)" : "";
+  const sql = claimSql(req.queues ? "queues" : req.server ? "server" : "all", !!req.version);
   // The LIMIT is written into the SQL, rounded up to a power of two (a few statements in all):
   // SQLite re-prepares a statement whose LIMIT is a bound parameter on every run, which cost
   // 20 times the claim's own reading when nothing was due.
-  const select = (limit: number) =>
-    s.get(
-      `SELECT seq, concurrency_key, ready_at FROM ${CLAIMABLE}${scope}${pinned}
-         AND (concurrency_key IS NULL OR (${CONCURRENCY_IN_USE}) < concurrency_limit)
-       ORDER BY ready_at, seq LIMIT ${2 ** Math.ceil(Math.log2(Math.max(1, limit)))}`,
-    );
-  const top = s.get(`SELECT priority FROM ${QUEUED} ORDER BY priority DESC LIMIT 1`).pluck();
-  const below = s.get(`SELECT priority FROM ${QUEUED} AND priority < ? ORDER BY priority DESC LIMIT 1`).pluck();
-  const inUse = s.get(`SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`);
-  const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
-       started_at = COALESCE(started_at, ?), updated_at = ?,
-       version = COALESCE(version, ?, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
+  const select = (limit: number) => s.get(sql.select(2 ** Math.ceil(Math.log2(Math.max(1, limit)))));
+  const top = s.get(TOP).pluck();
+  const below = s.get(BELOW).pluck();
+  const inUse = s.get(IN_USE);
   // Raw rows (arrays): the claimed runs are returned whole, and building them as objects costs more than the update.
-  const take = s.raw(`${TAKE} WHERE seq = ? RETURNING *`);
-  const takeMany = s.raw(`${TAKE} WHERE seq IN (SELECT value FROM json_each(?)) RETURNING *`);
-  const steps = s.get("SELECT * FROM steps WHERE run_id = ? ORDER BY position");
+  const take = s.raw(TAKE_ONE);
+  const takeMany = s.raw(TAKE_MANY);
+  const steps = s.get(STEPS);
   const scoped = [
     ...(req.queues ? [JSON.stringify(req.queues)] : req.server ? [`@${req.server}`] : []),
     ...(req.version ? [req.version] : []),
@@ -112,4 +150,31 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
     claimedAt: now,
     dueAt: candidates[order.get(run.seq)!]!.ready_at,
   }));
+}
+
+/**
+ * The earliest due time among the queued runs of `workflows` (in `queues`), or null: in each
+ * priority's range of the claim-order index, the first run of those workflows in due order (a
+ * read stops there, however many runs are parked with later timers).
+ */
+export function nextReadyAt(s: Statements, workflows: readonly string[], queues?: readonly string[]): number | null {
+  const scope = queues ? " AND queue IN (SELECT value FROM json_each(?))" : "";
+  const first = s
+    .get(
+      `SELECT ready_at FROM ${QUEUED} AND priority = ? AND workflow IN (SELECT value FROM json_each(?))${scope}
+       ORDER BY ready_at LIMIT 1`,
+    )
+    .pluck();
+  const args = queues ? [JSON.stringify(workflows), JSON.stringify(queues)] : [JSON.stringify(workflows)];
+  const below = s.get(BELOW).pluck();
+  let next: number | null = null;
+  for (
+    let p = s.get(TOP).pluck().get() as number | undefined;
+    p !== undefined;
+    p = below.get(p) as number | undefined
+  ) {
+    const t = first.get(p, ...args) as number | undefined;
+    if (t !== undefined && (next === null || t < next)) next = t;
+  }
+  return next;
 }

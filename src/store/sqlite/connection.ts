@@ -11,6 +11,7 @@ import { SluiceError } from "../../sdk/errors.js";
 import { DatabaseOpenError, isNotWritable, ReadOnlySchemaError } from "./errors.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { MIGRATIONS } from "./migrations/index.js";
+import { dropStat4 } from "./stat4.js";
 
 /** An open connection and what to remove when it is closed (a read-only snapshot copy). */
 export interface Connection {
@@ -38,6 +39,7 @@ export function openConnection(options: {
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = FULL");
     migrate(db, path);
+    dropStat4(db);
     return { db, cleanup: null };
   } catch (err) {
     db?.close();

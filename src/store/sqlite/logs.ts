@@ -7,6 +7,7 @@ import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-wi
 import type { LogFilter, LogRecord } from "../types.js";
 import { toLog } from "./rows.js";
 import type { Statements } from "./statements.js";
+import { ACTIVE } from "./status-terms.js";
 
 /** Reads the log lines `filter` selects (see the module comment). */
 export function readLogs(s: Statements, filter: LogFilter): Array<LogRecord & { workflow: string }> {
@@ -23,8 +24,8 @@ export function readLogs(s: Statements, filter: LogFilter): Array<LogRecord & { 
   if (boundsLogScan(filter)) {
     const from = filter.since! - LOG_SINCE_SLACK_MS;
     params.push(from, LOG_SINCE_MAX_RUNS + 1, LOG_SINCE_MAX_RUNS, from);
-    const runs = `SELECT id FROM runs WHERE finished_at >= ? UNION ALL
-      SELECT id FROM runs WHERE status IN ('pending', 'running', 'waiting')`;
+    const runs = `SELECT id FROM runs INDEXED BY runs_finished WHERE finished_at >= ? UNION ALL
+      SELECT id FROM runs WHERE ${ACTIVE}`;
     clauses.push(`l.seq >= COALESCE(CASE WHEN (SELECT COUNT(*) FROM (${runs} LIMIT ?)) > ? THEN 0
       ELSE (SELECT MIN((SELECT MIN(x.seq) FROM logs x WHERE x.run_id = w.id)) FROM (${runs}) w) END, 9000000000000000000)`);
   }

@@ -1,6 +1,7 @@
-import type { LogRecord, RunFilter, RunRecord, StepRecord, WorkflowInfo } from "../types.js";
+import type { LogRecord, RunFilter, RunRecord, RunStatus, StepRecord, WorkflowInfo } from "../types.js";
 import { rawToRun, type StepRow, toLog, toStep, toWorkflow } from "./rows.js";
 import type { Statements } from "./statements.js";
+import { knownStatuses, statusIndex, statusIs } from "./status-terms.js";
 
 /** The read half of the SQLite store: lookups and listings for the CLI, API and engine. */
 export class SqliteReads {
@@ -18,16 +19,41 @@ export class SqliteReads {
     return (stmt.all(JSON.stringify(ids)) as unknown[][]).map((row) => rawToRun(row, columns));
   }
 
+  /**
+   * Newest first. With statuses, one ordered read per status, each walking its index newest
+   * first and stopping at the limit (`runs_active`, `runs_unsuccessful`, or the table itself
+   * for succeeded runs), merged: a list of recent failures never reads the history of successes.
+   */
   listRuns(filter: RunFilter): RunRecord[] {
     const { where, params } = whereClause(filter);
-    const { stmt, columns } = this.s.raw(`SELECT * FROM runs ${where} ORDER BY seq DESC LIMIT ?`);
-    const rows = stmt.all(...params, Math.min(Math.max(filter.limit ?? 50, 1), 10_000)) as unknown[][];
-    return rows.map((row) => rawToRun(row, columns));
+    const limit = Math.min(Math.max(filter.limit ?? 50, 1), 10_000);
+    const statuses = filter.status === undefined ? null : knownStatuses(filter.status);
+    if (statuses?.length === 0) return [];
+    const newest = (st?: RunStatus) =>
+      `SELECT * FROM runs${st ? statusIndex(st) : ""} ${joinWhere(st ? [statusIs(st), ...where] : where)} ORDER BY seq DESC LIMIT ?`;
+    const sql =
+      statuses === null
+        ? newest()
+        : statuses.length === 1
+          ? newest(statuses[0])
+          : `${statuses.map((st) => `SELECT * FROM (${newest(st)})`).join(" UNION ALL ")} ORDER BY seq DESC LIMIT ?`;
+    const args =
+      statuses === null || statuses.length === 1
+        ? [...params, limit]
+        : [...statuses.flatMap(() => [...params, limit]), limit];
+    const { stmt, columns } = this.s.raw(sql);
+    return (stmt.all(...args) as unknown[][]).map((row) => rawToRun(row, columns));
   }
 
+  /** Counted one status at a time (see {@link listRuns}). */
   countRuns(filter: Omit<RunFilter, "limit" | "beforeSeq">): number {
     const { where, params } = whereClause(filter);
-    return (this.s.get(`SELECT COUNT(*) AS n FROM runs ${where}`).get(...params) as { n: number }).n;
+    const count = (st?: RunStatus) => {
+      const sql = `SELECT COUNT(*) AS n FROM runs${st ? statusIndex(st) : ""} ${joinWhere(st ? [statusIs(st), ...where] : where)}`;
+      return (this.s.get(sql).get(...params) as { n: number }).n;
+    };
+    if (filter.status === undefined) return count();
+    return knownStatuses(filter.status).reduce((n, st) => n + count(st), 0);
   }
 
   getSteps(runId: string): StepRecord[] {
@@ -59,14 +85,18 @@ export class SqliteReads {
   }
 }
 
-/** Builds a parameterised WHERE clause; user values are never interpolated into SQL. */
-function whereClause(f: RunFilter): { where: string; params: unknown[] } {
+/** `WHERE a AND b …`, or nothing. */
+function joinWhere(parts: readonly string[]): string {
+  return parts.length ? `WHERE ${parts.join(" AND ")}` : "";
+}
+
+/**
+ * The filter's conditions other than status (see {@link listRuns}), parameterised: user values
+ * are never interpolated into SQL.
+ */
+function whereClause(f: Omit<RunFilter, "status" | "limit">): { where: string[]; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (f.status !== undefined) {
-    parts.push("status IN (SELECT value FROM json_each(?))");
-    params.push(JSON.stringify(Array.isArray(f.status) ? f.status : [f.status]));
-  }
   if (f.workflow !== undefined) {
     parts.push("workflow = ?");
     params.push(f.workflow);
@@ -87,5 +117,5 @@ function whereClause(f: RunFilter): { where: string; params: unknown[] } {
     parts.push("seq < ?");
     params.push(f.beforeSeq);
   }
-  return { where: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
+  return { where: parts, params };
 }

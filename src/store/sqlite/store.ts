@@ -37,7 +37,7 @@ import type {
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
-import { claimRuns } from "./claim.js";
+import { claimRuns, nextReadyAt } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
@@ -162,7 +162,7 @@ export class SqliteStore implements Store {
       default: {
         // A final outcome fences in its own update (no read of the run first).
         if (c.verb === "complete" && c.outcome.status !== "retry") {
-          const finished = this.w.finishLeased(c.lease, c.outcome, now);
+          const finished = this.w.finishLeased(c.lease, c.outcome, now, c.claimed);
           return finished ? { ok: true, finished } : { ok: false, fenced: true };
         }
         const fence = this.w.fence(c.lease);
@@ -328,14 +328,13 @@ export class SqliteStore implements Store {
   }
 
   async nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null> {
-    const sql = `SELECT MIN(ready_at) AS t FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
-      AND workflow IN (SELECT value FROM json_each(?))${queues ? " AND queue IN (SELECT value FROM json_each(?))" : ""}`;
-    const params = queues ? [JSON.stringify(workflows), JSON.stringify(queues)] : [JSON.stringify(workflows)];
-    return (this.s.get(sql).get(...params) as { t: number | null }).t;
+    return nextReadyAt(this.s, workflows, queues);
   }
 
   async readyByQueue(workflows: readonly string[]): Promise<QueueReadiness[]> {
-    const sql = `SELECT queue, MIN(ready_at) AS readyAt FROM runs WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
+    // The queued runs only (the claim-order index), not every run of the workflows.
+    const sql = `SELECT queue, MIN(ready_at) AS readyAt FROM runs INDEXED BY runs_claim_order
+      WHERE ready_at IS NOT NULL AND status IN ('pending', 'waiting')
       AND workflow IN (SELECT value FROM json_each(?)) GROUP BY queue ORDER BY queue`;
     return this.s.get(sql).all(JSON.stringify(workflows)) as QueueReadiness[];
   }

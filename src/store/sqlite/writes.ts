@@ -15,13 +15,61 @@ import { sameJson } from "./canonical.js";
 import { rawToRun, type RunRow } from "./rows.js";
 import type { Statements } from "./statements.js";
 
+// Positional parameters: binding 29 values from an array costs half of looking up as many named
+// properties of an object (about 4 µs per enqueue). The order is `insertArgs`'s.
 const INSERT_RUN = `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
   backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at, claims, lease_owner,
   lease_expires_at, started_at, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms)
-VALUES (@id, @workflow, @task, @queue, @payload, @status, @priority, @readyAt, 1, @maxAttempts,
-  @backoffBase, @backoffMax, COALESCE(@version, (SELECT w.version FROM workflows w WHERE w.name = @workflow AND @pinNow = 1)),
-  @parentId, @parentKey, @rootId, @options, @now, @now, @claims, @leaseOwner,
-  @leaseExpiresAt, @startedAt, @createdBy, @cacheKey, @concurrencyKey, @concurrencyLimit, @concurrencyWindowMs)`;
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
+  ?, ?, COALESCE(?, (SELECT w.version FROM workflows w WHERE w.name = ? AND ? = 1)),
+  ?, ?, ?, ?, ?, ?, ?, ?,
+  ?, ?, ?, ?, ?, ?, ?)`;
+
+/** The values of {@link INSERT_RUN}, in its order. */
+function insertArgs(
+  p: ClaimedRunParams & {
+    status: string;
+    readyAt: number | null;
+    version: string | null;
+    pinNow: number;
+    claims: number;
+    startedAt: number | null;
+  },
+): unknown[] {
+  return [
+    p.id,
+    p.workflow,
+    p.task,
+    p.queue,
+    p.payload,
+    p.status,
+    p.priority,
+    p.readyAt,
+    p.maxAttempts,
+    p.backoffBase,
+    p.backoffMax,
+    p.version,
+    p.workflow,
+    p.pinNow,
+    p.parentId,
+    p.parentKey,
+    p.rootId,
+    p.options,
+    p.now,
+    p.now,
+    p.claims,
+    p.leaseOwner,
+    p.leaseExpiresAt,
+    p.startedAt,
+    p.createdBy,
+    p.cacheKey,
+    p.concurrencyKey,
+    p.concurrencyLimit,
+    p.concurrencyWindowMs,
+  ];
+}
+
+const INSERT_RUN_RETURNING = `${INSERT_RUN} RETURNING seq, version`;
 
 /** Thrown inside a transaction to refuse one enqueue without aborting the batch. */
 export class EnqueueConflict extends Error {
@@ -85,12 +133,12 @@ export class SqliteWrites {
       concurrencyWindowMs: req.concurrency?.windowMs ?? null,
     };
     if (!claim) {
-      this.s.get(INSERT_RUN).run(params);
+      this.s.get(INSERT_RUN).run(insertArgs(params));
       return { id: req.id, deduplicated: false };
     }
     // Created already leased to a local worker: one transaction instead of enqueue + claim. The
     // run is answered from what was written (reading the whole row back costs more than the insert).
-    const row = this.s.get(`${INSERT_RUN} RETURNING seq, version`).get(params) as Pick<RunRow, "seq" | "version">;
+    const row = this.s.get(INSERT_RUN_RETURNING).get(insertArgs(params)) as Pick<RunRow, "seq" | "version">;
     return {
       id: req.id,
       deduplicated: false,
@@ -238,42 +286,70 @@ export class SqliteWrites {
 
   /** Moves a run to a terminal status and resolves its parent's step. */
   finish(runId: string, outcome: Exclude<RunOutcome, { status: "retry" }>, now: number): RunRecord {
-    return this.end(runId, null, outcome, now)!;
+    return this.end(runId, outcome, now)!;
   }
 
   /**
    * Ends a claimed run if `lease` is still its current claim: the fence and the write are one
-   * statement. Undefined when the lease is stale (nothing written).
+   * statement. Undefined when the lease is stale (nothing written). With `claimed` (the run as
+   * the claim returned it) only `outstanding`, the one column that changes under a claim (its
+   * children finishing), is read back: building the whole row cost as much as the update.
    */
-  finishLeased(lease: Lease, outcome: Exclude<RunOutcome, { status: "retry" }>, now: number): RunRecord | undefined {
-    return this.end(lease.runId, lease.token, outcome, now);
+  finishLeased(
+    lease: Lease,
+    outcome: Exclude<RunOutcome, { status: "retry" }>,
+    now: number,
+    claimed?: RunRecord,
+  ): RunRecord | undefined {
+    if (!claimed || claimed.id !== lease.runId) return this.end(lease.runId, outcome, now, lease.token);
+    const { result, error, errorText } = ending(outcome);
+    // A running run has no ready_at (a claim clears it), so it is not written: the indexes over
+    // it are then left alone.
+    const stmt = this.s.get(
+      `UPDATE runs SET status = ?, result = ?, error = ?, finished_at = ?, updated_at = ?, lease_owner = NULL,
+         lease_expires_at = NULL
+       WHERE id = ? AND status = 'running' AND claims = ? RETURNING outstanding`,
+    );
+    const outstanding = stmt.pluck().get(outcome.status, result, errorText, now, now, lease.runId, lease.token) as
+      number | undefined;
+    if (outstanding === undefined) return undefined;
+    const run: RunRecord = {
+      ...claimed,
+      status: outcome.status,
+      result,
+      // As a read would parse it back (a failure's error object may carry more than its JSON).
+      error: errorText === null ? null : (JSON.parse(errorText) as SerializedError),
+      readyAt: null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      outstanding,
+      finishedAt: now,
+      updatedAt: now,
+    };
+    if (run.parentId !== null && run.parentKey !== null)
+      this.resolveParent(run.parentId, run.parentKey, result, error, errorText, now);
+    return run;
   }
 
   private end(
     runId: string,
-    token: number | null,
     outcome: Exclude<RunOutcome, { status: "retry" }>,
     now: number,
+    token: number | null = null,
   ): RunRecord | undefined {
-    const result = outcome.status === "succeeded" ? outcome.result : null;
-    const error: SerializedError | null =
-      outcome.status === "failed"
-        ? outcome.error
-        : outcome.status === "cancelled"
-          ? cancelledError(outcome.reason)
-          : null;
+    const { result, error, errorText } = ending(outcome);
     // Raw row (an array): cheaper to build than an object of every column.
     const { stmt, columns } = this.s.raw(
       `UPDATE runs SET status = ?, result = ?, error = ?, finished_at = ?, updated_at = ?, ready_at = NULL,
          lease_owner = NULL, lease_expires_at = NULL
        WHERE id = ?${token === null ? "" : " AND status = 'running' AND claims = ?"} RETURNING *`,
     );
-    const params = [outcome.status, result, error ? JSON.stringify(error) : null, now, now, runId];
+    const params = [outcome.status, result, errorText, now, now, runId];
     const values = (token === null ? stmt.get(...params) : stmt.get(...params, token)) as unknown[] | undefined;
     if (!values) return undefined;
     const row = rawToRun(values, columns);
     if (row.parentId !== null && row.parentKey !== null) {
-      this.resolveParent(row.parentId, row.parentKey, result, error, now);
+      this.resolveParent(row.parentId, row.parentKey, result, error, errorText, now);
     }
     return row;
   }
@@ -288,13 +364,14 @@ export class SqliteWrites {
     key: string,
     result: string | null,
     error: SerializedError | null,
+    errorText: string | null,
     now: number,
   ): void {
     const changed = this.s
       .get(
         `UPDATE steps SET status = ?, value = ?, error = ?, finished_at = ? WHERE run_id = ? AND key = ? AND status = 'pending'`,
       )
-      .run(error ? "error" : "done", result, error ? JSON.stringify(error) : null, now, parentId, key).changes;
+      .run(error ? "error" : "done", result, errorText, now, parentId, key).changes;
     if (changed === 0) return;
     this.s
       .get(
@@ -332,33 +409,33 @@ export class SqliteWrites {
   }
 }
 
+/** What an enqueue writes that a run created leased is answered from. */
+interface ClaimedRunParams {
+  id: string;
+  workflow: string;
+  task: string | null;
+  queue: string;
+  payload: string | null;
+  priority: number;
+  maxAttempts: number;
+  backoffBase: number;
+  backoffMax: number;
+  parentId: string | null;
+  parentKey: string | null;
+  rootId: string;
+  options: string | null;
+  now: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: number | null;
+  createdBy: string | null;
+  cacheKey: string | null;
+  concurrencyKey: string | null;
+  concurrencyLimit: number | null;
+  concurrencyWindowMs: number | null;
+}
+
 /** The run an enqueue created leased (`claimFor`), as `toRun` would read it back. */
-function claimedRun(
-  p: {
-    id: string;
-    workflow: string;
-    task: string | null;
-    queue: string;
-    payload: string | null;
-    priority: number;
-    maxAttempts: number;
-    backoffBase: number;
-    backoffMax: number;
-    parentId: string | null;
-    parentKey: string | null;
-    rootId: string;
-    options: string | null;
-    now: number;
-    leaseOwner: string | null;
-    leaseExpiresAt: number | null;
-    createdBy: string | null;
-    cacheKey: string | null;
-    concurrencyKey: string | null;
-    concurrencyLimit: number | null;
-    concurrencyWindowMs: number | null;
-  },
-  row: Pick<RunRow, "seq" | "version">,
-): RunRecord {
+function claimedRun(p: ClaimedRunParams, row: Pick<RunRow, "seq" | "version">): RunRecord {
   return {
     id: p.id,
     seq: row.seq,
@@ -392,6 +469,25 @@ function claimedRun(
     startedAt: p.now,
     finishedAt: null,
     updatedAt: p.now,
+  };
+}
+
+/** What a final outcome writes: the result, the error and the error as stored (JSON). */
+function ending(outcome: Exclude<RunOutcome, { status: "retry" }>): {
+  result: string | null;
+  error: SerializedError | null;
+  errorText: string | null;
+} {
+  const error =
+    outcome.status === "failed"
+      ? outcome.error
+      : outcome.status === "cancelled"
+        ? cancelledError(outcome.reason)
+        : null;
+  return {
+    result: outcome.status === "succeeded" ? outcome.result : null,
+    error,
+    errorText: error ? JSON.stringify(error) : null,
   };
 }
 
