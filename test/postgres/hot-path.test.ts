@@ -157,4 +157,38 @@ describe("Postgres hot path", () => {
     expect(results[1]).toEqual({ ok: false, fenced: true });
     expect((await store.getRun("stale"))!).toMatchObject({ status: "running", result: null });
   });
+
+  it("fences a checkpoint batch in its steps upsert: a stale claim's steps are not written, a live one's are", async () => {
+    const { store } = await fresh();
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+      { verb: "enqueue", request: req("done") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 3, leaseMs: 30_000, workflows: ["wf"] });
+    const lease = (id: string, off = 0) => ({ runId: id, token: claimed.find((c) => c.run.id === id)!.token + off });
+    const step = { key: "s", kind: "step" as const, target: null, status: "done" as const, value: "1", position: 0 };
+    const results = await store.commit([
+      { verb: "saveSteps", lease: lease("live"), steps: [step] },
+      { verb: "saveSteps", lease: lease("stale", 1), steps: [step] },
+      { verb: "complete", lease: lease("done"), outcome: { status: "succeeded", result: "3" } },
+    ]);
+    expect(results[0]).toEqual({ ok: true });
+    expect(results[1]).toEqual({ ok: false, fenced: true });
+    expect(results[2]).toMatchObject({ ok: true, finished: { id: "done", status: "succeeded" } });
+    expect((await store.getSteps("live")).map((s) => [s.key, s.value])).toEqual([["s", "1"]]);
+    expect(await store.getSteps("stale")).toEqual([]);
+    expect((await store.getRun("stale"))!.status).toBe("running");
+  });
+
+  it("sends a transaction's BEGIN with its first statement, which still runs inside the transaction", async () => {
+    const { store } = await fresh();
+    await store.ready();
+    const failure = store.db.tx(async (c) => {
+      await c.query("INSERT INTO meta (key, value) VALUES ('pipelined', 'x')");
+      throw new Error("after the first statement");
+    });
+    await expect(failure).rejects.toThrow("after the first statement");
+    expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'pipelined'")).rows).toEqual([]);
+  });
 });

@@ -98,9 +98,10 @@ async function applySegment(
 ): Promise<boolean> {
   let wake = false;
   const leased = seg.filter((i) => "lease" in all[i]!);
-  // A segment whose leased commands all end their runs (a busy worker's usual batch) fences in
-  // the finishing UPDATE itself instead of a locking read first.
-  const inUpdate = leased.length > 0 && leased.every((i) => isTerminal(all[i]!));
+  // A segment whose leased commands all end their runs or save checkpoints (a busy worker's
+  // usual batch) fences in the finishing UPDATE and the steps' upsert themselves instead of a
+  // locking read first.
+  const inUpdate = leased.length > 0 && leased.every((i) => isTerminal(all[i]!) || all[i]!.verb === "saveSteps");
   const fence = inUpdate
     ? new Map<string, FenceRow>()
     : await lockRuns(
@@ -164,13 +165,20 @@ async function applySegment(
     }
   });
 
-  await upsertSteps(
+  const checkpoints = ok.filter((i) => all[i]!.verb === "saveSteps" || all[i]!.verb === "suspend");
+  const alive = await upsertSteps(
     c,
-    ok.flatMap((i) => {
-      const cmd = all[i]!;
-      return cmd.verb === "saveSteps" || cmd.verb === "suspend" ? [{ runId: cmd.lease.runId, steps: cmd.steps }] : [];
+    checkpoints.map((i) => {
+      const cmd = all[i] as Extract<Command, { verb: "saveSteps" | "suspend" }>;
+      return { runId: cmd.lease.runId, steps: cmd.steps };
     }),
+    inUpdate ? checkpoints.map((i) => (all[i] as LeaseCommand).lease) : null,
   );
+  if (alive) {
+    for (const i of checkpoints)
+      if (!alive.has((all[i] as LeaseCommand).lease.runId)) results[i] = { ok: false, fenced: true };
+    ok = ok.filter((i) => all[i]!.verb !== "saveSteps" || alive.has((all[i] as LeaseCommand).lease.runId));
+  }
   if (cacheHits.size) await resolveFromCache(c, suspends, all, cacheHits);
   if (suspends.length) {
     const asPark = (i: number) => ({
@@ -205,9 +213,10 @@ async function applySegment(
     const cmd = all[i]!;
     const run = cmd.verb === "complete" ? finished.get(cmd.lease.runId) : undefined;
     if (run) results[i] = { ok: true, finished: run };
-    else if (inUpdate) results[i] = { ok: false, fenced: true };
+    else if (inUpdate && cmd.verb === "complete") results[i] = { ok: false, fenced: true };
   }
-  if (inUpdate) ok = ok.filter((i) => finished.has((all[i] as LeaseCommand).lease.runId));
+  if (inUpdate)
+    ok = ok.filter((i) => all[i]!.verb === "saveSteps" || finished.has((all[i] as LeaseCommand).lease.runId));
   if (retries.length || finished.size) wake = true;
   if (ctx.audit)
     await releaseClaims(
@@ -315,41 +324,69 @@ async function resolveFromCache(
   );
 }
 
-/** Inserts or replaces checkpoints (a key written twice in one command keeps its last write). */
-async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; steps: StepWrite[] }>): Promise<void> {
-  const byKey = new Map<string, { runId: string; st: StepWrite }>();
-  for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
-  if (byKey.size === 0) return;
-  const list = [...byKey.values()];
-  const col = <T>(f: (x: { runId: string; st: StepWrite }) => T) => list.map(f);
-  await c.query(
-    prepared(
-      `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
+/** The steps' upsert, reading `u` (the unnested writes, parameters 1 to 13). */
+const UPSERT_STEPS = (
+  filter: string,
+) => `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
      SELECT u.run_id, u.key, u.kind, u.target, u.status, u.value, u.error, u.child_id, u.event,
        CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, LEAST(COALESCE(u.started, now_ms()), now_ms()),
        CASE WHEN u.status = 'pending' THEN NULL ELSE now_ms() END
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
        $10::bigint[], $11::int[], $12::int[], $13::bigint[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position, started)
+     ${filter}
      ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
        value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
-       wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`,
-      [
-        col((x) => x.runId),
-        col((x) => x.st.key),
-        col((x) => x.st.kind),
-        col((x) => x.st.target),
-        col((x) => x.st.status),
-        col((x) => x.st.value ?? null),
-        col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
-        col((x) => x.st.childId ?? null),
-        col((x) => x.st.event ?? null),
-        col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
-        col((x) => x.st.attempts ?? 1),
-        col((x) => x.st.position),
-        col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
-      ],
-    ),
+       wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`;
+
+/**
+ * The upsert fenced in the same statement: the leases (`$14` run ids, `$15` tokens) still
+ * current are locked in id order, as a locking read would take them, only their runs' steps
+ * are written, and their ids come back.
+ */
+const FENCED_UPSERT_STEPS = `WITH f AS (
+    SELECT r.id FROM runs r JOIN unnest($14::text[], $15::int[]) l(id, token) ON r.id = l.id
+    WHERE r.status = 'running' AND r.claims = l.token ORDER BY r.id FOR UPDATE OF r
+  ), w AS (${UPSERT_STEPS("WHERE u.run_id IN (SELECT f.id FROM f)")})
+  SELECT id FROM f`;
+
+/**
+ * Inserts or replaces checkpoints (a key written twice in one command keeps its last write).
+ * With `fence`, only the steps of runs whose lease is still current are written, and the ids of
+ * those runs are returned; without, the caller has locked and checked the runs.
+ */
+async function upsertSteps(
+  c: pg.ClientBase,
+  writes: Array<{ runId: string; steps: StepWrite[] }>,
+  fence: Lease[] | null,
+): Promise<Set<string> | null> {
+  const byKey = new Map<string, { runId: string; st: StepWrite }>();
+  for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
+  if (fence ? fence.length === 0 : byKey.size === 0) return fence && new Set();
+  const list = [...byKey.values()];
+  const col = <T>(f: (x: { runId: string; st: StepWrite }) => T) => list.map(f);
+  const values: unknown[] = [
+    col((x) => x.runId),
+    col((x) => x.st.key),
+    col((x) => x.st.kind),
+    col((x) => x.st.target),
+    col((x) => x.st.status),
+    col((x) => x.st.value ?? null),
+    col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
+    col((x) => x.st.childId ?? null),
+    col((x) => x.st.event ?? null),
+    col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
+    col((x) => x.st.attempts ?? 1),
+    col((x) => x.st.position),
+    col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
+  ];
+  if (!fence) {
+    await c.query(prepared(UPSERT_STEPS(""), values));
+    return null;
+  }
+  const { rows } = await c.query<{ id: string }>(
+    prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
   );
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Suspends that keep their claim (`keepClaim`): only their new children are counted; the runs stay running. */
