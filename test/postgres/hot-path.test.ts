@@ -191,4 +191,30 @@ describe("Postgres hot path", () => {
     await expect(failure).rejects.toThrow("after the first statement");
     expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'pipelined'")).rows).toEqual([]);
   });
+
+  it("a claim riding a child's completion takes the parent that completion re-queued", async () => {
+    const { store } = await fresh();
+    await store.commit([{ verb: "enqueue", request: req("parent") }]);
+    const [p] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["wf"] });
+    await store.commit([
+      {
+        verb: "suspend",
+        lease: { runId: "parent", token: p!.token },
+        steps: [{ key: "c", kind: "child", target: "wf", status: "pending", position: 0, childId: "child" }],
+        children: [{ ...req("child"), parentKey: "c" }],
+        wakeAfterMs: null,
+        awaitChildren: true,
+      },
+    ]);
+    const [ch] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["wf"] });
+    expect(ch!.run.id).toBe("child");
+    const [done, claim] = await store.commit([
+      { verb: "complete", lease: { runId: "child", token: ch!.token }, outcome: { status: "succeeded", result: "7" } },
+      { verb: "claim", request: { workerId: "w", limit: 5, leaseMs: 30_000, workflows: ["wf"] } },
+    ]);
+    expect(done).toMatchObject({ ok: true, finished: { id: "child", status: "succeeded" } });
+    expect(claim!.ok && claim!.claimed!.map((c) => [c.run.id, c.steps.map((s) => [s.key, s.status, s.value])])).toEqual(
+      [["parent", [["c", "done", "7"]]]],
+    );
+  });
 });

@@ -11,7 +11,7 @@ import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
-import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
+import { type Finish, type FinishFollower, finishRuns, type Retry, retryRuns } from "./finish.js";
 import { lockSignalEvents } from "./signal-lock.js";
 
 type LeaseCommand = Extract<Command, { lease: Lease }>;
@@ -40,20 +40,64 @@ export async function applyCommands(
 ): Promise<{ results: CommandResult[]; wake: boolean }> {
   const results = new Array<CommandResult>(commands.length);
   let wake = false;
-  for (const seg of segments(commands)) {
-    if (await applySegment(c, commands, seg, results, ctx)) wake = true;
+  const claims = new Claims(c, commands, results, ctx);
+  const segs = segments(commands);
+  for (let k = 0; k < segs.length; k++) {
+    // The claims ride behind the last segment's finishing UPDATE when it is its last statement.
+    const behind = k === segs.length - 1 && !ctx.audit ? claims : undefined;
+    if (await applySegment(c, commands, segs[k]!, results, ctx, behind)) wake = true;
   }
   // Claims go last: they take the slots the batch freed and the runs it enqueued.
-  for (let i = 0; i < commands.length; i++) {
-    const cmd = commands[i]!;
-    if (cmd.verb !== "claim") continue;
-    const req = cmd.request;
-    results[i] = {
-      ok: true,
-      claimed: req.limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(c, req, ctx.audit),
-    };
-  }
+  await claims.finish();
   return { results, wake };
+}
+
+/**
+ * The batch's claim commands, run after everything else in the batch: either sent behind
+ * the last finishing UPDATE (pipelined, see {@link FinishFollower}) or on their own at
+ * the end. When the finish then resolved parents (re-queueing some), the claims run again
+ * for the slots they left, so a parent a child just released is still claimed at once.
+ */
+class Claims implements FinishFollower {
+  private started: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly c: pg.ClientBase,
+    private readonly commands: Command[],
+    private readonly results: CommandResult[],
+    private readonly ctx: CommitContext,
+  ) {}
+
+  start(): Promise<void> {
+    this.started ??= this.run();
+    return this.started;
+  }
+
+  parentsChanged(): void {
+    this.again = true;
+  }
+
+  async finish(): Promise<void> {
+    if (!this.started) return this.start();
+    await this.started;
+    if (this.again) await this.run();
+  }
+
+  /** Runs each claim for the slots it has not filled yet. */
+  private async run(): Promise<void> {
+    for (let i = 0; i < this.commands.length; i++) {
+      const cmd = this.commands[i]!;
+      if (cmd.verb !== "claim") continue;
+      const req = cmd.request;
+      const done = this.results[i];
+      const have = done?.ok ? (done.claimed ?? []) : [];
+      const limit = req.limit - have.length;
+      const more =
+        limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(this.c, { ...req, limit }, this.ctx.audit);
+      this.results[i] = { ok: true, claimed: [...have, ...more] };
+    }
+  }
 }
 
 /** Splits command indexes into segments in which no run id repeats. */
@@ -95,6 +139,7 @@ async function applySegment(
   seg: number[],
   results: CommandResult[],
   ctx: CommitContext,
+  behind?: FinishFollower,
 ): Promise<boolean> {
   let wake = false;
   const leased = seg.filter((i) => "lease" in all[i]!);
@@ -208,7 +253,7 @@ async function applySegment(
     else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token }) });
   }
   await retryRuns(c, retries);
-  const finished = await finishRuns(c, finishes);
+  const finished = await finishRuns(c, finishes, behind);
   for (const i of ok) {
     const cmd = all[i]!;
     const run = cmd.verb === "complete" ? finished.get(cmd.lease.runId) : undefined;
