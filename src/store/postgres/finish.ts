@@ -5,6 +5,7 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
+import { holdWrites } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
@@ -89,6 +90,7 @@ export async function finishRuns(
   const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
   const errors = sorted.map((f) => outcomeError(f.outcome));
+  const release = holdWrites(c);
   const update = c.query<RunRow>(
     prepared(fenced ? FINISH_FENCED : FINISH, [
       sorted.map((f) => f.runId),
@@ -99,7 +101,12 @@ export async function finishRuns(
     ]),
   );
   // The follower's statements go out right behind the UPDATE, in the same round trip.
-  const following = behind?.start();
+  let following: Promise<unknown> | undefined;
+  try {
+    following = behind?.start();
+  } finally {
+    release();
+  }
   following?.catch(() => {});
   const { rows } = await update.catch(async (err) => {
     await following?.catch(() => {});
