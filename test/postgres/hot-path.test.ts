@@ -217,4 +217,40 @@ describe("Postgres hot path", () => {
       [["parent", [["c", "done", "7"]]]],
     );
   });
+
+  it("a COMMIT sent behind a statement that then fails is not taken for a commit", async () => {
+    const { store } = await fresh();
+    const failure = store.db.tx(async (c, end) => {
+      await c.query("INSERT INTO meta (key, value) VALUES ('behind', 'x')");
+      const bad = c.query("INSERT INTO meta (key, value) VALUES (NULL, 'x')");
+      const committed = end.commitNow();
+      await bad.catch(() => {});
+      await committed;
+    });
+    await expect(failure).rejects.toThrow(/not committed \(ROLLBACK\)/);
+    expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'behind'")).rows).toEqual([]);
+  });
+
+  it("answers a batch of enqueues in one round trip only once committed, and still tells repeats from conflicts", async () => {
+    const { store } = await fresh();
+    const first = await store.commit([
+      { verb: "enqueue", request: req("a", { payload: '{"x":1}' }) },
+      { verb: "enqueue", request: req("b") },
+    ]);
+    expect(first).toEqual([
+      { ok: true, enqueued: { id: "a", deduplicated: false } },
+      { ok: true, enqueued: { id: "b", deduplicated: false } },
+    ]);
+    const other = openPostgresStore(withDatabase(url, new URL(url).pathname.slice(1), { schema: `h${n - 1}` }));
+    open.push(other);
+    expect((await other.getRun("a"))!.status).toBe("pending");
+    const again = await store.commit([
+      { verb: "enqueue", request: req("a", { payload: '{ "x": 1 }' }) },
+      { verb: "enqueue", request: req("b", { payload: '{"y":2}' }) },
+      { verb: "enqueue", request: req("c") },
+    ]);
+    expect(again[0]).toEqual({ ok: true, enqueued: { id: "a", deduplicated: true } });
+    expect(again[1]).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
+    expect(again[2]).toEqual({ ok: true, enqueued: { id: "c", deduplicated: false } });
+  });
 });

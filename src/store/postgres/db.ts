@@ -43,6 +43,12 @@ function isTransient(err: unknown): boolean {
  */
 export interface TxEnd {
   beforeCommit: string[];
+  /**
+   * Sends the COMMIT now, right behind the statement just sent (same round trip), and
+   * resolves once it is committed; rejects if the transaction did not commit (a statement
+   * before it failed). The body may then only read, outside the transaction.
+   */
+  commitNow(): Promise<void>;
 }
 
 /** The pool plus retrying transactions. */
@@ -99,10 +105,26 @@ export class Db implements Queryable {
         }) as pg.PoolClient["query"];
         // A body that sends nothing right away does not hold the BEGIN back for long.
         setImmediate(release);
-        const end: TxEnd = { beforeCommit: [] };
+        let committed: Promise<void> | null = null;
+        const end: TxEnd = {
+          beforeCommit: [],
+          commitNow: () => {
+            if (!committed) {
+              const sent = client.query([...end.beforeCommit, "COMMIT"].join("; "));
+              committed = (async () => {
+                await begin;
+                const answers = (await sent) as pg.QueryResult | pg.QueryResult[];
+                const last = Array.isArray(answers) ? answers[answers.length - 1] : answers;
+                // The COMMIT of a transaction a failed statement aborted answers ROLLBACK.
+                if (last?.command !== "COMMIT") throw new Error(`transaction not committed (${last?.command})`);
+              })();
+              committed.catch(() => {});
+            }
+            return committed;
+          },
+        };
         const out = await fn(client, end);
-        await begin;
-        await client.query([...end.beforeCommit, "COMMIT"].join("; "));
+        await end.commitNow();
         return out;
       } catch (err) {
         broken = isTransient(err) ? err : undefined;
