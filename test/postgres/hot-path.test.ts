@@ -253,4 +253,24 @@ describe("Postgres hot path", () => {
     expect(again[1]).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
     expect(again[2]).toEqual({ ok: true, enqueued: { id: "c", deduplicated: false } });
   });
+
+  it("commits a batch of checkpoints alone with its fence: the live claim's steps are durable, the stale one's not written", async () => {
+    const { store } = await fresh();
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const lease = (id: string, off = 0) => ({ runId: id, token: claimed.find((c) => c.run.id === id)!.token + off });
+    const step = { key: "s", kind: "step" as const, target: null, status: "done" as const, value: "1", position: 0 };
+    const results = await store.commit([
+      { verb: "saveSteps", lease: lease("stale", 1), steps: [step] },
+      { verb: "saveSteps", lease: lease("live"), steps: [step] },
+    ]);
+    expect(results).toEqual([{ ok: false, fenced: true }, { ok: true }]);
+    const other = openPostgresStore(withDatabase(url, new URL(url).pathname.slice(1), { schema: `h${n - 1}` }));
+    open.push(other);
+    expect((await other.getSteps("live")).map((s) => [s.key, s.status, s.value])).toEqual([["s", "done", "1"]]);
+    expect(await other.getSteps("stale")).toEqual([]);
+  });
 });

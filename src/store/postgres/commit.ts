@@ -7,6 +7,7 @@
  * complete, logs). Every command is answered on its own.
  */
 import type pg from "pg";
+import { holdWrites } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
@@ -403,6 +404,7 @@ async function upsertSteps(
   c: pg.ClientBase,
   writes: Array<{ runId: string; steps: StepWrite[] }>,
   fence: Lease[] | null,
+  commitBehind?: () => Promise<void>,
 ): Promise<Set<string> | null> {
   const byKey = new Map<string, { runId: string; st: StepWrite }>();
   for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
@@ -428,10 +430,53 @@ async function upsertSteps(
     await c.query(prepared(UPSERT_STEPS(""), values));
     return null;
   }
-  const { rows } = await c.query<{ id: string }>(
+  const release = holdWrites(c);
+  const upsert = c.query<{ id: string }>(
     prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
   );
+  let committed: Promise<void> | undefined;
+  try {
+    committed = commitBehind?.();
+  } finally {
+    release();
+  }
+  const { rows } = await upsert.catch(async (err) => {
+    await committed?.catch(() => {});
+    throw err;
+  });
+  await committed;
   return new Set(rows.map((r) => r.id));
+}
+
+/** The commands of a batch of checkpoints alone (`saveSteps` of distinct runs); null for any other batch. */
+export function checkpointsAlone(commands: Command[]): Array<Extract<Command, { verb: "saveSteps" }>> | null {
+  const saves: Array<Extract<Command, { verb: "saveSteps" }>> = [];
+  const ids = new Set<string>();
+  for (const cmd of commands) {
+    if (cmd.verb !== "saveSteps" || ids.has(cmd.lease.runId)) return null;
+    ids.add(cmd.lease.runId);
+    saves.push(cmd);
+  }
+  return saves;
+}
+
+/**
+ * Applies {@link checkpointsAlone}: fenced in the steps' upsert, with the COMMIT sent right
+ * behind it (a stale claim's steps are not written, so the transaction commits whatever
+ * the fence found).
+ */
+export async function applyCheckpoints(
+  c: pg.ClientBase,
+  saves: Array<Extract<Command, { verb: "saveSteps" }>>,
+  commitBehind: () => Promise<void>,
+): Promise<CommandResult[]> {
+  const alive = (await upsertSteps(
+    c,
+    saves.map((s) => ({ runId: s.lease.runId, steps: s.steps })),
+    saves.map((s) => s.lease),
+    commitBehind,
+  ))!;
+  return saves.map((s): CommandResult => (alive.has(s.lease.runId) ? { ok: true } : { ok: false, fenced: true }));
 }
 
 /** Suspends that keep their claim (`keepClaim`): only their new children are counted; the runs stay running. */

@@ -32,7 +32,7 @@ import type {
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { CLAIM_SETUP, claimRuns } from "./claim.js";
-import { applyCommands } from "./commit.js";
+import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
 import { insertRuns } from "./enqueue.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
 import { Db, type TxEnd, unreachable } from "./db.js";
@@ -142,6 +142,8 @@ export class PostgresStore implements Store {
         return outcomes.map((o): CommandResult => (o.created ? { ok: true, enqueued: o.result } : o.result));
       });
     }
+    const saves = checkpointsAlone(commands);
+    if (saves) return this.tx((c, end) => applyCheckpoints(c, saves, () => end.commitNow()));
     return this.tx(
       async (c, end) => {
         const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
