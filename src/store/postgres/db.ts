@@ -111,6 +111,8 @@ export class Db implements Queryable {
           commitNow: () => {
             if (!committed) {
               const sent = client.query([...end.beforeCommit, "COMMIT"].join("; "));
+              // Its failure is the transaction's, below; a failed BEGIN leaves it unread.
+              sent.catch(() => {});
               committed = (async () => {
                 await begin;
                 const answers = (await sent) as pg.QueryResult | pg.QueryResult[];
