@@ -200,7 +200,7 @@ describe("Postgres hot path", () => {
       {
         verb: "suspend",
         lease: { runId: "parent", token: p!.token },
-        steps: [{ key: "c", kind: "child", target: "wf", status: "pending", position: 0, childId: "child" }],
+        steps: [{ key: "c", kind: "task", target: "wf", status: "pending", position: 0, childId: "child" }],
         children: [{ ...req("child"), parentKey: "c" }],
         wakeAfterMs: null,
         awaitChildren: true,
