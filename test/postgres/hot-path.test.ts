@@ -157,4 +157,120 @@ describe("Postgres hot path", () => {
     expect(results[1]).toEqual({ ok: false, fenced: true });
     expect((await store.getRun("stale"))!).toMatchObject({ status: "running", result: null });
   });
+
+  it("fences a checkpoint batch in its steps upsert: a stale claim's steps are not written, a live one's are", async () => {
+    const { store } = await fresh();
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+      { verb: "enqueue", request: req("done") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 3, leaseMs: 30_000, workflows: ["wf"] });
+    const lease = (id: string, off = 0) => ({ runId: id, token: claimed.find((c) => c.run.id === id)!.token + off });
+    const step = { key: "s", kind: "step" as const, target: null, status: "done" as const, value: "1", position: 0 };
+    const results = await store.commit([
+      { verb: "saveSteps", lease: lease("live"), steps: [step] },
+      { verb: "saveSteps", lease: lease("stale", 1), steps: [step] },
+      { verb: "complete", lease: lease("done"), outcome: { status: "succeeded", result: "3" } },
+    ]);
+    expect(results[0]).toEqual({ ok: true });
+    expect(results[1]).toEqual({ ok: false, fenced: true });
+    expect(results[2]).toMatchObject({ ok: true, finished: { id: "done", status: "succeeded" } });
+    expect((await store.getSteps("live")).map((s) => [s.key, s.value])).toEqual([["s", "1"]]);
+    expect(await store.getSteps("stale")).toEqual([]);
+    expect((await store.getRun("stale"))!.status).toBe("running");
+  });
+
+  it("sends a transaction's BEGIN with its first statement, which still runs inside the transaction", async () => {
+    const { store } = await fresh();
+    await store.ready();
+    const failure = store.db.tx(async (c) => {
+      await c.query("INSERT INTO meta (key, value) VALUES ('pipelined', 'x')");
+      throw new Error("after the first statement");
+    });
+    await expect(failure).rejects.toThrow("after the first statement");
+    expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'pipelined'")).rows).toEqual([]);
+  });
+
+  it("a claim riding a child's completion takes the parent that completion re-queued", async () => {
+    const { store } = await fresh();
+    await store.commit([{ verb: "enqueue", request: req("parent") }]);
+    const [p] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["wf"] });
+    await store.commit([
+      {
+        verb: "suspend",
+        lease: { runId: "parent", token: p!.token },
+        steps: [{ key: "c", kind: "task", target: "wf", status: "pending", position: 0, childId: "child" }],
+        children: [{ ...req("child"), parentKey: "c" }],
+        wakeAfterMs: null,
+        awaitChildren: true,
+      },
+    ]);
+    const [ch] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["wf"] });
+    expect(ch!.run.id).toBe("child");
+    const [done, claim] = await store.commit([
+      { verb: "complete", lease: { runId: "child", token: ch!.token }, outcome: { status: "succeeded", result: "7" } },
+      { verb: "claim", request: { workerId: "w", limit: 5, leaseMs: 30_000, workflows: ["wf"] } },
+    ]);
+    expect(done).toMatchObject({ ok: true, finished: { id: "child", status: "succeeded" } });
+    expect(claim!.ok && claim!.claimed!.map((c) => [c.run.id, c.steps.map((s) => [s.key, s.status, s.value])])).toEqual(
+      [["parent", [["c", "done", "7"]]]],
+    );
+  });
+
+  it("a COMMIT sent behind a statement that then fails is not taken for a commit", async () => {
+    const { store } = await fresh();
+    const failure = store.db.tx(async (c, end) => {
+      await c.query("INSERT INTO meta (key, value) VALUES ('behind', 'x')");
+      const bad = c.query("INSERT INTO meta (key, value) VALUES (NULL, 'x')");
+      const committed = end.commitNow();
+      await bad.catch(() => {});
+      await committed;
+    });
+    await expect(failure).rejects.toThrow(/not committed \(ROLLBACK\)/);
+    expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'behind'")).rows).toEqual([]);
+  });
+
+  it("answers a batch of enqueues in one round trip only once committed, and still tells repeats from conflicts", async () => {
+    const { store } = await fresh();
+    const first = await store.commit([
+      { verb: "enqueue", request: req("a", { payload: '{"x":1}' }) },
+      { verb: "enqueue", request: req("b") },
+    ]);
+    expect(first).toEqual([
+      { ok: true, enqueued: { id: "a", deduplicated: false } },
+      { ok: true, enqueued: { id: "b", deduplicated: false } },
+    ]);
+    const other = openPostgresStore(withDatabase(url, new URL(url).pathname.slice(1), { schema: `h${n - 1}` }));
+    open.push(other);
+    expect((await other.getRun("a"))!.status).toBe("pending");
+    const again = await store.commit([
+      { verb: "enqueue", request: req("a", { payload: '{ "x": 1 }' }) },
+      { verb: "enqueue", request: req("b", { payload: '{"y":2}' }) },
+      { verb: "enqueue", request: req("c") },
+    ]);
+    expect(again[0]).toEqual({ ok: true, enqueued: { id: "a", deduplicated: true } });
+    expect(again[1]).toMatchObject({ ok: false, error: { code: "RUN_ID_CONFLICT" } });
+    expect(again[2]).toEqual({ ok: true, enqueued: { id: "c", deduplicated: false } });
+  });
+
+  it("commits a batch of checkpoints alone with its fence: the live claim's steps are durable, the stale one's not written", async () => {
+    const { store } = await fresh();
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const lease = (id: string, off = 0) => ({ runId: id, token: claimed.find((c) => c.run.id === id)!.token + off });
+    const step = { key: "s", kind: "step" as const, target: null, status: "done" as const, value: "1", position: 0 };
+    const results = await store.commit([
+      { verb: "saveSteps", lease: lease("stale", 1), steps: [step] },
+      { verb: "saveSteps", lease: lease("live"), steps: [step] },
+    ]);
+    expect(results).toEqual([{ ok: false, fenced: true }, { ok: true }]);
+    const other = openPostgresStore(withDatabase(url, new URL(url).pathname.slice(1), { schema: `h${n - 1}` }));
+    open.push(other);
+    expect((await other.getSteps("live")).map((s) => [s.key, s.status, s.value])).toEqual([["s", "done", "1"]]);
+    expect(await other.getSteps("stale")).toEqual([]);
+  });
 });

@@ -7,11 +7,12 @@
  * complete, logs). Every command is answered on its own.
  */
 import type pg from "pg";
+import { holdWrites } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
-import { type Finish, finishRuns, type Retry, retryRuns } from "./finish.js";
+import { type Finish, type FinishFollower, finishRuns, type Retry, retryRuns } from "./finish.js";
 import { lockSignalEvents } from "./signal-lock.js";
 
 type LeaseCommand = Extract<Command, { lease: Lease }>;
@@ -40,20 +41,64 @@ export async function applyCommands(
 ): Promise<{ results: CommandResult[]; wake: boolean }> {
   const results = new Array<CommandResult>(commands.length);
   let wake = false;
-  for (const seg of segments(commands)) {
-    if (await applySegment(c, commands, seg, results, ctx)) wake = true;
+  const claims = new Claims(c, commands, results, ctx);
+  const segs = segments(commands);
+  for (let k = 0; k < segs.length; k++) {
+    // The claims ride behind the last segment's finishing UPDATE when it is its last statement.
+    const behind = k === segs.length - 1 && !ctx.audit ? claims : undefined;
+    if (await applySegment(c, commands, segs[k]!, results, ctx, behind)) wake = true;
   }
   // Claims go last: they take the slots the batch freed and the runs it enqueued.
-  for (let i = 0; i < commands.length; i++) {
-    const cmd = commands[i]!;
-    if (cmd.verb !== "claim") continue;
-    const req = cmd.request;
-    results[i] = {
-      ok: true,
-      claimed: req.limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(c, req, ctx.audit),
-    };
-  }
+  await claims.finish();
   return { results, wake };
+}
+
+/**
+ * The batch's claim commands, run after everything else in the batch: either sent behind
+ * the last finishing UPDATE (pipelined, see {@link FinishFollower}) or on their own at
+ * the end. When the finish then resolved parents (re-queueing some), the claims run again
+ * for the slots they left, so a parent a child just released is still claimed at once.
+ */
+class Claims implements FinishFollower {
+  private started: Promise<void> | null = null;
+  private again = false;
+
+  constructor(
+    private readonly c: pg.ClientBase,
+    private readonly commands: Command[],
+    private readonly results: CommandResult[],
+    private readonly ctx: CommitContext,
+  ) {}
+
+  start(): Promise<void> {
+    this.started ??= this.run();
+    return this.started;
+  }
+
+  parentsChanged(): void {
+    this.again = true;
+  }
+
+  async finish(): Promise<void> {
+    if (!this.started) return this.start();
+    await this.started;
+    if (this.again) await this.run();
+  }
+
+  /** Runs each claim for the slots it has not filled yet. */
+  private async run(): Promise<void> {
+    for (let i = 0; i < this.commands.length; i++) {
+      const cmd = this.commands[i]!;
+      if (cmd.verb !== "claim") continue;
+      const req = cmd.request;
+      const done = this.results[i];
+      const have = done?.ok ? (done.claimed ?? []) : [];
+      const limit = req.limit - have.length;
+      const more =
+        limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(this.c, { ...req, limit }, this.ctx.audit);
+      this.results[i] = { ok: true, claimed: [...have, ...more] };
+    }
+  }
 }
 
 /** Splits command indexes into segments in which no run id repeats. */
@@ -95,12 +140,14 @@ async function applySegment(
   seg: number[],
   results: CommandResult[],
   ctx: CommitContext,
+  behind?: FinishFollower,
 ): Promise<boolean> {
   let wake = false;
   const leased = seg.filter((i) => "lease" in all[i]!);
-  // A segment whose leased commands all end their runs (a busy worker's usual batch) fences in
-  // the finishing UPDATE itself instead of a locking read first.
-  const inUpdate = leased.length > 0 && leased.every((i) => isTerminal(all[i]!));
+  // A segment whose leased commands all end their runs or save checkpoints (a busy worker's
+  // usual batch) fences in the finishing UPDATE and the steps' upsert themselves instead of a
+  // locking read first.
+  const inUpdate = leased.length > 0 && leased.every((i) => isTerminal(all[i]!) || all[i]!.verb === "saveSteps");
   const fence = inUpdate
     ? new Map<string, FenceRow>()
     : await lockRuns(
@@ -164,13 +211,20 @@ async function applySegment(
     }
   });
 
-  await upsertSteps(
+  const checkpoints = ok.filter((i) => all[i]!.verb === "saveSteps" || all[i]!.verb === "suspend");
+  const alive = await upsertSteps(
     c,
-    ok.flatMap((i) => {
-      const cmd = all[i]!;
-      return cmd.verb === "saveSteps" || cmd.verb === "suspend" ? [{ runId: cmd.lease.runId, steps: cmd.steps }] : [];
+    checkpoints.map((i) => {
+      const cmd = all[i] as Extract<Command, { verb: "saveSteps" | "suspend" }>;
+      return { runId: cmd.lease.runId, steps: cmd.steps };
     }),
+    inUpdate ? checkpoints.map((i) => (all[i] as LeaseCommand).lease) : null,
   );
+  if (alive) {
+    for (const i of checkpoints)
+      if (!alive.has((all[i] as LeaseCommand).lease.runId)) results[i] = { ok: false, fenced: true };
+    ok = ok.filter((i) => all[i]!.verb !== "saveSteps" || alive.has((all[i] as LeaseCommand).lease.runId));
+  }
   if (cacheHits.size) await resolveFromCache(c, suspends, all, cacheHits);
   if (suspends.length) {
     const asPark = (i: number) => ({
@@ -200,14 +254,15 @@ async function applySegment(
     else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token }) });
   }
   await retryRuns(c, retries);
-  const finished = await finishRuns(c, finishes);
+  const finished = await finishRuns(c, finishes, behind);
   for (const i of ok) {
     const cmd = all[i]!;
     const run = cmd.verb === "complete" ? finished.get(cmd.lease.runId) : undefined;
     if (run) results[i] = { ok: true, finished: run };
-    else if (inUpdate) results[i] = { ok: false, fenced: true };
+    else if (inUpdate && cmd.verb === "complete") results[i] = { ok: false, fenced: true };
   }
-  if (inUpdate) ok = ok.filter((i) => finished.has((all[i] as LeaseCommand).lease.runId));
+  if (inUpdate)
+    ok = ok.filter((i) => all[i]!.verb === "saveSteps" || finished.has((all[i] as LeaseCommand).lease.runId));
   if (retries.length || finished.size) wake = true;
   if (ctx.audit)
     await releaseClaims(
@@ -315,41 +370,113 @@ async function resolveFromCache(
   );
 }
 
-/** Inserts or replaces checkpoints (a key written twice in one command keeps its last write). */
-async function upsertSteps(c: pg.ClientBase, writes: Array<{ runId: string; steps: StepWrite[] }>): Promise<void> {
-  const byKey = new Map<string, { runId: string; st: StepWrite }>();
-  for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
-  if (byKey.size === 0) return;
-  const list = [...byKey.values()];
-  const col = <T>(f: (x: { runId: string; st: StepWrite }) => T) => list.map(f);
-  await c.query(
-    prepared(
-      `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
+/** The steps' upsert, reading `u` (the unnested writes, parameters 1 to 13). */
+const UPSERT_STEPS = (
+  filter: string,
+) => `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
      SELECT u.run_id, u.key, u.kind, u.target, u.status, u.value, u.error, u.child_id, u.event,
        CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, LEAST(COALESCE(u.started, now_ms()), now_ms()),
        CASE WHEN u.status = 'pending' THEN NULL ELSE now_ms() END
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
        $10::bigint[], $11::int[], $12::int[], $13::bigint[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position, started)
+     ${filter}
      ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
        value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
-       wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`,
-      [
-        col((x) => x.runId),
-        col((x) => x.st.key),
-        col((x) => x.st.kind),
-        col((x) => x.st.target),
-        col((x) => x.st.status),
-        col((x) => x.st.value ?? null),
-        col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
-        col((x) => x.st.childId ?? null),
-        col((x) => x.st.event ?? null),
-        col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
-        col((x) => x.st.attempts ?? 1),
-        col((x) => x.st.position),
-        col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
-      ],
-    ),
+       wake_at = COALESCE(excluded.wake_at, steps.wake_at), attempts = excluded.attempts, finished_at = excluded.finished_at`;
+
+/**
+ * The upsert fenced in the same statement: the leases (`$14` run ids, `$15` tokens) still
+ * current are locked in id order, as a locking read would take them, only their runs' steps
+ * are written, and their ids come back.
+ */
+const FENCED_UPSERT_STEPS = `WITH f AS (
+    SELECT r.id FROM runs r JOIN unnest($14::text[], $15::int[]) l(id, token) ON r.id = l.id
+    WHERE r.status = 'running' AND r.claims = l.token ORDER BY r.id FOR UPDATE OF r
+  ), w AS (${UPSERT_STEPS("WHERE u.run_id IN (SELECT f.id FROM f)")})
+  SELECT id FROM f`;
+
+/**
+ * Inserts or replaces checkpoints (a key written twice in one command keeps its last write).
+ * With `fence`, only the steps of runs whose lease is still current are written, and the ids of
+ * those runs are returned; without, the caller has locked and checked the runs.
+ */
+async function upsertSteps(
+  c: pg.ClientBase,
+  writes: Array<{ runId: string; steps: StepWrite[] }>,
+  fence: Lease[] | null,
+  commitBehind?: () => Promise<void>,
+): Promise<Set<string> | null> {
+  const byKey = new Map<string, { runId: string; st: StepWrite }>();
+  for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
+  if (fence ? fence.length === 0 : byKey.size === 0) return fence && new Set();
+  const list = [...byKey.values()];
+  const col = <T>(f: (x: { runId: string; st: StepWrite }) => T) => list.map(f);
+  const values: unknown[] = [
+    col((x) => x.runId),
+    col((x) => x.st.key),
+    col((x) => x.st.kind),
+    col((x) => x.st.target),
+    col((x) => x.st.status),
+    col((x) => x.st.value ?? null),
+    col((x) => (x.st.error ? JSON.stringify(x.st.error) : null)),
+    col((x) => x.st.childId ?? null),
+    col((x) => x.st.event ?? null),
+    col((x) => (x.st.wakeAfterMs === undefined || x.st.wakeAfterMs === null ? null : Math.round(x.st.wakeAfterMs))),
+    col((x) => x.st.attempts ?? 1),
+    col((x) => x.st.position),
+    col((x) => (x.st.startedAt === undefined ? null : Math.round(x.st.startedAt))),
+  ];
+  if (!fence) {
+    await c.query(prepared(UPSERT_STEPS(""), values));
+    return null;
+  }
+  const release = holdWrites(c);
+  const upsert = c.query<{ id: string }>(
+    prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
   );
+  let committed: Promise<void> | undefined;
+  try {
+    committed = commitBehind?.();
+  } finally {
+    release();
+  }
+  const { rows } = await upsert.catch(async (err) => {
+    await committed?.catch(() => {});
+    throw err;
+  });
+  await committed;
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The commands of a batch of checkpoints alone (`saveSteps` of distinct runs); null for any other batch. */
+export function checkpointsAlone(commands: Command[]): Array<Extract<Command, { verb: "saveSteps" }>> | null {
+  const saves: Array<Extract<Command, { verb: "saveSteps" }>> = [];
+  const ids = new Set<string>();
+  for (const cmd of commands) {
+    if (cmd.verb !== "saveSteps" || ids.has(cmd.lease.runId)) return null;
+    ids.add(cmd.lease.runId);
+    saves.push(cmd);
+  }
+  return saves;
+}
+
+/**
+ * Applies {@link checkpointsAlone}: fenced in the steps' upsert, with the COMMIT sent right
+ * behind it (a stale claim's steps are not written, so the transaction commits whatever
+ * the fence found).
+ */
+export async function applyCheckpoints(
+  c: pg.ClientBase,
+  saves: Array<Extract<Command, { verb: "saveSteps" }>>,
+  commitBehind: () => Promise<void>,
+): Promise<CommandResult[]> {
+  const alive = (await upsertSteps(
+    c,
+    saves.map((s) => ({ runId: s.lease.runId, steps: s.steps })),
+    saves.map((s) => s.lease),
+    commitBehind,
+  ))!;
+  return saves.map((s): CommandResult => (alive.has(s.lease.runId) ? { ok: true } : { ok: false, fenced: true }));
 }
 
 /** Suspends that keep their claim (`keepClaim`): only their new children are counted; the runs stay running. */

@@ -1,9 +1,11 @@
 /**
  * Creating runs in bulk: one multi-row INSERT (arrays unnested) for every enqueue
  * and child of a batch, `ON CONFLICT DO NOTHING` for ids that already exist, then
- * one read of those to tell a deduplicated repeat from a conflict.
+ * one read of those to tell a deduplicated repeat from a conflict. A batch of enqueues
+ * alone sends its COMMIT right behind the INSERT (one round trip for the whole transaction).
  */
 import type pg from "pg";
+import { holdWrites } from "./db.js";
 import { prepared } from "./prepared.js";
 import { serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
@@ -20,7 +22,7 @@ export interface NewRun {
 /** What became of one {@link NewRun}. */
 export type NewRunOutcome = { created: true; result: EnqueueResult } | { created: false; result: CommandResult };
 
-const INSERT = /* sql */ `
+const INSERT = (returning: string) => /* sql */ `
 INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, max_attempts, backoff_base, backoff_max,
   version, parent_id, parent_key, root_id, options, created_by, cache_key, concurrency_key, concurrency_limit,
   concurrency_window_ms, claims, lease_owner, lease_expires_at, started_at, created_at, updated_at)
@@ -42,17 +44,28 @@ FROM (
       lease_owner, lease_ms)
 ) u
 ON CONFLICT (id) DO NOTHING
-RETURNING runs.*`;
+RETURNING ${returning}`;
+
+/** Whole rows back when some run is created leased (it is answered as claimed); else only what tells created from not. */
+const INSERT_LEASED = INSERT("runs.*");
+const INSERT_NARROW = INSERT("runs.id, runs.claims");
 
 /**
  * Inserts `runs`; answers each in order. Existing ids deduplicate when workflow,
  * task and payload match (payloads compared as JSON values), else conflict.
  */
-export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolean): Promise<NewRunOutcome[]> {
+export async function insertRuns(
+  c: pg.ClientBase,
+  runs: NewRun[],
+  audit: boolean,
+  commitBehind?: () => Promise<void>,
+): Promise<NewRunOutcome[]> {
   if (runs.length === 0) return [];
   const col = <T>(f: (n: NewRun) => T) => runs.map(f);
-  const { rows } = await c.query<RunRow>(
-    prepared(INSERT, [
+  const leased = runs.some((n) => n.req.claimFor);
+  const release = holdWrites(c);
+  const insert = c.query<RunRow>(
+    prepared(leased ? INSERT_LEASED : INSERT_NARROW, [
       col((n) => n.req.id),
       col((n) => n.req.workflow),
       col((n) => n.req.task ?? null),
@@ -77,6 +90,18 @@ export async function insertRuns(c: pg.ClientBase, runs: NewRun[], audit: boolea
       col((n) => n.req.claimFor?.leaseMs ?? null),
     ]),
   );
+  let committed: Promise<void> | undefined;
+  try {
+    committed = audit ? undefined : commitBehind?.();
+  } finally {
+    release();
+  }
+  const { rows } = await insert.catch(async (err) => {
+    await committed?.catch(() => {});
+    throw err;
+  });
+  // Committed before anything else is read: what follows only reads (conflicts), outside it.
+  await committed;
   const inserted = new Map(rows.map((r) => [r.id, r]));
   const missing = runs.filter((n) => !inserted.has(n.req.id)).map((n) => n.req.id);
   const existing = new Map<string, { workflow: string; task: string | null; payload: string | null }>();

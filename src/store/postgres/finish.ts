@@ -5,6 +5,7 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
+import { holdWrites } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
@@ -62,19 +63,35 @@ const FINISH_FENCED = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM}
      WHERE r.id = u.id AND r.status = 'running' AND r.claims = u.token RETURNING r.*`;
 
 /**
+ * Statements sent right behind the finishing UPDATE without waiting for its answer (the
+ * group commit's claims): `start` issues them; `parentsChanged` is called, after they
+ * completed, when the finish went on to resolve parents' steps (which may re-queue runs
+ * the follower could not see).
+ */
+export interface FinishFollower {
+  start(): Promise<unknown>;
+  parentsChanged(): void;
+}
+
+/**
  * Moves runs to their terminal status and resolves their parents' steps; returns the
  * finished runs by id. When every finish carries a `token` the UPDATE fences (a run
  * reclaimed meanwhile is left alone and missing from the answer); otherwise the caller
  * has locked and checked the rows.
  */
-export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<Map<string, RunRecord>> {
+export async function finishRuns(
+  c: pg.ClientBase,
+  finishes: Finish[],
+  behind?: FinishFollower,
+): Promise<Map<string, RunRecord>> {
   if (finishes.length === 0) return new Map();
   const fenced = finishes.every((f) => f.token !== undefined);
   // Rows are taken in id order, as a locking read would take them.
   const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
   const errors = sorted.map((f) => outcomeError(f.outcome));
-  const { rows } = await c.query<RunRow>(
+  const release = holdWrites(c);
+  const update = c.query<RunRow>(
     prepared(fenced ? FINISH_FENCED : FINISH, [
       sorted.map((f) => f.runId),
       sorted.map((f) => f.token ?? 0),
@@ -83,10 +100,24 @@ export async function finishRuns(c: pg.ClientBase, finishes: Finish[]): Promise<
       errors,
     ]),
   );
+  // The follower's statements go out right behind the UPDATE, in the same round trip.
+  let following: Promise<unknown> | undefined;
+  try {
+    following = behind?.start();
+  } finally {
+    release();
+  }
+  following?.catch(() => {});
+  const { rows } = await update.catch(async (err) => {
+    await following?.catch(() => {});
+    throw err;
+  });
+  await following;
   const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
   const index = new Map(sorted.map((f, i) => [f.runId, i]));
   const children = rows.filter((r) => r.parent_id !== null && r.parent_key !== null);
   if (children.length === 0) return finished;
+  behind?.parentsChanged();
   await resolveParents(
     c,
     children.map((r) => r.parent_id!),

@@ -4,6 +4,7 @@ import type {
   ClaimedRun,
   ClaimRequest,
   Command,
+  EnqueueRequest,
   CommandResult,
   FireScheduleRequest,
   LogRecord,
@@ -31,7 +32,8 @@ import type {
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { CLAIM_SETUP, claimRuns } from "./claim.js";
-import { applyCommands } from "./commit.js";
+import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
+import { insertRuns } from "./enqueue.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
 import { Db, type TxEnd, unreachable } from "./db.js";
 import { Leadership } from "./leader.js";
@@ -60,6 +62,18 @@ const WORKFLOW_CHANGED = workflowChanged("IS DISTINCT FROM");
  */
 export function openPostgresStore(url: string, options: PostgresOptions = {}): PostgresStore {
   return new PostgresStore(parsePostgresTarget(url, options));
+}
+
+/** The requests of a batch of enqueues alone, each of another id; null for any other batch. */
+function enqueuesAlone(commands: Command[]): EnqueueRequest[] | null {
+  const reqs: EnqueueRequest[] = [];
+  const ids = new Set<string>();
+  for (const cmd of commands) {
+    if (cmd.verb !== "enqueue" || ids.has(cmd.request.id)) return null;
+    ids.add(cmd.request.id);
+    reqs.push(cmd.request);
+  }
+  return reqs;
 }
 
 /** The Postgres {@link Store}: shared by any number of servers and workers. */
@@ -115,6 +129,23 @@ export class PostgresStore implements Store {
 
   async commit(commands: Command[]): Promise<CommandResult[]> {
     if (commands.length === 0) return [];
+    const enqueues = enqueuesAlone(commands);
+    if (enqueues && !this.target.auditClaims) {
+      return this.tx(async (c, end) => {
+        // Decided before the INSERT's answer (the NOTIFY leaves with the COMMIT right behind it):
+        // a run may be waiting for a worker unless every one is created leased to one now.
+        if (enqueues.some((r) => !r.claimFor || r.runAt !== undefined)) this.notify(end);
+        const outcomes = await insertRuns(
+          c,
+          enqueues.map((req) => ({ req })),
+          false,
+          () => end.commitNow(),
+        );
+        return outcomes.map((o): CommandResult => (o.created ? { ok: true, enqueued: o.result } : o.result));
+      });
+    }
+    const saves = checkpointsAlone(commands);
+    if (saves) return this.tx((c, end) => applyCheckpoints(c, saves, () => end.commitNow()));
     return this.tx(
       async (c, end) => {
         const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
