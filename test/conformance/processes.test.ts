@@ -10,8 +10,10 @@
  *     waits for the next minute's tick (the engine fires one run per tick, named by it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnSluice, type SluiceProcess } from "../helpers/processes.js";
+import { stopWhere } from "../helpers/sqlite-lock.js";
 import { makeProject } from "../helpers/project.js";
 import { delay, eventually } from "../helpers/tmp.js";
 import { type PreparedTarget, TARGETS } from "./targets.js";
@@ -130,7 +132,9 @@ for (const target of TARGETS) {
         // machine (spawning `sluice show` can take seconds) a 3 s step did not leave room for.
         const id = await enqueue("conf-crash", { ms: 6000 });
         await eventually(() => /conf-crash: work started on C/.test(c.out()), 20_000);
-        c.proc.kill("SIGSTOP");
+        // Stopped outside a commit: the built-in worker writes the SQLite file itself, and stopped
+        // inside one (a heartbeat) it would hold the write lock and block D (test/helpers/sqlite-lock.ts).
+        expect(await stopWhere(c.proc, join(root, ".sluice", "sluice.db"), false)).not.toBeNull();
         const d = startWorker("D");
         // (A long-poll of C that was already waiting on the server may take the run once more
         // before D does: C cannot answer, so that costs one more lease and attempt.)

@@ -2,15 +2,14 @@
  * Real worker processes killed with real signals (SIGKILL, SIGSTOP/SIGCONT) on a
  * real SQLite file. Side effects are appended to files so the test can count them.
  */
-import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import type { Store } from "../../src/store/types.js";
-import Database from "better-sqlite3";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
+import { stopWhere, writeLockHeld } from "../helpers/sqlite-lock.js";
 import { eventually } from "../helpers/tmp.js";
 
 const CRASHY = `
@@ -63,43 +62,6 @@ function setup() {
     existsSync(join(root, file)) ? readFileSync(join(root, file), "utf8").trim().split("\n").filter(Boolean) : [];
   const worker = () => spawnSluice(["worker", "--lease", "1s", "--concurrency", "10"], root);
   return { root, store, lines, worker };
-}
-
-/** Whether another process holds the SQLite write lock of `file` right now (a zero-wait `BEGIN IMMEDIATE`). */
-function writeLockHeld(file: string): boolean {
-  const db = new Database(file, { timeout: 0 });
-  try {
-    db.exec("BEGIN IMMEDIATE");
-    db.exec("ROLLBACK");
-    return false;
-  } catch (err) {
-    if ((err as { code?: string }).code !== "SQLITE_BUSY") throw err;
-    return true;
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * SIGSTOPs `proc` at a moment when it does (`inCommit`) or does not hold the SQLite write lock,
- * resuming and stopping again until it does; returns how many stops it took, or null past `withinMs`.
- * A process stopped inside a commit (a heartbeat, a checkpoint) keeps the lock, and every other
- * writer waits for it: a limit of SQLite (docs/RELIABILITY.md), not what a lease can fix.
- */
-async function stopWhere(
-  proc: ChildProcess,
-  file: string,
-  inCommit: boolean,
-  withinMs = 20_000,
-): Promise<number | null> {
-  const until = Date.now() + withinMs;
-  for (let stops = 1; Date.now() < until; stops++) {
-    proc.kill("SIGSTOP");
-    if (writeLockHeld(file) === inCommit) return stops;
-    proc.kill("SIGCONT");
-    await new Promise((r) => setTimeout(r, 2 + Math.random() * 20));
-  }
-  return null;
 }
 
 async function enqueue(root: string, payload: object, id: string) {
