@@ -15,6 +15,8 @@ export const PYTHON_ON_PROTOCOL = process.env.SLUICE_PYTHON_HOST === "protocol";
 export interface PythonProtocolServer {
   url: string;
   pid(): number | null;
+  /** The supervisor's and the worker's lines so far. */
+  output(): string[];
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function servePythonOverProtocol(
   return {
     url: http.server.url,
     pid: () => worker.pid,
+    output: () => [...lines],
     async close() {
       await project.python.stopProtocolWorker();
       await http.server.close();

@@ -106,7 +106,7 @@ export class ExternalClaims {
         server: this.engine.localServer ?? undefined,
         version: msg.version,
       });
-      if (claimed.length > 0) return this.answer(claimed, msg.leaseMs);
+      if (claimed.length > 0) return this.answer(claimed, msg);
       const left = deadline - performance.now();
       if (left <= 0) return [];
       // Expired leases are looked for at least every RECLAIM_EVERY_MS while waiting.
@@ -115,7 +115,7 @@ export class ExternalClaims {
         this.bell.wait(ms, signal ? AbortSignal.any([signal, wake]) : wake),
       );
       if (handed.length === 0) continue;
-      if (!signal?.aborted) return this.answer(handed, msg.leaseMs);
+      if (!signal?.aborted) return this.answer(handed, msg);
       await this.giveBack(handed);
       return [];
     }
@@ -125,7 +125,12 @@ export class ExternalClaims {
    * The claims as sent to the worker. Their queue wait (due → claimed) is observed here, at the
    * claim: the server never sees an external worker's execution start.
    */
-  private answer(claims: ClaimedRun[], leaseMs: number): ClaimView[] {
+  private answer(claims: ClaimedRun[], msg: ClaimMessage): ClaimView[] {
+    const { leaseMs } = msg;
+    this.engine.externalLeases.record(
+      msg.workerId,
+      claims.map((c) => ({ runId: c.run.id, token: c.token })),
+    );
     for (const c of claims) this.engine.metrics.claimedExternally(c.run.workflow, (c.claimedAt - c.dueAt) / 1000);
     return claims.map((c) => claimView(c, leaseMs));
   }
