@@ -129,7 +129,8 @@ async function runToEnd(workflow: string, payload: unknown, ms = 30_000): Promis
 
 describe("Python workflows on the worker protocol", () => {
   it("SLUICE_PYTHON_HOST chooses the host; anything else is refused with what to write", () => {
-    expect(pythonHostMode({})).toBe("bridge");
+    expect(pythonHostMode({})).toBe("protocol");
+    expect(pythonHostMode({ SLUICE_PYTHON_HOST: "bridge" })).toBe("bridge");
     expect(pythonHostMode({ SLUICE_PYTHON_HOST: "protocol" })).toBe("protocol");
     expect(() => pythonHostMode({ SLUICE_PYTHON_HOST: "grpc" })).toThrow(/use "protocol".*or "bridge"/);
   });

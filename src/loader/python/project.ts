@@ -49,11 +49,15 @@ function infoOf(def: AnyWorkflow, hash: string, file: string): WorkflowInfo {
   };
 }
 
-/** Which Python host the environment asks for: `SLUICE_PYTHON_HOST=protocol`, else the stdio bridge. */
+/**
+ * Which Python host the CLI's `sluice dev`, `sluice worker` and folder-mode `sluice server` use:
+ * the worker protocol unless `SLUICE_PYTHON_HOST=bridge` asks for the stdio bridge. (An
+ * embedding app's `Project` and a `--release` server or worker use the bridge regardless.)
+ */
 export function pythonHostMode(env: NodeJS.ProcessEnv): "bridge" | "protocol" {
   const v = (env.SLUICE_PYTHON_HOST ?? "").trim().toLowerCase();
-  if (v === "" || v === "bridge") return "bridge";
-  if (v === "protocol") return "protocol";
+  if (v === "" || v === "protocol") return "protocol";
+  if (v === "bridge") return "bridge";
   throw new InvalidPythonHostError(v);
 }
 
@@ -112,7 +116,8 @@ export class PythonProject {
    * Runs the Python files on the worker protocol instead of the stdio host: from the next
    * load on, their workflows are published as external ones (enqueued, listed and shown as
    * before, never claimed by this process's own worker) and {@link startProtocolWorker}'s
-   * process claims them. Chosen by `SLUICE_PYTHON_HOST=protocol` (see {@link pythonHostMode}).
+   * process claims them. The CLI's default (see {@link pythonHostMode}); without this call
+   * (an embedding app) the files run on the stdio bridge.
    */
   useProtocol(): void {
     this.mode = "protocol";
