@@ -10,6 +10,8 @@
  * is reclaimed (`worker/reclaim.ts`): another attempt after the run's backoff, or `failed`
  * on its last one, with the reclaim span, metric and `reclaimed` event. Only safe for a
  * worker known to be dead: a live one would keep writing under tokens that are now fenced.
+ * A claim answered to a released worker afterwards (its long-poll raced the process's death)
+ * is released as soon as it is recorded.
  */
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { Lease } from "../store/types.js";
@@ -20,10 +22,16 @@ import type { Engine } from "./engine.js";
 export class ExternalLeases {
   /** Run id → the claim's worker and fencing token. */
   private readonly byRun = new Map<string, { workerId: string; token: number }>();
+  /** Workers released so far (their processes exited; ids are not reused). */
+  private readonly released = new Set<string>();
 
-  /** Records claims answered to `workerId`. */
-  record(workerId: string, leases: readonly Lease[]): void {
+  /**
+   * Records claims answered to `workerId`. Returns false when that worker was already released:
+   * a claim answered in the instant its process died, which the caller releases too.
+   */
+  record(workerId: string, leases: readonly Lease[]): boolean {
     for (const l of leases) this.byRun.set(l.runId, { workerId, token: l.token });
+    return !this.released.has(workerId);
   }
 
   /** Forgets a claim that ended (parked, finished, lost); a newer claim of the run is kept. */
@@ -32,8 +40,9 @@ export class ExternalLeases {
     if (held && held.token === lease.token) this.byRun.delete(lease.runId);
   }
 
-  /** Removes and returns the claims `workerId` still holds. */
+  /** Marks `workerId` released; removes and returns the claims it still holds. */
   take(workerId: string): Lease[] {
+    this.released.add(workerId);
     const out: Lease[] = [];
     for (const [runId, held] of this.byRun)
       if (held.workerId === workerId) {

@@ -11,6 +11,7 @@ import { reclaimExpiredLeases } from "../../worker/reclaim.js";
 import { decodeValue, type SerializedError } from "../../core/serde.js";
 import { runTimeoutMs } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
+import { releaseExternalWorker } from "../../engine/external-leases.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
 import type { ClaimMessage } from "./messages.js";
 import { WaitingClaims } from "./waiting-claims.js";
@@ -127,10 +128,12 @@ export class ExternalClaims {
    */
   private answer(claims: ClaimedRun[], msg: ClaimMessage): ClaimView[] {
     const { leaseMs } = msg;
-    this.engine.externalLeases.record(
+    const live = this.engine.externalLeases.record(
       msg.workerId,
       claims.map((c) => ({ runId: c.run.id, token: c.token })),
     );
+    // Answered to a worker whose process has exited meanwhile: nobody will run these.
+    if (!live) void releaseExternalWorker(this.engine, msg.workerId).catch(() => {});
     for (const c of claims) this.engine.metrics.claimedExternally(c.run.workflow, (c.claimedAt - c.dueAt) / 1000);
     return claims.map((c) => claimView(c, leaseMs));
   }
