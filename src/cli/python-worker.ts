@@ -30,9 +30,11 @@ export async function startPythonWorker(
     token = created.token;
   }
   loader.python.startProtocolWorker({ url, token, env, write: (line) => write(`${line}\n`) });
-  write(
-    `python: the Python workflows run on a worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the stdio host instead)\n`,
-  );
+  // Said when there are Python files (sluice dev starts the process too when one appears later).
+  if (loader.python.names().length > 0)
+    write(
+      `python: the Python workflows run on a worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the stdio host instead)\n`,
+    );
   return {
     async stop() {
       await loader.python.stopProtocolWorker();

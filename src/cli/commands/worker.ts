@@ -151,7 +151,11 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         throw err;
       });
       release?.follower.follow(releasePollMs(cx.io.env));
-      const python = pythonOnProtocol ? await servePythonFromWorker(engine, loader, cx.io.env, write) : null;
+      // Only for Python files that loaded: a worker without them opens no API of its own.
+      const python =
+        pythonOnProtocol && loader.python.names().length > 0
+          ? await servePythonFromWorker(engine, loader, cx.io.env, write)
+          : null;
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
