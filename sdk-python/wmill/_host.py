@@ -129,6 +129,9 @@ class Execution:
         self.calls = []
         self.futures = {}
         self.bodies = {}
+        # A step body's own exception, by call: the workflow gets it back as itself (not a
+        # SluiceError carrying its message), as on the worker protocol host and in Windmill.
+        self.body_errors = {}
         self.next_cid = 0
         self.task = None
         self.trace = None
@@ -158,7 +161,12 @@ class Execution:
     def resolve(self, result):
         fut = self.futures.pop(result["cid"], None)
         self.bodies.pop(result["cid"], None)
+        raised = self.body_errors.pop(result["cid"], None)
         if fut is None or fut.done():
+            return
+        if not result.get("ok") and raised is not None:
+            fut.set_exception(raised)
+            fut.add_done_callback(lambda f: f.exception())
             return
         if result.get("ok"):
             fut.set_result(result.get("value"))
@@ -373,6 +381,7 @@ class Host:
             except asyncio.CancelledError:
                 return
             except BaseException as err:  # noqa: BLE001
+                ex.body_errors[cid] = err
                 out = {"t": "step_done", "id": ex.id, "cid": cid, "ok": False, "error": error_of(err)}
             self.stdout.flush_run(ex.id)
             if self.execs.get(ex.id) is ex:

@@ -103,7 +103,8 @@ class WacWorker(_host.Host):
         self.stderr = _ClaimLogs("error", sys.stderr)
         self.lease = lease
         self.poll_wait = poll_wait
-        self.worker_id = f"python-wac:{socket.gethostname()}:{os.getpid()}"
+        # Set by the supervisor (`sluice dev`), which releases this id's claims when the process exits.
+        self.worker_id = os.environ.get("SLUICE_WORKER_ID") or f"python-wac:{socket.gethostname()}:{os.getpid()}"
         self.cond = threading.Condition()
         self.free = max(1, concurrency)
         self.workflows = []

@@ -78,7 +78,8 @@ export function createLanes(args: {
     concurrency: settings.concurrency,
     drainMs: 10_000,
     server: engine.localServer,
-    env: io.env,
+    // Lane workers leave the Python files to this process's Python worker exactly when it has one.
+    env: { ...io.env, SLUICE_PYTHON_HOST: loader.python.onProtocol ? "protocol" : "bridge" },
     buildFile: () => writeBuildManifest(project.root, loader.builds()),
     output: (line, stream) => (stream === "stderr" ? io.stderr(line) : io.stdout(line)),
     logFormat: args.logFormat,

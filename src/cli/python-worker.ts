@@ -1,5 +1,5 @@
 /**
- * `sluice dev` with `SLUICE_PYTHON_HOST=protocol`: starts the supervised Python worker that
+ * `sluice dev`, `sluice server` and `sluice worker` (unless `SLUICE_PYTHON_HOST=bridge`): starts the supervised Python worker that
  * claims the project's Python `@workflow` files' runs over the worker protocol
  * (`loader/python/protocol-worker.ts`), with a `worker` token when the API requires one
  * (created now, revoked when it stops).
@@ -30,7 +30,11 @@ export async function startPythonWorker(
     token = created.token;
   }
   loader.python.startProtocolWorker({ url, token, env, write: (line) => write(`${line}\n`) });
-  write(`python: the Python workflows run on a worker of the worker protocol (SLUICE_PYTHON_HOST=protocol)\n`);
+  // Said when there are Python files (sluice dev starts the process too when one appears later).
+  if (loader.python.names().length > 0)
+    write(
+      `python: the Python workflows run on a worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the stdio host instead)\n`,
+    );
   return {
     async stop() {
       await loader.python.stopProtocolWorker();

@@ -39,6 +39,7 @@ import { defaultWorkerOptions, Worker } from "../worker/worker.js";
 import { GroupCommitter } from "./committer.js";
 import { EngineMetrics } from "./metrics.js";
 import { Handoff } from "./handoff.js";
+import { ExternalLeases } from "./external-leases.js";
 import { localServerFor, scopeToServer } from "../store/local-scope.js";
 import { buildEnqueueRequest, perRunOptions, type WorkflowDefaults } from "./enqueue-request.js";
 import { EngineEvents } from "./events.js";
@@ -71,6 +72,8 @@ export class Engine implements SluiceRuntime {
   readonly metrics = new EngineMetrics();
   /** @internal Out-of-process workers' waiting claims that take new runs in their enqueue transaction. */
   readonly handoff = new Handoff();
+  /** @internal The worker protocol's claims per external worker (released at once when its supervised process dies). */
+  readonly externalLeases = new ExternalLeases();
   /** @internal The built-in worker, or null when this engine only enqueues. */
   readonly worker: Worker | null;
   /** @internal Cron and timer firing, or null when disabled. */

@@ -1,7 +1,8 @@
 /**
- * The real binary with SLUICE_PYTHON_HOST=protocol: `sluice dev`, `sluice server` and a standalone `sluice worker`
- * start the Python worker of the worker protocol themselves (no `sluice.json` `workers` row),
- * run a Python workflow with it, and end it when they stop.
+ * The real binary, by default (no SLUICE_PYTHON_HOST): `sluice dev`, `sluice server` and a standalone
+ * `sluice worker` start the Python worker of the worker protocol themselves (no `sluice.json`
+ * `workers` row), run a Python workflow with it, and end it when they stop;
+ * `SLUICE_PYTHON_HOST=bridge` keeps the stdio host.
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -22,12 +23,13 @@ async def main(n: int):
     base = await step("base", lambda: n + 1)
     return sum(await asyncio.gather(*(double(base + i) for i in range(3))))
 `;
-const ENV = { SLUICE_PYTHON_HOST: "protocol" };
+/** The default: whatever this test run's environment says, the CLI is asked for nothing. */
+const ENV = { SLUICE_PYTHON_HOST: "" };
 
-/** Pids of this process's `wmill._wac_worker` children (none: []). */
-function pythonWorkers(parent: number): number[] {
+/** Pids of this process's Python children running `module` (none: []). */
+function pythonWorkers(parent: number, module = "wmill._wac_worker"): number[] {
   try {
-    return execFileSync("pgrep", ["-P", String(parent), "-f", "wmill._wac_worker"], { encoding: "utf8" })
+    return execFileSync("pgrep", ["-P", String(parent), "-f", module], { encoding: "utf8" })
       .trim()
       .split("\n")
       .filter(Boolean)
@@ -58,6 +60,20 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
     await eventually(() => !alive(pid!), 10_000);
+  }, 90_000);
+
+  it("SLUICE_PYTHON_HOST=bridge keeps the stdio host: sluice dev runs the workflow without a protocol worker", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-bridge-dev-");
+    const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, { SLUICE_PYTHON_HOST: "bridge" });
+    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 1}', "--wait", "--json"], root);
+    expect(await enq.exited, enq.stderr() + dev.output()).toBe(0);
+    expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: 2 * (2 + 3 + 4) });
+    expect(pythonWorkers(dev.pid)).toEqual([]);
+    expect(pythonWorkers(dev.pid, "wmill._host").length).toBeGreaterThan(0);
+    expect(dev.output()).not.toMatch(/python: the Python workflows run on a worker of the worker protocol/);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
   }, 90_000);
 
   it("a standalone sluice worker serves it from a loopback API of its own and exits when idle", async () => {

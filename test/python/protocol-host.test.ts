@@ -68,6 +68,21 @@ async def main(marker: str):
     except TaskError as e:
         return {"message": e.message, "code": (e.result or {}).get("code")}
 `,
+  "f/pp/hang.py": `import asyncio, os
+from wmill import task, workflow
+
+@task
+async def hang(marker: str):
+    if os.path.exists(marker):
+        return "second attempt"
+    open(marker, "w").write("started")
+    await asyncio.sleep(300)
+    return "first attempt"
+
+@workflow
+async def main(marker: str):
+    return await hang(marker)
+`,
   "f/pp/steps.py": `from wmill import step, workflow
 
 @workflow
@@ -114,7 +129,8 @@ async function runToEnd(workflow: string, payload: unknown, ms = 30_000): Promis
 
 describe("Python workflows on the worker protocol", () => {
   it("SLUICE_PYTHON_HOST chooses the host; anything else is refused with what to write", () => {
-    expect(pythonHostMode({})).toBe("bridge");
+    expect(pythonHostMode({})).toBe("protocol");
+    expect(pythonHostMode({ SLUICE_PYTHON_HOST: "bridge" })).toBe("bridge");
     expect(pythonHostMode({ SLUICE_PYTHON_HOST: "protocol" })).toBe("protocol");
     expect(() => pythonHostMode({ SLUICE_PYTHON_HOST: "grpc" })).toThrow(/use "protocol".*or "bridge"/);
   });
@@ -186,6 +202,29 @@ describe("Python workflows on the worker protocol", () => {
     const run = await runToEnd("f/pp/steps", { x: 1 });
     expect(JSON.parse(run.result!)).toEqual([2, 4]);
   }, 30_000);
+});
+
+describe("a Python worker that dies", () => {
+  it("its claims are released at once: the task runs again well before its 30 s lease would expire", async () => {
+    const marker = join(root, "hang-started.txt");
+    const handle = await engine.enqueueRun("f/pp/hang", { marker });
+    await eventually(() => existsSync(marker), 20_000);
+    const pid = protocol.pid()!;
+    const killedAt = Date.now();
+    process.kill(pid, "SIGKILL");
+    await eventually(async () => isTerminal((await engine.store.getRun(handle.id))!.status), 20_000);
+    // The lease is 30 s: without the release the retry could not start before it expired.
+    expect(Date.now() - killedAt).toBeLessThan(20_000);
+    const run = (await engine.store.getRun(handle.id))!;
+    expect(run.status).toBe("succeeded");
+    expect(JSON.parse(run.result!)).toBe("second attempt");
+    const [child] = await engine.store.listRuns({ parentId: handle.id });
+    expect(child).toMatchObject({ status: "succeeded", attempt: 2 });
+    expect(protocol.output().join("\n")).toMatch(
+      /the exited Python worker's [12] claim\(s\) were released: [12] run\(s\) get another attempt now/,
+    );
+    expect(engine.externalLeases.size).toBe(0);
+  }, 45_000);
 });
 
 describe("the Python worker's supervisor", () => {

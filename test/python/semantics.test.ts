@@ -46,6 +46,30 @@ async def main():
     await later()
     return {"first": first, "now": now}
 `,
+  "f/sem/step_raises.py": `from wmill import step, task, workflow
+
+class Refused(Exception):
+    def __init__(self, reason):
+        super().__init__(f"refused: {reason}")
+        self.reason = reason
+
+def check():
+    raise Refused("over limit")
+
+@task
+async def later():
+    return "later"
+
+@workflow
+async def main():
+    try:
+        await step("check", check)
+        caught = None
+    except Refused as e:
+        caught = [type(e).__name__, str(e), e.reason]
+    after = await later()
+    return {"caught": caught, "after": after}
+`,
   "f/sem/flip.py": `import os
 from wmill import task_script, task_flow, workflow
 
@@ -124,6 +148,17 @@ async function runToEnd(workflow: string, payload: unknown): Promise<RunRecord> 
 }
 
 describe("Python workflow semantics", () => {
+  it("a step body's exception reaches the workflow as itself (class, message, attributes), on every replay", async () => {
+    const run = await runToEnd("f/sem/step_raises", {});
+    expect(run.status).toBe("succeeded");
+    // The task parks the run: the result comes from a replay, which ran the (uncheckpointed) step again.
+    expect(JSON.parse(run.result!)).toEqual({
+      caught: ["Refused", "refused: over limit", "over limit"],
+      after: "later",
+    });
+    expect((await engine.store.getSteps(run.id)).map((s) => s.key)).toEqual(["later"]);
+  });
+
   it("a gather of 500 tasks is written by one suspend, and a worker with one slot finishes it (the parent holds none while it waits)", async () => {
     const run = await runToEnd("f/sem/fanout", { n: 500 });
     expect(run.status).toBe("succeeded");

@@ -75,7 +75,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         baseUrl: http.baseUrl,
       });
       const loader = new Project(project.root, engine, cx.io.env);
-      // SLUICE_PYTHON_HOST=protocol: the Python files run on a Python worker of the worker protocol.
+      // The Python files run on a Python worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the stdio host).
       if (pythonHostMode(cx.io.env) === "protocol") loader.python.useProtocol();
       const pipelines = attachPipelines(loader, {
         assets: project.config.assets,

@@ -116,7 +116,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       await storeReady(engine.store);
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
-      // SLUICE_PYTHON_HOST=protocol: the Python files run on a Python worker of the worker protocol.
+      // Folder mode: the Python files run on a Python worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the
+      // stdio host); a --release server keeps the stdio host (its code comes from the release, not the folder).
       if (!release && pythonHostMode(cx.io.env) === "protocol") loader.python.useProtocol();
       pipelines = attachPipelines(loader, {
         assets: project.config.assets,

@@ -93,7 +93,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       const build = opts.fromBuild ? readBuildManifest(String(opts.fromBuild)) : null;
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
-      // SLUICE_PYTHON_HOST=protocol: this worker's Python files run on a Python worker of the
+      // By default (not SLUICE_PYTHON_HOST=bridge, not --release) this worker's Python files run on a Python worker of the
       // worker protocol, served by a loopback API of this process (a lane worker leaves them to its server's).
       const pythonOnProtocol = !build && !release && pythonHostMode(cx.io.env) === "protocol";
       if (pythonOnProtocol) loader.python.useProtocol();
@@ -119,7 +119,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         },
         retrying,
       );
-      // On the worker protocol (SLUICE_PYTHON_HOST=protocol) the server's Python worker runs them.
+      // When the server runs them on the worker protocol (its lanes get its SLUICE_PYTHON_HOST), its Python worker does.
       if (build && pythonHostMode(cx.io.env) !== "protocol") {
         // Python files are not bundled: a lane worker loads them as they are.
         const py = await loader.loadPython();
@@ -155,7 +155,11 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         throw err;
       });
       release?.follower.follow(releasePollMs(cx.io.env));
-      const python = pythonOnProtocol ? await servePythonFromWorker(engine, loader, cx.io.env, write) : null;
+      // Only for Python files that loaded: a worker without them opens no API of its own.
+      const python =
+        pythonOnProtocol && loader.python.names().length > 0
+          ? await servePythonFromWorker(engine, loader, cx.io.env, write)
+          : null;
       const names = engine.registry.names();
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,

@@ -58,6 +58,8 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       leaseMs: optInt(b, "leaseMs", 1_000, 600_000) ?? 30_000,
     });
     if (!r.ok) throw new Error("heartbeat refused");
+    const lost = new Set(r.lost ?? []);
+    for (const l of leases) if (lost.has(l.runId)) engine.externalLeases.forget(l);
     return c.json({ lost: r.lost ?? [] });
   });
 

@@ -246,6 +246,9 @@ export class ClaimWrites {
         .then(() => ({ accepted: w.lines.length }));
     }
     return engine.committer.submit(w.command).then((r) => {
+      // A park or finish ends the claim (whether it was written or fenced): nothing to release.
+      if (w.command.verb === "complete" || (w.command.verb === "suspend" && !w.command.keepClaim))
+        engine.externalLeases.forget(w.command.lease);
       refuseUnlessOk(r, w.runId);
       if (w.op === "finish") engine.events.emit("settled", w.runId);
       if (w.op !== "steps" && w.wakes !== false) engine.events.emit("work");

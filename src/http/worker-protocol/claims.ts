@@ -11,6 +11,7 @@ import { reclaimExpiredLeases } from "../../worker/reclaim.js";
 import { decodeValue, type SerializedError } from "../../core/serde.js";
 import { runTimeoutMs } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
+import { releaseExternalWorker } from "../../engine/external-leases.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
 import type { ClaimMessage } from "./messages.js";
 import { WaitingClaims } from "./waiting-claims.js";
@@ -106,7 +107,7 @@ export class ExternalClaims {
         server: this.engine.localServer ?? undefined,
         version: msg.version,
       });
-      if (claimed.length > 0) return this.answer(claimed, msg.leaseMs);
+      if (claimed.length > 0) return this.answer(claimed, msg);
       const left = deadline - performance.now();
       if (left <= 0) return [];
       // Expired leases are looked for at least every RECLAIM_EVERY_MS while waiting.
@@ -115,7 +116,7 @@ export class ExternalClaims {
         this.bell.wait(ms, signal ? AbortSignal.any([signal, wake]) : wake),
       );
       if (handed.length === 0) continue;
-      if (!signal?.aborted) return this.answer(handed, msg.leaseMs);
+      if (!signal?.aborted) return this.answer(handed, msg);
       await this.giveBack(handed);
       return [];
     }
@@ -125,7 +126,14 @@ export class ExternalClaims {
    * The claims as sent to the worker. Their queue wait (due → claimed) is observed here, at the
    * claim: the server never sees an external worker's execution start.
    */
-  private answer(claims: ClaimedRun[], leaseMs: number): ClaimView[] {
+  private answer(claims: ClaimedRun[], msg: ClaimMessage): ClaimView[] {
+    const { leaseMs } = msg;
+    const live = this.engine.externalLeases.record(
+      msg.workerId,
+      claims.map((c) => ({ runId: c.run.id, token: c.token })),
+    );
+    // Answered to a worker whose process has exited meanwhile: nobody will run these.
+    if (!live) void releaseExternalWorker(this.engine, msg.workerId).catch(() => {});
     for (const c of claims) this.engine.metrics.claimedExternally(c.run.workflow, (c.claimedAt - c.dueAt) / 1000);
     return claims.map((c) => claimView(c, leaseMs));
   }

@@ -61,7 +61,7 @@ export class InvalidPythonHostError extends SluiceError {
   constructor(value: string) {
     super(
       "INVALID_PYTHON_HOST",
-      `SLUICE_PYTHON_HOST=${JSON.stringify(value)} is not a Python host: use "protocol" (the worker protocol) or "bridge" (the default)`,
+      `SLUICE_PYTHON_HOST=${JSON.stringify(value)} is not a Python host: use "protocol" (the worker protocol, the default) or "bridge" (the stdio host)`,
     );
   }
 }

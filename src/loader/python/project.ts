@@ -11,6 +11,8 @@ import { companionSources } from "./companions.js";
 import { listProjectFiles } from "../project-files.js";
 import { join } from "node:path";
 import type { Engine } from "../../engine/engine.js";
+import { releaseExternalWorker } from "../../engine/external-leases.js";
+import type { ReclaimedRun } from "../../worker/reclaim.js";
 import { DuplicateWorkflowError } from "../../sdk/errors.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
 import { pythonDefinition, type PythonVersion } from "./definitions.js";
@@ -47,12 +49,23 @@ function infoOf(def: AnyWorkflow, hash: string, file: string): WorkflowInfo {
   };
 }
 
-/** Which Python host the environment asks for: `SLUICE_PYTHON_HOST=protocol`, else the stdio bridge. */
+/**
+ * Which Python host the CLI's `sluice dev`, `sluice worker` and folder-mode `sluice server` use:
+ * the worker protocol unless `SLUICE_PYTHON_HOST=bridge` asks for the stdio bridge. (An
+ * embedding app's `Project` and a `--release` server or worker use the bridge regardless.)
+ */
 export function pythonHostMode(env: NodeJS.ProcessEnv): "bridge" | "protocol" {
   const v = (env.SLUICE_PYTHON_HOST ?? "").trim().toLowerCase();
-  if (v === "" || v === "bridge") return "bridge";
-  if (v === "protocol") return "protocol";
+  if (v === "" || v === "protocol") return "protocol";
+  if (v === "bridge") return "bridge";
   throw new InvalidPythonHostError(v);
+}
+
+/** One line for the log: the runs an exited Python worker was running, and what happens next. */
+function describeRelease(runs: readonly ReclaimedRun[]): string {
+  const failed = runs.filter((r) => r.outcome === "failed").length;
+  const retried = runs.length - failed;
+  return `the exited Python worker's ${runs.length} claim(s) were released: ${retried} run(s) get another attempt now${failed ? `, ${failed} failed (it was their last attempt)` : ""}`;
 }
 
 /** Whether stored bundle code is a Python code version. */
@@ -103,7 +116,8 @@ export class PythonProject {
    * Runs the Python files on the worker protocol instead of the stdio host: from the next
    * load on, their workflows are published as external ones (enqueued, listed and shown as
    * before, never claimed by this process's own worker) and {@link startProtocolWorker}'s
-   * process claims them. Chosen by `SLUICE_PYTHON_HOST=protocol` (see {@link pythonHostMode}).
+   * process claims them. The CLI's default (see {@link pythonHostMode}); without this call
+   * (an embedding app) the files run on the stdio bridge.
    */
   useProtocol(): void {
     this.mode = "protocol";
@@ -118,8 +132,13 @@ export class PythonProject {
    * Starts the supervised Python worker that claims the loaded files' runs from the API at
    * `url` (it follows later reloads). Call once the API answers.
    */
-  startProtocolWorker(options: Omit<PythonProtocolWorkerOptions, "python" | "cwd">): PythonProtocolWorker {
-    this.worker = new PythonProtocolWorker({ ...options, python: this.host.python, cwd: this.root });
+  startProtocolWorker(options: Omit<PythonProtocolWorkerOptions, "python" | "cwd" | "onExit">): PythonProtocolWorker {
+    // A process that exited holds claims no one works on: they are reclaimed now, not when their leases expire.
+    const onExit = async (workerId: string) => {
+      const runs = await releaseExternalWorker(this.engine, workerId);
+      if (runs.length) options.write(`[python] ${describeRelease(runs)}`);
+    };
+    this.worker = new PythonProtocolWorker({ ...options, python: this.host.python, cwd: this.root, onExit });
     this.worker.setWorkflows(this.names());
     return this.worker;
   }

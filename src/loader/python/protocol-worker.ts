@@ -6,9 +6,13 @@
  * lines on its stdin, so a reload reaches it without a restart, and its stdin closing (Sluice
  * stopped or died) ends it. A process that exits is started again (after 0.5 s, doubling up to
  * 10 s while it keeps dying at once); a missing interpreter is said once and not retried.
+ * Each process gets a worker id of its own (`SLUICE_WORKER_ID`); when it exits, {@link
+ * PythonProtocolWorkerOptions.onExit} is called with that id (the CLI releases its claims at
+ * once: the process is dead, so fencing makes that safe) before a restart is scheduled.
  * {@link stop} sends SIGTERM (running claims get a few seconds to end), then SIGKILL.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { hostname } from "node:os";
 import { delimiter } from "node:path";
 import type { Writable } from "node:stream";
 import { PythonUnavailableError } from "./errors.js";
@@ -26,6 +30,11 @@ export interface PythonProtocolWorkerOptions {
   env: NodeJS.ProcessEnv;
   /** Where the worker's own output and the supervisor's notices go, line by line. */
   write: (line: string) => void;
+  /**
+   * Called once a process has exited (crash, signal, stop), with the worker id its claims were
+   * made under; awaited (errors are written) before a restart is scheduled.
+   */
+  onExit?: (workerId: string) => Promise<void>;
 }
 
 /** Restart delays: from the first, doubling while the process keeps dying within a minute. */
@@ -43,6 +52,10 @@ export class PythonProtocolWorker {
   private restartMs = RESTART_MIN_MS;
   private timer: NodeJS.Timeout | null = null;
   private startedAt = 0;
+  /** Settles once the last exited process's claims are released. */
+  private exited: Promise<void> = Promise.resolve();
+  /** Between a process's exit and its claims' release (no new process meanwhile). */
+  private releasing = false;
   /** Processes started so far (the first, then one per restart). */
   starts = 0;
 
@@ -57,7 +70,7 @@ export class PythonProtocolWorker {
   setWorkflows(names: readonly string[]): void {
     this.names = [...names].sort();
     if (this.stopped || this.unavailable) return;
-    if (!this.child && !this.timer && this.names.length > 0) this.spawn();
+    if (!this.child && !this.timer && !this.releasing && this.names.length > 0) this.spawn();
     else this.sendNames();
   }
 
@@ -74,6 +87,8 @@ export class PythonProtocolWorker {
       PYTHONUNBUFFERED: "1",
       PYTHONDONTWRITEBYTECODE: "1",
     };
+    const workerId = `python-wac:${hostname()}:${process.pid}:${this.starts + 1}`;
+    env.SLUICE_WORKER_ID = workerId;
     if (this.options.token) env.SLUICE_TOKEN = this.options.token;
     else delete env.SLUICE_TOKEN;
     const child = spawn(this.options.python, ["-m", "wmill._wac_worker"], {
@@ -105,20 +120,39 @@ export class PythonProtocolWorker {
       if (this.child !== child) return;
       this.child = null;
       this.input = null;
-      if (this.stopped || this.unavailable) return;
-      // Quick deaths back off; a process that ran a while restarts at the first delay.
-      this.restartMs = Date.now() - this.startedAt > 60_000 ? RESTART_MIN_MS : this.restartMs;
-      write(
-        `[python] the Python worker exited (${signal ? `killed by ${signal}` : `exit code ${code}`}); starting it again in ${this.restartMs} ms (its claims are retried once their leases expire)`,
-      );
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        if (!this.stopped && this.names.length > 0) this.spawn();
-      }, this.restartMs);
-      this.timer.unref();
-      this.restartMs = Math.min(RESTART_MAX_MS, this.restartMs * 2);
+      this.releasing = true;
+      this.exited = this.release(workerId).then(() => {
+        this.releasing = false;
+        this.afterExit(code, signal);
+      });
     });
     this.sendNames();
+  }
+
+  /** Releases a dead process's claims through {@link PythonProtocolWorkerOptions.onExit}. */
+  private async release(workerId: string): Promise<void> {
+    try {
+      await this.options.onExit?.(workerId);
+    } catch (err) {
+      this.options.write(`[python] could not release the exited worker's claims: ${(err as Error).message}`);
+    }
+  }
+
+  /** Schedules a restart of a process that exited (unless stopped or the interpreter is missing). */
+  private afterExit(code: number | null, signal: NodeJS.Signals | null): void {
+    const { write } = this.options;
+    if (this.stopped || this.unavailable) return;
+    // Quick deaths back off; a process that ran a while restarts at the first delay.
+    this.restartMs = Date.now() - this.startedAt > 60_000 ? RESTART_MIN_MS : this.restartMs;
+    write(
+      `[python] the Python worker exited (${signal ? `killed by ${signal}` : `exit code ${code}`}); starting it again in ${this.restartMs} ms`,
+    );
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (!this.stopped && this.names.length > 0) this.spawn();
+    }, this.restartMs);
+    this.timer.unref();
+    this.restartMs = Math.min(RESTART_MAX_MS, this.restartMs * 2);
   }
 
   /** Stops the process: its stdin closes and it gets SIGTERM; SIGKILL if it has not exited in time. */
@@ -127,7 +161,7 @@ export class PythonProtocolWorker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return this.exited;
     const exited = new Promise<void>((r) => child.once("exit", () => r()));
     child.stdin?.end();
     child.kill("SIGTERM");
@@ -139,5 +173,6 @@ export class PythonProtocolWorker {
       child.kill("SIGKILL");
       await exited;
     }
+    await this.exited;
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * Which claims of the worker protocol each out-of-process worker holds, so that a supervisor
+ * in this process that sees the worker's process die (the Python host of `sluice dev`) can
+ * end them at once instead of waiting for their leases to expire.
+ *
+ * A claim is recorded when the server answers it (`http/worker-protocol/claims.ts`) and
+ * forgotten when its park or finish is applied, or a heartbeat finds it lost. Releasing a
+ * worker ({@link releaseExternalWorker}) expires the leases it still holds, each under its
+ * own fencing token (a stale token changes nothing), and reclaims them as an expired lease
+ * is reclaimed (`worker/reclaim.ts`): another attempt after the run's backoff, or `failed`
+ * on its last one, with the reclaim span, metric and `reclaimed` event. Only safe for a
+ * worker known to be dead: a live one would keep writing under tokens that are now fenced.
+ * A claim answered to a released worker afterwards (its long-poll raced the process's death)
+ * is released as soon as it is recorded.
+ */
+import { leaseRetryDelay } from "../core/backoff.js";
+import type { Lease } from "../store/types.js";
+import { type ReclaimedRun, reclaimExpiredLeases } from "../worker/reclaim.js";
+import type { Engine } from "./engine.js";
+
+/** Claims held per external worker id (see the module comment). */
+export class ExternalLeases {
+  /** Run id → the claim's worker and fencing token. */
+  private readonly byRun = new Map<string, { workerId: string; token: number }>();
+  /** Workers released so far (their processes exited; ids are not reused). */
+  private readonly released = new Set<string>();
+
+  /**
+   * Records claims answered to `workerId`. Returns false when that worker was already released:
+   * a claim answered in the instant its process died, which the caller releases too.
+   */
+  record(workerId: string, leases: readonly Lease[]): boolean {
+    for (const l of leases) this.byRun.set(l.runId, { workerId, token: l.token });
+    return !this.released.has(workerId);
+  }
+
+  /** Forgets a claim that ended (parked, finished, lost); a newer claim of the run is kept. */
+  forget(lease: Lease): void {
+    const held = this.byRun.get(lease.runId);
+    if (held && held.token === lease.token) this.byRun.delete(lease.runId);
+  }
+
+  /** Marks `workerId` released; removes and returns the claims it still holds. */
+  take(workerId: string): Lease[] {
+    this.released.add(workerId);
+    const out: Lease[] = [];
+    for (const [runId, held] of this.byRun)
+      if (held.workerId === workerId) {
+        out.push({ runId, token: held.token });
+        this.byRun.delete(runId);
+      }
+    return out;
+  }
+
+  /** Claims recorded (all workers). */
+  get size(): number {
+    return this.byRun.size;
+  }
+}
+
+/** Runs reclaimed per store call (as `worker/reclaim.ts`). */
+const RECLAIM_BATCH = 500;
+
+/**
+ * Ends the claims of a worker whose process is known to have exited: their leases expire now
+ * and are reclaimed (see the module comment). Returns the runs reclaimed that were this
+ * worker's (other expired leases found on the way are reclaimed too, as any reclaim does).
+ */
+export async function releaseExternalWorker(engine: Engine, workerId: string): Promise<ReclaimedRun[]> {
+  const leases = engine.externalLeases.take(workerId);
+  if (leases.length === 0) return [];
+  // Fenced per lease: a claim that ended meanwhile (or was reclaimed) is left alone.
+  const r = await engine.committer.submit({ verb: "heartbeat", leases, leaseMs: -1 });
+  const lost = new Set(r.ok ? (r.lost ?? []) : leases.map((l) => l.runId));
+  const mine = new Set(leases.map((l) => l.runId).filter((id) => !lost.has(id)));
+  const out: ReclaimedRun[] = [];
+  for (;;) {
+    const { ids, runs } = await reclaimExpiredLeases(engine.store, leaseRetryDelay(), engine.metrics, engine.events);
+    out.push(...runs.filter((x) => mine.has(x.run.id)));
+    if (ids.length < RECLAIM_BATCH) break;
+  }
+  if (out.length) engine.events.emit("work");
+  return out;
+}
