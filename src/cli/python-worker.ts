@@ -5,7 +5,6 @@
  * (created now, revoked when it stops).
  */
 import type { Engine } from "../engine/engine.js";
-import { ApiTokens } from "../http/auth/tokens.js";
 import type { Project } from "../loader/project.js";
 import type { Store } from "../store/types.js";
 
@@ -24,6 +23,8 @@ export async function startPythonWorker(
 ): Promise<PythonWorkerHandle> {
   let tokenId: string | null = null;
   let token: string | undefined;
+  // Loaded here, not at the top: a lane worker without Python files keeps the HTTP layer out of its start.
+  const { ApiTokens } = await import("../http/auth/tokens.js");
   if (tokenStore) {
     const created = await new ApiTokens(tokenStore).create({ name: `python-${process.pid}`, scope: "worker" });
     tokenId = created.record.id;

@@ -193,7 +193,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       write(
         `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );
-      if (loader.python.onProtocol)
+      // A folder-mode server does not reload module files: no Python file now, none later (and no token).
+      if (loader.python.onProtocol && loader.python.names().length > 0)
         pythonWorker = await startPythonWorker(loader, http.server.url, engine.store, cx.io.env, write);
       external = await startExternalWorkers({
         entries: project.config.workers ?? [],
