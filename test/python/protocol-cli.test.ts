@@ -52,6 +52,8 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-dev-");
     const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, ENV);
     await dev.waitFor(/python: the Python workflows run on a worker of the worker protocol/, 30_000);
+    // Published to the protocol, not registered in the engine: counted all the same.
+    expect(dev.stdout()).toMatch(/sluice dev: 1 workflow\(s\)/);
     const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 1}', "--wait", "--json"], root);
     expect(await enq.exited, enq.stderr() + dev.output()).toBe(0);
     expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: 2 * (2 + 3 + 4) });
@@ -66,6 +68,7 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-bridge-dev-");
     const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, { SLUICE_PYTHON_HOST: "bridge" });
     await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    expect(dev.stdout()).toMatch(/sluice dev: 1 workflow\(s\)/);
     const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 1}', "--wait", "--json"], root);
     expect(await enq.exited, enq.stderr() + dev.output()).toBe(0);
     expect(JSON.parse(enq.stdout())).toMatchObject({ status: "succeeded", result: 2 * (2 + 3 + 4) });

@@ -130,7 +130,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       // Watching before the UI line: a change made as soon as it shows is seen.
       if (watcher) await new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
       write(
-        `sluice dev: ${engine.registry.names().length} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`,
+        `sluice dev: ${engine.registry.names().length + (loader.python.onProtocol ? loader.python.names().length : 0)} workflow(s), database ${project.dbLabel.startsWith("postgres") ? project.dbLabel : relative(cx.io.cwd, project.dbPath) || project.dbPath}. Ctrl-C to stop.\n`,
       );
       const tokens = opts.auth || !isLoopbackHost(opts.host);
       http.attach(

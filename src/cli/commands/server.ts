@@ -204,7 +204,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
         env: cx.io.env,
         write,
       });
-      const names = engine.registry.names();
+      // Python files on the worker protocol are published, not registered: counted too.
+      const names = [...engine.registry.names(), ...(loader.python.onProtocol ? loader.python.names() : [])];
       const scope = engine.localServer ? `, server name ${engine.localServer}` : "";
       write(
         `server ${process.pid} ready: ${names.length} workflow(s), database ${project.dbLabel}${scope}, scheduler tick ${tickMs} ms\n`,
