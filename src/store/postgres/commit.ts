@@ -7,7 +7,7 @@
  * complete, logs). Every command is answered on its own.
  */
 import type pg from "pg";
-import { holdWrites } from "./db.js";
+import { sendWithBehind } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
@@ -430,20 +430,14 @@ async function upsertSteps(
     await c.query(prepared(UPSERT_STEPS(""), values));
     return null;
   }
-  const release = holdWrites(c);
-  const upsert = c.query<{ id: string }>(
-    prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
+  const [{ rows }, committed] = await sendWithBehind(
+    c,
+    () =>
+      c.query<{ id: string }>(
+        prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
+      ),
+    commitBehind,
   );
-  let committed: Promise<void> | undefined;
-  try {
-    committed = commitBehind?.();
-  } finally {
-    release();
-  }
-  const { rows } = await upsert.catch(async (err) => {
-    await committed?.catch(() => {});
-    throw err;
-  });
   await committed;
   return new Set(rows.map((r) => r.id));
 }

@@ -161,7 +161,7 @@ export class Db implements Queryable {
  * called (once; later calls do nothing), so statements sent one after the other without
  * waiting (pipeline mode) leave in one write.
  */
-export function holdWrites(client: pg.ClientBase): () => void {
+function holdWrites(client: pg.ClientBase): () => void {
   const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
     ?.stream;
   if (!stream?.cork || !stream.uncork) return () => {};
@@ -173,6 +173,34 @@ export function holdWrites(client: pg.ClientBase): () => void {
       stream.uncork!();
     }
   };
+}
+
+/**
+ * Sends `statement` and, in the same socket write, what `behind` sends (a COMMIT, the group
+ * commit's claims) without waiting for the statement's answer; answers the statement's result
+ * and the promise of what went behind. When the statement fails, what went behind is settled
+ * first (its failure follows from the statement's) and the statement's error is thrown.
+ */
+export async function sendWithBehind<T, F>(
+  client: pg.ClientBase,
+  statement: () => Promise<T>,
+  behind: (() => Promise<F>) | undefined,
+): Promise<[T, Promise<F> | undefined]> {
+  const release = holdWrites(client);
+  let sent: Promise<T>;
+  let following: Promise<F> | undefined;
+  try {
+    sent = statement();
+    following = behind?.();
+  } finally {
+    release();
+  }
+  following?.catch(() => {});
+  const result = await sent.catch(async (err) => {
+    await following?.catch(() => {});
+    throw err;
+  });
+  return [result, following];
 }
 
 /** Turns a connection failure into a {@link DatabaseUnreachableError} naming the target. */

@@ -5,7 +5,7 @@
  * alone sends its COMMIT right behind the INSERT (one round trip for the whole transaction).
  */
 import type pg from "pg";
-import { holdWrites } from "./db.js";
+import { sendWithBehind } from "./db.js";
 import { prepared } from "./prepared.js";
 import { serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
@@ -63,43 +63,37 @@ export async function insertRuns(
   if (runs.length === 0) return [];
   const col = <T>(f: (n: NewRun) => T) => runs.map(f);
   const leased = runs.some((n) => n.req.claimFor);
-  const release = holdWrites(c);
-  const insert = c.query<RunRow>(
-    prepared(leased ? INSERT_LEASED : INSERT_NARROW, [
-      col((n) => n.req.id),
-      col((n) => n.req.workflow),
-      col((n) => n.req.task ?? null),
-      col((n) => n.req.queue),
-      col((n) => n.req.payload),
-      col((n) => n.req.priority ?? 0),
-      col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
-      col((n) => n.req.maxAttempts),
-      col((n) => n.req.backoff.base),
-      col((n) => n.req.backoff.max),
-      col((n) => n.req.version ?? null),
-      col((n) => n.parent?.id ?? null),
-      col((n) => n.parent?.key ?? null),
-      col((n) => n.parent?.rootId ?? null),
-      col((n) => n.req.options ?? null),
-      col((n) => n.req.createdBy ?? null),
-      col((n) => n.req.cacheKey ?? null),
-      col((n) => n.req.concurrency?.key ?? null),
-      col((n) => n.req.concurrency?.limit ?? null),
-      col((n) => n.req.concurrency?.windowMs ?? null),
-      col((n) => n.req.claimFor?.workerId ?? null),
-      col((n) => n.req.claimFor?.leaseMs ?? null),
-    ]),
+  const [{ rows }, committed] = await sendWithBehind(
+    c,
+    () =>
+      c.query<RunRow>(
+        prepared(leased ? INSERT_LEASED : INSERT_NARROW, [
+          col((n) => n.req.id),
+          col((n) => n.req.workflow),
+          col((n) => n.req.task ?? null),
+          col((n) => n.req.queue),
+          col((n) => n.req.payload),
+          col((n) => n.req.priority ?? 0),
+          col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
+          col((n) => n.req.maxAttempts),
+          col((n) => n.req.backoff.base),
+          col((n) => n.req.backoff.max),
+          col((n) => n.req.version ?? null),
+          col((n) => n.parent?.id ?? null),
+          col((n) => n.parent?.key ?? null),
+          col((n) => n.parent?.rootId ?? null),
+          col((n) => n.req.options ?? null),
+          col((n) => n.req.createdBy ?? null),
+          col((n) => n.req.cacheKey ?? null),
+          col((n) => n.req.concurrency?.key ?? null),
+          col((n) => n.req.concurrency?.limit ?? null),
+          col((n) => n.req.concurrency?.windowMs ?? null),
+          col((n) => n.req.claimFor?.workerId ?? null),
+          col((n) => n.req.claimFor?.leaseMs ?? null),
+        ]),
+      ),
+    audit ? undefined : commitBehind,
   );
-  let committed: Promise<void> | undefined;
-  try {
-    committed = audit ? undefined : commitBehind?.();
-  } finally {
-    release();
-  }
-  const { rows } = await insert.catch(async (err) => {
-    await committed?.catch(() => {});
-    throw err;
-  });
   // Committed before anything else is read: what follows only reads (conflicts), outside it.
   await committed;
   const inserted = new Map(rows.map((r) => [r.id, r]));

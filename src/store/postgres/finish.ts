@@ -5,7 +5,7 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
-import { holdWrites } from "./db.js";
+import { sendWithBehind } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
@@ -90,28 +90,21 @@ export async function finishRuns(
   const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
   const errors = sorted.map((f) => outcomeError(f.outcome));
-  const release = holdWrites(c);
-  const update = c.query<RunRow>(
-    prepared(fenced ? FINISH_FENCED : FINISH, [
-      sorted.map((f) => f.runId),
-      sorted.map((f) => f.token ?? 0),
-      sorted.map((f) => f.outcome.status),
-      results,
-      errors,
-    ]),
-  );
   // The follower's statements go out right behind the UPDATE, in the same round trip.
-  let following: Promise<unknown> | undefined;
-  try {
-    following = behind?.start();
-  } finally {
-    release();
-  }
-  following?.catch(() => {});
-  const { rows } = await update.catch(async (err) => {
-    await following?.catch(() => {});
-    throw err;
-  });
+  const [{ rows }, following] = await sendWithBehind(
+    c,
+    () =>
+      c.query<RunRow>(
+        prepared(fenced ? FINISH_FENCED : FINISH, [
+          sorted.map((f) => f.runId),
+          sorted.map((f) => f.token ?? 0),
+          sorted.map((f) => f.outcome.status),
+          results,
+          errors,
+        ]),
+      ),
+    behind && (() => behind.start()),
+  );
   await following;
   const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
   const index = new Map(sorted.map((f, i) => [f.runId, i]));
