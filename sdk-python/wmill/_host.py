@@ -271,10 +271,14 @@ class Host:
         self.check_scheduled = False
         dirty, self.dirty = self.dirty, set()
         for ex in dirty:
-            if self.execs.get(ex.id) is not ex:
-                continue
-            calls, ex.calls = ex.calls, []
-            send({"t": "turn", "id": ex.id, "seq": ex.seq, "calls": calls})
+            self.turn(ex)
+
+    def turn(self, ex):
+        """Reports the calls `ex` made in the turn that just ended (the protocol host answers them itself)."""
+        if self.execs.get(ex.id) is not ex:
+            return
+        calls, ex.calls = ex.calls, []
+        send({"t": "turn", "id": ex.id, "seq": ex.seq, "calls": calls})
 
     # -- messages ----------------------------------------------------------------------
 

@@ -350,25 +350,17 @@ class WacWorker(_host.Host):
 
     # -- the turns of the event loop ------------------------------------------------------
 
-    def idle_check(self):
-        ready = getattr(self.loop, "_ready", None)
-        if ready is not None and len(ready) > 0 and self.spins < 10000:
-            self.spins += 1
-            self.loop.call_soon(self.idle_check)
+    def turn(self, ex):
+        if ex.ended:
             return
-        self.check_scheduled = False
-        dirty, self.dirty = self.dirty, set()
-        for ex in dirty:
-            if ex.ended:
-                continue
-            calls, ex.calls = ex.calls, []
-            try:
-                for call in calls:
-                    ex.perform(call)
-            except Final as f:
-                self.fail(ex, f.error, traceback_too=False)
-                continue
-            self.settle(ex)
+        calls, ex.calls = ex.calls, []
+        try:
+            for call in calls:
+                ex.perform(call)
+        except Final as f:
+            self.fail(ex, f.error, traceback_too=False)
+            return
+        self.settle(ex)
 
     def settle(self, ex):
         """Parks the claim once its code waits only for deferred calls (nothing in flight)."""
