@@ -9,9 +9,10 @@
  * as from a day-partitioned upstream) and from one that is not (each of the 30 SELECTs scans
  * all rows, which the one COPY does once).
  */
-import { closeSync, fsyncSync, openSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { withDuckDb } from "../dist/assets/duckdb.js";
+import { fsyncPath } from "../dist/lake/fsync.js";
 import { openLakeForWrite } from "../dist/lake/writer.js";
 import type { Figure } from "./report.js";
 
@@ -26,17 +27,9 @@ const SOURCE = `CREATE TABLE src AS SELECT range AS id, DATE '2026-01-01' + CAST
  * write does for its files before the catalog commit; DuckDB's COPY does not fsync).
  */
 function fsyncTree(dir: string): void {
-  const flush = (path: string) => {
-    const fd = openSync(path, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) flush(join(e.parentPath, e.name));
-  flush(dir);
-  flush(join(dir, ".."));
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) fsyncPath(join(e.parentPath, e.name));
+  fsyncPath(dir);
+  fsyncPath(join(dir, ".."));
 }
 
 /** Measure the lake figures in `dir`. */

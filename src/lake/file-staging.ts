@@ -6,9 +6,10 @@
  * Files a failed write uploaded are removed again. Files of the table that a
  * write reads (a merge's key lookups) come from the object store's local cache.
  */
-import { closeSync, fsyncSync, openSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { LakeError } from "./errors.js";
+import { fsyncPath } from "./fsync.js";
 import type { WrittenFile } from "./file-writer.js";
 import { isRemotePath, joinPath } from "./paths.js";
 import type { RemoteFiles } from "./remote-files.js";
@@ -36,15 +37,7 @@ export interface FileStaging {
  * each new entry must reach the disk before the catalog names the file.
  */
 function syncToDisk(paths: readonly string[], tableDir: string): void {
-  const flush = (path: string) => {
-    const fd = openSync(path, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  };
-  for (const path of paths) flush(path);
+  for (const path of paths) fsyncPath(path);
   const top = dirname(resolve(tableDir));
   const folders = new Set<string>();
   for (const path of paths) {
@@ -53,7 +46,7 @@ function syncToDisk(paths: readonly string[], tableDir: string): void {
       if (dir === top) break;
     }
   }
-  for (const folder of folders) flush(folder);
+  for (const folder of folders) fsyncPath(folder);
 }
 
 /** The staging of a write into `tableDir`. @throws LakeError for an `s3://` folder without object store access */
