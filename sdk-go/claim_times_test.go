@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
@@ -23,23 +22,8 @@ func TestAClaimsDueAtAndClaimedAtReachTheHandler(t *testing.T) {
 	// One claim as the server sends it (dueAt before claimedAt), one from a server without dueAt.
 	answer := `{"claims":[{"runId":"waited","token":1,"workflow":"t-due","payload":{},"attempt":1,"maxAttempts":3,"claimedAt":1796111238069,"dueAt":1796111237912,"leaseMs":30000,"steps":[]},` +
 		`{"runId":"old-server","token":1,"workflow":"t-due","payload":{},"attempt":1,"maxAttempts":3,"claimedAt":1796111238069,"leaseMs":30000,"steps":[]}]}`
-	served := false
-	f := newFakeServer(t, func(path string, _ map[string]any) (int, any) {
-		if path == "/api/worker/claim" {
-			if served {
-				time.Sleep(20 * time.Millisecond)
-				return 200, map[string]any{"claims": []any{}}
-			}
-			served = true
-			return 200, json.RawMessage(answer)
-		}
-		return 200, map[string]any{}
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		_ = NewWorker(f.client(), WorkerOptions{Concurrency: 2, PollWait: 50 * time.Millisecond}).Run(ctx)
-	}()
+	stop := runOnClaims(t, answer)
+	defer stop()
 	got := map[string]times{}
 	for len(got) < 2 {
 		select {

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -111,3 +112,25 @@ func testClaim(steps ...journalEntry) claim {
 }
 
 func i64(v int64) *int64 { return &v }
+
+// runOnClaims runs a worker (2 slots) against a fake server whose first claim answer is
+// `answer` (JSON as the server sends it) and every later one empty; stop ends the worker.
+func runOnClaims(t *testing.T, answer string) (stop func()) {
+	served := false
+	f := newFakeServer(t, func(path string, _ map[string]any) (int, any) {
+		if path == "/api/worker/claim" {
+			if served {
+				time.Sleep(20 * time.Millisecond)
+				return 200, map[string]any{"claims": []any{}}
+			}
+			served = true
+			return 200, json.RawMessage(answer)
+		}
+		return 200, map[string]any{}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		_ = NewWorker(f.client(), WorkerOptions{Concurrency: 2, PollWait: 50 * time.Millisecond}).Run(ctx)
+	}()
+	return cancel
+}

@@ -23,23 +23,8 @@ func TestAClaimsTraceContextReachesTheHandlerAndItsDerivedContexts(t *testing.T)
 	// The claim as the server sends it: JSON with the run's traceparent, and one without.
 	answer := `{"claims":[{"runId":"traced","token":1,"workflow":"t-trace","payload":{},"attempt":1,"maxAttempts":3,"claimedAt":1,"leaseMs":30000,"steps":[],"traceparent":"` + tp + `","tracestate":"k=v"},` +
 		`{"runId":"plain","token":1,"workflow":"t-trace","payload":{},"attempt":1,"maxAttempts":3,"claimedAt":1,"leaseMs":30000,"steps":[]}]}`
-	served := false
-	f := newFakeServer(t, func(path string, _ map[string]any) (int, any) {
-		if path == "/api/worker/claim" {
-			if served {
-				time.Sleep(20 * time.Millisecond)
-				return 200, map[string]any{"claims": []any{}}
-			}
-			served = true
-			return 200, json.RawMessage(answer)
-		}
-		return 200, map[string]any{}
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		_ = NewWorker(f.client(), WorkerOptions{Concurrency: 2, PollWait: 50 * time.Millisecond}).Run(ctx)
-	}()
+	stop := runOnClaims(t, answer)
+	defer stop()
 	got := map[string][2]string{}
 	for len(got) < 2 {
 		select {
