@@ -6,12 +6,22 @@
 import { CLOCK_BACK_TOLERANCE_MS, type DueRunRow, reanchoredReadyAt } from "../clock-reanchor.js";
 import type { Statements } from "./statements.js";
 
+const AHEAD_WHERE = "ready_at > ? AND updated_at > ? AND status IN ('pending', 'waiting')";
+
+/**
+ * Whether any run due later was written ahead of `now`: read outside the write lock first, since
+ * it reads every pending and waiting run (the scheduler asks every minute; almost always none).
+ */
+export function anyWrittenAhead(s: Statements, now: number): boolean {
+  return s.get(`SELECT 1 FROM runs WHERE ${AHEAD_WHERE} LIMIT 1`).get(now, now + CLOCK_BACK_TOLERANCE_MS) !== undefined;
+}
+
 /** Re-anchors what {@link reanchoredReadyAt} says to; returns how many runs moved. */
 export function reanchorDueTimes(s: Statements, now: number): number {
   const rows = s
     .get(
       `SELECT id, ready_at AS readyAt, updated_at AS updatedAt, created_at AS createdAt, started_at AS startedAt
-       FROM runs WHERE ready_at > ? AND updated_at > ? AND status IN ('pending', 'waiting')`,
+       FROM runs WHERE ${AHEAD_WHERE}`,
     )
     .all(now, now + CLOCK_BACK_TOLERANCE_MS) as Array<DueRunRow & { id: string }>;
   let moved = 0;

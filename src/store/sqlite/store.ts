@@ -42,7 +42,7 @@ import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
 import { probeNewSpace } from "./ready-probe.js";
-import { reanchorDueTimes } from "./clock-reanchor.js";
+import { anyWrittenAhead, reanchorDueTimes } from "./clock-reanchor.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
@@ -387,6 +387,7 @@ export class SqliteStore implements Store {
   }
 
   async reanchorDueTimes(): Promise<number> {
+    if (!anyWrittenAhead(this.s, this.clock.now())) return 0;
     return this.tx(() => reanchorDueTimes(this.s, this.clock.now()));
   }
 
