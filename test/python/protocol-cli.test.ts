@@ -87,6 +87,7 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     await worker.waitFor(/claiming 1 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
     const [pid] = pythonWorkers(worker.pid);
     expect(await worker.exited, worker.output()).toBe(0);
+    expect(worker.output()).toMatch(/worker \S+ ready: 1 workflow\(s\) \[f\/p\/flow\]/);
     const show = spawnSluice(["show", "pw-1", "--json"], root);
     expect(await show.exited).toBe(0);
     expect(JSON.parse(show.stdout())).toMatchObject({ status: "succeeded", result: 2 * (3 + 4 + 5) });

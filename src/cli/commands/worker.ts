@@ -160,7 +160,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
         pythonOnProtocol && loader.python.names().length > 0
           ? await servePythonFromWorker(engine, loader, cx.io.env, write)
           : null;
-      const names = engine.registry.names();
+      // The Python files its own Python worker claims are served too: listed with the rest.
+      const names = [...engine.registry.names(), ...(python ? loader.python.names() : [])];
       write(
         `worker ${engine.worker!.options.workerId} ready: ${names.length} workflow(s) [${names.join(", ")}]${queues ? `, groups ${queues.join(", ")}` : ""}\n`,
       );
