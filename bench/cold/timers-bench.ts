@@ -110,9 +110,12 @@ async function timerShapeFigures(store: ColdStore, shape: TimerShape): Promise<F
     for (let w = 0; w < shape.workers; w++) workers.push(await startWorker(database, shape.slots));
     await new Promise((r) => setTimeout(r, 1_500)); // all idle, waiting for the next timer
     const due = Date.now() + 1_500;
-    await query(store, database, "UPDATE runs SET ready_at = $1 WHERE status = 'pending' AND workflow = 'bench-timer'", [
-      due,
-    ]);
+    await query(
+      store,
+      database,
+      "UPDATE runs SET ready_at = $1 WHERE status = 'pending' AND workflow = 'bench-timer'",
+      [due],
+    );
     for (;;) {
       const left = await engine.store.countRuns({ status: ["pending", "running", "waiting"] });
       if (left === 0) break;
