@@ -15,6 +15,7 @@
  *   npm run bench -- --large                  only W1/W3/W4 on 1,000,000 finished + 100,000 parked runs
  *                                             (SQLite; add --large-postgres for Postgres too) and retention
  *   npm run bench -- --timers                 only 10,000 timers due at once (spread of starts), both stores
+ *                                             (with --sqlite-only: SQLite only; SLUICE_BENCH_TIMER_SHAPES=2x200,2x5000)
  *   npm run bench -- --deploy                 only deploy time and release-only worker cold start
  *   npm run bench -- --hot [--db postgres]    only the hot-path workloads W1, W3, W4 of issue 15
  *   npm run bench -- --triggers               only MQTT and NATS messages into durable runs
@@ -102,6 +103,7 @@ async function main(): Promise<void> {
         large: only("--large"),
         largePostgres: only("--large-postgres"),
         timers: only("--timers"),
+        sqliteOnly: only("--sqlite-only"),
       });
     if (process.argv.includes("--lake"))
       return printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));

@@ -18,6 +18,8 @@ export interface Issue15Sections {
   /** Also seed and measure the large history on Postgres. */
   largePostgres: boolean;
   timers: boolean;
+  /** Skip Postgres (`--sqlite-only`). */
+  sqliteOnly?: boolean;
 }
 
 async function large(store: ColdStore, dir: string, empty: Awaited<ReturnType<typeof coldSection>>): Promise<void> {
@@ -39,6 +41,7 @@ export async function issue15Bench(dir: string, s: Issue15Sections): Promise<voi
     if (s.large) await large(sqlite, dir, empty);
   }
   if (s.timers) printFigures("timers on SQLite", await timerFigures(sqlite));
+  if (s.sqliteOnly) return;
 
   let cluster: Cluster | null = null;
   let pg: ColdStore | null = null;

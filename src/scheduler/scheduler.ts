@@ -12,7 +12,7 @@
  */
 import { type CronSchedule, nextFireAfter } from "../core/cron.js";
 import { defaultRetentionPace, nextRetentionBatch, retentionRestMs } from "../core/retention-pace.js";
-import { CLOCK_BACK_TOLERANCE_MS } from "../store/clock-reanchor.js";
+import { CLOCK_BACK_TOLERANCE_MS, reanchoredNextAt } from "../store/clock-reanchor.js";
 import { localQueue } from "../store/local-scope.js";
 import type { Store, WorkflowInfo } from "../store/types.js";
 import { describeScheduleSync, keptForeign, planScheduleSync, type ScheduleChange } from "../store/schedule-sync.js";
@@ -52,6 +52,15 @@ const REANCHOR_EVERY_MS = 60_000;
 /** Name of the leadership that decides which scheduler fires cron and runs retention. */
 const SCHEDULER_LEADERSHIP = "scheduler";
 
+/** A schedule of a local workflow, kept in memory by each server. */
+interface LocalSchedule {
+  info: WorkflowInfo;
+  schedule: CronSchedule;
+  nextAt: number | null;
+  /** When `nextAt` was computed (the store's clock then). */
+  writtenAt: number;
+}
+
 /** Fires cron schedules once per tick and deletes expired history. */
 export class Scheduler {
   private timer: NodeJS.Timeout | null = null;
@@ -69,7 +78,7 @@ export class Scheduler {
   /** Set by {@link stop}: a retention in progress ends after its current transaction. */
   private stopping = false;
   /** Schedules of local workflows (per server): next tick in memory, fired by every server. */
-  private local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
+  private local = new Map<string, LocalSchedule>();
   private leading = false;
   /** Wall-clock time (ms) of the store's last answer to `lead`, or null before the first. */
   private leadershipAt: number | null = null;
@@ -131,12 +140,17 @@ export class Scheduler {
     const changes = describeScheduleSync(stored, planScheduleSync(stored, entries, "process"));
     await this.store.syncSchedules(entries, "process");
     if (changes.length) this.options.onScheduleChanges?.(changes);
-    const local = new Map<string, { info: WorkflowInfo; schedule: CronSchedule; nextAt: number | null }>();
+    const local = new Map<string, LocalSchedule>();
     for (const w of workflows) {
       if (!w.schedule || !isLocal(w)) continue;
       const old = this.local.get(w.name);
       const same = old && old.schedule.cron === w.schedule.cron && old.schedule.timezone === w.schedule.timezone;
-      local.set(w.name, { info: w, schedule: w.schedule, nextAt: same ? old.nextAt : nextFireAfter(w.schedule, now) });
+      local.set(
+        w.name,
+        same
+          ? { ...old, info: w }
+          : { info: w, schedule: w.schedule, nextAt: nextFireAfter(w.schedule, now), writtenAt: now },
+      );
     }
     this.local = local;
     return changes;
@@ -153,9 +167,13 @@ export class Scheduler {
     const now = await this.store.now();
     let fired = 0;
     for (const [name, entry] of this.local) {
+      // A next tick computed while the clock was ahead: recomputed from now (store/clock-reanchor.ts).
+      const moved = reanchoredNextAt({ ...entry.schedule, nextAt: entry.nextAt, updatedAt: entry.writtenAt }, now);
+      if (moved !== null) Object.assign(entry, { nextAt: moved, writtenAt: now });
       if (entry.nextAt === null || entry.nextAt > now) continue;
       const tickIso = new Date(entry.nextAt).toISOString();
       entry.nextAt = nextFireAfter(entry.schedule, now);
+      entry.writtenAt = now;
       const [result] = await this.store.commit([
         {
           verb: "enqueue",
@@ -234,7 +252,7 @@ export class Scheduler {
    * `store/clock-reanchor.ts`): on the first tick as leader (the clock may have been set back
    * while nothing ran), at once when this process sees its wall clock go back against the
    * monotonic one, and every minute otherwise (another process's clock, the database's). Returns
-   * how many runs moved.
+   * how many runs and schedules moved.
    */
   private async reanchorIfClockWentBack(): Promise<number> {
     const wall = Date.now();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLOCK_BACK_TOLERANCE_MS, reanchoredReadyAt } from "./clock-reanchor.js";
+import { CLOCK_BACK_TOLERANCE_MS, reanchoredNextAt, reanchoredReadyAt } from "./clock-reanchor.js";
 
 const HOUR = 3_600_000;
 const now = 1_800_000_000_000;
@@ -44,5 +44,34 @@ describe("re-anchoring due times after the clock was set back", () => {
     expect(
       reanchoredReadyAt({ readyAt: now + HOUR, updatedAt: now + tol + 1, createdAt: now, startedAt: now }, now),
     ).toBe(now + HOUR - tol - 1);
+  });
+});
+
+describe("re-anchoring a cron schedule's next tick after the clock was set back", () => {
+  const minutely = { cron: "* * * * *", timezone: "UTC" };
+  const at = Date.UTC(2027, 0, 15, 12, 0, 20); // 12:00:20
+  it("recomputes the next tick from the expression and now, not from the clock that was ahead", () => {
+    // Fired by a clock 1 h ahead at 13:00:05: next tick 13:01. Set right: the next minute, 12:01.
+    expect(reanchoredNextAt({ ...minutely, nextAt: at + HOUR + 40_000, updatedAt: at + HOUR - 15_000 }, at)).toBe(
+      Date.UTC(2027, 0, 15, 12, 1, 0),
+    );
+    // A daily 09:00 schedule synced while the clock was a day ahead: tomorrow's 09:00, not the day after.
+    const daily = { cron: "0 9 * * *", timezone: "Europe/Paris" };
+    const next = reanchoredNextAt({ ...daily, nextAt: Date.UTC(2027, 0, 17, 8), updatedAt: at + 24 * HOUR }, at);
+    expect(next).toBe(Date.UTC(2027, 0, 16, 8)); // 09:00 in Paris (UTC+1 in January)
+  });
+  it("leaves schedules written within the tolerance, due now, or already at the cron's next tick", () => {
+    const tol = CLOCK_BACK_TOLERANCE_MS;
+    expect(reanchoredNextAt({ ...minutely, nextAt: at + HOUR, updatedAt: at + tol }, at)).toBeNull();
+    expect(reanchoredNextAt({ ...minutely, nextAt: at - 1, updatedAt: at + HOUR }, at)).toBeNull();
+    expect(reanchoredNextAt({ ...minutely, nextAt: null, updatedAt: at + HOUR }, at)).toBeNull();
+    // A yearly schedule whose next tick is its next tick from now as well: nothing to move.
+    const yearly = { cron: "0 0 1 1 *", timezone: "UTC" };
+    expect(reanchoredNextAt({ ...yearly, nextAt: Date.UTC(2028, 0, 1), updatedAt: at + HOUR }, at)).toBeNull();
+  });
+  it("never moves a tick earlier than the cron's next tick from now (nothing fires early)", () => {
+    const next = reanchoredNextAt({ ...minutely, nextAt: at + HOUR, updatedAt: at + HOUR }, at)!;
+    expect(next).toBeGreaterThan(at);
+    expect(next).toBe(Date.UTC(2027, 0, 15, 12, 1, 0));
   });
 });

@@ -13,8 +13,18 @@
  * fires early: the real time since the delay began is at least the delay. A due time the enqueuer
  * chose (`runAt` of a run not started yet) is a wall-clock promise ("not before"), kept as is.
  *
+ * The same test (written more than the tolerance after "now") finds a cron schedule's next tick
+ * computed by a clock ahead: it is recomputed from the expression and the current time, else the
+ * schedule would not fire for the length of the error ({@link reanchoredNextAt}). A lease taken by
+ * such a clock is not re-anchored: a renewal does not record when it ran nor the lease's length,
+ * so a lease renewed on the right clock after a claim on the fast one cannot be told from one
+ * written ahead, and shortening it would hand a live worker's run to another (see
+ * docs/RELIABILITY.md).
+ *
  * @module
  */
+
+import { type CronSchedule, nextFireAfter } from "../core/cron.js";
 
 /**
  * How far ahead of the store's clock a row's write time must be to count as written by a clock
@@ -39,4 +49,28 @@ export function reanchoredReadyAt(row: DueRunRow, now: number, toleranceMs = CLO
   if (row.updatedAt <= now + toleranceMs || row.readyAt <= now) return null;
   if (row.startedAt === null && row.readyAt > row.createdAt) return null;
   return now + Math.max(0, row.readyAt - row.updatedAt);
+}
+
+/** The columns of one cron schedule the rule reads. */
+export interface ScheduleAheadRow extends CronSchedule {
+  nextAt: number | null;
+  /** When the row was last written (a sync or a fired tick). */
+  updatedAt: number;
+}
+
+/**
+ * A cron schedule's new next tick after a clock set back, or null to leave it. A schedule written
+ * by a clock now behind (its row more than the tolerance ahead of `now`) whose next tick lies after
+ * the cron's next tick from `now` gets that tick: the expression decides, the current time counts
+ * from. Ticks the fast clock fired early are not fired again when the real time reaches them (each
+ * tick's run id is taken), and none fires before its wall-clock time.
+ */
+export function reanchoredNextAt(
+  row: ScheduleAheadRow,
+  now: number,
+  toleranceMs = CLOCK_BACK_TOLERANCE_MS,
+): number | null {
+  if (row.nextAt === null || row.updatedAt <= now + toleranceMs || row.nextAt <= now) return null;
+  const next = nextFireAfter(row, now);
+  return next !== null && next < row.nextAt ? next : null;
 }

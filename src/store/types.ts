@@ -457,7 +457,9 @@ export interface Store {
    * After the store's clock was set back: moves the due time of each run due later whose row was
    * written more than a minute "in the future" to now plus what was left of its delay (and its
    * pending steps' wake times by as much), by the rule of `store/clock-reanchor.ts`; a `runAt`
-   * chosen for a run not started yet is kept. Returns how many runs moved. The scheduler calls it.
+   * chosen for a run not started yet is kept. A cron schedule whose next tick such a clock wrote
+   * gets the cron's next tick after now. Returns how many runs and schedules moved. The scheduler
+   * calls it.
    */
   reanchorDueTimes(): Promise<number>;
   /** Deletes up to `batch` runs finished before `finishedBefore` (with their steps and logs); returns how many. */

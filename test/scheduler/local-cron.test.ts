@@ -52,4 +52,31 @@ describe("local cron", () => {
     expect(servers.filter((s) => s.scheduler.isLeader)).toHaveLength(1);
     for (const s of servers) await s.scheduler.stop();
   });
+
+  it("fires the next tick on time after the clock was set back from an hour ahead, local and shared", async () => {
+    const dir = tempDir();
+    // The clock is an hour ahead (09:30 instead of 08:30) when the schedules are synced: next tick 10:00.
+    const clock = new ManualClock(Date.parse("2026-12-01T09:30:00Z"));
+    const store = openSqliteStore({ path: join(dir, "cron.db"), clock });
+    stores.push(store);
+    const scheduler = new Scheduler(store, {
+      tickMs: 1000,
+      retentionMs: null,
+      retentionEveryMs: 60_000,
+      retentionBatch: 500,
+      localServer: "a",
+      holder: "a",
+    });
+    await scheduler.sync([info("cleanup", true), info("report", false)]);
+    expect((await store.listSchedules())[0]!.nextAt).toBe(Date.parse("2026-12-01T10:00:00Z"));
+    clock.set(Date.parse("2026-12-01T08:30:00Z")); // set right
+    await scheduler.tick(); // the leader's first pass re-anchors the shared schedule; the local one on its own tick
+    expect((await store.listSchedules())[0]!.nextAt).toBe(Date.parse("2026-12-01T09:00:00Z"));
+    expect(await store.listRuns({ limit: 100 })).toEqual([]); // nothing fired early
+    clock.set(Date.parse("2026-12-01T09:00:00.250Z"));
+    await scheduler.tick();
+    const ids = (await store.listRuns({ limit: 100 })).map((r) => r.id).sort();
+    expect(ids).toEqual(["cron:cleanup@a:2026-12-01T09:00:00.000Z", "cron:report:2026-12-01T09:00:00.000Z"]);
+    await scheduler.stop();
+  });
 });

@@ -1,14 +1,22 @@
 /**
  * The Postgres half of `store/clock-reanchor.ts` (on the database server's clock, `now_ms()`):
  * finds the runs due later whose row was written by a clock now behind, and moves their due time
- * (and the wake times of their pending steps) by the same amount.
+ * (and the wake times of their pending steps) by the same amount; recomputes the next tick of cron
+ * schedules such a clock wrote.
  */
 import type { PoolClient } from "pg";
-import { CLOCK_BACK_TOLERANCE_MS, type DueRunRow, reanchoredReadyAt } from "../clock-reanchor.js";
+import { CLOCK_BACK_TOLERANCE_MS, type DueRunRow, reanchoredNextAt, reanchoredReadyAt } from "../clock-reanchor.js";
 
-/** Re-anchors what {@link reanchoredReadyAt} says to, in the caller's transaction; returns how many runs moved. */
+/**
+ * Re-anchors what {@link reanchoredReadyAt} and {@link reanchoredNextAt} say to, in the caller's
+ * transaction; returns how many runs and schedules moved.
+ */
 export async function reanchorDueTimes(c: PoolClient): Promise<number> {
   const now = Number((await c.query<{ now: string }>("SELECT now_ms() AS now")).rows[0]!.now);
+  return (await reanchorRuns(c, now)) + (await reanchorSchedules(c, now));
+}
+
+async function reanchorRuns(c: PoolClient, now: number): Promise<number> {
   const { rows } = await c.query<{
     id: string;
     readyAt: string;
@@ -36,6 +44,33 @@ export async function reanchorDueTimes(c: PoolClient): Promise<number> {
       [row.readyAt - at, r.id, now],
     );
     moved++;
+  }
+  return moved;
+}
+
+async function reanchorSchedules(c: PoolClient, now: number): Promise<number> {
+  const { rows } = await c.query<{
+    workflow: string;
+    cron: string;
+    timezone: string;
+    nextAt: string;
+    updatedAt: string;
+  }>(
+    `SELECT workflow, cron, timezone, next_at AS "nextAt", updated_at AS "updatedAt" FROM schedules
+     WHERE next_at > $1 AND updated_at > $2 AND NOT paused`,
+    [now, now + CLOCK_BACK_TOLERANCE_MS],
+  );
+  let moved = 0;
+  for (const r of rows) {
+    const nextAt = Number(r.nextAt);
+    const at = reanchoredNextAt({ ...r, nextAt, updatedAt: Number(r.updatedAt) }, now);
+    if (at === null) continue;
+    // Compare-and-set on next_at, as a fired tick is: a tick fired meanwhile wins.
+    const { rowCount } = await c.query(
+      "UPDATE schedules SET next_at = $1, updated_at = $2 WHERE workflow = $3 AND next_at = $4",
+      [at, now, r.workflow, nextAt],
+    );
+    moved += rowCount ?? 0;
   }
   return moved;
 }

@@ -1,23 +1,43 @@
 /**
  * The SQLite half of `store/clock-reanchor.ts`: finds the runs due later whose row was written by
  * a clock now behind, and moves their due time (and the wake times of their pending steps: a
- * sleep's, a step retry's, a wait's deadline) by the same amount. Call inside a transaction.
+ * sleep's, a step retry's, a wait's deadline) by the same amount; recomputes the next tick of cron
+ * schedules such a clock wrote. Call inside a transaction.
  */
-import { CLOCK_BACK_TOLERANCE_MS, type DueRunRow, reanchoredReadyAt } from "../clock-reanchor.js";
+import {
+  CLOCK_BACK_TOLERANCE_MS,
+  type DueRunRow,
+  reanchoredNextAt,
+  reanchoredReadyAt,
+  type ScheduleAheadRow,
+} from "../clock-reanchor.js";
 import type { Statements } from "./statements.js";
 
 const AHEAD_WHERE = "ready_at > ? AND updated_at > ? AND status IN ('pending', 'waiting')";
+const SCHEDULE_AHEAD_WHERE = "next_at > ? AND updated_at > ? AND paused = 0";
 
 /**
- * Whether any run due later was written ahead of `now`: read outside the write lock first, since
- * it reads every pending and waiting run (the scheduler asks every minute; almost always none).
+ * Whether any run due later or cron schedule was written ahead of `now`: read outside the write
+ * lock first, since it reads every pending and waiting run (the scheduler asks every minute;
+ * almost always none).
  */
 export function anyWrittenAhead(s: Statements, now: number): boolean {
-  return s.get(`SELECT 1 FROM runs WHERE ${AHEAD_WHERE} LIMIT 1`).get(now, now + CLOCK_BACK_TOLERANCE_MS) !== undefined;
+  const args = [now, now + CLOCK_BACK_TOLERANCE_MS];
+  return (
+    s.get(`SELECT 1 FROM runs WHERE ${AHEAD_WHERE} LIMIT 1`).get(...args) !== undefined ||
+    s.get(`SELECT 1 FROM schedules WHERE ${SCHEDULE_AHEAD_WHERE} LIMIT 1`).get(...args) !== undefined
+  );
 }
 
-/** Re-anchors what {@link reanchoredReadyAt} says to; returns how many runs moved. */
+/**
+ * Re-anchors what {@link reanchoredReadyAt} and {@link reanchoredNextAt} say to; returns how
+ * many runs and schedules moved.
+ */
 export function reanchorDueTimes(s: Statements, now: number): number {
+  return reanchorRuns(s, now) + reanchorSchedules(s, now);
+}
+
+function reanchorRuns(s: Statements, now: number): number {
   const rows = s
     .get(
       `SELECT id, ready_at AS readyAt, updated_at AS updatedAt, created_at AS createdAt, started_at AS startedAt
@@ -37,6 +57,24 @@ export function reanchorDueTimes(s: Statements, now: number): number {
       "UPDATE steps SET wake_at = wake_at - ? WHERE run_id = ? AND status = 'pending' AND wake_at IS NOT NULL AND wake_at > ?",
     ).run(shift, row.id, now);
     moved++;
+  }
+  return moved;
+}
+
+function reanchorSchedules(s: Statements, now: number): number {
+  const rows = s
+    .get(
+      `SELECT workflow, cron, timezone, next_at AS nextAt, updated_at AS updatedAt FROM schedules WHERE ${SCHEDULE_AHEAD_WHERE}`,
+    )
+    .all(now, now + CLOCK_BACK_TOLERANCE_MS) as Array<ScheduleAheadRow & { workflow: string }>;
+  let moved = 0;
+  for (const row of rows) {
+    const at = reanchoredNextAt(row, now);
+    if (at === null) continue;
+    // Compare-and-set on next_at, as a fired tick is: a tick fired meanwhile wins.
+    moved += s
+      .get("UPDATE schedules SET next_at = ?, updated_at = ? WHERE workflow = ? AND next_at = ?")
+      .run(at, now, row.workflow, row.nextAt).changes;
   }
   return moved;
 }
