@@ -142,6 +142,69 @@ async function child(mode: Mode, dir: string, otlpUrl: string | undefined): Prom
   };
 }
 
+/** CPU time per recorded span with no engine around it, by exporter (µs): the SDK's floor. */
+interface FloorResult {
+  dropUs: number;
+  otlpUs: number;
+}
+
+/**
+ * The SDK's floor: a round's spans made in a loop, the shapes the engine makes (one claim span
+ * with seven attributes and five child step spans with two, per run; `startSpan` under an
+ * explicit parent, `end`), through a batch processor into the dropping exporter and into the
+ * OTLP/HTTP exporter (flushed at the end of each round), ROUNDS rounds after WARM_UP, median CPU
+ * time per span. No context manager, no `context.with`: what recording and exporting alone cost.
+ */
+async function floor(otlpUrl: string): Promise<FloorResult> {
+  const { ROOT_CONTEXT, SpanKind, trace } = await import("@opentelemetry/api");
+  const { NodeTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-node");
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
+  const drop = {
+    export: (_s: unknown[], done: (r: { code: number }) => void) => done({ code: 0 }),
+    shutdown: async () => {},
+  };
+  const perSpan = async (exporter: ConstructorParameters<typeof BatchSpanProcessor>[0]) => {
+    const provider = new NodeTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+    const tracer = provider.getTracer("sluice");
+    const round = async () => {
+      const cpu = process.cpuUsage();
+      for (let r = 0; r < RUNS; r++) {
+        const claim = tracer.startSpan("run bench", {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            "sluice.run.id": `01a2b3c4-0000-7000-8000-${String(r).padStart(12, "0")}`,
+            "sluice.workflow": "bench",
+            "sluice.run.attempt": 1,
+            "sluice.run.claim": 1,
+            "sluice.queue": "default",
+            "sluice.worker.id": "w",
+          },
+        });
+        const parent = trace.setSpan(ROOT_CONTEXT, claim);
+        for (let i = 0; i < STEPS; i++)
+          tracer
+            .startSpan(
+              `step step-${i}`,
+              { attributes: { "sluice.step.key": `step-${i}`, "sluice.step.attempt": 1 } },
+              parent,
+            )
+            .end();
+        claim.setAttribute("sluice.outcome", "succeeded");
+        claim.end();
+      }
+      await provider.forceFlush();
+      const used = process.cpuUsage(cpu);
+      return (used.user + used.system) / (RUNS * (STEPS + 1));
+    };
+    for (let i = 0; i < WARM_UP; i++) await round();
+    const xs: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) xs.push(await round());
+    await provider.shutdown();
+    return median(xs);
+  };
+  return { dropUs: await perSpan(drop), otlpUs: await perSpan(new OTLPTraceExporter({ url: otlpUrl })) };
+}
+
 /** The loopback OTLP/HTTP receiver of the otlp mode: reads each export whole and discards it. */
 async function startSink(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
   let requests = 0;
@@ -188,6 +251,7 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
   const script = fileURLToPath(import.meta.url);
   const results: ChildResult[] = [];
   const sink = await startSink();
+  let floor: FloorResult = { dropUs: NaN, otlpUs: NaN };
   const loadBefore = loadavg()[0]!;
   try {
     for (let i = 0; i < PROCESSES_PER_MODE; i++)
@@ -203,6 +267,14 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
         if (result.failedExports > 0) throw new Error(`${result.failedExports} OTLP exports to ${sink.url} failed`);
         results.push(result);
       }
+    const floors: FloorResult[] = [];
+    for (let i = 0; i < PROCESSES_PER_MODE; i++) {
+      const { stdout } = await promisify(execFile)(process.execPath, [script, "--tracing-floor", sink.url], {
+        encoding: "utf8",
+      });
+      floors.push(JSON.parse(stdout.trim().split("\n").pop()!) as FloorResult);
+    }
+    floor = { dropUs: median(floors.map((f) => f.dropUs)), otlpUs: median(floors.map((f) => f.otlpUs)) };
   } finally {
     await sink.close();
   }
@@ -278,6 +350,12 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
       note: `off ${least("off").toFixed(1)} ms, otlp ${least("otlp").toFixed(1)} ms, SDK only ${least("on").toFixed(1)} ms (${overhead(least("on"), least("off")).toFixed(1)} %): median over processes of each one's fastest round`,
     },
     {
+      name: "the SDK's floor: CPU time per recorded span in a loop, exporter that drops / OTLP/HTTP",
+      value: floor.otlpUs,
+      unit: "µs",
+      note: `${floor.dropUs.toFixed(1)} µs dropped, ${floor.otlpUs.toFixed(1)} µs exported over OTLP/HTTP (median of ${PROCESSES_PER_MODE} processes); ${spans} spans at that cost are ${overhead(cpu("off") + (spans * floor.otlpUs) / 1000, cpu("off")).toFixed(1)} % of the off round (${(((spans * floor.dropUs) / 1000 / cpu("off")) * 100).toFixed(1)} % dropped): the least any glue could add`,
+    },
+    {
       name: "overhead of a trace not sampled, CPU time",
       value: overhead(cpu("unsampled"), cpu("off")),
       unit: "%",
@@ -290,6 +368,11 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
       `off ${wall("off").toFixed(0)} ms, otlp ${wall("otlp").toFixed(0)} ms per round (wall ms per process: ${each((r) => r.medianMs)})`,
     ),
   ];
+}
+
+if (process.argv[2] === "--tracing-floor") {
+  console.log(JSON.stringify(await floor(process.argv[3]!)));
+  process.exit(0);
 }
 
 if (process.argv[2] === "--tracing-child") {
