@@ -17,8 +17,10 @@
  * claim is answered, `worker/tracing.ts`): the claim answer hands its context to the worker,
  * so the worker's own telemetry and the children of its parks hang under the attempt, as
  * they do under an in-process attempt. The span ends when the claim is forgotten (its
- * `sluice.outcome` the status written, `suspended`, or `fenced` for a lost lease), released
- * or replaced by a newer claim of the run (`abandoned`).
+ * `sluice.outcome` the status written, `suspended`, or `fenced` for a lost lease), released,
+ * reclaimed by this process once its lease expired, or replaced by a newer claim of the run
+ * (`abandoned`). A claim reclaimed by another process is forgotten when the run is claimed here
+ * again; until then its span stays open (and is never exported).
  */
 import type { Span } from "@opentelemetry/api";
 import { leaseRetryDelay } from "../core/backoff.js";
@@ -57,6 +59,18 @@ export class ExternalLeases {
     if (!held || held.token !== lease.token) return;
     this.byRun.delete(lease.runId);
     if (held.span) endAttemptSpan(held.span, outcome, error);
+  }
+
+  /**
+   * Forgets the claim of run `runId` whose lease expired and was reclaimed (the `reclaimed`
+   * event of this process's engine): its span ends as `abandoned` (the run's `reclaim` span
+   * records what became of the run).
+   */
+  expired(runId: string): void {
+    const held = this.byRun.get(runId);
+    if (!held) return;
+    this.byRun.delete(runId);
+    if (held.span) endAttemptSpan(held.span, "abandoned");
   }
 
   /** The attempt span of the claim `lease` names, while it is held; else null. */

@@ -36,7 +36,9 @@ beforeAll(async () => {
   engine = createEngine({ database: join(tempDir("sluice-wp-spans-"), "s.db"), worker: false, scheduler: false });
   await engine.start();
   app = createApp({ engine, auth: { mode: "off" }, uiDir: null });
-  const reg = await post("/api/worker/workflows", { workflows: [{ name: "s-parent" }, { name: "s-child" }] });
+  const reg = await post("/api/worker/workflows", {
+    workflows: [{ name: "s-parent" }, { name: "s-child" }, { name: "s-idle" }],
+  });
   expect(reg.status).toBe(200);
 });
 afterAll(async () => {
@@ -142,5 +144,21 @@ describe("the server's attempt spans for external workers", () => {
     expect(lost.body.lost).toEqual([cb.runId]);
     const run = one(spans(), "run s-child", { "sluice.run.id": b.body.run.id });
     expect(run.attributes["sluice.outcome"]).toBe("fenced");
+  });
+
+  it("a claim whose lease expires and is reclaimed ends as abandoned, beside the run's reclaim span", async () => {
+    const c = await post("/api/runs", { workflow: "s-child" });
+    const id = c.body.run.id as string;
+    const [held] = (
+      await post("/api/worker/claim", { workerId: "gone", workflows: ["s-child"], leaseMs: 1_000, waitMs: 2_000 })
+    ).body.claims as any[];
+    expect(held.runId).toBe(id);
+    await new Promise((r) => setTimeout(r, 1_200));
+    // A claim for another workflow reclaims expired leases on its way (and finds nothing of its own).
+    expect(await claim("s-idle")).toEqual([]);
+    const run = one(spans(), "run s-child", { "sluice.run.id": id });
+    expect(run.spanId).toBe(spanIdOf(held.traceparent));
+    expect(run.attributes["sluice.outcome"]).toBe("abandoned");
+    expect(one(spans(), "reclaim s-child", { "sluice.run.id": id }).attributes["sluice.outcome"]).toBe("retry");
   });
 });
