@@ -113,7 +113,7 @@ async function main(): Promise<void> {
     if (process.argv.includes("--python"))
       return await pythonSection(dir, { p50Ms: 1.5, fanout500Ms: 200, fanout10kMs: 2_000 });
     if (process.argv.includes("--backfill")) return printFigures(BACKFILL_TITLE, await backfillFigures(dir));
-    if (process.argv.includes("--tracing")) return printFigures(TRACING_TITLE, tracingFigures(dir));
+    if (process.argv.includes("--tracing")) return printFigures(TRACING_TITLE, await tracingFigures(dir));
     if (process.argv.includes("--deploy")) return printFigures(DEPLOY_TITLE, await deployFigures(dir));
     if (process.argv.includes("--triggers")) return printFigures(TRIGGERS_TITLE, await triggerFigures(dir));
     const raw = rawSqliteCommitsPerSecond(dir);
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     printFigures("DuckLake (SQLite catalog, local Parquet)", await lakeFigures(dir));
     await workerSdkSections(dir);
     printFigures(BACKFILL_TITLE, await backfillFigures(dir));
-    printFigures(TRACING_TITLE, tracingFigures(dir));
+    printFigures(TRACING_TITLE, await tracingFigures(dir));
     // Issue 15: cold processes on both stores, a large history with retention (SQLite), timers.
     await issue15Bench(dir, { cold: true, large: true, largePostgres: false, timers: true });
     printFigures(DEPLOY_TITLE, await deployFigures(dir));

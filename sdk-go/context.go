@@ -29,8 +29,9 @@ type WorkflowContext struct {
 	Step *Steps
 	// Logger writes lines to the run's log.
 	Logger *Logger
-	// Traceparent is the W3C trace context the run continues ("" when it has none): pass it
-	// to an OpenTelemetry propagator, or read it from the context with TraceContextFrom.
+	// Traceparent is the W3C trace context of this claim ("" when it has none): the server's
+	// span of this attempt when the server records traces, else the run's stored context. Pass
+	// it to an OpenTelemetry propagator, or read it from the context with TraceContextFrom.
 	Traceparent string
 	// Tracestate goes with Traceparent ("" when there is none).
 	Tracestate string

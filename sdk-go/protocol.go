@@ -33,7 +33,8 @@ type claim struct {
 	// Deadline (server clock, ms) of a task child with a timeout, and that timeout.
 	Deadline  *int64 `json:"deadline,omitempty"`
 	TimeoutMs int64  `json:"timeoutMs,omitempty"`
-	// W3C trace context stored with the run at enqueue (absent when it has none).
+	// W3C trace context of this claim: the server's attempt span, else the one stored with
+	// the run at enqueue (absent when there is neither).
 	Traceparent string `json:"traceparent,omitempty"`
 	Tracestate  string `json:"tracestate,omitempty"`
 }

@@ -129,6 +129,8 @@ class Claim(_host.Execution):
         self.ended = False
         self.logs = []
         self.log_lock = threading.Lock()
+        # The claim's trace context: the server's span of this attempt when it records traces,
+        # else the run's stored context (docs/PROTOCOL.md); what wmill.trace_context() returns.
         if claim.get("traceparent"):
             self.trace = {"traceparent": claim["traceparent"], "tracestate": claim.get("tracestate")}
 

@@ -7,6 +7,7 @@
  * The SDK packages are imported only when tracing is on, so a cold start without it pays nothing.
  */
 import { InvalidInputError } from "../core/errors.js";
+import { SluiceContextManager } from "../worker/otel-context.js";
 
 /** The commander option of the three commands. */
 export const OTEL_OPTION = [
@@ -69,8 +70,8 @@ export interface Tracing {
 
 /**
  * Registers the trace SDK (a batch processor and an OTLP/HTTP exporter to `target`) as the
- * process's global tracer provider, with the W3C propagator and an AsyncLocalStorage
- * context manager. `service.name` is `OTEL_SERVICE_NAME`, else `service`.
+ * process's global tracer provider, with the W3C propagator and Sluice's context manager
+ * (the OpenTelemetry context in Sluice's own AsyncLocalStorage). `service.name` is `OTEL_SERVICE_NAME`, else `service`.
  */
 async function startTracing(
   target: OtelTarget,
@@ -92,7 +93,8 @@ async function startTracing(
       new BatchSpanProcessor(new OTLPTraceExporter({ url: target.url }), { scheduledDelayMillis: 1000 }),
     ],
   });
-  provider.register();
+  // One AsyncLocalStorage for Sluice's scopes and the OpenTelemetry context (`worker/otel-context.ts`).
+  provider.register({ contextManager: new SluiceContextManager() });
   return {
     target,
     shutdown: async () => {

@@ -108,6 +108,8 @@ export class Engine implements SluiceRuntime {
     this.committer = new GroupCommitter(this.store, undefined, this.metrics);
     this.localServer = localServerFor(this.store, options.server);
     this.waiters = new RunWaiters(this.store, this.events, undefined, (id) => this.worker?.holds(id) ?? false);
+    // An external claim whose lease expired and was reclaimed here: its attempt span ends.
+    this.events.on("reclaimed", (id) => this.externalLeases.expired(id));
     this.maxValueBytes = options.maxValueBytes;
     this.releaseSchedules = options.releaseSchedules ?? false;
     const random = options.random ?? Math.random;

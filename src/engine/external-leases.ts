@@ -12,16 +12,27 @@
  * worker known to be dead: a live one would keep writing under tokens that are now fenced.
  * A claim answered to a released worker afterwards (its long-poll raced the process's death)
  * is released as soon as it is recorded.
+ *
+ * Each claim also holds the server's span of that attempt (`run <workflow>`, made when the
+ * claim is answered, `worker/tracing.ts`): the claim answer hands its context to the worker,
+ * so the worker's own telemetry and the children of its parks hang under the attempt, as
+ * they do under an in-process attempt. The span ends when the claim is forgotten (its
+ * `sluice.outcome` the status written, `suspended`, or `fenced` for a lost lease), released,
+ * reclaimed by this process once its lease expired, or replaced by a newer claim of the run
+ * (`abandoned`). A claim reclaimed by another process is forgotten when the run is claimed here
+ * again; until then its span stays open (and is never exported).
  */
+import type { Span } from "@opentelemetry/api";
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { Lease } from "../store/types.js";
 import { type ReclaimedRun, reclaimExpiredLeases } from "../worker/reclaim.js";
+import { endAttemptSpan } from "../worker/tracing.js";
 import type { Engine } from "./engine.js";
 
 /** Claims held per external worker id (see the module comment). */
 export class ExternalLeases {
-  /** Run id → the claim's worker and fencing token. */
-  private readonly byRun = new Map<string, { workerId: string; token: number }>();
+  /** Run id → the claim's worker, fencing token and attempt span. */
+  private readonly byRun = new Map<string, { workerId: string; token: number; span: Span | null }>();
   /** Workers released so far (their processes exited; ids are not reused). */
   private readonly released = new Set<string>();
 
@@ -29,15 +40,43 @@ export class ExternalLeases {
    * Records claims answered to `workerId`. Returns false when that worker was already released:
    * a claim answered in the instant its process died, which the caller releases too.
    */
-  record(workerId: string, leases: readonly Lease[]): boolean {
-    for (const l of leases) this.byRun.set(l.runId, { workerId, token: l.token });
+  record(workerId: string, leases: readonly (Lease & { span?: Span | null })[]): boolean {
+    for (const l of leases) {
+      const old = this.byRun.get(l.runId);
+      // An older claim of the run, never forgotten (its lease expired and was reclaimed).
+      if (old?.span && old.token !== l.token) endAttemptSpan(old.span, "abandoned");
+      this.byRun.set(l.runId, { workerId, token: l.token, span: l.span ?? null });
+    }
     return !this.released.has(workerId);
   }
 
-  /** Forgets a claim that ended (parked, finished, lost); a newer claim of the run is kept. */
-  forget(lease: Lease): void {
+  /**
+   * Forgets a claim that ended (parked, finished, lost) and ends its span with `outcome`
+   * (`error`: a failed or retried run's); a newer claim of the run is kept.
+   */
+  forget(lease: Lease, outcome = "abandoned", error?: { message: string } | null): void {
     const held = this.byRun.get(lease.runId);
-    if (held && held.token === lease.token) this.byRun.delete(lease.runId);
+    if (!held || held.token !== lease.token) return;
+    this.byRun.delete(lease.runId);
+    if (held.span) endAttemptSpan(held.span, outcome, error);
+  }
+
+  /**
+   * Forgets the claim of run `runId` whose lease expired and was reclaimed (the `reclaimed`
+   * event of this process's engine): its span ends as `abandoned` (the run's `reclaim` span
+   * records what became of the run).
+   */
+  expired(runId: string): void {
+    const held = this.byRun.get(runId);
+    if (!held) return;
+    this.byRun.delete(runId);
+    if (held.span) endAttemptSpan(held.span, "abandoned");
+  }
+
+  /** The attempt span of the claim `lease` names, while it is held; else null. */
+  spanOf(lease: Lease): Span | null {
+    const held = this.byRun.get(lease.runId);
+    return held && held.token === lease.token ? held.span : null;
   }
 
   /** Marks `workerId` released; removes and returns the claims it still holds. */
@@ -48,6 +87,7 @@ export class ExternalLeases {
       if (held.workerId === workerId) {
         out.push({ runId, token: held.token });
         this.byRun.delete(runId);
+        if (held.span) endAttemptSpan(held.span, "abandoned");
       }
     return out;
   }

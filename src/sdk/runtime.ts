@@ -7,7 +7,9 @@
  * module's, a compatibility entry point's) sees the same record:
  *
  * - the execution context of the calling code (an `AsyncLocalStorage`: inside a run, the
- *   engine running it, so two engines in one process never mix their runs' calls);
+ *   engine running it, so two engines in one process never mix their runs' calls; the same
+ *   store also holds the OpenTelemetry context when `worker/otel-context.ts` is the registered
+ *   context manager, so a traced process propagates one store through its promises, not two);
  * - the started engines, for calls made outside any run (the most recently started wins);
  * - the connector that opens a store-backed runtime in a process with no engine.
  *
@@ -64,21 +66,32 @@ export interface ExecutionScope {
  */
 export type RuntimeConnector = () => Promise<SluiceRuntime | null>;
 
+/**
+ * What the process's one `AsyncLocalStorage` holds: the execution scope (inside a run) and the
+ * OpenTelemetry context kept there by Sluice's context manager (opaque here: the SDK layer
+ * knows nothing of OpenTelemetry).
+ */
+export interface AsyncStore {
+  readonly scope: ExecutionScope | undefined;
+  readonly otel: unknown;
+}
+
 interface GlobalRuntime {
-  als: AsyncLocalStorage<ExecutionScope>;
+  als: AsyncLocalStorage<AsyncStore>;
   engines: SluiceRuntime[];
   /** Set by the package's entry points (`sluice`, `sluice/tako`): see `engine/connect.ts`. */
   connector?: RuntimeConnector;
 }
 
-const KEY = Symbol.for("sluice.runtime.v1");
+// v2: the store became an {@link AsyncStore} (v1 held the scope itself).
+const KEY = Symbol.for("sluice.runtime.v2");
 
 /** The process-wide runtime record. */
 export function globalRuntime(): GlobalRuntime {
   const g = globalThis as unknown as Record<symbol, GlobalRuntime | undefined>;
   let rt = g[KEY];
   if (!rt) {
-    rt = { als: new AsyncLocalStorage<ExecutionScope>(), engines: [] };
+    rt = { als: new AsyncLocalStorage<AsyncStore>(), engines: [] };
     g[KEY] = rt;
   }
   return rt;
@@ -86,7 +99,13 @@ export function globalRuntime(): GlobalRuntime {
 
 /** The execution scope of the calling code, if it runs inside a workflow. */
 export function currentScope(): ExecutionScope | undefined {
-  return globalRuntime().als.getStore();
+  return globalRuntime().als.getStore()?.scope;
+}
+
+/** Runs `fn` in execution scope `scope`, keeping the OpenTelemetry context of the caller. */
+export function runInScope<T>(scope: ExecutionScope, fn: () => T): T {
+  const { als } = globalRuntime();
+  return als.run({ scope, otel: als.getStore()?.otel }, fn);
 }
 
 /**

@@ -33,7 +33,7 @@ import type {
   TaskTarget,
   WacHost,
 } from "../sdk/windmill/types.js";
-import { globalRuntime, type SluiceRuntime } from "../sdk/runtime.js";
+import { runInScope, type SluiceRuntime } from "../sdk/runtime.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { StorageError, toStorageError } from "../store/storage-error.js";
 import type {
@@ -164,7 +164,7 @@ export class Execution implements LogTarget, WacHost {
       void this.onHandlerSettled({ ok: false, error: markTerminal(err) });
       return this.done;
     }
-    const promise = globalRuntime().als.run(scope, () => {
+    const promise = runInScope(scope, () => {
       try {
         return Promise.resolve(this.def.handler(payload, ctx));
       } catch (err) {

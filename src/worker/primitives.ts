@@ -8,7 +8,7 @@ import { decodeValue } from "../core/serde.js";
 import type { RunId } from "../core/ids.js";
 import type { StepContext, StepOptions } from "../sdk/context.js";
 import { InvalidInputError } from "../sdk/errors.js";
-import { globalRuntime } from "../sdk/runtime.js";
+import { runInScope } from "../sdk/runtime.js";
 import { validateBackoff, validateRetries } from "../sdk/workflow.js";
 import { isTerminalError, markTerminal } from "./control.js";
 import { createLogger } from "./logger.js";
@@ -111,7 +111,7 @@ async function runBody<T>(
     logger: createLogger(exec, key),
   };
   const scope = { execution: exec, stepKey: key, runtime: exec.deps.runtime };
-  return globalRuntime().als.run(scope, () => fn(stepCtx));
+  return runInScope(scope, () => fn(stepCtx));
 }
 
 /**

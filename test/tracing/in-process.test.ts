@@ -12,6 +12,7 @@ import { followRuns } from "../../src/cli/printer.js";
 import { traceCarrierOf } from "../../src/core/trace-context.js";
 import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
+import { SluiceContextManager } from "../../src/worker/otel-context.js";
 import { makeProject } from "../helpers/project.js";
 import { eventually, tempDir } from "../helpers/tmp.js";
 import { startPipelines } from "../pipeline/harness.js";
@@ -85,7 +86,12 @@ describe("without an SDK (the API only)", () => {
 });
 
 describe("with the SDK registered", () => {
-  beforeAll(() => provider.register());
+  // The SDK's context manager, or (in-process-sluice-context.test.ts) the one `--otel` registers.
+  beforeAll(() =>
+    provider.register(
+      process.env.SLUICE_TEST_OTEL_CONTEXT === "sluice" ? { contextManager: new SluiceContextManager() } : {},
+    ),
+  );
 
   it("parent → child → grandchild runs make one trace with claims, steps and children in their places", async () => {
     const engine = await wacEngine(NEST);

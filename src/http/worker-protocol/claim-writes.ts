@@ -8,17 +8,18 @@
  *     and one fsync) and resolves with the route's answer once it is committed.
  * A stale fencing token is refused with 409 `LEASE_LOST` and nothing is written.
  */
-import { traceCarrierOf, withTraceCarrier } from "../../core/trace-context.js";
 import { backoffDelay } from "../../core/backoff.js";
 import { encodeValue } from "../../core/serde.js";
 import { taskRunFields } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
 import { newRunId } from "../../core/ids.js";
 import { InvalidInputError, LeaseLostError, RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
+import { tracePark } from "../../worker/tracing.js";
 import type {
   ChildSpec,
   Command,
   CommandResult,
+  Lease,
   LogLine,
   RunOutcome,
   StepWrite,
@@ -106,7 +107,7 @@ export class ClaimWrites {
         const known = new Set((await engine.store.getSteps(runId)).map((st) => st.key));
         const fresh = msgs.filter((m) => !known.has(m.key));
         const steps: StepWrite[] = [];
-        const children = await this.childSpecs(runId, fresh, steps);
+        const children = await this.childSpecs(lease, fresh, steps);
         const command: Command = {
           verb: "suspend",
           lease,
@@ -125,7 +126,8 @@ export class ClaimWrites {
       case "park": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
         const wakeAfterMs = optInt(b, "wakeAfterMs", 0, Number.MAX_SAFE_INTEGER) ?? null;
-        const children = await this.childSpecs(runId, parseChildren(b.children, engine.maxValueLimit), steps);
+        const children = await this.childSpecs(lease, parseChildren(b.children, engine.maxValueLimit), steps);
+        await this.tracePark(lease, steps, wakeAfterMs);
         if (b.awaitChildren !== undefined && typeof b.awaitChildren !== "boolean")
           throw new InvalidInputError('"awaitChildren" must be true or false', { code: "INVALID_BODY" });
         const command: Command = {
@@ -171,11 +173,11 @@ export class ClaimWrites {
    * @throws UnknownWorkflowError for a child of a workflow nobody registered
    * @throws InvalidInputError for a task child that names another workflow than its parent's
    */
-  private async childSpecs(parentId: string, msgs: ChildMessage[], steps: StepWrite[]): Promise<ChildSpec[]> {
+  private async childSpecs(lease: Lease, msgs: ChildMessage[], steps: StepWrite[]): Promise<ChildSpec[]> {
     if (msgs.length === 0) return [];
     const { store } = this.engine;
-    const parent = await store.getRun(parentId);
-    if (!parent) throw new RunNotFoundError(parentId);
+    const parent = await store.getRun(lease.runId);
+    if (!parent) throw new RunNotFoundError(lease.runId);
     const infos = new Map<string, WorkflowInfo>();
     for (const [i, m] of msgs.entries()) {
       if (m.task !== undefined && m.workflow !== undefined && m.workflow !== parent.workflow)
@@ -193,7 +195,8 @@ export class ClaimWrites {
         );
       infos.set(name, info);
     }
-    const carrier = traceCarrierOf(parent.options);
+    // The claim's attempt span (`child` spans under it), else the parent's stored context.
+    const traced = { traceSpan: this.engine.externalLeases.spanOf(lease), run: parent };
     return msgs.map((m) => {
       const workflow = m.workflow ?? parent.workflow;
       const info = infos.get(workflow)!;
@@ -225,10 +228,30 @@ export class ClaimWrites {
         concurrency: m.concurrency,
         cacheKey: fields.cacheKey,
         cacheTtlMs: fields.cacheTtlMs,
-        // Children continue the parent's trace (the external worker's own spans are its business).
-        options: withTraceCarrier(fields.options, carrier),
+        // Children continue the parent's trace: a `child` span of the attempt, as in process.
+        options: tracePark(traced, { child: { id, workflow, task, options: fields.options } }) ?? null,
       };
     });
+  }
+
+  /**
+   * A `park` span under the claim's attempt span (as `Execution.defer` records one in process)
+   * for a park that waits on something besides children: a sleep, a wait, an approval, a
+   * step retry later. Reads the run only when the attempt span records.
+   */
+  private async tracePark(lease: Lease, steps: StepWrite[], wakeAfterMs: number | null): Promise<void> {
+    const span = this.engine.externalLeases.spanOf(lease);
+    const pending = steps.find((st) => st.status === "pending" && st.kind !== "task");
+    if (!span?.isRecording() || (!pending && wakeAfterMs === null)) return;
+    const run = await this.engine.store.getRun(lease.runId);
+    if (!run) return;
+    tracePark(
+      { traceSpan: span, run },
+      {
+        wakeAfterMs,
+        ...(pending && { step: { key: pending.key, kind: pending.kind, wakeAfterMs: pending.wakeAfterMs ?? null } }),
+      },
+    );
   }
 
   /**
@@ -247,8 +270,15 @@ export class ClaimWrites {
     }
     return engine.committer.submit(w.command).then((r) => {
       // A park or finish ends the claim (whether it was written or fenced): nothing to release.
-      if (w.command.verb === "complete" || (w.command.verb === "suspend" && !w.command.keepClaim))
-        engine.externalLeases.forget(w.command.lease);
+      // Its attempt span ends with the status written, `suspended`, or `fenced`.
+      if (w.command.verb === "complete")
+        engine.externalLeases.forget(
+          w.command.lease,
+          r.ok ? w.command.outcome.status : "fenced",
+          "error" in w.command.outcome ? w.command.outcome.error : null,
+        );
+      else if (w.command.verb === "suspend" && !w.command.keepClaim)
+        engine.externalLeases.forget(w.command.lease, r.ok ? "suspended" : "fenced");
       refuseUnlessOk(r, w.runId);
       if (w.op === "finish") engine.events.emit("settled", w.runId);
       if (w.op !== "steps" && w.wakes !== false) engine.events.emit("work");

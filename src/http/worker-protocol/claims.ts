@@ -5,6 +5,7 @@
  * While a claim waits, runs enqueued through this engine are created already leased to
  * it (see `engine/handoff.ts`): the enqueue and the claim share one commit.
  */
+import type { Span } from "@opentelemetry/api";
 import { traceCarrierOf } from "../../core/trace-context.js";
 import { leaseRetryDelay } from "../../core/backoff.js";
 import { reclaimExpiredLeases } from "../../worker/reclaim.js";
@@ -12,6 +13,7 @@ import { decodeValue, type SerializedError } from "../../core/serde.js";
 import { runTimeoutMs } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
 import { releaseExternalWorker } from "../../engine/external-leases.js";
+import { carrierOf, startAttemptSpan } from "../../worker/tracing.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
 import type { ClaimMessage } from "./messages.js";
 import { WaitingClaims } from "./waiting-claims.js";
@@ -50,7 +52,11 @@ export interface ClaimView {
   timeoutMs?: number;
   /** The journal: checkpoints of earlier claims, to replay against. */
   steps: JournalEntry[];
-  /** The W3C trace context stored with the run at enqueue, when it has one: the worker continues it. */
+  /**
+   * The W3C trace context the worker continues: the server's span of this attempt (`run
+   * <workflow>`, a child of the context stored with the run at enqueue) when the server
+   * records traces, else the stored context; absent when there is neither.
+   */
   traceparent?: string;
   /** Its `tracestate`, when there is one. */
   tracestate?: string;
@@ -128,14 +134,16 @@ export class ExternalClaims {
    */
   private answer(claims: ClaimedRun[], msg: ClaimMessage): ClaimView[] {
     const { leaseMs } = msg;
+    // The attempt's span, ended when the claim ends (`engine/external-leases.ts`).
+    const spans = claims.map((c) => startAttemptSpan(c.run, c.token, msg.workerId));
     const live = this.engine.externalLeases.record(
       msg.workerId,
-      claims.map((c) => ({ runId: c.run.id, token: c.token })),
+      claims.map((c, i) => ({ runId: c.run.id, token: c.token, span: spans[i]! })),
     );
     // Answered to a worker whose process has exited meanwhile: nobody will run these.
     if (!live) void releaseExternalWorker(this.engine, msg.workerId).catch(() => {});
     for (const c of claims) this.engine.metrics.claimedExternally(c.run.workflow, (c.claimedAt - c.dueAt) / 1000);
-    return claims.map((c) => claimView(c, leaseMs));
+    return claims.map((c, i) => claimView(c, leaseMs, spans[i]!));
   }
 
   /**
@@ -186,10 +194,11 @@ export class ExternalClaims {
   }
 }
 
-function claimView(c: ClaimedRun, leaseMs: number): ClaimView {
+function claimView(c: ClaimedRun, leaseMs: number, span: Span): ClaimView {
   const timeoutMs = runTimeoutMs(c.run.options);
   return {
-    ...traceCarrierOf(c.run.options),
+    // Without an SDK the span is the stored context's own (non-recording): the same carrier.
+    ...(carrierOf(span) ?? traceCarrierOf(c.run.options)),
     runId: c.run.id,
     token: c.token,
     workflow: c.run.workflow,
