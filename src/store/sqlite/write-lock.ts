@@ -22,7 +22,7 @@ import type Database from "better-sqlite3";
 import { lockRetryDelayMs } from "./lock-backoff.js";
 
 /** Whether `err` is SQLite's "the lock is taken" (`SQLITE_BUSY` and its extended codes). */
-export function isBusy(err: unknown): boolean {
+function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
@@ -93,11 +93,6 @@ export class WriteTransactions {
       this.waiting.push({ fn, options, deadline, resolve: resolve as (v: unknown) => void, reject });
       this.schedule();
     });
-  }
-
-  /** How many transactions wait for the lock. */
-  get queued(): number {
-    return this.waiting.length;
   }
 
   /** One try: `fn`'s value, or {@link BUSY} when `BEGIN IMMEDIATE` found the lock taken. */
