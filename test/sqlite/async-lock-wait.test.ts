@@ -97,6 +97,33 @@ describe("SQLite write lock held by another process", () => {
     expect(await s.kvGet("holder")).toBe("held");
   });
 
+  it("stamps a write that waited with the time it got the lock (a claim's lease runs from then)", async () => {
+    const { s, path } = store();
+    await s.commit([
+      {
+        verb: "enqueue",
+        request: {
+          id: "r1",
+          dedupe: false,
+          workflow: "wf",
+          queue: "default",
+          payload: "{}",
+          maxAttempts: 3,
+          backoff: { base: 1000, max: 60_000 },
+        },
+      },
+    ]);
+    const holder = await holdLock(path);
+    const claiming = s.claim({ workerId: "w", limit: 1, leaseMs: 1_000, workflows: ["wf"] });
+    await delay(300);
+    const released = Date.now();
+    await holder.release();
+    const [claimed] = await claiming;
+    expect(claimed!.run.id).toBe("r1");
+    expect(claimed!.claimedAt).toBeGreaterThanOrEqual(released);
+    expect(claimed!.run.leaseExpiresAt).toBeGreaterThanOrEqual(released + 1_000);
+  });
+
   it("fails a write still waiting after the busy timeout with SQLITE_BUSY, without stopping the event loop", async () => {
     const { s, path } = store("300ms");
     await s.kvPut("before", "1");

@@ -136,17 +136,19 @@ export class SqliteStore implements Store {
   /**
    * Runs `fn` in one IMMEDIATE transaction (takes the write lock up front, so no upgrade
    * deadlocks); a lock held by another process is waited for on the event loop
-   * (`write-lock.ts`). The value at once when the lock was free, else a promise of it.
+   * (`write-lock.ts`). `fn` gets the store clock's time read inside the transaction. The value at
+   * once when the lock was free, else a promise of it.
    */
-  private tx<T>(fn: () => T, options?: WriteOptions): T | Promise<T> {
-    if (!this.writes) return fn(); // read-only: the write inside fails with SQLITE_READONLY
-    return this.writes.run(fn, options);
+  private tx<T>(fn: (now: number) => T, options?: WriteOptions): T | Promise<T> {
+    // `now` is read once the lock is held: a write that waited for it stamps leases and times from then.
+    const body = () => fn(this.clock.now());
+    if (!this.writes) return body(); // read-only: the write inside fails with SQLITE_READONLY
+    return this.writes.run(body, options);
   }
 
   async commit(commands: Command[]): Promise<CommandResult[]> {
     if (commands.length === 0) return [];
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const results = commands.map((c) => (c.verb === "claim" ? null : this.apply(c, now)));
       // Claims go last: they take the slots the batch freed and the runs it enqueued.
       return commands.map((c, i) => results[i] ?? this.apply(c, now));
@@ -197,18 +199,15 @@ export class SqliteStore implements Store {
 
   async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0 || req.workflows.length === 0) return [];
-    const now = this.clock.now();
-    return this.tx(() => claimRuns(this.s, req, now));
+    return this.tx((now) => claimRuns(this.s, req, now));
   }
 
   async resolveWait(req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
-    const now = this.clock.now();
-    return this.tx(() => resolveWait(this.s, req, now));
+    return this.tx((now) => resolveWait(this.s, req, now));
   }
 
   async recordApprovalEvent(e: Omit<ApprovalEvent, "ts">): Promise<void> {
-    const now = this.clock.now();
-    await this.tx(() => recordApprovalEvent(this.s, e, now));
+    await this.tx((now) => recordApprovalEvent(this.s, e, now));
   }
 
   async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
@@ -238,8 +237,7 @@ export class SqliteStore implements Store {
   }
 
   async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const waits = this.s
         .get(
           `SELECT s.run_id, s.key FROM steps s JOIN runs r ON r.id = s.run_id
@@ -267,8 +265,7 @@ export class SqliteStore implements Store {
   }
 
   async cancel(runId: string, reason: string | null): Promise<RunStatus | null> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const row = this.s.get("SELECT status, parent_id, parent_key FROM runs WHERE id = ?").get(runId) as
         { status: RunStatus; parent_id: string | null; parent_key: string | null } | undefined;
       if (!row) return null;
@@ -288,8 +285,7 @@ export class SqliteStore implements Store {
   }
 
   async retry(runId: string): Promise<RunStatus | null> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const row = this.s.get("SELECT status FROM runs WHERE id = ?").get(runId) as { status: RunStatus } | undefined;
       if (!row) return null;
       if (row.status !== "failed" && row.status !== "cancelled") return row.status;
@@ -304,8 +300,7 @@ export class SqliteStore implements Store {
   }
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const rows = this.s
         .get(
           `SELECT id, attempt, max_attempts, parent_id, parent_key, backoff_base, backoff_max FROM runs
@@ -475,8 +470,7 @@ export class SqliteStore implements Store {
     return this.r.getWorkflow(name);
   }
   async putBundle(hash: string, code: string): Promise<void> {
-    const now = this.clock.now();
-    await this.tx(() =>
+    await this.tx((now) =>
       this.s.get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)").run(hash, code, now),
     );
   }
@@ -486,8 +480,7 @@ export class SqliteStore implements Store {
   }
 
   async publishRelease(request: PublishReleaseRequest): Promise<PublishReleaseOutcome> {
-    const now = this.clock.now();
-    return this.tx(() => releases.publishRelease(this.s, now, request));
+    return this.tx((now) => releases.publishRelease(this.s, now, request));
   }
   async currentReleaseId(): Promise<number | null> {
     return releases.currentReleaseId(this.s);
@@ -506,19 +499,16 @@ export class SqliteStore implements Store {
     entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>,
     owner: ScheduleOwner = "process",
   ): Promise<void> {
-    const now = this.clock.now();
-    await this.tx(() => schedules.syncSchedules(this.s, now, entries, owner));
+    await this.tx((now) => schedules.syncSchedules(this.s, now, entries, owner));
   }
   async listSchedules(): Promise<ScheduleRecord[]> {
     return schedules.listSchedules(this.s);
   }
   async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
-    const now = this.clock.now();
-    return this.tx(() => schedules.setSchedulePaused(this.s, now, workflow, paused));
+    return this.tx((now) => schedules.setSchedulePaused(this.s, now, workflow, paused));
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const changed = this.s
         .get(
           "UPDATE schedules SET next_at = ?, last_fired_at = ?, updated_at = ? WHERE workflow = ? AND next_at = ? AND paused = 0",
@@ -535,9 +525,8 @@ export class SqliteStore implements Store {
   }
 
   async lead(name: string, holder: string, ttlMs: number): Promise<boolean> {
-    const now = this.clock.now();
     const changed = await this.tx(
-      () =>
+      (now) =>
         this.s
           .get(
             `INSERT INTO leaders (name, holder, since, expires_at) VALUES (?, ?, ?, ?)
