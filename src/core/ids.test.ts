@@ -7,6 +7,14 @@ describe("run ids", () => {
     expect(new Set(ids).size).toBe(100);
     expect([...ids].sort()).toEqual(ids);
   });
+  it("generates UUIDv7s, distinct and ordered across refills of the random pool", () => {
+    const ids = Array.from({ length: 1_000 }, () => newRunId());
+    expect(new Set(ids).size).toBe(1_000);
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Within one millisecond the random tails still differ (the pool is not reused).
+    expect(new Set(ids.map((id) => id.slice(-12))).size).toBe(1_000);
+  });
   it("accepts 1 to 255 bytes and rejects empty, long and NUL ids", () => {
     expect(validateRunId("fulfill:ord_123")).toBe("fulfill:ord_123");
     expect(validateRunId("x".repeat(255))).toHaveLength(255);

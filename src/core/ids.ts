@@ -1,3 +1,4 @@
+import { randomFillSync } from "node:crypto";
 import { v7 as uuidv7 } from "uuid";
 import { InvalidInputError } from "./errors.js";
 
@@ -7,9 +8,34 @@ export type RunId = string & { readonly __brand: "RunId" };
 /** Most bytes a run id may have. */
 const MAX_RUN_ID_BYTES = 255;
 
-/** A new time-ordered run id. */
+/**
+ * Random bytes for run ids, filled 256 ids at a time: `uuid`'s own source asks the system for 16
+ * bytes per id, which was three quarters of the cost of an id (~6 µs of ~8) and 2 % of a one-shot
+ * run's CPU.
+ */
+const POOL_BYTES = 16 * 256;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
+/** UUIDv7 state as `uuid` keeps it: the last millisecond and a counter that orders ids within it. */
+const v7State = { msecs: -Infinity, seq: 0 };
+
+/** A new time-ordered run id (UUIDv7, ordered within a millisecond as `uuid` orders them). */
 export function newRunId(): RunId {
-  return uuidv7() as RunId;
+  if (poolAt === POOL_BYTES) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const random = pool.subarray(poolAt, (poolAt += 16));
+  const now = Date.now();
+  if (now > v7State.msecs) {
+    v7State.msecs = now;
+    v7State.seq = ((random[6]! & 0x7f) << 24) | (random[7]! << 16) | (random[8]! << 8) | random[9]!;
+  } else {
+    v7State.seq = (v7State.seq + 1) | 0;
+    if (v7State.seq === 0) v7State.msecs++;
+  }
+  return uuidv7({ random, msecs: v7State.msecs, seq: v7State.seq }) as RunId;
 }
 
 /**

@@ -38,7 +38,9 @@ function holdExclusive(db: string, ms: number): Promise<number> {
 it("SQLite file locked by another process: 4 exclusive locks of 3 s while 2 workers run", async () => {
   const started = Date.now();
   const p = await chaosProject("sqlite");
-  const ids = await enqueueLedgerRuns(p, "lock", 400, 3, 50);
+  // Steps of 150 ms: a worker waiting for the lock keeps running its step bodies (the wait is on
+  // its event loop), so the work must last past the third lock for the locks to meet it.
+  const ids = await enqueueLedgerRuns(p, "lock", 400, 3, 150);
   const workers = [p.worker(["--concurrency", "20"]), p.worker(["--concurrency", "20"])];
   let locks = 0;
   let heldMs = 0;

@@ -16,11 +16,18 @@ import type { Statements } from "./statements.js";
 const PROBE_KEY = "sluice:ready-probe";
 
 /**
- * Commits the probe key, then allocates `pageSize` bytes on the database's volume (none for an in-memory database).
- * @throws the driver's error, or the file system's (`ENOSPC` on a full disk)
+ * Writes the probe key; call inside a write transaction, then {@link probeNewSpace} after its commit.
+ * @throws the driver's error
  */
-export function probeNewSpace(s: Statements, file: string | null, pageSize: number): void {
+export function writeProbeKey(s: Statements): void {
   kv.kvPut(s, PROBE_KEY, `${process.pid}:${Date.now()}`);
+}
+
+/**
+ * Allocates `pageSize` bytes on the database's volume (nothing for an in-memory database, `file` null).
+ * @throws the file system's error (`ENOSPC` on a full disk)
+ */
+export function probeNewSpace(file: string | null, pageSize: number): void {
   if (file === null) return;
   const probe = `${file}-ready-probe`;
   const fd = openSync(probe, "w");

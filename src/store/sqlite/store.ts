@@ -41,15 +41,19 @@ import { claimRuns, nextReadyAt } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
-import { probeNewSpace } from "./ready-probe.js";
+import { probeNewSpace, writeProbeKey } from "./ready-probe.js";
 import { anyWrittenAhead, reanchorDueTimes } from "./clock-reanchor.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
+import { WriteTransactions, type WriteOptions } from "./write-lock.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 import { readLogs } from "./logs.js";
 import { readOverview } from "./overview.js";
 import { workflowChanged } from "../workflow-changed.js";
+
+/** Retention's commits: see {@link SqliteStore.deleteFinished}. */
+const RELAXED: WriteOptions = { relaxed: true };
 
 /** True in an upsert of `workflows` when the stored row differs from the `excluded` one (or is removed). */
 const WORKFLOW_CHANGED = workflowChanged("IS NOT");
@@ -80,12 +84,14 @@ export interface SqliteStoreOptions {
  * @throws DatabaseOpenError when the file cannot be opened (for writing, unless `readOnlyFallback`)
  */
 export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const busyTimeoutMs = durationOption(options.busyTimeout, options.busyTimeoutMs, 10_000);
   const { db, cleanup } = openConnection({
     path: options.path,
-    busyTimeoutMs: durationOption(options.busyTimeout, options.busyTimeoutMs, 10_000),
+    busyTimeoutMs,
     readOnlyFallback: options.readOnlyFallback,
   });
-  return new SqliteStore(db, options.clock ?? systemClock, durationOption(options.poll, options.pollMs, 25), cleanup);
+  const pollMs = durationOption(options.poll, options.pollMs, 25);
+  return new SqliteStore(db, options.clock ?? systemClock, pollMs, cleanup, busyTimeoutMs);
 }
 
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
@@ -109,11 +115,13 @@ export class SqliteStore implements Store {
     private readonly clock: Clock,
     private readonly pollMs: number,
     private readonly cleanup: (() => void) | null = null,
+    busyTimeoutMs = 10_000,
   ) {
     this.readOnly = db.readonly;
     this.location = db.memory ? { kind: "memory" } : { kind: "file", path: db.name };
     this.s = new Statements(db);
-    this.runTx = db.transaction((fn: () => unknown) => fn());
+    // A read-only connection writes nothing: it keeps SQLite's busy handler for its reads.
+    this.writes = db.readonly ? null : new WriteTransactions(db, busyTimeoutMs);
     this.w = new SqliteWrites(this.s);
     this.r = new SqliteReads(this.s);
   }
@@ -122,18 +130,25 @@ export class SqliteStore implements Store {
     return this.clock.now();
   }
 
-  /** One transaction wrapper for every call (better-sqlite3 builds a new one per `transaction()`). */
-  private readonly runTx: Database.Transaction<(fn: () => unknown) => unknown>;
+  /** The write transactions; null on a read-only connection. */
+  private readonly writes: WriteTransactions | null;
 
-  /** Runs `fn` in one IMMEDIATE transaction (takes the write lock up front, so no upgrade deadlocks). */
-  private tx<T>(fn: () => T): T {
-    return this.runTx.immediate(fn) as T;
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (takes the write lock up front, so no upgrade
+   * deadlocks); a lock held by another process is waited for on the event loop
+   * (`write-lock.ts`). `fn` gets the store clock's time read inside the transaction. The value at
+   * once when the lock was free, else a promise of it.
+   */
+  private tx<T>(fn: (now: number) => T, options?: WriteOptions): T | Promise<T> {
+    // `now` is read once the lock is held: a write that waited for it stamps leases and times from then.
+    const body = () => fn(this.clock.now());
+    if (!this.writes) return body(); // read-only: the write inside fails with SQLITE_READONLY
+    return this.writes.run(body, options);
   }
 
   async commit(commands: Command[]): Promise<CommandResult[]> {
     if (commands.length === 0) return [];
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const results = commands.map((c) => (c.verb === "claim" ? null : this.apply(c, now)));
       // Claims go last: they take the slots the batch freed and the runs it enqueued.
       return commands.map((c, i) => results[i] ?? this.apply(c, now));
@@ -184,17 +199,15 @@ export class SqliteStore implements Store {
 
   async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0 || req.workflows.length === 0) return [];
-    const now = this.clock.now();
-    return this.tx(() => claimRuns(this.s, req, now));
+    return this.tx((now) => claimRuns(this.s, req, now));
   }
 
   async resolveWait(req: ResolveWaitRequest): Promise<ResolveWaitOutcome> {
-    const now = this.clock.now();
-    return this.tx(() => resolveWait(this.s, req, now));
+    return this.tx((now) => resolveWait(this.s, req, now));
   }
 
   async recordApprovalEvent(e: Omit<ApprovalEvent, "ts">): Promise<void> {
-    recordApprovalEvent(this.s, e, this.clock.now());
+    await this.tx((now) => recordApprovalEvent(this.s, e, now));
   }
 
   async listApprovalEvents(runId: string): Promise<ApprovalEvent[]> {
@@ -203,16 +216,18 @@ export class SqliteStore implements Store {
 
   async probeWrite(): Promise<void> {
     const file = this.location.kind === "file" ? this.location.path : null;
-    probeNewSpace(this.s, file, this.db.pragma("page_size", { simple: true }) as number);
+    const pageSize = this.db.pragma("page_size", { simple: true }) as number;
+    await this.tx(() => writeProbeKey(this.s));
+    probeNewSpace(file, pageSize); // outside the transaction: the lock is not held through its fsync
   }
   async kvGet(key: string): Promise<string | null> {
     return kv.kvGet(this.s, key);
   }
   async kvPut(key: string, value: string): Promise<void> {
-    kv.kvPut(this.s, key, value);
+    await this.tx(() => kv.kvPut(this.s, key, value));
   }
   async kvDelete(key: string): Promise<boolean> {
-    return kv.kvDelete(this.s, key);
+    return this.tx(() => kv.kvDelete(this.s, key));
   }
   async kvSwap(key: string, expected: string | null, value: string | null): Promise<boolean> {
     return this.tx(() => kv.kvSwap(this.s, key, expected, value));
@@ -222,8 +237,7 @@ export class SqliteStore implements Store {
   }
 
   async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const waits = this.s
         .get(
           `SELECT s.run_id, s.key FROM steps s JOIN runs r ON r.id = s.run_id
@@ -251,8 +265,7 @@ export class SqliteStore implements Store {
   }
 
   async cancel(runId: string, reason: string | null): Promise<RunStatus | null> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const row = this.s.get("SELECT status, parent_id, parent_key FROM runs WHERE id = ?").get(runId) as
         { status: RunStatus; parent_id: string | null; parent_key: string | null } | undefined;
       if (!row) return null;
@@ -272,8 +285,7 @@ export class SqliteStore implements Store {
   }
 
   async retry(runId: string): Promise<RunStatus | null> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const row = this.s.get("SELECT status FROM runs WHERE id = ?").get(runId) as { status: RunStatus } | undefined;
       if (!row) return null;
       if (row.status !== "failed" && row.status !== "cancelled") return row.status;
@@ -288,8 +300,7 @@ export class SqliteStore implements Store {
   }
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const rows = this.s
         .get(
           `SELECT id, attempt, max_attempts, parent_id, parent_key, backoff_base, backoff_max FROM runs
@@ -395,17 +406,8 @@ export class SqliteStore implements Store {
     // Retention's commits skip the fsync (synchronous=NORMAL: consistent after a crash, the
     // deletion at worst undone and repeated by the next retention), so a delete never holds the
     // write lock through a slow disk flush. Every other commit stays FULL and its fsync of the
-    // WAL covers these frames too. Set and reset inside this synchronous call: no other
+    // WAL covers these frames too. Set and reset around each attempt (`write-lock.ts`): no other
     // transaction of this connection can run in between.
-    this.db.pragma("synchronous = NORMAL");
-    try {
-      return this.deleteFinishedBatch(finishedBefore, batch);
-    } finally {
-      this.db.pragma("synchronous = FULL");
-    }
-  }
-
-  private deleteFinishedBatch(finishedBefore: number, batch: number): number {
     return this.tx(() => {
       const ids = this.s
         .get("SELECT id FROM runs WHERE finished_at < ? AND status IN ('succeeded', 'failed', 'cancelled') LIMIT ?")
@@ -418,7 +420,7 @@ export class SqliteStore implements Store {
         this.s.get(`DELETE FROM ${table} WHERE run_id IN (SELECT value FROM json_each(?))`).run(list);
       this.s.get("DELETE FROM runs WHERE id IN (SELECT value FROM json_each(?))").run(list);
       return ids.length;
-    });
+    }, RELAXED);
   }
 
   async registerWorkflows(workflows: WorkflowInfo[]): Promise<void> {
@@ -433,7 +435,7 @@ export class SqliteStore implements Store {
     );
     // A row that is already as given is not rewritten: a worker starting on the published
     // versions (every lane worker) commits nothing, so it neither syncs the disk nor wakes watchers.
-    this.tx(() => {
+    await this.tx(() => {
       for (const w of workflows) {
         const params = w.params ? JSON.stringify(w.params) : null;
         upsert.run(
@@ -457,7 +459,7 @@ export class SqliteStore implements Store {
     const mark = this.s.get(
       "UPDATE workflows SET removed_at = ?, updated_at = ? WHERE name = ? AND removed_at IS NULL",
     );
-    this.tx(() => {
+    await this.tx(() => {
       for (const name of names) mark.run(now, now, name);
     });
   }
@@ -468,9 +470,9 @@ export class SqliteStore implements Store {
     return this.r.getWorkflow(name);
   }
   async putBundle(hash: string, code: string): Promise<void> {
-    this.s
-      .get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)")
-      .run(hash, code, this.clock.now());
+    await this.tx((now) =>
+      this.s.get("INSERT OR IGNORE INTO bundles (hash, code, created_at) VALUES (?, ?, ?)").run(hash, code, now),
+    );
   }
   async getBundle(hash: string): Promise<string | null> {
     const row = this.s.get("SELECT code FROM bundles WHERE hash = ?").get(hash) as { code: string } | undefined;
@@ -478,8 +480,7 @@ export class SqliteStore implements Store {
   }
 
   async publishRelease(request: PublishReleaseRequest): Promise<PublishReleaseOutcome> {
-    const now = this.clock.now();
-    return this.tx(() => releases.publishRelease(this.s, now, request));
+    return this.tx((now) => releases.publishRelease(this.s, now, request));
   }
   async currentReleaseId(): Promise<number | null> {
     return releases.currentReleaseId(this.s);
@@ -498,18 +499,16 @@ export class SqliteStore implements Store {
     entries: Array<{ workflow: string; cron: string; timezone: string; nextAt: number | null }>,
     owner: ScheduleOwner = "process",
   ): Promise<void> {
-    const now = this.clock.now();
-    this.tx(() => schedules.syncSchedules(this.s, now, entries, owner));
+    await this.tx((now) => schedules.syncSchedules(this.s, now, entries, owner));
   }
   async listSchedules(): Promise<ScheduleRecord[]> {
     return schedules.listSchedules(this.s);
   }
   async setSchedulePaused(workflow: string, paused: boolean): Promise<boolean> {
-    return schedules.setSchedulePaused(this.s, this.clock.now(), workflow, paused);
+    return this.tx((now) => schedules.setSchedulePaused(this.s, now, workflow, paused));
   }
   async fireSchedule(req: FireScheduleRequest): Promise<boolean> {
-    const now = this.clock.now();
-    return this.tx(() => {
+    return this.tx((now) => {
       const changed = this.s
         .get(
           "UPDATE schedules SET next_at = ?, last_fired_at = ?, updated_at = ? WHERE workflow = ? AND next_at = ? AND paused = 0",
@@ -526,19 +525,21 @@ export class SqliteStore implements Store {
   }
 
   async lead(name: string, holder: string, ttlMs: number): Promise<boolean> {
-    const now = this.clock.now();
-    const changed = this.s
-      .get(
-        `INSERT INTO leaders (name, holder, since, expires_at) VALUES (?, ?, ?, ?)
+    const changed = await this.tx(
+      (now) =>
+        this.s
+          .get(
+            `INSERT INTO leaders (name, holder, since, expires_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
            since = CASE WHEN leaders.holder = excluded.holder THEN leaders.since ELSE excluded.since END
          WHERE leaders.holder = excluded.holder OR leaders.expires_at < excluded.since`,
-      )
-      .run(name, holder, now, now + ttlMs).changes;
+          )
+          .run(name, holder, now, now + ttlMs).changes,
+    );
     return changed > 0;
   }
   async resign(name: string, holder: string): Promise<void> {
-    this.s.get("DELETE FROM leaders WHERE name = ? AND holder = ?").run(name, holder);
+    await this.tx(() => this.s.get("DELETE FROM leaders WHERE name = ? AND holder = ?").run(name, holder));
   }
 
   watch(onChange: () => void, _options?: { othersOnly?: boolean }): () => void {
