@@ -251,7 +251,7 @@ async function applySegment(
     if (cmd.verb !== "complete") continue;
     const { runId, token } = cmd.lease;
     if (cmd.outcome.status === "retry") retries.push({ runId, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
-    else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token }) });
+    else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token, claimed: cmd.claimed }) });
   }
   await retryRuns(c, retries);
   const finished = await finishRuns(c, finishes, behind);

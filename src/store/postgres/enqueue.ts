@@ -11,12 +11,12 @@ import { serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
 import { sameJson } from "../sqlite/canonical.js";
 import type { CommandResult, EnqueueRequest, EnqueueResult } from "../types.js";
-import { type RunRow, toRun } from "./rows.js";
+import { type LeasedRow, leasedRun, type ParentLink } from "./run-records.js";
 
 /** One run to create; `parent` for children of a suspending run. */
 export interface NewRun {
   req: EnqueueRequest;
-  parent?: { id: string; key: string; rootId: string };
+  parent?: ParentLink;
 }
 
 /** What became of one {@link NewRun}. */
@@ -46,9 +46,14 @@ FROM (
 ON CONFLICT (id) DO NOTHING
 RETURNING ${returning}`;
 
-/** Whole rows back when some run is created leased (it is answered as claimed); else only what tells created from not. */
-const INSERT_LEASED = INSERT("runs.*");
+/**
+ * What tells created from not; when some run is created leased (it is answered as claimed),
+ * also what its record needs beyond the request (see `leasedRun`).
+ */
+const INSERT_LEASED = INSERT("runs.id, runs.claims, runs.seq, runs.version, runs.created_at, runs.lease_expires_at");
 const INSERT_NARROW = INSERT("runs.id, runs.claims");
+
+type InsertedRow = { id: string; claims: number } & Partial<LeasedRow>;
 
 /**
  * Inserts `runs`; answers each in order. Existing ids deduplicate when workflow,
@@ -66,7 +71,7 @@ export async function insertRuns(
   const [{ rows }, committed] = await sendWithBehind(
     c,
     () =>
-      c.query<RunRow>(
+      c.query<InsertedRow>(
         prepared(leased ? INSERT_LEASED : INSERT_NARROW, [
           col((n) => n.req.id),
           col((n) => n.req.workflow),
@@ -106,19 +111,22 @@ export async function insertRuns(
     );
     for (const r of found.rows) existing.set(r.id, r);
   }
-  const claimedRows = rows.filter((r) => r.claims === 1);
-  if (audit && claimedRows.length) {
+  const claimedRuns = runs.filter((n) => inserted.get(n.req.id)?.claims === 1);
+  if (audit && claimedRuns.length) {
     await c.query(
       "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, 1, u.w, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM unnest($1::text[], $2::text[]) u(id, w)",
-      [claimedRows.map((r) => r.id), claimedRows.map((r) => r.lease_owner)],
+      [claimedRuns.map((n) => n.req.id), claimedRuns.map((n) => n.req.claimFor!.workerId)],
     );
   }
   return runs.map((n): NewRunOutcome => {
     const row = inserted.get(n.req.id);
     if (row) {
       const result: EnqueueResult = { id: n.req.id, deduplicated: false };
-      if (row.claims === 1)
-        result.claimed = { run: toRun(row), token: 1, steps: [], claimedAt: row.created_at, dueAt: row.created_at };
+      // Only a run created leased has claims = 1 (and then the leased statement's columns).
+      if (row.claims === 1) {
+        const run = leasedRun(n.req, n.parent, row as InsertedRow & LeasedRow);
+        result.claimed = { run, token: 1, steps: [], claimedAt: run.createdAt, dueAt: run.createdAt };
+      }
       return { created: true, result };
     }
     const ex = existing.get(n.req.id);

@@ -34,6 +34,7 @@ import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-wi
 import { CLAIM_SETUP, claimRuns } from "./claim.js";
 import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
 import { insertRuns } from "./enqueue.js";
+import { applyCompletions, completionsAlone } from "./finish.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
 import { Db, type TxEnd, unreachable } from "./db.js";
 import { Leadership } from "./leader.js";
@@ -146,6 +147,14 @@ export class PostgresStore implements Store {
     }
     const saves = checkpointsAlone(commands);
     if (saves) return this.tx((c, end) => applyCheckpoints(c, saves, () => end.commitNow()));
+    const ends = this.target.auditClaims ? null : completionsAlone(commands);
+    if (ends)
+      return this.tx((c, end) => {
+        // Decided before the UPDATE's answer (the NOTIFY leaves with the COMMIT right behind it):
+        // a spare wake-up when every claim turns out stale.
+        this.notify(end);
+        return applyCompletions(c, ends, () => end.commitNow());
+      });
     return this.tx(
       async (c, end) => {
         const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
