@@ -73,6 +73,16 @@ export class Db implements Queryable {
   }
 
   /**
+   * Runs one statement (e.g. a named one) as its own transaction, retried on transient failures:
+   * Postgres commits it before answering (no BEGIN or COMMIT statement, one round trip), with the
+   * session's `synchronous_commit`. Only for a write that is whole in one statement and safe to
+   * re-apply, as every transaction here is.
+   */
+  statement<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    return this.retrying(() => this.pool.query<R>(config));
+  }
+
+  /**
    * Runs `fn` in one transaction (READ COMMITTED), retried on transient failures.
    * `setup` statements (parameterless, e.g. `SET LOCAL`) go in the round trip of the
    * BEGIN; what `fn` adds to its {@link TxEnd} goes in the round trip of the COMMIT.

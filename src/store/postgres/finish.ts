@@ -5,7 +5,7 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
-import { sendWithBehind } from "./db.js";
+import { type Db, sendWithBehind } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
@@ -197,30 +197,48 @@ export function completionsAlone(commands: Command[]): Completion[] | null {
   return ends;
 }
 
+/** {@link FINISH_FENCED_NARROW} as its own transaction, with the NOTIFY (`$6` channel, `$7` payload) when a run ended. */
+const FINISH_ALONE = `WITH f AS (UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
+     RETURNING r.id, r.outstanding, r.finished_at)
+  SELECT f.id, f.outstanding, f.finished_at, pg_notify($6, $7) AS notified FROM f`;
+
 /**
- * Applies {@link completionsAlone}: fenced in the finishing UPDATE, with the COMMIT sent right
- * behind it (one round trip); a stale claim's run is left alone and answered `fenced`.
+ * Applies {@link completionsAlone}: one fenced UPDATE run as its own transaction (Postgres
+ * commits it before answering: no BEGIN or COMMIT statement, one round trip), which also sends
+ * `notify` (channel and payload) when it ended a run (Postgres delivers one per transaction).
+ * A stale claim's run is left alone and answered `fenced`.
  */
 export async function applyCompletions(
-  c: pg.ClientBase,
+  db: Db,
   ends: Completion[],
-  commitBehind: () => Promise<void>,
+  notify: { channel: string; payload: string },
 ): Promise<CommandResult[]> {
-  const finished = await finishRuns(
-    c,
-    ends.map((cmd) => ({
-      runId: cmd.lease.runId,
-      token: cmd.lease.token,
-      outcome: cmd.outcome as Finish["outcome"],
-      claimed: cmd.claimed,
-    })),
-    {
-      start: commitBehind,
-      parentsChanged() {
-        // Unreachable: completionsAlone takes only runs without a parent, and a run's parent never changes.
-        throw new Error("a child run's completion was committed before its parent's step was resolved");
-      },
-    },
+  // Rows are taken in id order, as a locking read would take them.
+  const sorted = [...ends].sort((a, b) => (a.lease.runId < b.lease.runId ? -1 : a.lease.runId > b.lease.runId ? 1 : 0));
+  const outcome = (cmd: Completion) => cmd.outcome as Finish["outcome"];
+  const results = sorted.map((cmd) => {
+    const o = outcome(cmd);
+    return o.status === "succeeded" ? o.result : null;
+  });
+  const errors = sorted.map((cmd) => outcomeError(outcome(cmd)));
+  const { rows } = await db.statement<{ id: string; outstanding: number; finished_at: number }>(
+    prepared(FINISH_ALONE, [
+      sorted.map((cmd) => cmd.lease.runId),
+      sorted.map((cmd) => cmd.lease.token),
+      sorted.map((cmd) => cmd.outcome.status),
+      results,
+      errors,
+      notify.channel,
+      notify.payload,
+    ]),
+  );
+  const index = new Map(sorted.map((cmd, i) => [cmd.lease.runId, i]));
+  const finished = new Map(
+    rows.map((r) => {
+      const i = index.get(r.id)!;
+      const cmd = sorted[i]!;
+      return [r.id, finishedRun(cmd.claimed!, outcome(cmd).status, results[i] ?? null, errors[i] ?? null, r)];
+    }),
   );
   return ends.map((cmd): CommandResult => {
     const run = finished.get(cmd.lease.runId);

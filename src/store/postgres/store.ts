@@ -145,16 +145,14 @@ export class PostgresStore implements Store {
         return outcomes.map((o): CommandResult => (o.created ? { ok: true, enqueued: o.result } : o.result));
       });
     }
+    // A batch of checkpoints alone, or of final outcomes alone, is one statement: its own transaction.
     const saves = checkpointsAlone(commands);
-    if (saves) return this.tx((c, end) => applyCheckpoints(c, saves, () => end.commitNow()));
+    if (saves) return this.ready().then(() => applyCheckpoints(this.db, saves));
     const ends = this.target.auditClaims ? null : completionsAlone(commands);
     if (ends)
-      return this.tx((c, end) => {
-        // Decided before the UPDATE's answer (the NOTIFY leaves with the COMMIT right behind it):
-        // a spare wake-up when every claim turns out stale.
-        this.notify(end);
-        return applyCompletions(c, ends, () => end.commitNow());
-      });
+      return this.ready().then(() =>
+        applyCompletions(this.db, ends, { channel: this.channel, payload: this.listener.origin }),
+      );
     return this.tx(
       async (c, end) => {
         const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
