@@ -7,7 +7,7 @@
  * complete, logs). Every command is answered on its own.
  */
 import type pg from "pg";
-import type { Db } from "./db.js";
+import type { Db, RunsStatements } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
@@ -16,11 +16,6 @@ import { type Finish, type FinishFollower, finishRuns, type Retry, retryRuns } f
 import { lockSignalEvents } from "./signal-lock.js";
 
 type LeaseCommand = Extract<Command, { lease: Lease }>;
-
-/** What runs a statement given as a config: a client inside a transaction, or the pool for one statement alone. */
-interface RunsStatements {
-  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
-}
 
 /** What a fence check reads of a run (locked until the transaction ends). */
 interface FenceRow {

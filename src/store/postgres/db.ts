@@ -37,6 +37,11 @@ function isTransient(err: unknown): boolean {
   return isTransientStorageFailure(err) || /not queryable/i.test((err as { message?: string } | null)?.message ?? "");
 }
 
+/** What runs a statement given as a config: a client inside a transaction, or {@link Db.statement} for one alone. */
+export interface RunsStatements {
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+}
+
 /**
  * Statements sent in the same round trip as a transaction's COMMIT (parameterless,
  * e.g. a NOTIFY): they take effect only if the transaction commits.
