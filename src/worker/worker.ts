@@ -269,11 +269,23 @@ export class Worker {
   private ride(batch: readonly Command[]): Ride | null {
     if (this.draining || this.held || !this.running) return null;
     let freeing = 0;
-    for (const c of batch)
+    // Nothing was due at this worker's last claim and nothing new came since (`dry`), and the batch
+    // adds any: its outcomes are final and of runs without a parent (a retry or a park may make a
+    // run due, a child's end may re-queue its parent, an enqueue adds a run). A claim would then
+    // come back empty; without it the store can commit right behind the batch's last write.
+    let nothingNew = this.dry;
+    for (const c of batch) {
       if ((c.verb === "complete" || (c.verb === "suspend" && !c.keepClaim)) && this.active.has(c.lease.runId))
         freeing++;
+      if (
+        c.verb === "enqueue" ||
+        c.verb === "suspend" ||
+        (c.verb === "complete" && (c.outcome.status === "retry" || c.claimed?.parentId !== null))
+      )
+        nothingNew = false;
+    }
     const limit = Math.min(freeing, this.options.concurrency) + this.free();
-    if (freeing === 0 || limit <= 0) return null;
+    if (freeing === 0 || limit <= 0 || nothingNew) return null;
     const settle = this.startClaim(limit);
     return {
       command: { verb: "claim", request: this.claimRequest(limit) },

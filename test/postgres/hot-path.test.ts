@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
+import { pgDriver } from "../../src/store/postgres/driver.js";
 import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
 import type { EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
@@ -272,5 +273,103 @@ describe("Postgres hot path", () => {
     open.push(other);
     expect((await other.getSteps("live")).map((s) => [s.key, s.status, s.value])).toEqual([["s", "done", "1"]]);
     expect(await other.getSteps("stale")).toEqual([]);
+  });
+
+  it("answers a run created leased and a finished run as a read of them returns them, without reading them back", async () => {
+    const { store } = await fresh();
+    const request = req("leased", {
+      payload: '{"n":1}',
+      priority: 3,
+      options: '{"tag":"x"}',
+      createdBy: "alice",
+      concurrency: { key: "k", limit: 2, windowMs: null },
+      claimFor: { workerId: "w", leaseMs: 30_000 },
+    });
+    const [enq] = await store.commit([{ verb: "enqueue", request }]);
+    const claimed = enq!.ok ? enq!.enqueued!.claimed! : null;
+    expect(claimed).not.toBeNull();
+    expect(claimed!.run).toEqual(await store.getRun("leased"));
+    // A failure: its error comes back parsed, as a read parses it.
+    const error = { name: "Error", message: "boom", code: "X" };
+    const [done] = await store.commit([
+      {
+        verb: "complete",
+        lease: { runId: "leased", token: claimed!.token },
+        outcome: { status: "failed", error },
+        claimed: claimed!.run,
+      },
+    ]);
+    expect(done!.ok && done!.finished).toEqual(await store.getRun("leased"));
+    expect(done!.ok && done!.finished!.error).toMatchObject(error);
+    // A claim answers whole runs too (rows read as arrays).
+    await store.commit([{ verb: "enqueue", request: req("plain", { payload: '{"p":2}', priority: 1 }) }]);
+    const [c] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["wf"] });
+    expect(c!.run).toEqual(await store.getRun("plain"));
+  });
+
+  it("commits final outcomes alone as one fenced statement: a stale claim is refused, a live one durable, others woken", async () => {
+    const schema = `h${n++}`;
+    const { store } = await fresh(schema);
+    const watcher = await fresh(schema);
+    let woken = 0;
+    const unwatch = watcher.store.watch(() => (woken += 1));
+    await new Promise((r) => setTimeout(r, 500));
+    await store.commit([
+      { verb: "enqueue", request: req("live") },
+      { verb: "enqueue", request: req("stale") },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const of = (id: string) => claimed.find((c) => c.run.id === id)!;
+    // Statements sent on the store's connections: the finish and its COMMIT leave together.
+    const sent: string[] = [];
+    const proto = pgDriver().Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const query = proto.query;
+    proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+      const text = typeof config === "string" ? config : (config as { text: string }).text;
+      sent.push(text);
+      const answered = () => sent.push(`answered ${text.split(/\s/)[0]}`);
+      // The pool runs a lone statement with a callback; a transaction's client with a promise.
+      const cb = rest.findIndex((a) => typeof a === "function");
+      if (cb >= 0) {
+        const callback = rest[cb] as (...a: unknown[]) => unknown;
+        rest[cb] = (...a: unknown[]) => (answered(), callback(...a));
+        return query.call(this, config, ...rest);
+      }
+      const answer = query.call(this, config, ...rest) as Promise<unknown>;
+      void answer.then(answered, () => {});
+      return answer;
+    };
+    const before = woken;
+    let results: Awaited<ReturnType<typeof store.commit>>;
+    try {
+      results = await store.commit([
+        {
+          verb: "complete",
+          lease: { runId: "stale", token: of("stale").token + 1 },
+          outcome: { status: "succeeded", result: "2" },
+          claimed: of("stale").run,
+        },
+        {
+          verb: "complete",
+          lease: { runId: "live", token: of("live").token },
+          outcome: { status: "succeeded", result: "1" },
+          claimed: of("live").run,
+        },
+      ]);
+    } finally {
+      proto.query = query;
+    }
+    expect(results[0]).toEqual({ ok: false, fenced: true });
+    expect(results[1]).toMatchObject({ ok: true, finished: { id: "live", status: "succeeded", result: "1" } });
+    // One statement, its own transaction: no BEGIN, no COMMIT, one round trip.
+    expect(sent.map((q) => q.split(/\s/)[0])).toEqual(["WITH", "answered"]);
+    const other = watcher.store;
+    expect((await other.getRun("live"))!).toMatchObject({ status: "succeeded", result: "1" });
+    expect((await other.getRun("stale"))!).toMatchObject({ status: "running", result: null });
+    // The NOTIFY went with it: another process's waiters learn of the finished run.
+    const t0 = Date.now();
+    while (woken === before && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
+    unwatch();
+    expect(woken).toBeGreaterThan(before);
   });
 });

@@ -7,7 +7,7 @@
  * complete, logs). Every command is answered on its own.
  */
 import type pg from "pg";
-import { sendWithBehind } from "./db.js";
+import type { Db, RunsStatements } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { claimRuns } from "./claim.js";
@@ -251,7 +251,7 @@ async function applySegment(
     if (cmd.verb !== "complete") continue;
     const { runId, token } = cmd.lease;
     if (cmd.outcome.status === "retry") retries.push({ runId, error: cmd.outcome.error, delayMs: cmd.outcome.delayMs });
-    else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token }) });
+    else finishes.push({ runId, outcome: cmd.outcome, ...(inUpdate && { token, claimed: cmd.claimed }) });
   }
   await retryRuns(c, retries);
   const finished = await finishRuns(c, finishes, behind);
@@ -401,10 +401,9 @@ const FENCED_UPSERT_STEPS = `WITH f AS (
  * those runs are returned; without, the caller has locked and checked the runs.
  */
 async function upsertSteps(
-  c: pg.ClientBase,
+  c: RunsStatements,
   writes: Array<{ runId: string; steps: StepWrite[] }>,
   fence: Lease[] | null,
-  commitBehind?: () => Promise<void>,
 ): Promise<Set<string> | null> {
   const byKey = new Map<string, { runId: string; st: StepWrite }>();
   for (const w of writes) for (const st of w.steps) byKey.set(`${w.runId}\u0000${st.key}`, { runId: w.runId, st });
@@ -430,15 +429,9 @@ async function upsertSteps(
     await c.query(prepared(UPSERT_STEPS(""), values));
     return null;
   }
-  const [{ rows }, committed] = await sendWithBehind(
-    c,
-    () =>
-      c.query<{ id: string }>(
-        prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
-      ),
-    commitBehind,
+  const { rows } = await c.query<{ id: string }>(
+    prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
   );
-  await committed;
   return new Set(rows.map((r) => r.id));
 }
 
@@ -455,20 +448,18 @@ export function checkpointsAlone(commands: Command[]): Array<Extract<Command, { 
 }
 
 /**
- * Applies {@link checkpointsAlone}: fenced in the steps' upsert, with the COMMIT sent right
- * behind it (a stale claim's steps are not written, so the transaction commits whatever
- * the fence found).
+ * Applies {@link checkpointsAlone}: one fenced upsert, run as its own transaction (no BEGIN or
+ * COMMIT statement: Postgres commits it, `synchronous_commit` as for any commit, before it
+ * answers). A stale claim's steps are not written; the statement commits whatever the fence found.
  */
 export async function applyCheckpoints(
-  c: pg.ClientBase,
+  db: Db,
   saves: Array<Extract<Command, { verb: "saveSteps" }>>,
-  commitBehind: () => Promise<void>,
 ): Promise<CommandResult[]> {
   const alive = (await upsertSteps(
-    c,
+    { query: (config) => db.statement(config) },
     saves.map((s) => ({ runId: s.lease.runId, steps: s.steps })),
     saves.map((s) => s.lease),
-    commitBehind,
   ))!;
   return saves.map((s): CommandResult => (alive.has(s.lease.runId) ? { ok: true } : { ok: false, fenced: true }));
 }

@@ -37,6 +37,11 @@ function isTransient(err: unknown): boolean {
   return isTransientStorageFailure(err) || /not queryable/i.test((err as { message?: string } | null)?.message ?? "");
 }
 
+/** What runs a statement given as a config: a client inside a transaction, or {@link Db.statement} for one alone. */
+export interface RunsStatements {
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+}
+
 /**
  * Statements sent in the same round trip as a transaction's COMMIT (parameterless,
  * e.g. a NOTIFY): they take effect only if the transaction commits.
@@ -70,6 +75,16 @@ export class Db implements Queryable {
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     return this.retrying(() => this.pool.query<R>(text, values as unknown[]));
+  }
+
+  /**
+   * Runs one statement (e.g. a named one) as its own transaction, retried on transient failures:
+   * Postgres commits it before answering (no BEGIN or COMMIT statement, one round trip), with the
+   * session's `synchronous_commit`. Only for a write that is whole in one statement and safe to
+   * re-apply, as every transaction here is.
+   */
+  statement<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    return this.retrying(() => this.pool.query<R>(config));
   }
 
   /**

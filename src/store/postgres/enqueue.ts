@@ -2,21 +2,20 @@
  * Creating runs in bulk: one multi-row INSERT (arrays unnested) for every enqueue
  * and child of a batch, `ON CONFLICT DO NOTHING` for ids that already exist, then
  * one read of those to tell a deduplicated repeat from a conflict. A batch of enqueues
- * alone sends its COMMIT right behind the INSERT (one round trip for the whole transaction).
+ * alone is that INSERT as its own transaction (one statement, one round trip).
  */
-import type pg from "pg";
-import { sendWithBehind } from "./db.js";
+import type { RunsStatements } from "./db.js";
 import { prepared } from "./prepared.js";
 import { serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
 import { sameJson } from "../sqlite/canonical.js";
 import type { CommandResult, EnqueueRequest, EnqueueResult } from "../types.js";
-import { type RunRow, toRun } from "./rows.js";
+import { type LeasedRow, leasedRun, type ParentLink } from "./run-records.js";
 
 /** One run to create; `parent` for children of a suspending run. */
 export interface NewRun {
   req: EnqueueRequest;
-  parent?: { id: string; key: string; rootId: string };
+  parent?: ParentLink;
 }
 
 /** What became of one {@link NewRun}. */
@@ -46,79 +45,102 @@ FROM (
 ON CONFLICT (id) DO NOTHING
 RETURNING ${returning}`;
 
-/** Whole rows back when some run is created leased (it is answered as claimed); else only what tells created from not. */
-const INSERT_LEASED = INSERT("runs.*");
+/**
+ * What tells created from not; when some run is created leased (it is answered as claimed),
+ * also what its record needs beyond the request (see `leasedRun`).
+ */
+const INSERT_LEASED = INSERT("runs.id, runs.claims, runs.seq, runs.version, runs.created_at, runs.lease_expires_at");
 const INSERT_NARROW = INSERT("runs.id, runs.claims");
+
+type InsertedRow = { id: string; claims: number } & Partial<LeasedRow>;
+
+/**
+ * An INSERT run as its own transaction, which also sends a NOTIFY (`$23` channel, `$24` payload)
+ * when `$25` is true and it created a run (Postgres delivers one per transaction).
+ */
+const ALONE = (insert: string) => `WITH ins AS (${insert})
+  SELECT ins.*, CASE WHEN $25::bool THEN pg_notify($23, $24) END AS notified FROM ins`;
+const ALONE_LEASED = ALONE(INSERT_LEASED);
+const ALONE_NARROW = ALONE(INSERT_NARROW);
+
+/** For a batch of enqueues alone: the INSERT is its own transaction, and whom it wakes. */
+export interface Alone {
+  channel: string;
+  payload: string;
+  /** Send the NOTIFY (some run may be waiting for a worker). */
+  notify: boolean;
+}
 
 /**
  * Inserts `runs`; answers each in order. Existing ids deduplicate when workflow,
- * task and payload match (payloads compared as JSON values), else conflict.
+ * task and payload match (payloads compared as JSON values), else conflict. With
+ * `alone` (`c` then runs each statement as its own transaction, {@link Db.statement}),
+ * the INSERT commits by itself and carries the NOTIFY.
  */
 export async function insertRuns(
-  c: pg.ClientBase,
+  c: RunsStatements,
   runs: NewRun[],
   audit: boolean,
-  commitBehind?: () => Promise<void>,
+  alone?: Alone,
 ): Promise<NewRunOutcome[]> {
   if (runs.length === 0) return [];
   const col = <T>(f: (n: NewRun) => T) => runs.map(f);
   const leased = runs.some((n) => n.req.claimFor);
-  const [{ rows }, committed] = await sendWithBehind(
-    c,
-    () =>
-      c.query<RunRow>(
-        prepared(leased ? INSERT_LEASED : INSERT_NARROW, [
-          col((n) => n.req.id),
-          col((n) => n.req.workflow),
-          col((n) => n.req.task ?? null),
-          col((n) => n.req.queue),
-          col((n) => n.req.payload),
-          col((n) => n.req.priority ?? 0),
-          col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
-          col((n) => n.req.maxAttempts),
-          col((n) => n.req.backoff.base),
-          col((n) => n.req.backoff.max),
-          col((n) => n.req.version ?? null),
-          col((n) => n.parent?.id ?? null),
-          col((n) => n.parent?.key ?? null),
-          col((n) => n.parent?.rootId ?? null),
-          col((n) => n.req.options ?? null),
-          col((n) => n.req.createdBy ?? null),
-          col((n) => n.req.cacheKey ?? null),
-          col((n) => n.req.concurrency?.key ?? null),
-          col((n) => n.req.concurrency?.limit ?? null),
-          col((n) => n.req.concurrency?.windowMs ?? null),
-          col((n) => n.req.claimFor?.workerId ?? null),
-          col((n) => n.req.claimFor?.leaseMs ?? null),
-        ]),
-      ),
-    audit ? undefined : commitBehind,
+  const values: unknown[] = [
+    col((n) => n.req.id),
+    col((n) => n.req.workflow),
+    col((n) => n.req.task ?? null),
+    col((n) => n.req.queue),
+    col((n) => n.req.payload),
+    col((n) => n.req.priority ?? 0),
+    col((n) => (n.req.runAt === undefined ? null : Math.round(n.req.runAt))),
+    col((n) => n.req.maxAttempts),
+    col((n) => n.req.backoff.base),
+    col((n) => n.req.backoff.max),
+    col((n) => n.req.version ?? null),
+    col((n) => n.parent?.id ?? null),
+    col((n) => n.parent?.key ?? null),
+    col((n) => n.parent?.rootId ?? null),
+    col((n) => n.req.options ?? null),
+    col((n) => n.req.createdBy ?? null),
+    col((n) => n.req.cacheKey ?? null),
+    col((n) => n.req.concurrency?.key ?? null),
+    col((n) => n.req.concurrency?.limit ?? null),
+    col((n) => n.req.concurrency?.windowMs ?? null),
+    col((n) => n.req.claimFor?.workerId ?? null),
+    col((n) => n.req.claimFor?.leaseMs ?? null),
+  ];
+  const { rows } = await c.query<InsertedRow>(
+    alone
+      ? prepared(leased ? ALONE_LEASED : ALONE_NARROW, [...values, alone.channel, alone.payload, alone.notify])
+      : prepared(leased ? INSERT_LEASED : INSERT_NARROW, values),
   );
-  // Committed before anything else is read: what follows only reads (conflicts), outside it.
-  await committed;
   const inserted = new Map(rows.map((r) => [r.id, r]));
   const missing = runs.filter((n) => !inserted.has(n.req.id)).map((n) => n.req.id);
   const existing = new Map<string, { workflow: string; task: string | null; payload: string | null }>();
   if (missing.length) {
-    const found = await c.query<{ id: string; workflow: string; task: string | null; payload: string | null }>(
-      "SELECT id, workflow, task, payload FROM runs WHERE id = ANY($1::text[])",
-      [missing],
-    );
+    const found = await c.query<{ id: string; workflow: string; task: string | null; payload: string | null }>({
+      text: "SELECT id, workflow, task, payload FROM runs WHERE id = ANY($1::text[])",
+      values: [missing],
+    });
     for (const r of found.rows) existing.set(r.id, r);
   }
-  const claimedRows = rows.filter((r) => r.claims === 1);
-  if (audit && claimedRows.length) {
-    await c.query(
-      "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, 1, u.w, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM unnest($1::text[], $2::text[]) u(id, w)",
-      [claimedRows.map((r) => r.id), claimedRows.map((r) => r.lease_owner)],
-    );
+  const claimedRuns = runs.filter((n) => inserted.get(n.req.id)?.claims === 1);
+  if (audit && claimedRuns.length) {
+    await c.query({
+      text: "INSERT INTO claim_log (run_id, token, worker, claimed_at) SELECT u.id, 1, u.w, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM unnest($1::text[], $2::text[]) u(id, w)",
+      values: [claimedRuns.map((n) => n.req.id), claimedRuns.map((n) => n.req.claimFor!.workerId)],
+    });
   }
   return runs.map((n): NewRunOutcome => {
     const row = inserted.get(n.req.id);
     if (row) {
       const result: EnqueueResult = { id: n.req.id, deduplicated: false };
-      if (row.claims === 1)
-        result.claimed = { run: toRun(row), token: 1, steps: [], claimedAt: row.created_at, dueAt: row.created_at };
+      // Only a run created leased has claims = 1 (and then the leased statement's columns).
+      if (row.claims === 1) {
+        const run = leasedRun(n.req, n.parent, row as InsertedRow & LeasedRow);
+        result.claimed = { run, token: 1, steps: [], claimedAt: run.createdAt, dueAt: run.createdAt };
+      }
       return { created: true, result };
     }
     const ex = existing.get(n.req.id);

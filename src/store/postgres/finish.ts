@@ -5,12 +5,13 @@
  * number of steps that update changed, so each child counts exactly once.
  */
 import type pg from "pg";
-import { sendWithBehind } from "./db.js";
+import { type Db, sendWithBehind } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { SerializedError } from "../../core/serde.js";
 import { cancelledError } from "../run-errors.js";
-import type { RunOutcome, RunRecord } from "../types.js";
+import type { Command, CommandResult, RunOutcome, RunRecord } from "../types.js";
 import { type RunRow, toRun } from "./rows.js";
+import { finishedRun } from "./run-records.js";
 
 /**
  * A run to move to a terminal status. With `token`, only if that claim is still the
@@ -21,6 +22,8 @@ export interface Finish {
   runId: string;
   token?: number;
   outcome: Exclude<RunOutcome, { status: "retry" }>;
+  /** The run as the claim returned it (with `token`): then only what changed is read back. */
+  claimed?: RunRecord;
 }
 
 /** A claimed run to send back for another attempt. */
@@ -59,8 +62,14 @@ const FINISH_SET = `status = u.status, result = u.result, error = u.error, finis
 const FINISH_FROM =
   "unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) u(id, token, status, result, error)";
 const FINISH = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE r.id = u.id RETURNING r.*`;
-const FINISH_FENCED = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM}
-     WHERE r.id = u.id AND r.status = 'running' AND r.claims = u.token RETURNING r.*`;
+const FENCE = "r.id = u.id AND r.status = 'running' AND r.claims = u.token";
+const FINISH_FENCED = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE} RETURNING r.*`;
+/** Fenced, for runs whose claimed record the caller holds: only what it does not know comes back. */
+const FINISH_FENCED_NARROW = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
+     RETURNING r.id, r.outstanding, r.finished_at, r.parent_id, r.parent_key`;
+
+/** What a finishing UPDATE returns: whole rows, or the narrow columns of {@link FINISH_FENCED_NARROW}. */
+type FinishedRow = Pick<RunRow, "id" | "outstanding" | "finished_at" | "parent_id" | "parent_key"> & Partial<RunRow>;
 
 /**
  * Statements sent right behind the finishing UPDATE without waiting for its answer (the
@@ -86,6 +95,7 @@ export async function finishRuns(
 ): Promise<Map<string, RunRecord>> {
   if (finishes.length === 0) return new Map();
   const fenced = finishes.every((f) => f.token !== undefined);
+  const narrow = fenced && finishes.every((f) => f.claimed?.id === f.runId);
   // Rows are taken in id order, as a locking read would take them.
   const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
   const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
@@ -94,8 +104,8 @@ export async function finishRuns(
   const [{ rows }, following] = await sendWithBehind(
     c,
     () =>
-      c.query<RunRow>(
-        prepared(fenced ? FINISH_FENCED : FINISH, [
+      c.query<FinishedRow>(
+        prepared(narrow ? FINISH_FENCED_NARROW : fenced ? FINISH_FENCED : FINISH, [
           sorted.map((f) => f.runId),
           sorted.map((f) => f.token ?? 0),
           sorted.map((f) => f.outcome.status),
@@ -106,8 +116,22 @@ export async function finishRuns(
     behind && (() => behind.start()),
   );
   await following;
-  const finished = new Map(rows.map((r) => [r.id, toRun(r)]));
   const index = new Map(sorted.map((f, i) => [f.runId, i]));
+  const finished = new Map(
+    rows.map((r) => {
+      const i = index.get(r.id)!;
+      const f = sorted[i]!;
+      return [
+        r.id,
+        narrow
+          ? finishedRun(f.claimed!, f.outcome.status, results[i] ?? null, errors[i] ?? null, {
+              outstanding: r.outstanding,
+              finished_at: r.finished_at!,
+            })
+          : toRun(r as RunRow),
+      ];
+    }),
+  );
   const children = rows.filter((r) => r.parent_id !== null && r.parent_key !== null);
   if (children.length === 0) return finished;
   behind?.parentsChanged();
@@ -152,4 +176,72 @@ async function resolveParents(
      FROM counts WHERE p.id = counts.run_id`,
     [parents, keys, values, errors],
   );
+}
+
+type Completion = Extract<Command, { verb: "complete" }>;
+
+/**
+ * The commands of a batch of final outcomes alone (`complete`, not a retry, of distinct
+ * runs), each carrying its claimed record of a run without a parent; null for any other
+ * batch. Nothing in such a batch needs a statement after the finishing UPDATE.
+ */
+export function completionsAlone(commands: Command[]): Completion[] | null {
+  const ends: Completion[] = [];
+  const ids = new Set<string>();
+  for (const cmd of commands) {
+    if (cmd.verb !== "complete" || cmd.outcome.status === "retry" || ids.has(cmd.lease.runId)) return null;
+    if (cmd.claimed?.id !== cmd.lease.runId || cmd.claimed.parentId !== null) return null;
+    ids.add(cmd.lease.runId);
+    ends.push(cmd);
+  }
+  return ends;
+}
+
+/** {@link FINISH_FENCED_NARROW} as its own transaction, with the NOTIFY (`$6` channel, `$7` payload) when a run ended. */
+const FINISH_ALONE = `WITH f AS (UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
+     RETURNING r.id, r.outstanding, r.finished_at)
+  SELECT f.id, f.outstanding, f.finished_at, pg_notify($6, $7) AS notified FROM f`;
+
+/**
+ * Applies {@link completionsAlone}: one fenced UPDATE run as its own transaction (Postgres
+ * commits it before answering: no BEGIN or COMMIT statement, one round trip), which also sends
+ * `notify` (channel and payload) when it ended a run (Postgres delivers one per transaction).
+ * A stale claim's run is left alone and answered `fenced`.
+ */
+export async function applyCompletions(
+  db: Db,
+  ends: Completion[],
+  notify: { channel: string; payload: string },
+): Promise<CommandResult[]> {
+  // Rows are taken in id order, as a locking read would take them.
+  const sorted = [...ends].sort((a, b) => (a.lease.runId < b.lease.runId ? -1 : a.lease.runId > b.lease.runId ? 1 : 0));
+  const outcome = (cmd: Completion) => cmd.outcome as Finish["outcome"];
+  const results = sorted.map((cmd) => {
+    const o = outcome(cmd);
+    return o.status === "succeeded" ? o.result : null;
+  });
+  const errors = sorted.map((cmd) => outcomeError(outcome(cmd)));
+  const { rows } = await db.statement<{ id: string; outstanding: number; finished_at: number }>(
+    prepared(FINISH_ALONE, [
+      sorted.map((cmd) => cmd.lease.runId),
+      sorted.map((cmd) => cmd.lease.token),
+      sorted.map((cmd) => cmd.outcome.status),
+      results,
+      errors,
+      notify.channel,
+      notify.payload,
+    ]),
+  );
+  const index = new Map(sorted.map((cmd, i) => [cmd.lease.runId, i]));
+  const finished = new Map(
+    rows.map((r) => {
+      const i = index.get(r.id)!;
+      const cmd = sorted[i]!;
+      return [r.id, finishedRun(cmd.claimed!, outcome(cmd).status, results[i] ?? null, errors[i] ?? null, r)];
+    }),
+  );
+  return ends.map((cmd): CommandResult => {
+    const run = finished.get(cmd.lease.runId);
+    return run ? { ok: true, finished: run } : { ok: false, fenced: true };
+  });
 }

@@ -5,7 +5,7 @@
 import { toScheduleOwner } from "../schedule-sync.js";
 import type { ScheduleRecord } from "../types.js";
 
-export { type RunRow, type StepRow, toLog, toRun, toStep, toWorkflow } from "../sqlite/rows.js";
+export { rawToRun, type RunRow, type StepRow, toLog, toRun, toStep, toWorkflow } from "../sqlite/rows.js";
 
 /** Maps a `schedules` row (`paused` is a boolean here). */
 export function toSchedule(r: {

@@ -34,6 +34,7 @@ import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-wi
 import { CLAIM_SETUP, claimRuns } from "./claim.js";
 import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
 import { insertRuns } from "./enqueue.js";
+import { applyCompletions, completionsAlone } from "./finish.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
 import { Db, type TxEnd, unreachable } from "./db.js";
 import { Leadership } from "./leader.js";
@@ -147,21 +148,28 @@ export class PostgresStore implements Store {
     if (commands.length === 0) return [];
     const enqueues = enqueuesAlone(commands);
     if (enqueues && !this.target.auditClaims) {
-      return this.tx(async (c, end) => {
-        // Decided before the INSERT's answer (the NOTIFY leaves with the COMMIT right behind it):
-        // a run may be waiting for a worker unless every one is created leased to one now.
-        if (enqueues.some((r) => !r.claimFor || r.runAt !== undefined)) this.notify(end);
-        const outcomes = await insertRuns(
-          c,
-          enqueues.map((req) => ({ req })),
-          false,
-          () => end.commitNow(),
-        );
-        return outcomes.map((o): CommandResult => (o.created ? { ok: true, enqueued: o.result } : o.result));
-      });
+      await this.ready();
+      const outcomes = await insertRuns(
+        { query: (config) => this.db.statement(config) },
+        enqueues.map((req) => ({ req })),
+        false,
+        // Some run may be waiting for a worker unless every one is created leased to one now.
+        {
+          channel: this.channel,
+          payload: this.listener.origin,
+          notify: enqueues.some((r) => !r.claimFor || r.runAt !== undefined),
+        },
+      );
+      return outcomes.map((o): CommandResult => (o.created ? { ok: true, enqueued: o.result } : o.result));
     }
+    // A batch of checkpoints alone, or of final outcomes alone, is one statement: its own transaction.
     const saves = checkpointsAlone(commands);
-    if (saves) return this.tx((c, end) => applyCheckpoints(c, saves, () => end.commitNow()));
+    if (saves) return this.ready().then(() => applyCheckpoints(this.db, saves));
+    const ends = this.target.auditClaims ? null : completionsAlone(commands);
+    if (ends)
+      return this.ready().then(() =>
+        applyCompletions(this.db, ends, { channel: this.channel, payload: this.listener.origin }),
+      );
     return this.tx(
       async (c, end) => {
         const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
