@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { LakeError } from "./errors.js";
-import { fsyncPath } from "./fsync.js";
+import { fsyncPaths } from "./fsync.js";
 import type { WrittenFile } from "./file-writer.js";
 import { isRemotePath, joinPath } from "./paths.js";
 import type { RemoteFiles } from "./remote-files.js";
@@ -32,12 +32,11 @@ export interface FileStaging {
 }
 
 /**
- * Flush files, then every folder from theirs up to the table folder's parent: a write may make
- * nested hive folders (`a=1/b=x/`) and, on a table's first write, the table folder itself, and
- * each new entry must reach the disk before the catalog names the file.
+ * Flush files and every folder from theirs up to the table folder's parent, all at once: a
+ * write may make nested hive folders (`a=1/b=x/`) and, on a table's first write, the table
+ * folder itself, and each new entry must reach the disk before the catalog names the file.
  */
-function syncToDisk(paths: readonly string[], tableDir: string): void {
-  for (const path of paths) fsyncPath(path);
+function syncToDisk(paths: readonly string[], tableDir: string): Promise<void> {
   const top = dirname(resolve(tableDir));
   const folders = new Set<string>();
   for (const path of paths) {
@@ -46,7 +45,7 @@ function syncToDisk(paths: readonly string[], tableDir: string): void {
       if (dir === top) break;
     }
   }
-  for (const folder of folders) fsyncPath(folder);
+  return fsyncPaths([...paths, ...folders]);
 }
 
 /** The staging of a write into `tableDir`. @throws LakeError for an `s3://` folder without object store access */
