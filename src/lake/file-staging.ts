@@ -19,6 +19,11 @@ import { makeStagingDir } from "./staging-owner.js";
 export interface FileStaging {
   /** The local folder DuckDB writes the table's new files into (relative paths as in the table). */
   readonly dir: string;
+  /**
+   * Publishing takes milliseconds (a local flush), so the catalog transaction may run beside it;
+   * false for uploads, which may take long and must not hold the catalog's write lock meanwhile.
+   */
+  readonly quick: boolean;
   /** Make written files visible at their table paths (upload them); before the commit. */
   publish(files: readonly WrittenFile[]): Promise<void>;
   /** Remove every file of this write (local and published). */
@@ -53,6 +58,7 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
   if (!isRemotePath(tableDir))
     return {
       dir: tableDir,
+      quick: true,
       // DuckDB's COPY does not fsync: the files (and the folders naming them) reach the disk
       // here, before the catalog commit (synchronous=FULL) can name them.
       publish: async (files) =>
@@ -78,6 +84,7 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
   const published: string[] = [];
   return {
     dir,
+    quick: false,
     async publish(files) {
       for (const f of files) {
         await remote.upload(f.path, urlOf(f));

@@ -297,10 +297,12 @@ export class LakeWriter {
         await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
         await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
       }
-      // the files are flushed (or uploaded) while the catalog transaction writes its rows; it commits after them
+      // local files are flushed while the catalog transaction writes its rows (it commits after them);
+      // uploads end before the transaction begins, so its write lock is not held while they run
       durable = staging.publish(written);
       // handled here so a failed flush is never an unhandled rejection while the transaction runs; commitWrite throws it
       durable.catch(() => undefined);
+      if (!staging.quick) await durable;
       const commit: CommitPlan = {
         baseSnapshot: base,
         schemaId: schema.schemaId,
