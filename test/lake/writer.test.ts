@@ -615,6 +615,26 @@ describe("write-audit-publish", () => {
   });
 });
 
+describe("durability", () => {
+  it("commits only once the new files are flushed: a flush that fails commits nothing and fails the write", async () => {
+    await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
+    // the audit runs after the COPY and before the flush: a file gone by then cannot be flushed
+    const failing = write({
+      table: "t",
+      mode: "append",
+      source: "SELECT 2 AS id",
+      audit: async ({ files }) => {
+        for (const f of files) rmSync(f);
+      },
+    });
+    await expect(failing).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await lake.reader.snapshot()).snapshotId).toBe(1);
+    expect(await lake.reader.query("t", { kind: "latest" }, "SELECT id FROM {table}")).toEqual([{ id: 1 }]);
+    const next = await write({ table: "t", mode: "append", source: "SELECT 3 AS id" });
+    expect(await rowsAt("t", next.snapshotId)).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+});
+
 describe("features not implemented are refused, not misread", () => {
   it("refuses a table with rows inlined in the catalog, and nested types on write", async () => {
     await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
