@@ -31,6 +31,19 @@ const EXPRESSIONS = [
   "42",
 ].join(", ");
 
+/** Unnamed outputs with casts: the binder spells their types its own way (`CAST(x AS "DATE")`, `DECIMAL(10, 2)`). */
+const CASTS = [
+  "DATE '2020-01-01' AS d",
+  "DATE '2020-01-01'",
+  "sum(1::DECIMAL(10,2)) OVER ()",
+  "id::INT",
+  "CAST(r.amount AS DECIMAL(10,2))",
+  "kind::VARCHAR",
+  "TRY_CAST(kind AS DATE)",
+  "r.id::INT8 + 1",
+  "CAST(amount AS FLOAT) * 2",
+].join(", ");
+
 const FILES = {
   "f/chain/raw.sql": `-- pipeline
 -- partitioned daily
@@ -56,7 +69,8 @@ SELECT ${EXPRESSIONS} FROM w.raw
 `,
   "f/names/casts.sql": `-- pipeline
 -- materialize ducklake://wh/casts
-SELECT DATE '2020-01-01' AS d, DATE '2020-01-01', sum(1::DECIMAL(10,2))
+ATTACH 'ducklake://wh' AS w;
+SELECT ${CASTS} FROM w.raw r
 `,
   "f/chain/broken.sql": `-- pipeline
 -- materialize ducklake://wh/broken
@@ -125,13 +139,15 @@ describe("inferLoadedLineage", () => {
         .map((r) => String(r.column_name));
       expect(described).toHaveLength(16);
       expect(lineage.get("f/names/exprs.sql")!.result!.columns.map((c) => c.output)).toEqual(described);
-      // a cast's name spells its type as the binder does (CAST(x AS "DATE"), DECIMAL(10, 2)): left to a position name, said
+      // a cast's name spells its type as the binder does (CAST(x AS "DATE"), DECIMAL(10, 2)): named by the binder too
+      const castNames = (await conn.runAndReadAll(`DESCRIBE SELECT ${CASTS} FROM raw r`))
+        .getRowObjects()
+        .map((r) => String(r.column_name));
+      expect(castNames).toHaveLength(9);
+      expect(castNames).toContain("CAST('2020-01-01' AS \"DATE\")");
       const casts = lineage.get("f/names/casts.sql")!;
-      expect(casts.result!.columns.map((c) => c.output)).toEqual(["d", "#2", "#3"]);
-      expect(casts.warnings).toEqual([
-        "output #2 is named by DuckDB after its expression, which is only known when it runs; name it with AS",
-        "output #3 is named by DuckDB after its expression, which is only known when it runs; name it with AS",
-      ]);
+      expect(casts.result!.columns.map((c) => c.output)).toEqual(castNames);
+      expect(casts.warnings).toEqual([]);
     } finally {
       conn.closeSync();
       instance.closeSync();

@@ -83,11 +83,59 @@ function hasCast(v: unknown): boolean {
   return Object.values(v).some(hasCast);
 }
 
+/** Column references of an expression, each as its names (`["t", "c"]`); undefined when it holds a subquery. */
+function columnRefs(v: unknown, out: string[][] = []): string[][] | undefined {
+  if (Array.isArray(v)) {
+    for (const x of v) if (!columnRefs(x, out)) return undefined;
+    return out;
+  }
+  if (v === null || typeof v !== "object") return out;
+  const o = v as { class?: unknown; column_names?: unknown };
+  if (o.class === "SUBQUERY") return undefined;
+  if (o.class === "COLUMN_REF" && Array.isArray(o.column_names)) out.push(o.column_names.map(String));
+  for (const x of Object.values(o)) if (!columnRefs(x, out)) return undefined;
+  return out;
+}
+
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * The name DuckDB's binder gives `text` (an expression as DuckDB printed it) as an unnamed
+ * output: the statement `SELECT <text> FROM <stand-ins>` is prepared, never run, over stand-in
+ * relations holding NULL under each column name the expression reads (`t.c` from one aliased
+ * `t`), so only DuckDB's own naming decides; undefined when it does not bind that way.
+ */
+async function boundName(conn: DuckDBConnection, e: unknown, text: string): Promise<string | undefined> {
+  const refs = columnRefs(e);
+  if (!refs || refs.some((r) => r.length > 2)) return undefined;
+  const byTable = new Map<string, Set<string>>();
+  for (const r of refs) {
+    const [table, column] = r.length === 2 ? [r[0]!, r[1]!] : ["", r[0]!];
+    byTable.set(table, (byTable.get(table) ?? new Set()).add(column));
+  }
+  const from = [...byTable].map(
+    ([table, columns], i) =>
+      `(SELECT ${[...columns].map((c) => `NULL AS ${quoteIdent(c)}`).join(", ")}) AS ${quoteIdent(table || `__sluice_${i}`)}`,
+  );
+  try {
+    const prepared = await conn.prepare(`SELECT ${text}${from.length ? ` FROM ${from.join(", ")}` : ""}`);
+    try {
+      return prepared.columnCount === 1 ? prepared.columnName(0) : undefined;
+    } finally {
+      prepared.destroySync();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The names DuckDB gives the unnamed outputs of `tree`: each expression's own text, as
  * `json_deserialize_sql` prints it inside `SELECT <expression>` (a parse of `SELECT 1` with its
  * select list replaced, so the rest of the statement is DuckDB's own). An expression with a
- * cast is left unnamed (a position name and a warning): its name depends on the binder.
+ * cast is named by DuckDB's binder instead ({@link boundName}: the binder spells the type its
+ * own way, `CAST(x AS "DATE")`, `DECIMAL(10, 2)`); one that does not bind over stand-ins is left
+ * unnamed (a position name and a warning).
  */
 async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<Map<unknown, string>> {
   const names = new Map<unknown, string>();
@@ -95,7 +143,6 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
   if (unnamed.length === 0) return names;
   const template = withoutLocations(await serialize(conn, "SELECT 1")) as { statements: Array<{ node: object }> };
   for (const e of unnamed) {
-    if (hasCast(e)) continue;
     const one = {
       ...template,
       statements: [
@@ -107,7 +154,9 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
         `SELECT json_deserialize_sql(${sqlString(JSON.stringify(one))}::JSON) AS s`,
       );
       const text = String(reader.getRowObjects()[0]!.s);
-      if (text.startsWith("SELECT ")) names.set(e, text.slice("SELECT ".length));
+      if (!text.startsWith("SELECT ")) continue;
+      const name = hasCast(e) ? await boundName(conn, e, text.slice("SELECT ".length)) : text.slice("SELECT ".length);
+      if (name !== undefined) names.set(e, name);
     } catch {
       // left unnamed: the output keeps a position name
     }
