@@ -72,6 +72,15 @@ SELECT ${EXPRESSIONS} FROM w.raw
 ATTACH 'ducklake://wh' AS w;
 SELECT ${CASTS} FROM w.raw r
 `,
+  "f/names/temps.sql": `-- pipeline
+-- materialize ducklake://wh/temps
+ATTACH 'ducklake://wh' AS w;
+SET threads = 1;
+CREATE TEMP TABLE recent AS SELECT id, amount * 2 AS doubled FROM w.raw WHERE amount > 1;
+CREATE OR REPLACE TEMPORARY VIEW "kinds AS of" AS SELECT upper(kind), kind AS k FROM w.raw;
+CREATE TEMP TABLE later (x INTEGER);
+SELECT r.*, v.k, v."upper(kind)", x FROM recent r, "kinds AS of" v, later
+`,
   "f/chain/broken.sql": `-- pipeline
 -- materialize ducklake://wh/broken
 SELECT FROM WHERE
@@ -125,6 +134,22 @@ describe("inferLoadedLineage", () => {
     });
     expect(lineage.get("f/chain/top.sql")!.result!.columns.map((c) => c.output)).toEqual(["id", "note"]);
     expect(asked.sort()).toEqual(["ducklake://wh/daily", "ducklake://wh/raw"]);
+  });
+
+  it("temp tables and views of the setup statements have the columns of their own SELECT", async () => {
+    const root = makeProject(FILES, "sluice-static-lineage-");
+    const lineage = await inferLoadedLineage(PipelineCatalog.scan(root).folders(), async () => undefined);
+    const temps = lineage.get("f/names/temps.sql")!;
+    expect(
+      temps.result!.columns.map((c) => [c.output, c.sources.map((x) => `${x.table}.${x.column}`), c.unknown ?? false]),
+    ).toEqual([
+      ["id", ["recent.id"], false],
+      ["doubled", ["recent.doubled"], false],
+      ["k", ["kinds AS of.k"], false],
+      ["upper(kind)", ["kinds AS of.upper(kind)"], false],
+      // a temp table made without a query (a column list) has no known columns: where x comes from is not guessed
+      ["x", [], true],
+    ]);
   });
 
   it("names unnamed outputs as DuckDB does when it runs the SELECT", async () => {
