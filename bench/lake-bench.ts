@@ -12,7 +12,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { withDuckDb } from "../dist/assets/duckdb.js";
-import { fsyncPath } from "../dist/lake/fsync.js";
+import { fsyncPaths } from "../dist/lake/fsync.js";
 import { openLakeForWrite } from "../dist/lake/writer.js";
 import type { Figure } from "./report.js";
 
@@ -23,13 +23,12 @@ const CONCURRENCY = 2;
 const SOURCE = `CREATE TABLE src AS SELECT range AS id, DATE '2026-01-01' + CAST(range % ${DAYS} AS INTEGER) AS day, round(random() * 100, 2) AS amount, 'k' || (range % 1000) AS kind FROM range(${ROWS})`;
 
 /**
- * fsync every file and folder under `dir`, then `dir` and its parent, one after another (as a managed
+ * fsync every file and folder under `dir`, and `dir` and its parent, all at once (as a managed
  * write does for its files before the catalog commit; DuckDB's COPY does not fsync).
  */
-function fsyncTree(dir: string): void {
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) fsyncPath(join(e.parentPath, e.name));
-  fsyncPath(dir);
-  fsyncPath(join(dir, ".."));
+function fsyncTree(dir: string): Promise<void> {
+  const entries = readdirSync(dir, { recursive: true, withFileTypes: true }).map((e) => join(e.parentPath, e.name));
+  return fsyncPaths([...entries, dir, join(dir, "..")]);
 }
 
 /** Measure the lake figures in `dir`. */
@@ -100,7 +99,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
           );
           copy.wall = Math.min(copy.wall, performance.now() - t0);
           copy.cpu = Math.min(copy.cpu, cpu() - c0);
-          fsyncTree(join(dir, `copy_${prefix}${run}`));
+          await fsyncTree(join(dir, `copy_${prefix}${run}`));
           durableCopy = Math.min(durableCopy, performance.now() - t0);
           c0 = cpu();
           t0 = performance.now();

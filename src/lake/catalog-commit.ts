@@ -47,7 +47,10 @@ export interface CommitPlan {
 export interface CommitResult {
   readonly snapshotId: number;
   readonly tableId: number;
+  /** Ids of the new data files, in the order of `newFiles`. */
   readonly dataFileIds: readonly number[];
+  /** The snapshot was made straight on the plan's base one (no other commit in between). */
+  readonly onBase: boolean;
 }
 
 function conflict(what: string): never {
@@ -118,8 +121,22 @@ async function checkConflicts(db: CatalogDb, plan: CommitPlan, latest: number): 
   }
 }
 
-/** Apply `plan` as the next snapshot. @throws LakeError `LAKE_COMMIT_CONFLICT` */
-export async function commitWrite(db: CatalogDb, plan: CommitPlan, now = new Date()): Promise<CommitResult> {
+/** Options of {@link commitWrite}. */
+export interface CommitOptions {
+  /**
+   * Settles when the plan's files are on the disk (or uploaded). The transaction writes its rows
+   * meanwhile and commits only once it resolves (rejected: nothing is committed, and the error is
+   * thrown), so the catalog's work overlaps the files' flush without ever naming a file that
+   * is not durable yet.
+   */
+  readonly durable?: Promise<unknown>;
+  /** The snapshot's time (default: now). */
+  readonly now?: Date;
+}
+
+/** Apply `plan` as the next snapshot. @throws LakeError `LAKE_COMMIT_CONFLICT`, or `durable`'s error */
+export async function commitWrite(db: CatalogDb, plan: CommitPlan, options: CommitOptions = {}): Promise<CommitResult> {
+  const now = options.now ?? new Date();
   return db.transaction(async () => {
     const [last] = await db.all(
       "SELECT snapshot_id, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1",
@@ -298,6 +315,8 @@ export async function commitWrite(db: CatalogDb, plan: CommitPlan, now = new Dat
       "INSERT INTO ducklake_snapshot_changes (snapshot_id, changes_made, author, commit_message, commit_extra_info) VALUES (?, ?, ?, ?, NULL)",
       [s, formatChanges(changes), plan.author ?? null, plan.commitMessage ?? null],
     );
-    return { snapshotId: s, tableId, dataFileIds };
+    // the COMMIT (when this function returns) waits for the files the snapshot names
+    await options.durable;
+    return { snapshotId: s, tableId, dataFileIds, onBase: latest === plan.baseSnapshot };
   });
 }

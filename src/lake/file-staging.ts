@@ -9,7 +9,7 @@
 import { rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { LakeError } from "./errors.js";
-import { fsyncPath } from "./fsync.js";
+import { fsyncPaths } from "./fsync.js";
 import type { WrittenFile } from "./file-writer.js";
 import { isRemotePath, joinPath } from "./paths.js";
 import type { RemoteFiles } from "./remote-files.js";
@@ -19,6 +19,11 @@ import { makeStagingDir } from "./staging-owner.js";
 export interface FileStaging {
   /** The local folder DuckDB writes the table's new files into (relative paths as in the table). */
   readonly dir: string;
+  /**
+   * Publishing takes milliseconds (a local flush), so the catalog transaction may run beside it;
+   * false for uploads, which may take long and must not hold the catalog's write lock meanwhile.
+   */
+  readonly quick: boolean;
   /** Make written files visible at their table paths (upload them); before the commit. */
   publish(files: readonly WrittenFile[]): Promise<void>;
   /** Remove every file of this write (local and published). */
@@ -32,12 +37,11 @@ export interface FileStaging {
 }
 
 /**
- * Flush files, then every folder from theirs up to the table folder's parent: a write may make
- * nested hive folders (`a=1/b=x/`) and, on a table's first write, the table folder itself, and
- * each new entry must reach the disk before the catalog names the file.
+ * Flush files and every folder from theirs up to the table folder's parent, all at once: a
+ * write may make nested hive folders (`a=1/b=x/`) and, on a table's first write, the table
+ * folder itself, and each new entry must reach the disk before the catalog names the file.
  */
-function syncToDisk(paths: readonly string[], tableDir: string): void {
-  for (const path of paths) fsyncPath(path);
+function syncToDisk(paths: readonly string[], tableDir: string): Promise<void> {
   const top = dirname(resolve(tableDir));
   const folders = new Set<string>();
   for (const path of paths) {
@@ -46,7 +50,7 @@ function syncToDisk(paths: readonly string[], tableDir: string): void {
       if (dir === top) break;
     }
   }
-  for (const folder of folders) fsyncPath(folder);
+  return fsyncPaths([...paths, ...folders]);
 }
 
 /** The staging of a write into `tableDir`. @throws LakeError for an `s3://` folder without object store access */
@@ -54,6 +58,7 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
   if (!isRemotePath(tableDir))
     return {
       dir: tableDir,
+      quick: true,
       // DuckDB's COPY does not fsync: the files (and the folders naming them) reach the disk
       // here, before the catalog commit (synchronous=FULL) can name them.
       publish: async (files) =>
@@ -79,6 +84,7 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
   const published: string[] = [];
   return {
     dir,
+    quick: false,
     async publish(files) {
       for (const f of files) {
         await remote.upload(f.path, urlOf(f));

@@ -28,7 +28,8 @@ function wideIntegerTypes(): Set<number> {
 export function jsonRows(reader: DuckDB.DuckDBResultReader): Record<string, unknown>[] {
   const names = reader.columnNames();
   const wideTypes = wideIntegerTypes();
-  const wide = reader.columnTypes().map((t) => wideTypes.has(t.typeId));
+  // type ids only: building the full types (columnTypes) costs more than converting a few rows of nested values
+  const wide = names.map((_, i) => wideTypes.has(reader.columnTypeId(i)));
   return (reader.getRowObjectsJson() as Record<string, unknown>[]).map((row) => {
     const out: Record<string, unknown> = {};
     names.forEach((n, i) => {

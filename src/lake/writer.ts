@@ -19,7 +19,7 @@ import type { PoolConfig } from "pg";
 import { sqlString } from "../assets/duckdb.js";
 import type { CatalogDb } from "./catalog-db.js";
 import { commitWrite, type CommitPlan } from "./catalog-commit.js";
-import { readColumns, readFilePartitionValues, readMaxColumnId, readPartitioning } from "./catalog-read.js";
+import { readMaxColumnId } from "./catalog-read.js";
 import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError } from "./errors.js";
 import { type WrittenDataFile, type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
@@ -32,8 +32,13 @@ import type { RemoteFiles } from "./remote-files.js";
 import { LakeReader, type OpenLakeOptions, qualifiedName } from "./reader.js";
 import { ident } from "./scan-plan.js";
 import { sourceColumns } from "./source-columns.js";
-import type { VisibleFile } from "./types.js";
-import { columnsAt } from "./visibility.js";
+import {
+  afterFileCommit,
+  type PlannedFile,
+  readTableWriteState,
+  type TableWriteState,
+  WriteStateCache,
+} from "./write-state.js";
 import {
   type ColumnPlan,
   planKeepColumns,
@@ -123,6 +128,9 @@ export async function openPostgresLake(
 
 /** Writes into one lake. */
 export class LakeWriter {
+  /** What the next write plans on, kept from the last one (see `write-state.ts`). */
+  private readonly states = new WriteStateCache();
+
   constructor(
     readonly db: CatalogDb,
     /** Reads the same catalog. */
@@ -169,18 +177,20 @@ export class LakeWriter {
     const base = (await this.reader.snapshot()).snapshotId;
     const name = qualifiedName(req.table);
     const [schemaName, tableName] = [name.slice(0, name.indexOf(".")), name.slice(name.indexOf(".") + 1)];
-    const schema = (await this.reader.schemasAt(base)).find((x) => x.name === schemaName);
+    const schemas = await this.states.schemasAt(base, () => this.reader.schemasAt(base));
+    const schema = schemas.find((x) => x.name === schemaName);
     if (!schema)
       throw new LakeError(
         "LAKE_WRITE_INVALID",
         `schema ${schemaName} does not exist in this lake; write to main.<table>`,
       );
-    const table = await this.reader.findTable(name, base);
+    const state = await this.tableState(name, base);
+    const table = state?.table;
     const partitionNames = Object.keys(req.partition ?? {});
     let plan: ColumnPlan;
     let partitionColumns: TargetColumn[] = [];
     let partitionId: number | null = null;
-    let visible: VisibleFile[] = [];
+    let visible: readonly PlannedFile[] = [];
     let tableDir: string;
     if (!table) {
       plan = planNewTable(source);
@@ -198,8 +208,8 @@ export class LakeWriter {
       });
       tableDir = joinPath(this.reader.schemaDir(schema), `${tableName}/`);
     } else {
-      const current = columnsAt(await readColumns(this.db, table.table.tableId), base);
-      const parts = await readPartitioning(this.db, table.table.tableId, base);
+      const current = state!.columns;
+      const parts = state!.partitioning;
       const partNames = (parts?.columns ?? []).map((p) => {
         if (p.transform !== "identity")
           throw new LakeUnsupportedError(`writing to a table partitioned with the ${p.transform} transform`);
@@ -225,15 +235,11 @@ export class LakeWriter {
         return c;
       });
       partitionId = parts?.partitionId ?? null;
-      tableDir = this.reader.tableDir(table);
-      visible = await this.reader.filesOf(table, base);
+      tableDir = state!.tableDir;
+      visible = state!.files;
       if (req.partition) {
-        const values = await readFilePartitionValues(this.db, table.table.tableId, base);
         const want = partNames.map((n) => req.partition![n]);
-        visible = visible.filter((f) => {
-          const v = values.get(f.data.dataFileId) ?? [];
-          return want.every((w, i) => v[i] === w);
-        });
+        visible = visible.filter((f) => want.every((w, i) => f.partitionValues[i] === w));
       }
     }
     if (req.mode === "merge") {
@@ -245,6 +251,7 @@ export class LakeWriter {
         );
     }
     const written: WrittenFile[] = [];
+    let durable: Promise<void> | undefined;
     const staging = stageFiles(tableDir, this.reader.remote);
     try {
       const newDeletes: Array<{ dataFileId: number; replaces: number | null; file: WrittenFile }> = [];
@@ -262,7 +269,7 @@ export class LakeWriter {
           if (Number(n!.n) === 0) continue;
           const file = await writeDeleteFile(conn, staging.dir, f.dataPath, `${old} UNION ALL ${hits}`);
           written.push(file);
-          newDeletes.push({ dataFileId: f.data.dataFileId, replaces: f.delete?.deleteFileId ?? null, file });
+          newDeletes.push({ dataFileId: f.dataFileId, replaces: f.deleteFileId, file });
         }
       }
       const newFiles = await writeDataFiles(conn, {
@@ -275,7 +282,7 @@ export class LakeWriter {
       written.push(...newFiles);
       if (counted === undefined && req.partition) checkWrittenPartition(req.partition, partitionNames, newFiles);
       const rows = counted ?? newFiles.reduce((n, f) => n + f.recordCount, 0);
-      const endFiles = req.mode === "replace" ? visible.map((f) => f.data.dataFileId) : [];
+      const endFiles = req.mode === "replace" ? visible.map((f) => f.dataFileId) : [];
       if (
         table &&
         !newFiles.length &&
@@ -290,7 +297,12 @@ export class LakeWriter {
         await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
         await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
       }
-      await staging.publish(written);
+      // local files are flushed while the catalog transaction writes its rows (it commits after them);
+      // uploads end before the transaction begins, so its write lock is not held while they run
+      durable = staging.publish(written);
+      // handled here so a failed flush is never an unhandled rejection while the transaction runs; commitWrite throws it
+      durable.catch(() => undefined);
+      if (!staging.quick) await durable;
       const commit: CommitPlan = {
         baseSnapshot: base,
         schemaId: schema.schemaId,
@@ -309,14 +321,31 @@ export class LakeWriter {
         ...(req.author && { author: req.author }),
         ...(req.commitMessage && { commitMessage: req.commitMessage }),
       };
-      const result = await commitWrite(this.db, commit);
+      const result = await commitWrite(this.db, commit, { durable });
+      if (result.onBase && state && !newDeletes.length && !plan.added.length && !plan.ended.length) {
+        const added = newFiles.map((file, i) => ({ dataFileId: result.dataFileIds[i]!, file }));
+        this.states.advance(base, name, afterFileCommit(state, result.snapshotId, endFiles, added));
+      } else this.states.clear();
       return { snapshotId: result.snapshotId, rows, tableId: result.tableId, created: !table, unchanged: false };
     } catch (err) {
+      // a commit that failed before waiting for the flush: let it end before the files go
+      await durable?.catch(() => undefined);
       await staging.discard(written);
       throw err;
     } finally {
       staging.close();
     }
+  }
+
+  /** Table `name` at snapshot `s` as a write plans on it (kept between writes), or undefined when it does not exist. */
+  private async tableState(name: string, s: number): Promise<TableWriteState | undefined> {
+    const kept = this.states.table(name, s);
+    if (kept) return kept;
+    const table = await this.reader.findTable(name, s);
+    if (!table) return undefined;
+    const state = await readTableWriteState(this.reader, this.db, table, s);
+    this.states.keep(name, state);
+    return state;
   }
 
   /** Close the catalog. */

@@ -40,12 +40,13 @@ JOIN dl.customers AS c USING (customer_id)
 LEFT JOIN rates r ON r.tier = c.tier
 LEFT JOIN (SELECT customer_id AS cid, max(order_id) AS max_order FROM dl.orders GROUP BY 1) s ON s.cid = t.customer_id
 `,
-  // two temp tables of unknown schema (before a write): an unqualified x may be either's
+  // two temp tables of unknown schema before a write (made from column lists, not queries, whose
+  // outputs would give their columns): an unqualified x may be either's
   "f/shop/mystery.sql": `// pipeline
 // materialize ducklake://main/mystery
 ATTACH 'ducklake://main' AS dl;
-CREATE TEMP TABLE a AS SELECT 1 AS id, 2 AS x;
-CREATE TEMP TABLE b AS SELECT 1 AS id, 3 AS y;
+CREATE TEMP TABLE a (id INTEGER, x INTEGER);
+CREATE TEMP TABLE b (id INTEGER, y INTEGER);
 SELECT o.order_id, x, sum(o.amount) AS total, count(*), b.* FROM a JOIN b USING (id) JOIN dl.orders o ON o.order_id = a.id GROUP BY ALL
 `,
   // code writes: their // column lines for the columns written are the lineage, so a wider write changes it
@@ -126,7 +127,7 @@ describe("column lineage of a materialized table", () => {
 
   it("is inferred on the write, merged with // column, and served by the API and the CLI", async () => {
     // before a first write: inferred from the SQL as loaded (lake tables read have the columns their
-    // loaded writers' SELECTs give; the temp table rates is of unknown schema but r.discount names it)
+    // loaded writers' SELECTs give; the temp table rates has the columns of its own SELECT)
     const before = await graphEdges("f/shop/enriched.sql", "ducklake://main/enriched");
     const inferred = { source: "static", snapshot_id: null, run: null, at: null, columns: EXPECTED, warnings: [] };
     expect([before.cli.lineage, before.api.lineage]).toEqual([inferred, inferred]);

@@ -615,6 +615,26 @@ describe("write-audit-publish", () => {
   });
 });
 
+describe("durability", () => {
+  it("commits only once the new files are flushed: a flush that fails commits nothing and fails the write", async () => {
+    await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
+    // the audit runs after the COPY and before the flush: a file gone by then cannot be flushed
+    const failing = write({
+      table: "t",
+      mode: "append",
+      source: "SELECT 2 AS id",
+      audit: async ({ files }) => {
+        for (const f of files) rmSync(f);
+      },
+    });
+    await expect(failing).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await lake.reader.snapshot()).snapshotId).toBe(1);
+    expect(await lake.reader.query("t", { kind: "latest" }, "SELECT id FROM {table}")).toEqual([{ id: 1 }]);
+    const next = await write({ table: "t", mode: "append", source: "SELECT 3 AS id" });
+    expect(await rowsAt("t", next.snapshotId)).toEqual([{ id: 1 }, { id: 3 }]);
+  });
+});
+
 describe("features not implemented are refused, not misread", () => {
   it("refuses a table with rows inlined in the catalog, and nested types on write", async () => {
     await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
@@ -654,6 +674,31 @@ describe("orphan sweep", () => {
 });
 
 describe("concurrent writers", () => {
+  it("a writer plans on what another writer committed since its own last write (its kept state is checked against the latest snapshot)", async () => {
+    const other = await openLakeForWrite(join(dir, "main.sqlite"), { dataPath: join(dir, "data") });
+    try {
+      const replace = (w: LakeWriter, v: number) =>
+        withDuckDb([], (c) =>
+          w.write(c, { table: "e", mode: "replace", partition: { p: "a" }, source: `SELECT ${v} AS v, 'a' AS p` }),
+        );
+      await replace(lake, 1);
+      await replace(lake, 2);
+      // the other writer replaces the partition lake last wrote: lake must end the other's file, not only its own
+      await replace(other, 3);
+      const last = await replace(lake, 4);
+      await write({ table: "e", mode: "append", partition: { p: "a" }, source: "SELECT 5 AS v, 'a' AS p" });
+      expect(await rowsAt("e", last.snapshotId)).toEqual([{ v: 4, p: "a" }]);
+      expect(await lake.reader.query("e", { kind: "latest" }, "SELECT v FROM {table} ORDER BY v")).toEqual([
+        { v: 4 },
+        { v: 5 },
+      ]);
+      const live = await lake.db.all("SELECT count(*) AS n FROM ducklake_data_file WHERE end_snapshot IS NULL");
+      expect(Number(live[0]!.n)).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("two writers on one catalog replacing different partitions of one table both commit", async () => {
     await write({ table: "e", mode: "replace", partition: { p: "a" }, source: "SELECT 0 AS v, 'a' AS p" });
     const other = await openLakeForWrite(join(dir, "main.sqlite"), { dataPath: join(dir, "data") });

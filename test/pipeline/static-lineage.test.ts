@@ -31,6 +31,19 @@ const EXPRESSIONS = [
   "42",
 ].join(", ");
 
+/** Unnamed outputs with casts: the binder spells their types its own way (`CAST(x AS "DATE")`, `DECIMAL(10, 2)`). */
+const CASTS = [
+  "DATE '2020-01-01' AS d",
+  "DATE '2020-01-01'",
+  "sum(1::DECIMAL(10,2)) OVER ()",
+  "id::INT",
+  "CAST(r.amount AS DECIMAL(10,2))",
+  "kind::VARCHAR",
+  "TRY_CAST(kind AS DATE)",
+  "r.id::INT8 + 1",
+  "CAST(amount AS FLOAT) * 2",
+].join(", ");
+
 const FILES = {
   "f/chain/raw.sql": `-- pipeline
 -- partitioned daily
@@ -56,7 +69,17 @@ SELECT ${EXPRESSIONS} FROM w.raw
 `,
   "f/names/casts.sql": `-- pipeline
 -- materialize ducklake://wh/casts
-SELECT DATE '2020-01-01' AS d, DATE '2020-01-01', sum(1::DECIMAL(10,2))
+ATTACH 'ducklake://wh' AS w;
+SELECT ${CASTS} FROM w.raw r
+`,
+  "f/names/temps.sql": `-- pipeline
+-- materialize ducklake://wh/temps
+ATTACH 'ducklake://wh' AS w;
+SET threads = 1;
+CREATE TEMP TABLE recent AS SELECT id, amount * 2 AS doubled FROM w.raw WHERE amount > 1;
+CREATE OR REPLACE TEMPORARY VIEW "kinds AS of" AS SELECT upper(kind), kind AS k FROM w.raw;
+CREATE TEMP TABLE later (x INTEGER);
+SELECT r.*, v.k, v."upper(kind)", x FROM recent r, "kinds AS of" v, later
 `,
   "f/chain/broken.sql": `-- pipeline
 -- materialize ducklake://wh/broken
@@ -113,6 +136,22 @@ describe("inferLoadedLineage", () => {
     expect(asked.sort()).toEqual(["ducklake://wh/daily", "ducklake://wh/raw"]);
   });
 
+  it("temp tables and views of the setup statements have the columns of their own SELECT", async () => {
+    const root = makeProject(FILES, "sluice-static-lineage-");
+    const lineage = await inferLoadedLineage(PipelineCatalog.scan(root).folders(), async () => undefined);
+    const temps = lineage.get("f/names/temps.sql")!;
+    expect(
+      temps.result!.columns.map((c) => [c.output, c.sources.map((x) => `${x.table}.${x.column}`), c.unknown ?? false]),
+    ).toEqual([
+      ["id", ["recent.id"], false],
+      ["doubled", ["recent.doubled"], false],
+      ["k", ["kinds AS of.k"], false],
+      ["upper(kind)", ["kinds AS of.upper(kind)"], false],
+      // a temp table made without a query (a column list) has no known columns: where x comes from is not guessed
+      ["x", [], true],
+    ]);
+  });
+
   it("names unnamed outputs as DuckDB does when it runs the SELECT", async () => {
     const root = makeProject(FILES, "sluice-static-lineage-");
     const lineage = await inferLoadedLineage(PipelineCatalog.scan(root).folders(), async () => undefined);
@@ -125,13 +164,15 @@ describe("inferLoadedLineage", () => {
         .map((r) => String(r.column_name));
       expect(described).toHaveLength(16);
       expect(lineage.get("f/names/exprs.sql")!.result!.columns.map((c) => c.output)).toEqual(described);
-      // a cast's name spells its type as the binder does (CAST(x AS "DATE"), DECIMAL(10, 2)): left to a position name, said
+      // a cast's name spells its type as the binder does (CAST(x AS "DATE"), DECIMAL(10, 2)): named by the binder too
+      const castNames = (await conn.runAndReadAll(`DESCRIBE SELECT ${CASTS} FROM raw r`))
+        .getRowObjects()
+        .map((r) => String(r.column_name));
+      expect(castNames).toHaveLength(9);
+      expect(castNames).toContain("CAST('2020-01-01' AS \"DATE\")");
       const casts = lineage.get("f/names/casts.sql")!;
-      expect(casts.result!.columns.map((c) => c.output)).toEqual(["d", "#2", "#3"]);
-      expect(casts.warnings).toEqual([
-        "output #2 is named by DuckDB after its expression, which is only known when it runs; name it with AS",
-        "output #3 is named by DuckDB after its expression, which is only known when it runs; name it with AS",
-      ]);
+      expect(casts.result!.columns.map((c) => c.output)).toEqual(castNames);
+      expect(casts.warnings).toEqual([]);
     } finally {
       conn.closeSync();
       instance.closeSync();

@@ -219,9 +219,32 @@ export const PIPELINE_PATHS: Record<string, Json> = {
                 items: ref("LineageRecord"),
                 description: "every lineage version, oldest snapshot first",
               },
+              static_lineage: {
+                anyOf: [
+                  {
+                    allOf: [
+                      ref("EdgeLineage"),
+                      { type: "object", properties: { script: { type: "string" } }, required: ["script"] },
+                    ],
+                  },
+                  { type: "null" },
+                ],
+                description:
+                  "before any write recorded lineage: what the pipeline graph shows on the write edge into the table (source static: inferred from the loaded script's SQL without running it; annotations: its // column lines), with the script; null once lineage is recorded or when no loaded script writes the table",
+              },
               snapshots: { type: "array", items: { type: "object" } },
             },
-            required: ["uri", "lake", "table", "partitions", "schema", "lineage", "lineage_history", "snapshots"],
+            required: [
+              "uri",
+              "lake",
+              "table",
+              "partitions",
+              "schema",
+              "lineage",
+              "lineage_history",
+              "static_lineage",
+              "snapshots",
+            ],
           }),
           ...errors("400", "401", "403", "404"),
         },

@@ -48,6 +48,8 @@ export function lakeTableRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     return c.json(
       await lakeAssetDetail(deps.engine.store, await assets(), uriOf(c.req.query("uri")), {
         ...(snapshot !== undefined && { snapshot }),
+        // the loaded scripts: a table not written yet shows the lineage its writer's SQL gives
+        ...(deps.pipelines && { folders: deps.pipelines.catalog().folders() }),
       }),
     );
   });

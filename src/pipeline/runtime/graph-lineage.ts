@@ -81,6 +81,30 @@ export async function graphLineage(
 }
 
 /**
+ * What the graph shows on the write edge into lake table `uri` (see {@link edgeLineage}), for
+ * the first script of `folders` that writes it, with that script's path; null when no script
+ * writes it or the edge has no lineage. A lake table's page shows it before any write recorded
+ * one (`source` then `static` or `annotations`).
+ */
+export async function writerLineage(
+  store: Store | undefined,
+  folders: readonly PipelineFolder[],
+  uri: string,
+): Promise<(EdgeLineage & { readonly script: string }) | null> {
+  for (const folder of folders) {
+    const edge = folder.analysis.graph.edges.find(
+      (e) => e.kind === "writes" && e.to === `asset:${uri}` && e.from.startsWith("script:"),
+    );
+    if (!edge) continue;
+    const script = edge.from.slice("script:".length);
+    const annotated = folder.members.find((m) => m.path === script)?.analyzed.annotations.columns ?? [];
+    const l = edgeLineage(await graphLineage(store, [folder]), script, uri, annotated);
+    return l ? { ...l, script } : null;
+  }
+  return null;
+}
+
+/**
  * The lineage of the write edge `script → uri` (pure): the asset's record when `script` wrote
  * it; else the script's pre-write inference when it materializes `uri` from SQL; else the
  * script's `// column` lines (`annotated`) when it has any; null for a lake table with none of

@@ -15,6 +15,8 @@ import type { LakeReader } from "../../lake/reader.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import type { Store } from "../../store/types.js";
 import { PipelineRuntimeError } from "./errors.js";
+import type { PipelineFolder } from "./catalog.js";
+import { type EdgeLineage, writerLineage } from "./graph-lineage.js";
 import { lineageAt, lineageHistory, type LineageRecord } from "./lineage-record.js";
 import { MATERIALIZED_PREFIX } from "./materialized-record.js";
 import { PARTITION_COLUMN } from "./runners/sql-lake.js";
@@ -54,6 +56,12 @@ export interface LakeAssetDetail {
   readonly lineage: LineageRecord | null;
   /** Every lineage version, oldest snapshot first (each holds from its snapshot on). */
   readonly lineage_history: readonly LineageRecord[];
+  /**
+   * Before any write recorded lineage: what the pipeline graph shows on the write edge into the
+   * table (inferred from the loaded script's SQL without running it, `source: "static"`, or its
+   * `// column` lines); null once lineage is recorded, or when no loaded script writes the table.
+   */
+  readonly static_lineage: (EdgeLineage & { readonly script: string }) | null;
   /** Snapshots of the lake that touched the table, oldest first (empty when the lake does not exist). */
   readonly snapshots: readonly TableSnapshot[];
 }
@@ -115,7 +123,7 @@ export async function lakeAssetDetail(
   store: Store,
   host: AssetHost,
   uri: string,
-  options: { snapshot?: number } = {},
+  options: { snapshot?: number; folders?: readonly PipelineFolder[] } = {},
 ): Promise<LakeAssetDetail> {
   const { lake, table } = parseLakeTableUri(uri);
   const slices = (await store.kvList(`${MATERIALIZED_PREFIX}${uri} `)).map((r) => {
@@ -139,6 +147,7 @@ export async function lakeAssetDetail(
     schema: await schemaHistory(store, uri),
     lineage: lineageAt(lineage, options.snapshot) ?? null,
     lineage_history: lineage,
+    static_lineage: lineage.length || !options.folders ? null : await writerLineage(store, options.folders, uri),
     snapshots,
   };
 }

@@ -10,7 +10,9 @@
  *   latest schema version in the store (what its last managed write produced), else the
  *   outputs of the loaded managed SQL script that writes it, inferred the same way (plus
  *   `_partition` when that script is `// partitioned`);
- * - anything else (temp tables of the setup statements, tables of other databases, table
+ * - a temp table or view a setup statement makes from a query (`CREATE TEMP TABLE x AS SELECT …`)
+ *   has the outputs of that query, inferred the same way (its sources are cited as `x.col`);
+ * - anything else (temp tables made from a column list, tables of other databases, table
  *   functions) is of unknown schema: its qualified columns still name it, `*` over it is not
  *   expanded and an unqualified column it may hold is `unknown` (said in the warnings).
  *
@@ -41,9 +43,19 @@ export interface StaticLineage {
   readonly warnings: readonly string[];
 }
 
+/** A temp table a setup statement creates from a query (`CREATE TEMP TABLE x AS SELECT …`), that query parsed. */
+interface TempTable {
+  /** Its name as DuckDB parsed it. */
+  readonly name: string;
+  readonly tree: unknown;
+  readonly names: ReadonlyMap<unknown, string>;
+}
+
 /** A script's SELECT as DuckDB parsed it, with its `ducklake://` aliases. */
 interface Parsed {
   readonly tree?: unknown;
+  /** Temp tables of its setup statements, in order. */
+  readonly temps?: readonly TempTable[];
   /** DuckDB's names of the tree's unnamed select-list expressions (`sum((amount + tax))`). */
   readonly names?: ReadonlyMap<unknown, string>;
   readonly error?: string;
@@ -83,11 +95,59 @@ function hasCast(v: unknown): boolean {
   return Object.values(v).some(hasCast);
 }
 
+/** Column references of an expression, each as its names (`["t", "c"]`); undefined when it holds a subquery. */
+function columnRefs(v: unknown, out: string[][] = []): string[][] | undefined {
+  if (Array.isArray(v)) {
+    for (const x of v) if (!columnRefs(x, out)) return undefined;
+    return out;
+  }
+  if (v === null || typeof v !== "object") return out;
+  const o = v as { class?: unknown; column_names?: unknown };
+  if (o.class === "SUBQUERY") return undefined;
+  if (o.class === "COLUMN_REF" && Array.isArray(o.column_names)) out.push(o.column_names.map(String));
+  for (const x of Object.values(o)) if (!columnRefs(x, out)) return undefined;
+  return out;
+}
+
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * The name DuckDB's binder gives `text` (an expression as DuckDB printed it) as an unnamed
+ * output: the statement `SELECT <text> FROM <stand-ins>` is prepared, never run, over stand-in
+ * relations holding NULL under each column name the expression reads (`t.c` from one aliased
+ * `t`), so only DuckDB's own naming decides; undefined when it does not bind that way.
+ */
+async function boundName(conn: DuckDBConnection, e: unknown, text: string): Promise<string | undefined> {
+  const refs = columnRefs(e);
+  if (!refs || refs.some((r) => r.length > 2)) return undefined;
+  const byTable = new Map<string, Set<string>>();
+  for (const r of refs) {
+    const [table, column] = r.length === 2 ? [r[0]!, r[1]!] : ["", r[0]!];
+    byTable.set(table, (byTable.get(table) ?? new Set()).add(column));
+  }
+  const from = [...byTable].map(
+    ([table, columns], i) =>
+      `(SELECT ${[...columns].map((c) => `NULL AS ${quoteIdent(c)}`).join(", ")}) AS ${quoteIdent(table || `__sluice_${i}`)}`,
+  );
+  try {
+    const prepared = await conn.prepare(`SELECT ${text}${from.length ? ` FROM ${from.join(", ")}` : ""}`);
+    try {
+      return prepared.columnCount === 1 ? prepared.columnName(0) : undefined;
+    } finally {
+      prepared.destroySync();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The names DuckDB gives the unnamed outputs of `tree`: each expression's own text, as
  * `json_deserialize_sql` prints it inside `SELECT <expression>` (a parse of `SELECT 1` with its
  * select list replaced, so the rest of the statement is DuckDB's own). An expression with a
- * cast is left unnamed (a position name and a warning): its name depends on the binder.
+ * cast is named by DuckDB's binder instead ({@link boundName}: the binder spells the type its
+ * own way, `CAST(x AS "DATE")`, `DECIMAL(10, 2)`); one that does not bind over stand-ins is left
+ * unnamed (a position name and a warning).
  */
 async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<Map<unknown, string>> {
   const names = new Map<unknown, string>();
@@ -95,7 +155,6 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
   if (unnamed.length === 0) return names;
   const template = withoutLocations(await serialize(conn, "SELECT 1")) as { statements: Array<{ node: object }> };
   for (const e of unnamed) {
-    if (hasCast(e)) continue;
     const one = {
       ...template,
       statements: [
@@ -107,7 +166,9 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
         `SELECT json_deserialize_sql(${sqlString(JSON.stringify(one))}::JSON) AS s`,
       );
       const text = String(reader.getRowObjects()[0]!.s);
-      if (text.startsWith("SELECT ")) names.set(e, text.slice("SELECT ".length));
+      if (!text.startsWith("SELECT ")) continue;
+      const name = hasCast(e) ? await boundName(conn, e, text.slice("SELECT ".length)) : text.slice("SELECT ".length);
+      if (name !== undefined) names.set(e, name);
     } catch {
       // left unnamed: the output keeps a position name
     }
@@ -115,16 +176,78 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
   return names;
 }
 
+/**
+ * Offsets just after each top-level `AS` word of a statement (outside quotes, parentheses and
+ * comments-free text as `splitSqlStatements` leaves it): where the query of a
+ * `CREATE … TABLE name AS <query>` may start. Lexical only; DuckDB's parser decides (see {@link tempTable}).
+ */
+function asOffsets(text: string): number[] {
+  const out: number[] = [];
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === "'" || ch === '"') {
+      const end = text.indexOf(ch, i + 1);
+      i = end === -1 ? text.length : end;
+    } else if (ch === "(") depth++;
+    else if (ch === ")") depth--;
+    else if (
+      depth === 0 &&
+      text.slice(i, i + 2).toUpperCase() === "AS" &&
+      /\s/.test(text[i - 1] ?? "") &&
+      /\s/.test(text[i + 2] ?? "")
+    )
+      out.push(i + 2);
+  }
+  return out;
+}
+
+/** DuckDB's parse of `sql` when it is one SELECT, else undefined. */
+async function selectTree(conn: DuckDBConnection, sql: string): Promise<unknown> {
+  const tree = await serialize(conn, sql);
+  return tree.error ? undefined : tree;
+}
+
+/**
+ * The temp table a setup statement creates from a query, or undefined for any other statement.
+ * The statement is cut after its first top-level `AS` where both halves parse with DuckDB's
+ * parser: the head as the `CREATE TEMP TABLE <name>` of a `SELECT … FROM <name>` stand-in (its
+ * last word, the name), the rest as a SELECT.
+ */
+async function tempTable(conn: DuckDBConnection, text: string): Promise<TempTable | undefined> {
+  for (const at of asOffsets(text)) {
+    const head = text.slice(0, at - 2).trim();
+    const words = head.split(/\s+/);
+    const kind = words.slice(0, -1).map((w) => w.toUpperCase());
+    // CREATE [OR REPLACE] TEMP|TEMPORARY TABLE|VIEW [IF NOT EXISTS] <name>
+    const temp = kind.includes("TEMP") || kind.includes("TEMPORARY");
+    if (kind[0] !== "CREATE" || !temp || !(kind.includes("TABLE") || kind.includes("VIEW"))) return undefined;
+    const tree = await selectTree(conn, text.slice(at));
+    if (tree === undefined) continue;
+    const named = await selectTree(conn, `SELECT * FROM ${words[words.length - 1]}`);
+    const ref = named === undefined ? undefined : tableRefs(named)[0];
+    if (!ref) return undefined;
+    return { name: ref.table, tree, names: await expressionNames(conn, tree) };
+  }
+  return undefined;
+}
+
 async function parse(conn: DuckDBConnection, m: MemberScript): Promise<Parsed> {
   const sql = slashCommentsToSql(m.source).split(PARTITION_TOKEN).join(PARTITION_PLACEHOLDER);
   const { sql: rest, attaches } = extractLakeAttaches(sql);
   const lakes = new Map(attaches.map((a) => [a.alias, a.lake]));
-  const last = splitSqlStatements(rest).pop();
+  const statements = splitSqlStatements(rest);
+  const last = statements.pop();
   if (!last) return { error: "it has no trailing SELECT", lakes };
   const tree = await serialize(conn, last.text);
   if (tree.error)
     return { error: `DuckDB could not parse its SELECT: ${tree.error_message ?? "unknown error"}`, lakes };
-  return { tree, names: await expressionNames(conn, tree), lakes };
+  const temps: TempTable[] = [];
+  for (const st of statements) {
+    const temp = await tempTable(conn, st.text);
+    if (temp) temps.push(temp);
+  }
+  return { tree, temps, names: await expressionNames(conn, tree), lakes };
 }
 
 /** Parse every script of `members` not parsed yet, on one in-memory DuckDB. */
@@ -181,13 +304,24 @@ export async function inferLoadedLineage(
     }
     visiting.add(m.path);
     const known = new Map<string, KnownTable>();
-    for (const ref of tableRefs(parsed.tree)) {
-      const lake = !ref.catalog && ref.schema ? parsed.lakes.get(ref.schema) : undefined;
-      if (!lake) continue; // the walker names it as written; its columns are not known
-      const uri = `ducklake://${lake}/${ref.table}`;
-      const columns = await columnsOf(uri);
-      known.set(refKey(ref), { table: uri, ...(columns && { columns }) });
+    const learn = async (tree: unknown): Promise<void> => {
+      for (const ref of tableRefs(tree)) {
+        const lake = !ref.catalog && ref.schema ? parsed.lakes.get(ref.schema) : undefined;
+        if (!lake || known.has(refKey(ref))) continue; // the walker names it as written; its columns are not known
+        const uri = `ducklake://${lake}/${ref.table}`;
+        const columns = await columnsOf(uri);
+        known.set(refKey(ref), { table: uri, ...(columns && { columns }) });
+      }
+    };
+    // temp tables of the setup statements, in order: each has the outputs of its own SELECT
+    for (const temp of parsed.temps ?? []) {
+      await learn(temp.tree);
+      const r = inferColumnLineage(temp.tree, (ref) => known.get(refKey(ref)), undefined, temp.names);
+      const complete = !r.partial && !r.columns.some((c) => POSITION_NAME.test(c.output));
+      const entry = { table: temp.name, ...(complete && { columns: r.columns.map((c) => c.output) }) };
+      for (const schema of ["", "temp"]) known.set(refKey({ catalog: "", schema, table: temp.name }), entry);
     }
+    await learn(parsed.tree);
     visiting.delete(m.path);
     const result = inferColumnLineage(parsed.tree, (ref) => known.get(refKey(ref)), undefined, parsed.names);
     for (const c of result.columns)

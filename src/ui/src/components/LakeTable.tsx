@@ -242,8 +242,22 @@ function Lineage({
   snapshot: string;
   setSnapshot(v: string): void;
 }) {
-  if (!detail.lineage)
-    return <p className="muted small">No column lineage: it is recorded by a managed materialization.</p>;
+  if (!detail.lineage) {
+    const inferred = detail.static_lineage;
+    if (!inferred)
+      return <p className="muted small">No column lineage: it is recorded by a managed materialization.</p>;
+    // before the first write: what the pipeline graph shows on the write edge (from the script's SQL, not run)
+    return (
+      <div>
+        <p className="muted small" aria-label="Lineage version">
+          {inferred.source === "static"
+            ? `not written yet: inferred from the SQL of ${inferred.script} without running it (static)`
+            : `not written yet: the // column lines of ${inferred.script}`}
+        </p>
+        <LineageTable l={inferred} />
+      </div>
+    );
+  }
   const l = lineageAsOf(detail, snapshot);
   const versions = detail.lineage_history ?? [];
   return (
@@ -271,7 +285,7 @@ function Lineage({
   );
 }
 
-function LineageTable({ l }: { l: NonNullable<LakeAssetDetail["lineage"]> }) {
+function LineageTable({ l }: { l: Pick<NonNullable<LakeAssetDetail["lineage"]>, "columns" | "warnings"> }) {
   return (
     <div>
       <table className="table small" aria-label="Column lineage">
@@ -289,6 +303,8 @@ function LineageTable({ l }: { l: NonNullable<LakeAssetDetail["lineage"]> }) {
               <td className="mono small">
                 {c.sources.length ? (
                   c.sources.map((s) => <div key={`${s.table}.${s.column}`}>{`${s.table}.${s.column}`}</div>)
+                ) : c.origin === "unknown" ? (
+                  <span className="muted">unknown</span>
                 ) : (
                   <span className="muted">constant or computed</span>
                 )}
@@ -333,7 +349,9 @@ export function LakeTable({ uri }: { uri: string }) {
               onClick={() => setTab(id)}
             >
               {label}
-              {id === "lineage" && d?.lineage ? <span className="alias">{d.lineage.columns.length}</span> : null}
+              {id === "lineage" && (d?.lineage ?? d?.static_lineage) ? (
+                <span className="alias">{(d.lineage ?? d.static_lineage)!.columns.length}</span>
+              ) : null}
             </button>
           ))}
         </div>
