@@ -1,16 +1,5 @@
 /** Flushing files and folders to the disk, by path (a folder's fsync makes its new entries durable). */
-import { closeSync, fsyncSync, openSync } from "node:fs";
 import { open } from "node:fs/promises";
-
-/** fsyncs the file or folder at `path`. */
-export function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** fsyncs one path on libuv's thread pool. */
 async function fsyncOne(path: string): Promise<void> {
