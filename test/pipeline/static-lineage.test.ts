@@ -136,19 +136,26 @@ describe("inferLoadedLineage", () => {
     expect(asked.sort()).toEqual(["ducklake://wh/daily", "ducklake://wh/raw"]);
   });
 
-  it("temp tables and views of the setup statements have the columns of their own SELECT", async () => {
+  it("temp tables and views of the setup statements have the columns of their own SELECT, and lineage goes through them", async () => {
     const root = makeProject(FILES, "sluice-static-lineage-");
     const lineage = await inferLoadedLineage(PipelineCatalog.scan(root).folders(), async () => undefined);
     const temps = lineage.get("f/names/temps.sql")!;
     expect(
-      temps.result!.columns.map((c) => [c.output, c.sources.map((x) => `${x.table}.${x.column}`), c.unknown ?? false]),
+      temps.result!.columns.map((c) => [
+        c.output,
+        c.sources.map((x) => `${x.table}.${x.column}`),
+        c.passthrough,
+        c.unknown ?? false,
+      ]),
     ).toEqual([
-      ["id", ["recent.id"], false],
-      ["doubled", ["recent.doubled"], false],
-      ["k", ["kinds AS of.k"], false],
-      ["upper(kind)", ["kinds AS of.upper(kind)"], false],
-      // a temp table made without a query (a column list) has no known columns: where x comes from is not guessed
-      ["x", [], true],
+      // a temp table is not an asset: a column read from it cites what its query read
+      ["id", ["ducklake://wh/raw.id"], true, false],
+      ["doubled", ["ducklake://wh/raw.amount"], false, false],
+      ["k", ["ducklake://wh/raw.kind"], true, false],
+      ["upper(kind)", ["ducklake://wh/raw.kind"], false, false],
+      // a temp table made without a query (a column list) has no known columns; x is in neither
+      // known one, so only it can hold x (its lineage stops there: it was not made from a query)
+      ["x", ["later.x"], true, false],
     ]);
   });
 

@@ -11,7 +11,8 @@
  *   outputs of the loaded managed SQL script that writes it, inferred the same way (plus
  *   `_partition` when that script is `// partitioned`);
  * - a temp table or view a setup statement makes from a query (`CREATE TEMP TABLE x AS SELECT …`)
- *   has the outputs of that query, inferred the same way (its sources are cited as `x.col`);
+ *   has the outputs of that query, inferred the same way, and a column read from it cites what
+ *   that query read (`pipeline/lineage-through.ts`: a temp table is not an asset);
  * - anything else (temp tables made from a column list, tables of other databases, table
  *   functions) is of unknown schema: its qualified columns still name it, `*` over it is not
  *   expanded and an unqualified column it may hold is `unknown` (said in the warnings).
@@ -30,9 +31,11 @@ import {
   type LineageResult,
   type TableRef,
 } from "../column-lineage.js";
+import { lineageThrough } from "../lineage-through.js";
 import { slashCommentsToSql, splitSqlStatements } from "../materialize-body.js";
 import type { MemberScript, PipelineFolder } from "./catalog.js";
 import { extractLakeAttaches, PARTITION_COLUMN } from "./runners/sql-lake.js";
+import { serializeSql, tempTableQuery } from "./temp-tables.js";
 
 /** The lineage of one managed SQL script's write, inferred from its SQL without running it. */
 export interface StaticLineage {
@@ -72,11 +75,6 @@ const managedTarget = (m: MemberScript): string | undefined => {
   const mat = m.analyzed.annotations.materialize;
   return m.language === "sql" && mat?.mode === "managed" ? mat.target.uri : undefined;
 };
-
-async function serialize(conn: DuckDBConnection, sql: string): Promise<{ error?: boolean; error_message?: string }> {
-  const reader = await conn.runAndReadAll(`SELECT json_serialize_sql(${sqlString(sql)}) AS j`);
-  return JSON.parse(String(reader.getRowObjects()[0]!.j)) as { error?: boolean; error_message?: string };
-}
 
 /** A parse tree fit for `json_deserialize_sql`: positions (uint64, beyond a JS number when unset) zeroed. */
 function withoutLocations(v: unknown): unknown {
@@ -153,7 +151,7 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
   const names = new Map<unknown, string>();
   const unnamed = unnamedExpressions(tree);
   if (unnamed.length === 0) return names;
-  const template = withoutLocations(await serialize(conn, "SELECT 1")) as { statements: Array<{ node: object }> };
+  const template = withoutLocations(await serializeSql(conn, "SELECT 1")) as { statements: Array<{ node: object }> };
   for (const e of unnamed) {
     const one = {
       ...template,
@@ -176,60 +174,10 @@ async function expressionNames(conn: DuckDBConnection, tree: unknown): Promise<M
   return names;
 }
 
-/**
- * Offsets just after each top-level `AS` word of a statement (outside quotes, parentheses and
- * comments-free text as `splitSqlStatements` leaves it): where the query of a
- * `CREATE … TABLE name AS <query>` may start. Lexical only; DuckDB's parser decides (see {@link tempTable}).
- */
-function asOffsets(text: string): number[] {
-  const out: number[] = [];
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch === "'" || ch === '"') {
-      const end = text.indexOf(ch, i + 1);
-      i = end === -1 ? text.length : end;
-    } else if (ch === "(") depth++;
-    else if (ch === ")") depth--;
-    else if (
-      depth === 0 &&
-      text.slice(i, i + 2).toUpperCase() === "AS" &&
-      /\s/.test(text[i - 1] ?? "") &&
-      /\s/.test(text[i + 2] ?? "")
-    )
-      out.push(i + 2);
-  }
-  return out;
-}
-
-/** DuckDB's parse of `sql` when it is one SELECT, else undefined. */
-async function selectTree(conn: DuckDBConnection, sql: string): Promise<unknown> {
-  const tree = await serialize(conn, sql);
-  return tree.error ? undefined : tree;
-}
-
-/**
- * The temp table a setup statement creates from a query, or undefined for any other statement.
- * The statement is cut after its first top-level `AS` where both halves parse with DuckDB's
- * parser: the head as the `CREATE TEMP TABLE <name>` of a `SELECT … FROM <name>` stand-in (its
- * last word, the name), the rest as a SELECT.
- */
+/** The temp table a setup statement creates from a query, with DuckDB's names of its unnamed outputs. */
 async function tempTable(conn: DuckDBConnection, text: string): Promise<TempTable | undefined> {
-  for (const at of asOffsets(text)) {
-    const head = text.slice(0, at - 2).trim();
-    const words = head.split(/\s+/);
-    const kind = words.slice(0, -1).map((w) => w.toUpperCase());
-    // CREATE [OR REPLACE] TEMP|TEMPORARY TABLE|VIEW [IF NOT EXISTS] <name>
-    const temp = kind.includes("TEMP") || kind.includes("TEMPORARY");
-    if (kind[0] !== "CREATE" || !temp || !(kind.includes("TABLE") || kind.includes("VIEW"))) return undefined;
-    const tree = await selectTree(conn, text.slice(at));
-    if (tree === undefined) continue;
-    const named = await selectTree(conn, `SELECT * FROM ${words[words.length - 1]}`);
-    const ref = named === undefined ? undefined : tableRefs(named)[0];
-    if (!ref) return undefined;
-    return { name: ref.table, tree, names: await expressionNames(conn, tree) };
-  }
-  return undefined;
+  const temp = await tempTableQuery(conn, text);
+  return temp && { name: temp.name, tree: temp.tree, names: await expressionNames(conn, temp.tree) };
 }
 
 async function parse(conn: DuckDBConnection, m: MemberScript): Promise<Parsed> {
@@ -239,7 +187,7 @@ async function parse(conn: DuckDBConnection, m: MemberScript): Promise<Parsed> {
   const statements = splitSqlStatements(rest);
   const last = statements.pop();
   if (!last) return { error: "it has no trailing SELECT", lakes };
-  const tree = await serialize(conn, last.text);
+  const tree = await serializeSql(conn, last.text);
   if (tree.error)
     return { error: `DuckDB could not parse its SELECT: ${tree.error_message ?? "unknown error"}`, lakes };
   const temps: TempTable[] = [];
@@ -313,17 +261,23 @@ export async function inferLoadedLineage(
         known.set(refKey(ref), { table: uri, ...(columns && { columns }) });
       }
     };
-    // temp tables of the setup statements, in order: each has the outputs of its own SELECT
+    // temp tables of the setup statements, in order: each has the outputs of its own SELECT,
+    // and the lineage of each (through the ones before it) is what reading it reads
+    const through = new Map<string, LineageResult>();
     for (const temp of parsed.temps ?? []) {
       await learn(temp.tree);
       const r = inferColumnLineage(temp.tree, (ref) => known.get(refKey(ref)), undefined, temp.names);
+      through.set(temp.name, lineageThrough(r, through));
       const complete = !r.partial && !r.columns.some((c) => POSITION_NAME.test(c.output));
       const entry = { table: temp.name, ...(complete && { columns: r.columns.map((c) => c.output) }) };
       for (const schema of ["", "temp"]) known.set(refKey({ catalog: "", schema, table: temp.name }), entry);
     }
     await learn(parsed.tree);
     visiting.delete(m.path);
-    const result = inferColumnLineage(parsed.tree, (ref) => known.get(refKey(ref)), undefined, parsed.names);
+    const result = lineageThrough(
+      inferColumnLineage(parsed.tree, (ref) => known.get(refKey(ref)), undefined, parsed.names),
+      through,
+    );
     for (const c of result.columns)
       if (POSITION_NAME.test(c.output))
         result.warnings.push(

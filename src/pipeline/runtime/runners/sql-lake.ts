@@ -25,8 +25,9 @@ import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
 import type { LineageResult } from "../../column-lineage.js";
+import { lineageThrough } from "../../lineage-through.js";
 import { PipelineRuntimeError } from "../errors.js";
-import { inferSelectLineage } from "./sql-lineage.js";
+import { inferSelectLineage, inferTempLineage } from "./sql-lineage.js";
 import { committedBy } from "./append-retry.js";
 import { runAuthor } from "../write-author.js";
 
@@ -171,12 +172,14 @@ async function loadTestScript(root: string, path: string): Promise<string> {
 
 async function selectLineage(
   conn: DuckDBConnection,
+  setup: readonly string[],
   select: string,
   lakes: ReadonlyMap<string, string>,
 ): Promise<LineageResult> {
   try {
     const names = jsonRows(await conn.runAndReadAll("DESCRIBE __sluice_materialize")).map((r) => String(r.column_name));
-    return await inferSelectLineage(conn, select, lakes, names);
+    const temps = await inferTempLineage(conn, setup, lakes);
+    return lineageThrough(await inferSelectLineage(conn, select, lakes, names), temps);
   } catch (err) {
     // lineage is metadata: a query it cannot follow never fails the write
     return {
@@ -194,7 +197,12 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
   if (!last) throw new PipelineRuntimeError("SQL_FAILED", `${req.script} has no trailing SELECT to materialize`);
   if (statements.length) await runStatements(conn, statements.map((s) => s.text).join(";\n"), req.valueOf);
   await runStatements(conn, `CREATE OR REPLACE TEMP TABLE __sluice_materialize AS ${last.text}`, req.valueOf);
-  const lineage = await selectLineage(conn, last.text, req.lakes);
+  const lineage = await selectLineage(
+    conn,
+    statements.map((s) => s.text),
+    last.text,
+    req.lakes,
+  );
   if (req.partitioned && req.partition === undefined) {
     throw new PipelineRuntimeError(
       "SQL_PARTITION_MISSING",

@@ -3,13 +3,17 @@
  * it: DuckDB serializes the statement (`json_serialize_sql`), each table it references is
  * described on that same session (so temp tables of the setup statements and the views of
  * attached lakes resolve as the query sees them), and `pipeline/column-lineage.ts` walks
- * the tree. A table of an attached `ducklake://` lake is named by its asset URI.
+ * the tree. A table of an attached `ducklake://` lake is named by its asset URI; a column of a
+ * temp table the setup statements made from a query cites what that query read
+ * (`pipeline/lineage-through.ts`).
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../../../assets/duckdb.js";
 import { jsonRows } from "../../../lake/json-rows.js";
 import { ident } from "../../../lake/scan-plan.js";
 import { inferColumnLineage, tableRefs, type KnownTable, type LineageResult } from "../../column-lineage.js";
+import { lineageThrough } from "../../lineage-through.js";
+import { tempTableQuery } from "../temp-tables.js";
 
 async function describe(conn: DuckDBConnection, parts: readonly string[]): Promise<string[] | undefined> {
   try {
@@ -52,4 +56,27 @@ export async function inferSelectLineage(
     (ref) => known.get([ref.catalog, ref.schema, ref.table].filter(Boolean).join("\u0000")),
     outputNames,
   );
+}
+
+/**
+ * The lineage of each temp table the setup `statements` (already run on `conn`) made from a
+ * query, each followed through the ones before it, by the names lineage sources give them
+ * (`t` and `temp.t`): what {@link inferSelectLineage}'s result is followed through.
+ */
+export async function inferTempLineage(
+  conn: DuckDBConnection,
+  statements: readonly string[],
+  lakes: ReadonlyMap<string, string>,
+): Promise<Map<string, LineageResult>> {
+  const through = new Map<string, LineageResult>();
+  for (const text of statements) {
+    const temp = await tempTableQuery(conn, text);
+    if (!temp) continue;
+    const names = await describe(conn, [temp.name]);
+    if (!names) continue;
+    const r = lineageThrough(await inferSelectLineage(conn, temp.query, lakes, names), through);
+    through.set(temp.name, r);
+    through.set(`temp.${temp.name}`, r);
+  }
+  return through;
 }
