@@ -68,7 +68,8 @@ describe.skipIf(skip !== null)(
         /ducklake:\/\/main\/orders\.amount\s+derived/,
       );
       // dl.orders has known columns (its loaded writer's: id, amount); either CSV may hold note
-      expect(await lineage.locator('tr[data-column="note"]').innerText()).toMatch(/unknown/);
+      // sources and how: unknown, not "derived"
+      expect(await lineage.locator('tr[data-column="note"]').innerText()).toMatch(/unknown\s+unknown/);
       expect(await lineage.locator("tbody tr").count()).toBe(3);
       // the API says the same: nothing recorded, the static inference in its place
       const detail = (await (

@@ -9,7 +9,7 @@ export function renderLineage(record: LineageRecord): string {
     c.origin === "unknown"
       ? "(unknown: see the warnings)"
       : c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(none: constant or computed by Sluice)",
-    c.passthrough ? "passthrough" : "derived",
+    c.origin === "unknown" ? "unknown" : c.passthrough ? "passthrough" : "derived",
     c.origin,
   ]);
   const head = `${record.asset} (${record.script}, run ${record.run}, snapshot ${record.snapshot_id}, ${timeLabel(record.at)})`;

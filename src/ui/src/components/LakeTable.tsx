@@ -310,7 +310,7 @@ function LineageTable({ l }: { l: Pick<NonNullable<LakeAssetDetail["lineage"]>, 
                 )}
               </td>
               <td className="small">
-                {c.passthrough ? "passthrough" : "derived"}
+                {c.origin === "unknown" ? "unknown" : c.passthrough ? "passthrough" : "derived"}
                 {c.origin === "annotation" ? <span className="chip">// column</span> : null}
               </td>
             </tr>
