@@ -122,7 +122,9 @@ async function timerShapeFigures(store: ColdStore, shape: TimerShape): Promise<F
       await new Promise((r) => setTimeout(r, 200));
     }
     // A run starts when a worker has claimed it (runs.started_at, the claim's time) and its body
-    // has begun (steps.started_at of its one step: the body's real start, on the claim's clock).
+    // has begun: the step's value is the wall clock its body read (timer-worker.ts). Not the
+    // step's started_at: that is on the claim's clock (the claim transaction's time plus the time
+    // since its answer arrived), which leaves out how long a big claim took to answer.
     const spread = async (sql: string): Promise<Spread> => {
       const [row] = await query<{ first: number | string; last: number | string }>(store, database, sql);
       return { first: Number(row!.first), last: Number(row!.last) };
@@ -131,7 +133,7 @@ async function timerShapeFigures(store: ColdStore, shape: TimerShape): Promise<F
       "SELECT MIN(started_at) AS first, MAX(started_at) AS last FROM runs WHERE workflow = 'bench-timer'",
     );
     const entered = await spread(
-      "SELECT MIN(s.started_at) AS first, MAX(s.started_at) AS last FROM steps s WHERE s.key = 'only'",
+      "SELECT MIN(CAST(s.value AS BIGINT)) AS first, MAX(CAST(s.value AS BIGINT)) AS last FROM steps s WHERE s.key = 'only'",
     );
     const [counts] = await query<{ ok: number | string; early: number | string }>(
       store,
