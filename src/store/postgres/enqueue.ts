@@ -10,7 +10,8 @@ import { serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
 import { sameJson } from "../sqlite/canonical.js";
 import type { CommandResult, EnqueueRequest, EnqueueResult } from "../types.js";
-import { type LeasedRow, leasedRun, type ParentLink } from "./run-records.js";
+import { leasedRun, type ParentLink } from "../leased-run.js";
+import type { LeasedRow } from "./run-records.js";
 
 /** One run to create; `parent` for children of a suspending run. */
 export interface NewRun {
@@ -138,7 +139,13 @@ export async function insertRuns(
       const result: EnqueueResult = { id: n.req.id, deduplicated: false };
       // Only a run created leased has claims = 1 (and then the leased statement's columns).
       if (row.claims === 1) {
-        const run = leasedRun(n.req, n.parent, row as InsertedRow & LeasedRow);
+        const leased = row as InsertedRow & LeasedRow;
+        const run = leasedRun(n.req, n.parent, {
+          seq: leased.seq,
+          version: leased.version,
+          createdAt: leased.created_at,
+          leaseExpiresAt: leased.lease_expires_at,
+        });
         result.claimed = { run, token: 1, steps: [], claimedAt: run.createdAt, dueAt: run.createdAt };
       }
       return { created: true, result };

@@ -42,6 +42,29 @@ function outcomeError(outcome: Finish["outcome"]): string | null {
   return null;
 }
 
+/**
+ * `finishes` in id order (rows are taken in that order, as a locking read would take them),
+ * with their results and errors as stored: the finishing UPDATE's parameters ({@link FINISH_FROM}).
+ */
+function finishParams(finishes: readonly Finish[]): {
+  sorted: Finish[];
+  results: (string | null)[];
+  errors: (string | null)[];
+  params: unknown[];
+} {
+  const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
+  const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
+  const errors = sorted.map((f) => outcomeError(f.outcome));
+  const params = [
+    sorted.map((f) => f.runId),
+    sorted.map((f) => f.token ?? 0),
+    sorted.map((f) => f.outcome.status),
+    results,
+    errors,
+  ];
+  return { sorted, results, errors, params };
+}
+
 /** Re-queues claimed runs after `delayMs`, one attempt later. */
 export async function retryRuns(c: pg.ClientBase, retries: Retry[]): Promise<void> {
   if (retries.length === 0) return;
@@ -96,23 +119,11 @@ export async function finishRuns(
   if (finishes.length === 0) return new Map();
   const fenced = finishes.every((f) => f.token !== undefined);
   const narrow = fenced && finishes.every((f) => f.claimed?.id === f.runId);
-  // Rows are taken in id order, as a locking read would take them.
-  const sorted = [...finishes].sort((a, b) => (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0));
-  const results = sorted.map((f) => (f.outcome.status === "succeeded" ? f.outcome.result : null));
-  const errors = sorted.map((f) => outcomeError(f.outcome));
+  const { sorted, results, errors, params } = finishParams(finishes);
   // The follower's statements go out right behind the UPDATE, in the same round trip.
   const [{ rows }, following] = await sendWithBehind(
     c,
-    () =>
-      c.query<FinishedRow>(
-        prepared(narrow ? FINISH_FENCED_NARROW : fenced ? FINISH_FENCED : FINISH, [
-          sorted.map((f) => f.runId),
-          sorted.map((f) => f.token ?? 0),
-          sorted.map((f) => f.outcome.status),
-          results,
-          errors,
-        ]),
-      ),
+    () => c.query<FinishedRow>(prepared(narrow ? FINISH_FENCED_NARROW : fenced ? FINISH_FENCED : FINISH, params)),
     behind && (() => behind.start()),
   );
   await following;
@@ -213,31 +224,23 @@ export async function applyCompletions(
   ends: Completion[],
   notify: { channel: string; payload: string },
 ): Promise<CommandResult[]> {
-  // Rows are taken in id order, as a locking read would take them.
-  const sorted = [...ends].sort((a, b) => (a.lease.runId < b.lease.runId ? -1 : a.lease.runId > b.lease.runId ? 1 : 0));
-  const outcome = (cmd: Completion) => cmd.outcome as Finish["outcome"];
-  const results = sorted.map((cmd) => {
-    const o = outcome(cmd);
-    return o.status === "succeeded" ? o.result : null;
-  });
-  const errors = sorted.map((cmd) => outcomeError(outcome(cmd)));
-  const { rows } = await db.statement<{ id: string; outstanding: number; finished_at: number }>(
-    prepared(FINISH_ALONE, [
-      sorted.map((cmd) => cmd.lease.runId),
-      sorted.map((cmd) => cmd.lease.token),
-      sorted.map((cmd) => cmd.outcome.status),
-      results,
-      errors,
-      notify.channel,
-      notify.payload,
-    ]),
+  const { sorted, results, errors, params } = finishParams(
+    ends.map((cmd) => ({
+      runId: cmd.lease.runId,
+      token: cmd.lease.token,
+      outcome: cmd.outcome as Finish["outcome"],
+      claimed: cmd.claimed!,
+    })),
   );
-  const index = new Map(sorted.map((cmd, i) => [cmd.lease.runId, i]));
+  const { rows } = await db.statement<{ id: string; outstanding: number; finished_at: number }>(
+    prepared(FINISH_ALONE, [...params, notify.channel, notify.payload]),
+  );
+  const index = new Map(sorted.map((f, i) => [f.runId, i]));
   const finished = new Map(
     rows.map((r) => {
       const i = index.get(r.id)!;
-      const cmd = sorted[i]!;
-      return [r.id, finishedRun(cmd.claimed!, outcome(cmd).status, results[i] ?? null, errors[i] ?? null, r)];
+      const f = sorted[i]!;
+      return [r.id, finishedRun(f.claimed!, f.outcome.status, results[i] ?? null, errors[i] ?? null, r)];
     }),
   );
   return ends.map((cmd): CommandResult => {

@@ -399,7 +399,7 @@ export class SqliteStore implements Store {
 
   async reanchorDueTimes(): Promise<number> {
     if (!anyWrittenAhead(this.s, this.clock.now())) return 0;
-    return this.tx(() => reanchorDueTimes(this.s, this.clock.now()));
+    return this.tx((now) => reanchorDueTimes(this.s, now));
   }
 
   async deleteFinished(finishedBefore: number, batch: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { type SerializedError, serializeError } from "../../core/serde.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
+import { leasedRun, type ParentLink } from "../leased-run.js";
 import { cancelledError } from "../run-errors.js";
 import type {
   ChildSpec,
@@ -27,7 +28,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
 
 /** The values of {@link INSERT_RUN}, in its order. */
 function insertArgs(
-  p: ClaimedRunParams & {
+  p: InsertRunParams & {
     status: string;
     readyAt: number | null;
     version: string | null;
@@ -87,7 +88,7 @@ export class SqliteWrites {
   constructor(private readonly s: Statements) {}
 
   /** Inserts a run, or returns the existing one for a repeated id with the same workflow and payload. */
-  enqueue(req: EnqueueRequest, now: number, parent?: { id: string; key: string; rootId: string }): EnqueueResult {
+  enqueue(req: EnqueueRequest, now: number, parent?: ParentLink): EnqueueResult {
     if (req.dedupe) {
       const existing = this.s.get("SELECT workflow, task, payload FROM runs WHERE id = ?").get(req.id) as
         { workflow: string; task: string | null; payload: string | null } | undefined;
@@ -142,7 +143,18 @@ export class SqliteWrites {
     return {
       id: req.id,
       deduplicated: false,
-      claimed: { run: claimedRun(params, row), token: 1, steps: [], claimedAt: now, dueAt: now },
+      claimed: {
+        run: leasedRun(req, parent, {
+          seq: row.seq,
+          version: row.version,
+          createdAt: now,
+          leaseExpiresAt: params.leaseExpiresAt,
+        }),
+        token: 1,
+        steps: [],
+        claimedAt: now,
+        dueAt: now,
+      },
     };
   }
 
@@ -409,8 +421,8 @@ export class SqliteWrites {
   }
 }
 
-/** What an enqueue writes that a run created leased is answered from. */
-interface ClaimedRunParams {
+/** What an enqueue writes, besides the columns of {@link insertArgs}' own. */
+interface InsertRunParams {
   id: string;
   workflow: string;
   task: string | null;
@@ -432,44 +444,6 @@ interface ClaimedRunParams {
   concurrencyKey: string | null;
   concurrencyLimit: number | null;
   concurrencyWindowMs: number | null;
-}
-
-/** The run an enqueue created leased (`claimFor`), as `toRun` would read it back. */
-function claimedRun(p: ClaimedRunParams, row: Pick<RunRow, "seq" | "version">): RunRecord {
-  return {
-    id: p.id,
-    seq: row.seq,
-    workflow: p.workflow,
-    task: p.task,
-    queue: p.queue,
-    payload: p.payload,
-    status: "running",
-    priority: p.priority,
-    readyAt: null,
-    attempt: 1,
-    maxAttempts: p.maxAttempts,
-    backoff: { base: p.backoffBase, max: p.backoffMax },
-    version: row.version,
-    parentId: p.parentId,
-    parentKey: p.parentKey,
-    rootId: p.rootId,
-    outstanding: 0,
-    options: p.options,
-    result: null,
-    error: null,
-    leaseOwner: p.leaseOwner,
-    leaseExpiresAt: p.leaseExpiresAt,
-    createdBy: p.createdBy,
-    cacheKey: p.cacheKey,
-    concurrency:
-      p.concurrencyKey === null
-        ? null
-        : { key: p.concurrencyKey, limit: p.concurrencyLimit ?? 1, windowMs: p.concurrencyWindowMs },
-    createdAt: p.now,
-    startedAt: p.now,
-    finishedAt: null,
-    updatedAt: p.now,
-  };
 }
 
 /** What a final outcome writes: the result, the error and the error as stored (JSON). */
