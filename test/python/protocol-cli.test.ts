@@ -96,7 +96,7 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
 
   it("sluice server starts it too (with a worker token), and runs the workflow on it", async () => {
     const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-server-");
-    const server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, ENV);
+    const server = spawnSluice(["server", "--port", "0"], root, ENV);
     await server.waitFor(/claiming 1 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
     const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 0}', "--wait", "--json"], root);
     expect(await enq.exited, enq.stderr() + server.output()).toBe(0);
@@ -105,5 +105,27 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     server.proc.kill("SIGTERM");
     expect(await server.exited).toBe(0);
     if (pid) await eventually(() => !alive(pid), 10_000);
+  }, 90_000);
+
+  it("sluice server --workers none runs no Python worker: the run waits for a sluice worker, which runs it", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-none-");
+    const server = spawnSluice(["server", "--port", "0", "--workers", "none"], root, ENV);
+    await server.waitFor(/server \d+ ready/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/p/flow", '{"n": 0}', "--id", "py-none-1"], root);
+    expect(await enq.exited, enq.stderr()).toBe(0);
+    // Long enough for a Python worker of the server's own to have claimed it, had one started.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(pythonWorkers(server.pid)).toEqual([]);
+    expect(server.output()).not.toMatch(/python: the Python workflows run on a worker/);
+    const pending = spawnSluice(["show", "py-none-1", "--json"], root);
+    expect(await pending.exited, pending.stderr()).toBe(0);
+    expect(JSON.parse(pending.stdout())).toMatchObject({ status: "pending" });
+    const worker = spawnSluice(["worker", "--exit-when-idle", "--idle", "500ms"], root, ENV);
+    expect(await worker.exited, worker.output()).toBe(0);
+    const done = spawnSluice(["show", "py-none-1", "--json"], root);
+    expect(await done.exited, done.stderr()).toBe(0);
+    expect(JSON.parse(done.stdout())).toMatchObject({ status: "succeeded", result: 2 * (1 + 2 + 3) });
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
   }, 90_000);
 });

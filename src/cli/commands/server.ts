@@ -194,7 +194,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
         `API and UI: ${http.baseUrl}${http.baseUrl === http.server.url ? "" : ` (listening on ${http.server.url})`} (bearer tokens: sluice token create --name <you> --scope metrics|read|operate|worker|admin)\n`,
       );
       // A folder-mode server does not reload module files: no Python file now, none later (and no token).
-      if (loader.python.onProtocol && loader.python.names().length > 0)
+      // --workers none runs no workflow code here, Python included: `sluice worker` runs the Python files too.
+      if (workers === "separate" && loader.python.onProtocol && loader.python.names().length > 0)
         pythonWorker = await startPythonWorker(loader, http.server.url, engine.store, cx.io.env, write);
       external = await startExternalWorkers({
         entries: project.config.workers ?? [],
