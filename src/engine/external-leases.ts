@@ -19,20 +19,22 @@
  * they do under an in-process attempt. The span ends when the claim is forgotten (its
  * `sluice.outcome` the status written, `suspended`, or `fenced` for a lost lease), released,
  * reclaimed by this process once its lease expired, or replaced by a newer claim of the run
- * (`abandoned`). A claim reclaimed by another process is forgotten when the run is claimed here
- * again; until then its span stays open (and is never exported).
+ * (`abandoned`). A claim reclaimed by another process (its worker died, another server's reclaim
+ * found the lease expired) is found by {@link sweepQuietExternalLeases}: a claim whose worker has
+ * not been heard from (claim, heartbeat) for a while is looked up in the store, and forgotten
+ * (`abandoned`) when the run is no longer running under that worker.
  */
 import type { Span } from "@opentelemetry/api";
 import { leaseRetryDelay } from "../core/backoff.js";
-import type { Lease } from "../store/types.js";
+import type { Lease, RunRecord } from "../store/types.js";
 import { type ReclaimedRun, reclaimExpiredLeases } from "../worker/reclaim.js";
 import { endAttemptSpan } from "../worker/tracing.js";
 import type { Engine } from "./engine.js";
 
 /** Claims held per external worker id (see the module comment). */
 export class ExternalLeases {
-  /** Run id → the claim's worker, fencing token and attempt span. */
-  private readonly byRun = new Map<string, { workerId: string; token: number; span: Span | null }>();
+  /** Run id → the claim's worker, fencing token, attempt span, and when its worker was last heard from (epoch ms). */
+  private readonly byRun = new Map<string, { workerId: string; token: number; span: Span | null; seenAt: number }>();
   /** Workers released so far (their processes exited; ids are not reused). */
   private readonly released = new Set<string>();
 
@@ -40,14 +42,30 @@ export class ExternalLeases {
    * Records claims answered to `workerId`. Returns false when that worker was already released:
    * a claim answered in the instant its process died, which the caller releases too.
    */
-  record(workerId: string, leases: readonly (Lease & { span?: Span | null })[]): boolean {
+  record(workerId: string, leases: readonly (Lease & { span?: Span | null })[], now = Date.now()): boolean {
     for (const l of leases) {
       const old = this.byRun.get(l.runId);
       // An older claim of the run, never forgotten (its lease expired and was reclaimed).
       if (old?.span && old.token !== l.token) endAttemptSpan(old.span, "abandoned");
-      this.byRun.set(l.runId, { workerId, token: l.token, span: l.span ?? null });
+      this.byRun.set(l.runId, { workerId, token: l.token, span: l.span ?? null, seenAt: now });
     }
     return !this.released.has(workerId);
+  }
+
+  /** Notes that the worker holding these claims was heard from (a heartbeat that kept them). */
+  touch(leases: readonly Lease[], now = Date.now()): void {
+    for (const l of leases) {
+      const held = this.byRun.get(l.runId);
+      if (held && held.token === l.token) held.seenAt = now;
+    }
+  }
+
+  /** The claims whose worker has not been heard from for more than `quietMs` (at `now`). */
+  quiet(now: number, quietMs: number): Array<Lease & { workerId: string }> {
+    const out: Array<Lease & { workerId: string }> = [];
+    for (const [runId, held] of this.byRun)
+      if (now - held.seenAt > quietMs) out.push({ runId, token: held.token, workerId: held.workerId });
+    return out;
   }
 
   /**
@@ -121,4 +139,39 @@ export async function releaseExternalWorker(engine: Engine, workerId: string): P
   }
   if (out.length) engine.events.emit("work");
   return out;
+}
+
+/**
+ * Whether the store's view of a run still shows the claim `held` made: running, leased to its
+ * worker. Pure; a run that is gone, finished, parked or leased to another worker is not.
+ */
+export function stillHeld(
+  held: { workerId: string },
+  run: Pick<RunRecord, "status" | "leaseOwner"> | undefined,
+): boolean {
+  return run !== undefined && run.status === "running" && run.leaseOwner === held.workerId;
+}
+
+/** Runs looked up per store read of {@link sweepQuietExternalLeases}. */
+const SWEEP_BATCH = 500;
+
+/**
+ * Forgets the claims of workers not heard from for `quietMs` whose runs the store no longer
+ * shows running under that worker (another process reclaimed them, or they ended through
+ * another server): their attempt spans end as `abandoned`. A quiet claim still held is kept (its
+ * lease has not expired yet, or no process has reclaimed it). Returns how many were forgotten.
+ */
+export async function sweepQuietExternalLeases(engine: Engine, now: number, quietMs: number): Promise<number> {
+  const quiet = engine.externalLeases.quiet(now, quietMs);
+  let forgotten = 0;
+  for (let i = 0; i < quiet.length; i += SWEEP_BATCH) {
+    const chunk = quiet.slice(i, i + SWEEP_BATCH);
+    const runs = new Map((await engine.store.getRuns(chunk.map((q) => q.runId))).map((r) => [r.id, r]));
+    for (const q of chunk)
+      if (!stillHeld(q, runs.get(q.runId))) {
+        engine.externalLeases.forget(q, "abandoned");
+        forgotten++;
+      }
+  }
+  return forgotten;
 }

@@ -9,8 +9,11 @@ import { join } from "node:path";
 import { context, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { leaseRetryDelay } from "../../src/core/backoff.js";
+import { sweepQuietExternalLeases } from "../../src/engine/external-leases.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
 import { createEngine, type Engine } from "../../src/index.js";
+import { reclaimExpiredLeases } from "../../src/worker/reclaim.js";
 import { tempDir } from "../helpers/tmp.js";
 import { ancestry, one, parentOf, type SpanView } from "./spans.js";
 
@@ -20,6 +23,7 @@ const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 let engine: Engine;
 let app: SluiceApp;
+let database: string;
 
 function spans(): SpanView[] {
   return exporter.getFinishedSpans().map((s) => ({
@@ -33,11 +37,12 @@ function spans(): SpanView[] {
 
 beforeAll(async () => {
   provider.register();
-  engine = createEngine({ database: join(tempDir("sluice-wp-spans-"), "s.db"), worker: false, scheduler: false });
+  database = join(tempDir("sluice-wp-spans-"), "s.db");
+  engine = createEngine({ database, worker: false, scheduler: false });
   await engine.start();
   app = createApp({ engine, auth: { mode: "off" }, uiDir: null });
   const reg = await post("/api/worker/workflows", {
-    workflows: [{ name: "s-parent" }, { name: "s-child" }, { name: "s-idle" }],
+    workflows: [{ name: "s-parent" }, { name: "s-child" }, { name: "s-idle" }, { name: "s-swept" }],
   });
   expect(reg.status).toBe(200);
 });
@@ -160,5 +165,41 @@ describe("the server's attempt spans for external workers", () => {
     expect(run.spanId).toBe(spanIdOf(held.traceparent));
     expect(run.attributes["sluice.outcome"]).toBe("abandoned");
     expect(one(spans(), "reclaim s-child", { "sluice.run.id": id }).attributes["sluice.outcome"]).toBe("retry");
+  });
+
+  it("a claim another process reclaimed ends as abandoned once its quiet worker is looked up; one still held is kept", async () => {
+    const a = (await post("/api/runs", { workflow: "s-swept" })).body.run.id as string;
+    const [gone] = (
+      await post("/api/worker/claim", { workerId: "gone-2", workflows: ["s-swept"], leaseMs: 1_000, waitMs: 2_000 })
+    ).body.claims as any[];
+    expect(gone.runId).toBe(a);
+    const b = (await post("/api/runs", { workflow: "s-swept" })).body.run.id as string;
+    const [alive] = (
+      await post("/api/worker/claim", { workerId: "alive", workflows: ["s-swept"], leaseMs: 600_000, waitMs: 2_000 })
+    ).body.claims as any[];
+    expect(alive.runId).toBe(b);
+    await new Promise((r) => setTimeout(r, 1_200));
+    // Another server on the same database reclaims the expired lease: this process hears nothing of it.
+    const other = createEngine({ database, worker: false, scheduler: false });
+    try {
+      const { ids } = await reclaimExpiredLeases(other.store, leaseRetryDelay(), null, other.events);
+      expect(ids).toEqual([a]);
+    } finally {
+      await other.stop({ drainMs: 0 });
+    }
+    // Heard from 1 s ago: not quiet yet, nothing is looked up.
+    expect(await sweepQuietExternalLeases(engine, Date.now(), 60_000)).toBe(0);
+    expect(spans().filter((s) => s.attributes["sluice.run.id"] === a && s.name === "run s-swept")).toEqual([]);
+    // Quiet for longer: the reclaimed claim ends; the one still leased to its worker stays open.
+    expect(await sweepQuietExternalLeases(engine, Date.now() + 120_000, 60_000)).toBe(1);
+    const run = one(spans(), "run s-swept", { "sluice.run.id": a });
+    expect(run.spanId).toBe(spanIdOf(gone.traceparent));
+    expect(run.attributes["sluice.outcome"]).toBe("abandoned");
+    expect(spans().filter((s) => s.attributes["sluice.run.id"] === b && s.name === "run s-swept")).toEqual([]);
+    // A heartbeat keeps a claim from being looked up at all.
+    expect((await post("/api/worker/heartbeat", { leases: [{ runId: b, token: alive.token }] })).body.lost).toEqual([]);
+    expect(engine.externalLeases.quiet(Date.now() + 30_000, 60_000)).toEqual([]);
+    const done = await post(`/api/worker/runs/${b}/finish`, { token: alive.token, outcome: "succeeded", result: 1 });
+    expect(done.body).toEqual({ status: "succeeded" });
   });
 });

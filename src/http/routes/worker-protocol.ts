@@ -60,6 +60,7 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     if (!r.ok) throw new Error("heartbeat refused");
     const lost = new Set(r.lost ?? []);
     for (const l of leases) if (lost.has(l.runId)) engine.externalLeases.forget(l, "fenced");
+    engine.externalLeases.touch(leases.filter((l) => !lost.has(l.runId)));
     return c.json({ lost: r.lost ?? [] });
   });
 

@@ -12,7 +12,7 @@ import { reclaimExpiredLeases } from "../../worker/reclaim.js";
 import { decodeValue, type SerializedError } from "../../core/serde.js";
 import { runTimeoutMs } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
-import { releaseExternalWorker } from "../../engine/external-leases.js";
+import { releaseExternalWorker, sweepQuietExternalLeases } from "../../engine/external-leases.js";
 import { carrierOf, startAttemptSpan } from "../../worker/tracing.js";
 import type { ClaimedRun, StepRecord } from "../../store/types.js";
 import type { ClaimMessage } from "./messages.js";
@@ -21,6 +21,11 @@ import type { WorkBell } from "./work-bell.js";
 
 /** How often waiting claims look for expired leases (ms). */
 const RECLAIM_EVERY_MS = 1_000;
+/**
+ * How often, and after how long without a word from their worker, external claims are checked
+ * against the store (`sweepQuietExternalLeases`): longer than the default 30 s lease.
+ */
+const SWEEP_QUIET_MS = 60_000;
 
 /** A claimed run as sent to a worker: what it needs to run and replay it. */
 export interface ClaimView {
@@ -84,6 +89,7 @@ interface JournalEntry {
 export class ExternalClaims {
   /** Monotonic time (`performance.now()`) of the last reclaim (a wall clock jumping back must not stop them). */
   private lastReclaim = -Infinity;
+  private lastSweep = 0;
   private readonly waiting: WaitingClaims;
 
   constructor(
@@ -188,6 +194,10 @@ export class ExternalClaims {
         this.engine.events,
       );
       if (ids.length) this.engine.events.emit("work");
+      if (now - this.lastSweep >= SWEEP_QUIET_MS) {
+        this.lastSweep = now;
+        await sweepQuietExternalLeases(this.engine, Date.now(), SWEEP_QUIET_MS);
+      }
     } catch {
       // another process holds the write lock; the next claim tries again
     }
