@@ -17,12 +17,37 @@ export interface TallyJson {
   values: Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>;
 }
 
-/** The values of `names` in `labels`, as one key (NUL never occurs in a label value we record). */
-function keyOf(names: readonly string[], labels: Readonly<Record<string, string>>): string {
-  if (names.length === 1) return labels[names[0]!]!;
-  let key = "";
-  for (let i = 0; i < names.length; i++) key += (i ? "\0" : "") + labels[names[i]!];
-  return key;
+/**
+ * Series found by their label values, one map level per label name (no key string built per
+ * observation): `find` walks the levels, `add` creates the missing ones.
+ */
+class SeriesIndex<S> {
+  private root = new Map<string, unknown>();
+  readonly all: S[] = [];
+
+  constructor(private readonly names: readonly string[]) {}
+
+  find(labels: Readonly<Record<string, string>>): S | undefined {
+    if (this.names.length === 0) return this.root.get("") as S | undefined;
+    let node: unknown = this.root;
+    for (let i = 0; i < this.names.length && node !== undefined; i++)
+      node = (node as Map<string, unknown>).get(labels[this.names[i]!]!);
+    return node as S | undefined;
+  }
+
+  add(labels: Readonly<Record<string, string>>, series: S): S {
+    let node = this.root;
+    const last = this.names.length - 1;
+    for (let i = 0; i < last; i++) {
+      const value = labels[this.names[i]!]!;
+      let next = node.get(value) as Map<string, unknown> | undefined;
+      if (!next) node.set(value, (next = new Map()));
+      node = next;
+    }
+    node.set(last < 0 ? "" : labels[this.names[last]!]!, series);
+    this.all.push(series);
+    return series;
+  }
 }
 
 interface Config<L extends string> {
@@ -38,12 +63,13 @@ export class TallyCounter<L extends string = never> {
   readonly type = "counter";
   readonly aggregator = "sum";
   private readonly labelNames: readonly L[];
-  private series = new Map<string, { labels: Record<string, string>; value: number }>();
+  private series: SeriesIndex<{ labels: Record<string, string>; value: number }>;
 
   constructor(config: Config<L>) {
     this.name = config.name;
     this.help = config.help;
     this.labelNames = config.labelNames ?? [];
+    this.series = new SeriesIndex(this.labelNames);
   }
 
   /** Adds `n` (default 1) to the unlabelled series. */
@@ -53,22 +79,21 @@ export class TallyCounter<L extends string = never> {
   inc(a?: number | Readonly<Record<L, string>>, b?: number): void {
     const labels = typeof a === "object" ? a : ({} as Record<L, string>);
     const n = typeof a === "number" ? a : (b ?? 1);
-    const key = keyOf(this.labelNames, labels);
-    const s = this.series.get(key);
+    const s = this.series.find(labels);
     if (s) s.value += n;
-    else this.series.set(key, { labels: { ...labels }, value: n });
+    else this.series.add(labels, { labels: { ...labels }, value: n });
   }
 
   /** The counter in prom-client's JSON form. */
   async get(): Promise<TallyJson> {
-    const values = [...this.series.values()].map((s) => ({ labels: { ...s.labels }, value: s.value }));
+    const values = this.series.all.map((s) => ({ labels: { ...s.labels }, value: s.value }));
     if (this.labelNames.length === 0 && values.length === 0) values.push({ labels: {}, value: 0 });
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
   }
 
   /** Forgets every series (prom-client's `reset`). */
   reset(): void {
-    this.series = new Map();
+    this.series = new SeriesIndex(this.labelNames);
   }
 }
 
@@ -88,14 +113,21 @@ export class TallyHistogram<L extends string = never> {
   readonly aggregator = "sum";
   private readonly labelNames: readonly L[];
   private readonly buckets: readonly number[];
-  private series = new Map<string, HistogramSeries>();
+  private series: SeriesIndex<HistogramSeries>;
 
   constructor(config: Config<L> & { buckets: readonly number[] }) {
     this.name = config.name;
     this.help = config.help;
     this.labelNames = config.labelNames ?? [];
     this.buckets = [...config.buckets].sort((a, b) => a - b);
-    if (this.labelNames.length === 0) this.series.set("", this.fresh({}));
+    this.series = this.empty();
+  }
+
+  /** No series, but the one of an unlabelled histogram (prom-client reports it at zero). */
+  private empty(): SeriesIndex<HistogramSeries> {
+    const index = new SeriesIndex<HistogramSeries>(this.labelNames);
+    if (this.labelNames.length === 0) index.add({}, this.fresh({}));
+    return index;
   }
 
   private fresh(labels: Record<string, string>): HistogramSeries {
@@ -110,9 +142,7 @@ export class TallyHistogram<L extends string = never> {
     const labels = typeof a === "object" ? a : ({} as Record<L, string>);
     const value = typeof a === "number" ? a : b!;
     if (!Number.isFinite(value)) throw new TypeError(`${this.name}: not a finite number: ${value}`);
-    const key = keyOf(this.labelNames, labels);
-    let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = this.fresh({ ...labels })));
+    const s = this.series.find(labels) ?? this.series.add(labels, this.fresh({ ...labels }));
     const bounds = this.buckets;
     let i = 0;
     while (i < bounds.length && value > bounds[i]!) i++;
@@ -125,7 +155,7 @@ export class TallyHistogram<L extends string = never> {
   async get(): Promise<TallyJson> {
     const values: TallyJson["values"] = [];
     const bucket = `${this.name}_bucket`;
-    for (const s of this.series.values()) {
+    for (const s of this.series.all) {
       let acc = 0;
       for (let i = 0; i < this.buckets.length; i++) {
         acc += s.counts[i]!;
@@ -140,7 +170,6 @@ export class TallyHistogram<L extends string = never> {
 
   /** Forgets every series (prom-client's `reset`); an unlabelled histogram starts again at zero. */
   reset(): void {
-    this.series = new Map();
-    if (this.labelNames.length === 0) this.series.set("", this.fresh({}));
+    this.series = this.empty();
   }
 }
