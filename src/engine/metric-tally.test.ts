@@ -21,10 +21,9 @@ function twin(): { prom: Registry; tally: Registry } {
     help: "a histogram",
     labelNames: ["workflow", "result"],
     buckets: BUCKETS,
-    registers: [],
   });
   const pu = new Histogram({ name: "u", help: "unlabelled, never observed", buckets: BUCKETS, registers: [] });
-  const tu = new TallyHistogram({ name: "u", help: "unlabelled, never observed", buckets: BUCKETS, registers: [] });
+  const tu = new TallyHistogram({ name: "u", help: "unlabelled, never observed", buckets: BUCKETS });
   const pc = new Counter({ name: "c_total", help: "a counter", labelNames: ["kind"], registers: [] });
   const tc = new TallyCounter({ name: "c_total", help: "a counter", labelNames: ["kind"] });
   const pz = new Counter({ name: "z_total", help: "unlabelled, never counted", registers: [] });
@@ -55,7 +54,10 @@ describe("metric tallies", () => {
     // prom-client adds an empty `exemplar` to each value (exemplars are off): nothing else differs.
     const withoutExemplars = (await prom.getMetricsAsJSON()).map((m) => ({
       ...m,
-      values: m.values.map(({ exemplar: _none, ...v }: { exemplar?: unknown }) => v),
+      values: m.values.map((value) => {
+        const { exemplar: _none, ...v } = value as typeof value & { exemplar?: unknown };
+        return v;
+      }),
     }));
     expect(json).toEqual(withoutExemplars);
     const summed = await AggregatorRegistry.aggregate([json, json]).getMetricsAsJSON();
