@@ -9,18 +9,27 @@ const MAX_HELD_LOG_LINES = 10_000;
 
 /**
  * A command that rides along with a batch (see {@link GroupCommitter.setRider}), and
- * where its answer goes: the result, or the error that failed the whole batch.
+ * where its answer goes: the result, or the error that failed the whole batch, with when
+ * the batch was sent (see {@link Sent}).
  */
 export interface Ride {
   command: Command;
-  settle: (answer: { result: CommandResult } | { error: unknown }) => void;
+  settle: (answer: { result: CommandResult } | { error: unknown }, sentAt: number) => void;
 }
+
+/**
+ * Told, before the answer, when the batch that carried a command was handed to the store
+ * (`performance.now()`): a claim's `claimedAt` is the store's clock read at about that moment,
+ * so an execution measures elapsed time from here rather than from when the answer arrived.
+ */
+export type Sent = (sentAt: number) => void;
 
 /** Looks at a batch about to be committed and may add one command to it. */
 export type Rider = (batch: readonly Command[]) => Ride | null;
 
 interface Queued {
   command: Command;
+  sent: Sent | undefined;
   resolve: (r: CommandResult) => void;
   reject: (e: unknown) => void;
 }
@@ -54,10 +63,13 @@ export class GroupCommitter {
     private readonly metrics: EngineMetrics | null = null,
   ) {}
 
-  /** Queues `command` for the next group commit and resolves with its answer. */
-  submit(command: Command): Promise<CommandResult> {
+  /**
+   * Queues `command` for the next group commit and resolves with its answer; `sent`, if given,
+   * hears when its batch went to the store (once it committed, before the answer).
+   */
+  submit(command: Command, sent?: Sent): Promise<CommandResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ command, resolve, reject });
+      this.queue.push({ command, sent, resolve, reject });
       this.schedule();
     });
   }
@@ -128,8 +140,12 @@ export class GroupCommitter {
         this.failures = 0;
         this.stats.batches += 1;
         this.stats.commands += batch.length;
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i + skip]!);
-        ride?.settle({ result: results[results.length - 1]! });
+        for (let i = 0; i < batch.length; i++) {
+          const q = batch[i]!;
+          q.sent?.(t0);
+          q.resolve(results[i + skip]!);
+        }
+        ride?.settle({ result: results[results.length - 1]! }, t0);
       } catch (err) {
         const failure = toStorageError(err);
         this.metrics?.commitFailed();
@@ -139,7 +155,7 @@ export class GroupCommitter {
           this.logs = [...held, ...this.logs].slice(-MAX_HELD_LOG_LINES);
         }
         for (const q of batch) q.reject(failure);
-        ride?.settle({ error: failure });
+        ride?.settle({ error: failure }, t0);
         // Wait out the backoff before the next commit (the queue is rescheduled by flush).
         return;
       }

@@ -395,8 +395,15 @@ export class Engine implements SluiceRuntime {
     // The rest may go to an external worker's waiting claim (the worker protocol).
     const handed = direct ? this.handoff.assign(requests, local?.count ?? 0, defaults.name) : [];
     let results: CommandResult[];
+    // When each leased run's enqueue went to the store (its claim's time was read then).
+    const sentAt: number[] = [];
+    const leased = local?.count ?? 0;
     try {
-      results = await Promise.all(requests.map((request) => this.committer.submit({ verb: "enqueue", request })));
+      results = await Promise.all(
+        requests.map((request, i) =>
+          this.committer.submit({ verb: "enqueue", request }, i < leased ? (at) => (sentAt[i] = at) : undefined),
+        ),
+      );
     } catch (err) {
       if (local) this.worker!.release(local.count);
       Handoff.settle(handed, null);
@@ -410,7 +417,7 @@ export class Engine implements SluiceRuntime {
       // Requests before local.count were leased to the built-in worker, the others to external takers.
       if (claimed && i < (local?.count ?? 0)) {
         adopted++;
-        this.worker!.adopt(claimed);
+        this.worker!.adopt(claimed, sentAt[i]);
       }
       return makeRunHandle<R>(this, r.enqueued!.id, r.enqueued!.deduplicated);
     });

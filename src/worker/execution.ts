@@ -128,7 +128,8 @@ export class Execution implements LogTarget, WacHost {
   private verdict: Extract<RunOutcome, { status: "cancelled" | "failed" }> | null = null;
   private readonly unobserved: Array<{ key: string; error: Error; observed: () => boolean }> = [];
   private timeoutTimer: NodeJS.Timeout | null = null;
-  private readonly t0 = performance.now();
+  /** `performance.now()` when the claim's transaction was sent: {@link now} counts from here. */
+  private readonly t0: number;
   /** The run as its terminal write left it (set when the claim completed with a final outcome). */
   finishedRun: RunRecord | undefined;
   private readonly claimedAt: number;
@@ -140,11 +141,17 @@ export class Execution implements LogTarget, WacHost {
   /** The outcome this claim wrote (`succeeded`, `failed`, `cancelled`, `retry`), once written. */
   written: RunOutcome | null = null;
 
+  /**
+   * @param claimSent `performance.now()` when the claim's transaction was sent (the store read
+   *   `claimedAt` then); default now, which makes {@link now} early by however long the claim took.
+   */
   constructor(
     claim: ClaimedRun,
     private readonly def: AnyWorkflow,
     readonly deps: ExecutionDeps,
+    claimSent: number = performance.now(),
   ) {
+    this.t0 = claimSent;
     this.run = claim.run;
     this.lease = { runId: claim.run.id, token: claim.token };
     this.claimedAt = claim.claimedAt;
@@ -178,7 +185,7 @@ export class Execution implements LogTarget, WacHost {
     return this.done;
   }
 
-  /** Current time on the store's clock (claim time plus elapsed monotonic time). */
+  /** Current time on the store's clock (claim time plus monotonic time elapsed since the claim was sent). */
   now(): number {
     return this.claimedAt + (performance.now() - this.t0);
   }

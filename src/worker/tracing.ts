@@ -13,6 +13,7 @@ import {
   type Context,
   context,
   createTraceState,
+  INVALID_SPAN_CONTEXT,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -114,7 +115,9 @@ function contextOf(carrier: TraceCarrier | null): Context {
 /** The W3C context of `span`, to store with a run or hand to a subprocess; null when it has none (no SDK, no parent). */
 export function carrierOf(span: Span | undefined | null): TraceCarrier | null {
   const sc = span?.spanContext();
-  if (!sc || !trace.isSpanContextValid(sc)) return null;
+  // Without an SDK every span is the no-op one with this very context: no need to validate its ids
+  // (a hex scan per id, which a cold process runs interpreted, for every child of a fan-out).
+  if (!sc || sc === INVALID_SPAN_CONTEXT || !trace.isSpanContextValid(sc)) return null;
   const traceparent = formatTraceparent({ traceId: sc.traceId, spanId: sc.spanId, flags: sc.traceFlags });
   const tracestate = sc.traceState?.serialize();
   return tracestate ? { traceparent, tracestate } : { traceparent };

@@ -134,11 +134,14 @@ export class Worker {
     if (count > 0) this.poke();
   }
 
-  /** Executes a run that was created leased to this worker, using one reserved slot. */
-  adopt(claim: ClaimedRun): void {
+  /**
+   * Executes a run that was created leased to this worker, using one reserved slot; `sentAt`
+   * is when the enqueue that created it was sent (`performance.now()`, see `Sent`).
+   */
+  adopt(claim: ClaimedRun, sentAt?: number): void {
     this.reserved = Math.max(0, this.reserved - 1);
     this.idleSince = null;
-    this.execute(claim);
+    this.execute(claim, sentAt);
   }
 
   /** Number of runs executing now. */
@@ -251,13 +254,13 @@ export class Worker {
    * Counts `limit` slots as being claimed until `settle` is called with what the claim returned
    * (`answered` false when the claim failed: then nothing is known about what is due).
    */
-  private startClaim(limit: number): (claimed: ClaimedRun[], answered?: boolean) => void {
+  private startClaim(limit: number): (claimed: ClaimedRun[], answered?: boolean, sentAt?: number) => void {
     this.claiming += limit;
-    return (claimed, answered = true) => {
+    return (claimed, answered = true, sentAt) => {
       this.claiming -= limit;
       this.dry = answered && claimed.length < limit;
       if (claimed.length > 0) crashAt("after-claim");
-      for (const c of claimed) this.execute(c);
+      for (const c of claimed) this.execute(c, sentAt);
       if (this.claiming === 0) for (const r of this.claimsIdle.splice(0)) r();
     };
   }
@@ -289,8 +292,8 @@ export class Worker {
     const settle = this.startClaim(limit);
     return {
       command: { verb: "claim", request: this.claimRequest(limit) },
-      settle: (answer) =>
-        "result" in answer && answer.result.ok ? settle(answer.result.claimed ?? []) : settle([], false),
+      settle: (answer, sentAt) =>
+        "result" in answer && answer.result.ok ? settle(answer.result.claimed ?? [], true, sentAt) : settle([], false),
     };
   }
 
@@ -299,12 +302,16 @@ export class Worker {
     const settle = this.startClaim(limit);
     let claimed: ClaimedRun[] = [];
     let answered = false;
+    let sentAt: number | undefined;
     try {
-      const r = await this.deps.committer.submit({ verb: "claim", request: this.claimRequest(limit) });
+      const r = await this.deps.committer.submit(
+        { verb: "claim", request: this.claimRequest(limit) },
+        (at) => (sentAt = at),
+      );
       if (r.ok) claimed = r.claimed ?? [];
       answered = r.ok;
     } finally {
-      settle(claimed, answered);
+      settle(claimed, answered, sentAt);
     }
     return claimed.length;
   }
@@ -365,7 +372,8 @@ export class Worker {
     });
   }
 
-  private execute(claim: ClaimedRun): void {
+  /** Runs `claim` in a slot; `sentAt`: when its claim was sent (see `Sent`), default now. */
+  private execute(claim: ClaimedRun, sentAt?: number): void {
     const id = claim.run.id;
     const slot: Slot = {
       execution: null,
@@ -375,7 +383,7 @@ export class Worker {
       ended: Promise.resolve(),
     };
     this.active.set(id, slot);
-    slot.ended = this.runClaim(claim, slot)
+    slot.ended = this.runClaim(claim, slot, sentAt)
       .catch((err) =>
         originalConsole.error(
           terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, {
@@ -393,7 +401,7 @@ export class Worker {
       });
   }
 
-  private async runClaim(claim: ClaimedRun, slot: Slot): Promise<void> {
+  private async runClaim(claim: ClaimedRun, slot: Slot, sentAt: number | undefined): Promise<void> {
     const { run } = claim;
     const received = performance.now();
     let def: AnyWorkflow | undefined;
@@ -437,7 +445,7 @@ export class Worker {
       this.events.emit("fenced", run.id);
       return;
     }
-    const exec = new Execution(claim, def, this.deps);
+    const exec = new Execution(claim, def, this.deps, sentAt);
     slot.execution = exec;
     const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();

@@ -545,7 +545,7 @@ export class SqliteStore implements Store {
   watch(onChange: () => void, _options?: { othersOnly?: boolean }): () => void {
     this.watchers.add(onChange);
     if (!this.watchTimer) {
-      this.lastDataVersion = this.db.pragma("data_version", { simple: true }) as number;
+      this.lastDataVersion = this.dataVersion();
       this.watchTimer = setInterval(() => this.poll(), this.pollMs);
       this.watchTimer.unref();
     }
@@ -558,10 +558,18 @@ export class SqliteStore implements Store {
     };
   }
 
+  /**
+   * `PRAGMA data_version` through one prepared statement: `db.pragma()` prepares it afresh on
+   * every call, and the watch asks 40 times a second while anyone waits.
+   */
+  private dataVersion(): number {
+    return this.s.get("PRAGMA data_version").pluck().get() as number;
+  }
+
   /** `data_version` changes when another connection commits; our own commits are announced in-process. */
   private poll(): void {
     if (this.closed) return;
-    const v = this.db.pragma("data_version", { simple: true }) as number;
+    const v = this.dataVersion();
     if (v === this.lastDataVersion) return;
     this.lastDataVersion = v;
     for (const w of this.watchers) w();
