@@ -64,11 +64,10 @@ async function child(mode: Mode, dir: string, otlpUrl: string | undefined): Prom
     const { NodeTracerProvider, BatchSpanProcessor, AlwaysOffSampler } = await import("@opentelemetry/sdk-trace-node");
     type Spans = Parameters<InstanceType<typeof BatchSpanProcessor>["onEnd"]>[0][];
     type Done = (result: { code: number; error?: Error }) => void;
-    // What `--otel` exports through (`cli/otel.ts`); the counting wrapper adds a counter only.
-    const otlp =
-      mode === "otlp"
-        ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({ url: otlpUrl })
-        : null;
+    // What `--otel` exports through (`cli/otel.ts`: the SDK's OTLP/HTTP transport, Sluice's protobuf
+    // serializer, or the SDK's JSON one under OTEL_EXPORTER_OTLP_PROTOCOL=http/json); the counting
+    // wrapper adds a counter only.
+    const otlp = mode === "otlp" ? await otelExporter(otlpUrl!) : null;
     let count = 0;
     const exporter = {
       export(spans: Spans, done: Done) {
@@ -84,6 +83,9 @@ async function child(mode: Mode, dir: string, otlpUrl: string | undefined): Prom
     const provider = new NodeTracerProvider({
       // As `cli/otel.ts` for --otel (the flush at the end of each round exports the rest).
       spanProcessors: [new BatchSpanProcessor(exporter, mode === "otlp" ? { scheduledDelayMillis: 1000 } : {})],
+      ...(mode === "otlp" && {
+        idGenerator: new (await import("../dist/cli/otlp/id-generator.js")).PooledIdGenerator(),
+      }),
       ...(mode === "unsampled" && { sampler: new AlwaysOffSampler() }),
     });
     // otlp as --otel registers it (Sluice's context manager, one AsyncLocalStorage); on and unsampled
@@ -142,10 +144,22 @@ async function child(mode: Mode, dir: string, otlpUrl: string | undefined): Prom
   };
 }
 
+/** The span exporter `--otel` registers (`cli/otlp/trace-exporter.ts`), in the protocol the environment asks for. */
+async function otelExporter(url: string) {
+  const [{ otlpTraceExporter }, { otlpProtocol }] = await Promise.all([
+    import("../dist/cli/otlp/trace-exporter.js"),
+    import("../dist/cli/otlp/protocol.js"),
+  ]);
+  return otlpTraceExporter(url, otlpProtocol(process.env));
+}
+
 /** CPU time per recorded span with no engine around it, by exporter (µs): the SDK's floor. */
 interface FloorResult {
   dropUs: number;
+  /** `--otel`'s exporter (protobuf by default). */
   otlpUs: number;
+  /** The SDK's own OTLP/HTTP JSON exporter (`@opentelemetry/exporter-trace-otlp-http`, what `--otel` used before). */
+  sdkJsonUs: number;
 }
 
 /**
@@ -202,7 +216,11 @@ async function floor(otlpUrl: string): Promise<FloorResult> {
     await provider.shutdown();
     return median(xs);
   };
-  return { dropUs: await perSpan(drop), otlpUs: await perSpan(new OTLPTraceExporter({ url: otlpUrl })) };
+  return {
+    dropUs: await perSpan(drop),
+    otlpUs: await perSpan(await otelExporter(otlpUrl)),
+    sdkJsonUs: await perSpan(new OTLPTraceExporter({ url: otlpUrl })),
+  };
 }
 
 /** The loopback OTLP/HTTP receiver of the otlp mode: reads each export whole and discards it. */
@@ -212,7 +230,11 @@ async function startSink(): Promise<{ url: string; requests: () => number; close
     req.on("data", () => {});
     req.on("end", () => {
       requests++;
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      // An empty ExportTraceServiceResponse in the request's encoding.
+      const json = req.headers["content-type"] === "application/json";
+      res
+        .writeHead(200, { "content-type": json ? "application/json" : "application/x-protobuf" })
+        .end(json ? "{}" : "");
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -222,6 +244,11 @@ async function startSink(): Promise<{ url: string; requests: () => number; close
     requests: () => requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The protocol --otel's exporter uses in this run (`OTEL_EXPORTER_OTLP_PROTOCOL`, default http/protobuf). */
+function otlpProtocolName(): string {
+  return process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || process.env.OTEL_EXPORTER_OTLP_PROTOCOL || "http/protobuf";
 }
 
 /** The median of numbers (the mean of the middle two for an even count). */
@@ -251,7 +278,7 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
   const script = fileURLToPath(import.meta.url);
   const results: ChildResult[] = [];
   const sink = await startSink();
-  let floor: FloorResult = { dropUs: NaN, otlpUs: NaN };
+  let floor: FloorResult = { dropUs: NaN, otlpUs: NaN, sdkJsonUs: NaN };
   let engineRequests = 0;
   const loadBefore = loadavg()[0]!;
   try {
@@ -276,7 +303,11 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
       });
       floors.push(JSON.parse(stdout.trim().split("\n").pop()!) as FloorResult);
     }
-    floor = { dropUs: median(floors.map((f) => f.dropUs)), otlpUs: median(floors.map((f) => f.otlpUs)) };
+    floor = {
+      dropUs: median(floors.map((f) => f.dropUs)),
+      otlpUs: median(floors.map((f) => f.otlpUs)),
+      sdkJsonUs: median(floors.map((f) => f.sdkJsonUs)),
+    };
   } finally {
     await sink.close();
   }
@@ -316,7 +347,7 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
       note: `${cpu("off").toFixed(1)} ms per round of ${RUNS} runs × ${STEPS} steps`,
     },
     {
-      name: "tracing on as --otel runs it (SDK, batch processor, OTLP/HTTP to a loopback receiver): CPU time per durable step",
+      name: `tracing on as --otel runs it (SDK, batch processor, OTLP/HTTP ${otlpProtocolName()} to a loopback receiver): CPU time per durable step`,
       value: perStepUs(cpu("otlp")),
       unit: "µs",
       note: `${cpu("otlp").toFixed(1)} ms per round; ${spans} spans per round (${Math.round(spans / RUNS)} per run), ${engineRequests} export requests received from the otlp processes`,
@@ -352,10 +383,10 @@ export async function tracingFigures(dir: string): Promise<Figure[]> {
       note: `off ${least("off").toFixed(1)} ms, otlp ${least("otlp").toFixed(1)} ms, SDK only ${least("on").toFixed(1)} ms (${overhead(least("on"), least("off")).toFixed(1)} %): median over processes of each one's fastest round`,
     },
     {
-      name: "the SDK's floor: CPU time per recorded span in a loop, exporter that drops / OTLP/HTTP",
+      name: "the SDK's floor: CPU time per recorded span in a loop, exported as --otel exports it",
       value: floor.otlpUs,
       unit: "µs",
-      note: `${floor.dropUs.toFixed(1)} µs dropped, ${floor.otlpUs.toFixed(1)} µs exported over OTLP/HTTP (median of ${PROCESSES_PER_MODE} processes); ${spans} spans at that cost are ${overhead(cpu("off") + (spans * floor.otlpUs) / 1000, cpu("off")).toFixed(1)} % of the off round (${(((spans * floor.dropUs) / 1000 / cpu("off")) * 100).toFixed(1)} % dropped): the least any glue could add`,
+      note: `${floor.dropUs.toFixed(1)} µs dropped, ${floor.otlpUs.toFixed(1)} µs exported by --otel's exporter (${otlpProtocolName()}), ${floor.sdkJsonUs.toFixed(1)} µs by the SDK's OTLP/HTTP JSON exporter (median of ${PROCESSES_PER_MODE} processes); ${spans} spans at that cost are ${overhead(cpu("off") + (spans * floor.otlpUs) / 1000, cpu("off")).toFixed(1)} % of the off round (${(((spans * floor.dropUs) / 1000 / cpu("off")) * 100).toFixed(1)} % dropped): the least any glue could add`,
     },
     {
       name: "overhead of a trace not sampled, CPU time",
