@@ -11,6 +11,8 @@
 
 /** The size of the scratch buffer a writer starts with; it doubles when a request needs more. */
 const INITIAL_BYTES = 64 * 1024;
+/** A scratch buffer grown past this (a request with huge attributes) is not kept for the next request. */
+const KEEP_BYTES = 4 * 1024 * 1024;
 /** A string this short takes at most 3 × 42 = 126 UTF-8 bytes: its length fits one byte. */
 const SHORT_STRING = 43;
 
@@ -30,9 +32,10 @@ export class ProtoWriter {
   buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES);
   pos = 0;
 
-  /** Starts a request (the scratch buffer is kept). */
+  /** Starts a request (the scratch buffer is kept, unless an unusually large request grew it past KEEP_BYTES). */
   reset(): void {
     this.pos = 0;
+    if (this.buf.length > KEEP_BYTES) this.buf = Buffer.allocUnsafe(INITIAL_BYTES);
   }
 
   /** The request written since `reset`, copied into a buffer of its own. */

@@ -251,6 +251,13 @@ describe("Sluice's OTLP protobuf trace serializer", () => {
     const { sdk, ours } = both(many);
     expect(ours.length).toBeGreaterThan(64 * 1024);
     expect(ours.equals(sdk)).toBe(true);
+    // A request past the 4 MB the writer keeps between requests, then a small one with the same writer.
+    const serializer = protobufTraceSerializer();
+    const huge = { ...spans[0]!, spanContext: spans[0]!.spanContext, attributes: { big: "ü".repeat(3_000_000) } };
+    const hugeBytes = Buffer.from(serializer.serializeRequest([huge])!);
+    expect(hugeBytes.length).toBeGreaterThan(6_000_000);
+    expect(hugeBytes.equals(Buffer.from(ProtobufTraceSerializer.serializeRequest([huge])!))).toBe(true);
+    expect(Buffer.from(serializer.serializeRequest(spans)!).equals(both(spans).sdk)).toBe(true);
   });
 });
 
