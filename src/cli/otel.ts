@@ -4,10 +4,14 @@
  * (`worker/tracing.ts`, API only) are exported. Without the flag the standard variables
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (used as is) and `OTEL_EXPORTER_OTLP_ENDPOINT` (+
  * `/v1/traces`) turn it on; `OTEL_SDK_DISABLED=true` or `OTEL_TRACES_EXPORTER=none` keep it off.
- * The SDK packages are imported only when tracing is on, so a cold start without it pays nothing.
+ * The encoding is `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`
+ * (`http/protobuf`, the default, or `http/json`; `otlp/protocol.ts`), posted by the SDK's HTTP
+ * transport (`otlp/trace-exporter.ts`). The SDK packages are imported only when tracing is on, so
+ * a cold start without it pays nothing.
  */
 import { InvalidInputError } from "../core/errors.js";
 import { SluiceContextManager } from "../worker/otel-context.js";
+import { type OtlpProtocol, otlpProtocol } from "./otlp/protocol.js";
 
 /** The commander option of the three commands. */
 export const OTEL_OPTION = [
@@ -19,6 +23,8 @@ export const OTEL_OPTION = [
 export interface OtelTarget {
   /** The OTLP/HTTP traces URL (`…/v1/traces`). */
   url: string;
+  /** The encoding (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`, default `http/protobuf`). */
+  protocol: OtlpProtocol;
   from: "--otel" | "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" | "OTEL_EXPORTER_OTLP_ENDPOINT";
 }
 
@@ -26,9 +32,15 @@ export interface OtelTarget {
  * The traces endpoint from `--otel` or the environment; null when tracing is off.
  * A base URL (no path, or `/`) gets `/v1/traces`, as the OTLP specification does for
  * `OTEL_EXPORTER_OTLP_ENDPOINT`.
- * @throws InvalidInputError (code INVALID_OTEL_ENDPOINT) for a value that is not an http(s) URL
+ * @throws InvalidInputError (code INVALID_OTEL_ENDPOINT) for a value that is not an http(s) URL,
+ *   (code INVALID_OTEL_PROTOCOL) for a protocol other than http/protobuf or http/json
  */
 export function otelTarget(flag: unknown, env: Record<string, string | undefined>): OtelTarget | null {
+  const target = otelEndpoint(flag, env);
+  return target && { ...target, protocol: otlpProtocol(env) };
+}
+
+function otelEndpoint(flag: unknown, env: Record<string, string | undefined>): Omit<OtelTarget, "protocol"> | null {
   if (flag !== undefined) return { url: tracesUrl(flag, "--otel", true), from: "--otel" };
   if ((env.OTEL_SDK_DISABLED ?? "").toLowerCase() === "true") return null;
   if ((env.OTEL_TRACES_EXPORTER ?? "").toLowerCase() === "none") return null;
@@ -78,20 +90,26 @@ async function startTracing(
   service: string,
   env: Record<string, string | undefined>,
 ): Promise<Tracing> {
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] =
-    await Promise.all([
-      import("@opentelemetry/sdk-trace-node"),
-      import("@opentelemetry/exporter-trace-otlp-http"),
-      import("@opentelemetry/resources"),
-    ]);
+  const [
+    { NodeTracerProvider, BatchSpanProcessor },
+    { otlpTraceExporter },
+    { resourceFromAttributes },
+    { PooledIdGenerator },
+  ] = await Promise.all([
+    import("@opentelemetry/sdk-trace-node"),
+    import("./otlp/trace-exporter.js"),
+    import("@opentelemetry/resources"),
+    import("./otlp/id-generator.js"),
+  ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
       "service.name": env.OTEL_SERVICE_NAME || service,
       "service.instance.id": `${process.pid}`,
     }),
     spanProcessors: [
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: target.url }), { scheduledDelayMillis: 1000 }),
+      new BatchSpanProcessor(otlpTraceExporter(target.url, target.protocol), { scheduledDelayMillis: 1000 }),
     ],
+    idGenerator: new PooledIdGenerator(),
   });
   // One AsyncLocalStorage for Sluice's scopes and the OpenTelemetry context (`worker/otel-context.ts`).
   provider.register({ contextManager: new SluiceContextManager() });

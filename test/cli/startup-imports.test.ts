@@ -87,6 +87,8 @@ const DRIVERS = [
   "@opentelemetry/sdk-trace-node",
   "@opentelemetry/sdk-trace-base",
   "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/otlp-exporter-base",
+  "@opentelemetry/otlp-transformer",
 ];
 /** Not loaded by a lane worker either (`sluice dev` watches files and serves /metrics). */
 const HEAVY = [...DRIVERS, "chokidar", "prom-client"];

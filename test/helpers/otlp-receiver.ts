@@ -1,11 +1,13 @@
 /**
- * A tiny OTLP/HTTP trace receiver on 127.0.0.1 (JSON encoding, what
- * @opentelemetry/exporter-trace-otlp-http sends): collects the spans that `sluice --otel`
- * processes export, with the exporting process's `service.name` and `service.instance.id`.
- * A stand-in for a collector, which cannot be installed here.
+ * A tiny OTLP/HTTP trace receiver on 127.0.0.1, for both encodings a collector takes
+ * (`application/x-protobuf`, decoded by `otlp-proto.ts`, and `application/json`): collects the
+ * spans that `sluice --otel` processes export, with the exporting process's `service.name` and
+ * `service.instance.id`, and the content type of each request. A stand-in for a collector, which
+ * cannot be installed here.
  */
 import { createServer, type Server } from "node:http";
 import { gunzipSync } from "node:zlib";
+import { decodeTraceRequest } from "./otlp-proto.js";
 import type { SpanView } from "../tracing/spans.js";
 
 /** A span as received, with the resource that exported it. */
@@ -19,7 +21,9 @@ export interface OtlpReceiver {
   /** Base URL (`--otel` value); traces are posted to `${url}/v1/traces`. */
   url: string;
   spans: ReceivedSpan[];
-  /** Requests that were not a valid OTLP JSON export. */
+  /** The `content-type` of each export received. */
+  contentTypes: string[];
+  /** Requests that were not a valid OTLP export. */
   rejected: string[];
   close(): Promise<void>;
 }
@@ -42,6 +46,7 @@ function attributes(list: OtlpAttribute[] | undefined): Record<string, unknown> 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const rejected: string[] = [];
+  const contentTypes: string[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -50,7 +55,12 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         if (req.method !== "POST" || req.url !== "/v1/traces") throw new Error(`${req.method} ${req.url}`);
         let body = Buffer.concat(chunks);
         if (req.headers["content-encoding"] === "gzip") body = gunzipSync(body);
-        const data = JSON.parse(body.toString("utf8")) as {
+        const type = req.headers["content-type"] ?? "";
+        contentTypes.push(type);
+        if (type !== "application/x-protobuf" && type !== "application/json") throw new Error(`content-type ${type}`);
+        const decoded: unknown =
+          type === "application/json" ? JSON.parse(body.toString("utf8")) : decodeTraceRequest(body);
+        const data = decoded as {
           resourceSpans: Array<{
             resource?: { attributes?: OtlpAttribute[] };
             scopeSpans: Array<{
@@ -78,8 +88,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 instance: String(resource["service.instance.id"]),
               });
         }
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end("{}");
+        // An empty ExportTraceServiceResponse: no partial success.
+        res.writeHead(200, { "content-type": type });
+        res.end(type === "application/json" ? "{}" : "");
       } catch (err) {
         rejected.push((err as Error).message);
         res.writeHead(400);
@@ -92,6 +103,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     url: `http://127.0.0.1:${address.port}`,
     spans,
+    contentTypes,
     rejected,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -2,7 +2,8 @@
  * Traces exported by real `sluice` processes (`--otel` and the standard OTLP variables) to an
  * OTLP/HTTP receiver on 127.0.0.1: a 100-task fan-out split over two `sluice worker` processes
  * is one trace with every parent present, and `sluice dev --otel` exports the spans of a run
- * started over HTTP, with trace ids in its `--log-format json` lines.
+ * started over HTTP, with trace ids in its `--log-format json` lines, in OTLP protobuf (the
+ * default, decoded by the receiver's own decoder) and in OTLP JSON when the standard variable asks.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -102,6 +103,8 @@ describe("traces across processes", () => {
       if ((spawn as ReceivedSpan).instance !== sq.instance) crossProcess++;
     }
     expect(crossProcess).toBeGreaterThan(0);
+    // Both processes posted OTLP protobuf, the specification's default encoding.
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(["application/x-protobuf"]));
 
     // The workers' JSON log lines carry the trace and span of the claim that printed them.
     const logs = [...jsonLines(a.stdout()), ...jsonLines(b.stdout())].filter((l) => l.event === "log");
@@ -113,10 +116,15 @@ describe("traces across processes", () => {
     }
   }, 120_000);
 
-  it("sluice dev --otel exports the spans of a run started over HTTP, one trace from enqueue to steps", async () => {
-    receiver = await startOtlpReceiver();
-    const root = makeProject({
-      "workflows/hello.ts": `import { defineWorkflow } from "sluice";
+  it.each([
+    ["http/protobuf (the default)", {}, "application/x-protobuf"],
+    ["http/json (OTEL_EXPORTER_OTLP_PROTOCOL)", { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" }, "application/json"],
+  ])(
+    "sluice dev --otel exports the spans of a run started over HTTP, one trace from enqueue to steps: %s",
+    async (_name, env, contentType) => {
+      receiver = await startOtlpReceiver();
+      const root = makeProject({
+        "workflows/hello.ts": `import { defineWorkflow } from "sluice";
 export default defineWorkflow("hello", {
   handler: async (p: { name: string }, ctx) => {
     const greeting = await ctx.run("greet", () => { console.log("greeting", p.name); return "hi " + p.name; });
@@ -124,51 +132,55 @@ export default defineWorkflow("hello", {
     return greeting;
   },
 });`,
-    });
-    const dev = spawnSluice(
-      ["dev", ".", "--port", "0", "--no-watch", "--log-format", "json", "--otel", receiver.url],
-      root,
-    );
-    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
-    const url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
-    const created = (await (
-      await fetch(`${url}/api/runs`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ workflow: "hello", payload: { name: "otel" } }),
-      })
-    ).json()) as { run: { id: string } };
-    const id = created.run.id;
-    await eventually(async () => {
-      const d = (await (await fetch(`${url}/api/runs/${id}`)).json()) as { run: { status: string } };
-      return d.run.status === "succeeded" ? d : null;
-    }, 20_000);
-    // Spans are batched: they arrive within a second or two, or at the latest on shutdown.
-    await eventually(() => receiver!.spans.some((s) => s.name === "run hello"), 10_000);
-    dev.proc.kill("SIGTERM");
-    expect(await dev.exited).toBe(0);
+      });
+      const dev = spawnSluice(
+        ["dev", ".", "--port", "0", "--no-watch", "--log-format", "json", "--otel", receiver.url],
+        root,
+        env,
+      );
+      await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+      const url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
+      const created = (await (
+        await fetch(`${url}/api/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ workflow: "hello", payload: { name: "otel" } }),
+        })
+      ).json()) as { run: { id: string } };
+      const id = created.run.id;
+      await eventually(async () => {
+        const d = (await (await fetch(`${url}/api/runs/${id}`)).json()) as { run: { status: string } };
+        return d.run.status === "succeeded" ? d : null;
+      }, 20_000);
+      // Spans are batched: they arrive within a second or two, or at the latest on shutdown.
+      await eventually(() => receiver!.spans.some((s) => s.name === "run hello"), 10_000);
+      dev.proc.kill("SIGTERM");
+      expect(await dev.exited).toBe(0);
 
-    const spans = receiver.spans;
-    expect(receiver.rejected).toEqual([]);
-    expect(new Set(spans.map((s) => s.service))).toEqual(new Set(["sluice-dev"]));
-    const claim = one(spans, "run hello");
-    expect(claim.attributes).toMatchObject({
-      "sluice.run.id": id,
-      "sluice.workflow": "hello",
-      "sluice.outcome": "succeeded",
-    });
-    expect(ancestry(spans, claim)).toEqual(["enqueue hello"]);
-    const greet = one(spans, "step greet");
-    expect(parentOf(spans, greet)).toBe(claim);
-    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
-    const log = jsonLines(dev.stdout()).find((l) => l.event === "log" && l.runId === id);
-    expect(log).toMatchObject({
-      msg: "greeting otel",
-      stepKey: "greet",
-      trace_id: claim.traceId,
-      span_id: greet.spanId,
-    });
-  }, 60_000);
+      const spans = receiver.spans;
+      expect(receiver.rejected).toEqual([]);
+      expect(new Set(receiver.contentTypes)).toEqual(new Set([contentType]));
+      expect(new Set(spans.map((s) => s.service))).toEqual(new Set(["sluice-dev"]));
+      const claim = one(spans, "run hello");
+      expect(claim.attributes).toMatchObject({
+        "sluice.run.id": id,
+        "sluice.workflow": "hello",
+        "sluice.outcome": "succeeded",
+      });
+      expect(ancestry(spans, claim)).toEqual(["enqueue hello"]);
+      const greet = one(spans, "step greet");
+      expect(parentOf(spans, greet)).toBe(claim);
+      expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+      const log = jsonLines(dev.stdout()).find((l) => l.event === "log" && l.runId === id);
+      expect(log).toMatchObject({
+        msg: "greeting otel",
+        stepKey: "greet",
+        trace_id: claim.traceId,
+        span_id: greet.spanId,
+      });
+    },
+    60_000,
+  );
 
   it("refuses an --otel value that is not an http(s) URL, saying what to give, before touching the project", async () => {
     const root = makeProject({});
@@ -177,6 +189,12 @@ export default defineWorkflow("hello", {
     expect(worker.stderr()).toContain(
       '--otel "localhost:4318" is not an OTLP/HTTP endpoint: give an http(s) URL such as http://127.0.0.1:4318',
     );
+    expect(existsSync(join(root, ".sluice", "sluice.db"))).toBe(false);
+    const grpc = spawnSluice(["worker", "--otel", "http://127.0.0.1:4318"], root, {
+      OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+    });
+    expect(await grpc.exited).toBe(1);
+    expect(grpc.stderr()).toContain('OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is not supported');
     expect(existsSync(join(root, ".sluice", "sluice.db"))).toBe(false);
   });
 
