@@ -11,6 +11,7 @@ import { pgDriver } from "../../src/store/postgres/driver.js";
 import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
 import type { EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { createEngine, defineWorkflow } from "../../src/index.js";
 
 const url = await testDatabase("hotpath");
 let n = 0;
@@ -465,6 +466,48 @@ describe("Postgres hot path", () => {
     expect(next.find((c) => c.run.id === "again")!.token).toBe(2);
     for (const c of next) expect(c.run).toEqual(await store.getRun(c.run.id));
     expect((await store.getRun("keyed-2"))!.status).toBe("pending");
+  });
+
+  it("a notifiedOnly watcher is called by other stores' NOTIFYs only, not by the safety-net poll", async () => {
+    const schema = `h${n++}`;
+    const a = await fresh(schema, 100);
+    const b = await fresh(schema);
+    let plain = 0;
+    let notified = 0;
+    const offPlain = a.store.watch(() => (plain += 1));
+    const offNotified = a.store.watch(() => (notified += 1), { othersOnly: true, notifiedOnly: true });
+    await new Promise((r) => setTimeout(r, 600));
+    await a.store.commit([{ verb: "enqueue", request: req("own") }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(plain).toBeGreaterThan(2);
+    expect(notified).toBe(0);
+    await b.store.commit([{ verb: "enqueue", request: req("theirs") }]);
+    const t0 = Date.now();
+    while (notified === 0 && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
+    offPlain();
+    offNotified();
+    expect(notified).toBeGreaterThan(0);
+  });
+
+  it("awaiting runs this process executes does not re-read them at its own commits", async () => {
+    const schema = `h${n++}`;
+    const u = withDatabase(url, new URL(url).pathname.slice(1), { schema });
+    const slow = defineWorkflow("hot-slow", { handler: async () => (await new Promise((r) => setTimeout(r, 250)), 1) });
+    const engine = createEngine({ database: u, workflows: [slow], scheduler: false, worker: { concurrency: 2 } });
+    await engine.start();
+    try {
+      const store = engine.store as unknown as { getRuns: (...a: unknown[]) => Promise<unknown> };
+      const getRuns = store.getRuns.bind(store);
+      let reads = 0;
+      store.getRuns = (...a: unknown[]) => ((reads += 1), getRuns(...a));
+      const handles = await engine.enqueueMany(slow, [1, 2, 3, 4, 5, 6, 7, 8]);
+      // Eight runs, two at a time, 250 ms each: a second and more of this process's own commits.
+      expect(await Promise.all(handles.map((h) => h.result({ timeoutMs: 10_000 })))).toEqual(Array(8).fill(1));
+      // One read: the first check of the runs not executing here yet; their ends arrive as events.
+      expect(reads).toBe(1);
+    } finally {
+      await engine.stop({ drainMs: 1000 });
+    }
   });
 
   it("a pipelined transaction whose later statement fails commits nothing", async () => {

@@ -561,8 +561,8 @@ export class PostgresStore implements Store {
     await this.leadership.resign(name, holder);
   }
 
-  watch(onChange: () => void, options?: { othersOnly?: boolean }): () => void {
-    return this.listener.add(onChange, options?.othersOnly ?? false);
+  watch(onChange: () => void, options?: { othersOnly?: boolean; notifiedOnly?: boolean }): () => void {
+    return this.listener.add(onChange, options?.othersOnly ?? false, options?.notifiedOnly ?? false);
   }
 
   async close(): Promise<void> {
