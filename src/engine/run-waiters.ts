@@ -47,6 +47,8 @@ export class RunWaiters {
       if (this.waiting.has(runId)) this.check(runId);
     });
     events.on("settled", (runId, finished) => {
+      // A cancel here also cancelled the run's unfinished children, which no event names.
+      if (finished?.status === "cancelled") this.changed = true;
       const set = this.waiting.get(runId);
       if (!set) return;
       // A terminal write made here hands over the run: no read back.
@@ -93,7 +95,10 @@ export class RunWaiters {
     if (this.poll) return;
     this.changed = false;
     this.ticks = 0;
-    this.unwatch = this.store.watch(() => (this.changed = true));
+    // Changes made here are announced by events (as on SQLite, whose data version never moves for
+    // its own commits), and every FULL_POLL_EVERY-th tick is this poll's own safety net: re-reading
+    // every waited-on run at each of this process's own commits cost more than the runs themselves.
+    this.unwatch = this.store.watch(() => (this.changed = true), { othersOnly: true, notifiedOnly: true });
     this.poll = setInterval(() => {
       if (!this.changed && ++this.ticks % FULL_POLL_EVERY !== 0) return;
       this.changed = false;

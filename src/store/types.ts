@@ -528,8 +528,9 @@ export interface Store {
    * data version; Postgres uses LISTEN/NOTIFY). Returns an unsubscribe function.
    * With `othersOnly`, changes committed through this store object itself are left out
    * (SQLite never reports them: its data version moves only for other connections); the
-   * periodic safety-net call of Postgres still comes.
+   * periodic safety-net call of Postgres still comes, unless `notifiedOnly` (for a caller
+   * with a safety-net poll of its own).
    */
-  watch(onChange: () => void, options?: { othersOnly?: boolean }): () => void;
+  watch(onChange: () => void, options?: { othersOnly?: boolean; notifiedOnly?: boolean }): () => void;
   close(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import { pgDriver } from "../../src/store/postgres/driver.js";
 import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
 import type { EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { createEngine, defineWorkflow } from "../../src/index.js";
 
 const url = await testDatabase("hotpath");
 let n = 0;
@@ -372,4 +373,172 @@ describe("Postgres hot path", () => {
     unwatch();
     expect(woken).toBeGreaterThan(before);
   });
+
+  it("completes and claims the next runs in one round trip: everything is sent before any answer, stale claims fenced", async () => {
+    const { store } = await fresh();
+    await store.commit(
+      ["live", "stale", "next-1", "next-2"].map((id) => ({ verb: "enqueue" as const, request: req(id) })),
+    );
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const of = (id: string) => claimed.find((c) => c.run.id === id)!;
+    const sent = recordStatements();
+    let results: Awaited<ReturnType<typeof store.commit>>;
+    try {
+      results = await store.commit([
+        {
+          verb: "complete",
+          lease: { runId: "stale", token: of("stale").token + 1 },
+          outcome: { status: "succeeded", result: "2" },
+          claimed: of("stale").run,
+        },
+        {
+          verb: "complete",
+          lease: { runId: "live", token: of("live").token },
+          outcome: { status: "succeeded", result: "1" },
+          claimed: of("live").run,
+        },
+        { verb: "claim", request: { workerId: "w2", limit: 5, leaseMs: 30_000, workflows: ["wf"] } },
+      ]);
+    } finally {
+      sent.stop();
+    }
+    expect(results[0]).toEqual({ ok: false, fenced: true });
+    expect(results[1]).toMatchObject({ ok: true, finished: { id: "live", status: "succeeded", result: "1" } });
+    const next = results[2]!.ok ? results[2]!.claimed! : [];
+    expect(next.map((c) => [c.run.id, c.token, c.run.status, c.run.leaseOwner, c.steps])).toEqual([
+      ["next-1", 1, "running", "w2", []],
+      ["next-2", 1, "running", "w2", []],
+    ]);
+    // BEGIN, the finishing UPDATE, the claim and the COMMIT all leave before the first answer.
+    expect(sent.texts.map((q) => q.split(/[\s;]/)[0])).toEqual([
+      "BEGIN",
+      "WITH",
+      "WITH",
+      "COMMIT",
+      "answered",
+      "answered",
+      "answered",
+      "answered",
+    ]);
+    for (const c of next) expect(c.run).toEqual(await store.getRun(c.run.id));
+    expect((await store.getRun("live"))!).toMatchObject({ status: "succeeded", result: "1" });
+    expect((await store.getRun("stale"))!).toMatchObject({ status: "running", result: null });
+  });
+
+  it("a claim riding final outcomes passes over keyed and reclaimed runs, then takes them within limits with their steps", async () => {
+    const { store } = await fresh();
+    const key = { key: "k", limit: 1, windowMs: null };
+    await store.commit([
+      { verb: "enqueue", request: req("plain") },
+      { verb: "enqueue", request: req("again", { maxAttempts: 3 }) },
+    ]);
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const of = (id: string) => claimed.find((c) => c.run.id === id)!;
+    const step = { key: "s", kind: "step" as const, target: null, status: "done" as const, value: "9", position: 0 };
+    // "again" checkpoints a step, then fails an attempt: due again, with a step to load at its next claim.
+    await store.commit([{ verb: "saveSteps", lease: { runId: "again", token: of("again").token }, steps: [step] }]);
+    await store.commit([
+      {
+        verb: "complete",
+        lease: { runId: "again", token: of("again").token },
+        outcome: { status: "retry", error: { name: "Error", message: "x" }, delayMs: 0 },
+      },
+    ]);
+    await store.commit([
+      { verb: "enqueue", request: req("keyed-1", { concurrency: key }) },
+      { verb: "enqueue", request: req("keyed-2", { concurrency: key }) },
+      { verb: "enqueue", request: req("free") },
+    ]);
+    const results = await store.commit([
+      {
+        verb: "complete",
+        lease: { runId: "plain", token: of("plain").token },
+        outcome: { status: "succeeded", result: "1" },
+        claimed: of("plain").run,
+      },
+      { verb: "claim", request: { workerId: "w", limit: 5, leaseMs: 30_000, workflows: ["wf"] } },
+    ]);
+    expect(results[0]).toMatchObject({ ok: true, finished: { id: "plain", status: "succeeded" } });
+    const next = results[1]!.ok ? results[1]!.claimed! : [];
+    // Everything due but keyed-2 (keyed-1 holds the key's one slot); "again" with its checkpoint.
+    expect(next.map((c) => c.run.id).sort()).toEqual(["again", "free", "keyed-1"]);
+    expect(next.find((c) => c.run.id === "again")!.steps.map((s) => [s.key, s.value])).toEqual([["s", "9"]]);
+    expect(next.find((c) => c.run.id === "again")!.token).toBe(2);
+    for (const c of next) expect(c.run).toEqual(await store.getRun(c.run.id));
+    expect((await store.getRun("keyed-2"))!.status).toBe("pending");
+  });
+
+  it("a notifiedOnly watcher is called by other stores' NOTIFYs only, not by the safety-net poll", async () => {
+    const schema = `h${n++}`;
+    const a = await fresh(schema, 100);
+    const b = await fresh(schema);
+    let plain = 0;
+    let notified = 0;
+    const offPlain = a.store.watch(() => (plain += 1));
+    const offNotified = a.store.watch(() => (notified += 1), { othersOnly: true, notifiedOnly: true });
+    await new Promise((r) => setTimeout(r, 600));
+    await a.store.commit([{ verb: "enqueue", request: req("own") }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(plain).toBeGreaterThan(2);
+    expect(notified).toBe(0);
+    await b.store.commit([{ verb: "enqueue", request: req("theirs") }]);
+    const t0 = Date.now();
+    while (notified === 0 && Date.now() - t0 < 5_000) await new Promise((r) => setTimeout(r, 20));
+    offPlain();
+    offNotified();
+    expect(notified).toBeGreaterThan(0);
+  });
+
+  it("awaiting runs this process executes does not re-read them at its own commits", async () => {
+    const schema = `h${n++}`;
+    const u = withDatabase(url, new URL(url).pathname.slice(1), { schema });
+    const slow = defineWorkflow("hot-slow", { handler: async () => (await new Promise((r) => setTimeout(r, 250)), 1) });
+    const engine = createEngine({ database: u, workflows: [slow], scheduler: false, worker: { concurrency: 2 } });
+    await engine.start();
+    try {
+      const store = engine.store as unknown as { getRuns: (...a: unknown[]) => Promise<unknown> };
+      const getRuns = store.getRuns.bind(store);
+      let reads = 0;
+      store.getRuns = (...a: unknown[]) => ((reads += 1), getRuns(...a));
+      const handles = await engine.enqueueMany(slow, [1, 2, 3, 4, 5, 6, 7, 8]);
+      // Eight runs, two at a time, 250 ms each: a second and more of this process's own commits.
+      expect(await Promise.all(handles.map((h) => h.result({ timeoutMs: 10_000 })))).toEqual(Array(8).fill(1));
+      // One read: the first check of the runs not executing here yet; their ends arrive as events.
+      expect(reads).toBe(1);
+    } finally {
+      await engine.stop({ drainMs: 1000 });
+    }
+  });
+
+  it("a pipelined transaction whose later statement fails commits nothing", async () => {
+    const { store } = await fresh();
+    const failure = store.db.pipelined([
+      { text: "INSERT INTO meta (key, value) VALUES ('first', 'x')" },
+      { text: "INSERT INTO meta (key, value) VALUES (NULL, 'x')" },
+    ]);
+    await expect(failure).rejects.toThrow(/null value/);
+    expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'first'")).rows).toEqual([]);
+  });
 });
+
+/** Records the statements sent on any pg client, and when each was answered, until `stop`. */
+function recordStatements(): { texts: string[]; stop: () => void } {
+  const texts: string[] = [];
+  const proto = pgDriver().Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  const query = proto.query;
+  proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
+    const text = typeof config === "string" ? config : (config as { text: string }).text;
+    texts.push(text);
+    const answered = () => texts.push(`answered ${text.split(/\s/)[0]}`);
+    const cb = rest.findIndex((a) => typeof a === "function");
+    if (cb >= 0) {
+      const callback = rest[cb] as (...a: unknown[]) => unknown;
+      rest[cb] = (...a: unknown[]) => (answered(), callback(...a));
+      return query.call(this, config, ...rest);
+    }
+    const answer = query.call(this, config, ...rest) as Promise<unknown>;
+    void answer.then(answered, () => {});
+    return answer;
+  };
+  return { texts, stop: () => (proto.query = query) };
+}

@@ -29,7 +29,7 @@ const IN_USE = `(SELECT count(*) FROM runs r2 WHERE r2.concurrency_key = k.concu
  * `$4` `@server` or null, `$5` seqs already seen by this claim, `$6` the worker's code version or
  * null: with one, only runs not yet pinned or pinned to it).
  */
-export const CANDIDATES = `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at FROM runs k
+export const CANDIDATES = `SELECT k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at, k.claims FROM runs k
   WHERE k.ready_at <= now_ms() AND k.status IN ('pending', 'waiting') AND k.workflow = ANY($1::text[])
     AND ($2::text[] IS NULL OR k.queue = ANY($2::text[]))
     AND ($2::text[] IS NOT NULL OR $4::text IS NULL OR strpos(k.queue, '@') = 0 OR substr(k.queue, strpos(k.queue, '@')) = $4)
@@ -40,6 +40,7 @@ export const CANDIDATES = `SELECT k.seq, k.concurrency_key, k.concurrency_limit,
 
 interface Candidate {
   seq: number;
+  claims?: number;
   concurrency_key: string | null;
   concurrency_limit: number | null;
   concurrency_window_ms: number | null;
@@ -47,8 +48,8 @@ interface Candidate {
 }
 
 /** What a claim sets on the runs it takes, from the parameters holding the worker, the lease ms and the worker's version. */
-const leaseSet = (worker: string, leaseMs: string, version: string) =>
-  `status = 'running', claims = claims + 1, lease_owner = ${worker}, lease_expires_at = now_ms() + ${leaseMs}::bigint,
+export const leaseSet = (worker: string, leaseMs: string, version: string) =>
+  `status = 'running', claims = runs.claims + 1, lease_owner = ${worker}, lease_expires_at = now_ms() + ${leaseMs}::bigint,
   ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
   version = COALESCE(version, ${version}::text, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
 
@@ -62,7 +63,8 @@ const leaseSet = (worker: string, leaseMs: string, version: string) =>
 const CLAIM_KEYLESS = `WITH k AS (${CANDIDATES}),
 u AS (UPDATE runs SET ${leaseSet("$7", "$8", "$6")}
   FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL RETURNING runs.*, now_ms() AS now)
-SELECT k.seq AS k_seq, k.concurrency_key AS k_key, k.concurrency_limit AS k_limit, k.concurrency_window_ms AS k_window, k.ready_at AS k_ready, u.*
+SELECT k.seq AS k_seq, k.concurrency_key AS k_key, k.concurrency_limit AS k_limit, k.concurrency_window_ms AS k_window, k.ready_at AS k_ready,
+  k.claims AS k_claims, u.*
 FROM k LEFT JOIN u ON u.seq = k.seq`;
 
 type Leased = RunRow & { now: number };
@@ -76,14 +78,27 @@ interface Taken {
 }
 
 /** Each column's position in a result's rows (`rowMode: "array"`). */
-function positions(fields: ReadonlyArray<{ name: string }>): Record<string, number> {
+export function positions(fields: ReadonlyArray<{ name: string }>): Record<string, number> {
   const c: Record<string, number> = {};
   fields.forEach((f, i) => (c[f.name] = i));
   return c;
 }
 
-/** Leases up to `req.limit` runs inside the caller's transaction. */
-export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: boolean): Promise<ClaimedRun[]> {
+/**
+ * What the store last saw of its claims: `plain` while they met neither a candidate with a
+ * concurrency key nor one claimed before (see `finish-and-claim.ts`, which only takes such runs).
+ */
+export interface ClaimShape {
+  plain: boolean;
+}
+
+/** Leases up to `req.limit` runs inside the caller's transaction; records in `shape` what kind of runs it met. */
+export async function claimRuns(
+  c: pg.ClientBase,
+  req: ClaimRequest,
+  audit: boolean,
+  shape?: ClaimShape,
+): Promise<ClaimedRun[]> {
   const queues = req.queues ? [...req.queues] : null;
   const server = req.server ? `@${req.server}` : null;
   const version = req.version ?? null;
@@ -96,6 +111,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
   const taken: Taken[] = [];
   /** Each chosen run's due time: the claim clears ready_at. */
   const dueAt = new Map<number, number>();
+  let plain = true;
   for (let round = 0; round < 4 && chosen.length < req.limit; round++) {
     const want = req.limit - chosen.length;
     const seen = [...chosen, ...passed];
@@ -124,6 +140,7 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
         concurrency_limit: v[col.k_limit!] as number | null,
         concurrency_window_ms: v[col.k_window!] as number | null,
         ready_at: v[col.k_ready!] as number,
+        claims: v[col.k_claims!] as number,
       }));
       const keyless: number[] = [];
       for (const v of first.rows) {
@@ -147,11 +164,13 @@ export async function claimRuns(c: pg.ClientBase, req: ClaimRequest, audit: bool
       picked = await withinLimits(c, candidates, want, used);
     }
     chosen.push(...picked);
+    if (candidates.some((k) => k.concurrency_key !== null || (k.claims ?? 0) > 0)) plain = false;
     for (const k of candidates) dueAt.set(k.seq, k.ready_at);
     const took = new Set(picked);
     for (const k of candidates) if (!took.has(k.seq)) passed.push(k.seq);
     if (candidates.length < want || picked.length === candidates.length) break;
   }
+  if (shape) shape.plain = plain;
   if (chosen.length === 0) return [];
   const leased = new Set(taken.map((t) => t.seq));
   const rest = chosen.filter((seq) => !leased.has(seq));

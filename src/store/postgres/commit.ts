@@ -10,7 +10,7 @@ import type pg from "pg";
 import type { Db, RunsStatements } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
-import { claimRuns } from "./claim.js";
+import { type ClaimShape, claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
 import { type Finish, type FinishFollower, finishRuns, type Retry, retryRuns } from "./finish.js";
 import { lockSignalEvents } from "./signal-lock.js";
@@ -31,6 +31,8 @@ interface FenceRow {
 export interface CommitContext {
   /** Write `claim_log` rows. */
   audit: boolean;
+  /** Where the claims record what kind of runs they met. */
+  claimShape?: ClaimShape;
 }
 
 /** Applies `commands` inside the caller's transaction; returns the answers and whether workers should be woken. */
@@ -95,7 +97,9 @@ class Claims implements FinishFollower {
       const have = done?.ok ? (done.claimed ?? []) : [];
       const limit = req.limit - have.length;
       const more =
-        limit <= 0 || req.workflows.length === 0 ? [] : await claimRuns(this.c, { ...req, limit }, this.ctx.audit);
+        limit <= 0 || req.workflows.length === 0
+          ? []
+          : await claimRuns(this.c, { ...req, limit }, this.ctx.audit, this.ctx.claimShape);
       this.results[i] = { ok: true, claimed: [...have, ...more] };
     }
   }

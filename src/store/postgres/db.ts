@@ -155,6 +155,34 @@ export class Db implements Queryable {
     });
   }
 
+  /**
+   * Runs `statements` as one transaction sent in one socket write and answered in one round
+   * trip: the BEGIN with `setup`, each statement without waiting for the one before, and the
+   * COMMIT with `beforeCommit`. Resolves with each statement's result once the COMMIT is
+   * acknowledged; a statement that fails aborts the transaction (its COMMIT answers ROLLBACK)
+   * and its error is thrown. Retried on transient failures as {@link tx}. Only for statements
+   * whose parameters do not depend on each other's answers.
+   */
+  pipelined(
+    statements: pg.QueryConfig[],
+    setup: readonly string[] = [],
+    beforeCommit: readonly string[] = [],
+  ): Promise<pg.QueryResult[]> {
+    return this.tx((c, end) => {
+      const release = holdWrites(c);
+      let sent: Array<Promise<pg.QueryResult>>;
+      try {
+        sent = statements.map((s) => c.query(s));
+        for (const s of sent) s.catch(() => {});
+        end.beforeCommit.push(...beforeCommit);
+        void end.commitNow();
+      } finally {
+        release();
+      }
+      return Promise.all(sent);
+    }, setup);
+  }
+
   private async retrying<T>(fn: () => Promise<T>, attempts = 8): Promise<T> {
     for (let i = 1; ; i++) {
       try {

@@ -209,22 +209,13 @@ export function completionsAlone(commands: Command[]): Completion[] | null {
 }
 
 /** {@link FINISH_FENCED_NARROW} as its own transaction, with the NOTIFY (`$6` channel, `$7` payload) when a run ended. */
-const FINISH_ALONE = `WITH f AS (UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
+export const FINISH_ALONE = `WITH f AS (UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
      RETURNING r.id, r.outstanding, r.finished_at)
   SELECT f.id, f.outstanding, f.finished_at, pg_notify($6, $7) AS notified FROM f`;
 
-/**
- * Applies {@link completionsAlone}: one fenced UPDATE run as its own transaction (Postgres
- * commits it before answering: no BEGIN or COMMIT statement, one round trip), which also sends
- * `notify` (channel and payload) when it ended a run (Postgres delivers one per transaction).
- * A stale claim's run is left alone and answered `fenced`.
- */
-export async function applyCompletions(
-  db: Db,
-  ends: Completion[],
-  notify: { channel: string; payload: string },
-): Promise<CommandResult[]> {
-  const { sorted, results, errors, params } = finishParams(
+/** {@link finishParams} of a batch of {@link completionsAlone}. */
+export function completionParams(ends: Completion[]): ReturnType<typeof finishParams> {
+  return finishParams(
     ends.map((cmd) => ({
       runId: cmd.lease.runId,
       token: cmd.lease.token,
@@ -232,9 +223,14 @@ export async function applyCompletions(
       claimed: cmd.claimed!,
     })),
   );
-  const { rows } = await db.statement<{ id: string; outstanding: number; finished_at: number }>(
-    prepared(FINISH_ALONE, [...params, notify.channel, notify.payload]),
-  );
+}
+
+/** The answers to `ends` from the rows {@link FINISH_ALONE} returned: a run missing from them was fenced. */
+export function finishedRuns(
+  ends: Completion[],
+  { sorted, results, errors }: ReturnType<typeof finishParams>,
+  rows: ReadonlyArray<{ id: string; outstanding: number; finished_at: number }>,
+): CommandResult[] {
   const index = new Map(sorted.map((f, i) => [f.runId, i]));
   const finished = new Map(
     rows.map((r) => {
@@ -247,4 +243,22 @@ export async function applyCompletions(
     const run = finished.get(cmd.lease.runId);
     return run ? { ok: true, finished: run } : { ok: false, fenced: true };
   });
+}
+
+/**
+ * Applies {@link completionsAlone}: one fenced UPDATE run as its own transaction (Postgres
+ * commits it before answering: no BEGIN or COMMIT statement, one round trip), which also sends
+ * `notify` (channel and payload) when it ended a run (Postgres delivers one per transaction).
+ * A stale claim's run is left alone and answered `fenced`.
+ */
+export async function applyCompletions(
+  db: Db,
+  ends: Completion[],
+  notify: { channel: string; payload: string },
+): Promise<CommandResult[]> {
+  const finish = completionParams(ends);
+  const { rows } = await db.statement<{ id: string; outstanding: number; finished_at: number }>(
+    prepared(FINISH_ALONE, [...finish.params, notify.channel, notify.payload]),
+  );
+  return finishedRuns(ends, finish, rows);
 }

@@ -21,7 +21,7 @@ export function channelOf(schema: string): string {
 export class Listener {
   /** Sent as the payload of this store's own NOTIFYs, so watchers of others' changes can skip them. */
   readonly origin = randomBytes(8).toString("hex");
-  private readonly watchers = new Map<() => void, boolean>();
+  private readonly watchers = new Map<() => void, { othersOnly: boolean; notifiedOnly: boolean }>();
   private client: pg.Client | null = null;
   private connecting = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -34,9 +34,12 @@ export class Listener {
     private readonly ready: () => Promise<void>,
   ) {}
 
-  /** Adds a watcher (`othersOnly`: not called for this store's own NOTIFYs); returns its unsubscribe function. */
-  add(onChange: () => void, othersOnly = false): () => void {
-    this.watchers.set(onChange, othersOnly);
+  /**
+   * Adds a watcher (`othersOnly`: not called for this store's own NOTIFYs; `notifiedOnly`: not
+   * called by the safety-net poll); returns its unsubscribe function.
+   */
+  add(onChange: () => void, othersOnly = false, notifiedOnly = false): () => void {
+    this.watchers.set(onChange, { othersOnly, notifiedOnly });
     if (this.watchers.size === 1) this.open();
     return () => {
       this.watchers.delete(onChange);
@@ -46,7 +49,7 @@ export class Listener {
 
   private open(): void {
     if (this.closed) return;
-    this.pollTimer ??= setInterval(() => this.fire(), this.target.pollMs);
+    this.pollTimer ??= setInterval(() => this.fire(false, true), this.target.pollMs);
     this.pollTimer.unref();
     void this.connect();
   }
@@ -96,8 +99,10 @@ export class Listener {
     this.retryTimer.unref();
   }
 
-  private fire(own = false): void {
-    for (const [w, othersOnly] of [...this.watchers]) if (!(own && othersOnly)) w();
+  /** Calls the watchers of a NOTIFY (`own`: sent by this store) or of the safety-net poll (`poll`). */
+  private fire(own = false, poll = false): void {
+    for (const [w, { othersOnly, notifiedOnly }] of [...this.watchers])
+      if (!(own && othersOnly) && !(poll && notifiedOnly)) w();
   }
 
   private shut(): void {

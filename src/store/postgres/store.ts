@@ -31,10 +31,11 @@ import type {
   ReleaseSummary,
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
-import { CLAIM_SETUP, claimRuns } from "./claim.js";
+import { CLAIM_SETUP, type ClaimShape, claimRuns } from "./claim.js";
 import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
 import { insertRuns } from "./enqueue.js";
 import { applyCompletions, completionsAlone } from "./finish.js";
+import { applyCompletionsThenClaim, completionsThenClaim } from "./finish-and-claim.js";
 import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
 import { Db, type TxEnd, unreachable } from "./db.js";
 import { Leadership } from "./leader.js";
@@ -105,6 +106,11 @@ export class PostgresStore implements Store {
   private readonly channel: string;
   private migrated: Promise<void> | null = null;
   private closed = false;
+  /**
+   * Whether this store's last claim met only runs without a concurrency key, never claimed before:
+   * then a batch of final outcomes and its claim go in one round trip ({@link completeThenClaim}).
+   */
+  private readonly claimShape: ClaimShape = { plain: true };
 
   constructor(readonly target: PostgresTarget) {
     this.location = { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
@@ -170,9 +176,14 @@ export class PostgresStore implements Store {
       return this.ready().then(() =>
         applyCompletions(this.db, ends, { channel: this.channel, payload: this.listener.origin }),
       );
+    const riding = this.target.auditClaims || !this.claimShape.plain ? null : completionsThenClaim(commands);
+    if (riding) return this.ready().then(() => this.completeThenClaim(riding));
     return this.tx(
       async (c, end) => {
-        const { results, wake } = await applyCommands(c, commands, { audit: this.target.auditClaims });
+        const { results, wake } = await applyCommands(c, commands, {
+          audit: this.target.auditClaims,
+          claimShape: this.claimShape,
+        });
         if (wake) this.notify(end);
         return results;
       },
@@ -182,7 +193,32 @@ export class PostgresStore implements Store {
 
   async claim(req: ClaimRequest): Promise<ClaimedRun[]> {
     if (req.limit <= 0 || req.workflows.length === 0) return [];
-    return this.tx((c) => claimRuns(c, req, this.target.auditClaims), CLAIM_SETUP);
+    return this.tx((c) => claimRuns(c, req, this.target.auditClaims, this.claimShape), CLAIM_SETUP);
+  }
+
+  /**
+   * Final outcomes and the claim riding with them in one round trip; when that claim passed over
+   * runs it may not take there (a concurrency key, a checkpoint to load), the slots it left are
+   * claimed in a transaction of their own, and later batches take the general path until a
+   * claim meets only plain runs again.
+   */
+  private async completeThenClaim(
+    batch: NonNullable<ReturnType<typeof completionsThenClaim>>,
+  ): Promise<CommandResult[]> {
+    const { results, left } = await applyCompletionsThenClaim(this.db, batch, {
+      channel: this.channel,
+      payload: this.listener.origin,
+    });
+    if (left <= 0) return results;
+    this.claimShape.plain = false;
+    const answer = results[results.length - 1] as Extract<CommandResult, { ok: true }>;
+    try {
+      const more = await this.claim({ ...batch.claim.request, limit: left });
+      results[results.length - 1] = { ok: true, claimed: [...(answer.claimed ?? []), ...more] };
+    } catch {
+      // The outcomes are committed and must be answered as such; the worker claims again later.
+    }
+    return results;
   }
 
   async signal(event: string, payload: string | null, bufferMs?: number): Promise<SignalOutcome> {
@@ -525,8 +561,8 @@ export class PostgresStore implements Store {
     await this.leadership.resign(name, holder);
   }
 
-  watch(onChange: () => void, options?: { othersOnly?: boolean }): () => void {
-    return this.listener.add(onChange, options?.othersOnly ?? false);
+  watch(onChange: () => void, options?: { othersOnly?: boolean; notifiedOnly?: boolean }): () => void {
+    return this.listener.add(onChange, options?.othersOnly ?? false, options?.notifiedOnly ?? false);
   }
 
   async close(): Promise<void> {
