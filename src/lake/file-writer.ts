@@ -217,6 +217,15 @@ export interface DataFileRequest {
    * `PARTITION_BY` pass), and the statistics the COPY returns prove every row holds it.
    */
   readonly partition?: readonly string[];
+  /**
+   * Told when a file's folder was made and when files are complete (by the COPY that wrote
+   * them, before their statistics are read), so their flush to the disk can start early
+   * (`file-staging.ts`); only given when nothing changes the files before the commit.
+   */
+  readonly flush?: {
+    folderMade(dir: string): void;
+    written(paths: readonly string[]): void;
+  };
 }
 
 /** Partition values DuckDB's hive writer puts in a folder name unchanged (others it percent-encodes). */
@@ -319,15 +328,21 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
         `COPY (${written}) TO ${sqlString(target)} (FORMAT parquet, COMPRESSION snappy, ${options}RETURN_STATS true, FIELD_IDS {${fieldIds}})`,
       ),
     );
+  /** A new folder `dir` for one file: made, and its parents' flush started. */
+  const folderFor = (path: string): void => {
+    mkdirSync(dirname(path), { recursive: true });
+    req.flush?.folderMade(dirname(path));
+  };
   if (req.partitionColumns.length === 0) {
     const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
-    mkdirSync(dirname(path), { recursive: true });
+    folderFor(path);
     try {
       const copied = await copy(path, "");
       if (copied.every((r) => Number(r.count) === 0)) {
         rmSync(path, { force: true });
         return out;
       }
+      req.flush?.written([path]);
       await add(copied.map((r) => ({ ...r, filename: path })));
     } catch (err) {
       rmSync(path, { force: true });
@@ -339,7 +354,7 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
   if (folder) {
     // The named partition: one plain COPY into its folder, proven by the returned statistics.
     const path = join(req.tableDir, folder, `ducklake-${uuidv7()}.parquet`);
-    mkdirSync(dirname(path), { recursive: true });
+    folderFor(path);
     let proven = false;
     try {
       const [row] = await copy(path, "");
@@ -347,6 +362,7 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
       const f = singlePartitionFacts(row, req.columns, req.partitionColumns, req.partition!);
       if (f) {
         proven = true;
+        req.flush?.written([path]);
         out.push({
           path,
           relPath: relative(req.tableDir, path).split(sep).join("/"),
@@ -372,6 +388,7 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
     `PARTITION_BY (${keys.join(", ")}), WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', APPEND, `,
   );
   try {
+    req.flush?.written(copied.map((r) => resolvePath(String(r.filename))));
     await add(copied);
     const at = req.partitionColumns.map((p) => req.columns.findIndex((c) => c.columnId === p.columnId));
     const nulls = out.reduce((n, f) => n + Math.max(...at.map((i) => f.stats[i]?.nullCount ?? 0)), 0);
