@@ -69,9 +69,13 @@ const ignore = (): undefined => undefined;
  * table folder's parent, all at once (a write may make nested hive folders `a=1/b=x/` and, on a
  * table's first write, the table folder itself, and each new entry must reach the disk before
  * the catalog names the file). A folder's parents may flush as soon as it is made; a file and
- * its own folder once the file is complete.
+ * its own folder once the file is complete. `flushPaths` flushes a set of paths at once
+ * (the tests pass one that also records them).
  */
-function localFlushes(tableDir: string) {
+export function localFlushes(
+  tableDir: string,
+  flushPaths: (paths: readonly string[]) => Promise<void> = fsyncPaths,
+): Pick<FileStaging, "folderMade" | "written"> & { publish(paths: readonly string[]): Promise<void> } {
   const top = dirname(resolve(tableDir));
   /** Flushes of the folders above a folder made before its file was written, by folder. */
   const above = new Map<string, Promise<void>>();
@@ -89,7 +93,7 @@ function localFlushes(tableDir: string) {
         folders.add(dir);
       } else addFoldersUpTo(folders, dir, top);
     }
-    return allSettledOrThrow([...waits, fsyncPaths([...paths, ...folders])]);
+    return allSettledOrThrow([...waits, flushPaths([...paths, ...folders])]);
   };
   return {
     folderMade(dir: string): void {
@@ -97,7 +101,7 @@ function localFlushes(tableDir: string) {
       if (above.has(d) || d === top || !d.startsWith(top)) return;
       const folders = new Set<string>();
       addFoldersUpTo(folders, dirname(d), top);
-      const p = fsyncPaths([...folders]);
+      const p = flushPaths([...folders]);
       // awaited by publish (which throws it); never an unhandled rejection meanwhile
       p.catch(ignore);
       above.set(d, p);

@@ -322,12 +322,18 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
       });
     }
   };
-  const copy = async (target: string, options: string): Promise<Record<string, unknown>[]> =>
-    jsonRows(
-      await conn.runAndReadAll(
-        `COPY (${written}) TO ${sqlString(target)} (FORMAT parquet, COMPRESSION snappy, ${options}RETURN_STATS true, FIELD_IDS {${fieldIds}})`,
-      ),
+  /**
+   * COPY the slice to `target`; `file`, when it names the one file written, starts flushing
+   * as soon as the COPY ends, before its statistics are read (if they then show the file is
+   * not kept, it is removed, flushed or not).
+   */
+  const copy = async (target: string, options: string, file?: string): Promise<Record<string, unknown>[]> => {
+    const result = await conn.runAndReadAll(
+      `COPY (${written}) TO ${sqlString(target)} (FORMAT parquet, COMPRESSION snappy, ${options}RETURN_STATS true, FIELD_IDS {${fieldIds}})`,
     );
+    if (file !== undefined) req.flush?.written([file]);
+    return jsonRows(result);
+  };
   /** A new folder `dir` for one file: made, and its parents' flush started. */
   const folderFor = (path: string): void => {
     mkdirSync(dirname(path), { recursive: true });
@@ -337,12 +343,11 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
     const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
     folderFor(path);
     try {
-      const copied = await copy(path, "");
+      const copied = await copy(path, "", path);
       if (copied.every((r) => Number(r.count) === 0)) {
         rmSync(path, { force: true });
         return out;
       }
-      req.flush?.written([path]);
       await add(copied.map((r) => ({ ...r, filename: path })));
     } catch (err) {
       rmSync(path, { force: true });
@@ -357,12 +362,11 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
     folderFor(path);
     let proven = false;
     try {
-      const [row] = await copy(path, "");
+      const [row] = await copy(path, "", path);
       if (!row || Number(row.count) === 0) return out;
       const f = singlePartitionFacts(row, req.columns, req.partitionColumns, req.partition!);
       if (f) {
         proven = true;
-        req.flush?.written([path]);
         out.push({
           path,
           relPath: relative(req.tableDir, path).split(sep).join("/"),
