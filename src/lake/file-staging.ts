@@ -24,7 +24,18 @@ export interface FileStaging {
    * false for uploads, which may take long and must not hold the catalog's write lock meanwhile.
    */
   readonly quick: boolean;
-  /** Make written files visible at their table paths (upload them); before the commit. */
+  /**
+   * `dir`, the folder a file is about to be written into, was just made (when missing): a local
+   * staging starts flushing the folders above it now, while the file is written. No-op for uploads.
+   */
+  folderMade(dir: string): void;
+  /**
+   * These files are complete and will not change before the commit: a local staging starts
+   * flushing them and their folders now, so the flush overlaps what the write does before its
+   * commit; {@link publish} then waits for these flushes instead of starting them. No-op for uploads.
+   */
+  written(paths: readonly string[]): void;
+  /** Make written files visible at their table paths (flush or upload them); before the commit. */
   publish(files: readonly WrittenFile[]): Promise<void>;
   /** Remove every file of this write (local and published). */
   discard(files: readonly WrittenFile[]): Promise<void>;
@@ -36,36 +47,96 @@ export interface FileStaging {
   close(): void;
 }
 
-/**
- * Flush files and every folder from theirs up to the table folder's parent, all at once: a
- * write may make nested hive folders (`a=1/b=x/`) and, on a table's first write, the table
- * folder itself, and each new entry must reach the disk before the catalog names the file.
- */
-function syncToDisk(paths: readonly string[], tableDir: string): Promise<void> {
-  const top = dirname(resolve(tableDir));
-  const folders = new Set<string>();
-  for (const path of paths) {
-    for (let dir = dirname(resolve(path)); dir.startsWith(top) && !folders.has(dir); dir = dirname(dir)) {
-      folders.add(dir);
-      if (dir === top) break;
-    }
+/** Add `dir` and every folder above it up to `top` (inclusive) to `folders`. */
+function addFoldersUpTo(folders: Set<string>, dir: string, top: string): void {
+  for (; dir.startsWith(top) && !folders.has(dir); dir = dirname(dir)) {
+    folders.add(dir);
+    if (dir === top) break;
   }
-  return fsyncPaths([...paths, ...folders]);
+}
+
+/** Wait for every promise; @throws the first rejection, after all have settled. */
+async function allSettledOrThrow(flushes: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const results = await Promise.allSettled(flushes);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
+const ignore = (): undefined => undefined;
+
+/**
+ * Local flushes of a write into `tableDir`: each file and every folder from its own up to the
+ * table folder's parent, all at once (a write may make nested hive folders `a=1/b=x/` and, on a
+ * table's first write, the table folder itself, and each new entry must reach the disk before
+ * the catalog names the file). A folder's parents may flush as soon as it is made; a file and
+ * its own folder once the file is complete. `flushPaths` flushes a set of paths at once
+ * (the tests pass one that also records them).
+ */
+export function localFlushes(
+  tableDir: string,
+  flushPaths: (paths: readonly string[]) => Promise<void> = fsyncPaths,
+): Pick<FileStaging, "folderMade" | "written"> & { publish(paths: readonly string[]): Promise<void> } {
+  const top = dirname(resolve(tableDir));
+  /** Flushes of the folders above a folder made before its file was written, by folder. */
+  const above = new Map<string, Promise<void>>();
+  /** Flushes started for complete files, by path. */
+  const started = new Map<string, Promise<void>>();
+  /** Flush `paths` (complete files) and their folders up to `top`, reusing `above` where started. */
+  const flush = (paths: readonly string[]): Promise<void> => {
+    const folders = new Set<string>();
+    const waits: Array<Promise<void>> = [];
+    for (const path of paths) {
+      const dir = dirname(resolve(path));
+      const parents = above.get(dir);
+      if (parents) {
+        waits.push(parents);
+        folders.add(dir);
+      } else addFoldersUpTo(folders, dir, top);
+    }
+    return allSettledOrThrow([...waits, flushPaths([...paths, ...folders])]);
+  };
+  return {
+    folderMade(dir: string): void {
+      const d = resolve(dir);
+      if (above.has(d) || d === top || !d.startsWith(top)) return;
+      const folders = new Set<string>();
+      addFoldersUpTo(folders, dirname(d), top);
+      const p = flushPaths([...folders]);
+      // awaited by publish (which throws it); never an unhandled rejection meanwhile
+      p.catch(ignore);
+      above.set(d, p);
+    },
+    written(paths: readonly string[]): void {
+      const p = flush(paths);
+      p.catch(ignore);
+      for (const path of paths) started.set(path, p);
+    },
+    publish(paths: readonly string[]): Promise<void> {
+      const waits = new Set<Promise<void>>();
+      const rest: string[] = [];
+      for (const path of paths) {
+        const p = started.get(path);
+        if (p) waits.add(p);
+        else rest.push(path);
+      }
+      if (rest.length) waits.add(flush(rest));
+      return allSettledOrThrow([...waits]);
+    },
+  };
 }
 
 /** The staging of a write into `tableDir`. @throws LakeError for an `s3://` folder without object store access */
 export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): FileStaging {
-  if (!isRemotePath(tableDir))
+  if (!isRemotePath(tableDir)) {
+    // DuckDB's COPY does not fsync: the files (and the folders naming them) reach the disk
+    // here, before the catalog commit (synchronous=FULL) can name them.
+    const flushes = localFlushes(tableDir);
     return {
       dir: tableDir,
       quick: true,
-      // DuckDB's COPY does not fsync: the files (and the folders naming them) reach the disk
-      // here, before the catalog commit (synchronous=FULL) can name them.
-      publish: async (files) =>
-        syncToDisk(
-          files.map((f) => f.path),
-          tableDir,
-        ),
+      folderMade: flushes.folderMade,
+      written: flushes.written,
+      publish: (files) => flushes.publish(files.map((f) => f.path)),
       discard: async (files) => {
         for (const f of files) rmSync(f.path, { force: true });
       },
@@ -73,6 +144,7 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
       tablePath: (file) => file.path,
       close: () => undefined,
     };
+  }
   if (!remote)
     throw new LakeError(
       "LAKE_FEATURE_UNSUPPORTED",
@@ -85,6 +157,9 @@ export function stageFiles(tableDir: string, remote: RemoteFiles | undefined): F
   return {
     dir,
     quick: false,
+    // uploads start at publish, after every file is written (and audited)
+    folderMade: () => undefined,
+    written: () => undefined,
     async publish(files) {
       for (const f of files) {
         await remote.upload(f.path, urlOf(f));

@@ -217,6 +217,15 @@ export interface DataFileRequest {
    * `PARTITION_BY` pass), and the statistics the COPY returns prove every row holds it.
    */
   readonly partition?: readonly string[];
+  /**
+   * Told when a file's folder was made and when files are complete (by the COPY that wrote
+   * them, before their statistics are read), so their flush to the disk can start early
+   * (`file-staging.ts`); only given when nothing changes the files before the commit.
+   */
+  readonly flush?: {
+    folderMade(dir: string): void;
+    written(paths: readonly string[]): void;
+  };
 }
 
 /** Partition values DuckDB's hive writer puts in a folder name unchanged (others it percent-encodes). */
@@ -313,17 +322,28 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
       });
     }
   };
-  const copy = async (target: string, options: string): Promise<Record<string, unknown>[]> =>
-    jsonRows(
-      await conn.runAndReadAll(
-        `COPY (${written}) TO ${sqlString(target)} (FORMAT parquet, COMPRESSION snappy, ${options}RETURN_STATS true, FIELD_IDS {${fieldIds}})`,
-      ),
+  /**
+   * COPY the slice to `target`; `file`, when it names the one file written, starts flushing
+   * as soon as the COPY ends, before its statistics are read (if they then show the file is
+   * not kept, it is removed, flushed or not).
+   */
+  const copy = async (target: string, options: string, file?: string): Promise<Record<string, unknown>[]> => {
+    const result = await conn.runAndReadAll(
+      `COPY (${written}) TO ${sqlString(target)} (FORMAT parquet, COMPRESSION snappy, ${options}RETURN_STATS true, FIELD_IDS {${fieldIds}})`,
     );
+    if (file !== undefined) req.flush?.written([file]);
+    return jsonRows(result);
+  };
+  /** A new folder `dir` for one file: made, and its parents' flush started. */
+  const folderFor = (path: string): void => {
+    mkdirSync(dirname(path), { recursive: true });
+    req.flush?.folderMade(dirname(path));
+  };
   if (req.partitionColumns.length === 0) {
     const path = join(req.tableDir, `ducklake-${uuidv7()}.parquet`);
-    mkdirSync(dirname(path), { recursive: true });
+    folderFor(path);
     try {
-      const copied = await copy(path, "");
+      const copied = await copy(path, "", path);
       if (copied.every((r) => Number(r.count) === 0)) {
         rmSync(path, { force: true });
         return out;
@@ -339,10 +359,10 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
   if (folder) {
     // The named partition: one plain COPY into its folder, proven by the returned statistics.
     const path = join(req.tableDir, folder, `ducklake-${uuidv7()}.parquet`);
-    mkdirSync(dirname(path), { recursive: true });
+    folderFor(path);
     let proven = false;
     try {
-      const [row] = await copy(path, "");
+      const [row] = await copy(path, "", path);
       if (!row || Number(row.count) === 0) return out;
       const f = singlePartitionFacts(row, req.columns, req.partitionColumns, req.partition!);
       if (f) {
@@ -372,6 +392,7 @@ export async function writeDataFiles(conn: DuckDBConnection, req: DataFileReques
     `PARTITION_BY (${keys.join(", ")}), WRITE_PARTITION_COLUMNS true, FILENAME_PATTERN 'ducklake-{uuid}', APPEND, `,
   );
   try {
+    req.flush?.written(copied.map((r) => resolvePath(String(r.filename))));
     await add(copied);
     const at = req.partitionColumns.map((p) => req.columns.findIndex((c) => c.columnId === p.columnId));
     const nulls = out.reduce((n, f) => n + Math.max(...at.map((i) => f.stats[i]?.nullCount ?? 0)), 0);

