@@ -15,11 +15,16 @@
  *
  * The same test (written more than the tolerance after "now") finds a cron schedule's next tick
  * computed by a clock ahead: it is recomputed from the expression and the current time, else the
- * schedule would not fire for the length of the error ({@link reanchoredNextAt}). A lease taken by
- * such a clock is not re-anchored: a renewal does not record when it ran nor the lease's length,
- * so a lease renewed on the right clock after a claim on the fast one cannot be told from one
- * written ahead, and shortening it would hand a live worker's run to another (see
- * docs/RELIABILITY.md).
+ * schedule would not fire for the length of the error ({@link reanchoredNextAt}).
+ *
+ * A lease taken or renewed by a clock that is ahead ends that much too late: were its worker to
+ * die, its run would wait for the real clock to catch up. Every claim and renewal records the
+ * lease's length (`lease_ms`) beside its end, so a lease ending more than its length (plus the
+ * tolerance) after now was written by a clock ahead of this one; it is cut to now plus its length
+ * ({@link reanchoredLeaseExpiresAt}), not expired: a live worker on the fast clock renews within a
+ * third of its lease and keeps its run, a dead one's run is reclaimable within one lease length of
+ * true time. The stores apply it where expired leases are reclaimed (every worker, every half
+ * lease), as a compare-and-set on the lease's end, so a renewal landing meanwhile wins.
  *
  * @module
  */
@@ -73,4 +78,30 @@ export function reanchoredNextAt(
   if (row.nextAt === null || row.updatedAt <= now + toleranceMs || row.nextAt <= now) return null;
   const next = nextFireAfter(row, now);
   return next !== null && next < row.nextAt ? next : null;
+}
+
+/** The columns of one running run's lease the rule reads. */
+export interface LeaseAheadRow {
+  leaseExpiresAt: number;
+  /** The lease's length as its claim or last renewal asked; null on rows leased before it was recorded. */
+  leaseMs: number | null;
+}
+
+/**
+ * A lease's new end when it was written by a clock ahead of `now`, or null to leave it: it ends
+ * more than its length plus the tolerance after `now`, so it is cut to `now` plus its length (a
+ * negative length, a lease ended on purpose, counts as 0). Rows without a recorded length, and
+ * leases within their length plus the tolerance, are left.
+ *
+ * @example
+ * reanchoredLeaseExpiresAt({ leaseExpiresAt: now + HOUR + 30_000, leaseMs: 30_000 }, now); // now + 30_000
+ */
+export function reanchoredLeaseExpiresAt(
+  row: LeaseAheadRow,
+  now: number,
+  toleranceMs = CLOCK_BACK_TOLERANCE_MS,
+): number | null {
+  if (row.leaseMs === null) return null;
+  const length = Math.max(0, row.leaseMs);
+  return row.leaseExpiresAt > now + length + toleranceMs ? now + length : null;
 }

@@ -2,10 +2,16 @@
  * The Postgres half of `store/clock-reanchor.ts` (on the database server's clock, `now_ms()`):
  * finds the runs due later whose row was written by a clock now behind, and moves their due time
  * (and the wake times of their pending steps) by the same amount; recomputes the next tick of cron
- * schedules such a clock wrote.
+ * schedules such a clock wrote; cuts leases written while that clock was ahead.
  */
-import type { PoolClient } from "pg";
-import { CLOCK_BACK_TOLERANCE_MS, type DueRunRow, reanchoredNextAt, reanchoredReadyAt } from "../clock-reanchor.js";
+import type { ClientBase, PoolClient } from "pg";
+import {
+  CLOCK_BACK_TOLERANCE_MS,
+  type DueRunRow,
+  reanchoredLeaseExpiresAt,
+  reanchoredNextAt,
+  reanchoredReadyAt,
+} from "../clock-reanchor.js";
 
 /**
  * Re-anchors what {@link reanchoredReadyAt} and {@link reanchoredNextAt} say to, in the caller's
@@ -46,6 +52,41 @@ async function reanchorRuns(c: PoolClient, now: number): Promise<number> {
     moved++;
   }
   return moved;
+}
+
+/**
+ * Cuts what {@link reanchoredLeaseExpiresAt} says to (leases ending more than their length plus
+ * the tolerance after the database's now), in the caller's transaction; returns how many. Reads
+ * only running runs whose lease ends past the tolerance (an index range of `runs_leases`), skipping
+ * rows another transaction holds (a renewal in flight wins); each write is a compare-and-set on the
+ * lease's end and token.
+ */
+export async function reanchorLeases(c: ClientBase): Promise<number> {
+  const { rows } = await c.query<{ id: string; claims: number; at: string; ms: string; now: string }>(
+    `SELECT id, claims, lease_expires_at AS at, lease_ms AS ms, now_ms() AS now FROM runs
+     WHERE status = 'running' AND lease_expires_at > now_ms() + $1 AND lease_ms IS NOT NULL FOR UPDATE SKIP LOCKED`,
+    [CLOCK_BACK_TOLERANCE_MS],
+  );
+  const ids: string[] = [];
+  const tokens: number[] = [];
+  const was: number[] = [];
+  const to: number[] = [];
+  for (const r of rows) {
+    const leaseExpiresAt = Number(r.at);
+    const at = reanchoredLeaseExpiresAt({ leaseExpiresAt, leaseMs: Number(r.ms) }, Number(r.now));
+    if (at === null) continue;
+    ids.push(r.id);
+    tokens.push(r.claims);
+    was.push(leaseExpiresAt);
+    to.push(at);
+  }
+  if (ids.length === 0) return 0;
+  const { rowCount } = await c.query(
+    `UPDATE runs r SET lease_expires_at = u.at FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) u(id, token, was, at)
+     WHERE r.id = u.id AND r.claims = u.token AND r.status = 'running' AND r.lease_expires_at = u.was`,
+    [ids, tokens, was, to],
+  );
+  return rowCount ?? 0;
 }
 
 async function reanchorSchedules(c: PoolClient, now: number): Promise<number> {

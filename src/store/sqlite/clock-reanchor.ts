@@ -2,11 +2,13 @@
  * The SQLite half of `store/clock-reanchor.ts`: finds the runs due later whose row was written by
  * a clock now behind, and moves their due time (and the wake times of their pending steps: a
  * sleep's, a step retry's, a wait's deadline) by the same amount; recomputes the next tick of cron
- * schedules such a clock wrote. Call inside a transaction.
+ * schedules such a clock wrote; cuts leases a clock ahead wrote. Call inside a transaction.
  */
 import {
   CLOCK_BACK_TOLERANCE_MS,
   type DueRunRow,
+  type LeaseAheadRow,
+  reanchoredLeaseExpiresAt,
   reanchoredNextAt,
   reanchoredReadyAt,
   type ScheduleAheadRow,
@@ -59,6 +61,32 @@ function reanchorRuns(s: Statements, now: number): number {
     moved++;
   }
   return moved;
+}
+
+/**
+ * Cuts what {@link reanchoredLeaseExpiresAt} says to (leases ending more than their length plus
+ * the tolerance after `now`); returns how many. Reads only running runs whose lease ends past the
+ * tolerance: none with leases under a minute on clocks that agree. Each write is a compare-and-set
+ * on the lease's end and token.
+ */
+export function reanchorLeases(s: Statements, now: number): number {
+  const rows = s
+    .get(
+      `SELECT id, claims, lease_expires_at AS leaseExpiresAt, lease_ms AS leaseMs FROM runs
+       WHERE status = 'running' AND lease_expires_at > ? AND lease_ms IS NOT NULL`,
+    )
+    .all(now + CLOCK_BACK_TOLERANCE_MS) as Array<LeaseAheadRow & { id: string; claims: number }>;
+  let cut = 0;
+  for (const row of rows) {
+    const at = reanchoredLeaseExpiresAt(row, now);
+    if (at === null) continue;
+    cut += s
+      .get(
+        "UPDATE runs SET lease_expires_at = ? WHERE id = ? AND claims = ? AND status = 'running' AND lease_expires_at = ?",
+      )
+      .run(at, row.id, row.claims, row.leaseExpiresAt).changes;
+  }
+  return cut;
 }
 
 function reanchorSchedules(s: Statements, now: number): number {
