@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  CLOCK_BACK_TOLERANCE_MS,
-  reanchoredLeaseExpiresAt,
-  reanchoredNextAt,
-  reanchoredReadyAt,
-} from "./clock-reanchor.js";
+import { CLOCK_BACK_TOLERANCE_MS, leaseAheadAction, reanchoredNextAt, reanchoredReadyAt } from "./clock-reanchor.js";
 
 const HOUR = 3_600_000;
 const now = 1_800_000_000_000;
@@ -81,37 +76,45 @@ describe("re-anchoring a cron schedule's next tick after the clock was set back"
   });
 });
 
-describe("re-anchoring a lease written by a clock ahead", () => {
+describe("a lease written by a clock ahead", () => {
   const tol = CLOCK_BACK_TOLERANCE_MS;
-  it("cuts a lease ending more than its length plus the tolerance after now to now plus its length", () => {
-    // Claimed or renewed 1 h ahead with a 30 s lease.
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + HOUR + 30_000, leaseMs: 30_000 }, now)).toBe(now + 30_000);
-    // Just past the bound, and a long lease (10 min) written 2 h ahead.
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + 30_000 + tol + 1, leaseMs: 30_000 }, now)).toBe(
-      now + 30_000,
-    );
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + 2 * HOUR, leaseMs: 600_000 }, now)).toBe(now + 600_000);
+  const L = 30_000;
+  it("is noted when first found ending more than its length plus the tolerance after now", () => {
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR + L, leaseMs: L, noticedAt: null }, now)).toEqual({
+      notice: now,
+    });
+    expect(leaseAheadAction({ leaseExpiresAt: now + L + tol + 1, leaseMs: L, noticedAt: null }, now)).toEqual({
+      notice: now,
+    });
+  });
+  it("is ended once noted a whole lease length ago (no renewal cleared the note), not before", () => {
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: L, noticedAt: now - L }, now)).toEqual({
+      expiresAt: now - 1,
+    });
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: L, noticedAt: now - L + 1 }, now)).toBeNull();
+    // A note written by a clock ahead of this one is taken again from now.
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: L, noticedAt: now + HOUR }, now)).toEqual({
+      notice: now,
+    });
   });
   it("leaves a lease within its length plus the tolerance (renewed on this clock, or one within NTP's skew)", () => {
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + 30_000, leaseMs: 30_000 }, now)).toBeNull();
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + 30_000 + tol, leaseMs: 30_000 }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + L, leaseMs: L, noticedAt: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + L + tol, leaseMs: L, noticedAt: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + L + tol, leaseMs: L, noticedAt: now - HOUR }, now)).toBeNull();
     // A long lease renewed on this clock: its end is far out, but not beyond its own length.
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + HOUR, leaseMs: HOUR }, now)).toBeNull();
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now - 1, leaseMs: 30_000 }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: HOUR, noticedAt: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now - 1, leaseMs: L, noticedAt: null }, now)).toBeNull();
   });
   it("leaves rows leased before the length was recorded", () => {
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + 2 * HOUR, leaseMs: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + 2 * HOUR, leaseMs: null, noticedAt: now - HOUR }, now)).toBeNull();
   });
-  it("counts a lease ended on purpose (negative length) as 0 long: reclaimable now", () => {
+  it("counts a lease ended on purpose (negative length) as 0 long: ended as soon as noted", () => {
     // Ended by a clock 1 h ahead (`releaseExternalWorker` renews with -1 ms).
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now + HOUR - 1, leaseMs: -1 }, now)).toBe(now);
-    expect(reanchoredLeaseExpiresAt({ leaseExpiresAt: now - 1, leaseMs: -1 }, now)).toBeNull();
-  });
-  it("never moves a lease later", () => {
-    for (const ahead of [0, tol, tol + 1, HOUR, 30 * 24 * HOUR]) {
-      const row = { leaseExpiresAt: now + 30_000 + ahead, leaseMs: 30_000 };
-      const at = reanchoredLeaseExpiresAt(row, now);
-      if (at !== null) expect(at).toBeLessThan(row.leaseExpiresAt);
-    }
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR - 1, leaseMs: -1, noticedAt: null }, now)).toEqual({
+      notice: now,
+    });
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR - 1, leaseMs: -1, noticedAt: now }, now)).toEqual({
+      expiresAt: now - 1,
+    });
   });
 });

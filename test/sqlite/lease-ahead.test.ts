@@ -2,7 +2,8 @@
  * Leases written by a clock ahead, on a real SQLite file shared by two stores: one whose clock (the
  * store's injected clock, as a process's wall clock) runs an hour ahead claims and renews, the other
  * on the right clock reclaims (`Store.reclaimExpired`, which first applies
- * `store/clock-reanchor.ts` `reanchoredLeaseExpiresAt`).
+ * `store/clock-reanchor.ts` `leaseAheadAction`: note a lease found ahead, end it when still noted
+ * a lease length later; a renewal clears the note).
  */
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -46,34 +47,51 @@ async function claimOn(store: Store, id: string): Promise<Lease> {
 }
 
 const leaseOf = async (id: string) => (await right.getRun(id))!.leaseExpiresAt!;
+function column(id: string, name: "lease_ms" | "lease_noticed_at"): number | null {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(`SELECT ${name} AS v FROM runs WHERE id = ?`).get(id) as { v: number | null }).v;
+  } finally {
+    db.close();
+  }
+}
+/** Reclaims on the right clock `ms` later. */
+async function reclaimLater(ms: number): Promise<string[]> {
+  later = ms;
+  try {
+    return await right.reclaimExpired(10, () => 0);
+  } finally {
+    later = 0;
+  }
+}
 
 describe("a lease written by a clock an hour ahead (SQLite)", () => {
-  it("is cut to now + its length by a reclaim on the right clock, and reclaimed once that passed", async () => {
+  it("is noted by a reclaim on the right clock, and ended and reclaimed when still noted a lease length later", async () => {
     await claimOn(fast, "dead");
-    expect(await leaseOf("dead")).toBeGreaterThan(Date.now() + HOUR);
+    const ahead = await leaseOf("dead");
+    expect(ahead).toBeGreaterThan(Date.now() + HOUR);
     const before = Date.now();
     expect(await right.reclaimExpired(10, () => 0)).toEqual([]);
-    const cut = await leaseOf("dead");
-    expect(cut).toBeGreaterThanOrEqual(before + LEASE);
-    expect(cut).toBeLessThanOrEqual(Date.now() + LEASE);
-    expect((await right.getRun("dead"))!.status).toBe("running");
-    later = LEASE + 1_000; // one lease length later on the right clock, not an hour
-    try {
-      expect(await right.reclaimExpired(10, () => 0)).toEqual(["dead"]);
-    } finally {
-      later = 0;
-    }
+    expect(column("dead", "lease_noticed_at")).toBeGreaterThanOrEqual(before);
+    expect(await leaseOf("dead")).toBe(ahead);
+    expect(await reclaimLater(LEASE / 2)).toEqual([]);
+    // One lease length on the right clock, not an hour.
+    expect(await reclaimLater(LEASE + 1_000)).toEqual(["dead"]);
     expect((await right.getRun("dead"))!).toMatchObject({ status: "pending", attempt: 2 });
   });
 
-  it("stays with its live worker: a renewal on the fast clock after the cut keeps the claim", async () => {
+  it("stays with its live worker: each renewal on the fast clock clears the note, and the lease is never ended", async () => {
     const lease = await claimOn(fast, "live");
     for (let i = 0; i < 3; i++) {
       expect(await right.reclaimExpired(10, () => 0)).toEqual([]);
-      expect(await leaseOf("live")).toBeLessThanOrEqual(Date.now() + LEASE);
+      expect(column("live", "lease_noticed_at")).not.toBeNull();
       const [beat] = await fast.commit([{ verb: "heartbeat", leases: [lease], leaseMs: LEASE }]);
       expect(beat).toEqual({ ok: true, lost: [] });
+      expect(column("live", "lease_noticed_at")).toBeNull();
+      // A lease length later: noted again, not ended.
+      expect(await reclaimLater(LEASE + 1_000)).toEqual([]);
       expect(await leaseOf("live")).toBeGreaterThan(Date.now() + HOUR);
+      await fast.commit([{ verb: "heartbeat", leases: [lease], leaseMs: LEASE }]);
     }
     expect((await right.getRun("live"))!).toMatchObject({ status: "running", attempt: 1 });
   });
@@ -85,6 +103,7 @@ describe("a lease written by a clock an hour ahead (SQLite)", () => {
     expect(renewed).toBeLessThanOrEqual(Date.now() + LEASE);
     expect(await right.reclaimExpired(10, () => 0)).toEqual([]);
     expect(await leaseOf("renewed-right")).toBe(renewed);
+    expect(column("renewed-right", "lease_noticed_at")).toBeNull();
   });
 
   it("leaves a long lease renewed on the right clock, and rows leased before the length was recorded", async () => {
@@ -103,6 +122,7 @@ describe("a lease written by a clock an hour ahead (SQLite)", () => {
     expect(await right.reclaimExpired(10, () => 0)).toEqual([]);
     expect(await leaseOf("long")).toBe(long);
     expect(await leaseOf("old-row")).toBe(old);
+    expect(column("old-row", "lease_noticed_at")).toBeNull();
   });
 
   it("records the lease's length on a claim, a renewal and a run created leased", async () => {

@@ -49,7 +49,7 @@ interface Candidate {
 /** What a claim sets on the runs it takes, from the parameters holding the worker, the lease ms and the worker's version. */
 const leaseSet = (worker: string, leaseMs: string, version: string) =>
   `status = 'running', claims = claims + 1, lease_owner = ${worker}, lease_expires_at = now_ms() + ${leaseMs}::bigint,
-  lease_ms = ${leaseMs}::bigint,
+  lease_ms = ${leaseMs}::bigint, lease_noticed_at = NULL,
   ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
   version = COALESCE(version, ${version}::text, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
 

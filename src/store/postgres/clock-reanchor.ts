@@ -2,13 +2,13 @@
  * The Postgres half of `store/clock-reanchor.ts` (on the database server's clock, `now_ms()`):
  * finds the runs due later whose row was written by a clock now behind, and moves their due time
  * (and the wake times of their pending steps) by the same amount; recomputes the next tick of cron
- * schedules such a clock wrote; cuts leases written while that clock was ahead.
+ * schedules such a clock wrote; ends leases written while that clock was ahead once not renewed.
  */
 import type { ClientBase, PoolClient } from "pg";
 import {
   CLOCK_BACK_TOLERANCE_MS,
   type DueRunRow,
-  reanchoredLeaseExpiresAt,
+  leaseAheadAction,
   reanchoredNextAt,
   reanchoredReadyAt,
 } from "../clock-reanchor.js";
@@ -55,38 +55,52 @@ async function reanchorRuns(c: PoolClient, now: number): Promise<number> {
 }
 
 /**
- * Cuts what {@link reanchoredLeaseExpiresAt} says to (leases ending more than their length plus
- * the tolerance after the database's now), in the caller's transaction; returns how many. Reads
- * only running runs whose lease ends past the tolerance (an index range of `runs_leases`), skipping
- * rows another transaction holds (a renewal in flight wins); each write is a compare-and-set on the
- * lease's end and token.
+ * Applies {@link leaseAheadAction}, in the caller's transaction, to the running runs whose lease
+ * ends past the tolerance (an index range of `runs_leases`), skipping rows another transaction
+ * holds (a renewal in flight wins): notes the leases found ahead, ends those noted a lease length
+ * ago and not renewed since. Each write is a compare-and-set on the lease's end and token. Returns
+ * how many leases it ended.
  */
 export async function reanchorLeases(c: ClientBase): Promise<number> {
-  const { rows } = await c.query<{ id: string; claims: number; at: string; ms: string; now: string }>(
-    `SELECT id, claims, lease_expires_at AS at, lease_ms AS ms, now_ms() AS now FROM runs
+  const { rows } = await c.query<{
+    id: string;
+    claims: number;
+    at: string;
+    ms: string;
+    noticed: string | null;
+    now: string;
+  }>(
+    `SELECT id, claims, lease_expires_at AS at, lease_ms AS ms, lease_noticed_at AS noticed, now_ms() AS now FROM runs
      WHERE status = 'running' AND lease_expires_at > now_ms() + $1 AND lease_ms IS NOT NULL FOR UPDATE SKIP LOCKED`,
     [CLOCK_BACK_TOLERANCE_MS],
   );
   const ids: string[] = [];
   const tokens: number[] = [];
   const was: number[] = [];
-  const to: number[] = [];
+  const noticed: Array<number | null> = [];
+  const ends: Array<number | null> = [];
   for (const r of rows) {
     const leaseExpiresAt = Number(r.at);
-    const at = reanchoredLeaseExpiresAt({ leaseExpiresAt, leaseMs: Number(r.ms) }, Number(r.now));
-    if (at === null) continue;
+    const action = leaseAheadAction(
+      { leaseExpiresAt, leaseMs: Number(r.ms), noticedAt: r.noticed === null ? null : Number(r.noticed) },
+      Number(r.now),
+    );
+    if (action === null) continue;
     ids.push(r.id);
     tokens.push(r.claims);
     was.push(leaseExpiresAt);
-    to.push(at);
+    noticed.push("notice" in action ? action.notice : null);
+    ends.push("notice" in action ? null : action.expiresAt);
   }
   if (ids.length === 0) return 0;
-  const { rowCount } = await c.query(
-    `UPDATE runs r SET lease_expires_at = u.at FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[]) u(id, token, was, at)
-     WHERE r.id = u.id AND r.claims = u.token AND r.status = 'running' AND r.lease_expires_at = u.was`,
-    [ids, tokens, was, to],
+  const { rows: ended } = await c.query<{ ended: boolean }>(
+    `UPDATE runs r SET lease_noticed_at = COALESCE(u.noticed, r.lease_noticed_at), lease_expires_at = COALESCE(u.ends, r.lease_expires_at)
+     FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::bigint[]) u(id, token, was, noticed, ends)
+     WHERE r.id = u.id AND r.claims = u.token AND r.status = 'running' AND r.lease_expires_at = u.was
+     RETURNING u.ends IS NOT NULL AS ended`,
+    [ids, tokens, was, noticed, ends],
   );
-  return rowCount ?? 0;
+  return ended.filter((r) => r.ended).length;
 }
 
 async function reanchorSchedules(c: PoolClient, now: number): Promise<number> {

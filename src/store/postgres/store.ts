@@ -297,7 +297,7 @@ export class PostgresStore implements Store {
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
     return this.tx(async (c, end) => {
-      // Leases written while the database's clock was ahead end within their length from now (store/clock-reanchor.ts).
+      // Leases written while the database's clock was ahead: noted, and ended once not renewed for their length (store/clock-reanchor.ts).
       await reanchorLeases(c);
       const ids = await ops.reclaimExpired(c, limit, retryDelayMs, this.target.auditClaims);
       if (ids.length) this.notify(end);

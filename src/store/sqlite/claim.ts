@@ -15,7 +15,7 @@ const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_ke
   AND (r2.status = 'running' OR (runs.concurrency_window_ms IS NOT NULL AND r2.started_at >= ? - runs.concurrency_window_ms))`;
 
 const IN_USE = `SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`;
-const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, lease_ms = ?, ready_at = NULL,
+const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, lease_ms = ?, lease_noticed_at = NULL, ready_at = NULL,
      started_at = COALESCE(started_at, ?), updated_at = ?,
      version = COALESCE(version, ?, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
 const TAKE_ONE = `${TAKE} WHERE seq = ? RETURNING *`;

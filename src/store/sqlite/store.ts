@@ -301,7 +301,7 @@ export class SqliteStore implements Store {
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
     return this.tx((now) => {
-      // Leases a clock ahead wrote end within their length from now (store/clock-reanchor.ts).
+      // Leases a clock ahead wrote: noted, and ended once not renewed for their length (store/clock-reanchor.ts).
       reanchorLeases(this.s, now);
       const rows = this.s
         .get(

@@ -401,7 +401,7 @@ export class SqliteWrites {
   /** Extends every still-current lease (recording its length); returns the run ids whose lease is gone. */
   heartbeat(leases: Lease[], leaseMs: number, now: number): string[] {
     const stmt = this.s.get(
-      "UPDATE runs SET lease_expires_at = ?, lease_ms = ? WHERE id = ? AND claims = ? AND status = 'running'",
+      "UPDATE runs SET lease_expires_at = ?, lease_ms = ?, lease_noticed_at = NULL WHERE id = ? AND claims = ? AND status = 'running'",
     );
     const lost: string[] = [];
     for (const l of leases) if (stmt.run(now + leaseMs, leaseMs, l.runId, l.token).changes === 0) lost.push(l.runId);
