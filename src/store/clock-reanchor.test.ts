@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLOCK_BACK_TOLERANCE_MS, reanchoredNextAt, reanchoredReadyAt } from "./clock-reanchor.js";
+import { CLOCK_BACK_TOLERANCE_MS, leaseAheadAction, reanchoredNextAt, reanchoredReadyAt } from "./clock-reanchor.js";
 
 const HOUR = 3_600_000;
 const now = 1_800_000_000_000;
@@ -73,5 +73,48 @@ describe("re-anchoring a cron schedule's next tick after the clock was set back"
     const next = reanchoredNextAt({ ...minutely, nextAt: at + HOUR, updatedAt: at + HOUR }, at)!;
     expect(next).toBeGreaterThan(at);
     expect(next).toBe(Date.UTC(2027, 0, 15, 12, 1, 0));
+  });
+});
+
+describe("a lease written by a clock ahead", () => {
+  const tol = CLOCK_BACK_TOLERANCE_MS;
+  const L = 30_000;
+  it("is noted when first found ending more than its length plus the tolerance after now", () => {
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR + L, leaseMs: L, noticedAt: null }, now)).toEqual({
+      notice: now,
+    });
+    expect(leaseAheadAction({ leaseExpiresAt: now + L + tol + 1, leaseMs: L, noticedAt: null }, now)).toEqual({
+      notice: now,
+    });
+  });
+  it("is ended once noted a whole lease length ago (no renewal cleared the note), not before", () => {
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: L, noticedAt: now - L }, now)).toEqual({
+      expiresAt: now - 1,
+    });
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: L, noticedAt: now - L + 1 }, now)).toBeNull();
+    // A note written by a clock ahead of this one is taken again from now.
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: L, noticedAt: now + HOUR }, now)).toEqual({
+      notice: now,
+    });
+  });
+  it("leaves a lease within its length plus the tolerance (renewed on this clock, or one within NTP's skew)", () => {
+    expect(leaseAheadAction({ leaseExpiresAt: now + L, leaseMs: L, noticedAt: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + L + tol, leaseMs: L, noticedAt: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now + L + tol, leaseMs: L, noticedAt: now - HOUR }, now)).toBeNull();
+    // A long lease renewed on this clock: its end is far out, but not beyond its own length.
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: HOUR, noticedAt: null }, now)).toBeNull();
+    expect(leaseAheadAction({ leaseExpiresAt: now - 1, leaseMs: L, noticedAt: null }, now)).toBeNull();
+  });
+  it("leaves rows leased before the length was recorded", () => {
+    expect(leaseAheadAction({ leaseExpiresAt: now + 2 * HOUR, leaseMs: null, noticedAt: now - HOUR }, now)).toBeNull();
+  });
+  it("counts a lease ended on purpose (negative length) as 0 long: ended as soon as noted", () => {
+    // Ended by a clock 1 h ahead (`releaseExternalWorker` renews with -1 ms).
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR - 1, leaseMs: -1, noticedAt: null }, now)).toEqual({
+      notice: now,
+    });
+    expect(leaseAheadAction({ leaseExpiresAt: now + HOUR - 1, leaseMs: -1, noticedAt: now }, now)).toEqual({
+      expiresAt: now - 1,
+    });
   });
 });

@@ -15,11 +15,21 @@
  *
  * The same test (written more than the tolerance after "now") finds a cron schedule's next tick
  * computed by a clock ahead: it is recomputed from the expression and the current time, else the
- * schedule would not fire for the length of the error ({@link reanchoredNextAt}). A lease taken by
- * such a clock is not re-anchored: a renewal does not record when it ran nor the lease's length,
- * so a lease renewed on the right clock after a claim on the fast one cannot be told from one
- * written ahead, and shortening it would hand a live worker's run to another (see
- * docs/RELIABILITY.md).
+ * schedule would not fire for the length of the error ({@link reanchoredNextAt}).
+ *
+ * A lease taken or renewed by a clock that is ahead ends that much too late: were its worker to
+ * die, its run would wait for the real clock to catch up. Every claim and renewal records the
+ * lease's length (`lease_ms`) beside its end, so a lease ending more than its length (plus the
+ * tolerance) after now was written by a clock ahead of this one ({@link leaseAheadAction}). Its
+ * end cannot simply be moved to now plus its length: every process whose clock is ahead would see
+ * that end as past and take the run over, its own worker's included, while that worker is alive.
+ * So the rule watches instead: the first look notes when the lease was found ahead
+ * (`lease_noticed_at`), every claim and renewal clears that note, and a lease still noted a whole
+ * lease length later was not renewed for that long: its worker is gone, and the lease is ended
+ * now. A live worker on the fast clock keeps its run untouched; a dead one's run is reclaimable
+ * about one lease length (plus a reclaim pass) after it was first found, on the true clock. The
+ * stores apply it where expired leases are reclaimed (every worker, every half lease), each
+ * write a compare-and-set on the lease's end, so a renewal landing meanwhile wins.
  *
  * @module
  */
@@ -73,4 +83,40 @@ export function reanchoredNextAt(
   if (row.nextAt === null || row.updatedAt <= now + toleranceMs || row.nextAt <= now) return null;
   const next = nextFireAfter(row, now);
   return next !== null && next < row.nextAt ? next : null;
+}
+
+/** The columns of one running run's lease the rule reads. */
+export interface LeaseAheadRow {
+  leaseExpiresAt: number;
+  /** The lease's length as its claim or last renewal asked; null on rows leased before it was recorded. */
+  leaseMs: number | null;
+  /** When a reclaim found the lease ahead (the store's now then); null since its last claim or renewal. */
+  noticedAt: number | null;
+}
+
+/** What to do with a lease: note that it was found ahead (`notice`, the time to note), or end it (`expiresAt`). */
+export type LeaseAheadAction = { notice: number } | { expiresAt: number };
+
+/**
+ * The rule for a lease that may have been written by a clock ahead of `now`, or null to leave it.
+ * A lease ending more than its length (a negative length, a lease ended on purpose, counts as 0)
+ * plus the tolerance after `now` is noted (`notice: now`) unless already noted; once noted for a
+ * whole lease length without a renewal clearing the note, it ends now (`expiresAt: now - 1`, so
+ * the same reclaim takes it). A note from a clock ahead of this one (after `now`) is noted again.
+ * Rows without a recorded length, and leases within their length plus the tolerance, are left.
+ *
+ * @example
+ * leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: 30_000, noticedAt: null }, now); // { notice: now }
+ * leaseAheadAction({ leaseExpiresAt: now + HOUR, leaseMs: 30_000, noticedAt: now - 30_000 }, now); // { expiresAt: now - 1 }
+ */
+export function leaseAheadAction(
+  row: LeaseAheadRow,
+  now: number,
+  toleranceMs = CLOCK_BACK_TOLERANCE_MS,
+): LeaseAheadAction | null {
+  if (row.leaseMs === null) return null;
+  const length = Math.max(0, row.leaseMs);
+  if (row.leaseExpiresAt <= now + length + toleranceMs) return null;
+  if (row.noticedAt === null || row.noticedAt > now) return { notice: now };
+  return now - row.noticedAt >= length ? { expiresAt: now - 1 } : null;
 }

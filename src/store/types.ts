@@ -421,6 +421,11 @@ export interface Store {
   /**
    * Ends expired leases: another attempt if attempts remain, ready after
    * `retryDelayMs(failed attempt, the run's own backoff)`, else `failed`. Returns the ids handled.
+   * First looks at leases written by a clock ahead of the store's (ending more than their length
+   * plus the tolerance from now; `store/clock-reanchor.ts` `leaseAheadAction`): notes each when
+   * first found, and ends (and so reclaims) those still noted a lease length later; a claim or a
+   * renewal clears the note, so a live worker's lease is never ended. Compare-and-set on the
+   * lease's end.
    */
   reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]>;
   /** Earliest `ready_at` among runs these workers could claim, or null. */

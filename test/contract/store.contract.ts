@@ -464,6 +464,20 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(few.map((x) => x.run.id)).toEqual([b, a, c]);
       });
 
+      it("keeps claim order when one claim takes runs with and without a concurrency key", async () => {
+        await fresh();
+        const ids: string[] = [];
+        for (let i = 0; i < 6; i++)
+          ids.push(
+            await enqueue(store, {
+              priority: 10 - i,
+              ...(i % 2 === 0 && { concurrency: { key: `key-${i}`, limit: 1, windowMs: null } }),
+            }),
+          );
+        const claimed = await store.claim({ workerId: "w", limit: 10, leaseMs: 30_000, workflows: WF });
+        expect(claimed.map((c) => c.run.id)).toEqual(ids);
+      });
+
       it("claims across priorities highest first, oldest first within one, never a run whose timer is later", async () => {
         await fresh();
         const later = await enqueue(store, { priority: 9, runAt: Date.now() + 60_000 });

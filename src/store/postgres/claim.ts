@@ -50,6 +50,7 @@ interface Candidate {
 /** What a claim sets on the runs it takes, from the parameters holding the worker, the lease ms and the worker's version. */
 export const leaseSet = (worker: string, leaseMs: string, version: string) =>
   `status = 'running', claims = runs.claims + 1, lease_owner = ${worker}, lease_expires_at = now_ms() + ${leaseMs}::bigint,
+  lease_ms = ${leaseMs}::bigint, lease_noticed_at = NULL,
   ready_at = NULL, started_at = COALESCE(started_at, now_ms()), updated_at = now_ms(),
   version = COALESCE(version, ${version}::text, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
 
@@ -57,15 +58,24 @@ export const leaseSet = (worker: string, leaseMs: string, version: string) =>
  * The first round of a claim in one round trip: the candidates, of which those
  * without a concurrency key are leased at once (nothing limits them, and there are
  * no more candidates than wanted). Keyed candidates come back locked but not
- * leased (`id` null), for {@link withinLimits}. Parameters as {@link CANDIDATES},
- * then `$7` worker and `$8` lease ms.
+ * leased (`id` null), for {@link withinLimits}; `k_pos` is each candidate's place in
+ * claim order. Parameters as {@link CANDIDATES}, then `$7` worker and `$8` lease ms.
+ *
+ * The leased runs carry their candidate's columns from the UPDATE's own RETURNING, and the
+ * keyed ones are appended (`UNION ALL`), instead of joining the candidates to the leased
+ * runs: right after a burst of timers comes due, the statistics still say none is due, the
+ * planner expects one row on each side and joins them in a nested loop, 5,000 x 5,000
+ * comparisons for a claim of 5,000 (4.8-6.5 s where the claim now takes about 0.5 s).
  */
-const CLAIM_KEYLESS = `WITH k AS (${CANDIDATES}),
+const CLAIM_KEYLESS = `WITH k AS (SELECT c.*, row_number() OVER () AS pos FROM (${CANDIDATES}) c),
 u AS (UPDATE runs SET ${leaseSet("$7", "$8", "$6")}
-  FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL RETURNING runs.*, now_ms() AS now)
-SELECT k.seq AS k_seq, k.concurrency_key AS k_key, k.concurrency_limit AS k_limit, k.concurrency_window_ms AS k_window, k.ready_at AS k_ready,
-  k.claims AS k_claims, u.*
-FROM k LEFT JOIN u ON u.seq = k.seq`;
+  FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL
+  RETURNING k.pos AS k_pos, k.seq AS k_seq, k.concurrency_key AS k_key, k.concurrency_limit AS k_limit,
+    k.concurrency_window_ms AS k_window, k.ready_at AS k_ready, k.claims AS k_claims, runs.*, now_ms() AS now)
+SELECT * FROM u
+UNION ALL
+SELECT k.pos, k.seq, k.concurrency_key, k.concurrency_limit, k.concurrency_window_ms, k.ready_at, k.claims, (NULL::runs).*, NULL::bigint
+FROM k WHERE k.concurrency_key IS NOT NULL`;
 
 type Leased = RunRow & { now: number };
 
@@ -134,6 +144,8 @@ export async function claimRuns(
         rowMode: "array",
       });
       const col = first.rows.length ? positions(first.fields) : {};
+      // Back in claim order (the leased runs come first).
+      first.rows.sort((a, b) => Number(a[col.k_pos!]) - Number(b[col.k_pos!]));
       candidates = first.rows.map((v) => ({
         seq: v[col.k_seq!] as number,
         concurrency_key: v[col.k_key!] as string | null,

@@ -312,7 +312,7 @@ async function heartbeats(c: pg.ClientBase, seg: number[], all: Command[], resul
   const alive = new Set<string>();
   if (ids.length) {
     const { rows } = await c.query<{ id: string; claims: number }>(
-      `UPDATE runs r SET lease_expires_at = now_ms() + u.ms FROM unnest($1::text[], $2::int[], $3::bigint[]) u(id, token, ms)
+      `UPDATE runs r SET lease_expires_at = now_ms() + u.ms, lease_ms = u.ms, lease_noticed_at = NULL FROM unnest($1::text[], $2::int[], $3::bigint[]) u(id, token, ms)
        WHERE r.id = u.id AND r.claims = u.token AND r.status = 'running' RETURNING r.id, r.claims`,
       [ids, tokens, ms],
     );

@@ -25,13 +25,13 @@ export type NewRunOutcome = { created: true; result: EnqueueResult } | { created
 const INSERT = (returning: string) => /* sql */ `
 INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, max_attempts, backoff_base, backoff_max,
   version, parent_id, parent_key, root_id, options, created_by, cache_key, concurrency_key, concurrency_limit,
-  concurrency_window_ms, claims, lease_owner, lease_expires_at, started_at, created_at, updated_at)
+  concurrency_window_ms, claims, lease_owner, lease_expires_at, lease_ms, started_at, created_at, updated_at)
 SELECT u.id, u.workflow, u.task, u.queue, u.payload, CASE WHEN u.take THEN 'running' ELSE 'pending' END, u.priority,
   CASE WHEN u.take THEN NULL ELSE u.run_at END, u.max_attempts, u.backoff_base, u.backoff_max,
   COALESCE(u.version, CASE WHEN u.take THEN (SELECT w.version FROM workflows w WHERE w.name = u.workflow) END),
   u.parent_id, u.parent_key, COALESCE(u.root_id, u.id), u.options, u.created_by, u.cache_key, u.concurrency_key,
   u.concurrency_limit, u.concurrency_window_ms, CASE WHEN u.take THEN 1 ELSE 0 END,
-  CASE WHEN u.take THEN u.lease_owner END, CASE WHEN u.take THEN now_ms() + u.lease_ms END,
+  CASE WHEN u.take THEN u.lease_owner END, CASE WHEN u.take THEN now_ms() + u.lease_ms END, CASE WHEN u.take THEN u.lease_ms END,
   CASE WHEN u.take THEN now_ms() END, now_ms(), now_ms()
 FROM (
   SELECT v.*, GREATEST(COALESCE(v.run_at0, now_ms()), 0) AS run_at,

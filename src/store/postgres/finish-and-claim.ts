@@ -20,12 +20,18 @@ type Claim = Extract<Command, { verb: "claim" }>;
 
 /**
  * Leases the candidates without a concurrency key and never claimed before; every candidate
- * comes back, the others with a null `id` (parameters as `CLAIM_KEYLESS` in `claim.ts`).
+ * comes back, the others with a null `id`, each with its place in claim order (`k_pos`;
+ * parameters as `CLAIM_KEYLESS` in `claim.ts`). Like `CLAIM_KEYLESS`, the leased rows come from
+ * the UPDATE's RETURNING and the others are appended, not joined: right after a burst comes due
+ * the planner would join the two in a nested loop.
  */
-const CLAIM_FIRST = `WITH k AS (${CANDIDATES}),
+const CLAIM_FIRST = `WITH k AS (SELECT c.*, row_number() OVER () AS pos FROM (${CANDIDATES}) c),
 u AS (UPDATE runs SET ${leaseSet("$7", "$8", "$6")}
-  FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL AND k.claims = 0 RETURNING runs.*, now_ms() AS now)
-SELECT k.ready_at AS k_ready, u.* FROM k LEFT JOIN u ON u.seq = k.seq`;
+  FROM k WHERE runs.seq = k.seq AND k.concurrency_key IS NULL AND k.claims = 0
+  RETURNING k.pos AS k_pos, k.ready_at AS k_ready, runs.*, now_ms() AS now)
+SELECT * FROM u
+UNION ALL
+SELECT k.pos, k.ready_at, (NULL::runs).*, NULL::bigint FROM k WHERE k.concurrency_key IS NOT NULL OR k.claims <> 0`;
 
 /** A batch of final outcomes (as `completionsAlone`) followed by the claim riding with them; null for any other batch. */
 export function completionsThenClaim(commands: Command[]): { ends: Completion[]; claim: Claim } | null {
@@ -85,6 +91,8 @@ function readClaim(result: pg.QueryResult): { runs: ClaimedRun[]; passed: boolea
   const rows = result.rows as unknown[][];
   if (rows.length === 0) return { runs: [], passed: false };
   const col = positions(result.fields);
+  // Back in claim order.
+  rows.sort((a, b) => Number(a[col.k_pos!]) - Number(b[col.k_pos!]));
   const runs: ClaimedRun[] = [];
   for (const v of rows) {
     if (v[col.id!] === null) continue;

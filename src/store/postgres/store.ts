@@ -48,7 +48,7 @@ import { toLog, toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 import { readOverview } from "./overview.js";
 import { probeNewSpace } from "./ready-probe.js";
-import { reanchorDueTimes } from "./clock-reanchor.js";
+import { reanchorDueTimes, reanchorLeases } from "./clock-reanchor.js";
 import { workflowChanged } from "../workflow-changed.js";
 
 /**
@@ -333,6 +333,8 @@ export class PostgresStore implements Store {
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
     return this.tx(async (c, end) => {
+      // Leases written while the database's clock was ahead: noted, and ended once not renewed for their length (store/clock-reanchor.ts).
+      await reanchorLeases(c);
       const ids = await ops.reclaimExpired(c, limit, retryDelayMs, this.target.auditClaims);
       if (ids.length) this.notify(end);
       return ids;

@@ -15,7 +15,7 @@ const CONCURRENCY_IN_USE = `SELECT COUNT(*) FROM runs r2 WHERE r2.concurrency_ke
   AND (r2.status = 'running' OR (runs.concurrency_window_ms IS NOT NULL AND r2.started_at >= ? - runs.concurrency_window_ms))`;
 
 const IN_USE = `SELECT concurrency_limit AS lim, (${CONCURRENCY_IN_USE}) AS used FROM runs WHERE seq = ?`;
-const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, ready_at = NULL,
+const TAKE = `UPDATE runs SET status = 'running', claims = claims + 1, lease_owner = ?, lease_expires_at = ?, lease_ms = ?, lease_noticed_at = NULL, ready_at = NULL,
      started_at = COALESCE(started_at, ?), updated_at = ?,
      version = COALESCE(version, ?, (SELECT w.version FROM workflows w WHERE w.name = runs.workflow))`;
 const TAKE_ONE = `${TAKE} WHERE seq = ? RETURNING *`;
@@ -105,7 +105,7 @@ export function claimRuns(s: Statements, req: ClaimRequest, now: number): Claime
     return found;
   };
   // Runs with a concurrency key are taken one by one (each counts against the next); the others in one statement.
-  const lease = [req.workerId, now + req.leaseMs, now, now, req.version ?? null] as const;
+  const lease = [req.workerId, now + req.leaseMs, req.leaseMs, now, now, req.version ?? null] as const;
   const rows: Array<{ run: RunRecord; claims: number }> = [];
   const taken = (t: typeof take, v: unknown[]) => ({
     run: rawToRun(v, t.columns),

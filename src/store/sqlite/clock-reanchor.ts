@@ -2,11 +2,13 @@
  * The SQLite half of `store/clock-reanchor.ts`: finds the runs due later whose row was written by
  * a clock now behind, and moves their due time (and the wake times of their pending steps: a
  * sleep's, a step retry's, a wait's deadline) by the same amount; recomputes the next tick of cron
- * schedules such a clock wrote. Call inside a transaction.
+ * schedules such a clock wrote; ends leases a clock ahead wrote once not renewed. Call inside a transaction.
  */
 import {
   CLOCK_BACK_TOLERANCE_MS,
   type DueRunRow,
+  type LeaseAheadRow,
+  leaseAheadAction,
   reanchoredNextAt,
   reanchoredReadyAt,
   type ScheduleAheadRow,
@@ -59,6 +61,32 @@ function reanchorRuns(s: Statements, now: number): number {
     moved++;
   }
   return moved;
+}
+
+/**
+ * Applies {@link leaseAheadAction} to the running runs whose lease ends past the tolerance (none
+ * with leases under a minute on clocks that agree): notes the leases found ahead, ends those noted
+ * a lease length ago and not renewed since. Each write is a compare-and-set on the lease's end and
+ * token. Returns how many leases it ended.
+ */
+export function reanchorLeases(s: Statements, now: number): number {
+  const rows = s
+    .get(
+      `SELECT id, claims, lease_expires_at AS leaseExpiresAt, lease_ms AS leaseMs, lease_noticed_at AS noticedAt
+       FROM runs WHERE status = 'running' AND lease_expires_at > ? AND lease_ms IS NOT NULL`,
+    )
+    .all(now + CLOCK_BACK_TOLERANCE_MS) as Array<LeaseAheadRow & { id: string; claims: number }>;
+  let ended = 0;
+  for (const row of rows) {
+    const action = leaseAheadAction(row, now);
+    if (action === null) continue;
+    const set = "notice" in action ? "lease_noticed_at = ?" : "lease_expires_at = ?";
+    const changes = s
+      .get(`UPDATE runs SET ${set} WHERE id = ? AND claims = ? AND status = 'running' AND lease_expires_at = ?`)
+      .run("notice" in action ? action.notice : action.expiresAt, row.id, row.claims, row.leaseExpiresAt).changes;
+    if (!("notice" in action)) ended += changes;
+  }
+  return ended;
 }
 
 function reanchorSchedules(s: Statements, now: number): number {

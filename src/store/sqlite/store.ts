@@ -42,7 +42,7 @@ import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
 import { probeNewSpace, writeProbeKey } from "./ready-probe.js";
-import { anyWrittenAhead, reanchorDueTimes } from "./clock-reanchor.js";
+import { anyWrittenAhead, reanchorDueTimes, reanchorLeases } from "./clock-reanchor.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
@@ -301,6 +301,8 @@ export class SqliteStore implements Store {
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
     return this.tx((now) => {
+      // Leases a clock ahead wrote: noted, and ended once not renewed for their length (store/clock-reanchor.ts).
+      reanchorLeases(this.s, now);
       const rows = this.s
         .get(
           `SELECT id, attempt, max_attempts, parent_id, parent_key, backoff_base, backoff_max FROM runs

@@ -16,15 +16,15 @@ import { sameJson } from "./canonical.js";
 import { rawToRun, type RunRow } from "./rows.js";
 import type { Statements } from "./statements.js";
 
-// Positional parameters: binding 29 values from an array costs half of looking up as many named
+// Positional parameters: binding 30 values from an array costs half of looking up as many named
 // properties of an object (about 4 µs per enqueue). The order is `insertArgs`'s.
 const INSERT_RUN = `INSERT INTO runs (id, workflow, task, queue, payload, status, priority, ready_at, attempt, max_attempts,
   backoff_base, backoff_max, version, parent_id, parent_key, root_id, options, created_at, updated_at, claims, lease_owner,
-  lease_expires_at, started_at, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms)
+  lease_expires_at, lease_ms, started_at, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?,
   ?, ?, COALESCE(?, (SELECT w.version FROM workflows w WHERE w.name = ? AND ? = 1)),
   ?, ?, ?, ?, ?, ?, ?, ?,
-  ?, ?, ?, ?, ?, ?, ?)`;
+  ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** The values of {@link INSERT_RUN}, in its order. */
 function insertArgs(
@@ -61,6 +61,7 @@ function insertArgs(
     p.claims,
     p.leaseOwner,
     p.leaseExpiresAt,
+    p.leaseMs,
     p.startedAt,
     p.createdBy,
     p.cacheKey,
@@ -126,6 +127,7 @@ export class SqliteWrites {
       claims: claim ? 1 : 0,
       leaseOwner: claim?.workerId ?? null,
       leaseExpiresAt: claim ? now + claim.leaseMs : null,
+      leaseMs: claim?.leaseMs ?? null,
       startedAt: claim ? now : null,
       createdBy: req.createdBy ?? null,
       cacheKey: req.cacheKey ?? null,
@@ -396,11 +398,13 @@ export class SqliteWrites {
       .run(now, now, parentId);
   }
 
-  /** Extends every still-current lease; returns the run ids whose lease is gone. */
+  /** Extends every still-current lease (recording its length); returns the run ids whose lease is gone. */
   heartbeat(leases: Lease[], leaseMs: number, now: number): string[] {
-    const stmt = this.s.get("UPDATE runs SET lease_expires_at = ? WHERE id = ? AND claims = ? AND status = 'running'");
+    const stmt = this.s.get(
+      "UPDATE runs SET lease_expires_at = ?, lease_ms = ?, lease_noticed_at = NULL WHERE id = ? AND claims = ? AND status = 'running'",
+    );
     const lost: string[] = [];
-    for (const l of leases) if (stmt.run(now + leaseMs, l.runId, l.token).changes === 0) lost.push(l.runId);
+    for (const l of leases) if (stmt.run(now + leaseMs, leaseMs, l.runId, l.token).changes === 0) lost.push(l.runId);
     return lost;
   }
 
@@ -439,6 +443,8 @@ interface InsertRunParams {
   now: number;
   leaseOwner: string | null;
   leaseExpiresAt: number | null;
+  /** The lease's length (`store/clock-reanchor.ts`), with `leaseExpiresAt`. */
+  leaseMs: number | null;
   createdBy: string | null;
   cacheKey: string | null;
   concurrencyKey: string | null;

@@ -8,6 +8,19 @@ import { sql as m0007 } from "./0007_releases.js";
 import { sql as m0008 } from "./0008_claim_index.js";
 import { sql as m0009 } from "./0009_schedule_owner.js";
 import { sql as m0010 } from "./0010_hot_indexes.js";
+import { sql as m0011 } from "./0011_lease_ms.js";
 
 /** Numbered migrations, applied in order; the database's `user_version` records the last applied. */
-export const MIGRATIONS: readonly string[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010];
+export const MIGRATIONS: readonly string[] = [
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0006,
+  m0007,
+  m0008,
+  m0009,
+  m0010,
+  m0011,
+];
