@@ -410,6 +410,8 @@ export class Engine implements SluiceRuntime {
       throw err;
     }
     const externally = Handoff.settle(handed, results);
+    // Before any of them can start here: a waiter on a run just created skips its first read.
+    this.waiters.created(results.flatMap((r) => (r.ok && !r.enqueued!.deduplicated ? [r.enqueued!.id] : [])));
     let adopted = externally;
     const handles = results.map((r, i) => {
       if (!r.ok) return r;
