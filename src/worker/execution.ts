@@ -55,6 +55,7 @@ import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control
 import { ClaimLifecycle } from "./claim-lifecycle.js";
 import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
 import { tracePark } from "./tracing.js";
+import { crashAt } from "./crash-points.js";
 import type { Span } from "@opentelemetry/api";
 
 /** Settings and collaborators shared by every execution of one worker. */
@@ -473,6 +474,7 @@ export class Execution implements LogTarget, WacHost {
         "park the run",
       );
       // The children created leased run here (their claims came with the suspension's answer).
+      if (reserved > 0 && result.ok && result.claimed?.length) crashAt("after-suspend-commit");
       if (reserved > 0) leases!.adopt(result.ok ? (result.claimed ?? []) : [], reserved);
       reserved = 0;
       // A heartbeat may have found the lease gone while the suspension was written: then it stays fenced.
