@@ -91,16 +91,20 @@ describe("waiters on runs created here", () => {
       workers.push(worker);
       await worker.waitFor(/worker \S+ ready/, 60_000);
     }
-    /** A producer: no worker of its own, so every run it enqueues is finished by the other process. */
-    function producer(): Engine {
-      const e = createEngine({ database: file, worker: false, scheduler: false });
+    /**
+     * A started engine whose worker knows no workflow (the skip applies only with a running worker):
+     * every run it enqueues is finished by the other process.
+     */
+    async function producer(): Promise<Engine> {
+      const e = createEngine({ database: file, scheduler: false });
       engines.push(e);
+      await e.start();
       return e;
     }
 
     it("seen when it ends after the wait began", async () => {
       await startWorker();
-      const e = producer();
+      const e = await producer();
       const h = await e.enqueueRun("hello", { n: 1 });
       const run = await e.waitForRun(h.id, 10_000);
       expect(run.status).toBe("succeeded");
@@ -109,7 +113,7 @@ describe("waiters on runs created here", () => {
 
     it("seen at once when it ended before anyone waited", async () => {
       await startWorker();
-      const e = producer();
+      const e = await producer();
       const other = openSqliteStore({ path: file });
       stores.push(other);
       const h = await e.enqueueRun("hello", { n: 2 });
