@@ -410,6 +410,11 @@ export class Engine implements SluiceRuntime {
       throw err;
     }
     const externally = Handoff.settle(handed, results);
+    // Before any of them can start here: a waiter on a run just created skips its first read. Only
+    // with a running worker, whose own watch of the store is open already: a producer alone would
+    // open one (a LISTEN connection on Postgres) for every enqueue.
+    if (this.started && this.worker)
+      this.waiters.created(results.flatMap((r) => (r.ok && !r.enqueued!.deduplicated ? [r.enqueued!.id] : [])));
     let adopted = externally;
     const handles = results.map((r, i) => {
       if (!r.ok) return r;

@@ -363,6 +363,11 @@ export interface Store {
   readonly kind: string;
   /** Where the data lives (see {@link StoreLocation}). */
   readonly location: StoreLocation;
+  /**
+   * True when a `suspend` creates the children that ask for it (`claimFor`) leased, and answers
+   * their claims (`claimed`) for the suspending worker to run. Absent: never mark children so.
+   */
+  readonly leasesChildren?: boolean;
   /** The store's clock (database clock on Postgres). */
   now(): Promise<number>;
 

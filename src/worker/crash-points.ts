@@ -17,6 +17,8 @@ export const CRASH_POINTS = [
   "before-checkpoint-commit",
   /** A group commit holding a checkpoint was committed; the step does not know yet. */
   "after-checkpoint-commit",
+  /** A suspension that created children leased to this worker was committed; none of them runs yet. */
+  "after-suspend-commit",
   /** A lease renewal (heartbeat) of running claims is about to be sent. */
   "before-renewal",
   /** A trigger's message was enqueued as a run; it is not acknowledged to its source yet (`triggers/runtime/deliver.ts`). */

@@ -55,6 +55,7 @@ import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control
 import { ClaimLifecycle } from "./claim-lifecycle.js";
 import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
 import { tracePark } from "./tracing.js";
+import { crashAt } from "./crash-points.js";
 import type { Span } from "@opentelemetry/api";
 
 /** Settings and collaborators shared by every execution of one worker. */
@@ -73,6 +74,20 @@ export interface ExecutionDeps {
   warn?: (message: string) => void;
   /** Where resume links point and the secret that signs them. */
   resumeLinks: { baseUrl: () => Promise<string>; secret: () => Promise<string> };
+  /** Slots of the executing worker for children a suspension creates leased to it; none when absent. */
+  childLeases?: ChildLeases;
+}
+
+/**
+ * The executing worker's slots for a suspension's children: the children it has slots for are
+ * created already leased to it (`claimFor`) in the suspension's own transaction, instead of
+ * inserted and then claimed, and their claims run here once it commits.
+ */
+export interface ChildLeases {
+  /** Marks up to as many of `children` as there are free slots with `claimFor`; returns how many. */
+  reserve(children: readonly ChildSpec[]): number;
+  /** Runs the children's `claims` (created leased) and gives back the rest of the `reserved` slots. */
+  adopt(claims: readonly ClaimedRun[], reserved: number): void;
 }
 
 /**
@@ -451,11 +466,17 @@ export class Execution implements LogTarget, WacHost {
     const wakes = calls.map((c) => c.wakeAfterMs).filter((w): w is number => typeof w === "number");
     const wakeAfterMs = wakes.length ? Math.max(0, Math.min(...wakes)) : null;
     const awaitChildren = calls.some((c) => c.awaitChildren || c.child);
+    const leases = children.length > 0 ? this.deps.childLeases : undefined;
+    let reserved = leases?.reserve(children) ?? 0;
     try {
       const result = await this.write(
         { verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren },
         "park the run",
       );
+      // The children created leased run here (their claims came with the suspension's answer).
+      if (reserved > 0 && result.ok && result.claimed?.length) crashAt("after-suspend-commit");
+      if (reserved > 0) leases!.adopt(result.ok ? (result.claimed ?? []) : [], reserved);
+      reserved = 0;
       // A heartbeat may have found the lease gone while the suspension was written: then it stays fenced.
       if (!result.ok) return this.endRefused();
       if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
@@ -463,6 +484,7 @@ export class Execution implements LogTarget, WacHost {
       this.lifecycle.fire("parked");
       this.resolveDone("suspended");
     } catch {
+      if (reserved > 0) leases!.adopt([], reserved);
       this.abandon();
     }
   }

@@ -11,7 +11,7 @@ import { isDriverFailure, toStorageError } from "../store/storage-error.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
-import type { ClaimedRun, ClaimRequest, Command, Lease, Store } from "../store/types.js";
+import type { ChildSpec, ClaimedRun, ClaimRequest, Command, Lease, Store } from "../store/types.js";
 import type { Ride } from "../engine/committer.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { Execution, type ExecutionDeps } from "./execution.js";
@@ -69,6 +69,8 @@ export class Worker {
   private idleSince: number | null = null;
   /** Slots promised to runs being enqueued with `claimFor` (see {@link reserve}). */
   private reserved = 0;
+  /** {@link deps} with this worker's {@link ChildLeases} (made on first use). */
+  private withChildLeases: ExecutionDeps | null = null;
   /** Slots asked for by claims submitted and not yet answered. */
   private claiming = 0;
   /** Called when no claim is in flight any more (see {@link stop}). */
@@ -126,6 +128,41 @@ export class Worker {
     const count = Math.max(0, Math.min(wanted, free));
     this.reserved += count;
     return { workerId: this.options.workerId, leaseMs: this.options.leaseMs, count };
+  }
+
+  /** The executions' dependencies, with this worker's slots for children where the store leases them. */
+  private executionDeps(): ExecutionDeps {
+    if (!this.store.leasesChildren) return this.deps;
+    return (this.withChildLeases ??= {
+      ...this.deps,
+      childLeases: {
+        reserve: (children) => this.reserveChildren(children),
+        adopt: (claims, reserved) => {
+          for (const claim of claims) this.adopt(claim);
+          this.release(reserved - claims.length);
+        },
+      },
+    });
+  }
+
+  /**
+   * Reserves slots for a suspension's children and marks that many with `claimFor`: only children
+   * this worker claims (its workflows, its groups), due at once (no `runAt`) and not under a
+   * concurrency limit (checked at claim). Returns how many were marked.
+   */
+  private reserveChildren(children: readonly ChildSpec[]): number {
+    const claimable = this.registry.claimable();
+    const eligible = children.filter(
+      (c) =>
+        c.runAt === undefined &&
+        !c.concurrency &&
+        !c.claimFor &&
+        (!this.options.queues || this.options.queues.includes(c.queue)) &&
+        claimable.includes(c.workflow),
+    );
+    const { workerId, leaseMs, count } = this.reserve(eligible.length, eligible[0]?.queue ?? "");
+    for (let i = 0; i < count; i++) eligible[i]!.claimFor = { workerId, leaseMs };
+    return count;
   }
 
   /** Returns reserved slots that were not used. */
@@ -445,7 +482,7 @@ export class Worker {
       this.events.emit("fenced", run.id);
       return;
     }
-    const exec = new Execution(claim, def, this.deps, sentAt);
+    const exec = new Execution(claim, def, this.executionDeps(), sentAt);
     slot.execution = exec;
     const span = (exec.traceSpan = startAttemptSpan(run, claim.token, this.options.workerId));
     const t0 = performance.now();

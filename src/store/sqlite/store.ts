@@ -97,6 +97,7 @@ export function openSqliteStore(options: SqliteStoreOptions): SqliteStore {
 /** The SQLite {@link Store}. Create it with {@link openSqliteStore}. */
 export class SqliteStore implements Store {
   readonly kind = "sqlite";
+  readonly leasesChildren = true;
   /** The database file, or memory for `:memory:`. */
   readonly location: StoreLocation;
   private readonly s: Statements;
@@ -186,8 +187,17 @@ export class SqliteStore implements Store {
         else if (c.verb === "suspend") {
           this.w.writeSteps(c.lease.runId, c.steps, now);
           const root = this.s.get("SELECT root_id FROM runs WHERE id = ?").get(c.lease.runId) as { root_id: string };
-          this.w.suspend(c.lease, root.root_id, c.children, c.wakeAfterMs, c.awaitChildren, now, c.keepClaim);
+          const claimed = this.w.suspend(
+            c.lease,
+            root.root_id,
+            c.children,
+            c.wakeAfterMs,
+            c.awaitChildren,
+            now,
+            c.keepClaim,
+          );
           if (!c.keepClaim) this.w.takeBufferedSignals(c.lease.runId, c.steps, now);
+          if (claimed.length > 0) return { ok: true, claimed };
         } else {
           const finished = this.w.complete(c.lease, c.outcome, now);
           if (finished) return { ok: true, finished };

@@ -4,6 +4,7 @@ import { leasedRun, type ParentLink } from "../leased-run.js";
 import { cancelledError } from "../run-errors.js";
 import type {
   ChildSpec,
+  ClaimedRun,
   EnqueueRequest,
   EnqueueResult,
   Lease,
@@ -195,7 +196,10 @@ export class SqliteWrites {
     }
   }
 
-  /** Creates children and parks the parent, or with `keepClaim` only counts them (see the `suspend` command). */
+  /**
+   * Creates children and parks the parent, or with `keepClaim` only counts them (see the `suspend`
+   * command). Returns the claims of children created leased (`claimFor`), for their worker to run.
+   */
   suspend(
     lease: Lease,
     rootId: string,
@@ -204,18 +208,20 @@ export class SqliteWrites {
     awaitChildren: boolean,
     now: number,
     keepClaim = false,
-  ): void {
+  ): ClaimedRun[] {
     let created = 0;
+    const claimed: ClaimedRun[] = [];
     for (const child of children) {
       if (this.resolveFromCache(lease.runId, child, now)) continue;
-      this.enqueue(child, now, { id: lease.runId, key: child.parentKey, rootId });
+      const r = this.enqueue(child, now, { id: lease.runId, key: child.parentKey, rootId });
+      if (r.claimed) claimed.push(r.claimed);
       created++;
     }
     if (keepClaim) {
       this.s
         .get("UPDATE runs SET outstanding = outstanding + ?, updated_at = ? WHERE id = ?")
         .run(created, now, lease.runId);
-      return;
+      return claimed;
     }
     const row = this.s
       .get(
@@ -226,6 +232,7 @@ export class SqliteWrites {
     if (awaitChildren && row.outstanding <= 0) {
       this.s.get("UPDATE runs SET status = 'pending', ready_at = ? WHERE id = ?").run(now, lease.runId);
     }
+    return claimed;
   }
 
   /** Keeps a signal that woke no run for `bufferMs` (dropping expired ones of its event). */
