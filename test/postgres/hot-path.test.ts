@@ -322,24 +322,8 @@ describe("Postgres hot path", () => {
     const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
     const of = (id: string) => claimed.find((c) => c.run.id === id)!;
     // Statements sent on the store's connections: the finish and its COMMIT leave together.
-    const sent: string[] = [];
-    const proto = pgDriver().Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-    const query = proto.query;
-    proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
-      const text = typeof config === "string" ? config : (config as { text: string }).text;
-      sent.push(text);
-      const answered = () => sent.push(`answered ${text.split(/\s/)[0]}`);
-      // The pool runs a lone statement with a callback; a transaction's client with a promise.
-      const cb = rest.findIndex((a) => typeof a === "function");
-      if (cb >= 0) {
-        const callback = rest[cb] as (...a: unknown[]) => unknown;
-        rest[cb] = (...a: unknown[]) => (answered(), callback(...a));
-        return query.call(this, config, ...rest);
-      }
-      const answer = query.call(this, config, ...rest) as Promise<unknown>;
-      void answer.then(answered, () => {});
-      return answer;
-    };
+    const recorded = recordStatements();
+    const sent = recorded.texts;
     const before = woken;
     let results: Awaited<ReturnType<typeof store.commit>>;
     try {
@@ -358,7 +342,7 @@ describe("Postgres hot path", () => {
         },
       ]);
     } finally {
-      proto.query = query;
+      recorded.stop();
     }
     expect(results[0]).toEqual({ ok: false, fenced: true });
     expect(results[1]).toMatchObject({ ok: true, finished: { id: "live", status: "succeeded", result: "1" } });
