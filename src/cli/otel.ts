@@ -74,6 +74,11 @@ function tracesUrl(value: unknown, what: string, addPath: boolean): string {
   return url.href;
 }
 
+/** The line the commands print when tracing is on: where traces go and in which encoding. */
+export function tracingLine(target: OtelTarget): string {
+  return `traces: exporting to ${target.url} (OTLP/HTTP, ${target.protocol})\n`;
+}
+
 /** The registered SDK: `shutdown` exports what is buffered and stops. */
 export interface Tracing {
   readonly target: OtelTarget;

@@ -59,7 +59,7 @@ describe("traces across processes", () => {
     const b = spawnSluice(common, root, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: "worker-b" });
     await a.waitFor(/ready: 1 workflow/, 30_000);
     await b.waitFor(/ready: 1 workflow/, 30_000);
-    expect(a.output()).toContain(`traces: exporting to ${receiver.url}/v1/traces`);
+    expect(a.output()).toContain(`traces: exporting to ${receiver.url}/v1/traces (OTLP/HTTP, http/protobuf)`);
 
     // The caller's trace context (an HTTP traceparent, say): this process registers no SDK.
     engine = createEngine({ database: join(root, ".sluice", "sluice.db"), worker: false, scheduler: false });
@@ -139,6 +139,10 @@ export default defineWorkflow("hello", {
         env,
       );
       await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+      // The encoding is said at start, as the content type of the exports below is.
+      expect(dev.output()).toContain(
+        contentType === "application/json" ? "(OTLP/HTTP, http/json)" : "(OTLP/HTTP, http/protobuf)",
+      );
       const url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
       const created = (await (
         await fetch(`${url}/api/runs`, {

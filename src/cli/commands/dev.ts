@@ -12,7 +12,7 @@ import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
-import { OTEL_OPTION, tracingFor } from "../otel.js";
+import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
@@ -54,7 +54,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     const write = logFormat === "json" ? jsonMessages(out) : out;
     const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);
     const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-dev");
-    if (tracing) write(`traces: exporting to ${tracing.target.url} (OTLP/HTTP)\n`);
+    if (tracing) write(tracingLine(tracing.target));
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
     const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
     const http = await listen({

@@ -21,7 +21,7 @@ import { type ExternalWorkers, startExternalWorkers } from "../external-workers.
 import { type PythonWorkerHandle, startPythonWorker } from "../python-worker.js";
 import { pythonHostMode } from "../../loader/python/project.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
-import { OTEL_OPTION, tracingFor } from "../otel.js";
+import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
 import { scheduleChangeLines } from "../schedule-changes.js";
@@ -79,7 +79,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;
     const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-server");
-    if (tracing) write(`traces: exporting to ${tracing.target.url} (OTLP/HTTP)\n`);
+    if (tracing) write(tracingLine(tracing.target));
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
     const { createApp, listen } = await import("../../http/serve.js");
     const http = await listen({

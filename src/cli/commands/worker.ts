@@ -16,7 +16,7 @@ import { retryableAtStartup, retryStartup } from "../startup-retry.js";
 import { followRuns, logEcho } from "../printer.js";
 import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
-import { OTEL_OPTION, tracingFor } from "../otel.js";
+import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 import { scheduleRowsOf } from "../../triggers/schedule-rows.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
@@ -81,7 +81,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       // Links point at the configured public URL, else at the one a server recorded in the database.
       const publicUrl = publicUrlSetting(cx.io, project);
       const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-worker");
-      if (tracing) write(`traces: exporting to ${tracing.target.url} (OTLP/HTTP)\n`);
+      if (tracing) write(tracingLine(tracing.target));
       const engine = openEngine(project, {
         ...(publicUrl && { baseUrl: publicUrl }),
         worker: { concurrency: Math.max(1, concurrency), queues, leaseMs },
