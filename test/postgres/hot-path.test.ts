@@ -9,7 +9,7 @@ import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
 import { pgDriver } from "../../src/store/postgres/driver.js";
 import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
-import type { EnqueueRequest } from "../../src/store/types.js";
+import type { ClaimedRun, Command, EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
 import { createEngine, defineWorkflow } from "../../src/index.js";
 
@@ -327,20 +327,7 @@ describe("Postgres hot path", () => {
     const before = woken;
     let results: Awaited<ReturnType<typeof store.commit>>;
     try {
-      results = await store.commit([
-        {
-          verb: "complete",
-          lease: { runId: "stale", token: of("stale").token + 1 },
-          outcome: { status: "succeeded", result: "2" },
-          claimed: of("stale").run,
-        },
-        {
-          verb: "complete",
-          lease: { runId: "live", token: of("live").token },
-          outcome: { status: "succeeded", result: "1" },
-          claimed: of("live").run,
-        },
-      ]);
+      results = await store.commit([...staleAndLive(of)]);
     } finally {
       recorded.stop();
     }
@@ -369,18 +356,7 @@ describe("Postgres hot path", () => {
     let results: Awaited<ReturnType<typeof store.commit>>;
     try {
       results = await store.commit([
-        {
-          verb: "complete",
-          lease: { runId: "stale", token: of("stale").token + 1 },
-          outcome: { status: "succeeded", result: "2" },
-          claimed: of("stale").run,
-        },
-        {
-          verb: "complete",
-          lease: { runId: "live", token: of("live").token },
-          outcome: { status: "succeeded", result: "1" },
-          claimed: of("live").run,
-        },
+        ...staleAndLive(of),
         { verb: "claim", request: { workerId: "w2", limit: 5, leaseMs: 30_000, workflows: ["wf"] } },
       ]);
     } finally {
@@ -504,6 +480,24 @@ describe("Postgres hot path", () => {
     expect((await store.db.query("SELECT 1 FROM meta WHERE key = 'first'")).rows).toEqual([]);
   });
 });
+
+/** Completions of the claims `of` names: "stale" under a token one past its own (fenced), "live" under its own. */
+function staleAndLive(of: (id: string) => ClaimedRun): Command[] {
+  return [
+    {
+      verb: "complete",
+      lease: { runId: "stale", token: of("stale").token + 1 },
+      outcome: { status: "succeeded", result: "2" },
+      claimed: of("stale").run,
+    },
+    {
+      verb: "complete",
+      lease: { runId: "live", token: of("live").token },
+      outcome: { status: "succeeded", result: "1" },
+      claimed: of("live").run,
+    },
+  ];
+}
 
 /** Records the statements sent on any pg client, and when each was answered, until `stop`. */
 function recordStatements(): { texts: string[]; stop: () => void } {
