@@ -527,7 +527,9 @@ export interface Store {
    * among all processes on the database; call it again at least every `ttlMs / 3` to
    * keep it. Postgres holds a session advisory lock on a dedicated connection (freed by
    * the server the moment the leader's process dies); SQLite keeps a lease row that
-   * another holder takes once `ttlMs` has passed without renewal.
+   * another holder takes once `ttlMs` has passed without renewal, or, when a holder whose
+   * clock runs ahead wrote it, once it was found ahead and not renewed for a whole `ttlMs`
+   * (`store/leadership-rule.ts`).
    */
   lead(name: string, holder: string, ttlMs: number): Promise<boolean>;
   /** Gives up leadership `name` if `holder` holds it, so another can take it at once. */

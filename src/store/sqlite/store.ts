@@ -41,6 +41,7 @@ import { claimRuns, nextReadyAt } from "./claim.js";
 import { openConnection } from "./connection.js";
 import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
+import * as leaders from "./leaders.js";
 import { probeNewSpace, writeProbeKey } from "./ready-probe.js";
 import { anyWrittenAhead, reanchorDueTimes, reanchorLeases } from "./clock-reanchor.js";
 import * as releases from "./releases.js";
@@ -537,21 +538,10 @@ export class SqliteStore implements Store {
   }
 
   async lead(name: string, holder: string, ttlMs: number): Promise<boolean> {
-    const changed = await this.tx(
-      (now) =>
-        this.s
-          .get(
-            `INSERT INTO leaders (name, holder, since, expires_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
-           since = CASE WHEN leaders.holder = excluded.holder THEN leaders.since ELSE excluded.since END
-         WHERE leaders.holder = excluded.holder OR leaders.expires_at < excluded.since`,
-          )
-          .run(name, holder, now, now + ttlMs).changes,
-    );
-    return changed > 0;
+    return this.tx((now) => leaders.lead(this.s, now, name, holder, ttlMs));
   }
   async resign(name: string, holder: string): Promise<void> {
-    await this.tx(() => this.s.get("DELETE FROM leaders WHERE name = ? AND holder = ?").run(name, holder));
+    await this.tx(() => leaders.resign(this.s, name, holder));
   }
 
   watch(onChange: () => void, _options?: { othersOnly?: boolean }): () => void {

@@ -9,6 +9,7 @@ import { sql as m0008 } from "./0008_claim_index.js";
 import { sql as m0009 } from "./0009_schedule_owner.js";
 import { sql as m0010 } from "./0010_hot_indexes.js";
 import { sql as m0011 } from "./0011_lease_ms.js";
+import { sql as m0012 } from "./0012_leader_ttl.js";
 
 /** Numbered migrations, applied in order; the database's `user_version` records the last applied. */
 export const MIGRATIONS: readonly string[] = [
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly string[] = [
   m0009,
   m0010,
   m0011,
+  m0012,
 ];
