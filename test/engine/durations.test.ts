@@ -55,3 +55,19 @@ describe("duration options", () => {
     expect(() => engine({ inlineSleep: "a while" })).toThrow(expect.objectContaining({ code: "INVALID_DURATION" }));
   });
 });
+
+describe("ctx.sleep arguments", () => {
+  it("fails a run that passes the duration alone with the call's right form, not 'invalid duration undefined'", async () => {
+    const wrong = defineWorkflow("sleep-duration-only", {
+      retries: 0,
+      // A plain-JavaScript workflow file has no type check: `ctx.sleep("1s")` reaches the engine as is.
+      handler: async (_p, ctx) => (ctx.sleep as (name: string) => Promise<void>)("1s"),
+    });
+    const e = engine({ workflows: [wrong], worker: { poll: "50ms" } });
+    await e.start();
+    const h = await wrong.start({});
+    const [run] = await e.waitForRuns([h.id], { seconds: 5 });
+    expect(run?.status).toBe("failed");
+    expect(run?.error?.message).toContain('ctx.sleep takes a name and a duration: ctx.sleep("wait", "1s")');
+  });
+});
