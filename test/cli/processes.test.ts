@@ -173,6 +173,12 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     expect(table.out).toMatch(/w1\s+waiter\s+\S+ waiting/);
     const sig = await sluice("signal", "go:1", '{"ok": true}');
     expect(sig).toEqual({ code: 0, out: 'woke 1 run waiting on "go:1"\n', err: "" });
+    // Nobody waits on go:9 and no --buffer: the signal is dropped, and the answer says how to keep it.
+    expect(await sluice("signal", "go:9", "{}")).toEqual({
+      code: 0,
+      out: 'no run is waiting on "go:9": the signal is dropped (pass --buffer 1h to keep it for the next waitFor)\n',
+      err: "",
+    });
     await until("w1", "succeeded");
     const shown = await sluice("show", "w1", "--json");
     expect(shown.code).toBe(0);

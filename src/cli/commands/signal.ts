@@ -30,6 +30,10 @@ export function registerSignal(program: Command, cx: CommandContext): void {
         if (opts.json) json(cx, { event, woken, buffered });
         else if (buffered)
           cx.io.stdout(`no run is waiting on ${JSON.stringify(event)}: kept for ${opts.buffer} for the next waitFor\n`);
+        else if (woken === 0)
+          cx.io.stdout(
+            `no run is waiting on ${JSON.stringify(event)}: the signal is dropped (pass --buffer 1h to keep it for the next waitFor)\n`,
+          );
         else cx.io.stdout(`woke ${woken} run${woken === 1 ? "" : "s"} waiting on ${JSON.stringify(event)}\n`);
       });
     });
