@@ -444,7 +444,10 @@ export class Worker {
     let def: AnyWorkflow | undefined;
     let failure: Error | null = null;
     try {
-      def = await this.registry.resolve(run.workflow, run.version);
+      // Loaded already (the usual case): no `await`, the handler starts in this same turn.
+      def =
+        this.registry.resolveLoaded(run.workflow, run.version) ??
+        (await this.registry.resolve(run.workflow, run.version));
       if (!def) {
         failure =
           run.version && this.registry.get(run.workflow)
