@@ -254,12 +254,13 @@ export class Execution implements LogTarget, WacHost {
    * Persists checkpoints before returning (group-committed with other runs).
    * @throws LeaseLostError when the lease is stale (the write was refused)
    */
-  async save(steps: StepWrite[]): Promise<void> {
-    const result = await this.write({ verb: "saveSteps", lease: this.lease, steps });
-    if (!result.ok) {
-      this.markFenced();
-      throw new LeaseLostError(this.run.id);
-    }
+  save(steps: StepWrite[]): Promise<void> {
+    return this.write({ verb: "saveSteps", lease: this.lease, steps }).then((result) => {
+      if (!result.ok) {
+        this.markFenced();
+        throw new LeaseLostError(this.run.id);
+      }
+    });
   }
 
   /** Tracks inline work (a step body and its save) that a suspension must wait for. */
@@ -406,29 +407,37 @@ export class Execution implements LogTarget, WacHost {
    * refusal is returned as the store's answer.
    * @throws StorageError when the failure is not one a retry can pass
    */
-  private async write(command: Command): Promise<CommandResult> {
+  private write(command: Command): Promise<CommandResult> {
+    // The usual case is one submission, answered: no async frame, no retry loop (two promises fewer).
+    return this.deps.committer.submit(command).catch((err: unknown) => this.retryWrite(command, err));
+  }
+
+  /** {@link write} after its first submission failed with `first`: reports, waits and submits again. */
+  private async retryWrite(command: Command, first: unknown): Promise<CommandResult> {
+    let err = first;
     try {
       for (let failures = 1; ; failures++) {
+        const failure = toStorageError(err);
+        const what = describeWrite(command);
+        // The operator's stderr, not the run's log: console.* inside a run is captured, and this
+        // write is the one failing, so a captured line would be lost with it (and never seen).
+        const warn = this.deps.warn ?? ((m: string) => originalConsole.error(m));
+        const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
+        if (!failure.transient) {
+          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
+          throw failure;
+        }
+        if (this.leaseLost) return { ok: false, fenced: true };
+        const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
+        warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
+        // Until the write lands, heartbeats keep extending the lease (once the database answers again).
+        this.retryingWrite = true;
+        await new Promise((r) => setTimeout(r, delay));
+        if (this.leaseLost) return { ok: false, fenced: true };
         try {
           return await this.deps.committer.submit(command);
-        } catch (err) {
-          const failure = toStorageError(err);
-          const what = describeWrite(command);
-          // The operator's stderr, not the run's log: console.* inside a run is captured, and this
-          // write is the one failing, so a captured line would be lost with it (and never seen).
-          const warn = this.deps.warn ?? ((m: string) => originalConsole.error(m));
-          const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
-          if (!failure.transient) {
-            warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
-            throw failure;
-          }
-          if (this.leaseLost) return { ok: false, fenced: true };
-          const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
-          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
-          // Until the write lands, heartbeats keep extending the lease (once the database answers again).
-          this.retryingWrite = true;
-          await new Promise((r) => setTimeout(r, delay));
-          if (this.leaseLost) return { ok: false, fenced: true };
+        } catch (next) {
+          err = next;
         }
       }
     } finally {
