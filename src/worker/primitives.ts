@@ -25,9 +25,14 @@ export async function runStep<T>(
   options: StepOptions = {},
 ): Promise<T> {
   requireName(name, "ctx.run");
-  const retries = validateRetries(options.retries ?? DEFAULT_STEP_RETRIES, `retries of step "${name}"`);
-  const backoff = resolveBackoff(options.backoff, STEP_BACKOFF);
-  markOnThrow(() => validateBackoff(backoff, `backoff of step "${name}"`));
+  // The defaults are valid as they are: only options the call gives are checked (no message,
+  // closure or policy object built per step for a plain `ctx.run(name, fn)`).
+  const givenRetries = options.retries ?? null;
+  const retries =
+    givenRetries === null ? DEFAULT_STEP_RETRIES : validateRetries(givenRetries, `retries of step "${name}"`);
+  const givenBackoff = options.backoff ?? null;
+  const backoff = givenBackoff === null ? STEP_BACKOFF : resolveBackoff(givenBackoff, STEP_BACKOFF);
+  if (givenBackoff !== null) markOnThrow(() => validateBackoff(backoff, `backoff of step "${name}"`));
   const { key, position } = exec.nextCall(name);
   const rec = exec.lookup(key, "step", null, position);
   if (rec?.status === "done") return decodeValue<T>(rec.value);
