@@ -110,9 +110,14 @@ export class GroupCommitter {
   private flush(): Promise<void> {
     this.scheduled = false;
     if (this.flushing) return this.flushing;
-    this.flushing = this.loop().finally(() => {
+    const after = () => {
       this.flushing = null;
       if (this.queue.length || this.logs.length) this.schedule();
+    };
+    // `then(after, …)` rather than `finally(after)`: one promise a commit instead of three.
+    this.flushing = this.loop().then(after, (err: unknown) => {
+      after();
+      throw err;
     });
     return this.flushing;
   }

@@ -350,8 +350,11 @@ export class Engine implements SluiceRuntime {
     options: EnqueueManyOptions = {},
   ): Promise<RunHandle<R>[]> {
     const perRun = perRunOptions(payloads.length, options);
-    const defaults = await this.defaultsFor(workflow);
-    await this.options.admit?.(defaults.queue, this.store);
+    // A workflow registered here (the usual case) is known without an `await`.
+    const defaults =
+      this.registry.get(typeof workflow === "string" ? workflow : workflow.name)?.def ??
+      (await this.defaultsFor(workflow));
+    if (this.options.admit) await this.options.admit(defaults.queue, this.store);
     const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
     // The runs continue the trace active here: their attempts and children hang under this span.
     const span = startEnqueueSpan(defaults.name, requests.length, options.trace);
@@ -399,11 +402,10 @@ export class Engine implements SluiceRuntime {
     const sentAt: number[] = [];
     const leased = local?.count ?? 0;
     try {
-      results = await Promise.all(
-        requests.map((request, i) =>
-          this.committer.submit({ verb: "enqueue", request }, i < leased ? (at) => (sentAt[i] = at) : undefined),
-        ),
-      );
+      const submit = (request: EnqueueRequest, i: number) =>
+        this.committer.submit({ verb: "enqueue", request }, i < leased ? (at) => (sentAt[i] = at) : undefined);
+      // One run (`start()`): its one answer awaited, without `Promise.all`'s promises.
+      results = requests.length === 1 ? [await submit(requests[0]!, 0)] : await Promise.all(requests.map(submit));
     } catch (err) {
       if (local) this.worker!.release(local.count);
       Handoff.settle(handed, null);

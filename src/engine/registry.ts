@@ -88,6 +88,20 @@ export class Registry {
    * needed), else the current one. Undefined when that version is gone.
    */
   async resolve(name: string, version: string | null): Promise<AnyWorkflow | undefined> {
+    return this.resolveLoaded(name, version) ?? this.resolveLoading(name, version);
+  }
+
+  /**
+   * The definition for a run when no loading is needed (no pinned version, or one already
+   * loaded): the worker's hot path, without an `await`. Null when {@link resolve} must load it.
+   */
+  resolveLoaded(name: string, version: string | null): AnyWorkflow | undefined | null {
+    if (version === null) return this.current.get(name)?.def;
+    const v = this.versions.get(version);
+    return v ? v.get(name) : this.loader ? null : undefined;
+  }
+
+  private async resolveLoading(name: string, version: string | null): Promise<AnyWorkflow | undefined> {
     if (version === null) return this.current.get(name)?.def;
     let v = this.versions.get(version);
     if (!v && this.loader) {

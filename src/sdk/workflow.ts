@@ -6,7 +6,7 @@ import type { ParamSpec } from "../core/params.js";
 import type { RunId } from "../core/ids.js";
 import type { WorkflowContext } from "./context.js";
 import { InvalidInputError, type UnavailableErrorFactory } from "./errors.js";
-import { requireRuntime, sluiceUnavailable } from "./runtime.js";
+import { currentRuntime, requireRuntime, sluiceUnavailable } from "./runtime.js";
 import type { EnqueueOptions, RunHandle } from "./types.js";
 
 /** Options of {@link defineWorkflow}. */
@@ -127,7 +127,8 @@ export function createWorkflow<P, R>(
       return (await def.start(payload, enqueueOptions)).id;
     },
     async start(payload, enqueueOptions) {
-      const runtime = await requireRuntime(`enqueueing ${JSON.stringify(name)}`, unavailable);
+      // An engine of this process (the usual case) without an `await`, else the connector's.
+      const runtime = currentRuntime() ?? (await requireRuntime(`enqueueing ${JSON.stringify(name)}`, unavailable));
       return (await runtime.enqueueRun(def, payload, enqueueOptions)) as RunHandle<Awaited<R>>;
     },
   };

@@ -254,26 +254,38 @@ export class Execution implements LogTarget, WacHost {
    * Persists checkpoints before returning (group-committed with other runs).
    * @throws LeaseLostError when the lease is stale (the write was refused)
    */
-  async save(steps: StepWrite[]): Promise<void> {
-    const result = await this.write(
-      { verb: "saveSteps", lease: this.lease, steps },
-      `save ${steps.map((s) => `"${s.key}"`).join(", ")}`,
-    );
-    if (!result.ok) {
-      this.markFenced();
-      throw new LeaseLostError(this.run.id);
-    }
+  save(steps: StepWrite[]): Promise<void> {
+    return this.write({ verb: "saveSteps", lease: this.lease, steps }).then((result) => {
+      if (!result.ok) {
+        this.markFenced();
+        throw new LeaseLostError(this.run.id);
+      }
+    });
   }
 
   /** Tracks inline work (a step body and its save) that a suspension must wait for. */
   async track<T>(work: () => Promise<T>): Promise<T> {
-    this.inflight++;
+    this.beginInline();
     try {
       return await work();
     } finally {
-      this.inflight--;
-      if (this.inflight === 0) for (const w of this.inflightWaiters.splice(0)) w();
+      this.endInline();
     }
+  }
+
+  /**
+   * Marks inline work begun, as {@link track} does, for a caller that awaits the work in its own
+   * frame (`ctx.run`: no wrapper closure and promise per step); pair with {@link endInline} in a
+   * `finally`.
+   */
+  beginInline(): void {
+    this.inflight++;
+  }
+
+  /** Marks inline work begun by {@link beginInline} ended, and wakes a suspension waiting for it. */
+  endInline(): void {
+    this.inflight--;
+    if (this.inflight === 0 && this.inflightWaiters.length > 0) for (const w of this.inflightWaiters.splice(0)) w();
   }
 
   /** Registers a call that parks the run; the returned promise never settles. */
@@ -395,28 +407,37 @@ export class Execution implements LogTarget, WacHost {
    * refusal is returned as the store's answer.
    * @throws StorageError when the failure is not one a retry can pass
    */
-  private async write(command: Command, what: string): Promise<CommandResult> {
+  private write(command: Command): Promise<CommandResult> {
+    // The usual case is one submission, answered: no async frame, no retry loop (two promises fewer).
+    return this.deps.committer.submit(command).catch((err: unknown) => this.retryWrite(command, err));
+  }
+
+  /** {@link write} after its first submission failed with `first`: reports, waits and submits again. */
+  private async retryWrite(command: Command, first: unknown): Promise<CommandResult> {
+    let err = first;
     try {
       for (let failures = 1; ; failures++) {
+        const failure = toStorageError(err);
+        const what = describeWrite(command);
+        // The operator's stderr, not the run's log: console.* inside a run is captured, and this
+        // write is the one failing, so a captured line would be lost with it (and never seen).
+        const warn = this.deps.warn ?? ((m: string) => originalConsole.error(m));
+        const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
+        if (!failure.transient) {
+          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
+          throw failure;
+        }
+        if (this.leaseLost) return { ok: false, fenced: true };
+        const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
+        warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
+        // Until the write lands, heartbeats keep extending the lease (once the database answers again).
+        this.retryingWrite = true;
+        await new Promise((r) => setTimeout(r, delay));
+        if (this.leaseLost) return { ok: false, fenced: true };
         try {
           return await this.deps.committer.submit(command);
-        } catch (err) {
-          const failure = toStorageError(err);
-          // The operator's stderr, not the run's log: console.* inside a run is captured, and this
-          // write is the one failing, so a captured line would be lost with it (and never seen).
-          const warn = this.deps.warn ?? ((m: string) => originalConsole.error(m));
-          const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
-          if (!failure.transient) {
-            warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
-            throw failure;
-          }
-          if (this.leaseLost) return { ok: false, fenced: true };
-          const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
-          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
-          // Until the write lands, heartbeats keep extending the lease (once the database answers again).
-          this.retryingWrite = true;
-          await new Promise((r) => setTimeout(r, delay));
-          if (this.leaseLost) return { ok: false, fenced: true };
+        } catch (next) {
+          err = next;
         }
       }
     } finally {
@@ -469,10 +490,14 @@ export class Execution implements LogTarget, WacHost {
     const leases = children.length > 0 ? this.deps.childLeases : undefined;
     let reserved = leases?.reserve(children) ?? 0;
     try {
-      const result = await this.write(
-        { verb: "suspend", lease: this.lease, steps, children, wakeAfterMs, awaitChildren },
-        "park the run",
-      );
+      const result = await this.write({
+        verb: "suspend",
+        lease: this.lease,
+        steps,
+        children,
+        wakeAfterMs,
+        awaitChildren,
+      });
       // The children created leased run here (their claims came with the suspension's answer).
       if (reserved > 0 && result.ok && result.claimed?.length) crashAt("after-suspend-commit");
       if (reserved > 0) leases!.adopt(result.ok ? (result.claimed ?? []) : [], reserved);
@@ -492,7 +517,8 @@ export class Execution implements LogTarget, WacHost {
   private async onHandlerSettled(settled: Settled): Promise<void> {
     if (!this.lifecycle.can("settle")) return;
     this.lifecycle.fire("settle");
-    await this.waitInflight();
+    // Most handlers settle with nothing inline left: no wait (two promises a run fewer).
+    if (this.inflight > 0) await this.waitInflight();
     // A timeout, a lost lease or a failed write may have ended the claim meanwhile.
     if (this.lifecycle.state !== "settling") return;
     if (this.pending.length) {
@@ -519,10 +545,7 @@ export class Execution implements LogTarget, WacHost {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.lifecycle.fire("finish");
     try {
-      const result = await this.write(
-        { verb: "complete", lease: this.lease, outcome, claimed: this.run },
-        `record its outcome (${outcome.status})`,
-      );
+      const result = await this.write({ verb: "complete", lease: this.lease, outcome, claimed: this.run });
       if (!result.ok) return this.endRefused();
       this.lifecycle.fire("written");
       this.finishedRun = result.finished;
@@ -563,6 +586,20 @@ export class Execution implements LogTarget, WacHost {
     const error = serializeError(settled.error);
     if (isTerminalError(settled.error) || this.run.attempt >= this.run.maxAttempts) return { status: "failed", error };
     return { status: "retry", error, delayMs: backoffDelay(this.run.backoff, this.run.attempt, this.deps.random) };
+  }
+}
+
+/** What a claim's write does, for the operator's warning when the database refuses it (built only then). */
+function describeWrite(command: Command): string {
+  switch (command.verb) {
+    case "saveSteps":
+      return `save ${command.steps.map((s) => `"${s.key}"`).join(", ")}`;
+    case "suspend":
+      return "park the run";
+    case "complete":
+      return `record its outcome (${command.outcome.status})`;
+    default:
+      return command.verb;
   }
 }
 

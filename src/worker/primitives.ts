@@ -5,13 +5,12 @@
  */
 import { backoffDelay, DEFAULT_STEP_RETRIES, resolveBackoff, STEP_BACKOFF } from "../core/backoff.js";
 import { decodeValue } from "../core/serde.js";
-import type { RunId } from "../core/ids.js";
 import type { StepContext, StepOptions } from "../sdk/context.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { runInScope } from "../sdk/runtime.js";
 import { validateBackoff, validateRetries } from "../sdk/workflow.js";
 import { isTerminalError, markTerminal } from "./control.js";
-import { createLogger } from "./logger.js";
+import { RunStepContext } from "./step-context.js";
 import type { Execution } from "./execution.js";
 import { crashAt } from "./crash-points.js";
 import { tracedStep } from "./tracing.js";
@@ -26,9 +25,14 @@ export async function runStep<T>(
   options: StepOptions = {},
 ): Promise<T> {
   requireName(name, "ctx.run");
-  const retries = validateRetries(options.retries ?? DEFAULT_STEP_RETRIES, `retries of step "${name}"`);
-  const backoff = resolveBackoff(options.backoff, STEP_BACKOFF);
-  markOnThrow(() => validateBackoff(backoff, `backoff of step "${name}"`));
+  // The defaults are valid as they are: only options the call gives are checked (no message,
+  // closure or policy object built per step for a plain `ctx.run(name, fn)`).
+  const givenRetries = options.retries ?? null;
+  const retries =
+    givenRetries === null ? DEFAULT_STEP_RETRIES : validateRetries(givenRetries, `retries of step "${name}"`);
+  const givenBackoff = options.backoff ?? null;
+  const backoff = givenBackoff === null ? STEP_BACKOFF : resolveBackoff(givenBackoff, STEP_BACKOFF);
+  if (givenBackoff !== null) markOnThrow(() => validateBackoff(backoff, `backoff of step "${name}"`));
   const { key, position } = exec.nextCall(name);
   const rec = exec.lookup(key, "step", null, position);
   if (rec?.status === "done") return decodeValue<T>(rec.value);
@@ -44,10 +48,18 @@ export async function runStep<T>(
     exec.assertActive();
     const stepAttempt = ++spent;
     try {
-      return await exec.track(async () => {
+      // The body and its save are inline work a suspension waits for (as `exec.track` counts it,
+      // without a wrapper closure and promise per step); it ends before a failure is handled below.
+      exec.beginInline();
+      try {
         const value = await tracedStep(exec, key, stepAttempt, () => runBody(exec, key, stepAttempt, fn));
         crashAt("after-step-body");
-        const encoded = markOnThrow(() => exec.encode(value, `result of step "${key}"`));
+        let encoded: string | null;
+        try {
+          encoded = exec.encode(value, `result of step "${key}"`);
+        } catch (err) {
+          throw markTerminal(err);
+        }
         await exec.save([
           {
             key,
@@ -62,7 +74,9 @@ export async function runStep<T>(
         ]);
         exec.deps.metrics?.step(exec.run.workflow, "done", (exec.now() - startedAt) / 1000);
         return decodeValue<T>(encoded);
-      });
+      } finally {
+        exec.endInline();
+      }
     } catch (err) {
       if (!exec.active) throw err;
       if (isTerminalError(err) || options.retry === false || stepAttempt > retries)
@@ -96,22 +110,22 @@ export async function runStep<T>(
   }
 }
 
-async function runBody<T>(
+function runBody<T>(
   exec: Execution,
   key: string,
   stepAttempt: number,
   fn: (step: StepContext) => T | Promise<T>,
 ): Promise<T> {
-  const stepCtx: StepContext = {
-    runId: exec.run.id as RunId,
-    workflowName: exec.run.workflow,
-    attempt: exec.run.attempt,
-    stepName: key,
-    stepAttempt,
-    logger: createLogger(exec, key),
-  };
+  const stepCtx = new RunStepContext(exec, key, stepAttempt);
   const scope = { execution: exec, stepKey: key, runtime: exec.deps.runtime };
-  return runInScope(scope, () => fn(stepCtx));
+  // One promise for the body, sync or not (a body that throws at once rejects it, as before).
+  return runInScope(scope, () => {
+    try {
+      return Promise.resolve(fn(stepCtx));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  });
 }
 
 /**

@@ -23,6 +23,9 @@ import { originalConsole } from "./console-capture.js";
 import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
 import { reclaimExpiredLeases } from "./reclaim.js";
 
+/** The `ended` of a slot whose claim has not started yet. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
   /** Runs executed at once. Default 500. */
@@ -417,25 +420,29 @@ export class Worker {
       lease: { runId: id, token: claim.token },
       lost: false,
       announced: false,
-      ended: Promise.resolve(),
+      ended: SETTLED,
     };
     this.active.set(id, slot);
-    slot.ended = this.runClaim(claim, slot, sentAt)
-      .catch((err) =>
+    const ended = () => {
+      this.active.delete(id);
+      this.processed++;
+      // The batch that ended this claim also claimed for the slot it freed (see ride): a
+      // claim of our own now finds nothing more, unless that one came back full or the loop
+      // sleeps without having looked at timers.
+      if (!this.dry || this.sleepingFull) this.wakeLoop();
+    };
+    // One `then` rather than `catch` then `finally` (one promise a claim instead of four).
+    slot.ended = this.runClaim(claim, slot, sentAt).then(ended, (err: unknown) => {
+      try {
         originalConsole.error(
           terminalSafe(`sluice worker: run ${id} crashed the executor: ${(err as Error).stack ?? err}`, {
             indent: "  ",
           }),
-        ),
-      )
-      .finally(() => {
-        this.active.delete(id);
-        this.processed++;
-        // The batch that ended this claim also claimed for the slot it freed (see ride): a
-        // claim of our own now finds nothing more, unless that one came back full or the loop
-        // sleeps without having looked at timers.
-        if (!this.dry || this.sleepingFull) this.wakeLoop();
-      });
+        );
+      } finally {
+        ended();
+      }
+    });
   }
 
   private async runClaim(claim: ClaimedRun, slot: Slot, sentAt: number | undefined): Promise<void> {
@@ -444,7 +451,10 @@ export class Worker {
     let def: AnyWorkflow | undefined;
     let failure: Error | null = null;
     try {
-      def = await this.registry.resolve(run.workflow, run.version);
+      // Loaded already (the usual case): no `await`, the handler starts in this same turn.
+      def =
+        this.registry.resolveLoaded(run.workflow, run.version) ??
+        (await this.registry.resolve(run.workflow, run.version));
       if (!def) {
         failure =
           run.version && this.registry.get(run.workflow)
