@@ -118,7 +118,7 @@ describe("planSelectiveRun", () => {
     expect(codeOf(() => planSelectiveRun(graph, { from: "a", to: ["s3://t/b"] }))).toBe("PIPELINE_UNREACHABLE");
   });
 
-  it("--from defaults to the sole valid start; several starts need --from", () => {
+  it("--from defaults to the sole valid start, or the sole one reaching every end; else several starts need --from", () => {
     const graph = analyzePipeline([
       file("f/t/a.ts", "// pipeline", "// on schedule", "// asset write s3://t/a"),
       file("f/t/b.ts", "// pipeline", "// asset write s3://t/b"),
@@ -130,6 +130,8 @@ describe("planSelectiveRun", () => {
       /f\/t\/a\.ts, f\/t\/b\.ts \(reaching every end: f\/t\/a\.ts, f\/t\/b\.ts\); pass --from/,
     );
     expect(planSelectiveRun(graph, { from: "b", to: ["c"] }).steps).toEqual(["f/t/b.ts", "f/t/c.ts"]);
+    // Only a reaches s3://t/a: it is the start, without --from.
+    expect(planSelectiveRun(graph, { to: ["s3://t/a"] })).toMatchObject({ start: "f/t/a.ts", steps: ["f/t/a.ts"] });
   });
 
   it("a pipeline where every script is fired by another has no valid start", () => {

@@ -11,7 +11,7 @@ import { topologicalOrder, type DirectedEdge } from "./topo-order.js";
 
 /** What to run. */
 export interface SelectionRequest {
-  /** Start script (name or path). Defaults to the pipeline's sole valid start. */
+  /** Start script (name or path). Defaults to the pipeline's sole valid start, or the sole one that reaches every end. */
   readonly from?: string;
   /** End nodes: script names, paths or asset URIs. At least one. */
   readonly to: readonly string[];
@@ -95,6 +95,9 @@ function pickStart(
       const down = reach([scriptId(p)], edges, true);
       return ends.every((e) => endScripts(graph, e).some((id) => down.has(id)));
     });
+    // Only one of them leads to every end: that is the start the run needs (no --from to type).
+    const sole = fits.length === 1 ? graph.scripts.find((s) => s.path === fits[0]) : undefined;
+    if (sole) return sole;
     const hint = fits.length > 0 ? ` (reaching every end: ${fits.join(", ")})` : "";
     throw new PipelineSelectionError(
       "PIPELINE_AMBIGUOUS_START",

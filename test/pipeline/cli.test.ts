@@ -112,12 +112,19 @@ describe("sluice pipeline", () => {
     expect(refused.err).toContain("pipeline f/bad has errors");
   });
 
-  it("run --dry-run prints exactly the slice, and needs --from when the folder has two starts", async () => {
-    const ambiguous = await cli(root, "pipeline", "run", "f/etl", "--to", "stage", "--dry-run");
+  it("run --dry-run prints exactly the slice, and needs --from when two starts reach the ends", async () => {
+    const ambiguous = await cli(root, "pipeline", "run", "f/etl", "--to", "report", "--dry-run");
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.err).toContain(
-      "2 valid starts: f/etl/ingest.ts, f/etl/seed.ts (reaching every end: f/etl/ingest.ts)",
+      "2 valid starts: f/etl/ingest.ts, f/etl/seed.ts (reaching every end: f/etl/ingest.ts, f/etl/seed.ts)",
     );
+    // Only ingest leads to stage: it is the start without --from.
+    const sole = await cli(root, "pipeline", "run", "f/etl", "--to", "stage", "--dry-run", "--json");
+    expect(sole.code).toBe(0);
+    expect(JSON.parse(sole.out)).toMatchObject({
+      start: "f/etl/ingest.ts",
+      steps: ["f/etl/ingest.ts", "f/etl/stage.ts"],
+    });
     const plan = await cli(
       root,
       "pipeline",

@@ -19,14 +19,17 @@ export function registerPipelineRun(pipeline: Command, cx: CommandContext): void
   pipeline
     .command("run")
     .description(
-      "run a slice of a pipeline: from a start (default: the sole valid start) up to --to, in order, stopping at the first failure",
+      "run a slice of a pipeline: from a start (default: the sole valid start, or the sole one reaching every --to) up to --to, in order, stopping at the first failure",
     )
     .argument("<folder>", "pipeline folder, e.g. f/demo")
     .option(
       "--to <nodes>",
       "end nodes: script names, paths or asset URIs, comma-separated (default: everything downstream)",
     )
-    .option("--from <script>", "start script (default: the folder's sole valid start; without --to, every script)")
+    .option(
+      "--from <script>",
+      "start script (default: the folder's sole valid start, or the sole one reaching every --to; without --to, every script)",
+    )
     .option("--partition <value>", "run every step for this partition (default: resolved once from the start's scheme)")
     .option("--args <json>", "extra arguments given to every step, as a JSON object")
     .option("--dry-run", "print the planned steps without running them")
