@@ -85,16 +85,21 @@ export class Registry {
 
   /**
    * The definition for a run: its pinned version when it has one (loading it if
-   * needed), else the current one. Undefined when that version is gone.
+   * needed), else the current one. Undefined when that version is gone. Answered at once
+   * when nothing has to be loaded (a claim of thousands starts without a promise each);
+   * a promise only while a version loads.
    */
-  async resolve(name: string, version: string | null): Promise<AnyWorkflow | undefined> {
+  resolve(name: string, version: string | null): AnyWorkflow | undefined | Promise<AnyWorkflow | undefined> {
     if (version === null) return this.current.get(name)?.def;
-    let v = this.versions.get(version);
-    if (!v && this.loader) {
-      const loaded = await this.loader(version);
-      if (loaded) this.versions.set(version, (v = loaded));
-    }
-    return v?.get(name);
+    const v = this.versions.get(version);
+    if (v || !this.loader) return v?.get(name);
+    return this.load(version).then((loaded) => loaded?.get(name));
+  }
+
+  private async load(version: string): Promise<Map<string, AnyWorkflow> | undefined> {
+    const loaded = await this.loader!(version);
+    if (loaded) this.versions.set(version, loaded);
+    return loaded ?? undefined;
   }
 
   /** What to publish to the store about the current registrations. */

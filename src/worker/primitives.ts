@@ -6,7 +6,7 @@
 import { backoffDelay, DEFAULT_STEP_RETRIES, resolveBackoff, STEP_BACKOFF } from "../core/backoff.js";
 import { decodeValue } from "../core/serde.js";
 import type { RunId } from "../core/ids.js";
-import type { StepContext, StepOptions } from "../sdk/context.js";
+import type { Logger, StepContext, StepOptions } from "../sdk/context.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { runInScope } from "../sdk/runtime.js";
 import { validateBackoff, validateRetries } from "../sdk/workflow.js";
@@ -96,22 +96,35 @@ export async function runStep<T>(
   }
 }
 
-async function runBody<T>(
+/**
+ * Calls a step's body in its scope; a body that throws at once gives a rejected promise. Not an
+ * async function: a claim of thousands starts as many bodies, and the async frame and its
+ * promise are garbage the next scavenge copies while the other bodies start.
+ */
+function runBody<T>(
   exec: Execution,
   key: string,
   stepAttempt: number,
   fn: (step: StepContext) => T | Promise<T>,
 ): Promise<T> {
+  let logger: Logger | undefined;
   const stepCtx: StepContext = {
     runId: exec.run.id as RunId,
     workflowName: exec.run.workflow,
     attempt: exec.run.attempt,
     stepName: key,
     stepAttempt,
-    logger: createLogger(exec, key),
+    // Built on first use: most bodies never log.
+    get logger() {
+      return (logger ??= createLogger(exec, key));
+    },
   };
   const scope = { execution: exec, stepKey: key, runtime: exec.deps.runtime };
-  return runInScope(scope, () => fn(stepCtx));
+  try {
+    return Promise.resolve(runInScope(scope, () => fn(stepCtx)));
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**

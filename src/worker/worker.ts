@@ -444,7 +444,8 @@ export class Worker {
     let def: AnyWorkflow | undefined;
     let failure: Error | null = null;
     try {
-      def = await this.registry.resolve(run.workflow, run.version);
+      const resolved = this.registry.resolve(run.workflow, run.version);
+      def = resolved instanceof Promise ? await resolved : resolved;
       if (!def) {
         failure =
           run.version && this.registry.get(run.workflow)
