@@ -9,7 +9,7 @@
 import type pg from "pg";
 import type { Db, RunsStatements } from "./db.js";
 import { prepared } from "./prepared.js";
-import type { ChildSpec, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
+import type { ChildSpec, ClaimedRun, Command, CommandResult, Lease, LogLine, StepWrite } from "../types.js";
 import { type ClaimShape, claimRuns } from "./claim.js";
 import { insertRuns, type NewRun } from "./enqueue.js";
 import { type Finish, type FinishFollower, finishRuns, type Retry, retryRuns } from "./finish.js";
@@ -204,6 +204,8 @@ async function applySegment(
     ctx.audit,
   );
   const created = new Map<number, number>();
+  /** Per suspension, its children created leased to its worker (`claimFor`), answered as `claimed`. */
+  const childClaims = new Map<number, ClaimedRun[]>();
   outcomes.forEach((o, k) => {
     const { index } = newRuns[k]!;
     if (all[index]!.verb === "enqueue") {
@@ -211,6 +213,11 @@ async function applySegment(
       if (o.created && !o.result.claimed) wake = true;
     } else if (o.created) {
       created.set(index, (created.get(index) ?? 0) + 1);
+      if (o.result.claimed) {
+        const list = childClaims.get(index);
+        if (list) list.push(o.result.claimed);
+        else childClaims.set(index, [o.result.claimed]);
+      }
       wake = true;
     }
   });
@@ -275,6 +282,7 @@ async function applySegment(
       "released",
     );
 
+  for (const [i, claimed] of childClaims) results[i] ??= { ok: true, claimed };
   for (const i of seg) results[i] ??= { ok: true };
   return wake;
 }
