@@ -46,13 +46,28 @@ describe("array parameters as JSON-built literals", () => {
     expect(await read(arrayLiteral([true, false, null]), "boolean[]")).toEqual([true, false, null]);
   });
 
-  it("leaves to pg what JSON would write differently: control characters, surrogates, other types", async () => {
-    for (const values of [["line\nbreak"], ["nul\u0000"], ["tab\t"], ["emoji 😀"], [1, Infinity], [[1]], [new Date(0)]])
+  it("leaves to pg what JSON would write differently: control characters, lone surrogates, other types", async () => {
+    for (const values of [
+      ["line\nbreak"],
+      ["nul\u0000"],
+      ["tab\t"],
+      ["lone \ud800"],
+      [1, Infinity],
+      [[1]],
+      [new Date(0)],
+    ])
       expect(arrayLiteral(values)).toBeNull();
-    const tricky = ["line\nbreak", "tab\there", "bell\u0007", "emoji 😀"];
+    const tricky = ["line\nbreak", "tab\there", "bell\u0007", "\\ then \n"];
     const [sent] = withArrayLiterals([tricky]);
     expect(sent).toBe(tricky);
     expect(await read(sent, "text[]")).toEqual(tricky);
+  });
+
+  it("sends escaped backslashes before n, t or u and characters beyond the BMP as literals", async () => {
+    const values = ["\\n is a backslash and an n", "\\\\u0041", "emoji 😀", "\u2028 separator"];
+    const literal = arrayLiteral(values);
+    expect(literal).not.toBeNull();
+    expect(await read(literal, "text[]")).toEqual(values);
   });
 
   it("converts only the array parameters", () => {

@@ -4,28 +4,29 @@
  * per string), which for the 13 columns of a checkpoint batch of 5,000 steps cost a cold
  * worker tens of milliseconds. JSON's escapes of `"` and `\` are what an array literal's
  * quoted element needs, and JSON's bare `null` reads as NULL; JSON escapes nothing else in
- * strings without control characters or surrogates, so only such arrays take this path
+ * strings without control characters or lone surrogates, so only such arrays take this path
  * (every other array is left to `pg`, unchanged).
  */
 
-/** Characters whose JSON form (`\n`, `\u0001`, …) an array literal would read differently. */
-// eslint-disable-next-line no-control-regex -- control characters are what this looks for
-const UNSAFE = /[\u0000-\u001f\ud800-\udfff]/;
+/**
+ * An escape `JSON.stringify` writes that an array literal would read differently: `\b`, `\f`, `\n`,
+ * `\r`, `\t` or `\uXXXX` (control characters, lone surrogates), i.e. one of those letters after an
+ * odd run of backslashes (an even run is escaped backslashes).
+ */
+const OTHER_ESCAPE = /(?<!\\)(?:\\\\)*\\[bfnrtu]/;
 
 /**
  * The array literal of `values` (e.g. `{"a",null,"b \"c\""}`, `{1,2}`), or null when an
  * element is not a string, finite number, boolean, null or undefined, or a string holds a
- * control character or a surrogate: then `pg`'s own conversion applies.
+ * control character or a lone surrogate: then `pg`'s own conversion applies.
  */
 export function arrayLiteral(values: readonly unknown[]): string | null {
-  let strings = false;
   for (const v of values) {
-    if (v === null || v === undefined || typeof v === "boolean") continue;
-    if (typeof v === "string") strings = true;
-    else if (typeof v !== "number" || !Number.isFinite(v)) return null;
+    if (v === null || v === undefined || typeof v === "string" || typeof v === "boolean") continue;
+    if (typeof v !== "number" || !Number.isFinite(v)) return null;
   }
-  if (strings && UNSAFE.test(values.join(""))) return null;
   const json = JSON.stringify(values);
+  if (json.includes("\\") && OTHER_ESCAPE.test(json)) return null;
   return `{${json.slice(1, -1)}}`;
 }
 
