@@ -5,13 +5,12 @@
  */
 import { backoffDelay, DEFAULT_STEP_RETRIES, resolveBackoff, STEP_BACKOFF } from "../core/backoff.js";
 import { decodeValue } from "../core/serde.js";
-import type { RunId } from "../core/ids.js";
-import type { Logger, StepContext, StepOptions } from "../sdk/context.js";
+import type { StepContext, StepOptions } from "../sdk/context.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { runInScope } from "../sdk/runtime.js";
 import { validateBackoff, validateRetries } from "../sdk/workflow.js";
 import { isTerminalError, markTerminal } from "./control.js";
-import { createLogger } from "./logger.js";
+import { createStepContext } from "./step-context.js";
 import type { Execution } from "./execution.js";
 import { crashAt } from "./crash-points.js";
 import { tracedStep } from "./tracing.js";
@@ -107,18 +106,7 @@ function runBody<T>(
   stepAttempt: number,
   fn: (step: StepContext) => T | Promise<T>,
 ): Promise<T> {
-  let logger: Logger | undefined;
-  const stepCtx: StepContext = {
-    runId: exec.run.id as RunId,
-    workflowName: exec.run.workflow,
-    attempt: exec.run.attempt,
-    stepName: key,
-    stepAttempt,
-    // Built on first use: most bodies never log.
-    get logger() {
-      return (logger ??= createLogger(exec, key));
-    },
-  };
+  const stepCtx = createStepContext(exec, key, stepAttempt);
   const scope = { execution: exec, stepKey: key, runtime: exec.deps.runtime };
   try {
     return Promise.resolve(runInScope(scope, () => fn(stepCtx)));
