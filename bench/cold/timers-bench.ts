@@ -17,10 +17,14 @@ const TIMERS = 10_000;
 const timer = defineWorkflow("bench-timer", { handler: async (_p, ctx) => ctx.run("only", () => 1) });
 
 function startWorker(database: string, slots: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "timer-worker.js"), database, String(slots)], {
+  // SLUICE_BENCH_WORKER_NODE_ARGS: extra node flags for the worker processes (e.g. `--cpu-prof`).
+  const nodeArgs = process.env.SLUICE_BENCH_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const args = [...nodeArgs, join(import.meta.dirname, "timer-worker.js"), database, String(slots)];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, SLUICE_SECRET_KEY: "sluice-bench-secret-key-0123456789" },
     stdio: ["ignore", "pipe", "inherit"],
   });
+  if (process.env.SLUICE_BENCH_WORKER_STDOUT) child.stdout!.pipe(process.stderr); // e.g. with --trace-gc
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (d: Buffer) => d.toString().includes("READY") && resolve(child));
     child.on("exit", (code) => reject(new Error(`timer worker exited with ${code}`)));

@@ -111,6 +111,9 @@ export interface PendingCall {
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** The journal of a claim without checkpoints (a first claim): one empty map for all of them. */
+const NO_STEPS: ReadonlyMap<string, StepRecord> = new Map();
+
 const NEVER = new Promise<never>(() => {});
 
 /** A task exceeded its `timeout` option. */
@@ -133,7 +136,7 @@ export class Execution implements LogTarget, WacHost {
   private retryingWrite = false;
   /** A heartbeat found the lease gone. */
   private leaseLost = false;
-  private readonly journal: Map<string, StepRecord>;
+  private readonly journal: ReadonlyMap<string, StepRecord>;
   private readonly keys = new KeyAllocator();
   private position = 0;
   private pending: PendingCall[] = [];
@@ -170,7 +173,7 @@ export class Execution implements LogTarget, WacHost {
     this.run = claim.run;
     this.lease = { runId: claim.run.id, token: claim.token };
     this.claimedAt = claim.claimedAt;
-    this.journal = new Map(claim.steps.map((s) => [s.key, s]));
+    this.journal = claim.steps.length === 0 ? NO_STEPS : new Map(claim.steps.map((s) => [s.key, s]));
     this.done = new Promise((r) => (this.resolveDone = r));
   }
 

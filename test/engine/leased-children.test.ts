@@ -1,7 +1,8 @@
 /**
  * A suspending parent's children are created already leased to the suspending worker, as many
  * as it has free slots, in the suspension's own transaction (issue 15, W2); the rest are
- * inserted plain and claimed later. Every child runs exactly once either way, on a real SQLite file.
+ * inserted plain and claimed later. Every child runs exactly once either way, on a real SQLite file
+ * and on Postgres.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,17 @@ import { createEngine, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import type { ClaimedRun, Command, CommandResult } from "../../src/store/types.js";
 import { makeProject } from "../helpers/project.js";
+import { testDatabase, withDatabase } from "../helpers/postgres.js";
+
+const pgUrl = await testDatabase("leasedkids");
+let schemas = 0;
+const STORES = [
+  { name: "SQLite", database: (root: string) => join(root, ".sluice", "sluice.db") },
+  {
+    name: "Postgres",
+    database: () => withDatabase(pgUrl, new URL(pgUrl).pathname.slice(1), { schema: `kids${schemas++}` }),
+  },
+];
 
 const FANOUT = `
 import { appendFileSync } from "node:fs";
@@ -30,11 +42,14 @@ afterEach(async () => {
 });
 
 /** An engine with `slots` worker slots on a project holding the fan-out workflow `f/fanout`. */
-async function fanoutEngine(slots: number): Promise<{ engine: Engine; root: string }> {
+async function fanoutEngine(
+  slots: number,
+  database: (root: string) => string,
+): Promise<{ engine: Engine; root: string }> {
   const root = makeProject({ "f/fanout.ts": FANOUT });
   mkdirSync(join(root, ".sluice"), { recursive: true });
   const engine = createEngine({
-    database: join(root, ".sluice", "sluice.db"),
+    database: database(root),
     scheduler: false,
     worker: { concurrency: slots },
   });
@@ -91,9 +106,9 @@ function ledger(file: string): Map<number, number> {
   return counts;
 }
 
-describe("children created leased to the suspending worker (SQLite)", () => {
+describe.each(STORES)("children created leased to the suspending worker ($name)", ({ database }) => {
   it("a worker with fewer free slots than children leases what it can and still runs every child exactly once", async () => {
-    const { engine, root } = await fanoutEngine(5);
+    const { engine, root } = await fanoutEngine(5, database);
     const seen = spy(engine);
     const file = join(root, "ledger.txt");
     writeFileSync(file, "");
@@ -117,7 +132,7 @@ describe("children created leased to the suspending worker (SQLite)", () => {
   });
 
   it("with slots for all of them, every child is created leased and none is claimed afterwards", async () => {
-    const { engine, root } = await fanoutEngine(100);
+    const { engine, root } = await fanoutEngine(100, database);
     const seen = spy(engine);
     const file = join(root, "ledger.txt");
     writeFileSync(file, "");

@@ -6,10 +6,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
+import { openPostgresStore } from "../../src/store/postgres/store.js";
 import type { Store } from "../../src/store/types.js";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually } from "../helpers/tmp.js";
+import { testDatabase, withDatabase } from "../helpers/postgres.js";
+
+const pgUrl = await testDatabase("fanoutcrash");
 
 const FANOUT = `
 import { appendFileSync } from "node:fs";
@@ -67,37 +71,58 @@ describe("fan-out crash", () => {
     expect(started()).toBe(400);
   });
 
-  it("SIGKILL right after the suspension created the children leased to the worker: their leases expire, each runs once", async () => {
-    const root = makeProject({ "f/fanout.ts": FANOUT });
-    const db = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
-    const started = () =>
-      existsSync(join(root, "started.log"))
-        ? readFileSync(join(root, "started.log"), "utf8").trim().split("\n").length
-        : 0;
-    try {
-      const enq = spawnSluice(["enqueue", "f/fanout", JSON.stringify({ dir: root, n: 50 }), "--id", "fan"], root);
-      expect(await enq.exited).toBe(0);
-      const w1 = spawnSluice(["worker", "--lease", "1s", "--quiet"], root, {
-        SLUICE_TEST_CRASH_AT: "after-suspend-commit",
-      });
-      expect(await w1.exited).toBe("SIGKILL");
-      // Committed: all 50 children exist, leased to the dead worker, and none of them ran.
-      const leased = await db.listRuns({ parentId: "fan", limit: 1000 });
-      expect(leased).toHaveLength(50);
-      expect(leased.every((k) => k.status === "running" && k.leaseOwner !== null)).toBe(true);
-      expect(started()).toBe(0);
+  it.each([
+    {
+      name: "SQLite",
+      open: (root: string) => ({ db: openSqliteStore({ path: join(root, ".sluice", "sluice.db") }), env: {} }),
+    },
+    {
+      name: "Postgres",
+      open: () => {
+        const url = withDatabase(pgUrl, new URL(pgUrl).pathname.slice(1), { schema: "crash_after_suspend" });
+        return { db: openPostgresStore(url), env: { SLUICE_DATABASE_URL: url } };
+      },
+    },
+  ])(
+    "SIGKILL right after the suspension created the children leased to the worker ($name): their leases expire, each runs once",
+    async ({ open }) => {
+      const root = makeProject({ "f/fanout.ts": FANOUT });
+      const { db, env } = open(root);
+      const started = () =>
+        existsSync(join(root, "started.log"))
+          ? readFileSync(join(root, "started.log"), "utf8").trim().split("\n").length
+          : 0;
+      try {
+        const enq = spawnSluice(
+          ["enqueue", "f/fanout", JSON.stringify({ dir: root, n: 50 }), "--id", "fan"],
+          root,
+          env,
+        );
+        expect(await enq.exited).toBe(0);
+        const w1 = spawnSluice(["worker", "--lease", "1s", "--quiet"], root, {
+          ...env,
+          SLUICE_TEST_CRASH_AT: "after-suspend-commit",
+        });
+        expect(await w1.exited).toBe("SIGKILL");
+        // Committed: all 50 children exist, leased to the dead worker, and none of them ran.
+        const leased = await db.listRuns({ parentId: "fan", limit: 1000 });
+        expect(leased).toHaveLength(50);
+        expect(leased.every((k) => k.status === "running" && k.leaseOwner !== null)).toBe(true);
+        expect(started()).toBe(0);
 
-      const w2 = spawnSluice(["worker", "--lease", "1s", "--quiet"], root);
-      await eventually(async () => (await db.getRun("fan"))?.status === "succeeded", 30_000);
-      w2.proc.kill("SIGTERM");
-      expect(await w2.exited).toBe(0);
-      expect((await db.getRun("fan"))!.result).toBe(String((49 * 50) / 2));
-      const kids = await db.listRuns({ parentId: "fan", limit: 1000 });
-      // Reclaimed after their leases expired: the lost claim cost each one attempt.
-      expect(kids.every((k) => k.status === "succeeded" && k.attempt === 2)).toBe(true);
-      expect(started()).toBe(50);
-    } finally {
-      await db.close();
-    }
-  }, 60_000);
+        const w2 = spawnSluice(["worker", "--lease", "1s", "--quiet"], root, env);
+        await eventually(async () => (await db.getRun("fan"))?.status === "succeeded", 30_000);
+        w2.proc.kill("SIGTERM");
+        expect(await w2.exited).toBe(0);
+        expect((await db.getRun("fan"))!.result).toBe(String((49 * 50) / 2));
+        const kids = await db.listRuns({ parentId: "fan", limit: 1000 });
+        // Reclaimed after their leases expired: the lost claim cost each one attempt.
+        expect(kids.every((k) => k.status === "succeeded" && k.attempt === 2)).toBe(true);
+        expect(started()).toBe(50);
+      } finally {
+        await db.close();
+      }
+    },
+    60_000,
+  );
 });

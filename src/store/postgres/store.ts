@@ -97,6 +97,8 @@ function enqueuesAlone(commands: Command[]): EnqueueRequest[] | null {
 /** The Postgres {@link Store}: shared by any number of servers and workers. */
 export class PostgresStore implements Store {
   readonly kind = "postgres";
+  /** A suspension's children marked `claimFor` are created leased to its worker (`commit.ts`). */
+  readonly leasesChildren = true;
   /** A database server: processes on several machines share it. */
   readonly location: StoreLocation;
   readonly db: Db;

@@ -102,44 +102,50 @@ export function toRun(r: RunRow): RunRecord {
 
 /**
  * Maps a raw `runs` row (an array, from a statement of {@link Statements.raw} that selects
- * or returns `*`) to a {@link RunRecord}, `columns` giving each column's position.
+ * or returns `*`) to a {@link RunRecord}, `columns` giving each column's position. Builds the
+ * record directly, as {@link toRun} would from the same row (no keyed row in between: a claim
+ * of thousands maps as many rows).
  */
 export function rawToRun(v: readonly unknown[], c: Readonly<Record<string, number>>): RunRecord {
-  return toRun({
-    seq: v[c.seq!] as number,
+  const concurrencyKey = v[c.concurrency_key!] as string | null;
+  return {
     id: v[c.id!] as string,
+    seq: v[c.seq!] as number,
     workflow: v[c.workflow!] as string,
     task: v[c.task!] as string | null,
     queue: v[c.queue!] as string,
     payload: v[c.payload!] as string | null,
-    status: v[c.status!] as string,
+    status: v[c.status!] as RunStatus,
     priority: v[c.priority!] as number,
-    ready_at: v[c.ready_at!] as number | null,
+    readyAt: v[c.ready_at!] as number | null,
     attempt: v[c.attempt!] as number,
-    max_attempts: v[c.max_attempts!] as number,
-    backoff_base: v[c.backoff_base!] as number,
-    backoff_max: v[c.backoff_max!] as number,
-    claims: v[c.claims!] as number,
-    lease_owner: v[c.lease_owner!] as string | null,
-    lease_expires_at: v[c.lease_expires_at!] as number | null,
+    maxAttempts: v[c.max_attempts!] as number,
+    backoff: { base: v[c.backoff_base!] as number, max: v[c.backoff_max!] as number },
     version: v[c.version!] as string | null,
-    parent_id: v[c.parent_id!] as string | null,
-    parent_key: v[c.parent_key!] as string | null,
-    root_id: v[c.root_id!] as string,
+    parentId: v[c.parent_id!] as string | null,
+    parentKey: v[c.parent_key!] as string | null,
+    rootId: v[c.root_id!] as string,
     outstanding: v[c.outstanding!] as number,
     options: v[c.options!] as string | null,
     result: v[c.result!] as string | null,
-    error: v[c.error!] as string | null,
-    created_at: v[c.created_at!] as number,
-    started_at: v[c.started_at!] as number | null,
-    finished_at: v[c.finished_at!] as number | null,
-    updated_at: v[c.updated_at!] as number,
-    created_by: v[c.created_by!] as string | null,
-    cache_key: v[c.cache_key!] as string | null,
-    concurrency_key: v[c.concurrency_key!] as string | null,
-    concurrency_limit: v[c.concurrency_limit!] as number | null,
-    concurrency_window_ms: v[c.concurrency_window_ms!] as number | null,
-  });
+    error: parseError(v[c.error!] as string | null),
+    leaseOwner: v[c.lease_owner!] as string | null,
+    leaseExpiresAt: v[c.lease_expires_at!] as number | null,
+    createdBy: v[c.created_by!] as string | null,
+    cacheKey: v[c.cache_key!] as string | null,
+    concurrency:
+      concurrencyKey === null
+        ? null
+        : {
+            key: concurrencyKey,
+            limit: (v[c.concurrency_limit!] as number | null) ?? 1,
+            windowMs: v[c.concurrency_window_ms!] as number | null,
+          },
+    createdAt: v[c.created_at!] as number,
+    startedAt: v[c.started_at!] as number | null,
+    finishedAt: v[c.finished_at!] as number | null,
+    updatedAt: v[c.updated_at!] as number,
+  };
 }
 
 /** Maps a `steps` row to a {@link StepRecord}. */
