@@ -102,7 +102,11 @@ describe.skipIf(skip !== null)(
       await page
         .locator('[data-node="approval:waitForApproval"][data-status="waiting"]')
         .waitFor({ state: "attached" });
-      expect(await page.locator('[data-node="task:fetch_page"] .dg-rep').innerText()).toBe("×3");
+      // textContent, not innerText: React Flow keeps a node it re-renders hidden until it is
+      // measured, and innerText leaves hidden text out (CI once read '' there).
+      const reps = page.locator('[data-node="task:fetch_page"] .dg-rep');
+      await eventually(async () => (await reps.textContent()) === "×3", 10_000);
+      expect(await reps.textContent()).toBe("×3");
       await browser.shot("run-page-python-waiting");
       await page.getByRole("region", { name: "Approval" }).getByRole("button", { name: "Approve" }).click();
       await eventually(async () => isTerminal((await engine.store.getRun(id))!.status), 20_000);

@@ -251,7 +251,10 @@ describe.skipIf(skip !== null)(
         .locator('[data-node="approval:waitForApproval"][data-status="waiting"]')
         .waitFor({ state: "attached" });
       expect(await page.locator('[data-node="task:saveResults"]').getAttribute("data-status")).toBe("idle");
-      expect(await page.locator('[data-node="task:fetchPage"] .dg-rep').innerText()).toBe("×3");
+      // textContent, not innerText: a re-rendered node is hidden until measured (see above).
+      const reps = page.locator('[data-node="task:fetchPage"] .dg-rep');
+      await eventually(async () => (await reps.textContent()) === "×3", 10_000);
+      expect(await reps.textContent()).toBe("×3");
       await page.setViewportSize({ width: 1440, height: 1560 });
       await page.waitForTimeout(300);
       await browser.shot("run-page", { fullPage: false });
