@@ -88,7 +88,8 @@ export class Registry {
    * needed), else the current one. Undefined when that version is gone.
    */
   async resolve(name: string, version: string | null): Promise<AnyWorkflow | undefined> {
-    return this.resolveLoaded(name, version) ?? this.resolveLoading(name, version);
+    const loaded = this.resolveLoaded(name, version);
+    return loaded === null ? this.loadVersion(version!, name) : loaded;
   }
 
   /**
@@ -101,14 +102,11 @@ export class Registry {
     return v ? v.get(name) : this.loader ? null : undefined;
   }
 
-  private async resolveLoading(name: string, version: string | null): Promise<AnyWorkflow | undefined> {
-    if (version === null) return this.current.get(name)?.def;
-    let v = this.versions.get(version);
-    if (!v && this.loader) {
-      const loaded = await this.loader(version);
-      if (loaded) this.versions.set(version, (v = loaded));
-    }
-    return v?.get(name);
+  /** Loads code version `version` (kept for later runs) and answers `name` from it. */
+  private async loadVersion(version: string, name: string): Promise<AnyWorkflow | undefined> {
+    const loaded = await this.loader!(version);
+    if (loaded) this.versions.set(version, loaded);
+    return loaded?.get(name);
   }
 
   /** What to publish to the store about the current registrations. */

@@ -56,6 +56,8 @@ import { ClaimLifecycle } from "./claim-lifecycle.js";
 import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-host.js";
 import { tracePark } from "./tracing.js";
 import { crashAt } from "./crash-points.js";
+import { InlineWork } from "./inline-work.js";
+import { describeWrite } from "./write-description.js";
 import type { Span } from "@opentelemetry/api";
 
 /** Settings and collaborators shared by every execution of one worker. */
@@ -140,8 +142,7 @@ export class Execution implements LogTarget, WacHost {
   private readonly keys = new KeyAllocator();
   private position = 0;
   private pending: PendingCall[] = [];
-  private inflight = 0;
-  private inflightWaiters: Array<() => void> = [];
+  private readonly inline = new InlineWork();
   /** The outcome `ctx.bail` (wins) or `ctx.fail` asked for, whatever the handler does afterwards. */
   private verdict: Extract<RunOutcome, { status: "cancelled" | "failed" }> | null = null;
   private readonly unobserved: Array<{ key: string; error: Error; observed: () => boolean }> = [];
@@ -267,28 +268,18 @@ export class Execution implements LogTarget, WacHost {
   }
 
   /** Tracks inline work (a step body and its save) that a suspension must wait for. */
-  async track<T>(work: () => Promise<T>): Promise<T> {
-    this.beginInline();
-    try {
-      return await work();
-    } finally {
-      this.endInline();
-    }
+  track<T>(work: () => Promise<T>): Promise<T> {
+    return this.inline.track(work);
   }
 
-  /**
-   * Marks inline work begun, as {@link track} does, for a caller that awaits the work in its own
-   * frame (`ctx.run`: no wrapper closure and promise per step); pair with {@link endInline} in a
-   * `finally`.
-   */
+  /** Marks inline work begun, for a caller that awaits it in its own frame; pair with {@link endInline}. */
   beginInline(): void {
-    this.inflight++;
+    this.inline.begin();
   }
 
-  /** Marks inline work begun by {@link beginInline} ended, and wakes a suspension waiting for it. */
+  /** Marks inline work begun by {@link beginInline} ended. */
   endInline(): void {
-    this.inflight--;
-    if (this.inflight === 0 && this.inflightWaiters.length > 0) for (const w of this.inflightWaiters.splice(0)) w();
+    this.inline.end();
   }
 
   /** Registers a call that parks the run; the returned promise never settles. */
@@ -472,15 +463,8 @@ export class Execution implements LogTarget, WacHost {
     this.resolveDone("fenced");
   }
 
-  private async waitInflight(): Promise<void> {
-    while (this.inflight > 0) {
-      await new Promise<void>((r) => this.inflightWaiters.push(r));
-      await new Promise((r) => setImmediate(r));
-    }
-  }
-
   private async flush(): Promise<void> {
-    await this.waitInflight();
+    await this.inline.idle();
     // The handler settled (its outcome is written instead), or the claim ended meanwhile.
     if (!this.lifecycle.can("suspend")) return;
     this.lifecycle.fire("suspend");
@@ -521,7 +505,7 @@ export class Execution implements LogTarget, WacHost {
     if (!this.lifecycle.can("settle")) return;
     this.lifecycle.fire("settle");
     // Most handlers settle with nothing inline left: no wait (two promises a run fewer).
-    if (this.inflight > 0) await this.waitInflight();
+    if (this.inline.busy) await this.inline.idle();
     // A timeout, a lost lease or a failed write may have ended the claim meanwhile.
     if (this.lifecycle.state !== "settling") return;
     if (this.pending.length) {
@@ -589,20 +573,6 @@ export class Execution implements LogTarget, WacHost {
     const error = serializeError(settled.error);
     if (isTerminalError(settled.error) || this.run.attempt >= this.run.maxAttempts) return { status: "failed", error };
     return { status: "retry", error, delayMs: backoffDelay(this.run.backoff, this.run.attempt, this.deps.random) };
-  }
-}
-
-/** What a claim's write does, for the operator's warning when the database refuses it (built only then). */
-function describeWrite(command: Command): string {
-  switch (command.verb) {
-    case "saveSteps":
-      return `save ${command.steps.map((s) => `"${s.key}"`).join(", ")}`;
-    case "suspend":
-      return "park the run";
-    case "complete":
-      return `record its outcome (${command.outcome.status})`;
-    default:
-      return command.verb;
   }
 }
 

@@ -452,9 +452,8 @@ export class Worker {
     let failure: Error | null = null;
     try {
       // Loaded already (the usual case): no `await`, the handler starts in this same turn.
-      def =
-        this.registry.resolveLoaded(run.workflow, run.version) ??
-        (await this.registry.resolve(run.workflow, run.version));
+      const loaded = this.registry.resolveLoaded(run.workflow, run.version);
+      def = loaded === null ? await this.registry.resolve(run.workflow, run.version) : loaded;
       if (!def) {
         failure =
           run.version && this.registry.get(run.workflow)
