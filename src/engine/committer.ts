@@ -34,6 +34,14 @@ interface Queued {
   reject: (e: unknown) => void;
 }
 
+/** A {@link GroupCommitter.submitLate} entry: its commands are asked for when its batch is taken. */
+interface LateQueued {
+  command: null;
+  build: () => Command[];
+  resolve: (r: CommandResult[]) => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * Group commit: commands submitted by many runs during one event-loop turn are
  * applied by the store in one transaction (one fsync), then each caller gets its own
@@ -46,7 +54,9 @@ interface Queued {
  * next commit waits a backoff that grows with consecutive failures.
  */
 export class GroupCommitter {
-  private queue: Queued[] = [];
+  private queue: Array<Queued | LateQueued> = [];
+  /** {@link submitLate} entries in the queue (0: every entry is a plain command, the usual case). */
+  private late = 0;
   private logs: LogLine[] = [];
   private scheduled = false;
   private flushing: Promise<void> | null = null;
@@ -70,6 +80,22 @@ export class GroupCommitter {
   submit(command: Command, sent?: Sent): Promise<CommandResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ command, sent, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /**
+   * Queues an entry whose commands are built only when its batch is taken (after every
+   * submission of the current event-loop turn): `build` returns them (at least one), and they are applied
+   * one after the other in that batch's transaction (never split across batches). Resolves
+   * with their answers in order. Lets a caller add a command to a write it queued earlier
+   * (a run's last checkpoint and its outcome in one transaction) for as long as that write
+   * has not gone to the store.
+   */
+  submitLate(build: () => Command[]): Promise<CommandResult[]> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ command: null, build, resolve, reject });
+      this.late++;
       this.schedule();
     });
   }
@@ -125,7 +151,9 @@ export class GroupCommitter {
   private async loop(): Promise<void> {
     while (this.queue.length || this.logs.length) {
       const batch = this.queue.splice(0, this.maxBatch);
-      const commands = batch.map((q) => q.command);
+      // How many commands each entry holds, when some were built late (else one each).
+      const sizes: number[] | null = this.late > 0 ? [] : null;
+      const commands = sizes ? this.build(batch, sizes) : batch.map((q) => q.command!);
       // Logs go first: a claim's lines are fenced, and its last lines precede its own completion.
       const logCommand = this.logs.length > 0;
       if (logCommand) {
@@ -145,11 +173,13 @@ export class GroupCommitter {
         this.failures = 0;
         this.stats.batches += 1;
         this.stats.commands += batch.length;
-        for (let i = 0; i < batch.length; i++) {
-          const q = batch[i]!;
-          q.sent?.(t0);
-          q.resolve(results[i + skip]!);
-        }
+        if (sizes) answer(batch, sizes, results, skip, t0);
+        else
+          for (let i = 0; i < batch.length; i++) {
+            const q = batch[i] as Queued;
+            q.sent?.(t0);
+            q.resolve(results[i + skip]!);
+          }
         ride?.settle({ result: results[results.length - 1]! }, t0);
       } catch (err) {
         const failure = toStorageError(err);
@@ -165,5 +195,42 @@ export class GroupCommitter {
         return;
       }
     }
+  }
+
+  /** The commands of `batch`, building its late entries now; `sizes` gets each entry's count. */
+  private build(batch: ReadonlyArray<Queued | LateQueued>, sizes: number[]): Command[] {
+    const commands: Command[] = [];
+    for (const q of batch) {
+      if (q.command !== null) {
+        commands.push(q.command);
+        sizes.push(1);
+        continue;
+      }
+      this.late--;
+      const built = q.build();
+      for (const c of built) commands.push(c);
+      sizes.push(built.length);
+    }
+    return commands;
+  }
+}
+
+/** Answers each entry of `batch` from `results` (offset by `skip`), `sizes` commands each. */
+function answer(
+  batch: ReadonlyArray<Queued | LateQueued>,
+  sizes: readonly number[],
+  results: readonly CommandResult[],
+  skip: number,
+  sentAt: number,
+): void {
+  let at = skip;
+  for (let i = 0; i < batch.length; i++) {
+    const q = batch[i]!;
+    const n = sizes[i]!;
+    if (q.command !== null) {
+      q.sent?.(sentAt);
+      q.resolve(results[at]!);
+    } else q.resolve(results.slice(at, at + n));
+    at += n;
   }
 }

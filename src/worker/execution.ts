@@ -57,6 +57,7 @@ import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-h
 import { tracePark } from "./tracing.js";
 import { crashAt } from "./crash-points.js";
 import { InlineWork } from "./inline-work.js";
+import { AheadSaves } from "./ahead-saves.js";
 import { describeWrite } from "./write-description.js";
 import type { Span } from "@opentelemetry/api";
 
@@ -143,6 +144,8 @@ export class Execution implements LogTarget, WacHost {
   private position = 0;
   private pending: PendingCall[] = [];
   private readonly inline = new InlineWork();
+  /** Step checkpoints handed to the next group commit before their answer (see {@link saveAhead}). */
+  private readonly ahead: AheadSaves;
   /** The outcome `ctx.bail` (wins) or `ctx.fail` asked for, whatever the handler does afterwards. */
   private verdict: Extract<RunOutcome, { status: "cancelled" | "failed" }> | null = null;
   private readonly unobserved: Array<{ key: string; error: Error; observed: () => boolean }> = [];
@@ -176,6 +179,13 @@ export class Execution implements LogTarget, WacHost {
     this.claimedAt = claim.claimedAt;
     this.journal = claim.steps.length === 0 ? NO_STEPS : new Map(claim.steps.map((s) => [s.key, s]));
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.ahead = new AheadSaves({
+      lease: this.lease,
+      submitLate: (build) => deps.committer.submitLate(build),
+      retry: (command, error) => this.retryWrite(command, error),
+      saved: (steps, result) => this.aheadSaved(steps, result),
+      failed: () => this.abandon(),
+    });
   }
 
   /** Starts the handler; returns {@link done}. */
@@ -259,12 +269,42 @@ export class Execution implements LogTarget, WacHost {
    * @throws LeaseLostError when the lease is stale (the write was refused)
    */
   save(steps: StepWrite[]): Promise<void> {
+    // After checkpoints written ahead: they are answered first (a failed batch retries them).
+    if (this.ahead.pending) return this.ahead.settled().then(() => (this.assertActive(), this.save(steps)));
     return this.write({ verb: "saveSteps", lease: this.lease, steps }).then((result) => {
       if (!result.ok) {
         this.markFenced();
         throw new LeaseLostError(this.run.id);
       }
     });
+  }
+
+  /**
+   * Hands a step's finished checkpoint to the next group commit without waiting for its answer
+   * (see `worker/ahead-saves.ts`): the run's outcome may join its transaction, and everything
+   * else durable waits for it ({@link aheadSettled}). A refusal fences the claim; a failure no
+   * retry can pass abandons it.
+   */
+  saveAhead(step: StepWrite): void {
+    this.ahead.stage(step);
+  }
+
+  /** Whether a checkpoint handed over by {@link saveAhead} is still unanswered. */
+  get aheadPending(): boolean {
+    return this.ahead.pending;
+  }
+
+  /** Resolves once every checkpoint handed over by {@link saveAhead} is answered. */
+  aheadSettled(): Promise<void> {
+    return this.ahead.settled();
+  }
+
+  private aheadSaved(steps: readonly StepWrite[], result: CommandResult): void {
+    if (!result.ok) return this.markFenced();
+    const metrics = this.deps.metrics;
+    if (!metrics) return;
+    const now = this.now();
+    for (const st of steps) metrics.step(this.run.workflow, "done", (now - (st.startedAt ?? now)) / 1000);
   }
 
   /** Tracks inline work (a step body and its save) that a suspension must wait for. */
@@ -465,6 +505,7 @@ export class Execution implements LogTarget, WacHost {
 
   private async flush(): Promise<void> {
     await this.inline.idle();
+    if (this.ahead.pending) await this.ahead.settled();
     // The handler settled (its outcome is written instead), or the claim ended meanwhile.
     if (!this.lifecycle.can("suspend")) return;
     this.lifecycle.fire("suspend");
@@ -532,10 +573,19 @@ export class Execution implements LogTarget, WacHost {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.lifecycle.fire("finish");
     try {
-      const result = await this.write({ verb: "complete", lease: this.lease, outcome, claimed: this.run });
-      if (!result.ok) return this.endRefused();
+      const command: Command = { verb: "complete", lease: this.lease, outcome, claimed: this.run };
+      // In the batch of the last checkpoints written ahead (one transaction), else after their answer.
+      let result = this.ahead.attach(command);
+      if (!result && this.ahead.pending) {
+        await this.ahead.settled();
+        // A checkpoint no retry could write abandoned the claim meanwhile.
+        if (this.lifecycle.state !== "finishing") return;
+      }
+      result ??= this.write(command);
+      const answer = await result;
+      if (!answer.ok) return this.endRefused();
       this.lifecycle.fire("written");
-      this.finishedRun = result.finished;
+      this.finishedRun = answer.finished;
       if (outcome.status !== "retry")
         this.deps.metrics?.finished(this.run.workflow, outcome.status, (this.now() - this.run.createdAt) / 1000);
       this.written = outcome;

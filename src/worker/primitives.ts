@@ -52,6 +52,11 @@ export async function runStep<T>(
       // without a wrapper closure and promise per step); it ends before a failure is handled below.
       exec.beginInline();
       try {
+        // The body's effects may depend on earlier steps' results: their checkpoints are durable first.
+        if (exec.aheadPending) {
+          await exec.aheadSettled();
+          exec.assertActive();
+        }
         const value = await tracedStep(exec, key, stepAttempt, () => runBody(exec, key, stepAttempt, fn));
         crashAt("after-step-body");
         let encoded: string | null;
@@ -60,19 +65,18 @@ export async function runStep<T>(
         } catch (err) {
           throw markTerminal(err);
         }
-        await exec.save([
-          {
-            key,
-            kind: "step",
-            target: null,
-            status: "done",
-            value: encoded,
-            attempts: stepAttempt,
-            position,
-            startedAt,
-          },
-        ]);
-        exec.deps.metrics?.step(exec.run.workflow, "done", (exec.now() - startedAt) / 1000);
+        // Written ahead: the value returns now, what the run does next is ordered after the
+        // checkpoint (the outcome in its transaction, anything else after its answer).
+        exec.saveAhead({
+          key,
+          kind: "step",
+          target: null,
+          status: "done",
+          value: encoded,
+          attempts: stepAttempt,
+          position,
+          startedAt,
+        });
         return decodeValue<T>(encoded);
       } finally {
         exec.endInline();
