@@ -29,7 +29,8 @@ const STEPS = 5;
 /** The issue's target: tracing adds less than this to CPU and wall time. */
 const TARGET_PERCENT = 10;
 const WARM_UP = 3;
-const ROUNDS = 12;
+/** Measured rounds per process (TRACING_BENCH_ROUNDS overrides: more rounds let the JIT settle). */
+const ROUNDS = Number(process.env.TRACING_BENCH_ROUNDS) || 12;
 const PROCESSES_PER_MODE = 5;
 
 /**
@@ -86,7 +87,12 @@ async function child(mode: Mode, dir: string, otlpUrl: string | undefined): Prom
     };
     const provider = new NodeTracerProvider({
       // As `cli/otel.ts` for --otel (the flush at the end of each round exports the rest).
-      spanProcessors: [new BatchSpanProcessor(exporter, exporting(mode) ? { scheduledDelayMillis: 1000 } : {})],
+      spanProcessors: [
+        new BatchSpanProcessor(
+          exporter,
+          exporting(mode) ? (await import("../dist/cli/otlp/batch-options.js")).batchOptions(process.env) : {},
+        ),
+      ],
       ...(exporting(mode) && {
         idGenerator: new (await import("../dist/cli/otlp/id-generator.js")).PooledIdGenerator(),
       }),

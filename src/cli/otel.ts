@@ -11,6 +11,7 @@
  */
 import { InvalidInputError } from "../core/errors.js";
 import { SluiceContextManager } from "../worker/otel-context.js";
+import { batchOptions } from "./otlp/batch-options.js";
 import { type OtlpProtocol, otlpProtocol } from "./otlp/protocol.js";
 
 /** The commander option of the three commands. */
@@ -112,7 +113,8 @@ async function startTracing(
       "service.instance.id": `${process.pid}`,
     }),
     spanProcessors: [
-      new BatchSpanProcessor(otlpTraceExporter(target.url, target.protocol), { scheduledDelayMillis: 1000 }),
+      // Larger batches than the SDK's unless OTEL_BSP_* say otherwise (`otlp/batch-options.ts`).
+      new BatchSpanProcessor(otlpTraceExporter(target.url, target.protocol), batchOptions(env)),
     ],
     idGenerator: new PooledIdGenerator(),
   });
