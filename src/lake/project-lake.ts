@@ -33,8 +33,11 @@ function projectLakeData(config: AssetConfig, name: string): { dataPath: string;
   };
 }
 
-/** What opening a project's lakes needs of its asset host: the asset settings and where the catalogs live. */
-export type ProjectLakes = Pick<AssetHost, "config" | "lakeCatalog">;
+/**
+ * What opening a project's lakes needs of its asset host: the asset settings and where the
+ * catalogs live (and, for {@link withProjectLake}, the connections it keeps open, if any).
+ */
+export type ProjectLakes = Pick<AssetHost, "config" | "lakeCatalog"> & Partial<Pick<AssetHost, "shared">>;
 
 /** The Postgres schema of lake `name` of a project whose store is in schema `storeSchema`. */
 function lakeSchema(storeSchema: string, name: string): string {
@@ -48,6 +51,35 @@ export async function openProjectLake(host: ProjectLakes, name: string): Promise
   const place = host.lakeCatalog;
   if (place.kind === "postgres") return openPostgresLake(place.pool, lakeSchema(place.schema, name), data);
   return openLakeForWrite(paths.catalog, data);
+}
+
+/**
+ * Run `fn` on lake `name` of the project behind `host` (created if needed): the host's open
+ * lake when it keeps its connections ({@link AssetHost.shared}: one catalog connection per lake
+ * for the host's life, so a run pays no open or close and a write plans on what the last one
+ * left, checked against the latest snapshot), else one opened for `fn` and closed after it.
+ * `fn` must not close the lake.
+ */
+export async function withProjectLake<R>(
+  host: ProjectLakes,
+  name: string,
+  fn: (lake: LakeWriter) => Promise<R>,
+): Promise<R> {
+  const open = () => openProjectLake(host, name);
+  if (!host.shared) {
+    const lake = await open();
+    try {
+      return await fn(lake);
+    } finally {
+      await lake.close();
+    }
+  }
+  const place = host.lakeCatalog;
+  const key =
+    place.kind === "postgres"
+      ? `lake:postgres:${place.schema}:${lakeSchema(place.schema, name)}`
+      : `lake:sqlite:${lakePaths(host.config.dataDir, name).catalog}`;
+  return host.shared.use(key, open, fn);
 }
 
 /**
