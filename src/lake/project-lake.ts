@@ -6,7 +6,7 @@
  * project's bucket at `s3://<bucket>/<prefix>lakes/<name>/` (read through a local cache,
  * `.sluice/lakes/<name>.cache/`, kept within `"lakes": {"cacheMaxMB": …}`).
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../assets/config.js";
 import type { AssetHost } from "../assets/host.js";
@@ -66,7 +66,8 @@ export async function withProjectLake<R>(
   fn: (lake: LakeWriter) => Promise<R>,
 ): Promise<R> {
   const open = () => openProjectLake(host, name);
-  if (!host.shared) {
+  const key = host.shared && sharedKey(host, name);
+  if (!host.shared || !key) {
     const lake = await open();
     try {
       return await fn(lake);
@@ -74,12 +75,21 @@ export async function withProjectLake<R>(
       await lake.close();
     }
   }
-  const place = host.lakeCatalog;
-  const key =
-    place.kind === "postgres"
-      ? `lake:postgres:${place.schema}:${lakeSchema(place.schema, name)}`
-      : `lake:sqlite:${lakePaths(host.config.dataDir, name).catalog}`;
   return host.shared.use(key, open, fn);
+}
+
+/**
+ * The key of lake `name`'s kept connection; undefined while its SQLite catalog does not exist
+ * (the use that creates it closes it). A SQLite catalog is named by its file's device and
+ * inode: a catalog removed and created again (a lake deleted by hand while the host runs) gets
+ * a connection of its own, instead of commits going on into the removed file.
+ */
+function sharedKey(host: ProjectLakes, name: string): string | undefined {
+  const place = host.lakeCatalog;
+  if (place.kind === "postgres") return `lake:postgres:${lakeSchema(place.schema, name)}`;
+  const catalog = lakePaths(host.config.dataDir, name).catalog;
+  const file = statSync(catalog, { throwIfNoEntry: false });
+  return file && `lake:sqlite:${catalog}:${file.dev}:${file.ino}`;
 }
 
 /**
