@@ -10,6 +10,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../assets/config.js";
 import type { AssetHost } from "../assets/host.js";
+import type { Held } from "../assets/shared-opens.js";
 import { openPostgresCatalog, postgresLakeSchemas } from "./catalog-postgres.js";
 import { lakePaths } from "./locate.js";
 import { LakeReader, openLake } from "./reader.js";
@@ -65,17 +66,24 @@ export async function withProjectLake<R>(
   name: string,
   fn: (lake: LakeWriter) => Promise<R>,
 ): Promise<R> {
+  const held = await holdProjectLake(host, name);
+  try {
+    return await fn(held.opened);
+  } finally {
+    await held.release();
+  }
+}
+
+/**
+ * Lake `name` of the project behind `host` until `release` (see {@link withProjectLake}): the
+ * host's open lake, or one opened for this use, which `release` closes. The holder must not close it.
+ */
+export async function holdProjectLake(host: ProjectLakes, name: string): Promise<Held<LakeWriter>> {
   const open = () => openProjectLake(host, name);
   const key = host.shared && sharedKey(host, name);
-  if (!host.shared || !key) {
-    const lake = await open();
-    try {
-      return await fn(lake);
-    } finally {
-      await lake.close();
-    }
-  }
-  return host.shared.use(key, open, fn);
+  if (host.shared && key) return host.shared.acquire(key, open);
+  const lake = await open();
+  return { opened: lake, release: () => lake.close() };
 }
 
 /**

@@ -20,7 +20,8 @@ import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
 import { jsonRows } from "../../../lake/json-rows.js";
 import { rewriteTimeTravel } from "../../../lake/time-travel.js";
-import { openProjectLake, withProjectLake } from "../../../lake/project-lake.js";
+import { holdProjectLake, withProjectLake } from "../../../lake/project-lake.js";
+import type { Held } from "../../../assets/shared-opens.js";
 import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
@@ -72,18 +73,18 @@ export async function attachLakes(
   host: AssetHost,
   attaches: readonly LakeAttach[],
 ): Promise<AttachedLakes> {
-  const open = new Map<string, LakeWriter>();
+  const open = new Map<string, Held<LakeWriter>>();
   const aliases = new Map<string, string>();
   const close = async () => {
-    for (const l of open.values()) await l.close();
+    for (const l of open.values()) await l.release();
   };
   try {
     for (const a of attaches) {
-      const lake = await openProjectLake(host, a.lake);
-      await open.get(a.alias)?.close();
+      const lake = await holdProjectLake(host, a.lake);
+      await open.get(a.alias)?.release();
       open.set(a.alias, lake);
       aliases.set(a.alias, a.lake);
-      await attachLakeViews(conn, lake.reader, a.alias);
+      await attachLakeViews(conn, lake.opened.reader, a.alias);
     }
   } catch (err) {
     await close();
@@ -95,7 +96,7 @@ export async function attachLakes(
       const aliases = new Set(open.keys());
       const out: string[] = [];
       for (const s of splitSqlStatements(sql))
-        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
+        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.opened.reader));
       return out.join(";\n");
     },
     aliases,
