@@ -64,4 +64,18 @@ describe("SharedOpens", () => {
     expect(await shared.use("a", open, async (c) => c.id)).toBe(2);
     expect(log).toEqual({ opened: 2, closed: 2 });
   });
+
+  it("keeps a held connection open until its holder releases it, however often release is called", async () => {
+    const shared = new SharedOpens();
+    const { log, open } = counter();
+    const held = await shared.acquire("a", open);
+    let closed = false;
+    const closing = shared.close().then(() => (closed = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(closed).toBe(false);
+    await held.release();
+    await held.release();
+    await closing;
+    expect(log).toEqual({ opened: 1, closed: 1 });
+  });
 });
