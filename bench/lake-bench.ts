@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { withDuckDb } from "../dist/assets/duckdb.js";
 import { fsyncPaths } from "../dist/lake/fsync.js";
 import { openLakeForWrite } from "../dist/lake/writer.js";
+import { lakeRunFigure } from "./lake-run-bench.js";
 import type { Figure } from "./report.js";
 
 const ROWS = 1_000_000;
@@ -195,6 +196,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
     );
     const readMs = performance.now() - t1;
     const oneRatio = oneMs / copyMs;
+    const runFigure = await lakeRunFigure(join(dir, "runs"));
     const replaceFigure = (r: typeof clustered, what: string): Figure => {
       const ratio = r.best.wall / r.copy.wall;
       return {
@@ -230,6 +232,7 @@ export async function lakeFigures(dir: string): Promise<Figure[]> {
         met: pairedMs / clustered.copy.wall <= 1.5,
         note: `${(pairedMs / clustered.copy.wall).toFixed(2)}x COPY of the clustered source`,
       },
+      runFigure,
       {
         name: `read one partition (${Number(rows[0]!.n).toLocaleString("en-US")} rows) at an old snapshot`,
         value: readMs,

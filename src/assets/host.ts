@@ -10,6 +10,7 @@ import type { AssetConfig } from "./config.js";
 import { Datatables } from "./datatables.js";
 import { type ObjectStore, openObjectStore } from "./object-store.js";
 import { Resources } from "./resources.js";
+import { SharedOpens } from "./shared-opens.js";
 import { Volumes } from "./volumes.js";
 
 /**
@@ -27,6 +28,11 @@ export interface AssetHost {
   readonly resources: Resources;
   readonly volumes: Volumes;
   readonly datatables: Datatables;
+  /**
+   * Connections kept open between runs (the project's lake catalogs), closed when the host's
+   * owner stops; absent where each use opens and closes its own (one-shot commands).
+   */
+  readonly shared?: SharedOpens;
 }
 
 /** Opens a project's asset backends. */
@@ -38,6 +44,7 @@ export async function openAssetHost(config: AssetConfig, store: Store): Promise<
     resources: new Resources(store),
     volumes: new Volumes(config),
     datatables: new Datatables(config),
+    shared: new SharedOpens(),
   };
 }
 

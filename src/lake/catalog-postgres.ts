@@ -4,11 +4,11 @@
  * advisory lock keyed by the schema; reads need no lock. The DDL is the specification's
  * (BOOLEAN, UUID, TIMESTAMP WITH TIME ZONE); the session runs in UTC.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type pg from "pg";
 import { pgDriver } from "../store/postgres/driver.js";
 import { DatabaseUnreachableError } from "../store/postgres/errors.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
+import { TransactionContext } from "./catalog-context.js";
 import { LakeError } from "./errors.js";
 
 /** The DuckLake 1.0 catalog tables as the specification declares them (Postgres). */
@@ -130,8 +130,8 @@ export async function openPostgresCatalog(
     options: `${config.options ?? ""} -c search_path="${schema}" -c TimeZone=UTC${readOnly}`.trim(),
   });
   // Statements issued inside transaction(fn) run on that transaction's connection; all others on the pool.
-  const current = new AsyncLocalStorage<pg.PoolClient>();
-  const target = (): pg.Pool | pg.PoolClient => current.getStore() ?? pool;
+  const current = new TransactionContext<pg.PoolClient>();
+  const target = (): pg.Pool | pg.PoolClient => current.get() ?? pool;
   return {
     dialect: "postgres",
     baseDir: process.cwd(),
@@ -142,7 +142,7 @@ export async function openPostgresCatalog(
       await target().query(dollarParams(sql), params as unknown[]);
     },
     async transaction(fn) {
-      if (current.getStore()) return fn();
+      if (current.get()) return fn();
       const client = await pool.connect();
       try {
         await client.query("BEGIN");

@@ -10,11 +10,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { AsyncLocalStorage } from "node:async_hooks";
 import Database from "better-sqlite3";
 import { KeyedMutex } from "../assets/keyed-mutex.js";
 import { Statements } from "../store/sqlite/statements.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
+import { TransactionContext } from "./catalog-context.js";
 
 /**
  * Write transactions of this process per catalog file. better-sqlite3 blocks the thread
@@ -80,11 +80,11 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
   const statements = new Statements(db, MAX_CACHED_STATEMENTS);
   // One connection: statements issued inside transaction(fn) belong to it; statements from
   // other async work wait until it ends, so they never see (or join) a half-done commit.
-  const inside = new AsyncLocalStorage<true>();
+  const inside = new TransactionContext<true>();
   const own = new KeyedMutex();
   let active: Promise<unknown> | undefined;
   const outside = async (): Promise<void> => {
-    while (active && !inside.getStore()) await active.catch(() => undefined);
+    while (active && !inside.get()) await active.catch(() => undefined);
   };
   return {
     dialect: "sqlite",
@@ -99,7 +99,7 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
       else statements.get(sql).run(...params.map(toParam));
     },
     async transaction(fn) {
-      if (inside.getStore()) return fn();
+      if (inside.get()) return fn();
       return own.with(["tx"], () =>
         writers.with([resolve(path)], async () => {
           db.exec("BEGIN IMMEDIATE");

@@ -6,10 +6,11 @@
  * project's bucket at `s3://<bucket>/<prefix>lakes/<name>/` (read through a local cache,
  * `.sluice/lakes/<name>.cache/`, kept within `"lakes": {"cacheMaxMB": …}`).
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { AssetConfig } from "../assets/config.js";
 import type { AssetHost } from "../assets/host.js";
+import type { Held } from "../assets/shared-opens.js";
 import { openPostgresCatalog, postgresLakeSchemas } from "./catalog-postgres.js";
 import { lakePaths } from "./locate.js";
 import { LakeReader, openLake } from "./reader.js";
@@ -33,8 +34,11 @@ function projectLakeData(config: AssetConfig, name: string): { dataPath: string;
   };
 }
 
-/** What opening a project's lakes needs of its asset host: the asset settings and where the catalogs live. */
-export type ProjectLakes = Pick<AssetHost, "config" | "lakeCatalog">;
+/**
+ * What opening a project's lakes needs of its asset host: the asset settings and where the
+ * catalogs live (and, for {@link withProjectLake}, the connections it keeps open, if any).
+ */
+export type ProjectLakes = Pick<AssetHost, "config" | "lakeCatalog"> & Partial<Pick<AssetHost, "shared">>;
 
 /** The Postgres schema of lake `name` of a project whose store is in schema `storeSchema`. */
 function lakeSchema(storeSchema: string, name: string): string {
@@ -48,6 +52,52 @@ export async function openProjectLake(host: ProjectLakes, name: string): Promise
   const place = host.lakeCatalog;
   if (place.kind === "postgres") return openPostgresLake(place.pool, lakeSchema(place.schema, name), data);
   return openLakeForWrite(paths.catalog, data);
+}
+
+/**
+ * Run `fn` on lake `name` of the project behind `host` (created if needed): the host's open
+ * lake when it keeps its connections ({@link AssetHost.shared}: one catalog connection per lake
+ * for the host's life, so a run pays no open or close and a write plans on what the last one
+ * left, checked against the latest snapshot), else one opened for `fn` and closed after it.
+ * `fn` must not close the lake.
+ */
+export async function withProjectLake<R>(
+  host: ProjectLakes,
+  name: string,
+  fn: (lake: LakeWriter) => Promise<R>,
+): Promise<R> {
+  const held = await holdProjectLake(host, name);
+  try {
+    return await fn(held.opened);
+  } finally {
+    await held.release();
+  }
+}
+
+/**
+ * Lake `name` of the project behind `host` until `release` (see {@link withProjectLake}): the
+ * host's open lake, or one opened for this use, which `release` closes. The holder must not close it.
+ */
+export async function holdProjectLake(host: ProjectLakes, name: string): Promise<Held<LakeWriter>> {
+  const open = () => openProjectLake(host, name);
+  const key = host.shared && sharedKey(host, name);
+  if (host.shared && key) return host.shared.acquire(key, open);
+  const lake = await open();
+  return { opened: lake, release: () => lake.close() };
+}
+
+/**
+ * The key of lake `name`'s kept connection; undefined while its SQLite catalog does not exist
+ * (the use that creates it closes it). A SQLite catalog is named by its file's device and
+ * inode: a catalog removed and created again (a lake deleted by hand while the host runs) gets
+ * a connection of its own, instead of commits going on into the removed file.
+ */
+function sharedKey(host: ProjectLakes, name: string): string | undefined {
+  const place = host.lakeCatalog;
+  if (place.kind === "postgres") return `lake:postgres:${lakeSchema(place.schema, name)}`;
+  const catalog = lakePaths(host.config.dataDir, name).catalog;
+  const file = statSync(catalog, { throwIfNoEntry: false });
+  return file && `lake:sqlite:${catalog}:${file.dev}:${file.ino}`;
 }
 
 /**

@@ -322,6 +322,8 @@ export class PipelineHost implements PipelineServices {
       await stopBridge(this);
     }
     this.detachAssetSdk();
+    // the lakes runs kept open (after the runs in flight end)
+    await this.openedAssets?.shared?.close();
   }
 
   /** Runner settings for subprocess scripts. */

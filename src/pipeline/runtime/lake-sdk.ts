@@ -12,7 +12,7 @@ import { sqlString, withDuckDb } from "../../assets/duckdb.js";
 import type { AssetHost } from "../../assets/host.js";
 import { duckdbTypeOf } from "../../lake/column-types.js";
 import { LakeError } from "../../lake/errors.js";
-import { openProjectLake } from "../../lake/project-lake.js";
+import { withProjectLake } from "../../lake/project-lake.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import type { WriteMode } from "../../lake/writer.js";
 import { committedBy } from "./runners/append-retry.js";
@@ -77,8 +77,7 @@ export async function writeLakeRows(
   try {
     const file = join(dir, "rows.ndjson");
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n"));
-    const lake = await openProjectLake(assets, name);
-    try {
+    return await withProjectLake(assets, name, async (lake) => {
       const base = `SELECT * FROM read_json_auto(${sqlString(file)}, format = 'newline_delimited')`;
       const source =
         write.partition === undefined
@@ -110,9 +109,7 @@ export async function writeLakeRows(
         },
         columns,
       };
-    } finally {
-      await lake.close();
-    }
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -132,11 +129,6 @@ export async function readLakeRows(
       : read.timestamp !== undefined
         ? { kind: "timestamp", at: read.timestamp }
         : { kind: "latest" };
-  const lake = await openProjectLake(assets, name);
-  try {
-    const where = read.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(read.partition)}`;
-    return await lake.reader.query(table, ref, `SELECT * FROM {table}${where}`);
-  } finally {
-    await lake.close();
-  }
+  const where = read.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(read.partition)}`;
+  return withProjectLake(assets, name, (lake) => lake.reader.query(table, ref, `SELECT * FROM {table}${where}`));
 }

@@ -20,7 +20,8 @@ import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
 import { jsonRows } from "../../../lake/json-rows.js";
 import { rewriteTimeTravel } from "../../../lake/time-travel.js";
-import { openProjectLake } from "../../../lake/project-lake.js";
+import { holdProjectLake, withProjectLake } from "../../../lake/project-lake.js";
+import type { Held } from "../../../assets/shared-opens.js";
 import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
@@ -72,18 +73,18 @@ export async function attachLakes(
   host: AssetHost,
   attaches: readonly LakeAttach[],
 ): Promise<AttachedLakes> {
-  const open = new Map<string, LakeWriter>();
+  const open = new Map<string, Held<LakeWriter>>();
   const aliases = new Map<string, string>();
   const close = async () => {
-    for (const l of open.values()) await l.close();
+    for (const l of open.values()) await l.release();
   };
   try {
     for (const a of attaches) {
-      const lake = await openProjectLake(host, a.lake);
-      await open.get(a.alias)?.close();
+      const lake = await holdProjectLake(host, a.lake);
+      await open.get(a.alias)?.release();
       open.set(a.alias, lake);
       aliases.set(a.alias, a.lake);
-      await attachLakeViews(conn, lake.reader, a.alias);
+      await attachLakeViews(conn, lake.opened.reader, a.alias);
     }
   } catch (err) {
     await close();
@@ -95,7 +96,7 @@ export async function attachLakes(
       const aliases = new Set(open.keys());
       const out: string[] = [];
       for (const s of splitSqlStatements(sql))
-        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.reader));
+        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.opened.reader));
       return out.join(";\n");
     },
     aliases,
@@ -135,12 +136,7 @@ async function referencedSelect(host: AssetHost, asset: string): Promise<string>
       "LAKE_WRITE_INVALID",
       `relationships can reference ducklake://<name>/<table> tables only, not ${asset}`,
     );
-  const lake = await openProjectLake(host, m[1]!);
-  try {
-    return (await lake.reader.scan(m[2]!)).sql;
-  } finally {
-    await lake.close();
-  }
+  return withProjectLake(host, m[1]!, async (lake) => (await lake.reader.scan(m[2]!)).sql);
 }
 
 /** A materialization's summary and the table's columns after it (for the schema history). */
@@ -210,9 +206,14 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
     );
   }
   const [lakeName, table] = req.annotation.target.path.split("/") as [string, string];
-  const lake = await openProjectLake(req.host, lakeName);
   let outcomes: TestOutcome[] = [];
   try {
+    return await withProjectLake(req.host, lakeName, (lake) => writeMaterialized(lake));
+  } finally {
+    await conn.run("DROP TABLE IF EXISTS __sluice_materialize");
+  }
+
+  async function writeMaterialized(lake: LakeWriter): Promise<Materialized> {
     const partitioned = req.partitioned && req.partition !== undefined;
     const source = partitioned
       ? `SELECT *, CAST('${req.partition!.replace(/'/g, "''")}' AS VARCHAR) AS ${PARTITION_COLUMN} FROM __sluice_materialize`
@@ -257,8 +258,5 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
       columns,
       lineage,
     };
-  } finally {
-    await lake.close();
-    await conn.run("DROP TABLE IF EXISTS __sluice_materialize");
   }
 }
