@@ -301,6 +301,8 @@ export class Engine implements SluiceRuntime {
     // Published before it counts as started: when the database refuses, start() can be called again.
     await this.publish();
     this.started = true;
+    // A process that runs work commits often from here on: the store makes room for it first.
+    if (this.worker) this.store.reserveLog?.();
     this.worker?.start();
     this.scheduler?.start();
   }

@@ -370,6 +370,12 @@ export interface Store {
   readonly leasesChildren?: boolean;
   /** The store's clock (database clock on Postgres). */
   now(): Promise<number>;
+  /**
+   * Prepares the store for a long run of commits (a process that runs a worker calls it once
+   * before it starts): SQLite grows its write-ahead log ahead of the first commits
+   * (`store/sqlite/wal-reserve.ts`). Best effort, changes no data; absent where nothing is needed.
+   */
+  reserveLog?(): void;
 
   /** Applies commands in one transaction (group commit); answers each. */
   commit(commands: Command[]): Promise<CommandResult[]>;

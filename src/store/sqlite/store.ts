@@ -51,6 +51,7 @@ import { WriteTransactions, type WriteOptions } from "./write-lock.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
 import { readLogs } from "./logs.js";
 import { readOverview } from "./overview.js";
+import { reserveWal } from "./wal-reserve.js";
 import { workflowChanged } from "../workflow-changed.js";
 
 /** Retention's commits: see {@link SqliteStore.deleteFinished}. */
@@ -130,6 +131,11 @@ export class SqliteStore implements Store {
 
   async now(): Promise<number> {
     return this.clock.now();
+  }
+
+  /** Grows the WAL file before the first commits need it (see `wal-reserve.ts`); not on a read-only connection. */
+  reserveLog(): void {
+    if (this.writes) reserveWal(this.db);
   }
 
   /** The write transactions; null on a read-only connection. */
