@@ -105,19 +105,25 @@ class Claims implements FinishFollower {
   }
 }
 
-/** Splits command indexes into segments in which no run id repeats. */
-function segments(commands: Command[]): number[][] {
+/**
+ * Splits command indexes into segments in which no run id repeats, except a run's `complete`
+ * right behind its own `saveSteps` (a checkpoint written ahead with the outcome, see
+ * `worker/ahead-saves.ts`): a segment upserts its steps before it finishes its runs, so the pair
+ * keeps its order in one segment instead of cutting a busy batch into one segment per run.
+ */
+export function segments(commands: Command[]): number[][] {
   const out: number[][] = [];
   let current: number[] = [];
-  let seen = new Set<string>();
+  /** Per run id in the current segment: whether its only command so far is a `saveSteps`. */
+  let seen = new Map<string, boolean>();
   commands.forEach((cmd, i) => {
     const ids = touched(cmd);
-    if (ids.some((id) => seen.has(id))) {
+    if (ids.some((id) => seen.has(id) && !(cmd.verb === "complete" && seen.get(id)))) {
       out.push(current);
       current = [];
-      seen = new Set();
+      seen = new Map();
     }
-    for (const id of ids) seen.add(id);
+    for (const id of ids) seen.set(id, cmd.verb === "saveSteps" && !seen.has(id));
     current.push(i);
   });
   if (current.length) out.push(current);
