@@ -16,11 +16,17 @@
  * last commit frame, and this transaction has none); later commits overwrite them in place. The
  * file is flushed once here, so its blocks and size are on disk before the first commit.
  */
-import { closeSync, fsyncSync, openSync, statSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, statfsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import type Database from "better-sqlite3";
 
 /** Bytes a WAL frame adds to a page (the frame header). */
 const FRAME_HEADER = 24;
+/**
+ * The filesystem must have this many times the reserve free: on a small or nearly full disk the
+ * room goes to the database (a reserved log would take space a checkpoint or a result needs).
+ */
+const FREE_SPACE_FACTOR = 16;
 /** Pages of cache while the log grows: small, so SQLite spills dirty pages into the WAL early. */
 const SPILL_CACHE_PAGES = 16;
 /** The scratch table; created and rolled back in one transaction, never committed. */
@@ -29,7 +35,7 @@ const SCRATCH = "sluice_wal_reserve";
 /**
  * Grows `db`'s WAL file to what `wal_autocheckpoint` pages take (≈ 4 MB by default), when it is
  * smaller. Best effort: a database another process is writing (busy), a read-only or in-memory
- * one is left as it is; a failure changes nothing and is not reported (only speed depends on it).
+ * one, or one on a filesystem with less than 16 times that free is left as it is; a failure changes nothing and is not reported (only speed depends on it).
  * Takes ≈ 10 ms for 4 MB here.
  */
 export function reserveWal(db: Database.Database): void {
@@ -39,7 +45,7 @@ export function reserveWal(db: Database.Database): void {
   const pages = db.pragma("wal_autocheckpoint", { simple: true }) as number;
   const target = pages * (pageSize + FRAME_HEADER);
   const size = statSync(wal, { throwIfNoEntry: false })?.size ?? 0;
-  if (pages <= 0 || size >= target) return;
+  if (pages <= 0 || size >= target || !roomFor(db.name, FREE_SPACE_FACTOR * (target - size))) return;
   const cacheSize = db.pragma("cache_size", { simple: true }) as number;
   try {
     db.pragma(`cache_size = ${SPILL_CACHE_PAGES}`);
@@ -64,5 +70,15 @@ export function reserveWal(db: Database.Database): void {
     // Busy, full disk, no WAL file: commits only stay in the slower regime.
   } finally {
     db.pragma(`cache_size = ${cacheSize}`);
+  }
+}
+
+/** Whether the filesystem of `file` has `bytes` available to this process (false when it cannot tell). */
+function roomFor(file: string, bytes: number): boolean {
+  try {
+    const fs = statfsSync(dirname(file));
+    return fs.bavail * fs.bsize >= bytes;
+  } catch {
+    return false;
   }
 }
