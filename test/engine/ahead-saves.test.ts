@@ -41,6 +41,16 @@ function spy(e: Engine, fail: (verbs: string[]) => Error | null = () => null): s
   return commits;
 }
 
+/** A `fail` for {@link spy}: the first batch with a checkpoint fails as a locked database does (transient). */
+function failFirstCheckpoint(): (verbs: string[]) => Error | null {
+  let failed = false;
+  return (verbs) => {
+    if (failed || !verbs.includes("saveSteps")) return null;
+    failed = true;
+    return Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
+  };
+}
+
 describe("step checkpoints written ahead", () => {
   it("a step body starts only once the checkpoint of the step before it is durable", async () => {
     const ref: { e?: Engine } = {};
@@ -65,12 +75,7 @@ describe("step checkpoints written ahead", () => {
     });
     const e = engine([wf]);
     await e.start();
-    let failed = false;
-    const commits = spy(e, (verbs) => {
-      if (failed || !verbs.includes("saveSteps")) return null;
-      failed = true;
-      return Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
-    });
+    const commits = spy(e, failFirstCheckpoint());
     const handle = await wf.start({});
     expect(await handle.result({ timeoutMs: 10_000 })).toBe(1);
     expect(bodies).toBe(1);
@@ -117,12 +122,7 @@ describe("step checkpoints written ahead", () => {
     });
     const e = engine([wf]);
     await e.start();
-    let failed = false;
-    const commits = spy(e, (verbs) => {
-      if (failed || !verbs.includes("saveSteps")) return null;
-      failed = true;
-      return Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" });
-    });
+    const commits = spy(e, failFirstCheckpoint());
     const handle = await wf.start({});
     const deadline = Date.now() + 10_000;
     while ((await e.store.getRun(handle.id))?.status !== "waiting" && Date.now() < deadline)
