@@ -18,6 +18,7 @@ import { describe, expect, it } from "vitest";
 import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually, tempDir } from "../helpers/tmp.js";
+import { mountSmallDisk, unmountSmallDisk } from "../helpers/small-disk.js";
 
 /** True when this machine lets the test set the immutable attribute. */
 function chattrWorks(): boolean {
@@ -99,13 +100,7 @@ describe("GET /api/ready on sluice server", () => {
   );
 
   it("turns not-ready when the database's disk is full, and ready again once space is freed", async (ctx) => {
-    const mnt = tempDir("sluice-ready-full-");
-    try {
-      execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mnt], { stdio: "ignore" });
-    } catch {
-      // A real full disk needs a small filesystem; mounting one needs root (not mocked: skipped instead).
-      ctx.skip();
-    }
+    const mnt = mountSmallDisk("4m", () => ctx.skip(), "sluice-ready-full-");
     try {
       const root = makeProject({
         "f/hello.ts": `import { workflow } from "windmill-client";\nexport const main = workflow(async () => "hi");`,
@@ -139,7 +134,7 @@ describe("GET /api/ready on sluice server", () => {
       server.proc.kill("SIGTERM");
       expect(await server.exited).toBe(0);
     } finally {
-      execFileSync("umount", ["-l", mnt]);
+      unmountSmallDisk(mnt);
     }
   }, 90_000);
 });

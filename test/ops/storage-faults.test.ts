@@ -13,6 +13,7 @@ import { postgresAdminUrl, sql, testDatabase } from "../helpers/postgres.js";
 import { makeProject, REPO } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually, tempDir } from "../helpers/tmp.js";
+import { mountSmallDisk, unmountSmallDisk } from "../helpers/small-disk.js";
 
 /** The handler waits (outside any step) for a `go` file, so its only write left is `complete`. */
 function gatedWorkflow(dir: string, result: string): Record<string, string> {
@@ -75,13 +76,7 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
   }, 90_000);
 
   it("the disk fills up mid-run (SQLITE_FULL): the worker stays up, reports it, and finishes once space is freed", async (ctx) => {
-    const mnt = tempDir("sluice-full-");
-    try {
-      execFileSync("mount", ["-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt], { stdio: "ignore" });
-    } catch {
-      // A real full disk needs a small filesystem; mounting one needs root (not mocked: skipped instead).
-      ctx.skip();
-    }
+    const mnt = mountSmallDisk("3m", () => ctx.skip(), "sluice-full-");
     try {
       const flags = tempDir("sluice-flags-");
       // A result large enough that the final write must grow the WAL file.
@@ -114,7 +109,7 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
       worker.proc.kill("SIGTERM");
       expect(await worker.exited).toBe(0);
     } finally {
-      execFileSync("umount", ["-l", mnt], { stdio: "ignore" });
+      unmountSmallDisk(mnt);
     }
   }, 90_000);
 });

@@ -4,7 +4,6 @@
  * growing it, no data changes (the scratch table never exists for a reader or after a reopen),
  * and a database another connection is writing is left alone.
  */
-import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -12,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createEngine, defineWorkflow, type Engine } from "../../src/index.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
 import { tempDir } from "../helpers/tmp.js";
+import { mountSmallDisk, unmountSmallDisk } from "../helpers/small-disk.js";
 
 const dir = tempDir();
 let n = 0;
@@ -92,13 +92,7 @@ describe("WAL reserve", () => {
   });
 
   it("leaves the room of a small filesystem to the database", async (ctx) => {
-    const mnt = tempDir("sluice-small-");
-    try {
-      execFileSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt], { stdio: "ignore" });
-    } catch {
-      // A small filesystem needs a mount, which needs root (not mocked: skipped instead).
-      ctx.skip();
-    }
+    const mnt = mountSmallDisk("16m", () => ctx.skip(), "sluice-small-");
     try {
       const s = store(join(mnt, "small.db"));
       const before = walSize(s);
@@ -106,7 +100,7 @@ describe("WAL reserve", () => {
       expect(walSize(s)).toBe(before);
       await s.close();
     } finally {
-      execFileSync("umount", ["-l", mnt], { stdio: "ignore" });
+      unmountSmallDisk(mnt);
     }
   });
 
