@@ -10,9 +10,7 @@
  * never sees the suspension, so a `try/catch` cannot swallow it; an SDK call made
  * after it (from code racing a timer) throws `WorkflowSuspendedError`.
  */
-import { backoffDelay, STORAGE_BACKOFF } from "../core/backoff.js";
-import { formatMillis } from "../core/duration.js";
-import { terminalSafe } from "../core/terminal-text.js";
+import { backoffDelay } from "../core/backoff.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, serializeError } from "../core/serde.js";
 import { runTimeoutMs } from "../core/task-options.js";
@@ -35,7 +33,7 @@ import type {
 } from "../sdk/windmill/types.js";
 import { runInScope, type SluiceRuntime } from "../sdk/runtime.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
-import { StorageError, toStorageError } from "../store/storage-error.js";
+import { StorageError } from "../store/storage-error.js";
 import type {
   ChildSpec,
   ClaimedRun,
@@ -49,7 +47,7 @@ import type {
   StepRecord,
   StepWrite,
 } from "../store/types.js";
-import { type LogTarget, originalConsole } from "./console-capture.js";
+import type { LogTarget } from "./console-capture.js";
 import { createWorkflowContext } from "./context-impl.js";
 import { BailSignal, FailSignal, isTerminalError, markTerminal } from "./control.js";
 import { ClaimLifecycle } from "./claim-lifecycle.js";
@@ -57,8 +55,8 @@ import { callTask, wacApproval, wacResumeUrls, wacSleep, wacStep } from "./wac-h
 import { tracePark } from "./tracing.js";
 import { crashAt } from "./crash-points.js";
 import { InlineWork } from "./inline-work.js";
+import { ClaimWrites } from "./claim-writes.js";
 import { AheadSaves } from "./ahead-saves.js";
-import { describeWrite } from "./write-description.js";
 import type { Span } from "@opentelemetry/api";
 
 /** Settings and collaborators shared by every execution of one worker. */
@@ -135,10 +133,10 @@ export class Execution implements LogTarget, WacHost {
   readonly lease: Lease;
   /** Where this claim is in its life (see {@link ClaimLifecycle}). */
   private readonly lifecycle = new ClaimLifecycle();
-  /** A write of this claim is being retried after a storage failure: keep its lease alive. */
-  private retryingWrite = false;
   /** A heartbeat found the lease gone. */
   private leaseLost = false;
+  /** This claim's writes, retried after storage failures. */
+  private readonly writes = new ClaimWrites(this);
   private readonly journal: ReadonlyMap<string, StepRecord>;
   private readonly keys = new KeyAllocator();
   private position = 0;
@@ -182,7 +180,7 @@ export class Execution implements LogTarget, WacHost {
     this.ahead = new AheadSaves({
       lease: this.lease,
       submitLate: (build) => deps.committer.submitLate(build),
-      retry: (command, error) => this.retryWrite(command, error),
+      retry: (command, error) => this.writes.retry(command, error),
       saved: (steps, result) => this.aheadSaved(steps, result),
       failed: () => this.abandon(),
     });
@@ -232,7 +230,7 @@ export class Execution implements LogTarget, WacHost {
 
   /** Whether heartbeats should extend this claim's lease (live, or retrying a write the database refused). */
   get holdsLease(): boolean {
-    return (this.active || this.retryingWrite) && !this.leaseLost;
+    return (this.active || this.writes.retrying) && !this.leaseLost;
   }
 
   /** @throws when the execution is over: user code raced past a suspension, or the lease was lost */
@@ -271,7 +269,7 @@ export class Execution implements LogTarget, WacHost {
   save(steps: StepWrite[]): Promise<void> {
     // After checkpoints written ahead: they are answered first (a failed batch retries them).
     if (this.ahead.pending) return this.ahead.settled().then(() => (this.assertActive(), this.save(steps)));
-    return this.write({ verb: "saveSteps", lease: this.lease, steps }).then((result) => {
+    return this.writes.submit({ verb: "saveSteps", lease: this.lease, steps }).then((result) => {
       if (!result.ok) {
         this.markFenced();
         throw new LeaseLostError(this.run.id);
@@ -429,54 +427,15 @@ export class Execution implements LogTarget, WacHost {
     this.deps.echo?.(line, this.run);
   }
 
+  /** Whether a heartbeat found the lease gone (a write being retried then stops). */
+  get leaseGone(): boolean {
+    return this.leaseLost;
+  }
+
   /** A heartbeat found the lease gone: stop writing, including a write being retried. */
   markLeaseLost(): void {
     this.leaseLost = true;
     this.markFenced();
-  }
-
-  /**
-   * Submits one write of this claim. A storage failure (locked, disk full, I/O
-   * error) is reported and retried with backoff while the lease is ours; a fencing
-   * refusal is returned as the store's answer.
-   * @throws StorageError when the failure is not one a retry can pass
-   */
-  private write(command: Command): Promise<CommandResult> {
-    // The usual case is one submission, answered: no async frame, no retry loop (two promises fewer).
-    return this.deps.committer.submit(command).catch((err: unknown) => this.retryWrite(command, err));
-  }
-
-  /** {@link write} after its first submission failed with `first`: reports, waits and submits again. */
-  private async retryWrite(command: Command, first: unknown): Promise<CommandResult> {
-    let err = first;
-    try {
-      for (let failures = 1; ; failures++) {
-        const failure = toStorageError(err);
-        const what = describeWrite(command);
-        // The operator's stderr, not the run's log: console.* inside a run is captured, and this
-        // write is the one failing, so a captured line would be lost with it (and never seen).
-        const warn = this.deps.warn ?? ((m: string) => originalConsole.error(m));
-        const who = terminalSafe(`run ${this.run.id} (${this.run.workflow})`);
-        if (!failure.transient) {
-          warn(`sluice worker: ${who}: could not ${what}: ${failure.message}`);
-          throw failure;
-        }
-        if (this.leaseLost) return { ok: false, fenced: true };
-        const delay = backoffDelay(STORAGE_BACKOFF, failures, this.deps.random);
-        warn(`sluice worker: ${who}: could not ${what}: ${failure.message}; retrying in ${formatMillis(delay)}`);
-        // Until the write lands, heartbeats keep extending the lease (once the database answers again).
-        this.retryingWrite = true;
-        await new Promise((r) => setTimeout(r, delay));
-        if (this.leaseLost) return { ok: false, fenced: true };
-        try {
-          return await this.deps.committer.submit(command);
-        } catch (next) {
-          err = next;
-        }
-      }
-    } finally {
-      this.retryingWrite = false;
-    }
   }
 
   /** The database failed in a way a retry cannot pass: stop here and let the lease expire. */
@@ -518,7 +477,7 @@ export class Execution implements LogTarget, WacHost {
     const leases = children.length > 0 ? this.deps.childLeases : undefined;
     let reserved = leases?.reserve(children) ?? 0;
     try {
-      const result = await this.write({
+      const result = await this.writes.submit({
         verb: "suspend",
         lease: this.lease,
         steps,
@@ -581,7 +540,7 @@ export class Execution implements LogTarget, WacHost {
         // A checkpoint no retry could write abandoned the claim meanwhile.
         if (this.lifecycle.state !== "finishing") return;
       }
-      result ??= this.write(command);
+      result ??= this.writes.submit(command);
       const answer = await result;
       if (!answer.ok) return this.endRefused();
       this.lifecycle.fire("written");
