@@ -4,8 +4,8 @@
  * `createEngine({ database })` go through here.
  */
 import { type Clock } from "../core/clock.js";
-import { isPostgresUrl, parsePostgresTarget } from "./postgres/config.js";
-import { openPostgresStore, type PostgresOptions } from "./postgres/store.js";
+import { isPostgresUrl, locationOf, parsePostgresTarget, type PostgresOptions } from "./postgres/config.js";
+import { openPostgresOnDemand } from "./postgres/on-demand.js";
 import { openSqliteStore } from "./sqlite/store.js";
 import type { Store, StoreLocation } from "./types.js";
 
@@ -24,7 +24,8 @@ export interface OpenStoreOptions extends PostgresOptions {
  * @throws InvalidDatabaseUrlError for a malformed Postgres URL
  */
 export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): Store {
-  if (isPostgresUrl(urlOrPath)) return openPostgresStore(urlOrPath, options);
+  // Loaded on first use: a SQLite process never imports the Postgres store (see on-demand.ts).
+  if (isPostgresUrl(urlOrPath)) return openPostgresOnDemand(urlOrPath, options);
   return openSqliteStore({
     path: urlOrPath,
     ...(options.clock ? { clock: options.clock } : {}),
@@ -39,8 +40,7 @@ export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): St
  */
 export function storeLocationOf(urlOrPath: string): StoreLocation {
   if (!isPostgresUrl(urlOrPath)) return { kind: "file", path: urlOrPath };
-  const target = parsePostgresTarget(urlOrPath);
-  return { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
+  return locationOf(parsePostgresTarget(urlOrPath));
 }
 
 /**

@@ -90,6 +90,12 @@ const DRIVERS = [
   "@opentelemetry/otlp-exporter-base",
   "@opentelemetry/otlp-transformer",
 ];
+/** The Postgres store's modules every process loads: what `openStore` needs to tell a URL from a path. */
+const POSTGRES_AT_OPEN = [
+  "dist/store/postgres/config.js",
+  "dist/store/postgres/errors.js",
+  "dist/store/postgres/on-demand.js",
+];
 /** Not loaded by a lane worker either (`sluice dev` watches files and serves /metrics). */
 const HEAVY = [...DRIVERS, "chokidar", "prom-client"];
 
@@ -155,11 +161,15 @@ export default defineWorkflow<{ n: number }>("hello", { handler: async (p, ctx) 
       (m) =>
         /^dist\/(http|lake|diagram)\//.test(m) ||
         (m.startsWith("dist/cli/commands/") && m !== "dist/cli/commands/worker.js") ||
+        // The Postgres store loads on first use (store/postgres/on-demand.ts): a SQLite process reads
+        // its URL parser and the on-demand handle only.
+        (m.startsWith("dist/store/postgres/") && !POSTGRES_AT_OPEN.includes(m)) ||
         m === "dist/pipeline/runtime/watch.js" ||
         m === "dist/pipeline/runtime/lake-sdk.js" ||
         (m.startsWith("dist/pipeline/runtime/runners/") && m !== "dist/pipeline/runtime/runners/typescript.js"),
     );
     expect(unwanted).toEqual([]);
+    expect(modules.filter((m) => m.startsWith("dist/store/postgres/")).sort()).toEqual(POSTGRES_AT_OPEN);
     for (const p of HEAVY) expect(packageLoaded(modules, p), p).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
  * installations share one database; it defaults to `sluice`.
  */
 import type { PoolConfig } from "pg";
+import type { StoreLocation } from "../types.js";
 import { InvalidDatabaseUrlError } from "./errors.js";
 
 /** Options of the Postgres store beyond the URL. */
@@ -95,4 +96,9 @@ export function parsePostgresTarget(url: string, options: PostgresOptions = {}):
     auditClaims,
     display: display.toString(),
   };
+}
+
+/** Where a Postgres store keeps its data: the server and schema of `target`. */
+export function locationOf(target: PostgresTarget): StoreLocation {
+  return { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
 }

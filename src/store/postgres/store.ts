@@ -36,7 +36,7 @@ import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
 import { insertRuns } from "./enqueue.js";
 import { applyCompletions, completionsAlone } from "./finish.js";
 import { applyCompletionsThenClaim, completionsThenClaim } from "./finish-and-claim.js";
-import { type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
+import { locationOf, type PostgresOptions, type PostgresTarget, parsePostgresTarget } from "./config.js";
 import { Db, type TxEnd, unreachable } from "./db.js";
 import { Leadership } from "./leader.js";
 import { channelOf, Listener } from "./listener.js";
@@ -115,7 +115,7 @@ export class PostgresStore implements Store {
   private readonly claimShape: ClaimShape = { plain: true };
 
   constructor(readonly target: PostgresTarget) {
-    this.location = { kind: "server", url: target.pool.connectionString ?? "", schema: target.schema };
+    this.location = locationOf(target);
     this.db = new Db(target);
     this.reads = new PostgresReads({
       query: async (text, values) => (await this.ready(), this.db.query(text, values)),
