@@ -135,6 +135,14 @@ function currentParent(): Context {
   return exec?.traceSpan ? trace.setSpan(ROOT_CONTEXT, exec.traceSpan) : active;
 }
 
+/** The span of `currentParent()`, without making a context to hold it. */
+function currentSpan(): Span | undefined {
+  const span = trace.getSpan(context.active());
+  if (span) return span;
+  const exec = currentScope()?.execution as Partial<Traced> | undefined;
+  return exec?.traceSpan ?? undefined;
+}
+
 /**
  * Starts the span of one enqueue call (`count` runs of `workflow`), under the caller's
  * `given` context (an HTTP `traceparent`) if valid, else the current parent; its context is
@@ -291,8 +299,8 @@ export function tracePark(exec: Traced & { run: RunFacts }, call: ParkFacts): st
   const parentSpan = exec.traceSpan;
   if (!parentSpan || !parentSpan.isRecording()) {
     // No SDK recording here: children still carry the run's own context, so a remote parent continues.
-    const carrier = carrierOf(parentSpan) ?? traceCarrierOf(exec.run.options);
-    return call.child ? withTraceCarrier(call.child.options, carrier) : undefined;
+    if (!call.child) return undefined;
+    return withTraceCarrier(call.child.options, carrierOf(parentSpan) ?? traceCarrierOf(exec.run.options));
   }
   const parent = trace.setSpan(ROOT_CONTEXT, parentSpan);
   const base: Attributes = { [ATTR.runId]: exec.run.id, [ATTR.workflow]: exec.run.workflow };
@@ -363,12 +371,12 @@ export function traceDecision(
 
 /** The trace context a run's subprocess (a Python or Bash script) continues: the active span's, else the run's own. */
 export function subprocessCarrier(run: Pick<RunRecord, "options"> | null): TraceCarrier | null {
-  return carrierOf(trace.getSpan(currentParent())) ?? traceCarrierOf(run?.options);
+  return carrierOf(currentSpan()) ?? traceCarrierOf(run?.options);
 }
 
-/** The trace and span ids of the active span, for log lines; empty when none is recording. */
+/** The trace and span ids of the active span (sampled or not), for log lines; empty when there is none. */
 export function activeTraceIds(): { trace_id?: string; span_id?: string } {
-  const sc = trace.getSpan(currentParent())?.spanContext();
+  const sc = currentSpan()?.spanContext();
   if (!sc || !trace.isSpanContextValid(sc)) return {};
   return { trace_id: sc.traceId, span_id: sc.spanId };
 }
