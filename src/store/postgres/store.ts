@@ -32,7 +32,8 @@ import type {
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { CLAIM_SETUP, type ClaimShape, claimRuns } from "./claim.js";
-import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
+import { applyCommands } from "./commit.js";
+import { applyCheckpoints, checkpointsAlone } from "./checkpoints.js";
 import { insertRuns } from "./enqueue.js";
 import { applyCompletions, completionsAlone } from "./finish.js";
 import { applyCompletionsThenClaim, completionsThenClaim } from "./finish-and-claim.js";
