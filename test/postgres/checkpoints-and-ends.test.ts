@@ -5,6 +5,7 @@
  * answers it, stale claims included.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
 import { applyCommands } from "../../src/store/postgres/commit.js";
 import { CLAIM_SETUP } from "../../src/store/postgres/claim.js";
@@ -222,6 +223,55 @@ describe("Postgres checkpoints and final outcomes in one statement", () => {
       ["next-2", 1, "w2"],
     ]);
     expect(await state(fast)).toEqual(await state(general));
+  });
+
+  it("waits for a concurrent change of the run and fences against what it committed", async () => {
+    const schema = `s${n++}`;
+    const store = await fresh(schema);
+    await store.commit(["reclaimed", "beaten"].map((id) => ({ verb: "enqueue" as const, request: req(id) })));
+    const claimed = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
+    const pair = (id: string): Command[] => {
+      const c = claimed.find((x) => x.run.id === id)!;
+      const lease = { runId: id, token: c.token };
+      return [
+        { verb: "saveSteps", lease, steps: [step("s", "1")] },
+        { verb: "complete", lease, outcome: { status: "succeeded", result: "1" }, claimed: c.run },
+      ];
+    };
+    const other = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+    await other.connect();
+    try {
+      // Another transaction holds each run's row while the pair is sent: one takes the run over
+      // (another claim), the other only extends the lease (a heartbeat).
+      for (const [id, change, expected] of [
+        ["reclaimed", "claims = claims + 1, lease_owner = 'w2'", "fenced"],
+        ["beaten", "lease_expires_at = lease_expires_at + 1000", "written"],
+      ] as const) {
+        await other.query("BEGIN");
+        await other.query(`UPDATE runs SET ${change} WHERE id = $1`, [id]);
+        let settled = false;
+        const sent = store.commit(pair(id)).finally(() => (settled = true));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(settled).toBe(false);
+        await other.query("COMMIT");
+        const results = await sent;
+        const steps = (await store.getSteps(id)).map((s) => s.value);
+        if (expected === "fenced") {
+          expect(results).toEqual([
+            { ok: false, fenced: true },
+            { ok: false, fenced: true },
+          ]);
+          expect(steps).toEqual([]);
+          expect((await store.getRun(id))!).toMatchObject({ status: "running", leaseOwner: "w2" });
+        } else {
+          expect(results[0]).toEqual({ ok: true });
+          expect(results[1]).toEqual({ ok: true, finished: await store.getRun(id) });
+          expect(steps).toEqual(["1"]);
+        }
+      }
+    } finally {
+      await other.end();
+    }
   });
 
   it("keeps the general path for a run's second checkpoint, a command after its outcome, or another verb", async () => {
