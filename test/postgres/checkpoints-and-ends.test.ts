@@ -107,9 +107,9 @@ function timeless(value: unknown): unknown {
   );
 }
 
-async function state(store: PostgresStore, ids = IDS): Promise<unknown> {
+async function state(store: PostgresStore): Promise<unknown> {
   const out: Record<string, unknown> = {};
-  for (const id of ids) out[id] = timeless({ run: await store.getRun(id), steps: await store.getSteps(id) });
+  for (const id of IDS) out[id] = timeless({ run: await store.getRun(id), steps: await store.getSteps(id) });
   return out;
 }
 
@@ -223,76 +223,6 @@ describe("Postgres checkpoints and final outcomes in one statement", () => {
       ["next-2", 1, "w2"],
     ]);
     expect(await state(fast)).toEqual(await state(general));
-  });
-
-  it("resolves child runs' parents in the same statement, each child counted once, as the general path does", async () => {
-    const family = ["mom", "dad", "k1", "k2", "k3", "d1"];
-    /** Two parents waiting on their children (three and one), the children claimed. */
-    const setUpFamily = async (store: PostgresStore): Promise<Map<string, ClaimedRun>> => {
-      await store.commit(["mom", "dad"].map((id) => ({ verb: "enqueue" as const, request: req(id) })));
-      const parents = await store.claim({ workerId: "w", limit: 2, leaseMs: 30_000, workflows: ["wf"] });
-      const kids = { mom: ["k1", "k2", "k3"], dad: ["d1"] } as Record<string, string[]>;
-      await store.commit(
-        parents.map((p) => ({
-          verb: "suspend" as const,
-          lease: { runId: p.run.id, token: p.token },
-          steps: kids[p.run.id]!.map((id, i) => ({
-            key: `c-${id}`,
-            kind: "task" as const,
-            target: "wf",
-            status: "pending" as const,
-            position: i,
-            childId: id,
-          })),
-          children: kids[p.run.id]!.map((id) => ({ ...req(id), parentKey: `c-${id}` })),
-          wakeAfterMs: null,
-          awaitChildren: true,
-        })),
-      );
-      const children = await store.claim({ workerId: "w", limit: 10, leaseMs: 30_000, workflows: ["wf"] });
-      return new Map(children.map((c) => [c.run.id, c]));
-    };
-    const childBatch = (of: Map<string, ClaimedRun>): Command[] => {
-      const lease = (id: string, off = 0) => ({ runId: id, token: of.get(id)!.token + off });
-      const end = (id: string, outcome: Extract<Command, { verb: "complete" }>["outcome"], off = 0): Command => ({
-        verb: "complete",
-        lease: lease(id, off),
-        outcome,
-        claimed: of.get(id)!.run,
-      });
-      return [
-        { verb: "saveSteps", lease: lease("k1"), steps: [step("s", "1")] },
-        end("k1", { status: "succeeded", result: "1" }),
-        end("k2", { status: "failed", error: { name: "Error", message: "boom" } }),
-        end("d1", { status: "cancelled", reason: "enough" }),
-        { verb: "saveSteps", lease: lease("k3", 1), steps: [step("s", "3")] },
-        end("k3", { status: "succeeded", result: "3" }, 1),
-      ];
-    };
-    const fast = await fresh();
-    const general = await fresh();
-    const fastBatch = childBatch(await setUpFamily(fast));
-    const generalBatch = childBatch(await setUpFamily(general));
-    const sent = recordStatements();
-    let fastResults: CommandResult[];
-    try {
-      fastResults = await fast.commit(fastBatch);
-    } finally {
-      sent.stop();
-    }
-    expect(sent.texts.map((q) => q.split(/\s/)[0])).toEqual(["WITH", "answered"]);
-    const { results: generalResults } = await general.db.tx((c) => applyCommands(c, generalBatch, { audit: false }));
-    expect(timeless(fastResults)).toEqual(timeless(generalResults));
-    expect(await state(fast, family)).toEqual(await state(general, family));
-    // mom: two of three children resolved (one failed), still waiting; dad: its one child cancelled, due again.
-    expect((await fast.getSteps("mom")).map((s) => [s.key, s.status, s.value])).toEqual([
-      ["c-k1", "done", "1"],
-      ["c-k2", "error", null],
-      ["c-k3", "pending", null],
-    ]);
-    expect(await fast.getRun("mom")).toMatchObject({ status: "waiting", outstanding: 1 });
-    expect(await fast.getRun("dad")).toMatchObject({ status: "pending", outstanding: 0 });
-    expect(await fast.getRun("k3")).toMatchObject({ status: "running" });
   });
 
   it("waits for a concurrent change of the run and fences against what it committed", async () => {

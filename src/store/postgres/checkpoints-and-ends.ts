@@ -5,16 +5,15 @@
  * UPDATE, the COMMIT with its NOTIFY: three round trips). Here the batch is one statement with
  * data-modifying CTEs, run as its own transaction (one round trip): the leases still current
  * are locked in id order, only their runs' steps are written and only their runs end, and the
- * NOTIFY goes with it when a run ended; a child run's parent has its step resolved and its
- * children counted down in the same statement. Each command is answered as the general path
- * answers it: a stale claim's checkpoint and outcome are both refused (`fenced`).
+ * NOTIFY goes with it when a run ended. Each command is answered as the general path answers
+ * it: a stale claim's checkpoint and outcome are both refused (`fenced`).
  */
 import type pg from "pg";
 import type { Db } from "./db.js";
 import { prepared } from "./prepared.js";
 import type { Command, CommandResult, Lease } from "../types.js";
 import { stepColumns, UPSERT_STEPS } from "./checkpoints.js";
-import { completionParams, FENCE, FINISH_FROM, FINISH_SET, finishedRuns, isFinalEnd } from "./finish.js";
+import { completionParams, FENCE, FINISH_FROM, FINISH_SET, finishedRuns, isLoneEnd } from "./finish.js";
 
 type Save = Extract<Command, { verb: "saveSteps" }>;
 type Completion = Extract<Command, { verb: "complete" }>;
@@ -29,10 +28,9 @@ export interface SavesAndEnds {
 }
 
 /**
- * The commands of a batch made of checkpoints (`saveSteps`) and final outcomes (not retries,
- * each with its claimed record), in which a run has at most one of each, its checkpoint before
- * its outcome and under the same claim, and no run is the parent of another run of the batch;
- * null for any other batch (which keeps the general path).
+ * The commands of a batch made of checkpoints (`saveSteps`) and final outcomes (as
+ * `completionsAlone` takes them), in which a run has at most one of each, its checkpoint before
+ * its outcome and under the same claim; null for any other batch (which keeps the general path).
  */
 export function checkpointsAndEnds(commands: readonly Command[]): SavesAndEnds | null {
   const saves: Save[] = [];
@@ -40,7 +38,7 @@ export function checkpointsAndEnds(commands: readonly Command[]): SavesAndEnds |
   /** Per run: the claim's token, and whether its outcome was met. */
   const runs = new Map<string, { token: number; ended: boolean }>();
   for (const cmd of commands) {
-    const end = isFinalEnd(cmd);
+    const end = isLoneEnd(cmd);
     if (cmd.verb !== "saveSteps" && !end) return null;
     const { runId, token } = cmd.lease;
     const seen = runs.get(runId);
@@ -50,8 +48,6 @@ export function checkpointsAndEnds(commands: readonly Command[]): SavesAndEnds |
     if (end) ends.push(cmd);
     else saves.push(cmd as Save);
   }
-  // A parent ending or saving in the same batch as its child would be updated twice by one statement.
-  if (ends.some((e) => e.claimed!.parentId !== null && runs.has(e.claimed!.parentId))) return null;
   return {
     commands: commands as SavesAndEnds["commands"],
     saves,
@@ -67,41 +63,18 @@ const ENDS_FROM = FINISH_FROM.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n
  * The steps' upsert (`$1`–`$13`) and the finishing UPDATE (`$16`–`$20`) of the runs whose lease
  * (`$14` ids, `$15` tokens) is current, locked first in id order (`f`: the finishing UPDATE only
  * touches rows `f` has locked); one row per live run, `ended` when its outcome was written, with
- * the NOTIFY (`$21` channel, `$22` payload) when one was. With `parents`, the ended runs' parents
- * are then locked in id order and their pending steps resolved as `resolveParents` (`finish.ts`)
- * resolves them: each child counted down from its parent's `outstanding` once, a waiting parent
- * with nothing left outstanding re-queued.
+ * the NOTIFY (`$21` channel, `$22` payload) when one was.
  */
-const saveAndEnd = (parents: boolean) => `WITH f AS (
+const SAVE_AND_END = `WITH f AS (
     SELECT r.id FROM runs r JOIN unnest($14::text[], $15::int[]) l(id, token) ON r.id = l.id
     WHERE r.status = 'running' AND r.claims = l.token ORDER BY r.id FOR UPDATE OF r
   ), e AS (
     UPDATE runs r SET ${FINISH_SET} FROM ${ENDS_FROM} WHERE ${FENCE} AND r.id IN (SELECT f.id FROM f)
-    RETURNING r.id, r.outstanding, r.finished_at${parents ? ", r.parent_id, r.parent_key, u.result, u.error" : ""}
-  ), ${parents ? RESOLVE_PARENTS : ""}w AS (${UPSERT_STEPS("WHERE u.run_id IN (SELECT f.id FROM f)")})
+    RETURNING r.id, r.outstanding, r.finished_at
+  ), w AS (${UPSERT_STEPS("WHERE u.run_id IN (SELECT f.id FROM f)")})
   SELECT f.id, e.id IS NOT NULL AS ended, e.outstanding, e.finished_at,
     CASE WHEN e.id IS NOT NULL THEN pg_notify($21, $22)::text END AS notified
   FROM f LEFT JOIN e ON e.id = f.id`;
-
-/** The parents' part of {@link saveAndEnd}: the same steps and counts as `resolveParents`, reading `e`. */
-const RESOLVE_PARENTS = `pa AS (
-    SELECT r.id FROM runs r WHERE r.id IN (SELECT e.parent_id FROM e) ORDER BY r.id FOR UPDATE OF r
-  ), resolved AS (
-    UPDATE steps s SET status = CASE WHEN e.error IS NULL THEN 'done' ELSE 'error' END, value = e.result, error = e.error,
-      finished_at = now_ms()
-    FROM e WHERE s.run_id = e.parent_id AND s.key = e.parent_key AND s.status = 'pending' AND s.run_id IN (SELECT pa.id FROM pa)
-    RETURNING s.run_id
-  ), counts AS (SELECT run_id, count(*)::int AS n FROM resolved GROUP BY run_id),
-  q AS (
-    UPDATE runs p SET outstanding = p.outstanding - counts.n,
-      ready_at = CASE WHEN p.outstanding - counts.n <= 0 AND p.status = 'waiting' THEN now_ms() ELSE p.ready_at END,
-      status   = CASE WHEN p.outstanding - counts.n <= 0 AND p.status = 'waiting' THEN 'pending' ELSE p.status END,
-      updated_at = now_ms()
-    FROM counts WHERE p.id = counts.run_id
-  ), `;
-
-const SAVE_AND_END = saveAndEnd(false);
-const SAVE_AND_END_PARENTS = saveAndEnd(true);
 
 /** What {@link SAVE_AND_END} returns per live run. */
 export interface SaveAndEndRow {
@@ -117,8 +90,7 @@ export function saveAndEndStatement(
   notify: { channel: string; payload: string },
 ): { statement: pg.QueryConfig; answer(rows: readonly SaveAndEndRow[]): CommandResult[] } {
   const finish = completionParams(batch.ends);
-  const parents = batch.ends.some((e) => e.claimed!.parentId !== null);
-  const statement = prepared(parents ? SAVE_AND_END_PARENTS : SAVE_AND_END, [
+  const statement = prepared(SAVE_AND_END, [
     ...stepColumns(batch.saves.map((s) => ({ runId: s.lease.runId, steps: s.steps }))),
     batch.leases.map((l) => l.runId),
     batch.leases.map((l) => l.token),

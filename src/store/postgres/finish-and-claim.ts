@@ -41,9 +41,8 @@ UNION ALL
 SELECT k.pos, k.ready_at, (NULL::runs).*, NULL::bigint FROM k WHERE k.concurrency_key IS NOT NULL OR k.claims <> 0`;
 
 /**
- * A batch of final outcomes (as `completionsAlone`), or of checkpoints and final outcomes of runs
- * without a parent (as `checkpointsAndEnds`), followed by the claim riding with them; null for
- * any other batch.
+ * A batch of final outcomes (as `completionsAlone`), or of checkpoints and final outcomes (as
+ * `checkpointsAndEnds`), followed by the claim riding with them; null for any other batch.
  */
 export function completionsThenClaim(
   commands: Command[],
@@ -53,9 +52,8 @@ export function completionsThenClaim(
   const before = commands.slice(0, -1);
   const ends = completionsAlone(before);
   if (ends) return { ends, claim: last };
-  // A child's outcome may re-queue its parent, which a claim here could not take (claimed before).
   const pairs = checkpointsAndEnds(before);
-  return pairs && pairs.ends.every((e) => e.claimed!.parentId === null) ? { pairs, claim: last } : null;
+  return pairs ? { pairs, claim: last } : null;
 }
 
 /** What {@link applyCompletionsThenClaim} answers. */

@@ -194,9 +194,17 @@ async function resolveParents(
 
 type Completion = Extract<Command, { verb: "complete" }>;
 
-/** Whether `cmd` is a final outcome (`complete`, not a retry) carrying its claimed record, from which the finished run is built. */
-export function isFinalEnd(cmd: Command): cmd is Completion {
-  return cmd.verb === "complete" && cmd.outcome.status !== "retry" && cmd.claimed?.id === cmd.lease.runId;
+/**
+ * Whether `cmd` is a final outcome (`complete`, not a retry) that needs no statement after its
+ * finishing UPDATE: it carries its claimed record, of a run without a parent (no step to resolve).
+ */
+export function isLoneEnd(cmd: Command): cmd is Completion {
+  return (
+    cmd.verb === "complete" &&
+    cmd.outcome.status !== "retry" &&
+    cmd.claimed?.id === cmd.lease.runId &&
+    cmd.claimed.parentId === null
+  );
 }
 
 /**
@@ -208,8 +216,7 @@ export function completionsAlone(commands: Command[]): Completion[] | null {
   const ends: Completion[] = [];
   const ids = new Set<string>();
   for (const cmd of commands) {
-    // A run with a parent needs a statement after the finishing UPDATE (its parent's step).
-    if (!isFinalEnd(cmd) || cmd.claimed!.parentId !== null || ids.has(cmd.lease.runId)) return null;
+    if (!isLoneEnd(cmd) || ids.has(cmd.lease.runId)) return null;
     ids.add(cmd.lease.runId);
     ends.push(cmd);
   }

@@ -180,8 +180,7 @@ export class PostgresStore implements Store {
       return this.ready().then(() =>
         applyCompletions(this.db, ends, { channel: this.channel, payload: this.listener.origin }),
       );
-    // Checkpoints with the outcomes they lead to (a one-step run's pair), and child runs'
-    // outcomes with their parents' steps: one statement as well.
+    // Checkpoints with the outcomes they lead to (a one-step run's pair): one statement as well.
     const pairs = this.target.auditClaims ? null : checkpointsAndEnds(commands);
     if (pairs)
       return this.ready().then(() =>
