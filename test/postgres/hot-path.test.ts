@@ -7,10 +7,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
-import { pgDriver } from "../../src/store/postgres/driver.js";
 import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
 import type { ClaimedRun, Command, EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { recordStatements } from "../helpers/pg-statements.js";
 import { createEngine, defineWorkflow } from "../../src/index.js";
 
 const url = await testDatabase("hotpath");
@@ -497,26 +497,4 @@ function staleAndLive(of: (id: string) => ClaimedRun): Command[] {
       claimed: of("live").run,
     },
   ];
-}
-
-/** Records the statements sent on any pg client, and when each was answered, until `stop`. */
-function recordStatements(): { texts: string[]; stop: () => void } {
-  const texts: string[] = [];
-  const proto = pgDriver().Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-  const query = proto.query;
-  proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
-    const text = typeof config === "string" ? config : (config as { text: string }).text;
-    texts.push(text);
-    const answered = () => texts.push(`answered ${text.split(/\s/)[0]}`);
-    const cb = rest.findIndex((a) => typeof a === "function");
-    if (cb >= 0) {
-      const callback = rest[cb] as (...a: unknown[]) => unknown;
-      rest[cb] = (...a: unknown[]) => (answered(), callback(...a));
-      return query.call(this, config, ...rest);
-    }
-    const answer = query.call(this, config, ...rest) as Promise<unknown>;
-    void answer.then(answered, () => {});
-    return answer;
-  };
-  return { texts, stop: () => (proto.query = query) };
 }

@@ -1,11 +1,12 @@
 /**
- * Complete-and-claim-next in one round trip: a worker's batch of final outcomes with the claim
- * for the slots they free (the usual batch of a busy worker) is one transaction sent in one
- * socket write: BEGIN, the fenced finishing UPDATE, a claim statement that needs nothing after
- * it, and the COMMIT. Nothing waits for an answer before the COMMIT is sent, so the claim may
- * only take runs that need no further statement: no concurrency key (counted under a lock in
- * statements of their own) and never claimed before (no steps to load). Other candidates come
- * back locked but not leased; the store then claims the slots left in a transaction of its own.
+ * Complete-and-claim-next in one round trip: a worker's batch of final outcomes (perhaps with
+ * the checkpoints that led to them, `checkpoints-and-ends.ts`) and the claim for the slots they
+ * free (the usual batch of a busy worker) is one transaction sent in one socket write: BEGIN,
+ * the fenced finishing statement, a claim statement that needs nothing after it, and the
+ * COMMIT. Nothing waits for an answer before the COMMIT is sent, so the claim may only take
+ * runs that need no further statement: no concurrency key (counted under a lock in statements
+ * of their own) and never claimed before (no steps to load). Other candidates come back locked
+ * but not leased; the store then claims the slots left in a transaction of its own.
  */
 import type pg from "pg";
 import type { Db } from "./db.js";
@@ -14,6 +15,12 @@ import type { ClaimedRun, ClaimRequest, Command, CommandResult } from "../types.
 import { CANDIDATES, CLAIM_SETUP, leaseSet, positions } from "./claim.js";
 import { completionsAlone, FINISH_ALONE, finishedRuns, completionParams } from "./finish.js";
 import { rawToRun } from "./rows.js";
+import {
+  checkpointsAndEnds,
+  type SaveAndEndRow,
+  saveAndEndStatement,
+  type SavesAndEnds,
+} from "./checkpoints-and-ends.js";
 
 type Completion = Extract<Command, { verb: "complete" }>;
 type Claim = Extract<Command, { verb: "claim" }>;
@@ -33,12 +40,20 @@ SELECT * FROM u
 UNION ALL
 SELECT k.pos, k.ready_at, (NULL::runs).*, NULL::bigint FROM k WHERE k.concurrency_key IS NOT NULL OR k.claims <> 0`;
 
-/** A batch of final outcomes (as `completionsAlone`) followed by the claim riding with them; null for any other batch. */
-export function completionsThenClaim(commands: Command[]): { ends: Completion[]; claim: Claim } | null {
+/**
+ * A batch of final outcomes (as `completionsAlone`), or of checkpoints and final outcomes (as
+ * `checkpointsAndEnds`), followed by the claim riding with them; null for any other batch.
+ */
+export function completionsThenClaim(
+  commands: Command[],
+): { ends: Completion[]; claim: Claim } | { pairs: SavesAndEnds; claim: Claim } | null {
   const last = commands[commands.length - 1];
   if (commands.length < 2 || last?.verb !== "claim") return null;
-  const ends = completionsAlone(commands.slice(0, -1));
-  return ends ? { ends, claim: last } : null;
+  const before = commands.slice(0, -1);
+  const ends = completionsAlone(before);
+  if (ends) return { ends, claim: last };
+  const pairs = checkpointsAndEnds(before);
+  return pairs ? { pairs, claim: last } : null;
 }
 
 /** What {@link applyCompletionsThenClaim} answers. */
@@ -55,22 +70,39 @@ export interface CompletedThenClaimed {
  */
 export async function applyCompletionsThenClaim(
   db: Db,
-  batch: { ends: Completion[]; claim: Claim },
+  batch: NonNullable<ReturnType<typeof completionsThenClaim>>,
   notify: { channel: string; payload: string },
 ): Promise<CompletedThenClaimed> {
   const req = batch.claim.request;
   const claiming = req.limit > 0 && req.workflows.length > 0;
-  const finish = completionParams(batch.ends);
-  const statements = [prepared(FINISH_ALONE, [...finish.params, notify.channel, notify.payload])];
+  const first = firstStatement(batch, notify);
+  const statements = [first.statement];
   if (claiming) statements.push({ ...prepared(CLAIM_FIRST, claimParams(req)), rowMode: "array" } as pg.QueryConfig);
   const [finished, claimed] = await db.pipelined(statements, CLAIM_SETUP);
-  const results = finishedRuns(batch.ends, finish, finished!.rows as FinishedRow[]);
+  const results = first.answer(finished!.rows);
   const { runs, passed } = claimed ? readClaim(claimed) : { runs: [], passed: false };
   results.push({ ok: true, claimed: runs });
   return { results, left: passed ? req.limit - runs.length : 0 };
 }
 
 type FinishedRow = { id: string; outstanding: number; finished_at: number };
+
+/** The statement that writes what comes before the claim, and how its rows answer those commands. */
+function firstStatement(
+  batch: NonNullable<ReturnType<typeof completionsThenClaim>>,
+  notify: { channel: string; payload: string },
+): { statement: pg.QueryConfig; answer(rows: pg.QueryResultRow[]): CommandResult[] } {
+  if ("pairs" in batch) {
+    const { statement, answer } = saveAndEndStatement(batch.pairs, notify);
+    return { statement, answer: (rows) => answer(rows as SaveAndEndRow[]) };
+  }
+  const { ends } = batch;
+  const finish = completionParams(ends);
+  return {
+    statement: prepared(FINISH_ALONE, [...finish.params, notify.channel, notify.payload]),
+    answer: (rows) => finishedRuns(ends, finish, rows as FinishedRow[]),
+  };
+}
 
 /** `CLAIM_FIRST`'s parameters. */
 function claimParams(req: ClaimRequest): unknown[] {

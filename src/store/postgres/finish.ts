@@ -80,12 +80,15 @@ export async function retryRuns(c: pg.ClientBase, retries: Retry[]): Promise<voi
   );
 }
 
-const FINISH_SET = `status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
+/** The finishing UPDATE's SET: a terminal status, its result or error, and no lease or readiness left. */
+export const FINISH_SET = `status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
        ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL`;
-const FINISH_FROM =
+/** The finishing UPDATE's rows, `u` (parameters 1 to 5, as {@link finishParams} gives them). */
+export const FINISH_FROM =
   "unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) u(id, token, status, result, error)";
 const FINISH = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE r.id = u.id RETURNING r.*`;
-const FENCE = "r.id = u.id AND r.status = 'running' AND r.claims = u.token";
+/** The finishing UPDATE's fence: only a run still `running` under the claim that sends its outcome. */
+export const FENCE = "r.id = u.id AND r.status = 'running' AND r.claims = u.token";
 const FINISH_FENCED = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE} RETURNING r.*`;
 /** Fenced, for runs whose claimed record the caller holds: only what it does not know comes back. */
 const FINISH_FENCED_NARROW = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
@@ -192,6 +195,19 @@ async function resolveParents(
 type Completion = Extract<Command, { verb: "complete" }>;
 
 /**
+ * Whether `cmd` is a final outcome (`complete`, not a retry) that needs no statement after its
+ * finishing UPDATE: it carries its claimed record, of a run without a parent (no step to resolve).
+ */
+export function isLoneEnd(cmd: Command): cmd is Completion {
+  return (
+    cmd.verb === "complete" &&
+    cmd.outcome.status !== "retry" &&
+    cmd.claimed?.id === cmd.lease.runId &&
+    cmd.claimed.parentId === null
+  );
+}
+
+/**
  * The commands of a batch of final outcomes alone (`complete`, not a retry, of distinct
  * runs), each carrying its claimed record of a run without a parent; null for any other
  * batch. Nothing in such a batch needs a statement after the finishing UPDATE.
@@ -200,8 +216,7 @@ export function completionsAlone(commands: Command[]): Completion[] | null {
   const ends: Completion[] = [];
   const ids = new Set<string>();
   for (const cmd of commands) {
-    if (cmd.verb !== "complete" || cmd.outcome.status === "retry" || ids.has(cmd.lease.runId)) return null;
-    if (cmd.claimed?.id !== cmd.lease.runId || cmd.claimed.parentId !== null) return null;
+    if (!isLoneEnd(cmd) || ids.has(cmd.lease.runId)) return null;
     ids.add(cmd.lease.runId);
     ends.push(cmd);
   }

@@ -32,7 +32,9 @@ import type {
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { CLAIM_SETUP, type ClaimShape, claimRuns } from "./claim.js";
-import { applyCheckpoints, applyCommands, checkpointsAlone } from "./commit.js";
+import { applyCommands } from "./commit.js";
+import { applyCheckpoints, checkpointsAlone } from "./checkpoints.js";
+import { applyCheckpointsAndEnds, checkpointsAndEnds } from "./checkpoints-and-ends.js";
 import { insertRuns } from "./enqueue.js";
 import { applyCompletions, completionsAlone } from "./finish.js";
 import { applyCompletionsThenClaim, completionsThenClaim } from "./finish-and-claim.js";
@@ -177,6 +179,12 @@ export class PostgresStore implements Store {
     if (ends)
       return this.ready().then(() =>
         applyCompletions(this.db, ends, { channel: this.channel, payload: this.listener.origin }),
+      );
+    // Checkpoints with the outcomes they lead to (a one-step run's pair): one statement as well.
+    const pairs = this.target.auditClaims ? null : checkpointsAndEnds(commands);
+    if (pairs)
+      return this.ready().then(() =>
+        applyCheckpointsAndEnds(this.db, pairs, { channel: this.channel, payload: this.listener.origin }),
       );
     const riding = this.target.auditClaims || !this.claimShape.plain ? null : completionsThenClaim(commands);
     if (riding) return this.ready().then(() => this.completeThenClaim(riding));
