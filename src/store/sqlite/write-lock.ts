@@ -19,13 +19,8 @@
  * once rather than wait.
  */
 import type Database from "better-sqlite3";
+import { isBusy } from "./busy.js";
 import { lockRetryDelayMs } from "./lock-backoff.js";
-
-/** Whether `err` is SQLite's "the lock is taken" (`SQLITE_BUSY` and its extended codes). */
-function isBusy(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
-}
 
 /** How a transaction commits. */
 export interface WriteOptions {
