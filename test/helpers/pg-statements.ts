@@ -25,3 +25,13 @@ export function recordStatements(): { texts: string[]; stop: () => void } {
   };
   return { texts, stop: () => (proto.query = query) };
 }
+
+/** Runs `work` while {@link recordStatements} records: its value, and the statements it sent. */
+export async function withStatements<T>(work: () => Promise<T>): Promise<{ value: T; texts: string[] }> {
+  const sent = recordStatements();
+  try {
+    return { value: await work(), texts: sent.texts };
+  } finally {
+    sent.stop();
+  }
+}

@@ -9,9 +9,9 @@ import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
 import { applyCommands } from "../../src/store/postgres/commit.js";
 import { CLAIM_SETUP } from "../../src/store/postgres/claim.js";
-import type { ClaimedRun, Command, CommandResult, EnqueueRequest, StepWrite } from "../../src/store/types.js";
+import type { ClaimedRun, Command, EnqueueRequest, StepWrite } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
-import { recordStatements } from "../helpers/pg-statements.js";
+import { withStatements } from "../helpers/pg-statements.js";
 
 const url = await testDatabase("saveend");
 let n = 0;
@@ -125,18 +125,14 @@ describe("Postgres checkpoints and final outcomes in one statement", () => {
     const [c] = await store.claim({ workerId: "w", limit: 1, leaseMs: 30_000, workflows: ["wf"] });
     const lease = { runId: "one", token: c!.token };
     const before = woken;
-    const sent = recordStatements();
-    let results: CommandResult[];
-    try {
-      results = await store.commit([
+    const { value: results, texts } = await withStatements(() =>
+      store.commit([
         { verb: "saveSteps", lease, steps: [step("only", "1")] },
         { verb: "complete", lease, outcome: { status: "succeeded", result: "1" }, claimed: c!.run },
-      ]);
-    } finally {
-      sent.stop();
-    }
+      ]),
+    );
     // One statement: no BEGIN, no COMMIT, one round trip.
-    expect(sent.texts.map((q) => q.split(/\s/)[0])).toEqual(["WITH", "answered"]);
+    expect(texts.map((q) => q.split(/\s/)[0])).toEqual(["WITH", "answered"]);
     expect(results[0]).toEqual({ ok: true });
     expect(results[1]).toEqual({ ok: true, finished: await watcher.getRun("one") });
     expect((await watcher.getSteps("one")).map((s) => [s.key, s.status, s.value])).toEqual([["only", "done", "1"]]);
@@ -151,14 +147,8 @@ describe("Postgres checkpoints and final outcomes in one statement", () => {
     const general = await fresh();
     const fastBatch = batch(await setUp(fast));
     const generalBatch = batch(await setUp(general));
-    const sent = recordStatements();
-    let fastResults: CommandResult[];
-    try {
-      fastResults = await fast.commit(fastBatch);
-    } finally {
-      sent.stop();
-    }
-    expect(sent.texts.map((q) => q.split(/\s/)[0])).toEqual(["WITH", "answered"]);
+    const { value: fastResults, texts } = await withStatements(() => fast.commit(fastBatch));
+    expect(texts.map((q) => q.split(/\s/)[0])).toEqual(["WITH", "answered"]);
     const { results: generalResults } = await general.db.tx((c) => applyCommands(c, generalBatch, { audit: false }));
     expect(timeless(fastResults)).toEqual(timeless(generalResults));
     // The stale claim's and the finished run's pairs are refused; the live ones written.
@@ -194,15 +184,9 @@ describe("Postgres checkpoints and final outcomes in one statement", () => {
     await fast.commit(next);
     const generalBatch = [...batch(await setUp(general)), claim];
     await general.commit(next);
-    const sent = recordStatements();
-    let fastResults: CommandResult[];
-    try {
-      fastResults = await fast.commit(fastBatch);
-    } finally {
-      sent.stop();
-    }
+    const { value: fastResults, texts } = await withStatements(() => fast.commit(fastBatch));
     // BEGIN, the checkpoints with the outcomes, the claim and the COMMIT leave before the first answer.
-    expect(sent.texts.map((q) => q.split(/[\s;]/)[0])).toEqual([
+    expect(texts.map((q) => q.split(/[\s;]/)[0])).toEqual([
       "BEGIN",
       "WITH",
       "WITH",
@@ -278,16 +262,13 @@ describe("Postgres checkpoints and final outcomes in one statement", () => {
     const store = await fresh();
     const of = await setUp(store);
     const lease = { runId: "pair", token: of.get("pair")!.token };
-    const sent = recordStatements();
-    try {
-      await store.commit([
+    const sent = await withStatements(() =>
+      store.commit([
         { verb: "saveSteps", lease, steps: [step("a", "1")] },
         { verb: "saveSteps", lease, steps: [step("b", "2")] },
         { verb: "complete", lease, outcome: { status: "succeeded", result: "1" }, claimed: of.get("pair")!.run },
-      ]);
-    } finally {
-      sent.stop();
-    }
+      ]),
+    );
     expect(sent.texts[0]!.split(/\s/)[0]).toBe("BEGIN");
     expect((await store.getRun("pair"))!.status).toBe("succeeded");
   });

@@ -5,12 +5,10 @@
  * the busy timeout fails with SQLITE_BUSY as before. (Before, SQLite's busy handler slept the
  * thread for the whole wait: the interval below did not fire once while the lock was held.)
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
-import { REPO } from "../helpers/project.js";
-import { writeLockHeld } from "../helpers/sqlite-lock.js";
+import { holdWriteLock, type LockHolder, writeLockHeld } from "../helpers/sqlite-lock.js";
 import { delay, tempDir } from "../helpers/tmp.js";
 
 const dir = tempDir();
@@ -20,39 +18,11 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()!();
 });
 
-/** Another process holding the write lock of `file` (`BEGIN IMMEDIATE`) until its standard input gets a line. */
-async function holdLock(file: string): Promise<{ proc: ChildProcess; release: () => Promise<void> }> {
-  const script = `
-    const Database = require("better-sqlite3");
-    const db = new Database(process.env.LOCK_FILE);
-    db.exec("BEGIN IMMEDIATE");
-    db.prepare("INSERT INTO meta (key, value) VALUES ('kv:holder', 'held')").run();
-    process.stdout.write("LOCKED\\n");
-    process.stdin.once("data", () => { db.exec("COMMIT"); db.close(); process.exit(0); });`;
-  const proc = spawn(process.execPath, ["-e", script], {
-    cwd: REPO,
-    env: { ...process.env, LOCK_FILE: file },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-  cleanups.push(() => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    proc.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("LOCKED")) resolve();
-    });
-    proc.once("exit", (code) => reject(new Error(`lock holder exited with ${code}`)));
-  });
-  return {
-    proc,
-    release: async () => {
-      proc.stdin!.write("go\n");
-      await exited;
-    },
-  };
+/** Another process holding the write lock of `file` until {@link LockHolder.release}. */
+async function holdLock(file: string): Promise<LockHolder> {
+  const holder = await holdWriteLock(file, "INSERT INTO meta (key, value) VALUES ('kv:holder', 'held')");
+  cleanups.push(holder.kill);
+  return holder;
 }
 
 function store(busyTimeout = "10s"): { s: SqliteStore; path: string } {

@@ -5,18 +5,17 @@
  * new project (`sluice dev` and a `sluice worker`, or two workers) failed with "cannot open the
  * database (SQLITE_BUSY)". The open now retries until the busy timeout (`store/sqlite/connection.ts`).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
-import { REPO } from "../helpers/project.js";
+import { holdWriteLock, type LockHolder } from "../helpers/sqlite-lock.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const dir = tempDir();
 let n = 0;
-const procs: ChildProcess[] = [];
+const holders: LockHolder[] = [];
 afterEach(() => {
-  for (const p of procs.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+  for (const h of holders.splice(0)) h.kill();
 });
 
 /**
@@ -25,27 +24,7 @@ afterEach(() => {
  * blocks this process's event loop, as SQLite's own busy waits do).
  */
 async function creatingProcess(file: string, holdMs: number): Promise<void> {
-  const script = `
-    const Database = require("better-sqlite3");
-    const db = new Database(process.env.LOCK_FILE);
-    db.exec("BEGIN IMMEDIATE");
-    db.exec("CREATE TABLE other_app (x)");
-    process.stdout.write("LOCKED\\n");
-    setTimeout(() => { db.exec("COMMIT"); db.close(); process.exit(0); }, Number(process.env.HOLD_MS));`;
-  const proc = spawn(process.execPath, ["-e", script], {
-    cwd: REPO,
-    env: { ...process.env, LOCK_FILE: file, HOLD_MS: String(holdMs) },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  procs.push(proc);
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    proc.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      if (out.includes("LOCKED")) resolve();
-    });
-    proc.once("exit", (code) => reject(new Error(`lock holder exited with ${code}`)));
-  });
+  holders.push(await holdWriteLock(file, "CREATE TABLE other_app (x)", holdMs));
 }
 
 describe("opening a new file another process is writing", () => {
