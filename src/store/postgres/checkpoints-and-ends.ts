@@ -10,6 +10,7 @@
  */
 import type pg from "pg";
 import type { Db } from "./db.js";
+import { leasePositions, LEASES_LOCKED, liveAt } from "./lease-fence.js";
 import { prepared } from "./prepared.js";
 import type { Command, CommandResult, Lease } from "../types.js";
 import { stepColumns, UPSERT_STEPS } from "./checkpoints.js";
@@ -56,27 +57,34 @@ export function checkpointsAndEnds(commands: readonly Command[]): SavesAndEnds |
   };
 }
 
-/** `FINISH_FROM` with its parameters moved past the steps' 13 and the leases' 2. */
-const ENDS_FROM = FINISH_FROM.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 15}`);
+/**
+ * `FINISH_FROM` with its parameters moved past the steps' 13 and the leases' 2, and `u.lease`,
+ * each outcome's lease position (`$24`).
+ */
+const ENDS_FROM = FINISH_FROM.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 15}`).replace(
+  /\) u\(([^)]*)\)$/,
+  (_, columns: string) => `, $24::int[]) u(${columns}, lease)`,
+);
 
 /**
- * The steps' upsert (`$1`–`$13`) and the finishing UPDATE (`$16`–`$20`) of the runs whose lease
- * (`$14` ids, `$15` tokens) is current, locked first in id order (`f`: the finishing UPDATE only
- * touches rows `f` has locked); one row per live run, `ended` when its outcome was written, with
- * the NOTIFY (`$21` channel, `$22` payload) when one was.
+ * The steps' upsert (`$1`–`$13`, `$23` their lease positions) and the finishing UPDATE
+ * (`$16`–`$20`, `$24`) of the runs whose lease (`$14` ids, `$15` tokens) is current, locked first
+ * in id order (`lease-fence.ts`: the writes read what `f` found, so they wait for its locks); a
+ * row per live run (`ended` false) and one per run whose outcome was written (`ended`), with the
+ * NOTIFY (`$21` channel, `$22` payload) when one was. Two lists, not a join: a join of the two
+ * sets plans on row estimates (see `lease-fence.ts`).
  */
-const SAVE_AND_END = `WITH f AS (
-    SELECT r.id FROM runs r JOIN unnest($14::text[], $15::int[]) l(id, token) ON r.id = l.id
-    WHERE r.status = 'running' AND r.claims = l.token ORDER BY r.id FOR UPDATE OF r
-  ), e AS (
-    UPDATE runs r SET ${FINISH_SET} FROM ${ENDS_FROM} WHERE ${FENCE} AND r.id IN (SELECT f.id FROM f)
+const SAVE_AND_END = `WITH ${LEASES_LOCKED},
+  e AS (
+    UPDATE runs r SET ${FINISH_SET} FROM ${ENDS_FROM} WHERE ${FENCE} AND ${liveAt("u.lease")}
     RETURNING r.id, r.outstanding, r.finished_at
-  ), w AS (${UPSERT_STEPS("WHERE u.run_id IN (SELECT f.id FROM f)")})
-  SELECT f.id, e.id IS NOT NULL AS ended, e.outstanding, e.finished_at,
-    CASE WHEN e.id IS NOT NULL THEN pg_notify($21, $22)::text END AS notified
-  FROM f LEFT JOIN e ON e.id = f.id`;
+  ), w AS (${UPSERT_STEPS(`WHERE ${liveAt("u.lease")}`, "$23")})
+  SELECT f.id, false AS ended, NULL::int AS outstanding, NULL::bigint AS finished_at, NULL::text AS notified
+    FROM f WHERE f.live
+  UNION ALL
+  SELECT e.id, true, e.outstanding, e.finished_at, pg_notify($21, $22)::text FROM e`;
 
-/** What {@link SAVE_AND_END} returns per live run. */
+/** What {@link SAVE_AND_END} returns: a row per live run, and one more per run it ended. */
 export interface SaveAndEndRow {
   id: string;
   ended: boolean;
@@ -90,13 +98,19 @@ export function saveAndEndStatement(
   notify: { channel: string; payload: string },
 ): { statement: pg.QueryConfig; answer(rows: readonly SaveAndEndRow[]): CommandResult[] } {
   const finish = completionParams(batch.ends);
+  const steps = stepColumns(batch.saves.map((s) => ({ runId: s.lease.runId, steps: s.steps })));
   const statement = prepared(SAVE_AND_END, [
-    ...stepColumns(batch.saves.map((s) => ({ runId: s.lease.runId, steps: s.steps }))),
+    ...steps,
     batch.leases.map((l) => l.runId),
     batch.leases.map((l) => l.token),
     ...finish.params,
     notify.channel,
     notify.payload,
+    leasePositions(batch.leases, steps[0]!),
+    leasePositions(
+      batch.leases,
+      finish.sorted.map((f) => f.runId),
+    ),
   ]);
   return {
     statement,

@@ -4,18 +4,25 @@
  * checkpoints alone applied as one statement, its own transaction.
  */
 import type { Db, RunsStatements } from "./db.js";
+import { leasePositions, LEASES_LOCKED, liveAt } from "./lease-fence.js";
 import { prepared } from "./prepared.js";
 import type { Command, CommandResult, Lease, StepWrite } from "../types.js";
 
-/** The steps' upsert, reading `u` (the unnested writes, parameters 1 to 13). */
+/**
+ * The steps' upsert, reading `u` (the unnested writes, parameters 1 to 13), filtered by
+ * `filter`; with `lease` (an `int[]` parameter, e.g. `$16`), `u.lease` is each write's lease
+ * position (`lease-fence.ts`).
+ */
 export const UPSERT_STEPS = (
   filter: string,
+  lease = "",
 ) => `INSERT INTO steps (run_id, key, kind, target, status, value, error, child_id, event, wake_at, attempts, position, started_at, finished_at)
      SELECT u.run_id, u.key, u.kind, u.target, u.status, u.value, u.error, u.child_id, u.event,
        CASE WHEN u.wake IS NULL THEN NULL ELSE now_ms() + u.wake END, u.attempts, u.position, LEAST(COALESCE(u.started, now_ms()), now_ms()),
        CASE WHEN u.status = 'pending' THEN NULL ELSE now_ms() END
      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-       $10::bigint[], $11::int[], $12::int[], $13::bigint[]) u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position, started)
+       $10::bigint[], $11::int[], $12::int[], $13::bigint[]${lease && `, ${lease}::int[]`})
+       u(run_id, key, kind, target, status, value, error, child_id, event, wake, attempts, position, started${lease && ", lease"})
      ${filter}
      ON CONFLICT (run_id, key) DO UPDATE SET kind = excluded.kind, target = excluded.target, status = excluded.status,
        value = excluded.value, error = excluded.error, child_id = excluded.child_id, event = excluded.event,
@@ -24,13 +31,11 @@ export const UPSERT_STEPS = (
 /**
  * The upsert fenced in the same statement: the leases (`$14` run ids, `$15` tokens) still
  * current are locked in id order, as a locking read would take them, only their runs' steps
- * are written, and their ids come back.
+ * are written (`$16`: each write's lease position), and their ids come back.
  */
-const FENCED_UPSERT_STEPS = `WITH f AS (
-    SELECT r.id FROM runs r JOIN unnest($14::text[], $15::int[]) l(id, token) ON r.id = l.id
-    WHERE r.status = 'running' AND r.claims = l.token ORDER BY r.id FOR UPDATE OF r
-  ), w AS (${UPSERT_STEPS("WHERE u.run_id IN (SELECT f.id FROM f)")})
-  SELECT id FROM f`;
+const FENCED_UPSERT_STEPS = `WITH ${LEASES_LOCKED},
+  w AS (${UPSERT_STEPS(`WHERE ${liveAt("u.lease")}`, "$16")})
+  SELECT f.id FROM f WHERE f.live`;
 
 /**
  * Inserts or replaces checkpoints (a key written twice in one command keeps its last write).
@@ -49,7 +54,12 @@ export async function upsertSteps(
     return null;
   }
   const { rows } = await c.query<{ id: string }>(
-    prepared(FENCED_UPSERT_STEPS, [...values, fence.map((l) => l.runId), fence.map((l) => l.token)]),
+    prepared(FENCED_UPSERT_STEPS, [
+      ...values,
+      fence.map((l) => l.runId),
+      fence.map((l) => l.token),
+      leasePositions(fence, values[0]!),
+    ]),
   );
   return new Set(rows.map((r) => r.id));
 }
