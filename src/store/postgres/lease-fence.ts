@@ -11,16 +11,17 @@ import type { Lease } from "../types.js";
 
 /**
  * Two CTEs over the leases (`$14` run ids, `$15` tokens): `f`, one row per lease (`id`, `n` its
- * position from 1, `live` when the run is still `running` under that claim; a live run's row is
- * locked), and `m`, whose `live` is the same flags as an array by position. A lease whose run
- * changed while the probe waited for its lock is checked again on the new row (`FOR UPDATE`).
+ * position from 1, `live` when the run is still `running` under that claim), and `m`, whose
+ * `live` is the same flags as an array by position. Every lease's run is locked, live or not,
+ * as the general path's locking read does, and checked on the row the lock returned (the newest,
+ * when the run changed while the probe waited). The probe's only condition is the id, so its
+ * plan is the id's unique index whatever the statistics say of the status (with the status in
+ * it, the planner took the status index and read every running run for each lease).
  */
 export const LEASES_LOCKED = `f AS (
-    SELECT l.id, l.n, r.id IS NOT NULL AS live
+    SELECT l.id, l.n, COALESCE(r.status = 'running' AND r.claims = l.token, false) AS live
     FROM (SELECT x.id, x.token, x.n FROM unnest($14::text[], $15::int[]) WITH ORDINALITY x(id, token, n) ORDER BY x.id) l
-    LEFT JOIN LATERAL (
-      SELECT r.id FROM runs r WHERE r.id = l.id AND r.status = 'running' AND r.claims = l.token FOR UPDATE OF r
-    ) r ON true
+    LEFT JOIN LATERAL (SELECT r.status, r.claims FROM runs r WHERE r.id = l.id FOR UPDATE OF r) r ON true
   ), m AS (SELECT array_agg(f.live ORDER BY f.n) AS live FROM f)`;
 
 /**
