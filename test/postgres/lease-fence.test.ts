@@ -12,6 +12,7 @@ import pg from "pg";
 import { openPostgresStore } from "../../src/store/postgres/store.js";
 import { checkpointsAndEnds, saveAndEndStatement } from "../../src/store/postgres/checkpoints-and-ends.js";
 import { upsertSteps } from "../../src/store/postgres/checkpoints.js";
+import { completionParams, FINISH_ALONE } from "../../src/store/postgres/finish.js";
 import type { Command, EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
 
@@ -111,6 +112,10 @@ describe("Postgres one-statement fence under a burst", () => {
       batch.leases,
     );
     expect(await rowsFilteredOut(alone!)).toBeLessThan(BURST);
+
+    // So do final outcomes alone.
+    const ends = { text: FINISH_ALONE, values: [...completionParams(batch.ends).params, "fence_test", "x"] };
+    expect(await rowsFilteredOut(ends)).toBeLessThan(BURST);
 
     // And the statement does what it answers: every live run ended with its step, the stale one refused.
     const results = answer((await withClient((c) => c.query({ text: statement.text, values: statement.values }))).rows);
