@@ -14,7 +14,7 @@ import { leasePositions, LEASES_LOCKED, liveAt } from "./lease-fence.js";
 import { prepared } from "./prepared.js";
 import type { Command, CommandResult, Lease } from "../types.js";
 import { stepColumns, UPSERT_STEPS } from "./checkpoints.js";
-import { completionParams, FENCE, FINISH_FROM, FINISH_SET, finishedRuns, isLoneEnd } from "./finish.js";
+import { completionParams, FINISH_FROM, FINISH_SET, finishedRuns, isLoneEnd } from "./finish.js";
 
 type Save = Extract<Command, { verb: "saveSteps" }>;
 type Completion = Extract<Command, { verb: "complete" }>;
@@ -72,11 +72,13 @@ const ENDS_FROM = FINISH_FROM.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n
  * in id order (`lease-fence.ts`: the writes read what `f` found, so they wait for its locks); a
  * row per live run (`ended` false) and one per run whose outcome was written (`ended`), with the
  * NOTIFY (`$21` channel, `$22` payload) when one was. Two lists, not a join: a join of the two
- * sets plans on row estimates (see `lease-fence.ts`).
+ * sets plans on row estimates (see `lease-fence.ts`). The finishing UPDATE's only condition on
+ * the run is its id (the fence's check was made on the row `f` locked and holds): a constant
+ * status in it let the plan kept for every batch read every running run for each outcome.
  */
 const SAVE_AND_END = `WITH ${LEASES_LOCKED},
   e AS (
-    UPDATE runs r SET ${FINISH_SET} FROM ${ENDS_FROM} WHERE ${FENCE} AND ${liveAt("u.lease")}
+    UPDATE runs r SET ${FINISH_SET} FROM ${ENDS_FROM} WHERE r.id = u.id AND ${liveAt("u.lease")}
     RETURNING r.id, r.outstanding, r.finished_at
   ), w AS (${UPSERT_STEPS(`WHERE ${liveAt("u.lease")}`, "$23")})
   SELECT f.id, false AS ended, NULL::int AS outstanding, NULL::bigint AS finished_at, NULL::text AS notified

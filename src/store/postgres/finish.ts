@@ -88,7 +88,7 @@ export const FINISH_FROM =
   "unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) u(id, token, status, result, error)";
 const FINISH = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE r.id = u.id RETURNING r.*`;
 /** The finishing UPDATE's fence: only a run still `running` under the claim that sends its outcome. */
-export const FENCE = "r.id = u.id AND r.status = 'running' AND r.claims = u.token";
+const FENCE = "r.id = u.id AND r.status = 'running' AND r.claims = u.token";
 const FINISH_FENCED = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE} RETURNING r.*`;
 /** Fenced, for runs whose claimed record the caller holds: only what it does not know comes back. */
 const FINISH_FENCED_NARROW = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE ${FENCE}
