@@ -2,7 +2,9 @@
  * Creating runs in bulk: one multi-row INSERT (arrays unnested) for every enqueue
  * and child of a batch, `ON CONFLICT DO NOTHING` for ids that already exist, then
  * one read of those to tell a deduplicated repeat from a conflict. A batch of enqueues
- * alone is that INSERT as its own transaction (one statement, one round trip).
+ * alone is that INSERT as its own transaction (one statement, one round trip). The `LIMIT` of the
+ * arrays' length (every row) makes the plan Postgres keeps for any values expect one run, so a
+ * one-run enqueue is not planned again at each execution (`test/postgres/plan-cache.test.ts`).
  */
 import type { RunsStatements } from "./db.js";
 import { prepared } from "./prepared.js";
@@ -42,6 +44,7 @@ FROM (
     AS v(id, workflow, task, queue, payload, priority, run_at0, max_attempts, backoff_base, backoff_max, version, parent_id,
       parent_key, root_id, options, created_by, cache_key, concurrency_key, concurrency_limit, concurrency_window_ms,
       lease_owner, lease_ms)
+  LIMIT cardinality($1::text[])
 ) u
 ON CONFLICT (id) DO NOTHING
 RETURNING ${returning}`;
