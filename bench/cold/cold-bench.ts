@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- --cold`: issue 15's workloads W1–W4, each measured in a fresh process on a
  * fresh database, 3 runs, medians, beside the store's raw limits and the issue's targets; and
- * `--large`: W1, W3 and W4 again on a store already holding a large history, beside the
- * empty-store figures, with the database size per 1,000 runs.
+ * `--large`: W1, W3 and W4 again on a store already holding a large history, each process beside
+ * one on an empty store, with the database size per 1,000 runs.
  */
 import { openBenchEngine } from "../engine-bench.js";
 import { fmt, printFigures } from "../report.js";
@@ -54,11 +54,19 @@ export async function coldSection(store: ColdStore, dir: string, workloads: read
 /** Issue 15's history: 1,000,000 finished runs and 100,000 parked (sleeps and waits). */
 export const LARGE: SeedSize = { finished: 1_000_000, parked: 100_000 };
 
+/** Fresh processes per workload on the seeded database, each beside one on an empty database. */
+const LARGE_PAIRS = 5;
+
 /**
- * Seeds a store with `size` history, measures W1, W3 and W4 on it (3 fresh processes each, on
- * that one database), prints them beside `empty`. Returns the seeded database (the caller drops it).
+ * Seeds a store with `size` history, measures W1, W3 and W4 on it in {@link LARGE_PAIRS} fresh
+ * processes each (on that one database), each alternated with a fresh process on a fresh empty
+ * database, and prints the medians side by side. Paired: a cold W1 process swings by ±20 % from
+ * one to the next on this machine, as much as the target allows, so medians of 3 taken minutes
+ * apart (the cold section's) said −3 % to −29 % for the same build, while copies of one seeded
+ * file measured beside copies of an empty one showed no difference. Returns the seeded database
+ * (the caller drops it).
  */
-export async function largeSection(store: ColdStore, dir: string, empty: Results, size = LARGE): Promise<string> {
+export async function largeSection(store: ColdStore, dir: string, size = LARGE): Promise<string> {
   const db = store.fresh("large");
   const engine = await openBenchEngine(dir, "large", db); // migrates and publishes the bench workflows
   await engine.stop();
@@ -81,10 +89,19 @@ export async function largeSection(store: ColdStore, dir: string, empty: Results
     ],
   );
   const large: Results = {};
+  const empty: Results = {};
   for (const w of ["W1", "W3", "W4"] as const)
-    for (let i = 0; i < 3; i++) (large[w] ??= []).push(await measureInChild(w, dir, db));
+    for (let i = 0; i < LARGE_PAIRS; i++) {
+      const fresh = store.fresh(`${w}-empty-${i}`);
+      try {
+        (empty[w] ??= []).push(await measureInChild(w, dir, fresh));
+      } finally {
+        await store.drop(fresh);
+      }
+      (large[w] ??= []).push(await measureInChild(w, dir, db));
+    }
   printFigures(
-    `cold process on ${store.name} with that history (3 fresh processes on the one seeded database), beside the empty store`,
+    `cold process on ${store.name} with that history (${LARGE_PAIRS} fresh processes on the one seeded database, each alternated with one on a fresh empty database), medians`,
     flatFigures(large, empty),
   );
   return db;

@@ -22,8 +22,8 @@ export interface Issue15Sections {
   sqliteOnly?: boolean;
 }
 
-async function large(store: ColdStore, dir: string, empty: Awaited<ReturnType<typeof coldSection>>): Promise<void> {
-  const db = await largeSection(store, dir, empty);
+async function large(store: ColdStore, dir: string): Promise<void> {
+  const db = await largeSection(store, dir);
   try {
     printFigures(`retention on ${store.name} while another process claims`, await retentionFigures(store, dir, db));
   } finally {
@@ -33,13 +33,10 @@ async function large(store: ColdStore, dir: string, empty: Awaited<ReturnType<ty
 
 /** Runs the selected sections, SQLite first, then Postgres. */
 export async function issue15Bench(dir: string, s: Issue15Sections): Promise<void> {
-  const workloads = s.cold ? WORKLOADS : (["W1", "W3", "W4"] as const);
   const sqlite = sqliteStore(dir);
   printLimits(sqlite);
-  if (s.cold || s.large) {
-    const empty = await coldSection(sqlite, dir, workloads);
-    if (s.large) await large(sqlite, dir, empty);
-  }
+  if (s.cold) await coldSection(sqlite, dir, WORKLOADS);
+  if (s.large) await large(sqlite, dir);
   if (s.timers) printFigures("timers on SQLite", await timerFigures(sqlite));
   if (s.sqliteOnly) return;
 
@@ -49,10 +46,8 @@ export async function issue15Bench(dir: string, s: Issue15Sections): Promise<voi
     cluster = await startCluster();
     pg = await postgresStore(cluster.url, dir);
     printLimits(pg);
-    if (s.cold || s.largePostgres) {
-      const empty = await coldSection(pg, dir, s.cold ? WORKLOADS : workloads);
-      if (s.largePostgres) await large(pg, dir, empty);
-    }
+    if (s.cold) await coldSection(pg, dir, WORKLOADS);
+    if (s.largePostgres) await large(pg, dir);
     if (s.timers) printFigures("timers on Postgres", await timerFigures(pg));
   } finally {
     await pg?.close();

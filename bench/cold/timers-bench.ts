@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --timers`: 10,000 one-step runs parked with the same `ready_at`, idle worker
- * processes waiting for them (2 x 200 slots as `test/chaos/timers.test.ts`, and 2 x 5,000): the
+ * processes waiting for them (2 x 200 slots as `test/chaos/timers.test.ts`, 2 x 500, and 2 x 5,000): the
  * spread from the first start to the last (issue 15: all start within 1 s; issue 16 tests the burst as a fault, `test/chaos/timers.test.ts`) and the delay of the
  * first start. A run has started when it is claimed and its body has begun (its step's
  * `started_at`); its checkpoint and completion are not part of its start.
@@ -70,8 +70,8 @@ export interface TimerShape {
 }
 
 /**
- * The shapes measured: 2 x 200 slots (the chaos test's, and the figure of earlier passes), and
- * 2 x 5,000 (slots for the whole burst: a one-step run holds a slot from its claim to its
+ * The shapes measured: 2 x 200 slots (the chaos test's, and the figure of earlier passes), 2 x 500
+ * (`sluice worker`'s default `--concurrency`), and 2 x 5,000 (slots for the whole burst: a one-step run holds a slot from its claim to its
  * completion, so with fewer slots than due runs the later ones wait for earlier ones to finish).
  * `SLUICE_BENCH_TIMER_SHAPES=2x200,1x10000` overrides them.
  */
@@ -80,6 +80,7 @@ function shapes(): TimerShape[] {
   if (!env)
     return [
       { workers: 2, slots: 200 },
+      { workers: 2, slots: 500 },
       { workers: 2, slots: 5_000 },
     ];
   return env.split(",").map((s) => {
@@ -149,7 +150,7 @@ async function timerShapeFigures(store: ColdStore, shape: TimerShape): Promise<F
     const early = Number(counts!.early);
     const cpuMs = (await Promise.all(workers.splice(0).map(stopWorker))).reduce((a, b) => a + b, 0);
     const bodySpread = entered.last - claimed.first;
-    const label = `${shape.workers} x ${shape.slots.toLocaleString("en-US")} slots`;
+    const label = `${shape.workers} x ${shape.slots.toLocaleString("en-US")} slots${shape.slots === 500 ? " (the default)" : ""}`;
     return [
       {
         name: `${TIMERS.toLocaleString("en-US")} timers due at once, ${label}: first claim to last body start`,
