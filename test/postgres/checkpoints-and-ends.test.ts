@@ -9,8 +9,9 @@ import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/store.js";
 import { applyCommands } from "../../src/store/postgres/commit.js";
 import { CLAIM_SETUP } from "../../src/store/postgres/claim.js";
-import type { ClaimedRun, Command, EnqueueRequest, StepWrite } from "../../src/store/types.js";
+import type { ClaimedRun, Command, StepWrite } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { enqueueRequest } from "../helpers/requests.js";
 import { withStatements } from "../helpers/pg-statements.js";
 
 const url = await testDatabase("saveend");
@@ -28,17 +29,7 @@ afterEach(async () => {
   while (open.length) await open.pop()!.close();
 });
 
-function req(id: string): EnqueueRequest {
-  return {
-    id,
-    dedupe: false,
-    workflow: "wf",
-    queue: "default",
-    payload: "{}",
-    maxAttempts: 3,
-    backoff: { base: 1000, max: 1000 },
-  };
-}
+const req = (id: string) => enqueueRequest(id);
 
 const step = (key: string, value: string): StepWrite => ({
   key,

@@ -10,6 +10,7 @@ import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/
 import { CANDIDATES, CLAIM_SETUP } from "../../src/store/postgres/claim.js";
 import type { ClaimedRun, Command, EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { enqueueRequest } from "../helpers/requests.js";
 import { recordStatements } from "../helpers/pg-statements.js";
 import { createEngine, defineWorkflow } from "../../src/index.js";
 
@@ -29,18 +30,7 @@ afterEach(async () => {
   while (open.length) await open.pop()!.close();
 });
 
-function req(id: string, over: Partial<EnqueueRequest> = {}): EnqueueRequest {
-  return {
-    id,
-    dedupe: false,
-    workflow: "wf",
-    queue: "default",
-    payload: "{}",
-    maxAttempts: 1,
-    backoff: { base: 1000, max: 1000 },
-    ...over,
-  };
-}
+const req = (id: string, over: Partial<EnqueueRequest> = {}) => enqueueRequest(id, { maxAttempts: 1, ...over });
 
 describe("Postgres hot path", () => {
   it("wakes another store's watcher through the NOTIFY sent with the COMMIT", async () => {

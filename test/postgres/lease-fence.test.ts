@@ -13,8 +13,9 @@ import { openPostgresStore } from "../../src/store/postgres/store.js";
 import { checkpointsAndEnds, saveAndEndStatement } from "../../src/store/postgres/checkpoints-and-ends.js";
 import { upsertSteps } from "../../src/store/postgres/checkpoints.js";
 import { completionParams, FINISH_ALONE } from "../../src/store/postgres/finish.js";
-import type { Command, EnqueueRequest } from "../../src/store/types.js";
+import type { Command } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { enqueueRequest } from "../helpers/requests.js";
 
 const url = await testDatabase("fence");
 const database = new URL(url).pathname.slice(1);
@@ -24,17 +25,7 @@ afterAll(() => store.close());
 
 const BURST = 500;
 
-function req(id: string): EnqueueRequest {
-  return {
-    id,
-    dedupe: false,
-    workflow: "wf",
-    queue: "default",
-    payload: "{}",
-    maxAttempts: 3,
-    backoff: { base: 1000, max: 1000 },
-  };
-}
+const req = (id: string) => enqueueRequest(id);
 
 /** Runs `fn` with a client on the store's schema. */
 async function withClient<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {

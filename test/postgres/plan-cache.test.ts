@@ -10,8 +10,8 @@ import pg from "pg";
 import { openPostgresStore } from "../../src/store/postgres/store.js";
 import { checkpointsAndEnds, saveAndEndStatement } from "../../src/store/postgres/checkpoints-and-ends.js";
 import { insertRuns } from "../../src/store/postgres/enqueue.js";
-import type { EnqueueRequest } from "../../src/store/types.js";
 import { testDatabase, withDatabase } from "../helpers/postgres.js";
+import { enqueueRequest } from "../helpers/requests.js";
 
 const url = await testDatabase("plans");
 const database = new URL(url).pathname.slice(1);
@@ -22,17 +22,7 @@ afterAll(async () => {
 
 const RUNS = 8;
 
-function req(id: string): EnqueueRequest {
-  return {
-    id,
-    dedupe: false,
-    workflow: "wf",
-    queue: "default",
-    payload: "{}",
-    maxAttempts: 3,
-    backoff: { base: 1000, max: 1000 },
-  };
-}
+const req = (id: string) => enqueueRequest(id);
 
 /** A client on `schema`, closed after the test. */
 async function client(schema: string): Promise<pg.Client> {
