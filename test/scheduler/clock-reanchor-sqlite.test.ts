@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { nextFireAfter } from "../../src/core/cron.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import type { EnqueueRequest } from "../../src/store/types.js";
+import { enqueueRequest } from "../helpers/requests.js";
 import { tempDir } from "../helpers/tmp.js";
 
 const HOUR = 3_600_000;
@@ -17,16 +18,7 @@ const store = openSqliteStore({ path: join(tempDir("sluice-reanchor-"), "sluice.
 afterAll(() => store.close());
 
 function req(id: string, runAt?: number): EnqueueRequest {
-  return {
-    id,
-    dedupe: false,
-    workflow: "wf",
-    queue: "default",
-    payload: "{}",
-    maxAttempts: 3,
-    backoff: { base: 1000, max: 3_600_000 },
-    ...(runAt !== undefined && { runAt }),
-  };
+  return enqueueRequest(id, { backoff: { base: 1000, max: HOUR }, ...(runAt !== undefined && { runAt }) });
 }
 
 describe("re-anchoring on SQLite after the clock was set back", () => {
