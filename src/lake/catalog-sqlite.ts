@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { KeyedMutex } from "../assets/keyed-mutex.js";
+import { untilNotBusy } from "../store/sqlite/busy.js";
 import { Statements } from "../store/sqlite/statements.js";
 import type { CatalogDb, CatalogRow } from "./catalog-db.js";
 import { TransactionContext } from "./catalog-context.js";
@@ -22,6 +23,9 @@ import { TransactionContext } from "./catalog-context.js";
  * each other inside SQLite: they queue here instead (other processes wait in SQLite).
  */
 const writers = new KeyedMutex();
+
+/** How long a catalog write waits for another process's (SQLite's busy timeout). */
+const BUSY_TIMEOUT_MS = 10_000;
 
 /** Options of {@link openSqliteCatalog}. */
 export interface SqliteCatalogOptions {
@@ -69,12 +73,16 @@ export function openSqliteCatalog(path: string, options: SqliteCatalogOptions = 
     ? openReadOnly(path)
     : new Database(path, { readonly: false, fileMustExist: !options.create });
   if (!options.readonly) {
-    db.pragma("journal_mode = WAL");
-    // FULL: a snapshot is on disk when its commit returns, as is every data file it names
-    // (file-staging.ts flushes them first), so a materialization Sluice records as written
-    // survives an OS crash or power loss too, not only a killed process.
-    db.pragma("synchronous = FULL");
-    db.pragma("busy_timeout = 10000");
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Switching a new file to WAL while another process creates it (two workers writing a lake's
+    // first partitions at once) is answered SQLITE_BUSY without the busy handler: retried.
+    untilNotBusy(BUSY_TIMEOUT_MS, () => {
+      db.pragma("journal_mode = WAL");
+      // FULL: a snapshot is on disk when its commit returns, as is every data file it names
+      // (file-staging.ts flushes them first), so a materialization Sluice records as written
+      // survives an OS crash or power loss too, not only a killed process.
+      db.pragma("synchronous = FULL");
+    });
   }
   // The catalog code sends a small, fixed set of statements: each is compiled once.
   const statements = new Statements(db, MAX_CACHED_STATEMENTS);

@@ -8,9 +8,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { SluiceError } from "../../sdk/errors.js";
-import { isBusy } from "./busy.js";
+import { untilNotBusy } from "./busy.js";
 import { DatabaseOpenError, isNotWritable, ReadOnlySchemaError } from "./errors.js";
-import { lockRetryDelayMs } from "./lock-backoff.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { dropStat4 } from "./stat4.js";
@@ -52,30 +51,6 @@ export function openConnection(options: {
     if (!options.readOnlyFallback || !isNotWritable(err) || path === ":memory:" || !existsSync(path))
       throw new DatabaseOpenError(path, err);
     return openReadOnly(path, busy);
-  }
-}
-
-/** What {@link untilNotBusy} sleeps on (nothing ever wakes it: each wait runs to its timeout). */
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
-
-/**
- * Runs `steps` (each safe to run again) until they pass SQLite's lock, for up to `timeoutMs`.
- * SQLite's busy handler does not cover every wait at open: a connection that reads a new file and
- * must then write it to switch it to WAL gets `SQLITE_BUSY` at once while another process holds its
- * write lock (deadlock avoidance), as when two processes start on a new project together. The open
- * is synchronous, as the busy handler's waits are: the pauses sleep the thread (1, 2, 4, 4 … ms).
- */
-function untilNotBusy(timeoutMs: number, steps: () => void): void {
-  const deadline = performance.now() + timeoutMs;
-  for (let retry = 0; ; retry++) {
-    try {
-      steps();
-      return;
-    } catch (err) {
-      const pause = lockRetryDelayMs(retry);
-      if (!isBusy(err) || performance.now() + pause > deadline) throw err;
-      Atomics.wait(PAUSE, 0, 0, pause);
-    }
   }
 }
 
