@@ -63,6 +63,9 @@ async function query<T>(store: ColdStore, database: string, sql: string, params:
   }
 }
 
+/** `sluice worker`'s default `--concurrency`. */
+const CLI_DEFAULT_SLOTS = 500;
+
 /** How the timers are served: worker processes and slots per worker. */
 export interface TimerShape {
   workers: number;
@@ -80,7 +83,7 @@ function shapes(): TimerShape[] {
   if (!env)
     return [
       { workers: 2, slots: 200 },
-      { workers: 2, slots: 500 },
+      { workers: 2, slots: CLI_DEFAULT_SLOTS },
       { workers: 2, slots: 5_000 },
     ];
   return env.split(",").map((s) => {
@@ -150,7 +153,7 @@ async function timerShapeFigures(store: ColdStore, shape: TimerShape): Promise<F
     const early = Number(counts!.early);
     const cpuMs = (await Promise.all(workers.splice(0).map(stopWorker))).reduce((a, b) => a + b, 0);
     const bodySpread = entered.last - claimed.first;
-    const label = `${shape.workers} x ${shape.slots.toLocaleString("en-US")} slots${shape.slots === 500 ? " (the default)" : ""}`;
+    const label = `${shape.workers} x ${shape.slots.toLocaleString("en-US")} slots${shape.slots === CLI_DEFAULT_SLOTS ? " (the default)" : ""}`;
     return [
       {
         name: `${TIMERS.toLocaleString("en-US")} timers due at once, ${label}: first claim to last body start`,

@@ -14,7 +14,7 @@ import { leasePositions, LEASES_LOCKED, liveAt } from "./lease-fence.js";
 import { prepared } from "./prepared.js";
 import type { Command, CommandResult, Lease } from "../types.js";
 import { stepColumns, UPSERT_STEPS } from "./checkpoints.js";
-import { completionParams, FINISH_FROM, FINISH_SET, finishedRuns, isLoneEnd } from "./finish.js";
+import { completionParams, finishFrom, FINISH_SET, finishedRuns, isLoneEnd } from "./finish.js";
 
 type Save = Extract<Command, { verb: "saveSteps" }>;
 type Completion = Extract<Command, { verb: "complete" }>;
@@ -57,14 +57,8 @@ export function checkpointsAndEnds(commands: readonly Command[]): SavesAndEnds |
   };
 }
 
-/**
- * `FINISH_FROM` with its parameters moved past the steps' 13 and the leases' 2, and `u.lease`,
- * each outcome's lease position (`$24`).
- */
-const ENDS_FROM = FINISH_FROM.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 15}`).replace(
-  /\) u\(([^)]*)\)$/,
-  (_, columns: string) => `, $24::int[]) u(${columns}, lease)`,
-);
+/** The outcomes' rows: parameters after the steps' 13 and the leases' 2, and each one's lease position (`$24`). */
+const ENDS_FROM = finishFrom(16, "$24");
 
 /**
  * The steps' upsert (`$1`–`$13`, `$23` their lease positions) and the finishing UPDATE

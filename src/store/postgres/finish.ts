@@ -83,9 +83,17 @@ export async function retryRuns(c: pg.ClientBase, retries: Retry[]): Promise<voi
 /** The finishing UPDATE's SET: a terminal status, its result or error, and no lease or readiness left. */
 export const FINISH_SET = `status = u.status, result = u.result, error = u.error, finished_at = now_ms(), updated_at = now_ms(),
        ready_at = NULL, lease_owner = NULL, lease_expires_at = NULL`;
-/** The finishing UPDATE's rows, `u` (parameters 1 to 5, as {@link finishParams} gives them). */
-export const FINISH_FROM =
-  "unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[]) u(id, token, status, result, error)";
+/**
+ * The finishing UPDATE's rows, `u`: parameters `first` to `first + 4`, as {@link finishParams}
+ * gives them; with `lease` (an `int[]` parameter, e.g. `$24`), also `u.lease`, each outcome's
+ * lease position (`lease-fence.ts`).
+ */
+export function finishFrom(first = 1, lease = ""): string {
+  const [id, token, status, result, error] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
+  return `unnest(${id}::text[], ${token}::int[], ${status}::text[], ${result}::text[], ${error}::text[]${lease && `, ${lease}::int[]`})
+    u(id, token, status, result, error${lease && ", lease"})`;
+}
+const FINISH_FROM = finishFrom();
 const FINISH = `UPDATE runs r SET ${FINISH_SET} FROM ${FINISH_FROM} WHERE r.id = u.id RETURNING r.*`;
 /** The finishing UPDATE's fence: only a run still `running` under the claim that sends its outcome. */
 const FENCE = "r.id = u.id AND r.status = 'running' AND r.claims = u.token";
