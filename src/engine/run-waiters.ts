@@ -109,7 +109,11 @@ export class RunWaiters {
     if (ids.length === 0) return;
     // Notified changes only, as the poll's watch: Postgres's safety-net poll says nothing changed. A
     // lost NOTIFY delays such an end to the poll's full read (every FULL_POLL_EVERY ticks), not for ever.
-    this.unwatchRecent ??= this.store.watch(() => this.outsideChanges++, { othersOnly: true, notifiedOnly: true });
+    this.unwatchRecent ??= this.store.watch(() => this.outsideChanges++, {
+      othersOnly: true,
+      notifiedOnly: true,
+      catchUp: true,
+    });
     const at = Date.now();
     for (const id of ids) {
       this.recent.delete(id);
@@ -170,7 +174,11 @@ export class RunWaiters {
     // Changes made here are announced by events (as on SQLite, whose data version never moves for
     // its own commits), and every FULL_POLL_EVERY-th tick is this poll's own safety net: re-reading
     // every waited-on run at each of this process's own commits cost more than the runs themselves.
-    this.unwatch = this.store.watch(() => (this.changed = true), { othersOnly: true, notifiedOnly: true });
+    this.unwatch = this.store.watch(() => (this.changed = true), {
+      othersOnly: true,
+      notifiedOnly: true,
+      catchUp: true,
+    });
     this.poll = setInterval(() => {
       if (!this.changed && ++this.ticks % FULL_POLL_EVERY !== 0) return;
       this.changed = false;

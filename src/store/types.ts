@@ -357,6 +357,13 @@ export type PublishReleaseOutcome =
 /** The delay before another attempt of a run whose lease expired: its failed attempt (1-based) and its backoff policy. */
 export type RetryDelay = (attempt: number, backoff: BackoffPolicy) => number;
 
+/** How a {@link Store.watch} watcher is called (see there). */
+export interface WatchOptions {
+  othersOnly?: boolean;
+  notifiedOnly?: boolean;
+  catchUp?: boolean;
+}
+
 /** The storage interface every engine part talks to. */
 export interface Store {
   /** Short name for messages: `sqlite` or `postgres`. */
@@ -547,8 +554,9 @@ export interface Store {
    * With `othersOnly`, changes committed through this store object itself are left out
    * (SQLite never reports them: its data version moves only for other connections); the
    * periodic safety-net call of Postgres still comes, unless `notifiedOnly` (for a caller
-   * with a safety-net poll of its own).
+   * with a safety-net poll of its own). With `catchUp`, Postgres also calls it once its LISTEN
+   * is in place, for what was committed before (whose NOTIFY reached nobody).
    */
-  watch(onChange: () => void, options?: { othersOnly?: boolean; notifiedOnly?: boolean }): () => void;
+  watch(onChange: () => void, options?: WatchOptions): () => void;
   close(): Promise<void>;
 }

@@ -445,6 +445,9 @@ describe("Postgres hot path", () => {
     const slow = defineWorkflow("hot-slow", { handler: async () => (await new Promise((r) => setTimeout(r, 250)), 1) });
     const engine = createEngine({ database: u, workflows: [slow], scheduler: false, worker: { concurrency: 2 } });
     await engine.start();
+    // The store's LISTEN in place first: the waiters' one catch-up read when it comes up (for ends
+    // committed elsewhere before it, `listener.test.ts`) is not what this test counts.
+    await new Promise((r) => setTimeout(r, 500));
     try {
       const store = engine.store as unknown as { getRuns: (...a: unknown[]) => Promise<unknown> };
       const getRuns = store.getRuns.bind(store);

@@ -11,6 +11,7 @@ import { pgDriver } from "./driver.js";
 import type { PostgresTarget } from "./config.js";
 import { clientConfig } from "./db.js";
 import { ident } from "./migrate.js";
+import type { WatchOptions } from "../types.js";
 
 /** The NOTIFY channel of a schema (LISTEN takes an identifier, so it is quoted). */
 export function channelOf(schema: string): string {
@@ -21,7 +22,7 @@ export function channelOf(schema: string): string {
 export class Listener {
   /** Sent as the payload of this store's own NOTIFYs, so watchers of others' changes can skip them. */
   readonly origin = randomBytes(8).toString("hex");
-  private readonly watchers = new Map<() => void, { othersOnly: boolean; notifiedOnly: boolean }>();
+  private readonly watchers = new Map<() => void, WatchOptions>();
   private client: pg.Client | null = null;
   private connecting = false;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -36,10 +37,11 @@ export class Listener {
 
   /**
    * Adds a watcher (`othersOnly`: not called for this store's own NOTIFYs; `notifiedOnly`: not
-   * called by the safety-net poll); returns its unsubscribe function.
+   * called by the safety-net poll; `catchUp`: called once the LISTEN it waits for is in place);
+   * returns its unsubscribe function.
    */
-  add(onChange: () => void, othersOnly = false, notifiedOnly = false): () => void {
-    this.watchers.set(onChange, { othersOnly, notifiedOnly });
+  add(onChange: () => void, options: WatchOptions = {}): () => void {
+    this.watchers.set(onChange, options);
     if (this.watchers.size === 1) this.open();
     return () => {
       this.watchers.delete(onChange);
@@ -70,7 +72,12 @@ export class Listener {
         return;
       }
       this.client = client;
+      // What was committed while nobody listened sent its NOTIFY to nobody: after a lost
+      // connection every watcher is told; on the first LISTEN, those that asked (`catchUp`: a
+      // CLI `enqueue --wait` whose run another process ended within milliseconds otherwise
+      // waited for its waiter's full poll, 5 s).
       if (this.failures > 0) this.fire();
+      else for (const [w, o] of [...this.watchers]) if (o.catchUp) w();
       this.failures = 0;
     } catch {
       client.removeAllListeners("end");

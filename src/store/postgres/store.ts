@@ -29,6 +29,7 @@ import type {
   PublishReleaseRequest,
   ReleaseRecord,
   ReleaseSummary,
+  WatchOptions,
 } from "../types.js";
 import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { CLAIM_SETUP, type ClaimShape, claimRuns } from "./claim.js";
@@ -573,8 +574,8 @@ export class PostgresStore implements Store {
     await this.leadership.resign(name, holder);
   }
 
-  watch(onChange: () => void, options?: { othersOnly?: boolean; notifiedOnly?: boolean }): () => void {
-    return this.listener.add(onChange, options?.othersOnly ?? false, options?.notifiedOnly ?? false);
+  watch(onChange: () => void, options: WatchOptions = {}): () => void {
+    return this.listener.add(onChange, options);
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,7 @@ import type {
   PublishReleaseRequest,
   ReleaseRecord,
   ReleaseSummary,
+  WatchOptions,
 } from "../types.js";
 import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
@@ -550,7 +551,7 @@ export class SqliteStore implements Store {
     await this.tx(() => leaders.resign(this.s, name, holder));
   }
 
-  watch(onChange: () => void, _options?: { othersOnly?: boolean }): () => void {
+  watch(onChange: () => void, _options?: WatchOptions): () => void {
     this.watchers.add(onChange);
     if (!this.watchTimer) {
       this.lastDataVersion = this.dataVersion();
