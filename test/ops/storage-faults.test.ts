@@ -31,6 +31,21 @@ export default defineWorkflow("gated", {
   };
 }
 
+/**
+ * Waits until run `id`'s step "first" is in the store. The body writes its `ready` flag as soon as
+ * `ctx.run` returns, and a step's checkpoint is written ahead (committed while the body goes on):
+ * a fault injected at `ready` could otherwise refuse that checkpoint instead of the final write.
+ */
+async function firstSaved(root: string, id: string, env: Record<string, string> = {}, db?: string): Promise<void> {
+  await eventually(async () => {
+    const show = spawnSluice(["show", id, "--json", ...(db ? ["--db", db] : [])], root, env);
+    if ((await show.exited) !== 0) return false;
+    return (JSON.parse(show.output()) as { steps: Array<{ key: string; status: string }> }).steps.some(
+      (st) => st.key === "first" && st.status === "done",
+    );
+  }, 30_000);
+}
+
 async function showJson(root: string, id: string, db?: string): Promise<any> {
   const show = spawnSluice(["show", id, "--json", ...(db ? ["--db", db] : [])], root);
   expect(await show.exited).toBe(0);
@@ -45,6 +60,7 @@ describe("a final write the database refuses", () => {
     expect(await enq.exited).toBe(0);
     const worker = spawnSluice(["worker"], root);
     await eventually(() => existsSync(join(flags, "ready")), 30_000);
+    await firstSaved(root, "locked-run");
 
     // A separate process takes the write lock and holds it longer than the 10 s busy timeout.
     const db = join(root, ".sluice", "sluice.db");
@@ -87,6 +103,7 @@ setTimeout(() => { db.exec("COMMIT"); db.close(); console.log("released"); }, 13
       expect(await enq.exited).toBe(0);
       const worker = spawnSluice(["worker", "--db", db], root);
       await eventually(() => existsSync(join(flags, "ready")), 30_000);
+      await firstSaved(root, "full-run", {}, db);
       // Fill the filesystem to the last byte.
       const filler = join(mnt, "filler");
       try {
@@ -125,6 +142,7 @@ describe("a final write Postgres refuses", () => {
     expect(await enq.exited).toBe(0);
     const worker = spawnSluice(["worker"], root, env);
     await eventually(() => existsSync(join(flags, "ready")), 30_000);
+    await firstSaved(root, "pg-run", env);
     // New sessions are read-only, and the worker's current ones are cut (as a failover does).
     const admin = postgresAdminUrl();
     const cut = `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`;
