@@ -58,6 +58,23 @@ describe("sluice preview", () => {
     expect(boom.err).toContain("run failed: kaput");
   }, 60_000);
 
+  it("points a pipeline script to sluice pipeline run, and says when a project has nothing to preview", async () => {
+    const root = makeProject({
+      "sluice.json": "{}",
+      "f/sales/totals.sql": "-- pipeline\n-- partitioned daily\n-- materialize ducklake://main/totals\nSELECT 1 AS n\n",
+    });
+    for (const path of ["f/sales/totals.sql", "f/sales/totals"]) {
+      const r = await sluice(root, "preview", path);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`${path} is a pipeline script`);
+      expect(r.err).toContain("`sluice pipeline run f/sales --to totals.sql --partition <partition>`");
+    }
+    const none = await sluice(makeProject({ "sluice.json": "{}" }), "preview", "f/x/y");
+    expect(none.code).toBe(1);
+    expect(none.err).toContain("f/x/y is not a workflow or script of");
+    expect(none.err).toContain("which has none");
+  }, 60_000);
+
   it("answers approvals inline from standard input: approve, then a form value (asked again after a bad answer)", async () => {
     const root = makeProject({ "f/ops/gated.ts": GATED });
     const r = await previewWith(

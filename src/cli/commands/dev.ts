@@ -96,7 +96,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
       for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
       configureScheduleRows(engine, project.config.triggers, (t) => cx.io.stderr(t));
       await engine.publish();
-      if (report.loaded.length === 0 && report.errors.length === 0) {
+      // a project of pipeline scripts only (DuckDB SQL, Bash) has no modules, and needs no hint
+      if (report.loaded.length === 0 && report.errors.length === 0 && pipelines.catalog().folders().length === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
       await pipelines.start();

@@ -5,6 +5,7 @@ import type { Command } from "commander";
 import { decodeValue } from "../../core/serde.js";
 import { createEngine } from "../../engine/engine.js";
 import { Project } from "../../loader/project.js";
+import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
 import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { moduleName } from "../../worker/script-paths.js";
@@ -13,6 +14,25 @@ import { readJsonInput } from "../json-input.js";
 import { waitAnsweringApprovals } from "../approval-answer.js";
 import { parseDurationOption } from "../options.js";
 import { DIR_OPTION, resolveProject } from "../project.js";
+
+/**
+ * What to say about a path preview cannot run: a pipeline script (DuckDB SQL, Bash, …) runs with
+ * its pipeline's assets through `sluice pipeline run`, not in a throwaway database; anything else
+ * is unknown, with what the project does have.
+ */
+function unknownPath(root: string, path: string, known: readonly string[]): string {
+  const rel = path.replace(/^\.?\/+/, "");
+  const pipelines = PipelineCatalog.scan(root);
+  const member = pipelines.member(rel) ?? pipelines.member(moduleName(rel));
+  if (member) {
+    const step = member.path.slice(member.folder.length + 1);
+    const partition = pipelines.scheme(member) ? " --partition <partition>" : "";
+    return `${path} is a pipeline script: it reads and writes its pipeline's assets, so it does not run in preview's throwaway database; run it with \`sluice pipeline run ${member.folder} --to ${step}${partition}\` (add --dry-run to see the plan first)`;
+  }
+  return known.length
+    ? `${path} is not a workflow or script of ${root}; known: ${known.join(", ")}`
+    : `${path} is not a workflow or script of ${root}, which has none (workflows/ modules, or f/ and u/ scripts that define a workflow or export main)`;
+}
 
 /** `sluice preview <path> [payload]`: one run from the local files, in a throwaway database, without a server. */
 export function registerPreview(program: Command, cx: CommandContext): void {
@@ -47,10 +67,10 @@ export function registerPreview(program: Command, cx: CommandContext): void {
         if (!engine.registry.get(name)) {
           const broken = report.errors.find((e) => moduleName(e.file) === name);
           throw new InvalidInputError(
-            broken
-              ? broken.error.message
-              : `${path} is not a workflow or script of ${project.root}; known: ${engine.registry.names().join(", ")}`,
-            { code: "UNKNOWN_WORKFLOW" },
+            broken ? broken.error.message : unknownPath(project.root, path, engine.registry.names()),
+            {
+              code: "UNKNOWN_WORKFLOW",
+            },
           );
         }
         const handle = await engine.enqueueRun(name, payload);
