@@ -226,6 +226,9 @@ describe("column lineage of a materialized table", () => {
     );
     expect(text.stdout()).toMatch(/tier_label\s+ducklake:\/\/main\/customers\.tier\s+derived\s+annotation/);
     expect(text.stdout()).toMatch(/name\s+ducklake:\/\/main\/customers\.name\s+passthrough\s+inferred/);
+    expect(text.stdout()).toMatch(
+      /\bn\s+\(none: no input column, e\.g\. a constant, count\(\*\) or the partition\)\s+derived/,
+    );
 
     const missing = spawnSluice(["lake", "lineage", "main/nothing"], root);
     expect(await missing.exited).not.toBe(0);

@@ -8,7 +8,8 @@ export function renderLineage(record: LineageRecord): string {
     c.output,
     c.origin === "unknown"
       ? "(unknown: see the warnings)"
-      : c.sources.map((s) => `${s.table}.${s.column}`).join(", ") || "(none: constant or computed by Sluice)",
+      : c.sources.map((s) => `${s.table}.${s.column}`).join(", ") ||
+        "(none: no input column, e.g. a constant, count(*) or the partition)",
     c.origin === "unknown" ? "unknown" : c.passthrough ? "passthrough" : "derived",
     c.origin,
   ]);
