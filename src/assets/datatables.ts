@@ -15,7 +15,11 @@ import { AssetError } from "./errors.js";
  * Called before the data table becomes the default database, so what it creates lives in
  * the session's in-memory catalog, never in the data table's file.
  */
-export type QuerySetup = (conn: DuckDBConnection) => Promise<{
+export type QuerySetup = (
+  conn: DuckDBConnection,
+  /** The query's parameter values by name (`1` for `$1`), as it is run with them. */
+  valueOf: (name: string) => unknown,
+) => Promise<{
   /** The query to run instead (e.g. with time travel rewritten). */
   readonly sql: string;
   /** In-memory schemas the query names (`dl` for `dl.orders`), put on the search path after the data table. */
@@ -46,26 +50,27 @@ export class Datatables {
   ): Promise<Record<string, unknown>[]> {
     const file = this.file(name);
     const alias = `sluice_dt_${name.replace(/-/g, "_")}`;
+    const valueOf = (pname: string): unknown => {
+      const index = Number(pname);
+      if (!Number.isInteger(index) || index < 1 || index > params.length) {
+        throw new AssetError(
+          "DATATABLE_QUERY_FAILED",
+          `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`,
+        );
+      }
+      return toDuckValue(params[index - 1]);
+    };
     const rows = await withDuckDb([file], async (conn) => {
       let prepared: Awaited<ReturnType<QuerySetup>> | undefined;
       try {
         await attachWithRetry(conn, `ATTACH ${sqlString(file)} AS ${alias}`);
-        prepared = await setup?.(conn);
+        prepared = await setup?.(conn, valueOf);
         await conn.run(`USE ${alias}`);
         if (prepared?.schemas.length) {
           const path = [`${alias}.main`, ...prepared.schemas.map((s) => `memory.${s}`)].join(",");
           await conn.run(`SET search_path = ${sqlString(path)}`);
         }
-        return await runStatements(conn, prepared?.sql ?? sql, (pname) => {
-          const index = Number(pname);
-          if (!Number.isInteger(index) || index < 1 || index > params.length) {
-            throw new AssetError(
-              "DATATABLE_QUERY_FAILED",
-              `parameter $${pname} has no value: the query passes ${params.length} value(s); number them $1..$${params.length}`,
-            );
-          }
-          return toDuckValue(params[index - 1]);
-        });
+        return await runStatements(conn, prepared?.sql ?? sql, valueOf);
       } catch (err) {
         if (err instanceof AssetError) throw err;
         throw new AssetError(

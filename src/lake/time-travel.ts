@@ -5,9 +5,11 @@
  * clause is pointed at a view of the table at that snapshot (`<alias>."<table>@<id>"`,
  * created on the session), and the statement is turned back into SQL with
  * `json_deserialize_sql`. Statements DuckDB cannot serialize (non-SELECTs) are left as they are.
+ * An AT clause's value may be a parameter of the script (`AT (VERSION => $v)`): it is bound
+ * from the script's arguments to find the snapshot.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
-import { sqlString } from "../assets/duckdb.js";
+import { runStatements, sqlString } from "../assets/duckdb.js";
 import { LakeError } from "./errors.js";
 import { jsonRows } from "./json-rows.js";
 import type { LakeReader } from "./reader.js";
@@ -63,16 +65,48 @@ function toJson(tree: unknown): string {
   );
 }
 
-async function evaluate(conn: DuckDBConnection, expr: unknown, cast: string): Promise<string> {
+/** The value of an AT clause's expression as DuckDB prints it after `cast`; its parameters (`$v`, `$1`) bound by `valueOf`. */
+async function evaluate(
+  conn: DuckDBConnection,
+  expr: unknown,
+  cast: string,
+  valueOf: (name: string) => unknown,
+): Promise<string> {
   const template = JSON.parse(
     String(jsonRows(await conn.runAndReadAll("SELECT json_serialize_sql('SELECT 1') AS j"))[0]!.j),
   ) as { statements: Array<{ node: { select_list: unknown[] } }> };
-  template.statements[0]!.node.select_list = [expr];
+  // Its parameters get names of their own: DuckDB cannot bind a statement whose positional
+  // parameters have a gap (`$2` alone), as an AT clause's share of a query's often would.
+  const names = new Map<string, string>();
+  const rename = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(rename);
+    if (v === null || typeof v !== "object") return;
+    const o = v as Record<string, unknown>;
+    if (o.class === "PARAMETER" && typeof o.identifier === "string") {
+      const own = `sluice_at_${names.size + 1}`;
+      names.set(own, o.identifier);
+      o.identifier = own;
+    }
+    Object.values(o).forEach(rename);
+  };
+  const own = structuredClone(expr);
+  rename(own);
+  template.statements[0]!.node.select_list = [own];
   const [sql] = jsonRows(await conn.runAndReadAll(`SELECT json_deserialize_sql(${sqlString(toJson(template))}) AS s`));
-  const [row] = jsonRows(
-    await conn.runAndReadAll(`SELECT CAST((${String(sql!.s).replace(/;\s*$/, "")}) AS ${cast}) AS v`),
+  const [row] = await runStatements(
+    conn,
+    `SELECT CAST(CAST((${String(sql!.s).replace(/;\s*$/, "")}) AS ${cast}) AS VARCHAR) AS v`,
+    (name) => valueOf(names.get(name) ?? name),
   );
   return String(row!.v);
+}
+
+/** For statements run without parameters: an AT clause naming one is an error that says so. */
+function noParameters(name: string): never {
+  throw new LakeError(
+    "LAKE_FEATURE_UNSUPPORTED",
+    `AT (…) uses the parameter $${name}, which has no value here; give the version or time as a literal`,
+  );
 }
 
 /**
@@ -84,6 +118,8 @@ export async function rewriteTimeTravel(
   statement: string,
   aliases: ReadonlySet<string>,
   lakeOf: (alias: string) => LakeReader,
+  /** Values of the statement's parameters (`$v`, `$1`), which an AT clause may use. */
+  valueOf: (name: string) => unknown = noParameters,
 ): Promise<string> {
   if (!/\bAT\s*\(/i.test(statement)) return statement;
   let tree: { error?: boolean; statements?: unknown[] };
@@ -100,9 +136,9 @@ export async function rewriteTimeTravel(
   for (const ref of refs) {
     let snapshot: SnapshotRef;
     if (ref.unit === "VERSION")
-      snapshot = { kind: "version", snapshotId: Number(await evaluate(conn, ref.expr, "BIGINT")) };
+      snapshot = { kind: "version", snapshotId: Number(await evaluate(conn, ref.expr, "BIGINT", valueOf)) };
     else if (ref.unit === "TIMESTAMP")
-      snapshot = { kind: "timestamp", at: `${await evaluate(conn, ref.expr, "TIMESTAMPTZ")}` };
+      snapshot = { kind: "timestamp", at: await evaluate(conn, ref.expr, "TIMESTAMPTZ", valueOf) };
     else
       throw new LakeError(
         "LAKE_FEATURE_UNSUPPORTED",

@@ -71,6 +71,15 @@ SELECT
   (SELECT count(*) FROM dl.orders AS o AT (VERSION => 2) JOIN dl.orders_daily d USING (order_id)) AS joined
 `;
 
+const TRAVEL_PARAM_SQL = `-- pipeline
+-- $v (int) = 1
+-- $t (timestamp)
+ATTACH 'ducklake://main' AS dl;
+SELECT
+  (SELECT count(*) FROM dl.orders AT (VERSION => $v)) AS at_v,
+  (SELECT count(*) FROM dl.orders AT (TIMESTAMP => $t)) AS at_t
+`;
+
 const TRAVEL_MISSING_SQL = `-- pipeline
 ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
@@ -87,8 +96,9 @@ export async function main() {
 	const v1 = await q("AT (VERSION => 1)");
 	const now = await q("AT (TIMESTAMP => now())");
 	const latest = await q("");
+	const bound = await sql.query(\`ATTACH 'ducklake://main' AS dl; SELECT count(*) AS n FROM dl.orders AT (VERSION => $2) WHERE amount >= $1\`, 0, 1).fetchOne();
 	const leaked = await sql\`SELECT count(*) AS n FROM information_schema.schemata WHERE schema_name = 'dl'\`.fetchOne();
-	return { v1: v1.n, now: now.n, latest: latest.n, leaked: leaked.n };
+	return { v1: v1.n, now: now.n, latest: latest.n, bound: bound.n, leaked: leaked.n };
 }
 `;
 
@@ -156,6 +166,7 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/ts_writer.ts": TS_WRITER,
       "f/mat/py_writer.py": PY_WRITER,
       "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
+      "f/mat/travel_param.sql": TRAVEL_PARAM_SQL,
       "f/mat/dt_travel.ts": DT_TRAVEL_TS,
       "f/mat/dt_travel_py.py": DT_TRAVEL_PY,
     });
@@ -303,6 +314,12 @@ describe("managed // materialize into a DuckLake table", () => {
   it("time travels in user SQL with AT (VERSION => n) and AT (TIMESTAMP => t), rewritten through DuckDB's parser", async () => {
     const h = await p.pipelines.runScript("f/mat/travel", {});
     expect(await h.result({ timeoutMs: 20_000 })).toEqual([{ at_v1: 3, latest: 4, daily_now: 2, joined: 2 }]);
+    // the version and the time as the script's arguments (bound to find the snapshot)
+    const bound = await p.pipelines.runScript("f/mat/travel_param", {
+      v: 1,
+      t: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(await bound.result({ timeoutMs: 20_000 })).toEqual([{ at_v: 3, at_t: 4 }]);
     const missing = await p.pipelines.runScript("f/mat/travel_missing", {});
     await expect(missing.result({ timeoutMs: 20_000 })).rejects.toThrow(/no snapshot with version 999/);
   });
@@ -310,7 +327,7 @@ describe("managed // materialize into a DuckLake table", () => {
   it("time travels in data-table queries that ATTACH a lake, from TypeScript and Python, leaving the data table's file untouched", async () => {
     const ts = await p.pipelines.runScript("f/mat/dt_travel", {});
     // orders: 3 rows at snapshot 1 (10, 20, 5); 4 now (7 appended); the join keeps amounts >= 6
-    expect(await ts.result({ timeoutMs: 20_000 })).toEqual({ v1: 2, now: 3, latest: 3, leaked: 0 });
+    expect(await ts.result({ timeoutMs: 20_000 })).toEqual({ v1: 2, now: 3, latest: 3, bound: 3, leaked: 0 });
     const py = await p.pipelines.runScript("f/mat/dt_travel_py", {});
     expect(await py.result({ timeoutMs: 20_000 })).toEqual([{ n: 3 }]);
   });

@@ -59,10 +59,14 @@ export class RunAssetSdk implements AssetSdkHost {
       params,
       attaches.length === 0
         ? undefined
-        : async (conn) => {
+        : async (conn, valueOf) => {
             const lakes = await attachLakes(conn, this.assets, attaches);
             try {
-              return { sql: await lakes.rewrite(text), schemas: [...lakes.aliases.keys()], close: lakes.close };
+              return {
+                sql: await lakes.rewrite(text, valueOf),
+                schemas: [...lakes.aliases.keys()],
+                close: lakes.close,
+              };
             } catch (err) {
               await lakes.close();
               throw err;

@@ -60,8 +60,11 @@ export function extractLakeAttaches(sql: string): { sql: string; attaches: LakeA
 
 /** The lakes a script attached, open while it runs. */
 export interface AttachedLakes {
-  /** The script with `AT (VERSION => …)` / `AT (TIMESTAMP => …)` on attached tables rewritten (see `lake/time-travel.ts`). */
-  rewrite(sql: string): Promise<string>;
+  /**
+   * The script with `AT (VERSION => …)` / `AT (TIMESTAMP => …)` on attached tables rewritten (see
+   * `lake/time-travel.ts`); `valueOf` gives the parameters an AT clause names (`$v`, `$1`).
+   */
+  rewrite(sql: string, valueOf?: (name: string) => unknown): Promise<string>;
   /** Each attached alias and the lake it names. */
   readonly aliases: ReadonlyMap<string, string>;
   close(): Promise<void>;
@@ -91,12 +94,12 @@ export async function attachLakes(
     throw err;
   }
   return {
-    async rewrite(sql) {
+    async rewrite(sql, valueOf) {
       if (open.size === 0 || !/\bAT\s*\(/i.test(sql)) return sql;
       const aliases = new Set(open.keys());
       const out: string[] = [];
       for (const s of splitSqlStatements(sql))
-        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.opened.reader));
+        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.opened.reader, valueOf));
       return out.join(";\n");
     },
     aliases,

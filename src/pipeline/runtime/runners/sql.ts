@@ -136,7 +136,7 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
         const rows = await withDuckDb(staged.files, async (conn) => {
           const attached = await attachLakes(conn, host, lakes.attaches);
           try {
-            return await runScriptSql(conn, await attached.rewrite(staged.sql), attached.aliases);
+            return await runScriptSql(conn, await attached.rewrite(staged.sql, valueOf), attached.aliases);
           } finally {
             await attached.close();
           }
