@@ -395,7 +395,7 @@ function checkWrittenPartition(
   });
 }
 
-/** Check the slice (a temporary table) against its partition; @returns its row count. */
+/** Check the slice (a temporary table) against its partition, and a merge's key for NULLs; @returns its row count. */
 async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: SourceColumn[]): Promise<number> {
   const entries = Object.entries(req.partition ?? {});
   checkPartitionColumns(req, source);
@@ -403,10 +403,23 @@ async function checkSlice(conn: DuckDBConnection, req: WriteRequest, source: Sou
     ([col, value], i) =>
       `count(*) FILTER (WHERE CAST(${ident(col)} AS VARCHAR) IS DISTINCT FROM ${sqlString(value)}) AS bad${i}`,
   );
-  const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${["count(*) AS n", ...outside].join(", ")} FROM ${SLICE}`));
+  // a merge key column the SELECT lacks is reported by the plan, which names the key
+  const key = req.mode === "merge" && req.key && source.some((c) => c.name === req.key) ? req.key : undefined;
+  const counts = [
+    "count(*) AS n",
+    ...outside,
+    ...(key ? [`count(*) FILTER (WHERE ${ident(key)} IS NULL) AS null_keys`] : []),
+  ];
+  const [row] = jsonRows(await conn.runAndReadAll(`SELECT ${counts.join(", ")} FROM ${SLICE}`));
   entries.forEach(([col, value], i) => {
     const bad = Number(row![`bad${i}`]);
     if (bad > 0) throw outsidePartition(col, value, bad);
   });
+  const nullKeys = key ? Number(row!.null_keys) : 0;
+  if (nullKeys > 0)
+    throw new LakeError(
+      "LAKE_WRITE_INVALID",
+      `the merge key ${key} is NULL in ${nullKeys} row(s) of the slice; a NULL key matches no row, so each run would add those rows again: filter them out or give them a key in the SELECT`,
+    );
   return Number(row!.n);
 }

@@ -467,6 +467,18 @@ describe("partitioned writes", () => {
         code: "LAKE_WRITE_INVALID",
         message: expect.stringContaining("is NULL in 2 row(s) of the slice"),
       });
+    // a NULL merge key would match nothing and be added again at every run
+    await expect(
+      write({
+        table: "keyed",
+        mode: "merge",
+        key: "k",
+        source: "SELECT * FROM (VALUES (NULL, 'a'), (NULL, 'b'), (1, 'c')) t(k, v)",
+      }),
+    ).rejects.toMatchObject({
+      code: "LAKE_WRITE_INVALID",
+      message: expect.stringContaining("the merge key k is NULL in 2 row(s) of the slice"),
+    });
     expect((await lake.reader.snapshot()).snapshotId).toBe(1);
     expect(parquetFiles(join(dir, "data"))).toEqual(before);
   });
