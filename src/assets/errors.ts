@@ -13,7 +13,7 @@ export type AssetErrorCode =
   | "ASSET_HOST_MISSING"
   | "RESOURCE_NOT_FOUND"
   | "DATATABLE_QUERY_FAILED"
-  | "DUCKLAKE_NOT_AVAILABLE";
+  | "DUCKLAKE_REFERENCE_INVALID";
 
 /** Base class of the asset backends' errors. */
 export class AssetError extends SluiceError<AssetErrorCode> {}
@@ -45,12 +45,16 @@ export class ResourceNotFoundError extends AssetError {
   }
 }
 
-/** DuckLake assets are tracked in the lineage but cannot be executed in this version. */
-export class DucklakeNotAvailableError extends AssetError {
+/**
+ * A `ducklake://` literal in DuckDB SQL that is not a lake `ATTACH` Sluice runs (a malformed lake
+ * name, or the URI used as a file path): lakes are read through an `ATTACH` and written by
+ * `materialize`, without the DuckLake extension.
+ */
+export class DucklakeReferenceError extends AssetError {
   constructor(uri: string) {
     super(
-      "DUCKLAKE_NOT_AVAILABLE",
-      `${uri}: DuckLake tables are parsed and tracked in the lineage graph, but Sluice cannot execute DuckLake reads or writes yet; use a datatable:// table, or declare the write with \`// asset write ${uri}\` and write it with your own tooling`,
+      "DUCKLAKE_REFERENCE_INVALID",
+      `${uri}: in DuckDB SQL a lake is read as \`ATTACH 'ducklake://<lake>' AS <alias>\` (a lake name of letters, digits, _ and -), then <alias>.<table>, and written with \`-- materialize ducklake://<lake>/<table>\`; this literal is neither, so fix the lake name or use one of those forms`,
     );
   }
 }

@@ -3,16 +3,15 @@
  * `<.sluice>/lakes/<name>.sqlite` and its data files under `<.sluice>/lakes/<name>/`.
  */
 import { join } from "node:path";
+import { isLakeName, LAKE_NAME_RULE } from "../core/lake-name.js";
 import { LakeError } from "./errors.js";
-
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The catalog file and data folder of lake `name` in the data folder `sluiceDir`. @throws LakeError for a bad name */
 export function lakePaths(sluiceDir: string, name: string): { catalog: string; data: string } {
-  if (!NAME.test(name))
+  if (!isLakeName(name))
     throw new LakeError(
       "LAKE_WRITE_INVALID",
-      `lake name ${JSON.stringify(name)} is not allowed; use letters, digits, _ and - (e.g. ducklake://main)`,
+      `lake name ${JSON.stringify(name)} is not allowed; use ${LAKE_NAME_RULE}`,
     );
   return { catalog: join(sluiceDir, "lakes", `${name}.sqlite`), data: join(sluiceDir, "lakes", name) };
 }

@@ -86,6 +86,7 @@ describe("// materialize: errors", () => {
     ["-- materialize s3://bucket/orders.parquet", "MATERIALIZE_TARGET_NOT_DUCKLAKE"],
     ["-- materialize ducklake://main", "MATERIALIZE_TARGET_NOT_DUCKLAKE"],
     ["-- materialize ducklake://main/s/t", "MATERIALIZE_TARGET_NOT_DUCKLAKE"],
+    ["-- materialize ducklake://Main-Lake.2/orders", "MATERIALIZE_TARGET_INVALID"],
     ["-- materialize ducklake://main/orders_{partition}", "MATERIALIZE_TARGET_PARTITIONED"],
     ["-- materialize ducklake://main/orders key=", "MATERIALIZE_KEY_INVALID"],
     ["-- materialize ducklake://main/orders key=order-id", "MATERIALIZE_KEY_INVALID"],

@@ -8,6 +8,7 @@
  * `{partition}`, a malformed `key=`, a non-SQL script, and a managed script whose body is not
  * setup statements plus one trailing SELECT.
  */
+import { isLakeName, LAKE_NAME_RULE } from "../core/lake-name.js";
 import type { MaterializeAnnotation } from "./annotation-types.js";
 import { isColumnName, words, type AnnotationHandler, type ParseState } from "./annotation-state.js";
 import { parseAssetUri, type AssetUri } from "./asset-uri.js";
@@ -36,6 +37,15 @@ function target(state: ParseState, text: string | undefined, line: number): Asse
       line,
       "MATERIALIZE_TARGET_NOT_DUCKLAKE",
       `materialize target ${uri.uri} is not a DuckLake table; write ducklake://<name>/<table>`,
+    );
+    return undefined;
+  }
+  const lake = uri.path.split("/")[0]!;
+  if (!isLakeName(lake)) {
+    state.sink.error(
+      line,
+      "MATERIALIZE_TARGET_INVALID",
+      `materialize target ${uri.uri} names the lake ${JSON.stringify(lake)}; a lake name has ${LAKE_NAME_RULE}`,
     );
     return undefined;
   }

@@ -80,6 +80,11 @@ SELECT
   (SELECT count(*) FROM dl.orders AT (TIMESTAMP => $t)) AS at_t
 `;
 
+const BAD_LAKE_SQL = `-- pipeline
+ATTACH 'ducklake://main.2' AS dl;
+SELECT 1 AS n
+`;
+
 const TRAVEL_MISSING_SQL = `-- pipeline
 ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
@@ -167,6 +172,7 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/py_writer.py": PY_WRITER,
       "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
       "f/mat/travel_param.sql": TRAVEL_PARAM_SQL,
+      "f/mat/bad_lake.sql": BAD_LAKE_SQL,
       "f/mat/dt_travel.ts": DT_TRAVEL_TS,
       "f/mat/dt_travel_py.py": DT_TRAVEL_PY,
     });
@@ -320,6 +326,10 @@ describe("managed // materialize into a DuckLake table", () => {
       t: new Date(Date.now() + 60_000).toISOString(),
     });
     expect(await bound.result({ timeoutMs: 20_000 })).toEqual([{ at_v: 3, at_t: 4 }]);
+    const badLake = await p.pipelines.runScript("f/mat/bad_lake", {});
+    await expect(badLake.result({ timeoutMs: 20_000 })).rejects.toThrow(
+      /ducklake:\/\/main\.2: in DuckDB SQL a lake is read as `ATTACH 'ducklake:\/\/<lake>' AS <alias>` \(a lake name of letters, digits, _ and -\)/,
+    );
     const missing = await p.pipelines.runScript("f/mat/travel_missing", {});
     await expect(missing.result({ timeoutMs: 20_000 })).rejects.toThrow(/no snapshot with version 999/);
   });

@@ -3,7 +3,7 @@
  * not available offline: `'s3://<key>'` literals become files of the object store (the
  * local directory itself, or temporary copies staged from and uploaded back to a bucket),
  * `ATTACH 'datatable://<name>'` (or `'datatable'`) becomes the data table's DuckDB file,
- * and `ducklake://` is refused with a clear error. Replacement literals are paths Sluice
+ * and a `ducklake://` literal left (not a lake ATTACH, `sql-lake.ts`) is refused with a clear error. Replacement literals are paths Sluice
  * chose, quoted as SQL strings.
  */
 import { mkdirSync } from "node:fs";
@@ -11,7 +11,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { sqlString } from "../../../assets/duckdb.js";
-import { DucklakeNotAvailableError } from "../../../assets/errors.js";
+import { DucklakeReferenceError } from "../../../assets/errors.js";
 import type { AssetHost } from "../../../assets/host.js";
 import { checkObjectKey } from "../../../assets/object-store.js";
 import { detectSqlLiterals } from "../../detect-sql.js";
@@ -75,7 +75,7 @@ export async function stageSqlAssets(sql: string, assets: AssetHost): Promise<St
   const store = assets.objects;
   for (const lit of sqlLiterals(sql)) {
     const v = lit.value;
-    if (/^ducklake:\/\//i.test(v)) throw new DucklakeNotAvailableError(v);
+    if (/^ducklake:\/\//i.test(v)) throw new DucklakeReferenceError(v);
     if (/^s3:\/\//i.test(v)) {
       const key = checkObjectKey(keyOf(v));
       const isWrite = writes.has(v);
