@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatChanges, reportChanges } from "./changes.js";
+import { changesTouchTable, formatChanges, reportChanges } from "./changes.js";
 
 describe("snapshot changes", () => {
   it("formats the way the extension writes them and parses quoted names with commas and quotes", () => {
@@ -17,5 +17,15 @@ describe("snapshot changes", () => {
     });
     expect(reportChanges('created_schema:"main"')).toEqual({ schemas_created: ["main"] });
     expect(reportChanges(null)).toEqual({});
+  });
+
+  it("tells whether a snapshot created or changed a table", () => {
+    expect(changesTouchTable('created_table:"main"."t",inserted_into_table:3', "main.t", undefined)).toBe(true);
+    expect(changesTouchTable("inserted_into_table:3", "main.t", 3)).toBe(true);
+    expect(changesTouchTable("deleted_from_table:3", "main.t", 3)).toBe(true);
+    expect(changesTouchTable("altered_table:3", "main.t", 3)).toBe(true);
+    expect(changesTouchTable("inserted_into_table:4", "main.t", 3)).toBe(false);
+    expect(changesTouchTable('created_table:"main"."u"', "main.t", undefined)).toBe(false);
+    expect(changesTouchTable(null, "main.t", 3)).toBe(false);
   });
 });

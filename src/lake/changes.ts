@@ -88,3 +88,24 @@ export function reportChanges(text: string | null): Record<string, string[]> {
   }
   return out;
 }
+
+/** Change kinds (as {@link reportChanges} names them) that name a table by id. */
+const TABLE_ID_KEYS = [
+  "tables_inserted_into",
+  "tables_deleted_from",
+  "tables_altered",
+  "tables_dropped",
+  "tables_compacted",
+];
+
+/**
+ * Whether a snapshot's `changes_made` created table `qualified` (`schema.table`) or changed the
+ * table with id `tableId` (when it exists).
+ */
+export function changesTouchTable(text: string | null, qualified: string, tableId: number | undefined): boolean {
+  const report = reportChanges(text);
+  if (report.tables_created?.includes(qualified)) return true;
+  if (tableId === undefined) return false;
+  const id = String(tableId);
+  return TABLE_ID_KEYS.some((key) => report[key]?.includes(id));
+}

@@ -16,7 +16,8 @@ export type LakeErrorCode =
   | "LAKE_WRITE_INVALID"
   | "LAKE_COMMIT_CONFLICT"
   | "LAKE_AUDIT_FAILED"
-  | "LAKE_STORAGE_FAILED";
+  | "LAKE_STORAGE_FAILED"
+  | "LAKE_ATTACH_READ_ONLY";
 
 /** Base class of the lake's errors. */
 export class LakeError extends SluiceError<LakeErrorCode> {}

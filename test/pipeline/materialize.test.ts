@@ -5,10 +5,14 @@
  * violating slice (the run fails with every test's outcome, the table keeps its previous
  * snapshot, no write is recorded and the downstream does not run).
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeValue } from "../../src/core/serde.js";
+import { withDuckDb } from "../../src/assets/duckdb.js";
+import { withProjectLake } from "../../src/lake/project-lake.js";
 import { openLake } from "../../src/lake/reader.js";
+import { manualTargetChanged, markManualTarget } from "../../src/pipeline/runtime/runners/manual-materialize.js";
 import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/run-context.js";
 import { MATERIALIZED_PREFIX } from "../../src/pipeline/runtime/runners/sql.js";
 import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
@@ -83,6 +87,24 @@ SELECT
 const BAD_LAKE_SQL = `-- pipeline
 ATTACH 'ducklake://main.2' AS dl;
 SELECT 1 AS n
+`;
+
+const ATTACH_WRITE_SQL = `-- pipeline
+-- materialize manual ducklake://main/man
+ATTACH 'ducklake://main' AS dl;
+CREATE TABLE dl.man AS SELECT 1 AS x;
+SELECT 'ok' AS r
+`;
+
+const ATTACH_INSERT_SQL = `-- pipeline
+ATTACH 'ducklake://main' AS dl;
+INSERT INTO dl.orders SELECT * FROM dl.orders;
+SELECT 'ok' AS r
+`;
+
+const NO_LAKE_SQL = `-- pipeline
+ATTACH 'ducklake://nolake' AS dl;
+SELECT * FROM dl.t
 `;
 
 const TRAVEL_MISSING_SQL = `-- pipeline
@@ -173,6 +195,9 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/travel_missing.sql": TRAVEL_MISSING_SQL,
       "f/mat/travel_param.sql": TRAVEL_PARAM_SQL,
       "f/mat/bad_lake.sql": BAD_LAKE_SQL,
+      "f/mat/attach_write.sql": ATTACH_WRITE_SQL,
+      "f/mat/attach_insert.sql": ATTACH_INSERT_SQL,
+      "f/mat/no_lake.sql": NO_LAKE_SQL,
       "f/mat/dt_travel.ts": DT_TRAVEL_TS,
       "f/mat/dt_travel_py.py": DT_TRAVEL_PY,
     });
@@ -408,11 +433,56 @@ describe("managed // materialize into a DuckLake table", () => {
     expect(await slices("ducklake://py/t")).toEqual([["ducklake://py/t ", 1, 2, null, py.id]]);
   });
 
-  it("still runs a `manual` materialization, which is track-only by the seed's definition", async () => {
+  it("runs a `manual` materialization but records its table as written only when the run did change it", async () => {
     const h = await p.pipelines.runScript("f/mat/manual", {});
     expect(await h.result({ timeoutMs: 15_000 })).toEqual([{ seven: 7 }]);
-    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual([
-      "ducklake://main/m",
-    ]);
+    expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual([]);
+    expect((await p.store.getLogs(h.id)).map((l) => l.message).join("\n")).toContain(
+      "ducklake://main/m was not recorded as written: no snapshot made during this run created or changed main.m",
+    );
+    // what the runner asks of the lake, around a write made by other means (as a manual script's own tooling would)
+    const host = await p.pipelines.assets();
+    const target = { uri: "ducklake://main/m", path: "main/m" } as Parameters<typeof markManualTarget>[1];
+    const mark = await markManualTarget(host, target);
+    expect(await manualTargetChanged(host, mark)).toBe(false);
+    await withProjectLake(host, "main", (lake) =>
+      withDuckDb([], (conn) => lake.write(conn, { table: "m", mode: "replace", source: "SELECT 7 AS seven" })),
+    );
+    expect(await manualTargetChanged(host, mark)).toBe(true);
+    expect(await manualTargetChanged(host, await markManualTarget(host, target))).toBe(false);
+    // a lake that did not exist at the mark: created with the table by the run
+    const fresh = { uri: "ducklake://manual_new/t", path: "manual_new/t" } as typeof target;
+    const before = await markManualTarget(host, fresh);
+    expect(before.before).toBeUndefined();
+    expect(await manualTargetChanged(host, before)).toBe(false);
+    await withProjectLake(host, "manual_new", (lake) =>
+      withDuckDb([], (conn) => lake.write(conn, { table: "t", mode: "replace", source: "SELECT 1 AS x" })),
+    );
+    expect(await manualTargetChanged(host, before)).toBe(true);
+  });
+
+  it("refuses writes through an ATTACH of a lake (they would only change a scratch copy) and records nothing", async () => {
+    const created = await p.pipelines.runScript("f/mat/attach_write", {});
+    await expect(created.result({ timeoutMs: 15_000 })).rejects.toThrow(
+      /the script created dl\.man, which changed a scratch copy in this run and never the lake \(nothing was written to it\); an ATTACH of a ducklake:\/\/ lake is read-only in Sluice/,
+    );
+    const inserted = await p.pipelines.runScript("f/mat/attach_insert", {});
+    await expect(inserted.result({ timeoutMs: 15_000 })).rejects.toThrow(
+      /an ATTACH of a ducklake:\/\/ lake is read-only in Sluice/,
+    );
+    for (const h of [created, inserted])
+      expect((await p.store.getSteps(h.id)).filter((s) => s.kind === "asset").map((s) => s.target)).toEqual([]);
+    const lake = await openLake(catalog());
+    try {
+      expect((await lake.tables()).map((t) => t.name)).not.toContain("main.man");
+    } finally {
+      await lake.close();
+    }
+  });
+
+  it("reads a lake that does not exist without creating it", async () => {
+    const h = await p.pipelines.runScript("f/mat/no_lake", {});
+    await expect(h.result({ timeoutMs: 15_000 })).rejects.toThrow(/t does not exist/);
+    expect(existsSync(join(p.root, ".sluice", "lakes", "nolake.sqlite"))).toBe(false);
   });
 });

@@ -102,7 +102,10 @@ async function debounceGate(services: PipelineServices, ctx: WorkflowContext, me
 
 function staticWrites(member: MemberScript, partition: string | undefined, log: (m: string) => void): string[] {
   const out: string[] = [];
+  // a manual materialization's table is recorded by its runner, only when it did change (`manual-materialize.ts`)
+  const manual = member.analyzed.annotations.materialize;
   for (const w of member.analyzed.assets.writes) {
+    if (manual?.mode === "manual" && w.asset.uri === manual.target.uri) continue;
     if (!w.asset.partitioned) out.push(w.asset.uri);
     else if (partition !== undefined) out.push(substitutePartition(w.asset, partition).uri);
     else log(`${w.asset.uri} was not recorded as written: the run has no partition to put in place of {partition}`);

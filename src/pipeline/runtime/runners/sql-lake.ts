@@ -13,14 +13,15 @@ import { readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { AssetHost } from "../../../assets/host.js";
-import { runStatements } from "../../../assets/duckdb.js";
+import { runStatements, sqlString } from "../../../assets/duckdb.js";
 import { attachLakeViews } from "../../../lake/attach.js";
+import { ident } from "../../../lake/scan-plan.js";
 import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../lake/data-tests.js";
 import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
 import { jsonRows } from "../../../lake/json-rows.js";
 import { rewriteTimeTravel } from "../../../lake/time-travel.js";
-import { holdProjectLake, withProjectLake } from "../../../lake/project-lake.js";
+import { holdProjectLake, projectLakeExists, withProjectLake } from "../../../lake/project-lake.js";
 import type { Held } from "../../../assets/shared-opens.js";
 import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
@@ -67,10 +68,39 @@ export interface AttachedLakes {
   rewrite(sql: string, valueOf?: (name: string) => unknown): Promise<string>;
   /** Each attached alias and the lake it names. */
   readonly aliases: ReadonlyMap<string, string>;
+  /**
+   * After the script: @throws LakeError `LAKE_ATTACH_READ_ONLY` when it created, replaced or
+   * dropped something under an alias (`CREATE TABLE dl.t AS …`), which went to a scratch schema
+   * of the session and never into the lake.
+   */
+  checkUnchanged(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Create the views of every attached lake on `conn` (a lake that does not exist yet is created empty). */
+/** How to write a lake, for errors about writes through an ATTACH. */
+const WRITE_HINT =
+  "an ATTACH of a ducklake:// lake is read-only in Sluice (it runs without the DuckLake extension): write the table with `-- materialize ducklake://<lake>/<table>` (the script's trailing SELECT) or from TypeScript or Python with the ducklake() helpers";
+
+/** The session's objects under the aliases: `alias.name` → its kind and SQL. */
+async function aliasObjects(conn: DuckDBConnection, aliases: readonly string[]): Promise<Map<string, string>> {
+  if (aliases.length === 0) return new Map();
+  const list = aliases.map(sqlString).join(", ");
+  const rows = jsonRows(
+    await conn.runAndReadAll(
+      `SELECT schema_name AS s, table_name AS n, 'table' AS k FROM duckdb_tables() WHERE database_name = 'memory' AND schema_name IN (${list}) ` +
+        `UNION ALL SELECT schema_name, view_name, 'view: ' || sql FROM duckdb_views() WHERE NOT internal AND database_name = 'memory' AND schema_name IN (${list})`,
+    ),
+  );
+  // time travel's views (`t@3`) are Sluice's, made by the rewrite before the script runs
+  return new Map(
+    rows.filter((r) => !String(r.n).includes("@")).map((r) => [`${String(r.s)}.${String(r.n)}`, String(r.k)]),
+  );
+}
+
+/**
+ * Create the views of every attached lake on `conn`. A lake that does not exist is not created
+ * (its alias has no tables, so reading one fails naming it; a `materialize` creates the lake).
+ */
 export async function attachLakes(
   conn: DuckDBConnection,
   host: AssetHost,
@@ -81,30 +111,67 @@ export async function attachLakes(
   const close = async () => {
     for (const l of open.values()) await l.release();
   };
+  const lakeOf = (alias: string) => {
+    const held = open.get(alias);
+    if (!held)
+      throw new LakeError(
+        "LAKE_NOT_FOUND",
+        `lake ${aliases.get(alias)} does not exist yet (nothing was ever materialized into it), so ${alias} has no tables to read at any version`,
+      );
+    return held.opened.reader;
+  };
   try {
     for (const a of attaches) {
-      const lake = await holdProjectLake(host, a.lake);
       await open.get(a.alias)?.release();
-      open.set(a.alias, lake);
+      open.delete(a.alias);
       aliases.set(a.alias, a.lake);
+      if (!(await projectLakeExists(host, a.lake))) {
+        await conn.run(`CREATE SCHEMA IF NOT EXISTS ${ident(a.alias)}`);
+        continue;
+      }
+      const lake = await holdProjectLake(host, a.lake);
+      open.set(a.alias, lake);
       await attachLakeViews(conn, lake.opened.reader, a.alias);
     }
   } catch (err) {
     await close();
     throw err;
   }
+  const names = [...aliases.keys()];
+  const before = await aliasObjects(conn, names);
   return {
     async rewrite(sql, valueOf) {
-      if (open.size === 0 || !/\bAT\s*\(/i.test(sql)) return sql;
-      const aliases = new Set(open.keys());
+      if (aliases.size === 0 || !/\bAT\s*\(/i.test(sql)) return sql;
+      const all = new Set(aliases.keys());
       const out: string[] = [];
-      for (const s of splitSqlStatements(sql))
-        out.push(await rewriteTimeTravel(conn, s.text, aliases, (alias) => open.get(alias)!.opened.reader, valueOf));
+      for (const s of splitSqlStatements(sql)) out.push(await rewriteTimeTravel(conn, s.text, all, lakeOf, valueOf));
       return out.join(";\n");
     },
     aliases,
+    async checkUnchanged() {
+      if (names.length === 0) return;
+      const after = await aliasObjects(conn, names);
+      const changed = [
+        ...[...after]
+          .filter(([k, v]) => before.get(k) !== v)
+          .map(([k]) => `${before.has(k) ? "replaced" : "created"} ${k}`),
+        ...[...before.keys()].filter((k) => !after.has(k)).map((k) => `dropped ${k}`),
+      ];
+      if (changed.length)
+        throw new LakeError(
+          "LAKE_ATTACH_READ_ONLY",
+          `the script ${changed.join(", ")}, which changed a scratch copy in this run and never the lake (nothing was written to it); ${WRITE_HINT}`,
+        );
+    },
     close,
   };
+}
+
+/** DuckDB's error for a write into a view of an attached lake, with how to write the lake instead. */
+export function explainAttachWrite(err: unknown, attached: AttachedLakes): unknown {
+  const message = (err as Error)?.message ?? "";
+  if (attached.aliases.size === 0 || !/is not an? table|Cannot (insert|update|delete)/i.test(message)) return err;
+  return new LakeError("LAKE_ATTACH_READ_ONLY", `${message}; ${WRITE_HINT}`, { cause: err });
 }
 
 /** What a managed materialization returns (and records as the asset's state). */

@@ -22,7 +22,8 @@ import { PipelineRuntimeError } from "../errors.js";
 import type { PipelineRunContext } from "../run-context.js";
 import { coerceSqlArgument, parseSqlArguments } from "./sql-args.js";
 import { stageSqlAssets } from "./sql-assets.js";
-import { attachLakes, extractLakeAttaches, materialize } from "./sql-lake.js";
+import { markManualTarget, manualTargetChanged } from "./manual-materialize.js";
+import { attachLakes, explainAttachWrite, extractLakeAttaches, materialize } from "./sql-lake.js";
 
 /** Key-value prefix of a materialized asset's state (`<prefix><uri> <partition>` → the run's summary). */
 export { MATERIALIZED_PREFIX } from "../materialized-record.js";
@@ -133,15 +134,34 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
           }
           return runStatements(conn, text, valueOf, MAX_RESULT_ROWS + 1);
         };
+        const manual =
+          member.analyzed.annotations.materialize?.mode === "manual"
+            ? await markManualTarget(host, member.analyzed.annotations.materialize.target)
+            : undefined;
         const rows = await withDuckDb(staged.files, async (conn) => {
           const attached = await attachLakes(conn, host, lakes.attaches);
           try {
-            return await runScriptSql(conn, await attached.rewrite(staged.sql, valueOf), attached.aliases);
+            let out: unknown;
+            try {
+              out = await runScriptSql(conn, await attached.rewrite(staged.sql, valueOf), attached.aliases);
+            } catch (err) {
+              throw explainAttachWrite(err, attached);
+            }
+            await attached.checkUnchanged();
+            return out;
           } finally {
             await attached.close();
           }
         });
         await staged.finish();
+        if (manual) {
+          if (await manualTargetChanged(host, manual)) await ctx.recordWrite(manual.uri, "materialize manual");
+          else
+            ctx.log(
+              "warn",
+              `${manual.uri} was not recorded as written: no snapshot made during this run created or changed ${manual.table} (\`-- materialize manual\` records only a write that happened), so nothing downstream runs`,
+            );
+        }
         if (!Array.isArray(rows)) return rows;
         if (rows.length > MAX_RESULT_ROWS) {
           ctx.log(
