@@ -107,6 +107,14 @@ ATTACH 'ducklake://nolake' AS dl;
 SELECT * FROM dl.t
 `;
 
+const NO_LAKE_TS = `// pipeline
+import * as wmill from 'windmill-client';
+
+export async function main() {
+  return await wmill.ducklake("nolake").read("t");
+}
+`;
+
 const TRAVEL_MISSING_SQL = `-- pipeline
 ATTACH 'ducklake://main' AS dl;
 SELECT count(*) AS n FROM dl.orders AT (VERSION => 999)
@@ -198,6 +206,7 @@ describe("managed // materialize into a DuckLake table", () => {
       "f/mat/attach_write.sql": ATTACH_WRITE_SQL,
       "f/mat/attach_insert.sql": ATTACH_INSERT_SQL,
       "f/mat/no_lake.sql": NO_LAKE_SQL,
+      "f/mat/no_lake_ts.ts": NO_LAKE_TS,
       "f/mat/dt_travel.ts": DT_TRAVEL_TS,
       "f/mat/dt_travel_py.py": DT_TRAVEL_PY,
     });
@@ -483,6 +492,10 @@ describe("managed // materialize into a DuckLake table", () => {
   it("reads a lake that does not exist without creating it", async () => {
     const h = await p.pipelines.runScript("f/mat/no_lake", {});
     await expect(h.result({ timeoutMs: 15_000 })).rejects.toThrow(/t does not exist/);
+    const ts = await p.pipelines.runScript("f/mat/no_lake_ts", {});
+    await expect(ts.result({ timeoutMs: 15_000 })).rejects.toThrow(
+      /lake nolake does not exist \(nothing was ever written into ducklake:\/\/nolake\), so it has no table t to read/,
+    );
     expect(existsSync(join(p.root, ".sluice", "lakes", "nolake.sqlite"))).toBe(false);
   });
 });

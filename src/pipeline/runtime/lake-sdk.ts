@@ -12,7 +12,7 @@ import { sqlString, withDuckDb } from "../../assets/duckdb.js";
 import type { AssetHost } from "../../assets/host.js";
 import { duckdbTypeOf } from "../../lake/column-types.js";
 import { LakeError } from "../../lake/errors.js";
-import { withProjectLake } from "../../lake/project-lake.js";
+import { projectLakeExists, withProjectLake } from "../../lake/project-lake.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import type { WriteMode } from "../../lake/writer.js";
 import { committedBy } from "./runners/append-retry.js";
@@ -115,7 +115,7 @@ export async function writeLakeRows(
   }
 }
 
-/** Read `ducklake://<name>/<table>` (rows as JSON values). */
+/** Read `ducklake://<name>/<table>` (rows as JSON values). @throws LakeError LAKE_NOT_FOUND for a lake that does not exist (nothing is created) */
 export async function readLakeRows(
   assets: AssetHost,
   name: string,
@@ -130,5 +130,10 @@ export async function readLakeRows(
         ? { kind: "timestamp", at: read.timestamp }
         : { kind: "latest" };
   const where = read.partition === undefined ? "" : ` WHERE ${PARTITION_COLUMN} = ${sqlString(read.partition)}`;
+  if (!(await projectLakeExists(assets, name)))
+    throw new LakeError(
+      "LAKE_NOT_FOUND",
+      `lake ${name} does not exist (nothing was ever written into ducklake://${name}), so it has no table ${table} to read; check the lake's name`,
+    );
   return withProjectLake(assets, name, (lake) => lake.reader.query(table, ref, `SELECT * FROM {table}${where}`));
 }
