@@ -3,7 +3,7 @@
  * run with --to / --from / --dry-run / --partition (stopping at the first failure),
  * backfill of 3 days with a progress bar, and status.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bufferIO } from "../../src/cli/io.js";
@@ -199,6 +199,17 @@ describe("sluice pipeline", () => {
       steps: [{ step: "f/daily/extract.ts" }, { step: "f/daily/load.ts" }],
     });
     expect(object("daily/clean/2026-04-30.json")).toEqual({ day: "2026-04-30", clean: true });
+  });
+
+  it("run refuses a --partition that is not one of a daily script's days, before anything is written", async () => {
+    for (const bad of ["not-a-date", "2026-13-45"]) {
+      const res = await cli(root, "pipeline", "run", "f/daily", "--partition", bad, "--json");
+      expect(res.code).toBe(1);
+      expect(JSON.parse(res.out).error).toContain(
+        `${JSON.stringify(bad)} is not a daily partition in format "%Y-%m-%d"`,
+      );
+      expect(existsSync(join(root, ".sluice", "s3", "daily", "raw", `${bad}.json`))).toBe(false);
+    }
   });
 
   it("backfill runs 3 days through the chain with a progress bar", async () => {

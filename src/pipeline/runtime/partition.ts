@@ -4,6 +4,7 @@
  * else the chain's fire time for a time scheme, else the payload key for a dynamic one.
  */
 import type { RunRecord } from "../../store/types.js";
+import { parsePartitionValue } from "../partition-range.js";
 import { resolvePartition } from "../partition-resolve.js";
 import type { PartitionSpec } from "../partition-spec.js";
 import type { RunMeta } from "./meta.js";
@@ -17,6 +18,9 @@ export interface ResolvedRunPartition {
   /** The chain's fire time (epoch ms), carried down the cascade. */
   readonly firedAt: number;
 }
+
+/** Triggers whose partition came down the chain from an upstream run. */
+const PROPAGATED: ReadonlySet<RunMeta["trigger"]> = new Set(["cascade", "debounce", "join"]);
 
 /** The schedule tick a cron run was started for (epoch ms), if it is one. */
 function scheduledAtOf(run: RunRecord): number | undefined {
@@ -41,7 +45,8 @@ function fireTimeOf(run: RunRecord, meta: RunMeta): number {
 
 /**
  * Resolve a run's partition.
- * @throws PartitionResolutionError (missing dynamic key, invalid explicit value, …): the run fails with it
+ * @throws PartitionResolutionError (missing dynamic key, invalid explicit value, a value given to
+ * the chain's top that is not one of the scheme's buckets, …): the run fails with it
  */
 export function resolveRunPartition(
   spec: PartitionSpec | undefined,
@@ -51,6 +56,11 @@ export function resolveRunPartition(
   explicit: string | undefined,
 ): ResolvedRunPartition {
   const firedAt = fireTimeOf(run, meta);
+  // A value given to the top of a chain (a manual run, a plan, a backfill, a webhook) must be one
+  // of the script's time buckets, as a backfill's ends must; a value propagated down a chain is
+  // taken as it is (the seed: never re-resolved), since the chain's top was checked.
+  if (explicit !== undefined && spec && spec.kind !== "dynamic" && !PROPAGATED.has(meta.trigger))
+    parsePartitionValue(spec, explicit);
   const r = resolvePartition(spec, { explicit, fireTime: firedAt, trigger: meta.body, args });
   if (r.status === "resolved") return { value: r.value, source: r.source, firedAt };
   if (r.status === "before-start") return { source: "before-start", warning: r.warning, firedAt };
