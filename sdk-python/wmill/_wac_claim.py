@@ -173,6 +173,7 @@ class Claim(_host.Execution):
     def answer(self, cid, value):
         fut = self.futures.pop(cid, None)
         self.bodies.pop(cid, None)
+        self.step_names.pop(cid, None)
         if fut is not None and not fut.done():
             fut.set_result(value)
             self.fresh = True
@@ -180,6 +181,7 @@ class Claim(_host.Execution):
     def answer_error(self, cid, err):
         fut = self.futures.pop(cid, None)
         self.bodies.pop(cid, None)
+        self.step_names.pop(cid, None)
         if fut is not None and not fut.done():
             fut.set_exception(err)
             fut.add_done_callback(lambda f: f.exception())

@@ -54,6 +54,18 @@ def error_info(err):
     return info, text
 
 
+def refused_for_run(error):
+    """The run's error when a write of its claim was refused for what the run itself sent (a value
+    that is not JSON, over the size limit, a bad field): sending it again cannot succeed, so the
+    run fails with this cause at once. None for the rest (a lost lease, storage or transport
+    trouble, a bad token), which a later attempt may not meet."""
+    if isinstance(error, (TypeError, ValueError)):
+        return {"name": "TypeError", "message": f"a write of the run is not JSON ({error})", "code": "INVALID_PAYLOAD"}
+    if isinstance(error, SluiceAPIError) and error.status in (400, 404, 413, 422) and error.code != "RUN_NOT_FOUND":
+        return {"name": "SluiceError", "message": error.message or str(error), "code": error.code}
+    return None
+
+
 class TaskStopped(BaseException):
     """Raised in a sync task's thread when its timeout has passed (not an Exception: user code's
     ``except Exception`` does not swallow it)."""
@@ -188,7 +200,7 @@ class WacWorker(_host.Host):
             self.leases[c["runId"]] = c["token"]
             self.give_back(1)
             self.outbox.submit("finish", c["runId"], {"token": c["token"], "outcome": "retry", "error": info},
-                               lambda r, e: self.release_id(c["runId"], e, "finish"))
+                               lambda r, e: self.last_write_done(c["runId"], c["token"], "finish", e))
             return
         self.execs[ex.id] = ex
         self.leases[ex.id] = ex.token
@@ -213,7 +225,7 @@ class WacWorker(_host.Host):
             else:
                 args = [payload]
             msg = {"file": header["file"], "fn": ex.claim.get("task"), "args": args}
-            value = _host.encode_value(await self.invoke(ex, msg))
+            value = _host.encode_value(await self.invoke(ex, msg), _host.result_what(ex.id, ex.claim.get("task")))
         except asyncio.CancelledError:
             return
         except Final as f:
@@ -309,7 +321,8 @@ class WacWorker(_host.Host):
             return
         self.send_logs(ex)
         body["token"] = ex.token
-        self.outbox.submit("finish", ex.id, body, lambda r, e: self.release_id(ex.id, e, "finish"))
+        self.outbox.submit("finish", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "finish", e,
+                                                                                 failing=body["outcome"] == "failed"))
 
     def send_logs(self, ex):
         lines = ex.take_logs()
@@ -327,13 +340,23 @@ class WacWorker(_host.Host):
         def send(i):
             if i < len(chunks) - 1:
                 self.outbox.submit("children", ex.id, {"token": ex.token, "children": chunks[i]},
-                                   lambda r, e: self.release_id(ex.id, e, "children") if e else send(i + 1))
+                                   lambda r, e: self.last_write_done(ex.id, ex.token, "write children", e) if e else send(i + 1))
                 return
             if chunks[-1]:
                 body["children"] = chunks[-1]
-            self.outbox.submit("park", ex.id, body, lambda r, e: self.release_id(ex.id, e, "park"))
+            self.outbox.submit("park", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "park", e))
 
         send(0)
+
+    def last_write_done(self, run_id, token, what, error, failing=False):
+        """The claim's last write (finish or park) is answered (on the sender thread). One refused
+        for what the run sent fails the run with that cause at once (unless it was that failure)."""
+        info = refused_for_run(error) if error is not None and not failing else None
+        if info is None:
+            return self.release_id(run_id, error, what)
+        info["message"] = f"could not {what}: {info['message']}"
+        self.outbox.submit("finish", run_id, {"token": token, "outcome": "failed", "error": info},
+                           lambda r, e: self.release_id(run_id, e, "finish"))
 
     def release_id(self, run_id, error=None, what=None):
         """The claim's last write is answered (on the sender thread): its lease is no longer heartbeated."""
@@ -382,7 +405,7 @@ class WacWorker(_host.Host):
                 value = body()
                 if inspect.isawaitable(value):
                     value = await value
-                _host.encode_value(value)
+                _host.encode_value(value, _host.step_what(key))
             except asyncio.CancelledError:
                 return
             except BaseException as err:  # noqa: BLE001 - the step's error is the caller's
@@ -410,7 +433,15 @@ class WacWorker(_host.Host):
             if ex.ended:
                 return
             if error is not None:
-                return self.write_failed(ex, error)
+                refused = refused_for_run(error)
+                if refused is None:
+                    return self.write_failed(ex, error)
+                # Refused for its value (over the size limit, …): the call fails, as a step
+                # whose value is not JSON does; the workflow may catch it.
+                ex.answer_error(cid, SluiceError(f"could not save {step['kind']} {json.dumps(step['key'])}: "
+                                                 f"{refused['message']}", refused["code"]))
+                self.mark(ex)
+                return
             ex.journal[step["key"]] = step
             ex.answer(cid, value)
             self.mark(ex)
