@@ -120,6 +120,7 @@ class WacWorker(_host.Host):
         self.cond = threading.Condition()
         self.free = max(1, concurrency)
         self.workflows = []
+        self.names_seen = 0  # changes of `workflows` so far (a poll with older names is cut short)
         self.stopping = False
         self.poll = None
         self.leases = {}  # run id -> token, for heartbeats (read by their thread)
@@ -133,6 +134,8 @@ class WacWorker(_host.Host):
         with self.cond:
             changed = sorted(names) != sorted(self.workflows)
             self.workflows = list(names)
+            if changed:
+                self.names_seen += 1
             self.cond.notify_all()
         if changed and self.poll is not None:
             interrupt(self.poll)  # poll again with the new names
@@ -148,20 +151,31 @@ class WacWorker(_host.Host):
                     break
                 n = min(self.free, 500)
                 self.free -= n
-                names = list(self.workflows)
-            body = {"workerId": self.worker_id, "workflows": names, "limit": n,
-                    "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+            seen = None
             try:
-                claims = self.client.post("/api/worker/claim", body, conn=self.poll,
-                                          retry_stale=lambda: not self.stopping)["claims"]
+                # Connected before the names are read: a change of names from now on finds the
+                # socket and cuts the poll (set_workflows), which then is not sent again as it
+                # was (a stale connection's one retry) but asked again with the new names. Sent
+                # again, a new workflow's runs waited for the old poll's end (up to 20 s).
+                if self.poll.sock is None:
+                    self.poll.connect()
+                with self.cond:
+                    names, seen = list(self.workflows), self.names_seen
+                body = {"workerId": self.worker_id, "workflows": names, "limit": n,
+                        "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+                claims = self.client.post(
+                    "/api/worker/claim", body, conn=self.poll,
+                    retry_stale=lambda: not self.stopping and self.names_seen == seen)["claims"]
             except (OSError, http.client.HTTPException, SluiceAPIError) as err:
                 self.give_back(n)
                 self.poll.close()
                 if self.stopping:
                     break
+                if seen is not None and seen != self.names_seen:
+                    continue  # cut on purpose: ask again at once, with the new names
                 failures += 1
                 if isinstance(err, OSError) and failures == 1:
-                    continue  # cut on purpose (new names) or a stale connection: ask again at once
+                    continue  # a stale connection: ask again at once
                 delay = backoff_delay(0.25, 10.0, failures)
                 print(f"sluice python worker: claim failed ({err}); retrying in {round(delay * 1000)} ms", file=sys.__stderr__)
                 time.sleep(delay)
