@@ -345,22 +345,70 @@ class WacWorker(_host.Host):
                                lambda r, e: None)
 
     def park(self, ex):
-        if not self.close_claim(ex):
+        """Parks the claim with every deferred call. A park that starts runs of other workflows
+        (``task_script``/``task_flow``) keeps the claim until it is answered: one the server
+        refuses because such a workflow is unknown fails those calls in the workflow (a
+        ``TaskError`` it may catch) and the code runs on (``refused_children``)."""
+        named = any("workflow" in c for c in ex.deferred["children"])
+        if named:
+            if ex.ended or ex.parking:
+                return
+            ex.parking = True
+        elif not self.close_claim(ex):
             return
+        if named:  # as close_claim does: a line printed without its newline yet is sent too
+            self.stdout.flush_claim(ex)
+            self.stderr.flush_claim(ex)
         self.send_logs(ex)
         body, children = ex.park_body()
         chunks = park_chunks(children) if children else [[]]
 
+        def refused(what, error):
+            if not named:
+                return self.last_write_done(ex.id, ex.token, what, error)
+            self.loop.call_soon_threadsafe(self.park_refused, ex, what, error)
+
+        def written(chunk):
+            # Children written ahead of the park are the run's now: pending in its journal.
+            keys = {c["key"] for c in chunk}
+            ex.deferred["children"] = [c for c in ex.deferred["children"] if c["key"] not in keys]
+            ex.deferred["await"] = True
+
         def send(i):
             if i < len(chunks) - 1:
-                self.outbox.submit("children", ex.id, {"token": ex.token, "children": chunks[i]},
-                                   lambda r, e: self.last_write_done(ex.id, ex.token, "write children", e) if e else send(i + 1))
+                def after_children(r, e):
+                    if e is not None:
+                        return refused("write children", e)
+                    if named:
+                        self.loop.call_soon_threadsafe(written, chunks[i])
+                    send(i + 1)
+
+                self.outbox.submit("children", ex.id, {"token": ex.token, "children": chunks[i]}, after_children)
                 return
             if chunks[-1]:
                 body["children"] = chunks[-1]
-            self.outbox.submit("park", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "park", e))
+
+            def after_park(r, e):
+                if e is not None:
+                    return refused("park", e)
+                if named:
+                    self.loop.call_soon_threadsafe(self.close_claim, ex)
+                self.release_id(ex.id)
+
+            self.outbox.submit("park", ex.id, body, after_park)
 
         send(0)
+
+    def park_refused(self, ex, what, error):
+        """A park that kept its claim was refused (on the loop). An unknown workflow fails the calls
+        that asked for it, in the workflow; anything else ends the claim as a refused last write."""
+        ex.parking = False
+        if ex.ended:
+            return self.release_id(ex.id)
+        if not (isinstance(error, SluiceAPIError) and error.code == "UNKNOWN_WORKFLOW" and ex.refused_children(error)):
+            self.close_claim(ex)
+            return self.last_write_done(ex.id, ex.token, what, error)
+        self.mark(ex)  # the code runs on with the TaskError; what it defers still parks
 
     def last_write_done(self, run_id, token, what, error, failing=False):
         """The claim's last write (finish or park) is answered (on the sender thread). One refused
@@ -401,7 +449,7 @@ class WacWorker(_host.Host):
 
     def settle(self, ex):
         """Parks the claim once its code waits only for deferred calls (nothing in flight)."""
-        if ex.ended or ex.inflight or not ex.has_deferred():
+        if ex.ended or ex.parking or ex.inflight or not ex.has_deferred():
             return
         if ex.fresh:  # answers given in this turn: let the code run on them first
             ex.fresh = False

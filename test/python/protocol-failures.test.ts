@@ -2,7 +2,9 @@
  * What the Python worker of the worker protocol cannot write is the run's failure, at once and
  * with its cause (not three lease expiries and a `LeaseExpiredError`): values that are not JSON
  * (a set, a datetime) as a workflow's result, a task's result or a step's value, and writes the
- * server refuses for their size. `sluice preview` (the stdio host) applies the same rule.
+ * server refuses for their size. `sluice preview` (the stdio host) applies the same rule. A
+ * `task_script` of a path nobody registered (the park answered 404 `UNKNOWN_WORKFLOW`) raises a
+ * `TaskError` naming it in the workflow, on every replay, instead of costing three lease expiries.
  * Real `sluice dev` and `sluice enqueue --wait`, real python3.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,6 +34,30 @@ async def main(where: str):
             return f"caught {type(e).__name__}: {e}"
     return await boom()
 `,
+  "f/qa/missing.py": `import asyncio
+from wmill import sleep, task, task_flow, task_script, workflow
+from wmill.client import TaskError
+
+@task
+async def double(n):
+    return n * 2
+
+@workflow
+async def main(mode: str):
+    if mode == "uncaught":
+        return await task_script("f/nope/missing")()
+    out = []
+    # Twice: the sleep parks the run and the replay asks for the unknown paths again.
+    for _ in range(2):
+        got = await asyncio.gather(double(2), task_script("f/nope/a")(), task_script("f/qa/helper")(x=1),
+                                   task_flow("f/nope/b")(), return_exceptions=True)
+        out.append([f"{type(r).__name__} {r.step_key}: {r}" if isinstance(r, TaskError) else r for r in got])
+        await sleep(1)
+    return out
+`,
+  "f/qa/helper.py": `def main(x: int = 0):
+    return x + 100
+`,
 };
 /** The default host (the worker protocol), whatever this test run's environment says. */
 const ENV = { SLUICE_PYTHON_HOST: "" };
@@ -51,7 +77,7 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     root = makeProject(FILES, "sluice-py-failures-");
     // shared: it serves every test of the file (unshared processes are killed after each test)
     dev = spawnSluice(["dev", ".", "--port", "0"], root, ENV, { shared: true });
-    await dev.waitFor(/claiming 1 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    await dev.waitFor(/claiming 3 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
   }, 40_000);
   afterAll(async () => {
     dev?.proc.kill("SIGTERM");
@@ -106,4 +132,31 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     expect(step.status, dev.output()).toBe("succeeded");
     expect(step.result).toMatch(/^caught SluiceError: could not save step "big": .*over the 1048576-byte limit/);
   }, 30_000);
+
+  it("task_script of an unknown path raises a TaskError naming it in the workflow, which may catch it, on every replay", async () => {
+    const out = await run("f/qa/missing", { mode: "caught" });
+    expect(out.status, dev.output()).toBe("succeeded");
+    expect(out.attempt).toBe(1);
+    const round = (n: string) => [
+      4,
+      `TaskError f/nope/a${n}: task_script("f/nope/a") cannot run: unknown workflow "f/nope/a"`,
+      101,
+      `TaskError f/nope/b${n}: task_flow("f/nope/b") cannot run: unknown workflow "f/nope/b"`,
+    ];
+    const result = (out.result as unknown[][]).map((got) =>
+      got.map((v) => (typeof v === "string" ? v.replace(/; known workflows: .*/, "") : v)),
+    );
+    expect(result).toEqual([round(""), round("#2")]);
+    expect(dev.output()).not.toMatch(/could not park/);
+  }, 30_000);
+
+  it("task_script of an unknown path, uncaught, fails the run on its first attempt with that TaskError", async () => {
+    const out = await run("f/qa/missing", { mode: "uncaught" });
+    expect(out.status, dev.output()).toBe("failed");
+    expect(out.attempt).toBe(1);
+    expect(out.error).toMatchObject({ name: "TaskError" });
+    expect(out.error!.message).toMatch(
+      /^task_script\("f\/nope\/missing"\) cannot run: unknown workflow "f\/nope\/missing"/,
+    );
+  }, 20_000);
 });
