@@ -5,6 +5,7 @@ import unittest
 
 from wmill._wac_claim import Claim, Final, child_options, module_script_name
 from wmill.client import SluiceError, TaskError
+from wmill.worker._errors import SluiceAPIError
 
 
 class _Host:
@@ -124,6 +125,26 @@ class ClaimTest(unittest.TestCase):
         self.turn(ex, ("step", {"name": "a"}))
         ex.log("info", "after it")
         self.assertEqual([line["message"] for line in ex.take_logs()], ["after it"])
+
+    def test_a_park_refused_for_an_unknown_workflow_fails_only_the_calls_of_that_workflow(self):
+        ex = Claim(self.host, claim_of(), _Code())
+        futs = self.turn(ex, ("script", {"path": "f/nope/a", "args": {}, "options": {}}),
+                         ("task", {"name": "inc", "args": [1], "options": {}}),
+                         ("flow", {"path": "f/ok/b", "args": {}, "options": {}}),
+                         ("script", {"path": "f/nope/a", "args": {}, "options": {}}))
+        err = SluiceAPIError(404, "UNKNOWN_WORKFLOW", 'unknown workflow "f/nope/a"; known workflows: f/ok/b')
+        self.assertTrue(ex.refused_children(err))
+        self.assertEqual([c["key"] for c in ex.deferred["children"]], ["inc", "f/ok/b"])
+        for fut, key in ((futs[0], "f/nope/a"), (futs[3], "f/nope/a#2")):
+            with self.assertRaises(TaskError) as caught:
+                fut.result()
+            self.assertEqual(caught.exception.step_key, key)
+            self.assertTrue(str(caught.exception).startswith('task_script("f/nope/a") cannot run: unknown workflow "f/nope/a"'))
+            self.assertEqual(caught.exception.result["code"], "UNKNOWN_WORKFLOW")
+        self.assertFalse(futs[1].done() or futs[2].done())
+        # An answer that names none of the deferred children changes nothing.
+        self.assertFalse(ex.refused_children(SluiceAPIError(404, "UNKNOWN_WORKFLOW", 'unknown workflow "f/x"')))
+        self.assertEqual(len(ex.deferred["children"]), 2)
 
 
 class NamesAndOptionsTest(unittest.TestCase):

@@ -71,12 +71,34 @@ def error_of(err):
     return out
 
 
-def encode_value(value):
-    """The value as JSON (checked here so an unserialisable result fails with a clear message)."""
+def not_json(what, err, verb="is"):
+    """The error of a value that is not plain JSON (a TypeError with code ``INVALID_PAYLOAD``,
+    as TypeScript's ``InvalidPayloadError``)."""
+    out = TypeError(
+        f"{what} {verb} not JSON-serialisable ({err}): keep payloads and results to plain JSON data "
+        "(dict, list, str, int, float, bool, None; e.g. list(a_set), a_datetime.isoformat())"
+    )
+    out.code = "INVALID_PAYLOAD"
+    return out
+
+
+def result_what(run_id, fn=None):
+    """How a run's result is named in its error: ``result of run …`` (``of task 'f' (run …)``)."""
+    return f"result of task {fn!r} (run {run_id})" if fn else f"result of run {run_id}"
+
+
+def step_what(name):
+    return f"value of step {json.dumps(name)}" if name is not None else "value of a step"
+
+
+def encode_value(value, what="the result"):
+    """The value, checked to be plain JSON, as the engine stores it and as TypeScript checks
+    (``core/serde.ts``): a set, a datetime or NaN fails here with a clear message, on both hosts
+    alike, instead of being converted on one and refused by the other."""
     try:
-        json.dumps(value, default=_json_default, allow_nan=False)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"the result is not JSON serialisable: {err}") from None
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as err:
+        raise not_json(what, err) from None
     return value
 
 
@@ -132,6 +154,7 @@ class Execution:
         # A step body's own exception, by call: the workflow gets it back as itself (not a
         # SluiceError carrying its message), as on the worker protocol host and in Windmill.
         self.body_errors = {}
+        self.step_names = {}  # a step call's name, by call (its value's error names it)
         self.next_cid = 0
         self.task = None
         self.trace = None
@@ -141,15 +164,16 @@ class Execution:
         if threading.current_thread() is not threading.main_thread():
             raise SluiceError(f"wmill {op} calls must be made from the workflow's event loop, not a thread")
         try:
-            json.dumps(fields, default=_json_default, allow_nan=False)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"the arguments of this {op} call are not JSON serialisable: {err}") from None
+            json.dumps(fields, allow_nan=False)
+        except (TypeError, ValueError, RecursionError) as err:
+            raise not_json(f"the arguments of this {op} call", err, "are") from None
         cid = self.next_cid
         self.next_cid += 1
         fut = self.host.loop.create_future()
         self.futures[cid] = fut
         if body is not None:
             self.bodies[cid] = body
+            self.step_names[cid] = fields.get("name")
         self.calls.append({"cid": cid, "op": op, **fields})
         self.host.mark(self)
         return fut
@@ -161,6 +185,7 @@ class Execution:
     def resolve(self, result):
         fut = self.futures.pop(result["cid"], None)
         self.bodies.pop(result["cid"], None)
+        self.step_names.pop(result["cid"], None)
         raised = self.body_errors.pop(result["cid"], None)
         if fut is None or fut.done():
             return
@@ -337,7 +362,7 @@ class Host:
     async def run(self, ex, msg):
         try:
             value = await self.invoke(ex, msg)
-            out = {"t": "done", "id": ex.id, "ok": True, "value": encode_value(value)}
+            out = {"t": "done", "id": ex.id, "ok": True, "value": encode_value(value, result_what(ex.id.split(":")[0], msg.get("fn")))}
         except asyncio.CancelledError:
             return
         except BaseException as err:  # noqa: BLE001 - every error of user code is the run's error
@@ -381,7 +406,8 @@ class Host:
                 value = body()
                 if inspect.isawaitable(value):
                     value = await value
-                out = {"t": "step_done", "id": ex.id, "cid": cid, "ok": True, "value": encode_value(value)}
+                out = {"t": "step_done", "id": ex.id, "cid": cid, "ok": True,
+                       "value": encode_value(value, step_what(ex.step_names.get(cid)))}
             except asyncio.CancelledError:
                 return
             except BaseException as err:  # noqa: BLE001

@@ -12,6 +12,7 @@ written by one park: the calls of one ``asyncio.gather`` are one suspend.
 """
 import json
 import math
+import re
 import threading
 import time
 
@@ -53,8 +54,6 @@ class Final(Exception):
 
 def module_script_name(path, from_module):
     """The runnable a ``task_script``/``task_flow`` path names (``worker/script-paths.ts``)."""
-    import re
-
     ext = re.compile(r"\.(m?[jt]s|py|sh|sql)$")
     clean = path.strip()
     if clean.startswith("./") or clean.startswith("../"):
@@ -125,6 +124,8 @@ class Claim(_host.Execution):
         self.position = 0
         self.deferred = {"steps": [], "children": [], "wake": None}
         self.inflight = 0
+        self.parking = False  # a park that keeps the claim until answered is under way
+        self.child_calls = {}  # a deferred child's key -> (call id, what the code called)
         self.fresh = False
         self.ended = False
         self.logs = []
@@ -173,6 +174,7 @@ class Claim(_host.Execution):
     def answer(self, cid, value):
         fut = self.futures.pop(cid, None)
         self.bodies.pop(cid, None)
+        self.step_names.pop(cid, None)
         if fut is not None and not fut.done():
             fut.set_result(value)
             self.fresh = True
@@ -180,6 +182,7 @@ class Claim(_host.Execution):
     def answer_error(self, cid, err):
         fut = self.futures.pop(cid, None)
         self.bodies.pop(cid, None)
+        self.step_names.pop(cid, None)
         if fut is not None and not fut.done():
             fut.set_exception(err)
             fut.add_done_callback(lambda f: f.exception())
@@ -232,6 +235,7 @@ class Claim(_host.Execution):
             child["task"] = task
         else:
             child["workflow"] = workflow
+            self.child_calls[key] = (cid, f"task_{op}({json.dumps(call['path'])})")
         self.defer(child=child)
 
     def step_call(self, call, cid):
@@ -292,6 +296,28 @@ class Claim(_host.Execution):
         self.host.request(self, "resume-urls", body, cid)
 
     # -- the park ---------------------------------------------------------------------------
+
+    def refused_children(self, error):
+        """A park refused with 404 UNKNOWN_WORKFLOW: the deferred children of the workflow it names
+        are not started; their calls raise a ``TaskError`` in the workflow (nothing is recorded, so
+        a replay asks again, as a step body's exception is not recorded either). False when the
+        answer names none of them."""
+        m = re.search(r'\bworkflow ("(?:[^"\\]|\\.)*")', error.message or "")
+        try:
+            name = json.loads(m.group(1)) if m else None
+        except ValueError:
+            name = None
+        d = self.deferred
+        hit = [c for c in d["children"] if name is not None and c.get("workflow") == name]
+        if not hit:
+            return False
+        d["children"] = [c for c in d["children"] if c not in hit]
+        stored = {"name": "UnknownWorkflowError", "message": error.message, "code": error.code}
+        for c in hit:
+            cid, what = self.child_calls.pop(c["key"], (None, name))
+            if cid is not None:
+                self.answer_error(cid, TaskError(f"{what} cannot run: {error.message}", c["key"], None, stored))
+        return True
 
     def park_body(self):
         """The park of every deferred call, and the children to write before it (large fan-outs)."""

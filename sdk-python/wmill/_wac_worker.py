@@ -54,6 +54,18 @@ def error_info(err):
     return info, text
 
 
+def refused_for_run(error):
+    """The run's error when a write of its claim was refused for what the run itself sent (a value
+    that is not JSON, over the size limit, a bad field): sending it again cannot succeed, so the
+    run fails with this cause at once. None for the rest (a lost lease, storage or transport
+    trouble, a bad token), which a later attempt may not meet."""
+    if isinstance(error, (TypeError, ValueError)):
+        return {"name": "TypeError", "message": f"a write of the run is not JSON ({error})", "code": "INVALID_PAYLOAD"}
+    if isinstance(error, SluiceAPIError) and error.status in (400, 404, 413, 422) and error.code != "RUN_NOT_FOUND":
+        return {"name": "SluiceError", "message": error.message or str(error), "code": error.code}
+    return None
+
+
 class TaskStopped(BaseException):
     """Raised in a sync task's thread when its timeout has passed (not an Exception: user code's
     ``except Exception`` does not swallow it)."""
@@ -108,6 +120,7 @@ class WacWorker(_host.Host):
         self.cond = threading.Condition()
         self.free = max(1, concurrency)
         self.workflows = []
+        self.names_seen = 0  # changes of `workflows` so far (a poll with older names is cut short)
         self.stopping = False
         self.poll = None
         self.leases = {}  # run id -> token, for heartbeats (read by their thread)
@@ -121,6 +134,8 @@ class WacWorker(_host.Host):
         with self.cond:
             changed = sorted(names) != sorted(self.workflows)
             self.workflows = list(names)
+            if changed:
+                self.names_seen += 1
             self.cond.notify_all()
         if changed and self.poll is not None:
             interrupt(self.poll)  # poll again with the new names
@@ -136,20 +151,31 @@ class WacWorker(_host.Host):
                     break
                 n = min(self.free, 500)
                 self.free -= n
-                names = list(self.workflows)
-            body = {"workerId": self.worker_id, "workflows": names, "limit": n,
-                    "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+            seen = None
             try:
-                claims = self.client.post("/api/worker/claim", body, conn=self.poll,
-                                          retry_stale=lambda: not self.stopping)["claims"]
+                # Connected before the names are read: a change of names from now on finds the
+                # socket and cuts the poll (set_workflows), which then is not sent again as it
+                # was (a stale connection's one retry) but asked again with the new names. Sent
+                # again, a new workflow's runs waited for the old poll's end (up to 20 s).
+                if self.poll.sock is None:
+                    self.poll.connect()
+                with self.cond:
+                    names, seen = list(self.workflows), self.names_seen
+                body = {"workerId": self.worker_id, "workflows": names, "limit": n,
+                        "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+                claims = self.client.post(
+                    "/api/worker/claim", body, conn=self.poll,
+                    retry_stale=lambda: not self.stopping and self.names_seen == seen)["claims"]
             except (OSError, http.client.HTTPException, SluiceAPIError) as err:
                 self.give_back(n)
                 self.poll.close()
                 if self.stopping:
                     break
+                if seen is not None and seen != self.names_seen:
+                    continue  # cut on purpose: ask again at once, with the new names
                 failures += 1
                 if isinstance(err, OSError) and failures == 1:
-                    continue  # cut on purpose (new names) or a stale connection: ask again at once
+                    continue  # a stale connection: ask again at once
                 delay = backoff_delay(0.25, 10.0, failures)
                 print(f"sluice python worker: claim failed ({err}); retrying in {round(delay * 1000)} ms", file=sys.__stderr__)
                 time.sleep(delay)
@@ -188,7 +214,7 @@ class WacWorker(_host.Host):
             self.leases[c["runId"]] = c["token"]
             self.give_back(1)
             self.outbox.submit("finish", c["runId"], {"token": c["token"], "outcome": "retry", "error": info},
-                               lambda r, e: self.release_id(c["runId"], e, "finish"))
+                               lambda r, e: self.last_write_done(c["runId"], c["token"], "finish", e))
             return
         self.execs[ex.id] = ex
         self.leases[ex.id] = ex.token
@@ -213,7 +239,7 @@ class WacWorker(_host.Host):
             else:
                 args = [payload]
             msg = {"file": header["file"], "fn": ex.claim.get("task"), "args": args}
-            value = _host.encode_value(await self.invoke(ex, msg))
+            value = _host.encode_value(await self.invoke(ex, msg), _host.result_what(ex.id, ex.claim.get("task")))
         except asyncio.CancelledError:
             return
         except Final as f:
@@ -309,7 +335,8 @@ class WacWorker(_host.Host):
             return
         self.send_logs(ex)
         body["token"] = ex.token
-        self.outbox.submit("finish", ex.id, body, lambda r, e: self.release_id(ex.id, e, "finish"))
+        self.outbox.submit("finish", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "finish", e,
+                                                                                 failing=body["outcome"] == "failed"))
 
     def send_logs(self, ex):
         lines = ex.take_logs()
@@ -318,22 +345,80 @@ class WacWorker(_host.Host):
                                lambda r, e: None)
 
     def park(self, ex):
-        if not self.close_claim(ex):
+        """Parks the claim with every deferred call. A park that starts runs of other workflows
+        (``task_script``/``task_flow``) keeps the claim until it is answered: one the server
+        refuses because such a workflow is unknown fails those calls in the workflow (a
+        ``TaskError`` it may catch) and the code runs on (``refused_children``)."""
+        named = any("workflow" in c for c in ex.deferred["children"])
+        if named:
+            if ex.ended or ex.parking:
+                return
+            ex.parking = True
+        elif not self.close_claim(ex):
             return
+        if named:  # as close_claim does: a line printed without its newline yet is sent too
+            self.stdout.flush_claim(ex)
+            self.stderr.flush_claim(ex)
         self.send_logs(ex)
         body, children = ex.park_body()
         chunks = park_chunks(children) if children else [[]]
 
+        def refused(what, error):
+            if not named:
+                return self.last_write_done(ex.id, ex.token, what, error)
+            self.loop.call_soon_threadsafe(self.park_refused, ex, what, error)
+
+        def written(chunk):
+            # Children written ahead of the park are the run's now: pending in its journal.
+            keys = {c["key"] for c in chunk}
+            ex.deferred["children"] = [c for c in ex.deferred["children"] if c["key"] not in keys]
+            ex.deferred["await"] = True
+
         def send(i):
             if i < len(chunks) - 1:
-                self.outbox.submit("children", ex.id, {"token": ex.token, "children": chunks[i]},
-                                   lambda r, e: self.release_id(ex.id, e, "children") if e else send(i + 1))
+                def after_children(r, e):
+                    if e is not None:
+                        return refused("write children", e)
+                    if named:
+                        self.loop.call_soon_threadsafe(written, chunks[i])
+                    send(i + 1)
+
+                self.outbox.submit("children", ex.id, {"token": ex.token, "children": chunks[i]}, after_children)
                 return
             if chunks[-1]:
                 body["children"] = chunks[-1]
-            self.outbox.submit("park", ex.id, body, lambda r, e: self.release_id(ex.id, e, "park"))
+
+            def after_park(r, e):
+                if e is not None:
+                    return refused("park", e)
+                if named:
+                    self.loop.call_soon_threadsafe(self.close_claim, ex)
+                self.release_id(ex.id)
+
+            self.outbox.submit("park", ex.id, body, after_park)
 
         send(0)
+
+    def park_refused(self, ex, what, error):
+        """A park that kept its claim was refused (on the loop). An unknown workflow fails the calls
+        that asked for it, in the workflow; anything else ends the claim as a refused last write."""
+        ex.parking = False
+        if ex.ended:
+            return self.release_id(ex.id)
+        if not (isinstance(error, SluiceAPIError) and error.code == "UNKNOWN_WORKFLOW" and ex.refused_children(error)):
+            self.close_claim(ex)
+            return self.last_write_done(ex.id, ex.token, what, error)
+        self.mark(ex)  # the code runs on with the TaskError; what it defers still parks
+
+    def last_write_done(self, run_id, token, what, error, failing=False):
+        """The claim's last write (finish or park) is answered (on the sender thread). One refused
+        for what the run sent fails the run with that cause at once (unless it was that failure)."""
+        info = refused_for_run(error) if error is not None and not failing else None
+        if info is None:
+            return self.release_id(run_id, error, what)
+        info["message"] = f"could not {what}: {info['message']}"
+        self.outbox.submit("finish", run_id, {"token": token, "outcome": "failed", "error": info},
+                           lambda r, e: self.release_id(run_id, e, "finish"))
 
     def release_id(self, run_id, error=None, what=None):
         """The claim's last write is answered (on the sender thread): its lease is no longer heartbeated."""
@@ -364,7 +449,7 @@ class WacWorker(_host.Host):
 
     def settle(self, ex):
         """Parks the claim once its code waits only for deferred calls (nothing in flight)."""
-        if ex.ended or ex.inflight or not ex.has_deferred():
+        if ex.ended or ex.parking or ex.inflight or not ex.has_deferred():
             return
         if ex.fresh:  # answers given in this turn: let the code run on them first
             ex.fresh = False
@@ -382,7 +467,7 @@ class WacWorker(_host.Host):
                 value = body()
                 if inspect.isawaitable(value):
                     value = await value
-                _host.encode_value(value)
+                _host.encode_value(value, _host.step_what(key))
             except asyncio.CancelledError:
                 return
             except BaseException as err:  # noqa: BLE001 - the step's error is the caller's
@@ -410,7 +495,15 @@ class WacWorker(_host.Host):
             if ex.ended:
                 return
             if error is not None:
-                return self.write_failed(ex, error)
+                refused = refused_for_run(error)
+                if refused is None:
+                    return self.write_failed(ex, error)
+                # Refused for its value (over the size limit, …): the call fails, as a step
+                # whose value is not JSON does; the workflow may catch it.
+                ex.answer_error(cid, SluiceError(f"could not save {step['kind']} {json.dumps(step['key'])}: "
+                                                 f"{refused['message']}", refused["code"]))
+                self.mark(ex)
+                return
             ex.journal[step["key"]] = step
             ex.answer(cid, value)
             self.mark(ex)

@@ -6,9 +6,9 @@
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { makeProject } from "../helpers/project.js";
+import { makeProject, writeFiles } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
-import { eventually } from "../helpers/tmp.js";
+import { delay, eventually } from "../helpers/tmp.js";
 
 const FLOW = `import asyncio
 from wmill import step, task, workflow
@@ -62,6 +62,25 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
     await eventually(() => !alive(pid!), 10_000);
+  }, 90_000);
+
+  it("sluice dev: a Python workflow file added while it runs is claimed as soon as it is loaded", async () => {
+    const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-added-");
+    const dev = spawnSluice(["dev", ".", "--port", "0"], root, ENV);
+    await dev.waitFor(/claiming 1 workflow\(s\) from/, 30_000);
+    await delay(300); // the worker's long-poll (up to 20 s) is under way with the old names
+    writeFiles(root, {
+      "f/p/added.py": "from wmill import workflow\n\n@workflow\nasync def main(n: int):\n    return n + 1\n",
+    });
+    await dev.waitFor(/claiming 2 workflow\(s\) from/, 15_000);
+    const enq = spawnSluice(["enqueue", "f/p/added", '{"n": 1}', "--wait", "--timeout", "5s", "--json"], root);
+    expect(await enq.exited, enq.stderr() + dev.output()).toBe(0);
+    const run = JSON.parse(enq.stdout()) as { status: string; result: number; createdAt: string; startedAt: string };
+    expect(run).toMatchObject({ status: "succeeded", result: 2 });
+    // Claimed at once, not when the poll with the old names ends.
+    expect(Date.parse(run.startedAt) - Date.parse(run.createdAt)).toBeLessThan(1_500);
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
   }, 90_000);
 
   it("SLUICE_PYTHON_HOST=bridge keeps the stdio host: sluice dev runs the workflow without a protocol worker", async () => {

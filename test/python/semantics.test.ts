@@ -194,8 +194,10 @@ describe("Python workflow semantics", () => {
     const run = await runToEnd("f/sem/bad_values", {});
     expect(run.status).toBe("succeeded");
     const [nan, arg] = JSON.parse(run.result!) as string[];
-    expect(nan).toMatch(/the result is not JSON serialisable: Out of range float values/);
-    expect(arg).toMatch(/the arguments of this task call are not JSON serialisable: object is not JSON serialisable/);
+    expect(nan).toMatch(/result of task 'nan' \(run \S+\) is not JSON-serialisable \(Out of range float values/);
+    expect(arg).toMatch(
+      /the arguments of this task call are not JSON-serialisable \(Object of type object is not JSON serializable\)/,
+    );
   });
 
   it("an exception in the workflow fails the run at once with the Python class and traceback in its log", async () => {

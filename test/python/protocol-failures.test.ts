@@ -1,0 +1,162 @@
+/**
+ * What the Python worker of the worker protocol cannot write is the run's failure, at once and
+ * with its cause (not three lease expiries and a `LeaseExpiredError`): values that are not JSON
+ * (a set, a datetime) as a workflow's result, a task's result or a step's value, and writes the
+ * server refuses for their size. `sluice preview` (the stdio host) applies the same rule. A
+ * `task_script` of a path nobody registered (the park answered 404 `UNKNOWN_WORKFLOW`) raises a
+ * `TaskError` naming it in the workflow, on every replay, instead of costing three lease expiries.
+ * Real `sluice dev` and `sluice enqueue --wait`, real python3.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeProject } from "../helpers/project.js";
+import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
+
+const FILES = {
+  "f/qa/pyerr.py": `import datetime
+from wmill import step, task, workflow
+
+@task
+async def boom():
+    return {1, 2, 3}
+
+@workflow
+async def main(where: str):
+    if where == "main":
+        return datetime.datetime.now()
+    if where == "step":
+        return await step("s", lambda: {1, 2})
+    if where == "big":
+        return "y" * 2_000_000
+    if where == "big_step":
+        try:
+            await step("big", lambda: "x" * 2_000_000)
+        except Exception as e:
+            return f"caught {type(e).__name__}: {e}"
+    return await boom()
+`,
+  "f/qa/missing.py": `import asyncio
+from wmill import sleep, task, task_flow, task_script, workflow
+from wmill.client import TaskError
+
+@task
+async def double(n):
+    return n * 2
+
+@workflow
+async def main(mode: str):
+    if mode == "uncaught":
+        return await task_script("f/nope/missing")()
+    out = []
+    # Twice: the sleep parks the run and the replay asks for the unknown paths again.
+    for _ in range(2):
+        got = await asyncio.gather(double(2), task_script("f/nope/a")(), task_script("f/qa/helper")(x=1),
+                                   task_flow("f/nope/b")(), return_exceptions=True)
+        out.append([f"{type(r).__name__} {r.step_key}: {r}" if isinstance(r, TaskError) else r for r in got])
+        await sleep(1)
+    return out
+`,
+  "f/qa/helper.py": `def main(x: int = 0):
+    return x + 100
+`,
+};
+/** The default host (the worker protocol), whatever this test run's environment says. */
+const ENV = { SLUICE_PYTHON_HOST: "" };
+
+interface RunJson {
+  id: string;
+  status: string;
+  attempt: number;
+  result: unknown;
+  error: { name: string; message: string; code?: string } | null;
+}
+
+describe("the Python worker of the worker protocol fails a run it cannot write, at once and with the cause", () => {
+  let root: string;
+  let dev: SluiceProcess;
+  beforeAll(async () => {
+    root = makeProject(FILES, "sluice-py-failures-");
+    // shared: it serves every test of the file (unshared processes are killed after each test)
+    dev = spawnSluice(["dev", ".", "--port", "0"], root, ENV, { shared: true });
+    await dev.waitFor(/claiming 3 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+  }, 40_000);
+  afterAll(async () => {
+    dev?.proc.kill("SIGTERM");
+    await dev?.exited;
+  });
+
+  /** Enqueues and waits (a hang would be a lease expiry away, ~30 s per attempt: 10 s is plenty). */
+  const run = async (workflow: string, payload: unknown): Promise<RunJson> => {
+    const enq = spawnSluice(
+      ["enqueue", workflow, JSON.stringify(payload), "--wait", "--timeout", "10s", "--json"],
+      root,
+    );
+    await enq.exited;
+    expect(enq.stdout(), enq.stderr() + dev.output()).toMatch(/^\{/);
+    return JSON.parse(enq.stdout()) as RunJson;
+  };
+
+  it.each([
+    ["main", "result of run", "datetime"],
+    ["task", "result of task 'boom' (run", "set"],
+    ["step", 'value of step "s"', "set"],
+  ])(
+    "a %s value that is not JSON fails the run on its first attempt, naming it",
+    async (where, what, type) => {
+      const out = await run("f/qa/pyerr", { where });
+      expect(out.status, dev.output()).toBe("failed");
+      expect(out.attempt).toBe(1);
+      expect(out.error!.message).toContain(what);
+      expect(out.error!.message).toContain(
+        `is not JSON-serialisable (Object of type ${type} is not JSON serializable)`,
+      );
+      expect(out.error!.message).not.toMatch(/heartbeat|lease/i);
+      expect(dev.output()).not.toMatch(/could not (finish|park)/);
+    },
+    20_000,
+  );
+
+  it("sluice preview (the stdio host) fails the same run the same way instead of converting the value", async () => {
+    const preview = spawnSluice(["preview", "f/qa/pyerr", '{"where": "main"}', "--timeout", "20s"], root, ENV);
+    expect(await preview.exited).not.toBe(0);
+    expect(preview.output()).toMatch(
+      /run failed: result of run \S+ is not JSON-serialisable \(Object of type datetime is not JSON serializable\)/,
+    );
+  }, 30_000);
+
+  it("a result over the size limit fails the run at once; a step's value over it fails the step, which the workflow can catch", async () => {
+    const big = await run("f/qa/pyerr", { where: "big" });
+    expect(big.status, dev.output()).toBe("failed");
+    expect(big.attempt).toBe(1);
+    expect(big.error!.message).toMatch(/^could not finish: .*over the 1048576-byte limit/);
+    const step = await run("f/qa/pyerr", { where: "big_step" });
+    expect(step.status, dev.output()).toBe("succeeded");
+    expect(step.result).toMatch(/^caught SluiceError: could not save step "big": .*over the 1048576-byte limit/);
+  }, 30_000);
+
+  it("task_script of an unknown path raises a TaskError naming it in the workflow, which may catch it, on every replay", async () => {
+    const out = await run("f/qa/missing", { mode: "caught" });
+    expect(out.status, dev.output()).toBe("succeeded");
+    expect(out.attempt).toBe(1);
+    const round = (n: string) => [
+      4,
+      `TaskError f/nope/a${n}: task_script("f/nope/a") cannot run: unknown workflow "f/nope/a"`,
+      101,
+      `TaskError f/nope/b${n}: task_flow("f/nope/b") cannot run: unknown workflow "f/nope/b"`,
+    ];
+    const result = (out.result as unknown[][]).map((got) =>
+      got.map((v) => (typeof v === "string" ? v.replace(/; known workflows: .*/, "") : v)),
+    );
+    expect(result).toEqual([round(""), round("#2")]);
+    expect(dev.output()).not.toMatch(/could not park/);
+  }, 30_000);
+
+  it("task_script of an unknown path, uncaught, fails the run on its first attempt with that TaskError", async () => {
+    const out = await run("f/qa/missing", { mode: "uncaught" });
+    expect(out.status, dev.output()).toBe("failed");
+    expect(out.attempt).toBe(1);
+    expect(out.error).toMatchObject({ name: "TaskError" });
+    expect(out.error!.message).toMatch(
+      /^task_script\("f\/nope\/missing"\) cannot run: unknown workflow "f\/nope\/missing"/,
+    );
+  }, 20_000);
+});
