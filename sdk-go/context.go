@@ -95,6 +95,12 @@ type execution struct {
 	result   json.RawMessage
 	lost     bool
 	logs     []logLine
+	// logTimer sends the buffered lines a while after the first (nil: none waits).
+	logTimer *time.Timer
+	// logsEnded: the claim's last lines were sent; later ones are dropped.
+	logsEnded bool
+	// flushMu orders the sends of the log lines (a flush in flight ends before the next).
+	flushMu sync.Mutex
 }
 
 type parkRequest struct {

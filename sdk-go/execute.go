@@ -43,7 +43,7 @@ func (w *Worker) execute(e *execution) {
 			return
 		}
 	}
-	e.flushLogs()
+	e.endLogs()
 	if e.isLost() {
 		fmt.Fprintf(os.Stderr, "sluice worker: run %s: lost its lease; another claim owns it now\n", e.claim.RunID)
 		return
@@ -148,7 +148,7 @@ func (w *Worker) handlerOf(c claim) HandlerFunc {
 // given up (the function's later writes are dropped) and the run fails with TASK_TIMEOUT.
 func (w *Worker) timeOut(e *execution) {
 	e.markLost()
-	e.flushLogs()
+	e.endLogs()
 	msg := fmt.Sprintf("task timed out after %g s", float64(e.claim.TimeoutMs)/1000)
 	body := map[string]any{"token": e.claim.Token, "outcome": "failed",
 		"error": errorJSON{Message: msg, Name: "TaskTimeout", Code: "TASK_TIMEOUT"}}

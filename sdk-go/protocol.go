@@ -81,4 +81,6 @@ type logLine struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`
 	StepKey string `json:"stepKey,omitempty"`
+	// Ts is when the line was logged (epoch ms, the claim's clock).
+	Ts int64 `json:"ts"`
 }

@@ -8,7 +8,7 @@ import time
 import unittest
 
 from wmill.worker import Client, Worker, enqueue, signal
-from wmill.worker import _registry
+from wmill.worker import _execution, _registry
 from .fake_server import FakeServer
 
 
@@ -51,7 +51,7 @@ class WorkerTest(unittest.TestCase):
                 return 200, {"registered": [w["name"] for w in body["workflows"]]}
             return 200, {"ok": True}
 
-        server = FakeServer(answer, **(server_opts or {}))
+        server = self.server = FakeServer(answer, **(server_opts or {}))
         for name, fn in handlers.items():
             _registry.register_workflow(name, fn, tasks=(tasks or {}).get(name))
         opts = {"concurrency": 4, "lease": 3, "poll_wait": 0.05, "inline_sleep": 0.2, **worker_opts}
@@ -67,6 +67,32 @@ class WorkerTest(unittest.TestCase):
         server.close()
         self.assertFalse(t.is_alive(), "the worker drains and returns after stop()")
         return server
+
+    def test_log_lines_reach_the_server_while_the_run_runs_with_their_times_and_before_an_error_finish(self):
+        saved = _execution.LOG_FLUSH_EVERY
+        _execution.LOG_FLUSH_EVERY = 0.1
+        self.addCleanup(setattr, _execution, "LOG_FLUSH_EVERY", saved)
+        seen_mid_run = []
+
+        def wf(ctx, _payload):
+            ctx.log("first")
+            time.sleep(0.4)
+            seen_mid_run.extend(line["message"] for b in self.server.bodies("/logs") for line in b["lines"])
+            ctx.log("second")
+            raise RuntimeError("flaky")
+
+        server = self.run_claims({"wf": wf}, [claim("wf")])
+        self.assertEqual(seen_mid_run, ["first"])
+        lines = [line for b in server.bodies("/logs") for line in b["lines"]]
+        self.assertEqual([line["message"] for line in lines][:2], ["first", "second"])
+        self.assertEqual(lines[2]["level"], "error")  # the traceback, before the finish
+        first, second = lines[0]["ts"], lines[1]["ts"]
+        self.assertTrue(1_000_000 <= first <= 1_000_100, first)
+        self.assertTrue(380 <= second - first <= 1_000, (first, second))
+        paths = [p.rsplit("/", 1)[1] for p in server.paths() if "/runs/" in p]
+        self.assertEqual(paths[-1], "finish")
+        self.assertNotIn("logs", paths[paths.index("finish"):])
+        self.assertEqual(server.bodies("/finish")[0]["outcome"], "retry")
 
     def test_keys_repeat_as_name_hash_n_and_done_steps_replay_without_running(self):
         ran = []

@@ -3,16 +3,18 @@
  * (the Go SDK) that `sluice dev` and `sluice server` start beside the HTTP API. Each gets
  * `SLUICE_URL` and, when the API requires tokens, `SLUICE_TOKEN` (a `worker` token created
  * for this server and revoked when it stops). Their output is shown line by line with a
- * `[group]` prefix. On stop they get SIGTERM (they drain), then SIGKILL after `drainMs`.
+ * `[group]` prefix. A command that exits is started again after a backoff (1 s, doubling up
+ * to 30 s while it keeps dying; `worker-command.ts`). On stop they get SIGTERM (they drain),
+ * then SIGKILL after `drainMs`, and are not restarted.
  * Python workers find Sluice's SDK (`from wmill.worker import …`): its folder is appended
  * to `PYTHONPATH`, and their output is unbuffered so lines show as they are printed.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { delimiter, join } from "node:path";
 import { ApiTokens } from "../http/auth/tokens.js";
 import { pythonSdkDir } from "../loader/python/sdk-path.js";
 import type { Store } from "../store/types.js";
 import type { ExternalWorkerConfig } from "./config.js";
+import { WorkerCommand } from "./worker-command.js";
 
 /** What {@link startExternalWorkers} needs. */
 export interface ExternalWorkerOptions {
@@ -28,7 +30,7 @@ export interface ExternalWorkerOptions {
 
 /** Running worker commands. */
 export interface ExternalWorkers {
-  /** SIGTERM to each (its process group), SIGKILL after `drainMs`; revokes the token. */
+  /** Cancels pending restarts; SIGTERM to each (its process group), SIGKILL after `drainMs`; revokes the token. */
   stop(drainMs: number): Promise<void>;
 }
 
@@ -43,51 +45,23 @@ export async function startExternalWorkers(options: ExternalWorkerOptions): Prom
     tokenId = created.record.id;
     env.SLUICE_TOKEN = created.token;
   }
-  const procs: ChildProcess[] = entries.map((entry, i) => {
-    const label = entry.group ?? `worker${i + 1}`;
-    // Its own process group, so a stop reaches `go run`'s child too.
-    const proc = spawn("sh", ["-c", entry.command], {
+  const commands = entries.map((entry, i) => {
+    const command = new WorkerCommand({
+      label: entry.group ?? `worker${i + 1}`,
+      command: entry.command,
       cwd: join(options.root, entry.dir ?? "."),
       env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+      write,
     });
-    const prefix = (chunk: Buffer, rest: { text: string }) => {
-      rest.text += chunk.toString("utf8");
-      const lines = rest.text.split("\n");
-      rest.text = lines.pop() ?? "";
-      for (const line of lines) write(`[${label}] ${line}\n`);
-    };
-    const out = { text: "" };
-    const err = { text: "" };
-    proc.stdout!.on("data", (d: Buffer) => prefix(d, out));
-    proc.stderr!.on("data", (d: Buffer) => prefix(d, err));
-    proc.on("exit", (code, signal) => write(`[${label}] worker command exited (${signal ?? `code ${code}`})\n`));
-    proc.on("error", (e) => write(`[${label}] could not start ${JSON.stringify(entry.command)}: ${e.message}\n`));
-    write(`worker command [${label}]: ${entry.command} (pid ${proc.pid})\n`);
-    return proc;
+    command.start();
+    return command;
   });
   return {
     async stop(drainMs) {
-      const running = procs.filter((p) => p.exitCode === null && p.signalCode === null && p.pid);
-      const exited = running.map((p) => new Promise((r) => p.once("exit", r)));
-      for (const p of running) signalGroup(p, "SIGTERM");
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise((r) => (timer = setTimeout(r, drainMs)));
-      await Promise.race([Promise.all(exited), timeout]);
-      clearTimeout(timer);
-      for (const p of running) if (p.exitCode === null && p.signalCode === null) signalGroup(p, "SIGKILL");
+      await Promise.all(commands.map((c) => c.stop(drainMs)));
       if (tokenId && options.tokenStore) await new ApiTokens(options.tokenStore).revoke(tokenId).catch(() => false);
     },
   };
-}
-
-function signalGroup(p: ChildProcess, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-p.pid!, signal);
-  } catch {
-    p.kill(signal);
-  }
 }
 
 /** `PYTHONPATH` with Sluice's Python SDK appended (the user's entries win), and unbuffered output. */

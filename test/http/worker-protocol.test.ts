@@ -170,6 +170,50 @@ describe("worker protocol", () => {
     expect((await store.getLogs(id)).map((l) => l.message)).toEqual(["shipped"]);
   });
 
+  it("log lines keep the time each was logged (ts); a bad ts is refused with 400 naming the line and stores nothing", async () => {
+    const id = await enqueue("once");
+    const [c] = await claim(["once"]);
+    const first = c.claimedAt + 5;
+    const ok = await json(`/api/worker/runs/${id}/logs`, {
+      token: c.token,
+      attempt: 1,
+      lines: [
+        { level: "info", message: "first", ts: first },
+        { level: "info", message: "second", ts: first + 3_000 },
+      ],
+    });
+    expect(ok).toEqual({ status: 200, body: { accepted: 2 } });
+    for (const [ts, why] of [
+      ["soon", /"lines\[1\]\.ts" must be when the line was logged, in epoch milliseconds .*got "soon"/],
+      [1.5, /"lines\[1\]\.ts" must be when the line was logged/],
+      [-1, /"lines\[1\]\.ts" must be when the line was logged/],
+      [Date.now() + 3_600_000, /"lines\[1\]\.ts" is \d+ ms ahead of the server's clock/],
+    ] as const) {
+      const bad = await json(`/api/worker/runs/${id}/logs`, {
+        token: c.token,
+        attempt: 1,
+        lines: [
+          { level: "info", message: "fine", ts: first },
+          { level: "info", message: "bad", ts },
+        ],
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe("INVALID_BODY");
+      expect(bad.body.error.message).toMatch(why);
+    }
+    // A worker that sends no ts (older SDKs): the time the server received the line.
+    const before = Date.now();
+    await json(`/api/worker/runs/${id}/logs`, { token: c.token, attempt: 1, lines: [{ message: "untimed" }] });
+    const logs = await store.getLogs(id);
+    expect(logs.map((l) => [l.message, l.ts])).toEqual([
+      ["first", first],
+      ["second", first + 3_000],
+      ["untimed", expect.any(Number)],
+    ]);
+    expect(logs[2]!.ts).toBeGreaterThanOrEqual(before);
+    await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "succeeded" });
+  });
+
   it("a stale fencing token is refused with 409 LEASE_LOST and writes nothing", async () => {
     const id = await enqueue("order", { orderId: "o3" });
     const [c] = await claim(["order"]);

@@ -4,7 +4,7 @@
  * stop it (it drains) when they stop. Bad entries are refused with the field named.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/cli/config.js";
@@ -85,5 +85,50 @@ describe.skipIf(!HAS_GO)(
         }
       }, 120_000);
     }
+
+    it("sluice server: a worker SIGKILLed by its pid is restarted (the exit said), a run enqueued afterwards finishes, and a stop leaves no process", async () => {
+      const root = makeProject(
+        { "sluice.json": JSON.stringify({ workers: [{ command: `ORDER_WORKER_NAME=cfg ${bin}`, group: "go" }] }) },
+        "sluice-go-cfg-",
+      );
+      const proc = spawnSluice(["server", "--port", "0", "--workers", "none"], root);
+      await proc.waitFor(/\[go\] .*order-worker cfg: serving/, 60_000);
+      // The command is exec'd: the pid printed is the Go worker's own.
+      const pids = () =>
+        [...proc.output().matchAll(/worker command \[go\]: ORDER_WORKER_NAME=cfg \S+ \(pid (\d+)\)/g)].map((m) =>
+          Number(m[1]),
+        );
+      const [first] = pids();
+      if (process.platform === "linux")
+        expect(readFileSync(`/proc/${first}/cmdline`, "utf8")).toMatch(/^[^\0]*order-worker\0/);
+      process.kill(first!, "SIGKILL");
+      await proc.waitFor(/\[go\] worker command exited \(killed by SIGKILL\); restarting it in 1 s/, 10_000);
+      await eventually(() => pids().length === 2, 10_000);
+      await proc.waitFor(/order-worker cfg: serving[\s\S]*order-worker cfg: serving/, 30_000);
+      const enq = await cli(["enqueue", "flaky", "{}", "--json"], root);
+      expect(enq.code, enq.err).toBe(0);
+      const id = JSON.parse(enq.out).id as string;
+      await eventually(async () => {
+        const s = await cli(["show", id, "--json"], root);
+        return s.code === 0 && JSON.parse(s.out).status === "succeeded";
+      }, 30_000);
+      proc.proc.kill("SIGTERM");
+      expect(await proc.exited).toBe(0);
+      expect(proc.output()).toMatch(/\[go\] worker command exited \(code 0\)/);
+      for (const pid of pids()) expect(processLeft(pid), `worker ${pid}`).toBe(false);
+    }, 120_000);
   },
 );
+
+/** Whether a process (or its process group) is still there, zombies aside. */
+function processLeft(pid: number): boolean {
+  for (const target of [pid, -pid])
+    try {
+      process.kill(target, 0);
+      if (target > 0 && /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) continue;
+      return true;
+    } catch {
+      // gone
+    }
+  return false;
+}

@@ -130,6 +130,38 @@ describe.skipIf(!hasGo)(
       expect(text.out).toMatch(/info\s+approved: sending the receipt for ord_1/);
     }, 60_000);
 
+    it("the Go logger's lines reach `sluice logs --run` while the run runs, each with the time it was logged, an error's too", async () => {
+      for (const fail of [false, true]) {
+        const enq = await cli(["enqueue", "log-twice", JSON.stringify({ ms: 2_500, fail }), "--json"], root);
+        expect(enq.code, enq.err).toBe(0);
+        const id = JSON.parse(enq.out).id as string;
+        const logs = async () => {
+          const r = await cli(["logs", "--run", id, "--json"], root);
+          expect(r.code, r.err).toBe(0);
+          return r.out
+            .split("\n")
+            .filter((l) => l.trim())
+            .map((l) => JSON.parse(l) as { msg: string; ts: string });
+        };
+        // Mid-run: "first" is there, "second" not yet, and the run still runs.
+        const mid = await eventually(async () => {
+          const lines = await logs();
+          return lines.some((l) => l.msg === "first") ? lines : null;
+        }, 10_000);
+        expect(mid.map((l) => l.msg)).toEqual(["first"]);
+        expect((await show(id)).status).toBe("running");
+        const done = await eventually(async () => {
+          const s = await show(id);
+          return s.status === (fail ? "failed" : "succeeded") ? s : null;
+        }, 20_000);
+        expect(done.status).toBe(fail ? "failed" : "succeeded");
+        const lines = await logs();
+        expect(lines.map((l) => l.msg)).toEqual(["first", "second"]);
+        const gap = Date.parse(lines[1]!.ts) - Date.parse(lines[0]!.ts);
+        expect(gap, JSON.stringify(lines)).toBeGreaterThanOrEqual(2_000);
+      }
+    }, 60_000);
+
     it("a handler error retries with the workflow's backoff and succeeds on attempt 2", async () => {
       const enq = await cli(["enqueue", "flaky", "{}", "--json"], root);
       expect(enq.code, enq.err).toBe(0);

@@ -1,6 +1,7 @@
 // The worker program of the repository's end-to-end test (test/sdk-go/go-worker.test.ts):
 // seed 002's fulfill-order with durable steps, a parked sleep, and the seed's approval
-// wait; a workflow that fails its first attempt; a slow step for kill tests. It drains on SIGTERM.
+// wait; a workflow that fails its first attempt; a slow step for kill tests; a workflow that logs
+// two lines apart. It drains on SIGTERM.
 package main
 
 import (
@@ -106,6 +107,24 @@ func main() {
 			return name, nil
 		})
 	}, workflow.WithMaxAttempts(3))
+
+	// log-twice: for the log tests. Two lines some time apart, then success or (fail: true) an error.
+	workflow.RegisterWorkflow("log-twice", func(ctx *workflow.WorkflowContext, raw json.RawMessage) error {
+		var p struct {
+			Ms   int  `json:"ms"`
+			Fail bool `json:"fail"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return ctx.Fail(err)
+		}
+		ctx.Logger.Info("first")
+		time.Sleep(time.Duration(p.Ms) * time.Millisecond)
+		ctx.Logger.Info("second")
+		if p.Fail {
+			return ctx.Fail(errors.New("failed after logging"))
+		}
+		return nil
+	}, workflow.WithMaxAttempts(1))
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

@@ -13,6 +13,10 @@ def _key(name, n):
     return name if n == 1 else f"{name}#{n}"
 
 
+# How long a logged line waits in the buffer while the run runs (seconds).
+LOG_FLUSH_EVERY = 1.0
+
+
 def backoff_delay(base, top, n):
     """base * 2^(n-1) with ±20 % jitter, capped at top (seconds; n is the failed try, from 1)."""
     raw = min(top, base * 2 ** (n - 1))
@@ -37,6 +41,9 @@ class Execution:
         self.outcome = None
         self.permanent = None
         self.logs = []
+        self._log_timer = None  # sends the buffered lines a while after the first
+        self._logs_ended = False  # the claim's last lines were sent: later ones are dropped
+        self._flush_lock = threading.Lock()  # one send of lines at a time, in order
         self._lock = threading.Lock()
         self._lost = threading.Event()
         self._ended = False
@@ -132,20 +139,41 @@ class Execution:
             raise LeaseLost()
 
     def log(self, level, message, step_key=None):
-        line = {"level": level, "message": str(message)}
+        """Buffers a line of the run's log, stamped with the time it was logged (the claim's clock);
+        a flush within LOG_FLUSH_EVERY sends it, and the claim's end sends what is left."""
+        line = {"level": level, "message": str(message), "ts": self.now_ms()}
         if step_key:
             line["stepKey"] = step_key
         with self._lock:
+            if self._logs_ended:
+                return  # the claim has ended: the server would drop the line
             self.logs.append(line)
+            if self._log_timer is None:
+                self._log_timer = threading.Timer(LOG_FLUSH_EVERY, self.flush_logs)
+                self._log_timer.daemon = True
+                self._log_timer.start()
 
     def flush_logs(self):
+        """Sends the buffered lines; one flush at a time, so lines arrive in order and before the claim's end."""
+        with self._flush_lock:
+            with self._lock:
+                lines, self.logs = self.logs, []
+                self._log_timer = None
+            if lines and not self.is_lost():
+                try:
+                    self.write("logs", {"token": self.token, "attempt": self.claim["attempt"], "lines": lines})
+                except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException):
+                    pass
+
+    def end_logs(self):
+        """Sends the claim's last lines before it parks or finishes, after any flush still in flight;
+        lines logged afterwards are not sent."""
         with self._lock:
-            lines, self.logs = self.logs, []
-        if lines and not self.is_lost():
-            try:
-                self.write("logs", {"token": self.token, "attempt": self.claim["attempt"], "lines": lines})
-            except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException):
-                pass
+            self._logs_ended = True
+            timer = self._log_timer
+        if timer is not None:
+            timer.cancel()
+        self.flush_logs()
 
     def request(self, op, body):
         """A call of this claim that writes nothing (``resume-urls``); LEASE_LOST marks the claim lost."""

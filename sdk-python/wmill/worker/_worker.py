@@ -237,7 +237,7 @@ class Worker:
             timer.cancel()
         if not e.end():
             return  # the deadline ended the claim first
-        e.flush_logs()
+        e.end_logs()
         if e.is_lost():
             print(f"sluice worker: run {e.run_id}: lost its lease; another claim owns it now", file=sys.stderr)
             return
@@ -283,7 +283,7 @@ class Worker:
                 return
             err = TaskTimeout(e.claim.get("timeoutMs") or 0)
             e.log("error", f"timed out: {err}")
-            e.flush_logs()
+            e.end_logs()
             e.mark_lost()
             self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
 

@@ -293,7 +293,22 @@ export const WORKER_PATHS: Record<string, Json> = {
           {
             ...TOKEN,
             attempt: int,
-            lines: { type: "array", items: obj({ level: str, message: str, stepKey: str }, ["message"]) },
+            lines: {
+              type: "array",
+              items: obj(
+                {
+                  level: str,
+                  message: str,
+                  stepKey: str,
+                  ts: {
+                    type: "integer",
+                    description:
+                      "when the line was logged (epoch ms, the claim's clock; at most 60 s ahead of the server's); default: when the server receives it",
+                  },
+                },
+                ["message"],
+              ),
+            },
           },
           ["token", "lines"],
         ),

@@ -67,7 +67,7 @@ const EXAMPLES: Record<ClaimWriteOp, string> = {
   children: '{"token": 3, "children": [{"key": "extract", "position": 0, "task": "extract", "payload": {"n": 1}}]}',
   park: '{"token": 3, "steps": [{"key": "nap", "kind": "sleep", "status": "pending", "position": 1, "wakeAfterMs": 60000}], "wakeAfterMs": 60000}',
   finish: '{"token": 3, "outcome": "succeeded", "result": {"ok": true}}',
-  logs: '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge"}]}',
+  logs: '{"token": 3, "attempt": 1, "lines": [{"level": "info", "message": "charged", "stepKey": "charge", "ts": 1796111238070}]}',
 };
 const FIELDS: Record<ClaimWriteOp, readonly string[]> = {
   steps: ["token", "steps"],
@@ -303,11 +303,17 @@ function refuseUnlessOk(r: CommandResult, runId: string): void {
   if (!r.ok) throw new ConflictError(r.error.code ?? "WRITE_REFUSED", r.error.message);
 }
 
+/** How far ahead of the server's clock a line's `ts` may be (clock skew, a request in flight). */
+const LOG_TS_AHEAD_MS = 60_000;
+
 function parseLogLines(runId: string, token: number, b: Record<string, unknown>): LogLine[] {
   const attempt = optInt(b, "attempt", 1, 1_000_000) ?? 1;
   if (!Array.isArray(b.lines))
-    throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?}', { code: "INVALID_BODY" });
-  return b.lines.map((l) => {
+    throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?, ts?}', {
+      code: "INVALID_BODY",
+    });
+  const now = Date.now();
+  return b.lines.map((l, i) => {
     const o = bodyObject(l, '{"level": "info", "message": "hello"}');
     const level = o.level === undefined ? "info" : (o.level as LogLine["level"]);
     if (!LOG_LEVELS.has(level))
@@ -319,9 +325,28 @@ function parseLogLines(runId: string, token: number, b: Record<string, unknown>)
       level,
       message: String(o.message ?? ""),
       stepKey: typeof o.stepKey === "string" ? o.stepKey : null,
-      ts: Date.now(),
+      ts: o.ts === undefined ? now : lineTime(o.ts, i, now),
     };
   });
+}
+
+/**
+ * A line's `ts`: when the worker logged it, epoch ms on the store's clock (the claim's
+ * `claimedAt` plus the time since the claim arrived), at most {@link LOG_TS_AHEAD_MS} ahead.
+ * @throws InvalidInputError naming the line
+ */
+function lineTime(ts: unknown, i: number, now: number): number {
+  if (typeof ts !== "number" || !Number.isSafeInteger(ts) || ts < 0)
+    throw new InvalidInputError(
+      `"lines[${i}].ts" must be when the line was logged, in epoch milliseconds (an integer such as ${now}), or be left out for the time the server receives it; got ${JSON.stringify(ts)}`,
+      { code: "INVALID_BODY" },
+    );
+  if (ts > now + LOG_TS_AHEAD_MS)
+    throw new InvalidInputError(
+      `"lines[${i}].ts" is ${ts - now} ms ahead of the server's clock: send times on the claim's clock (claimedAt plus the time elapsed since the claim arrived)`,
+      { code: "INVALID_BODY" },
+    );
+  return ts;
 }
 
 /** The store outcome for a worker's finish; `retry` becomes `failed` once attempts are spent, with the run's backoff. */
