@@ -17,6 +17,7 @@
  */
 import type { Store } from "../../store/types.js";
 import { clearDone } from "./done-marks.js";
+import { PipelineRuntimeError } from "./errors.js";
 import { lineageAt, lineageHistory, recordLineage } from "./lineage-record.js";
 import { MATERIALIZED_PREFIX } from "./materialized-record.js";
 import { WRITTEN_PREFIX } from "./run-context.js";
@@ -38,6 +39,17 @@ export interface RollbackRecords {
   readonly schemaRestored: number | null;
   /** The snapshot of the lineage version the rollback brought back, when the current one differed. */
   readonly lineageRestored: number | null;
+}
+
+/** The lake rolled back but Sluice's records could not follow it (e.g. the store failed). */
+export class RollbackRecordsError extends PipelineRuntimeError {
+  constructor(rollback: TableRollback, table: string, cause: unknown) {
+    super(
+      "LAKE_ROLLBACK_RECORDS_FAILED",
+      `${table} was rolled back to snapshot ${rollback.to} (new snapshot ${rollback.snapshot}), but Sluice's records of it could not follow (${(cause as Error)?.message ?? String(cause)}): the partition grid, pipeline status and backfills still show the writes it undid; once the store works, run the same rollback again (its new snapshot is the same content, and the records follow)`,
+      { cause },
+    );
+  }
 }
 
 /** Whether a write recorded at snapshot `written` is undone by `rollback` (pure). */
