@@ -90,7 +90,12 @@ describe("lakes of a Postgres project", () => {
     ]);
     const rollback = await sluice(["rollback", "main/dim", "--to", "1", "--json"]);
     expect(rollback.code, rollback.out).toBe(0);
-    expect(JSON.parse(rollback.stdout)).toEqual({ table: "main/dim", restored: 1, snapshot_id: 3 });
+    expect(JSON.parse(rollback.stdout)).toEqual({
+      table: "main/dim",
+      restored: 1,
+      snapshot_id: 3,
+      records: { partitions: [""], schemaRestored: null, lineageRestored: null },
+    });
     const after = await sluice(["tables", "main", "--json"]);
     expect(JSON.parse(after.stdout)).toEqual([{ table: "main.dim", table_id: 1, rows: 2, files: 1, snapshot: 3 }]);
 

@@ -1,5 +1,9 @@
-/** The text form of `sluice lake lineage`: one line per output column with its sources. */
+/**
+ * The text form of `sluice lake lineage`: one line per output column with its sources; and
+ * what a `sluice lake rollback` changed in Sluice's records of the table.
+ */
 import type { LineageRecord } from "../../pipeline/runtime/lineage-record.js";
+import type { RollbackRecords } from "../../pipeline/runtime/rollback-records.js";
 import { table, timeLabel } from "../format.js";
 
 /** A lineage record as a table (output, sources, how, origin) with its provenance and warnings. */
@@ -13,7 +17,21 @@ export function renderLineage(record: LineageRecord): string {
     c.origin === "unknown" ? "unknown" : c.passthrough ? "passthrough" : "derived",
     c.origin,
   ]);
-  const head = `${record.asset} (${record.script}, run ${record.run}, snapshot ${record.snapshot_id}, ${timeLabel(record.at)})`;
+  const restored = record.restores === undefined ? "" : `, restored by a rollback from snapshot ${record.restores}`;
+  const head = `${record.asset} (${record.script}, run ${record.run}, snapshot ${record.snapshot_id}${restored}, ${timeLabel(record.at)})`;
   const warnings = record.warnings.map((w) => `warning: ${w}`);
   return `${[head, table(["column", "sources", "how", "origin"], rows), ...warnings].join("\n")}\n`;
+}
+
+/** What a rollback changed in Sluice's records, one line each (empty when nothing). */
+export function renderRollbackRecords(r: RollbackRecords): string {
+  const lines: string[] = [];
+  if (r.partitions.length)
+    lines.push(
+      `undone in Sluice's records: ${r.partitions.length === 1 && r.partitions[0] === "" ? "the table's write" : `${r.partitions.length} partition(s): ${r.partitions.join(", ")}`} (no longer materialized; a plan or backfill runs them again)`,
+    );
+  if (r.schemaRestored !== null) lines.push(`schema: version ${r.schemaRestored}'s columns are current again`);
+  if (r.lineageRestored !== null)
+    lines.push(`column lineage: the version of snapshot ${r.lineageRestored} is current again`);
+  return lines.map((l) => `${l}\n`).join("");
 }

@@ -6,7 +6,9 @@
  * <lake>/<table>`: the column lineage its latest managed write recorded in the project's store;
  * `sluice lake sweep <lake>`: the orphan sweep (files no snapshot names, from writes that failed
  * or were killed) and the staging folders of writers that are gone. The reads (`snapshots`,
- * `tables`, `schema`) open the catalog read-only and create or change nothing.
+ * `tables`, `schema`) open the catalog read-only and create or change nothing. `rollback` also
+ * opens the project's store, first, and brings Sluice's records of the table along
+ * (`pipeline/runtime/rollback-records.ts`).
  */
 import { join } from "node:path";
 import type { Command } from "commander";
@@ -31,13 +33,14 @@ import type { SnapshotRef } from "../../lake/types.js";
 import type { LakeWriter } from "../../lake/writer.js";
 import { PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
 import { lineageOf } from "../../pipeline/runtime/lineage-record.js";
+import { followRollback, RollbackRecordsError } from "../../pipeline/runtime/rollback-records.js";
 import { InvalidInputError } from "../../sdk/errors.js";
-import { storeLocationOf } from "../../store/open.js";
+import { storeLocationOf, storeReady } from "../../store/open.js";
 import { json, type CommandContext } from "../command.js";
 import { table as textTable } from "../format.js";
 import { parseCount, parseDurationOption } from "../options.js";
-import { DB_OPTION, DIR_OPTION, resolveProject, withReadEngine } from "../project.js";
-import { renderLineage } from "./lake-lineage.js";
+import { DB_OPTION, DIR_OPTION, resolveProject, withEngine, withReadEngine } from "../project.js";
+import { renderLineage, renderRollbackRecords } from "./lake-lineage.js";
 
 interface Target {
   lake: string;
@@ -295,7 +298,9 @@ export function registerLake(program: Command, cx: CommandContext): void {
 
   lake
     .command("rollback")
-    .description("make a new snapshot in which the table equals its state at an older snapshot")
+    .description(
+      "make a new snapshot in which the table equals its state at an older snapshot; Sluice's records of the table (partitions written, schema, column lineage) follow it",
+    )
     .argument("<lake/table>", "e.g. main/orders")
     .requiredOption("--to <snapshot>", "the snapshot whose content to restore")
     .option(...DIR_OPTION)
@@ -304,8 +309,21 @@ export function registerLake(program: Command, cx: CommandContext): void {
     .action(async (text: string, opts) => {
       const to = parseCount(opts.to, "--to");
       const t = await target(cx, opts, text, true);
-      const snapshot = await withLake(t, (writer) => rollbackTable(writer.db, writer.reader, t.table!, to));
-      if (opts.json) return json(cx, { table: `${t.lake}/${t.table}`, restored: to, snapshot_id: snapshot });
-      cx.io.stdout(`rolled ${t.lake}/${t.table} back to snapshot ${to}: new snapshot ${snapshot}\n`);
+      const name = `${t.lake}/${t.table}`;
+      // The store is opened first: one that cannot be opened fails the command before the lake changes.
+      const { snapshot, records } = await withEngine(cx.io, opts, async (engine) => {
+        await storeReady(engine.store);
+        const made = await withLake(t, (writer) => rollbackTable(writer.db, writer.reader, t.table!, to));
+        const rollback = { uri: `ducklake://${name}`, to, snapshot: made };
+        try {
+          return { snapshot: made, records: await followRollback(engine.store, rollback) };
+        } catch (err) {
+          throw new RollbackRecordsError(rollback, name, err);
+        }
+      });
+      if (opts.json) return json(cx, { table: name, restored: to, snapshot_id: snapshot, records });
+      cx.io.stdout(
+        `rolled ${name} back to snapshot ${to}: new snapshot ${snapshot}\n${renderRollbackRecords(records)}`,
+      );
     });
 }

@@ -48,14 +48,22 @@ const nullable = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
 /** The lineage and graph schemas, merged into `components.schemas`. */
 export const LINEAGE_SCHEMAS: Record<string, Schema> = {
   LineageColumn: LINEAGE_COLUMN,
-  LineageRecord: obj({
-    asset: str("ducklake://<lake>/<table>"),
-    script: str("the script that wrote it"),
-    snapshot_id: int("the lake snapshot of the managed write that computed it; it holds from there on"),
-    run: str("the run of that write"),
-    at: int("when it was recorded, ms since the epoch"),
-    ...COLUMNS,
-  }),
+  LineageRecord: obj(
+    {
+      asset: str("ducklake://<lake>/<table>"),
+      script: str("the script that wrote it"),
+      snapshot_id: int(
+        "the lake snapshot of the managed write that computed it (or of the rollback that restored it); it holds from there on",
+      ),
+      run: str("the run of that write"),
+      at: int("when it was recorded, ms since the epoch"),
+      ...COLUMNS,
+      restores: int(
+        "only on a version a `sluice lake rollback` brought back: the snapshot of the version it restores (script and run are that version's)",
+      ),
+    },
+    ["asset", "script", "snapshot_id", "run", "at", "columns", "warnings"],
+  ),
   EdgeLineage: obj({
     source: {
       type: "string",

@@ -40,3 +40,10 @@ export async function markDone(store: Store, step: string, partition: string, ma
 export function isDone(mark: DoneMark | null, version: string): boolean {
   return mark !== null && mark.version === version;
 }
+
+/** Removes the mark of a step for a partition (its next plan or backfill runs it). @returns whether there was one */
+export async function clearDone(store: Store, step: string, partition: string): Promise<boolean> {
+  const key = slotKey(DONE_PREFIX, step, partition);
+  const raw = await store.kvGet(key);
+  return raw !== null && (await store.kvSwap(key, raw, null));
+}

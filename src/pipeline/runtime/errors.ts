@@ -25,7 +25,8 @@ export type PipelineRuntimeErrorCode =
   | "SCRIPT_INTERPRETER_MISSING"
   | "BRIDGE_REQUEST_INVALID"
   | "LAKE_ASSET_INVALID"
-  | "LINEAGE_NOT_FOUND";
+  | "LINEAGE_NOT_FOUND"
+  | "LAKE_ROLLBACK_RECORDS_FAILED";
 
 /** Base class of the pipeline runtime's errors. */
 export class PipelineRuntimeError extends SluiceError<PipelineRuntimeErrorCode> {}

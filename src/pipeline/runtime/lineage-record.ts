@@ -39,6 +39,11 @@ export interface LineageRecord {
   readonly columns: readonly LineageColumn[];
   /** What inference could not follow (e.g. `*` over a table function). */
   readonly warnings: readonly string[];
+  /**
+   * Set on a version a rollback of the table brought back (`snapshot_id` is then the rollback's
+   * snapshot, `script` and `run` the original write's): the snapshot of the version it restores.
+   */
+  readonly restores?: number;
 }
 
 /**
@@ -117,14 +122,14 @@ function parseHistory(raw: string | null | undefined): LineageRecord[] {
   return Array.isArray(v) ? v : [v];
 }
 
-/** Record the lineage a managed write computed, as a new version when it changed. */
-export async function recordLineage(store: Store, record: LineageRecord): Promise<void> {
+/** Record the lineage a managed write computed, as a new version when it changed. @returns whether it did */
+export async function recordLineage(store: Store, record: LineageRecord): Promise<boolean> {
   const key = `${LINEAGE_PREFIX}${record.asset}`;
   for (;;) {
     const raw = await store.kvGet(key);
     const next = nextLineageHistory(parseHistory(raw), record);
-    if (!next) return;
-    if (await store.kvSwap(key, raw, JSON.stringify(next))) return;
+    if (!next) return false;
+    if (await store.kvSwap(key, raw, JSON.stringify(next))) return true;
   }
 }
 

@@ -3,7 +3,8 @@
  * (`pipeline:materialized:<uri> <partition>`, the partition empty for a whole-table write)
  * holding the latest write's `{asset, rows, snapshot_id, partition?, tests?, run, at}`. Written
  * by every managed write, from a `// materialize` SQL script or from code (`ducklake()`), and
- * read by the partition grid of the API, UI and CLI.
+ * read by the partition grid of the API, UI and CLI; removed when `sluice lake rollback`
+ * undoes the write (`rollback-records.ts`).
  */
 import type { Store } from "../../store/types.js";
 

@@ -24,7 +24,12 @@ export interface SchemaVersion {
   readonly snapshot_id: number;
   readonly run: string;
   readonly at: number;
+  /** Set when a rollback of the table brought back an older version's columns: that version. */
+  readonly restores?: number;
 }
+
+/** Where a version comes from (its snapshot, run, time, and the version a rollback restores). */
+type SchemaOrigin = Pick<SchemaVersion, "snapshot_id" | "run" | "at" | "restores">;
 
 const same = (a: readonly SchemaColumn[], b: readonly SchemaColumn[]) =>
   a.length === b.length && a.every((c, i) => c.name === b[i]!.name && c.type === b[i]!.type);
@@ -33,11 +38,18 @@ const same = (a: readonly SchemaColumn[], b: readonly SchemaColumn[]) =>
 export function nextSchemaHistory(
   history: readonly SchemaVersion[],
   columns: readonly SchemaColumn[],
-  origin: { snapshot_id: number; run: string; at: number },
+  origin: SchemaOrigin,
 ): SchemaVersion[] | undefined {
   const last = history[history.length - 1];
   if (last && same(last.columns, columns)) return undefined;
   return [...history, { version: (last?.version ?? 0) + 1, columns: [...columns], ...origin }];
+}
+
+/** The version in effect at lake snapshot `snapshot`: the last one first produced at or before it (pure). */
+export function schemaAt(history: readonly SchemaVersion[], snapshot: number): SchemaVersion | undefined {
+  let found: SchemaVersion | undefined;
+  for (const v of history) if (v.snapshot_id <= snapshot) found = v;
+  return found;
 }
 
 /** The captured versions of an asset, oldest first. */
@@ -51,7 +63,7 @@ export async function captureSchema(
   store: Store,
   uri: string,
   columns: readonly SchemaColumn[],
-  origin: { snapshot_id: number; run: string; at: number },
+  origin: SchemaOrigin,
 ): Promise<number> {
   const key = `${SCHEMA_PREFIX}${uri}`;
   for (;;) {
