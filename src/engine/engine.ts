@@ -135,6 +135,7 @@ export class Engine implements SluiceRuntime {
             random,
             echo: options.echo ?? null,
             resumeLinks: { baseUrl: () => this.publicUrl(), secret: () => this.resumeSecret() },
+            runnable: (name) => this.enqueueRefusal(name),
           },
           workerOpts,
         )
@@ -557,6 +558,26 @@ export class Engine implements SluiceRuntime {
   waitForRuns(ids: readonly string[], timeout?: Duration): Promise<RunRecord[]> {
     const ms = durationOption(timeout, undefined);
     return Promise.all(ids.map((id) => this.waiters.wait(id, ms)));
+  }
+
+  /**
+   * Why a run of `name` could not be enqueued now (a `taskScript`/`taskFlow` child's target is
+   * checked as an enqueue is): null when this process registers it or a process published it
+   * (and did not remove it), else the `UnknownWorkflowError` {@link enqueueRun} would throw. A
+   * failed store read answers null. Asked while this process loads modules, it answers once they
+   * are loaded.
+   */
+  private enqueueRefusal(name: string): Error | null | Promise<Error | null> {
+    if (this.registry.get(name)) return null;
+    return (async () => {
+      // A module this process is loading (starting, or a file changed) may be the one: wait for it.
+      await this.registry.loaded();
+      if (this.registry.get(name)) return null;
+      return this.defaultsFor(name).then(
+        () => null,
+        (err: unknown) => (err instanceof UnknownWorkflowError ? err : null),
+      );
+    })();
   }
 
   /**

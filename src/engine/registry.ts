@@ -24,6 +24,8 @@ export class Registry {
   /** Names removed after being registered: their runs already queued or started still finish on their last code. */
   private readonly retired = new Set<string>();
   private loader: VersionLoader | null = null;
+  /** Loads of modules in progress (see {@link loading}). */
+  private readonly loads = new Set<Promise<unknown>>();
   private namesCache: string[] | null = null;
   private claimableCache: string[] | null = null;
 
@@ -61,6 +63,22 @@ export class Registry {
   /** Sets how unknown versions are loaded. */
   setLoader(loader: VersionLoader): void {
     this.loader = loader;
+  }
+
+  /**
+   * Marks a load of modules (a project's, or a file reloaded) in progress until `work` settles:
+   * a name it will register is not known yet, so a check of it waits ({@link loaded}).
+   */
+  loading<T>(work: Promise<T>): Promise<T> {
+    this.loads.add(work);
+    const done = () => void this.loads.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  /** Resolves once no load of modules is in progress. */
+  async loaded(): Promise<void> {
+    while (this.loads.size > 0) await Promise.allSettled([...this.loads]);
   }
 
   /** The current registration of `name`. */

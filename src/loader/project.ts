@@ -85,7 +85,11 @@ export class Project {
   }
 
   /** Loads every workflow module (TypeScript, then Python); a broken file is reported, the others still load. */
-  async loadAll(): Promise<LoadReport> {
+  loadAll(): Promise<LoadReport> {
+    return this.engine.registry.loading(this.loadEach());
+  }
+
+  private async loadEach(): Promise<LoadReport> {
     const report: LoadReport = { loaded: [], errors: [] };
     for (const file of this.files()) {
       try {
@@ -102,11 +106,15 @@ export class Project {
 
   /** (Re)loads the Python workflows and scripts (see {@link PythonProject.loadAll}). */
   loadPython(): Promise<LoadReport> {
-    return this.python.loadAll();
+    return this.engine.registry.loading(this.python.loadAll());
   }
 
   /** Bundles, stores, imports and registers one module (replacing its earlier version). */
-  async loadFile(file: string): Promise<LoadedModule> {
+  loadFile(file: string): Promise<LoadedModule> {
+    return this.engine.registry.loading(this.bundleAndRegister(file));
+  }
+
+  private async bundleAndRegister(file: string): Promise<LoadedModule> {
     const bundle = await bundleModule(this.root, join(this.root, file), this.bundleOptions);
     await this.engine.store.putBundle(bundle.hash, bundle.code);
     let exports: Record<string, unknown>;

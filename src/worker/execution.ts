@@ -77,6 +77,13 @@ export interface ExecutionDeps {
   resumeLinks: { baseUrl: () => Promise<string>; secret: () => Promise<string> };
   /** Slots of the executing worker for children a suspension creates leased to it; none when absent. */
   childLeases?: ChildLeases;
+  /**
+   * Whether the runnable a `taskScript(path)`/`taskFlow(path)` call names exists, as an enqueue of it
+   * decides: null when it does (this process registers it, or a process published it), else the
+   * `UnknownWorkflowError` the enqueue would throw. A promise when the store must be asked; it never
+   * rejects (a failed read answers null: the suspension meets the database next). Absent: not checked.
+   */
+  runnable?: (name: string) => Error | null | Promise<Error | null>;
 }
 
 /**

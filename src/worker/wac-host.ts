@@ -39,6 +39,42 @@ export function callTask(
   if (rec?.status === "error") return exec.trackRejection(key, taskError(key, rec.childId, rec.error));
   if (rec) return exec.defer({ awaitChildren: true });
   const payload = exec.encode(args, `arguments of task "${key}"`);
+  const create = () => createChild(exec, { key, position, workflow, task, version, label }, options, payload);
+  if (target.kind === "function") return create();
+  // A script or workflow named by path must exist, as an enqueue of it must: an unknown path fails
+  // the call at once (recorded, so every replay fails it the same way) instead of a child nobody runs.
+  const refusal = exec.deps.runnable?.(workflow) ?? null;
+  if (refusal === null) return create();
+  // The store is asked, or the failure is written: inline work, which the turn's suspension waits for.
+  exec.beginInline();
+  const outcome = Promise.resolve(refusal)
+    .catch(() => null)
+    .then(async (err) => {
+      try {
+        if (!err) return create();
+        return await unknownTarget(exec, { key, position, label }, target, workflow, err);
+      } finally {
+        exec.endInline();
+      }
+    });
+  // Rejected for its caller; a call nobody awaits is not an unhandled rejection (its failure is logged).
+  outcome.catch(() => {});
+  return outcome;
+}
+
+interface CallSite {
+  key: string;
+  position: number;
+  label: string;
+}
+
+function createChild(
+  exec: Execution,
+  at: CallSite & { workflow: string; task: string | null; version: string | null },
+  options: TaskOptions,
+  payload: string | null,
+): Promise<unknown> {
+  const { key, position, workflow, task, version, label } = at;
   const child: ChildSpec = {
     id: newRunId(),
     dedupe: false,
@@ -69,6 +105,30 @@ export function callTask(
     step: { key, kind: "task", target: label, status: "pending", childId: child.id, position },
     child,
   });
+}
+
+/**
+ * Fails a `taskScript`/`taskFlow` call whose path names no runnable: the `task` checkpoint is
+ * written as failed (no child), and the call rejects with the `TaskError` every replay reads back.
+ */
+async function unknownTarget(
+  exec: Execution,
+  at: CallSite,
+  target: Exclude<TaskTarget, { kind: "function" }>,
+  name: string,
+  refusal: Error,
+): Promise<never> {
+  const call = `task${target.kind === "script" ? "Script" : "Flow"}(${JSON.stringify(target.path)})`;
+  const named = target.path.trim() === name ? "" : ` (the path names "${name}")`;
+  const code = (refusal as { code?: unknown }).code;
+  const error: SerializedError = {
+    name: refusal.name,
+    message: `${call}${named}: ${refusal.message}`,
+    code: typeof code === "string" ? code : "UNKNOWN_WORKFLOW",
+  };
+  await exec.save([{ key: at.key, kind: "task", target: at.label, status: "error", error, position: at.position }]);
+  exec.log("warn", `task "${at.key}" failed: ${error.message}`, null);
+  throw taskError(at.key, null, error);
 }
 
 function resolveTarget(exec: Execution, target: TaskTarget) {

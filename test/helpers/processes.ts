@@ -48,11 +48,11 @@ export interface SpawnOptions {
   shared?: boolean;
 }
 
-/** Spawns the built CLI (`npm run build` first; `npm test` does it). */
+/** Spawns the built CLI (`npm run build` first; `npm test` does it). A variable set to undefined in `env` is unset. */
 export function spawnSluice(
   args: string[],
   cwd: string,
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
   options: SpawnOptions = {},
 ): SluiceProcess {
   if (!existsSync(join(REPO, "dist", "cli", "main.js")))

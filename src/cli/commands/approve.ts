@@ -3,6 +3,7 @@ import { RunNotFoundError, SluiceError } from "../../sdk/errors.js";
 import { APPROVAL_REFUSAL_CODES, type ApprovalDecisionResult, explainOutcome } from "../../engine/approvals.js";
 import { json, type CommandContext } from "../command.js";
 import { readJsonInput } from "../json-input.js";
+import { localUser } from "../local-user.js";
 import { DB_OPTION, DIR_OPTION, withEngine } from "../project.js";
 
 /** The decision was refused (already decided, timed out, self-approval, invalid form...); `code` is the outcome's, as over HTTP. */
@@ -25,7 +26,7 @@ export function registerApprove(program: Command, cx: CommandContext): void {
     .option("--reject", "reject instead of approve")
     .option("--value <json>", "form data as JSON (for approvals with a form)")
     .option("--value-file <file>", "read the form data from a JSON file (- for standard input)")
-    .option("--as <user>", "who decides (default: $USER)")
+    .option("--as <user>", "who decides (default: the local user: $USER, else $LOGNAME, else the OS account)")
     .option("--key <key>", "which approval, when a run waits on several (default: the pending one)")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
@@ -38,7 +39,7 @@ export function registerApprove(program: Command, cx: CommandContext): void {
         fileFlag: "--value-file",
         fallback: undefined,
       });
-      const actor = opts.as ?? cx.io.env.USER ?? "cli";
+      const actor = opts.as ?? localUser(cx.io.env);
       await withEngine(cx.io, opts, async (engine) => {
         const result = await engine.decideApproval({
           runId,

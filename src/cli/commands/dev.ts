@@ -9,6 +9,7 @@ import { discoverWorkflowFiles, isModuleFile, isRunnableFile } from "../../loade
 import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { lakeSweepSetting } from "../lake-sweep-setting.js";
+import { localUser } from "../local-user.js";
 import { parseCount } from "../options.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
@@ -56,7 +57,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-dev");
     if (tracing) write(tracingLine(tracing.target));
     // The HTTP layer is loaded here, not at the top: other commands (a lane worker) start faster without it.
-    const { createApp, LOCAL_USER, isLoopbackHost, listen } = await import("../../http/serve.js");
+    const { createApp, isLoopbackHost, listen } = await import("../../http/serve.js");
     const http = await listen({
       host: opts.host,
       port: opts.port === undefined ? 7777 : parseCount(opts.port, "--port"),
@@ -137,7 +138,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       http.attach(
         createApp({
           engine,
-          auth: tokens ? { mode: "tokens" } : { mode: "off", user: cx.io.env.USER || LOCAL_USER },
+          auth: tokens ? { mode: "tokens" } : { mode: "off", user: localUser(cx.io.env) },
           projectRoot: project.root,
           lanes,
           traceUrl: cx.io.env.SLUICE_TRACE_URL,

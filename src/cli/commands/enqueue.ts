@@ -9,6 +9,7 @@ import { isPostgresUrl } from "../../store/open.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
 import { readJsonInput } from "../json-input.js";
+import { localUser } from "../local-user.js";
 import { parseCount, parseDurationOption, parseRunAtOption } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject, withEngine } from "../project.js";
 import { EXIT_WAIT_TIMEOUT, waitAndReport } from "../wait.js";
@@ -33,7 +34,10 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
     .option("--id <id>", "run id: the same id with the same payload returns the existing run")
     .option("--run-at <time>", "do not start before: ISO time, epoch ms, or a delay like 10m")
     .option("--retries <n>", "retries after the first attempt (overrides the workflow's)")
-    .option("--as <user>", "who starts the run (default: $USER); used by approvals with selfApproval: false")
+    .option(
+      "--as <user>",
+      "who starts the run (default: the local user: $USER, else $LOGNAME, else the OS account); used by approvals with selfApproval: false",
+    )
     .option("--wait", "wait for the run to finish and print its result (exit 1 if it failed or was cancelled)")
     .option(
       "--timeout <duration>",
@@ -78,7 +82,7 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
             id: opts.id,
             runAt,
             retries,
-            createdBy: opts.as ?? cx.io.env.USER ?? "cli",
+            createdBy: opts.as ?? localUser(cx.io.env),
             // Started inside a trace (TRACEPARENT: a CI job, a Sluice script): the run continues it.
             trace: traceCarrierFromEnv(cx.io.env) ?? undefined,
           });

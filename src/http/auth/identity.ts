@@ -26,7 +26,7 @@ export interface Identity {
 }
 
 /** Default identity of requests when auth is off. */
-export const LOCAL_USER = "local";
+const LOCAL_USER = "local";
 
 /**
  * Resolves the caller into `c.var.identity` (null when no credentials were sent and
