@@ -89,6 +89,34 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
     });
   });
 
+  it("a cancelled run's reason reads once: in enqueue --wait, the dev log and sluice show", async () => {
+    const waiting = sluice(root, ["enqueue", "waiter", "--wait", "--id", "cancel-me"]);
+    await eventuallyStatus(root, "cancel-me", "waiting");
+    // Through dev's API, so that dev's own engine cancels it and prints the line.
+    const api = /UI: (http:\/\/\S+)/.exec(dev.output())![1]!;
+    const res = await fetch(`${api}/api/runs/cancel-me/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "not needed" }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    expect(await done(waiting)).toMatchObject({
+      code: 1,
+      out: "",
+      err: expect.stringMatching(/\nrun cancel-me cancelled: not needed\n$/),
+    });
+    await dev.waitFor(/⊘ waiter cancel-me cancelled: not needed\n/);
+    const show = await done(sluice(root, ["show", "cancel-me"]));
+    expect(show.out).toMatch(/^error {5}Cancelled \[CANCELLED\]: not needed$/m);
+    expect(dev.output() + show.out).not.toMatch(/cancelled: cancelled/i);
+    // No reason (the CLI's cancel): nothing after the status.
+    const bare = sluice(root, ["enqueue", "waiter", "--wait", "--id", "cancel-bare"]);
+    await eventuallyStatus(root, "cancel-bare", "waiting");
+    expect(await done(sluice(root, ["cancel", "cancel-bare"]))).toMatchObject({ code: 0 });
+    expect(await done(bare)).toMatchObject({ code: 1, err: expect.stringMatching(/\nrun cancel-bare cancelled\n$/) });
+    expect((await done(sluice(root, ["show", "cancel-bare"]))).out).toMatch(/^error {5}Cancelled \[CANCELLED\]$/m);
+  });
+
   it("takes a payload of more than 200 KiB from a file and from standard input", async () => {
     const payload = JSON.stringify(bigObject(250));
     expect(payload.length).toBeGreaterThan(200 * 1024);
