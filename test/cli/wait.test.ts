@@ -183,7 +183,7 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
     expect(JSON.parse(j.out)).toMatchObject({ id: "lonely", status: "pending" });
   });
 
-  it("Ctrl-C stops waiting with exit 130 and leaves the run queued; --timeout without --wait is refused", async () => {
+  it("Ctrl-C stops waiting with exit 130 and leaves the run queued; --timeout without --wait or of 0 is refused", async () => {
     const root = makeProject(FILES);
     const waiting = sluice(root, ["enqueue", "echo", "{}", "--wait", "--id", "interrupted"]);
     await waiting.waitFor(/enqueued interrupted; waiting/);
@@ -200,6 +200,20 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
       out: "",
       err: "sluice: --timeout only applies with --wait: add --wait, or drop --timeout\n",
     });
+    for (const zero of ["0", "0s", "-1s"]) {
+      const r = await done(
+        sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", zero, "--id", `zero-${zero}`]),
+      );
+      expect(r.code, r.err).toBe(1);
+      expect(r.out).toBe("");
+      expect(r.err).toMatch(/^sluice: --timeout "[-0s1]+" (gives the run no time|is not a duration)/);
+    }
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    try {
+      expect(await store.getRun("zero-0")).toBeNull(); // refused before anything was enqueued
+    } finally {
+      await store.close();
+    }
   });
 
   it("keeps waiting without --timeout until a worker shows up and finishes the run", async () => {
