@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -78,22 +79,43 @@ func (c *Client) Enqueue(ctx context.Context, name string, payload any, opts Enq
 	return &EnqueueResult{ID: out.Run.ID, Deduplicated: out.Deduplicated}, nil
 }
 
+// SignalOpts are the options of Signal (beyond seed 002, as the TypeScript SDK's `signal`).
+type SignalOpts struct {
+	// Buffer > 0 keeps a signal that wakes no run this long, for the next WaitFor on the
+	// event (oldest first, each once); without it such a signal is dropped. A signal that
+	// wakes runs is never kept.
+	Buffer time.Duration
+}
+
 // Signal wakes every run waiting on `event` (ctx.Step.WaitFor) with a JSON-encodable
-// payload and returns how many it woke.
-func Signal(ctx context.Context, event string, payload any) (uint64, error) {
+// payload and returns how many it woke. An optional SignalOpts keeps a signal no run
+// waits on yet: Signal(ctx, event, payload, SignalOpts{Buffer: time.Hour}).
+func Signal(ctx context.Context, event string, payload any, opts ...SignalOpts) (uint64, error) {
 	c, err := ClientFromEnv()
 	if err != nil {
 		return 0, err
 	}
-	return c.Signal(ctx, event, payload)
+	return c.Signal(ctx, event, payload, opts...)
 }
 
 // Signal sends a signal through this client; see the package-level Signal.
-func (c *Client) Signal(ctx context.Context, event string, payload any) (uint64, error) {
+func (c *Client) Signal(ctx context.Context, event string, payload any, opts ...SignalOpts) (uint64, error) {
+	body := map[string]any{"event": event, "payload": payload}
+	if len(opts) > 1 {
+		return 0, errors.New("sluice: Signal takes at most one SignalOpts")
+	}
+	for _, o := range opts {
+		if o.Buffer < 0 {
+			return 0, fmt.Errorf("sluice: SignalOpts.Buffer must not be negative, got %v", o.Buffer)
+		}
+		if o.Buffer > 0 {
+			body["buffer"] = o.Buffer.Milliseconds()
+		}
+	}
 	var out struct {
 		Woke uint64 `json:"woke"`
 	}
-	if err := c.post(ctx, "/api/signals", map[string]any{"event": event, "payload": payload}, &out); err != nil {
+	if err := c.post(ctx, "/api/signals", body, &out); err != nil {
 		return 0, err
 	}
 	return out.Woke, nil

@@ -77,3 +77,29 @@ func TestEnqueueSendsAConcurrencyLimit(t *testing.T) {
 		t.Fatal("a limit of 0 should be refused before sending")
 	}
 }
+
+func TestSignalSendsItsBufferAndRefusesANegativeOne(t *testing.T) {
+	f := newFakeServer(t, func(path string, body map[string]any) (int, any) {
+		return 200, map[string]any{"event": body["event"], "woke": 0, "buffered": body["buffer"] != nil}
+	})
+	c := f.client()
+	if _, err := c.Signal(context.Background(), "paid:1", map[string]any{"a": 1}, SignalOpts{Buffer: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.last("/api/signals")["buffer"]; got != float64(3600000) {
+		t.Fatalf("buffer %v", got)
+	}
+	if _, err := c.Signal(context.Background(), "paid:2", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.last("/api/signals")["buffer"]; ok {
+		t.Fatal("a signal without SignalOpts sent a buffer")
+	}
+	n := len(f.requests)
+	if _, err := c.Signal(context.Background(), "paid:3", nil, SignalOpts{Buffer: -time.Second}); err == nil {
+		t.Fatal("a negative buffer should be refused before sending")
+	}
+	if len(f.requests) != n {
+		t.Fatal("a refused signal was sent")
+	}
+}

@@ -2,6 +2,7 @@
 import { formatMillis } from "../core/duration.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import { timeText } from "../core/time.js";
+import { cancelReason } from "../store/run-errors.js";
 
 /** Continuation lines of multi-line user text (logs, stacks) in `sluice show`. */
 const CONTINUATION = "          ";
@@ -39,6 +40,22 @@ export function timeLabel(ms: number | null): string {
 export function tookLabel(run: RunRecord, now = Date.now()): string {
   if (run.startedAt === null) return "-";
   return formatMillis((run.finishedAt ?? now) - run.startedAt);
+}
+
+/**
+ * What a run's error says after its status (`run x cancelled: <this>`): for a cancellation
+ * its reason alone (the stored message, `cancelled: <reason>`, would say "cancelled" twice),
+ * null when it has none; otherwise the error's message. Not made safe to print.
+ */
+export function errorMessage(run: RunRecord): string | null {
+  if (!run.error) return null;
+  return run.error.code === "CANCELLED" ? cancelReason(run.error) : run.error.message;
+}
+
+/** `: <message>` after a run's status ({@link errorMessage}), or nothing; safe to print. */
+export function errorSuffix(run: RunRecord): string {
+  const message = errorMessage(run);
+  return message === null ? "" : `: ${safe(message)}`;
 }
 
 /** The run's display name, `workflow` or `workflow:task`, safe to print. */
@@ -93,8 +110,9 @@ export function runReport(
   out.push(`payload   ${preview(run.payload, 400)}`);
   if (run.result !== null) out.push(`result    ${preview(run.result, 400)}`);
   if (run.error) {
+    const message = errorMessage(run);
     out.push(
-      `error     ${safe(run.error.name)}${run.error.code ? ` [${safe(run.error.code)}]` : ""}: ${terminalSafe(run.error.message, { indent: CONTINUATION })}`,
+      `error     ${safe(run.error.name)}${run.error.code ? ` [${safe(run.error.code)}]` : ""}${message === null ? "" : `: ${terminalSafe(message, { indent: CONTINUATION })}`}`,
     );
     if (run.error.stack && run.status === "failed")
       out.push(

@@ -3,7 +3,7 @@ import { formatMillis } from "../core/duration.js";
 import type { Engine } from "../engine/engine.js";
 import { isTerminal, type LogLine, type RunRecord } from "../store/types.js";
 import { terminalSafe } from "../core/terminal-text.js";
-import { preview, runName, safe, timeLabel } from "./format.js";
+import { errorMessage, errorSuffix, preview, runName, safe, timeLabel } from "./format.js";
 import { jsonLine, type LogFormat } from "./log-format.js";
 import { activeTraceIds } from "../worker/tracing.js";
 
@@ -96,7 +96,7 @@ function textRenderer(write: (text: string) => void): RunRenderer {
       const id = safe(run.id);
       if (run.status === "succeeded") write(`✓ ${runName(run)} ${id} succeeded${took} → ${preview(run.result, 120)}\n`);
       else if (run.status === "failed") write(`✗ ${runName(run)} ${id} failed${took}: ${safe(run.error?.message)}\n`);
-      else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${id} cancelled: ${safe(run.error?.message)}\n`);
+      else if (run.status === "cancelled") write(`⊘ ${runName(run)} ${id} cancelled${errorSuffix(run)}\n`);
       else if (run.status === "pending" && run.error) {
         write(
           `↻ ${runName(run)} ${id} attempt ${run.attempt - 1} failed (${safe(run.error.message)}); retry ${run.attempt}/${run.maxAttempts} at ${timeLabel(run.readyAt)}\n`,
@@ -125,9 +125,8 @@ function jsonRenderer(write: (text: string) => void): RunRenderer {
       const retrying = run.status === "pending" && run.error !== null;
       if (!retrying && !isTerminal(run.status)) return;
       const event = retrying ? "run.retrying" : `run.${run.status}`;
-      const msg = run.error
-        ? `${run.workflow} ${run.id} ${run.status}: ${run.error.message}`
-        : `${run.workflow} ${run.id} ${run.status}`;
+      const message = errorMessage(run);
+      const msg = `${run.workflow} ${run.id} ${run.status}${message === null ? "" : `: ${message}`}`;
       write(
         jsonLine({
           level: run.status === "succeeded" ? "info" : "warn",

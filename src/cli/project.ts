@@ -4,6 +4,7 @@ import { createEngine, type Engine, type EngineOptions } from "../engine/engine.
 import { configuredPublicUrl } from "../core/public-url.js";
 import { InvalidInputError } from "../sdk/errors.js";
 import { describeDatabase, isPostgresUrl, openStore } from "../store/open.js";
+import { isSluiceProject, NotAProjectError } from "../loader/project-marker.js";
 import { loadProjectConfig, type ProjectConfig } from "./config.js";
 import type { CliIO } from "./io.js";
 
@@ -18,6 +19,11 @@ export interface ProjectContext {
   dbPath: string;
   /** {@link dbPath} without any password, for messages. */
   dbLabel: string;
+  /**
+   * Whether the database was named (`--db`, `SLUICE_DATABASE_URL`, `SLUICE_DATABASE`,
+   * `sluice.json` `database`) rather than the default `<root>/.sluice/sluice.db`.
+   */
+  dbNamed: boolean;
   config: ProjectConfig;
 }
 
@@ -36,10 +42,32 @@ export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectCon
     );
   }
   const config = loadProjectConfig(root);
-  const dbSetting =
-    db ?? io.env.SLUICE_DATABASE_URL ?? io.env.SLUICE_DATABASE ?? config.database ?? join(".sluice", "sluice.db");
+  const named = db ?? io.env.SLUICE_DATABASE_URL ?? io.env.SLUICE_DATABASE ?? config.database;
+  const dbSetting = named ?? join(".sluice", "sluice.db");
   const dbPath = isPostgresUrl(dbSetting) || isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
-  return { root, dbPath, dbLabel: describeDatabase(dbPath), config };
+  return { root, dbPath, dbLabel: describeDatabase(dbPath), dbNamed: named !== undefined, config };
+}
+
+/**
+ * Whether opening the project's database would create one nobody asked for: outside a Sluice
+ * project, the default `.sluice/sluice.db` when it does not exist yet (a stray database in
+ * whatever folder the command ran in). A database named explicitly (`--db`, the environment)
+ * or one that exists already is not.
+ */
+export function wouldCreateStrayDatabase(project: ProjectContext): boolean {
+  return !project.dbNamed && !isSluiceProject(project.root) && !existsSync(project.dbPath);
+}
+
+/**
+ * Refuses to open a database nobody asked for ({@link wouldCreateStrayDatabase}).
+ * @throws NotAProjectError saying there is no database there and how to name one
+ */
+export function refuseStrayDatabase(project: ProjectContext): void {
+  if (!wouldCreateStrayDatabase(project)) return;
+  throw new NotAProjectError(
+    project.root,
+    `there is no database at ${project.dbLabel} (name one with --db or SLUICE_DATABASE_URL)`,
+  );
 }
 
 /**
@@ -68,15 +96,19 @@ export const DB_OPTION = ["--db <url-or-file>", DB_OPTION_HELP] as const;
 
 /**
  * Runs `fn` with an engine on the project named by `--dir`/`--db` (no worker or
- * scheduler unless asked), stopping it afterwards whatever happens.
+ * scheduler unless asked), stopping it afterwards whatever happens. `createDatabase`: the
+ * command may create the default database outside a project too (`token create`: the first
+ * step of a `sluice server` for external workers, which starts in any folder).
+ * @throws NotAProjectError outside a project with no database named or there ({@link refuseStrayDatabase})
  */
 export async function withEngine<T>(
   io: CliIO,
-  opts: { dir?: string; db?: string },
+  opts: { dir?: string; db?: string; createDatabase?: boolean },
   fn: (engine: Engine, project: ProjectContext) => Promise<T>,
   options: EngineOptions = {},
 ): Promise<T> {
   const project = resolveProject(io, opts.dir, opts.db);
+  if (!opts.createDatabase) refuseStrayDatabase(project);
   const engine = openEngine(project, options);
   try {
     return await fn(engine, project);
@@ -88,6 +120,7 @@ export async function withEngine<T>(
 /**
  * {@link withEngine} for commands that only read: a SQLite file this process may not
  * write is opened read-only (with a note on stderr) instead of failing.
+ * @throws NotAProjectError outside a project with no database named or there ({@link refuseStrayDatabase})
  */
 export async function withReadEngine<T>(
   io: CliIO,
@@ -95,6 +128,7 @@ export async function withReadEngine<T>(
   fn: (engine: Engine, project: ProjectContext) => Promise<T>,
 ): Promise<T> {
   const project = resolveProject(io, opts.dir, opts.db);
+  refuseStrayDatabase(project);
   const store = openStore(project.dbPath, { readOnlyFallback: true });
   if ((store as { readOnly?: boolean }).readOnly) {
     io.stderr(

@@ -11,7 +11,7 @@ import { WaitTimeoutError } from "../sdk/errors.js";
 import type { RunRecord } from "../store/types.js";
 import { json, type CommandContext, untilAborted } from "./command.js";
 import { runJson } from "./json.js";
-import { safe, timeLabel } from "./format.js";
+import { errorSuffix, safe, timeLabel } from "./format.js";
 
 /** Exit code of `--wait` when `--timeout` passed before the run finished (as GNU `timeout`). */
 export const EXIT_WAIT_TIMEOUT = 124;
@@ -72,7 +72,7 @@ export async function waitAndReport(
 function report(cx: CommandContext, run: RunRecord, asJson: boolean): void {
   if (asJson) json(cx, runJson(run));
   else if (run.status === "succeeded") cx.io.stdout(`${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
-  else cx.io.stderr(`run ${safe(run.id)} ${run.status}: ${safe(run.error?.message)}\n`);
+  else cx.io.stderr(`run ${safe(run.id)} ${run.status}${errorSuffix(run)}\n`);
   if (run.status !== "succeeded") cx.setExitCode(1);
 }
 

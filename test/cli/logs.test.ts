@@ -1,6 +1,6 @@
 /**
  * `sluice logs` as the real binary: lines of several runs after a worker ran them,
- * filtered by run and workflow, as text and JSON Lines, and `--follow` printing a line
+ * filtered by run (an unknown run is an error) and workflow, as text and JSON Lines, and `--follow` printing a line
  * printed after it started, then stopping on SIGTERM.
  */
 import { describe, expect, it } from "vitest";
@@ -16,6 +16,9 @@ const FILES = {
   "workflows/other.ts": `
     import { defineWorkflow } from "sluice";
     export default defineWorkflow("other", { handler: async () => { console.log("other speaks"); return 1; } });`,
+  "workflows/quiet.ts": `
+    import { defineWorkflow } from "sluice";
+    export default defineWorkflow("quiet", { handler: async () => 1 });`,
 };
 
 async function done(p: ReturnType<typeof spawnSluice>) {
@@ -35,6 +38,7 @@ describe("sluice logs", { timeout: 120_000 }, () => {
       ["hello", '{"name": "ana"}', "h1"],
       ["hello", '{"name": "bo"}', "h2"],
       ["other", "{}", "o1"],
+      ["quiet", "{}", "q1"],
     ] as const)
       expect((await done(spawnSluice(["enqueue", wf, payload, "--id", id], root))).code).toBe(0);
     await runAll(root);
@@ -64,6 +68,12 @@ describe("sluice logs", { timeout: 120_000 }, () => {
         .split("\n")
         .map((l) => JSON.parse(l).msg),
     ).toEqual(["other speaks"]);
+
+    // A run without lines prints nothing; a run that does not exist is an error, as for show and cancel.
+    expect(await done(spawnSluice(["logs", "--run", "q1"], root))).toEqual({ code: 0, out: "", err: "" });
+    const missing = await done(spawnSluice(["logs", "--run", "nosuch"], root));
+    expect(missing).toMatchObject({ code: 1, out: "" });
+    expect(missing.err).toMatch(/^sluice: no run with id "nosuch": check the id with `sluice runs`/);
 
     const bad = await done(spawnSluice(["logs", "--since", "yesterday"], root));
     expect(bad.code).not.toBe(0);

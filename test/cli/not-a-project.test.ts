@@ -47,6 +47,50 @@ describe("a folder that is not a Sluice project", () => {
     expect(existsSync(join(root, ".sluice"))).toBe(false);
   }, 30_000);
 
+  it("every command that opens the database refuses it and creates nothing, unless the database is named or there", async () => {
+    const root = makeProject({ "package.json": "{}" });
+    const commands = [
+      ["runs"],
+      ["show", "abc"],
+      ["logs", "--run", "abc"],
+      ["signal", "ev", '{"a":1}', "--buffer", "1h"],
+      ["cancel", "abc"],
+      ["approve", "abc"],
+      ["token", "list"],
+      ["triggers"],
+      ["lake", "lineage", "main/orders"],
+      ["pipeline", "status"],
+      ["pipeline", "backfill", "status", "abc"],
+      ["deploy", "--dry-run"],
+    ];
+    for (const r of await Promise.all(commands.map((args) => sluice(args, root)))) {
+      expect(r.code, r.out).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(
+        /^sluice: there is no database at .*sluice\.db \(name one with --db or SLUICE_DATABASE_URL\), and /m,
+      );
+      expect(r.stderr).toMatch(NOT_A_PROJECT);
+    }
+    const pull = await sluice(["pull", "out"], root);
+    expect(pull.code, pull.out).toBe(1);
+    expect(pull.stderr).toMatch(
+      /^sluice: there is no database at .*sluice\.db to pull a release from: name it with --db/m,
+    );
+    expect(existsSync(join(root, ".sluice"))).toBe(false);
+    expect(existsSync(join(root, "out"))).toBe(false);
+    // Named: opened (created) as asked; once it exists, the default one is read without --db.
+    const named = await sluice(["signal", "ev", "--buffer", "1h", "--db", "elsewhere.db"], root);
+    expect(named.code, named.out).toBe(0);
+    expect(existsSync(join(root, "elsewhere.db"))).toBe(true);
+    expect((await sluice(["runs", "--db", join(".sluice", "sluice.db")], root)).code).toBe(0);
+    const runs = await sluice(["runs"], root);
+    expect(runs, runs.out).toMatchObject({ code: 0, stdout: "no runs\n" });
+    // A token may come before the server that creates the database (a server for Go workers starts in any folder).
+    const bare = makeProject({});
+    expect((await sluice(["token", "create", "--scope", "worker", "--name", "go"], bare)).code).toBe(0);
+    expect(existsSync(join(bare, ".sluice", "sluice.db"))).toBe(true);
+  }, 60_000);
+
   it("sluice dev refuses it before starting anything", async () => {
     const root = makeProject({ "package.json": "{}", "bench/timer-worker.ts": SIDE_EFFECT });
     const r = await sluice(["dev", ".", "--port", "0", "--no-watch"], root);

@@ -199,7 +199,17 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     expect(badBuffer.err).toMatch(/--buffer "soon" is not a duration/);
     const cancel = await sluice("cancel", "w2", "--reason", "not needed");
     expect(cancel).toEqual({ code: 0, out: "cancelled w2\n", err: "" });
-    expect((await sluice("cancel", "w2")).out).toBe("run w2 had already finished (cancelled); nothing to cancel\n");
+    // Documented: a finished run is left as it is, exit 0 (the API answers 409 RUN_FINISHED).
+    expect(await sluice("cancel", "w2")).toEqual({
+      code: 0,
+      out: "run w2 had already finished (cancelled); nothing to cancel\n",
+      err: "",
+    });
+    expect(JSON.parse((await sluice("cancel", "w2", "--json")).out)).toEqual({
+      id: "w2",
+      status: "cancelled",
+      cancelled: false,
+    });
     for (const missing of await Promise.all(["show", "cancel"].map((cmd) => sluice(cmd, "nope")))) {
       expect(missing).toMatchObject({ code: 1, out: "" });
       expect(missing.err).toMatch(/^sluice: no run with id "nope": check the id with `sluice runs`/);

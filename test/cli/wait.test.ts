@@ -89,6 +89,34 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
     });
   });
 
+  it("a cancelled run's reason reads once: in enqueue --wait, the dev log and sluice show", async () => {
+    const waiting = sluice(root, ["enqueue", "waiter", "--wait", "--id", "cancel-me"]);
+    await eventuallyStatus(root, "cancel-me", "waiting");
+    // Through dev's API, so that dev's own engine cancels it and prints the line.
+    const api = /UI: (http:\/\/\S+)/.exec(dev.output())![1]!;
+    const res = await fetch(`${api}/api/runs/cancel-me/cancel`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ reason: "not needed" }),
+    });
+    expect(res.status, await res.text()).toBe(200);
+    expect(await done(waiting)).toMatchObject({
+      code: 1,
+      out: "",
+      err: expect.stringMatching(/\nrun cancel-me cancelled: not needed\n$/),
+    });
+    await dev.waitFor(/⊘ waiter cancel-me cancelled: not needed\n/);
+    const show = await done(sluice(root, ["show", "cancel-me"]));
+    expect(show.out).toMatch(/^error {5}Cancelled \[CANCELLED\]: not needed$/m);
+    expect(dev.output() + show.out).not.toMatch(/cancelled: cancelled/i);
+    // No reason (the CLI's cancel): nothing after the status.
+    const bare = sluice(root, ["enqueue", "waiter", "--wait", "--id", "cancel-bare"]);
+    await eventuallyStatus(root, "cancel-bare", "waiting");
+    expect(await done(sluice(root, ["cancel", "cancel-bare"]))).toMatchObject({ code: 0 });
+    expect(await done(bare)).toMatchObject({ code: 1, err: expect.stringMatching(/\nrun cancel-bare cancelled\n$/) });
+    expect((await done(sluice(root, ["show", "cancel-bare"]))).out).toMatch(/^error {5}Cancelled \[CANCELLED\]$/m);
+  });
+
   it("takes a payload of more than 200 KiB from a file and from standard input", async () => {
     const payload = JSON.stringify(bigObject(250));
     expect(payload.length).toBeGreaterThan(200 * 1024);
@@ -155,7 +183,7 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
     expect(JSON.parse(j.out)).toMatchObject({ id: "lonely", status: "pending" });
   });
 
-  it("Ctrl-C stops waiting with exit 130 and leaves the run queued; --timeout without --wait is refused", async () => {
+  it("Ctrl-C stops waiting with exit 130 and leaves the run queued; --timeout without --wait or of 0 is refused", async () => {
     const root = makeProject(FILES);
     const waiting = sluice(root, ["enqueue", "echo", "{}", "--wait", "--id", "interrupted"]);
     await waiting.waitFor(/enqueued interrupted; waiting/);
@@ -172,6 +200,20 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
       out: "",
       err: "sluice: --timeout only applies with --wait: add --wait, or drop --timeout\n",
     });
+    for (const zero of ["0", "0s", "-1s"]) {
+      const r = await done(
+        sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", zero, "--id", `zero-${zero}`]),
+      );
+      expect(r.code, r.err).toBe(1);
+      expect(r.out).toBe("");
+      expect(r.err).toMatch(/^sluice: --timeout "[-0s1]+" (gives the run no time|is not a duration)/);
+    }
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    try {
+      expect(await store.getRun("zero-0")).toBeNull(); // refused before anything was enqueued
+    } finally {
+      await store.close();
+    }
   });
 
   it("keeps waiting without --timeout until a worker shows up and finishes the run", async () => {

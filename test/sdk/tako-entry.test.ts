@@ -2,7 +2,7 @@
  * `.enqueue()` and `signal()` outside an engine: Tako's `TakoError("TAKO_UNAVAILABLE")`
  * from `sluice/tako` (Sluice's `SluiceUnavailableError` from `sluice`) when nothing is
  * configured or the configured database cannot be reached, and a producer engine on the
- * database `SLUICE_DATABASE` names otherwise.
+ * database `SLUICE_DATABASE` names otherwise; and `signal()`'s options (`{ buffer }`), as `sluice`'s.
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import {
   signal as signalSluice,
   SluiceError,
   SluiceUnavailableError,
+  createEngine,
   type Engine,
 } from "../../src/index.js";
 import { defineWorkflow, signal, TakoError, TAKO_ERROR_CODES } from "../../src/tako.js";
@@ -84,6 +85,25 @@ describe("the tako.sh entry point outside an engine", () => {
       expect(await store.countRuns({})).toBe(1);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe("the tako.sh entry point's signal()", () => {
+  it("signal() takes sluice's options: { buffer } keeps the signal for the next waitFor, a bad one is refused", async () => {
+    const waiter = defineWorkflow<{ orderId: string }>("await-payment", {
+      handler: async (p, ctx) => ctx.waitFor(`paid:${p.orderId}`, { timeout: "5s" }),
+    });
+    const engine = createEngine({ database: join(tempDir("sluice-tako-signal-"), "sluice.db"), workflows: [waiter] });
+    await engine.start();
+    try {
+      await expect(signal("paid:1", { a: 1 }, { buffer: "soon" })).rejects.toMatchObject({ code: "INVALID_DURATION" });
+      // Sent before any run waits: kept, and taken by the next waitFor.
+      expect(await signal("paid:1", { a: 1 }, { buffer: "1h" })).toBe(0);
+      const run = await waiter.start({ orderId: "1" });
+      expect(await run.result({ timeout: "5s" })).toEqual({ a: 1 });
+    } finally {
+      await engine.stop();
     }
   });
 });

@@ -5,7 +5,7 @@ import { openStore, storeReady } from "../../store/open.js";
 import type { Store } from "../../store/types.js";
 import { type CommandContext, json } from "../command.js";
 import { parseCount } from "../options.js";
-import { DB_OPTION, DIR_OPTION, resolveProject, type ProjectContext } from "../project.js";
+import { DB_OPTION, DIR_OPTION, refuseStrayDatabase, resolveProject, type ProjectContext } from "../project.js";
 import { scheduleRowProblems, scheduleRowsOf } from "../../triggers/schedule-rows.js";
 
 /** A release that does not validate is not published. */
@@ -68,6 +68,7 @@ async function deploy(cx: CommandContext, opts: DeployOptions, pushPath: string 
   const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
   const rollback = opts.rollback === undefined ? null : parseCount(opts.rollback, "--rollback");
   const project = resolveProject(cx.io, opts.dir, opts.db);
+  refuseStrayDatabase(project);
   const store = openStore(project.dbPath);
   try {
     await storeReady(store);

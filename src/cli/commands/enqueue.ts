@@ -62,6 +62,11 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
         throw new InvalidInputError("--timeout only applies with --wait: add --wait, or drop --timeout", {
           code: "INVALID_OPTION",
         });
+      if (timeoutMs === 0)
+        throw new InvalidInputError(
+          `--timeout "${opts.timeout}" gives the run no time: give it a duration longer than 0 (e.g. 30s), or drop --timeout to wait as long as it takes`,
+          { code: "INVALID_DURATION" },
+        );
       // Outside a project, with no database there either: say so before creating one.
       const target = resolveProject(cx.io, opts.dir, opts.db);
       if (!isSluiceProject(target.root) && !isPostgresUrl(target.dbPath) && !existsSync(target.dbPath))

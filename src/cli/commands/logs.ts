@@ -6,6 +6,7 @@
  */
 import type { Command } from "commander";
 import { terminalSafe } from "../../core/terminal-text.js";
+import { RunNotFoundError } from "../../sdk/errors.js";
 import type { LogFilter, LogRecord } from "../../store/types.js";
 import { type CommandContext, pauseUnlessAborted, untilAborted } from "../command.js";
 import { safe } from "../format.js";
@@ -58,6 +59,9 @@ export function registerLogs(program: Command, cx: CommandContext): void {
       };
       const asJson = Boolean(opts.json);
       await withReadEngine(cx.io, opts, async (engine) => {
+        // As `show` and `cancel`: a run that does not exist is not a run without lines.
+        if (filter.runId !== undefined && !(await engine.store.getRun(filter.runId)))
+          throw new RunNotFoundError(filter.runId);
         const first = await engine.store.listLogs(filter);
         for (const line of first) cx.io.stdout(render(line, asJson));
         if (!opts.follow) return;

@@ -7,14 +7,13 @@
  */
 import type { Engine } from "../../engine/engine.js";
 import { decodeValue } from "../../core/serde.js";
-import { terminalSafe } from "../../core/terminal-text.js";
 import { isActive } from "../../core/run-status.js";
 import { cancelPlan } from "../../pipeline/runtime/plan-cancel.js";
 import type { PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import type { RunRecord } from "../../store/types.js";
 import { moduleName } from "../../worker/script-paths.js";
 import { json, type CommandContext, pauseUnlessAborted } from "../command.js";
-import { statusLabel, tookLabel } from "../format.js";
+import { errorSuffix, statusLabel, tookLabel } from "../format.js";
 import type { FollowEnd } from "./pipeline-backfill-follow.js";
 import { wantsCancel } from "./pipeline-backfill-follow.js";
 
@@ -80,7 +79,7 @@ export async function followPlan(
       for (const c of children.slice().reverse())
         if (!isActive(c.status) && !printed.has(c.id)) {
           printed.add(c.id);
-          cx.io.stderr(`step ${c.workflow} ${c.status}${c.error ? `: ${terminalSafe(c.error.message)}` : ""}\n`);
+          cx.io.stderr(`step ${c.workflow} ${c.status}${errorSuffix(c)}\n`);
         }
     if (!isActive(run.status)) {
       report(cx, run, payload, children, summary, opts.json);
@@ -143,7 +142,7 @@ function report(
     cx.io.stdout(
       run.status === "succeeded"
         ? `plan ${run.id} succeeded${result?.partition ? ` for partition ${result.partition}` : ""}\n`
-        : `plan ${run.id} ${run.status}: ${run.error?.message ?? ""}\n`,
+        : `plan ${run.id} ${run.status}${errorSuffix(run)}\n`,
     );
   }
   if (run.status !== "succeeded") cx.setExitCode(1);

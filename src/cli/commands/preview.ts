@@ -14,6 +14,7 @@ import { readJsonInput } from "../json-input.js";
 import { waitAnsweringApprovals } from "../approval-answer.js";
 import { parseDurationOption } from "../options.js";
 import { DIR_OPTION, resolveProject } from "../project.js";
+import { errorSuffix } from "../format.js";
 
 /**
  * What to say about a path preview cannot run: a pipeline script (DuckDB SQL, Bash, …) runs with
@@ -93,7 +94,7 @@ export function registerPreview(program: Command, cx: CommandContext): void {
             out(`  [${r.workflow}${r.task ? `:${r.task}` : ""}] ${l.level} ${l.message}\n`);
         if (run.status === "succeeded") out(`result:\n${JSON.stringify(decodeValue(run.result) ?? null, null, 2)}\n`);
         else {
-          cx.io.stderr(`run ${run.status}: ${run.error?.message ?? ""}\n`);
+          cx.io.stderr(`run ${run.status}${errorSuffix(run)}\n`);
           cx.setExitCode(1);
         }
       } finally {

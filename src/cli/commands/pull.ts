@@ -6,7 +6,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import { openStore, storeReady } from "../../store/open.js";
 import { type CommandContext, json } from "../command.js";
 import { parseCount } from "../options.js";
-import { DB_OPTION, resolveProject } from "../project.js";
+import { DB_OPTION, resolveProject, wouldCreateStrayDatabase } from "../project.js";
 
 /** Name of the lock file `sluice pull` writes: the release and each file's content hash. */
 export const LOCK_FILE = "sluice-lock.json";
@@ -21,9 +21,14 @@ export function registerPull(program: Command, cx: CommandContext): void {
     .option("--release <n>", "this release instead of the current one")
     .option("--json", "print what was written as JSON")
     .action(async (dir: string, opts: { db?: string; release?: string; json?: boolean }) => {
+      const project = resolveProject(cx.io, undefined, opts.db);
+      if (wouldCreateStrayDatabase(project))
+        throw new InvalidInputError(
+          `there is no database at ${project.dbLabel} to pull a release from: name it with --db (or SLUICE_DATABASE_URL), or run sluice pull in the project folder whose database holds it`,
+          { code: "NO_DATABASE" },
+        );
       const target = resolve(cx.io.cwd, dir);
       if (!existsSync(target)) mkdirSync(target, { recursive: true });
-      const project = resolveProject(cx.io, undefined, opts.db);
       const store = openStore(project.dbPath);
       try {
         await storeReady(store);

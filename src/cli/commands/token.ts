@@ -28,7 +28,8 @@ export function registerToken(program: Command, cx: CommandContext): void {
     .option(...DB_OPTION)
     .option("--json", "print JSON")
     .action(async (opts) => {
-      await withEngine(cx.io, opts, async (engine) => {
+      // Also outside a project: a server for external workers (Go) starts in any folder, and its token comes first.
+      await withEngine(cx.io, { ...opts, createDatabase: true }, async (engine) => {
         const created = await new ApiTokens(engine.store).create({
           name: opts.name ?? cx.io.env.USER ?? "",
           scope: opts.scope,

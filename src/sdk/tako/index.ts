@@ -7,6 +7,7 @@
 import type { WorkflowDefinition, WorkflowOptions } from "../workflow.js";
 import { createWorkflow } from "../workflow.js";
 import { sendSignal } from "../signal.js";
+import type { SignalOptions } from "../runtime.js";
 import { takoUnavailable } from "./errors.js";
 
 export { TakoError, TAKO_ERROR_CODES } from "./errors.js";
@@ -14,6 +15,7 @@ export type { TakoErrorCode } from "./errors.js";
 export type { WorkflowDefinition, WorkflowOptions, AnyWorkflow } from "../workflow.js";
 export type { WorkflowContext, StepContext, StepOptions, WaitOptions, Logger } from "../context.js";
 export type { EnqueueOptions, RunHandle } from "../types.js";
+export type { SignalOptions } from "../runtime.js";
 
 /**
  * Defines a durable workflow (seed 002). The payload type flows into `.enqueue(payload)`.
@@ -32,10 +34,14 @@ export function defineWorkflow<P = unknown, R = unknown>(
 }
 
 /**
- * Wakes every run waiting on `event` and returns how many it woke.
+ * Wakes every run waiting on `event` and returns how many it woke. Runs not yet waiting do not
+ * see it, unless `options.buffer` keeps it for the next `waitFor` (as `sluice`'s `signal`; see
+ * {@link SignalOptions}).
  * @example const woken = await signal(`approval:order-${orderId}`, { approved: true, by: userId });
+ * @example await signal(`paid:${orderId}`, { amount }, { buffer: "1h" }); // even if the run is not waiting yet
  * @throws TakoError `TAKO_UNAVAILABLE` when no Sluice engine runs in this process and none is configured
+ * @throws InvalidInputError for an empty event name; InvalidDurationError for a bad `buffer`
  */
-export function signal(event: string, payload?: unknown): Promise<number> {
-  return sendSignal(event, payload, takoUnavailable);
+export function signal(event: string, payload?: unknown, options?: SignalOptions): Promise<number> {
+  return sendSignal(event, payload, takoUnavailable, options);
 }
