@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { createEngine, type Engine, type EngineOptions } from "../engine/engine.js";
 import { configuredPublicUrl } from "../core/public-url.js";
 import { InvalidInputError } from "../sdk/errors.js";
-import { describeDatabase, isPostgresUrl, openStore } from "../store/open.js";
+import { checkDatabaseSetting, describeDatabase, isPostgresUrl, openStore } from "../store/open.js";
 import { isSluiceProject, NotAProjectError } from "../loader/project-marker.js";
 import { loadProjectConfig, type ProjectConfig } from "./config.js";
 import type { CliIO } from "./io.js";
@@ -44,6 +44,7 @@ export function resolveProject(io: CliIO, dir?: string, db?: string): ProjectCon
   const config = loadProjectConfig(root);
   const named = db ?? io.env.SLUICE_DATABASE_URL ?? io.env.SLUICE_DATABASE ?? config.database;
   const dbSetting = named ?? join(".sluice", "sluice.db");
+  checkDatabaseSetting(dbSetting);
   const dbPath = isPostgresUrl(dbSetting) || isAbsolute(dbSetting) ? dbSetting : join(root, dbSetting);
   return { root, dbPath, dbLabel: describeDatabase(dbPath), dbNamed: named !== undefined, config };
 }

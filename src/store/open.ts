@@ -5,6 +5,7 @@
  */
 import { type Clock } from "../core/clock.js";
 import { isPostgresUrl, locationOf, parsePostgresTarget, type PostgresOptions } from "./postgres/config.js";
+import { InvalidDatabaseUrlError } from "./postgres/errors.js";
 import { openPostgresOnDemand } from "./postgres/on-demand.js";
 import { openSqliteStore } from "./sqlite/store.js";
 import type { Store, StoreLocation } from "./types.js";
@@ -23,7 +24,21 @@ export interface OpenStoreOptions extends PostgresOptions {
  * an unreachable database or a schema newer than this Sluice at startup.
  * @throws InvalidDatabaseUrlError for a malformed Postgres URL
  */
+/**
+ * Refuses a setting that is a URL of something other than Postgres (`postgress://…`,
+ * `mysql://…`): read as a SQLite path it would create a file named after the URL, password
+ * included. @throws InvalidDatabaseUrlError naming only the scheme
+ */
+export function checkDatabaseSetting(urlOrPath: string): void {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(urlOrPath)?.[1];
+  if (scheme === undefined || isPostgresUrl(urlOrPath)) return;
+  throw new InvalidDatabaseUrlError(
+    `the database setting is a ${scheme}:// URL, and Sluice opens Postgres (postgres:// or postgresql://) or a SQLite file path: check the URL's scheme (--db, SLUICE_DATABASE_URL, sluice.json "database")`,
+  );
+}
+
 export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): Store {
+  checkDatabaseSetting(urlOrPath);
   // Loaded on first use: a SQLite process never imports the Postgres store (see on-demand.ts).
   if (isPostgresUrl(urlOrPath)) return openPostgresOnDemand(urlOrPath, options);
   return openSqliteStore({
@@ -39,6 +54,7 @@ export function openStore(urlOrPath: string, options: OpenStoreOptions = {}): St
  * @throws InvalidDatabaseUrlError for a malformed Postgres URL
  */
 export function storeLocationOf(urlOrPath: string): StoreLocation {
+  checkDatabaseSetting(urlOrPath);
   if (!isPostgresUrl(urlOrPath)) return { kind: "file", path: urlOrPath };
   return locationOf(parsePostgresTarget(urlOrPath));
 }

@@ -91,6 +91,23 @@ describe("a folder that is not a Sluice project", () => {
     expect(existsSync(join(bare, ".sluice", "sluice.db"))).toBe(true);
   }, 60_000);
 
+  it("a database URL of another scheme than Postgres is refused, and no file is made after it", async () => {
+    const root = makeProject({});
+    for (const url of ["postgress://sluice:secret@127.0.0.1:55432/sluice", "mysql://x@y/z"]) {
+      for (const args of [
+        ["runs", "--db", url],
+        ["token", "create", "--scope", "admin", "--name", "t", "--db", url],
+      ]) {
+        const r = await sluice(args, root);
+        expect(r.code, r.out).toBe(1);
+        expect(r.stderr).toContain(`the database setting is a ${url.slice(0, url.indexOf(":"))}:// URL`);
+        expect(r.stderr).not.toContain("secret");
+      }
+    }
+    expect(existsSync(join(root, "postgress:"))).toBe(false);
+    expect(existsSync(join(root, "mysql:"))).toBe(false);
+  }, 60_000);
+
   it("sluice dev refuses it before starting anything", async () => {
     const root = makeProject({ "package.json": "{}", "bench/timer-worker.ts": SIDE_EFFECT });
     const r = await sluice(["dev", ".", "--port", "0", "--no-watch"], root);
