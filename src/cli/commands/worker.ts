@@ -60,6 +60,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
     )
     .action(async (opts) => {
+      // Its output is a log: a reader gone (a lane worker's dead server) must not end the work it runs.
+      cx.io.keepRunningWithoutOutput?.();
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const metricsPort = opts.metricsPort === undefined ? null : parseCount(opts.metricsPort, "--metrics-port");
       const idleMs = parseDurationOption(opts.idle, "--idle");
