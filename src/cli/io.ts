@@ -7,6 +7,12 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   /** Aborted to stop long-running commands (`dev`, `worker`); SIGINT/SIGTERM in `main.ts`. */
   signal: AbortSignal;
+  /**
+   * The command runs work in this process (a worker, a server): from now on a closed stdout or
+   * stderr (its reader gone: `EPIPE`) loses the output and the command carries on, instead of
+   * ending the process quietly as a plain command does (`sluice runs | head`).
+   */
+  keepRunningWithoutOutput?(): void;
   /** Reads all of standard input (for `--payload-file -`); absent where there is none. */
   readStdin?(): Promise<string>;
   /**

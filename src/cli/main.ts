@@ -9,15 +9,20 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
     signals++;
     if (signals > 1) {
       process.stderr.write(`sluice: second ${sig}, exiting now\n`);
-      process.exit(130);
+      // 128 + the signal's number, as a shell reports a process that signal ended.
+      process.exit(sig === "SIGINT" ? 130 : 143);
     }
     controller.abort();
   });
 }
 
 // A reader that stops early (`sluice runs --json | head`) closes the pipe: stop quietly, as Unix tools do.
+// A command running work in this process (a worker, a server) carries on without its output instead:
+// a lane worker whose server died writes to a pipe nobody reads, and must still finish its runs.
+let outputOptional = false;
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (outputOptional) return;
     if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
     throw err;
   });
@@ -29,6 +34,7 @@ const code = await run(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,
   signal: controller.signal,
+  keepRunningWithoutOutput: () => void (outputOptional = true),
   ...(process.stdin.isTTY && { ask: (question: string) => askTerminal(question, 30_000) }),
   prompt: stdinPrompter(),
   readStdin: async () => {

@@ -230,6 +230,8 @@ export interface ApiLane {
   pid: number | null;
   /** Processes retired after a code change that are still finishing their runs. */
   draining: number[];
+  /** While `crashed`: why (the worker could not be started, or how it exited and its last stderr line); else null. */
+  error: string | null;
 }
 
 /** `GET /api/lanes`. */

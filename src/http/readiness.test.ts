@@ -13,13 +13,13 @@ describe("readiness checks", () => {
 
   it("the lanes check names the crashed worker groups", () => {
     expect(lanesCheck(null).ok).toBe(true);
-    expect(lanesCheck([{ group: "a", mode: "running", pid: 1, draining: [] }]).ok).toBe(true);
+    expect(lanesCheck([{ group: "a", mode: "running", pid: 1, draining: [], error: null }]).ok).toBe(true);
     const bad = lanesCheck([
-      { group: "a", mode: "idle", pid: null, draining: [] },
-      { group: "etl", mode: "crashed", pid: null, draining: [] },
+      { group: "a", mode: "idle", pid: null, draining: [], error: null },
+      { group: "etl", mode: "crashed", pid: null, draining: [], error: "its worker could not be started: EACCES" },
     ]);
     expect(bad.ok).toBe(false);
-    expect(bad.detail).toContain("etl");
+    expect(bad.detail).toContain("etl (its worker could not be started: EACCES)");
     expect(bad.detail).not.toMatch(/\ba\b,/);
   });
 });

@@ -46,12 +46,18 @@ export function schedulerCheck(state: "leader" | "standby" | "unknown" | null): 
   return { ok: true, detail: state };
 }
 
-/** The lanes check from the supervisor's lanes (pure): a crashed lane is unhealthy. */
+/**
+ * The lanes check from the supervisor's lanes (pure): a crashed lane (its worker failed before its
+ * first claim, or could not be started at all) is unhealthy, with the reason.
+ */
 export function lanesCheck(lanes: LaneInfo[] | null): ReadinessCheck {
   if (lanes === null) return { ok: true, detail: "no lanes supervised by this process" };
-  const crashed = lanes.filter((l) => l.mode === "crashed").map((l) => l.group);
+  const crashed = lanes.filter((l) => l.mode === "crashed");
   if (crashed.length > 0)
-    return { ok: false, detail: `crashed worker group(s): ${crashed.join(", ")} (see the server's log)` };
+    return {
+      ok: false,
+      detail: `crashed worker group(s): ${crashed.map((l) => (l.error ? `${l.group} (${l.error})` : l.group)).join("; ")} (see the server's log)`,
+    };
   return { ok: true, detail: `${lanes.length} lane(s), none crashed` };
 }
 

@@ -5,6 +5,7 @@ import {
   encodeLaneCrash,
   type LaneCrash,
   LaneCrashedError,
+  summarizeLaneCrash,
 } from "./crash-record.js";
 
 const crash: LaneCrash = {
@@ -41,5 +42,15 @@ describe("lane crash records", () => {
     expect(describeLaneCrash({ ...crash, signal: "SIGKILL", stderrTail: [] })).toMatch(
       /was killed by SIGKILL .*wrote nothing to stderr/,
     );
+  });
+
+  it("a worker that could not be started at all says why (and keeps it through the store)", () => {
+    const failed: LaneCrash = { ...crash, exitCode: null, stderrTail: [], startError: "EACCES: permission denied" };
+    expect(decodeLaneCrash("email", encodeLaneCrash(failed))).toEqual(failed);
+    expect(describeLaneCrash(failed)).toMatch(
+      /^worker lane "email" is down: its worker could not be started \(server web-1\): EACCES: permission denied; new runs/,
+    );
+    expect(summarizeLaneCrash(failed)).toBe("its worker could not be started: EACCES: permission denied");
+    expect(summarizeLaneCrash(crash)).toBe("its worker exited with code 1 before claiming any run: Error: no SMTP_URL");
   });
 });

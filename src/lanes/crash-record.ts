@@ -20,6 +20,8 @@ export interface LaneCrash {
   signal: string | null;
   /** The last lines the worker wrote to stderr. */
   stderrTail: string[];
+  /** Why no worker process could be started at all (spawning failed, its build file could not be written), else absent. */
+  startError?: string;
   /** When it crashed (epoch ms). */
   at: number;
 }
@@ -55,6 +57,7 @@ export function decodeLaneCrash(group: string, value: string): LaneCrash {
     signal: typeof raw.signal === "string" ? raw.signal : null,
     stderrTail: tail,
     at: typeof raw.at === "number" ? raw.at : 0,
+    ...(typeof raw.startError === "string" && { startError: raw.startError }),
   };
 }
 
@@ -85,11 +88,26 @@ export class LaneCrashedError extends SluiceError<"LANE_CRASHED"> {
   }
 }
 
+/** One line on why a lane is down (`GET /api/lanes`, the readiness probe): the start error, or the exit and the last stderr line. */
+export function summarizeLaneCrash(crash: LaneCrash): string {
+  if (crash.startError !== undefined) return `its worker could not be started: ${crash.startError}`;
+  const last = crash.stderrTail.at(-1);
+  return `its worker ${describeCrashExit(crash)} before claiming any run${last ? `: ${last}` : ""}`;
+}
+
+function describeCrashExit(crash: LaneCrash): string {
+  return crash.signal ? `was killed by ${crash.signal}` : `exited with code ${crash.exitCode ?? "unknown"}`;
+}
+
 /** The one-paragraph explanation of a crashed lane, with the stderr tail indented below it. */
 export function describeLaneCrash(crash: LaneCrash): string {
-  const how = crash.signal ? `was killed by ${crash.signal}` : `exited with code ${crash.exitCode ?? "unknown"}`;
+  if (crash.startError !== undefined)
+    return (
+      `worker lane ${JSON.stringify(crash.group)} is down: its worker could not be started (server ${crash.server}): ${crash.startError}; ` +
+      `new runs of group ${JSON.stringify(crash.group)} are refused. Fix the cause; the lane tries again while runs wait, and its next successful claim restores it.`
+    );
   const head =
-    `worker lane ${JSON.stringify(crash.group)} is down: its worker ${how} before claiming any run (server ${crash.server}), ` +
+    `worker lane ${JSON.stringify(crash.group)} is down: its worker ${describeCrashExit(crash)} before claiming any run (server ${crash.server}), ` +
     `so new runs of group ${JSON.stringify(crash.group)} are refused. Fix the worker's startup error; the lane's next successful claim restores it`;
   const tail = crash.stderrTail.slice(-10);
   return tail.length

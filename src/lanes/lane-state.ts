@@ -55,7 +55,7 @@ export class LaneState {
     this.move("mark exited", ["starting", "running"], "idle");
   }
 
-  /** The worker exited with an error before claiming anything: stop respawning. */
+  /** The worker exited with an error before claiming anything, or could not be started at all: stop respawning. */
   setCrashed(): void {
     this.move("mark crashed", ["starting"], "crashed");
   }

@@ -4,7 +4,7 @@
  * after a code change (they drain on their own), and its back-off times.
  */
 import type { LaneMetrics, MetricsJson } from "./lane-metrics.js";
-import type { LaneCrash } from "./crash-record.js";
+import { type LaneCrash, summarizeLaneCrash } from "./crash-record.js";
 import { LaneState } from "./lane-state.js";
 import { crashRetryDelay, quietExitDelay } from "./policy.js";
 import type { LaneExit, LaneProcess, LaneSpawner } from "./spawn.js";
@@ -35,6 +35,8 @@ export interface LaneInfo {
   pid: number | null;
   /** Processes retired after a code change that are still draining. */
   draining: number[];
+  /** While `crashed`: why (the worker's start error, or its exit and last stderr line); else null. */
+  error: string | null;
 }
 
 /** One lane (see the module comment). */
@@ -48,6 +50,8 @@ export class Lane {
   private notBefore = 0;
   private spawnedAt = 0;
   private stopped: Promise<void> | null = null;
+  /** The crash that stopped the lane (while it is `crashed`). */
+  private crash: LaneCrash | null = null;
 
   constructor(
     readonly group: string,
@@ -63,6 +67,7 @@ export class Lane {
       mode: this.state.mode,
       pid: this.proc?.pid ?? null,
       draining: [...this.retiring].map((p) => p.pid),
+      error: this.state.mode === "crashed" && this.crash ? summarizeLaneCrash(this.crash) : null,
     };
   }
 
@@ -144,7 +149,13 @@ export class Lane {
   private start(): void {
     this.state.setStarting();
     this.spawnedAt = this.hooks.now();
-    const proc = this.hooks.spawner.spawn(this.group);
+    let proc: LaneProcess;
+    try {
+      proc = this.hooks.spawner.spawn(this.group);
+    } catch (err) {
+      // No process: a crash before the first claim all the same (reported, retried after the back-off while work waits).
+      return this.crashed(null, { code: null, signal: null, startError: (err as Error).message });
+    }
     this.proc = proc;
     this.hooks.log(`lane ${this.group}: runnable work, starting worker pid ${proc.pid}\n`);
     proc.onMessage((m) => {
@@ -180,22 +191,7 @@ export class Lane {
     const failed = exit.code !== 0;
     const now = this.hooks.now();
     if (mode === "starting" && failed) {
-      this.state.setCrashed();
-      this.crashes++;
-      const wait = crashRetryDelay(this.crashes, this.hooks.crashRetryMs);
-      this.notBefore = now + wait;
-      this.hooks.log(
-        `lane ${this.group}: worker pid ${proc.pid} ${describeExit(exit)} before its first claim; not respawning ` +
-          `(new runs of group ${this.group} are refused; next try in ${Math.round(wait / 1000)} s if work is waiting)\n`,
-      );
-      this.hooks.onCrash({
-        group: this.group,
-        server: this.hooks.server,
-        exitCode: exit.code,
-        signal: exit.signal,
-        stderrTail: proc.stderrTail(),
-        at: now,
-      });
+      this.crashed(proc, exit);
     } else if (mode === "starting") {
       this.state.setExited();
       this.quietExits++;
@@ -210,6 +206,36 @@ export class Lane {
       this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} ${failed ? describeExit(exit) : "exited (idle)"}\n`);
     }
     this.hooks.onExit();
+  }
+
+  /**
+   * The worker failed before its first claim (`proc` null: none could be started): the lane
+   * stops, is reported, and tries again after the back-off while work waits.
+   */
+  private crashed(proc: LaneProcess | null, exit: LaneExit): void {
+    this.state.setCrashed();
+    this.crashes++;
+    const now = this.hooks.now();
+    const wait = crashRetryDelay(this.crashes, this.hooks.crashRetryMs);
+    this.notBefore = now + wait;
+    const what =
+      exit.startError !== undefined
+        ? `could not start a worker: ${exit.startError};`
+        : `worker pid ${proc?.pid ?? "?"} ${describeExit(exit)} before its first claim;`;
+    this.hooks.log(
+      `lane ${this.group}: ${what} not respawning ` +
+        `(new runs of group ${this.group} are refused; next try in ${Math.round(wait / 1000)} s if work is waiting)\n`,
+    );
+    this.crash = {
+      group: this.group,
+      server: this.hooks.server,
+      exitCode: exit.code,
+      signal: exit.signal,
+      stderrTail: proc?.stderrTail() ?? [],
+      at: now,
+      ...(exit.startError !== undefined && { startError: exit.startError }),
+    };
+    this.hooks.onCrash(this.crash);
   }
 }
 

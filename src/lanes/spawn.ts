@@ -13,6 +13,8 @@ import { LineTail } from "./policy.js";
 export interface LaneExit {
   code: number | null;
   signal: string | null;
+  /** Set when no process was started at all (spawning failed): why. */
+  startError?: string;
 }
 
 /** A running lane worker, as the supervisor sees it. */
@@ -32,6 +34,7 @@ export interface LaneProcess {
 
 /** Starts lane workers; the supervisor's only way to create processes (tests may pass their own). */
 export interface LaneSpawner {
+  /** @throws when the worker cannot be started (its build file cannot be written, …): the lane counts it as a crash. */
   spawn(group: string): LaneProcess;
 }
 
@@ -136,7 +139,7 @@ function wrap(
     // spawn itself failed (no such file, too many processes): report it as a crash.
     child.on("error", (err) => {
       tail.push(`could not start the worker: ${err.message}`);
-      resolve({ code: null, signal: null });
+      resolve({ code: null, signal: null, ...(child.pid === undefined && { startError: err.message }) });
     });
   });
   child.on("message", (m) => {

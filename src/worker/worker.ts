@@ -21,7 +21,7 @@ import { crashAt } from "./crash-points.js";
 // context (where console.* is captured into the run's log).
 import { originalConsole } from "./console-capture.js";
 import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
-import { reclaimExpiredLeases } from "./reclaim.js";
+import { type ReclaimedRun, reclaimExpiredLeases } from "./reclaim.js";
 
 /** The `ended` of a slot whose claim has not started yet. */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -93,6 +93,8 @@ export class Worker {
   };
   /** Runs this worker has finished a claim of (completed, suspended or fenced). */
   processed = 0;
+  /** Claims this worker has taken (each executed here), finished or not. */
+  claims = 0;
 
   constructor(
     private readonly store: Store,
@@ -266,6 +268,41 @@ export class Worker {
     if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 
+  /**
+   * After {@link stop}: the claims still running (its drain timeout passed) are abandoned. Ends
+   * their leases now and reclaims them, as an expiry would (another attempt after the run's
+   * backoff, or failed on its last), so another worker need not wait for the leases to run out;
+   * their executions' later writes are fenced. Resolves with the abandoned run ids and what
+   * became of each one reclaimed (`released` false when the database refused: their leases then
+   * expire as usual).
+   */
+  async releaseAbandoned(): Promise<{ ids: string[]; runs: ReclaimedRun[]; released: boolean }> {
+    const leases = [...this.active.values()].map((slot) => slot.lease);
+    const ids = leases.map((l) => l.runId);
+    if (leases.length === 0 || this.running) return { ids, runs: [], released: false };
+    try {
+      // Through the committer: a completion submitted before this lands first (and keeps its result).
+      const r = await this.deps.committer.submit({ verb: "heartbeat", leases, leaseMs: -1 });
+      const lost = new Set(r.ok ? (r.lost ?? []) : ids);
+      const mine = new Set(ids.filter((id) => !lost.has(id)));
+      const runs: ReclaimedRun[] = [];
+      if (mine.size > 0) {
+        const reclaimed = await reclaimExpiredLeases(
+          this.store,
+          leaseRetryDelay(this.deps.random),
+          this.deps.metrics,
+          this.events,
+        );
+        runs.push(...reclaimed.runs.filter((x) => mine.has(x.run.id)));
+        this.events.emit("work");
+      }
+      return { ids, runs, released: true };
+    } catch (err) {
+      originalConsole.error(`sluice worker: could not release the abandoned claims (${describeFailure(err)})`);
+      return { ids, runs: [], released: false };
+    }
+  }
+
   /** Takes new claims again after {@link holdClaims}. */
   resumeClaims(): void {
     if (!this.held) return;
@@ -423,6 +460,7 @@ export class Worker {
       ended: SETTLED,
     };
     this.active.set(id, slot);
+    this.claims++;
     const ended = () => {
       this.active.delete(id);
       this.processed++;

@@ -86,11 +86,16 @@ export default defineWorkflow("slow", { worker: "batch", handler: async (_p, ctx
       return r?.status === "succeeded" ? r : null;
     }, 30_000);
     // The process the API showed is the one that ran the step.
-    expect(busy.lanes).toEqual([{ group: "batch", mode: "running", pid: JSON.parse(run.result!), draining: [] }]);
+    expect(busy.lanes).toEqual([
+      { group: "batch", mode: "running", pid: JSON.parse(run.result!), draining: [], error: null },
+    ]);
     const idle = await eventually(async () => {
       const body = await get();
       return body.lanes[0]?.mode === "idle" ? body : null;
     }, 30_000);
-    expect(idle).toEqual({ supervised: true, lanes: [{ group: "batch", mode: "idle", pid: null, draining: [] }] });
+    expect(idle).toEqual({
+      supervised: true,
+      lanes: [{ group: "batch", mode: "idle", pid: null, draining: [], error: null }],
+    });
   }, 60_000);
 });

@@ -27,6 +27,21 @@ const FILES = {
     export default defineWorkflow("send-email", { worker: "email", handler: async () => "sent" });`,
 };
 
+/** Attempt 1 sleeps `ms` in its step; later attempts return at once. */
+const SLOW_FIRST_ATTEMPT = `import { defineWorkflow } from "sluice";
+export default defineWorkflow<{ ms: number }>("slow", {
+  retries: 1,
+  handler: async (p, ctx) => {
+    const slept = await ctx.run("nap", async () => {
+      const ms = ctx.attempt === 1 ? p.ms : 0;
+      await new Promise((r) => setTimeout(r, ms));
+      return ms;
+    });
+    return { slept, attempt: ctx.attempt };
+  },
+});
+`;
+
 const stores: Store[] = [];
 afterAll(async () => {
   for (const s of stores) await s.close();
@@ -63,4 +78,40 @@ describe("workers", () => {
     expect(await email.exited).toBe(0);
     expect((await store.getRun("mail-1"))!).toMatchObject({ status: "succeeded", queue: "email", result: '"sent"' });
   });
+
+  // It printed "worker stopped after 0 claim(s)", exited 0 and left the run running for the rest of its lease.
+  it("a drain timeout that passes: names the runs it abandoned, counts its claim, exits 1 and releases their leases for the next worker", async () => {
+    const root = makeProject({ "workflows/slow.ts": SLOW_FIRST_ATTEMPT });
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    stores.push(store);
+    // A lease far longer than the test: only a released lease lets the run go on in time.
+    const worker = spawnSluice(["worker", "--drain-timeout", "1s", "--lease", "5m"], root);
+    await worker.waitFor(/worker \S+ ready/, 60_000);
+    const enq = spawnSluice(["enqueue", "slow", '{"ms": 60000}'], root);
+    expect(await enq.exited).toBe(0);
+    const id = enq.stdout().trim();
+    await eventually(async () => (await store.getRun(id))?.status === "running", 30_000);
+
+    worker.proc.kill("SIGTERM");
+    expect(await worker.exited).toBe(1);
+    const out = worker.stdout();
+    expect(out).toMatch(/draining…\n/);
+    expect(out).toContain(
+      `drain timeout (1s) passed with 1 run(s) still running: abandoned ${id}; their leases were released: 1 run(s) get another attempt from the next worker\n`,
+    );
+    expect(out).toMatch(/worker stopped after 1 claim\(s\), 1 abandoned\n$/);
+    // Released, not left running under the dead worker's lease: attempt 2 is queued.
+    const after = await store.getRun(id);
+    expect(after).toMatchObject({ status: "pending", attempt: 2, leaseOwner: null });
+
+    // The next worker takes it at once (after the run's backoff), not minutes later.
+    const next = spawnSluice(["worker"], root);
+    const run = await eventually(async () => {
+      const r = await store.getRun(id);
+      return r?.status === "succeeded" ? r : null;
+    }, 20_000);
+    expect(JSON.parse(run.result!)).toEqual({ slept: 0, attempt: 2 });
+    next.proc.kill("SIGTERM");
+    expect(await next.exited).toBe(0);
+  }, 120_000);
 });

@@ -44,6 +44,8 @@ export function registerDev(program: Command, cx: CommandContext): void {
       "inline",
     );
   laneOptions(command).action(async (dir: string, opts) => {
+    // Its output is a log: a reader gone must not end the work it runs (or its lane workers' supervision).
+    cx.io.keepRunningWithoutOutput?.();
     const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
     const laneSettings = parseLaneSettings(opts);
     const lakeSweep = lakeSweepSetting(cx.io.env);

@@ -32,6 +32,8 @@ export async function withPipelineRuntime<T>(
     local.worker === false
       ? false
       : { concurrency: 50, ...(local.leaseMs !== undefined && { leaseMs: local.leaseMs }) };
+  // A worker here holds claims: a closed output (`… | head`) must not abandon them mid-step.
+  if (worker) io.keepRunningWithoutOutput?.();
   const engine = openEngine(project, { worker, scheduler: false, captureConsole: true });
   const loader = new Project(project.root, engine);
   const host = attachPipelines(loader, {

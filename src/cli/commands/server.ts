@@ -68,6 +68,8 @@ export function registerServer(program: Command, cx: CommandContext): void {
       "separate",
     );
   laneOptions(command).action(async (opts) => {
+    // Its output is a log: a reader gone must not end the work it runs (or its lane workers' supervision).
+    cx.io.keepRunningWithoutOutput?.();
     const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
     const laneSettings = parseLaneSettings(opts);
     const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));

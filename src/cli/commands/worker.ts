@@ -6,6 +6,7 @@ import { ModuleImportError } from "../../loader/import-bundle.js";
 import { isSluiceProject, notAProjectHint } from "../../loader/project-marker.js";
 import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
 import { clearCrashOnClaim } from "../../lanes/claim-recovery.js";
+import type { ReclaimedRun } from "../../worker/reclaim.js";
 import { WorkerStartupError } from "../../lanes/errors.js";
 import { linkToSupervisor } from "../../lanes/worker-link.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
@@ -60,6 +61,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       "load the code versions listed in this file instead of bundling the project (written by a server for its lane workers)",
     )
     .action(async (opts) => {
+      // Its output is a log: a reader gone (a lane worker's dead server) must not end the work it runs.
+      cx.io.keepRunningWithoutOutput?.();
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const metricsPort = opts.metricsPort === undefined ? null : parseCount(opts.metricsPort, "--metrics-port");
       const idleMs = parseDurationOption(opts.idle, "--idle");
@@ -180,15 +183,40 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       await release?.follower.stop();
       // The Python worker drains first: it still needs the API to checkpoint and finish.
       await python?.close();
-      await engine.stop({ drain: drainMs });
+      const worker = engine.worker!;
+      await worker.stop(drainMs);
+      // Claims still running after the drain timeout are abandoned: their leases end now, not when they expire.
+      const abandoned = await worker.releaseAbandoned();
+      if (abandoned.ids.length) write(describeAbandoned(abandoned, opts.drainTimeout, leaseMs));
+      await engine.stop({ drain: 0 });
       await metrics.stop();
       await pipelines.stop();
       unfollow();
       unclear();
       link?.close();
       await tracing?.shutdown();
-      write(`worker stopped after ${engine.worker!.processed} claim(s)\n`);
+      const left = abandoned.ids.length;
+      write(`worker stopped after ${worker.claims} claim(s)${left ? `, ${left} abandoned` : ""}\n`);
+      // Work left unfinished is a failed shutdown (raise --drain-timeout, or give the process longer to stop).
+      if (left) cx.setExitCode(1);
     });
+}
+
+/** What became of the runs a worker abandoned when its drain timeout passed. */
+function describeAbandoned(
+  abandoned: { ids: string[]; runs: ReclaimedRun[]; released: boolean },
+  drainTimeout: string,
+  leaseMs: number,
+): string {
+  const head = `drain timeout (${drainTimeout}) passed with ${abandoned.ids.length} run(s) still running: abandoned ${abandoned.ids.join(", ")}`;
+  if (!abandoned.released)
+    return `${head}; another worker retries them once their leases expire (within ${leaseMs} ms)\n`;
+  const failed = abandoned.runs.filter((r) => r.outcome === "failed").length;
+  const retried = abandoned.runs.length - failed;
+  return (
+    `${head}; their leases were released: ${retried} run(s) get another attempt from the next worker` +
+    `${failed ? `, ${failed} failed (it was their last attempt)` : ""}\n`
+  );
 }
 
 /** Loads the versions a build manifest lists; each failure is reported like a broken file. */

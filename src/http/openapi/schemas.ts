@@ -261,6 +261,10 @@ export const SCHEMAS: Record<string, Schema> = {
         mode: { type: "string", enum: ["idle", "starting", "running", "draining", "crashed", "stopped"] },
         pid: { type: ["integer", "null"] },
         draining: { type: "array", items: { type: "integer" } },
+        error: {
+          type: ["string", "null"],
+          description: "while crashed: why (the worker could not be started, or its exit and last stderr line)",
+        },
       }),
     },
   }),
