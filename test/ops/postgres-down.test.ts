@@ -1,0 +1,91 @@
+/**
+ * Real `sluice worker` and `sluice server` processes against a Postgres cluster of this file's own
+ * that the tests stop and start (the shared cluster is never stopped under other tests):
+ * processes started before their database is up wait for it (`--startup-timeout`), while a
+ * failure no wait can fix (wrong password, missing database) ends them at once.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, startCluster } from "../../bench/pg-cluster.js";
+import { withDatabase } from "../helpers/postgres.js";
+import { spawnSluice } from "../helpers/processes.js";
+import { tempDir } from "../helpers/tmp.js";
+
+let cluster: Cluster;
+let db: string;
+
+beforeAll(async () => {
+  cluster = await startCluster({ fsync: "off", synchronous_commit: "off", full_page_writes: "off" });
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query("CREATE DATABASE down");
+  await admin.end();
+  db = withDatabase(cluster.url, "down");
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Ensures the cluster is up (a test that stopped it may have failed before starting it again). */
+async function up(): Promise<void> {
+  const probe = new pg.Client({ connectionString: cluster.url });
+  const ok = await probe.connect().then(
+    () => true,
+    () => false,
+  );
+  await probe.end().catch(() => {});
+  if (!ok) await cluster.start();
+}
+
+describe("start-up while Postgres is down", () => {
+  it("a worker and a server started before Postgres wait for it, saying so, and start once it is up", async () => {
+    await up();
+    await cluster.down();
+    const dir = tempDir();
+    const worker = spawnSluice(["worker", "--db", db, "--startup-timeout", "60s"], dir);
+    const server = spawnSluice(
+      ["server", "--db", db, "--port", "0", "--workers", "none", "--startup-timeout", "60s"],
+      dir,
+    );
+    await worker.waitFor(
+      /sluice worker: opening the database failed \(cannot reach Postgres at .*ECONNREFUSED.*waiting for the database/,
+    );
+    await server.waitFor(
+      /sluice server: opening the database failed \(cannot reach Postgres at .*ECONNREFUSED.*waiting for the database/,
+    );
+    // Started a few seconds later: both are still waiting, then both start.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(worker.proc.exitCode).toBeNull();
+    expect(server.proc.exitCode).toBeNull();
+    await cluster.start();
+    await worker.waitFor(/worker \S+ ready/, 30_000);
+    await server.waitFor(/server \d+ ready/, 30_000);
+    expect(worker.output()).not.toContain("password");
+    worker.proc.kill("SIGTERM");
+    server.proc.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    expect(await server.exited).toBe(0);
+  });
+
+  it("a wrong password or a missing database fails at once with its cause", async () => {
+    await up();
+    const dir = tempDir();
+    const wrong = new URL(db);
+    wrong.password = "not-the-password";
+    const missing = withDatabase(cluster.url, "no_such_database");
+    const started = Date.now();
+    const procs = [
+      spawnSluice(["worker", "--db", wrong.toString(), "--startup-timeout", "60s"], dir),
+      spawnSluice(["server", "--db", wrong.toString(), "--port", "0", "--startup-timeout", "60s"], dir),
+      spawnSluice(["worker", "--db", missing, "--startup-timeout", "60s"], dir),
+    ];
+    const codes = await Promise.all(procs.map((p) => p.exited));
+    expect(codes).toEqual([1, 1, 1]);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(procs[0]!.stderr()).toMatch(/password authentication failed/);
+    expect(procs[1]!.stderr()).toMatch(/password authentication failed/);
+    expect(procs[2]!.stderr()).toMatch(/database "no_such_database" does not exist/);
+    for (const p of procs) expect(p.stderr()).not.toMatch(/retrying/);
+  });
+});
