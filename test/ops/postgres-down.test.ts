@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../../bench/pg-cluster.js";
 import { withDatabase } from "../helpers/postgres.js";
 import { spawnSluice } from "../helpers/processes.js";
-import { tempDir } from "../helpers/tmp.js";
+import { eventually, tempDir } from "../helpers/tmp.js";
 
 let cluster: Cluster;
 let db: string;
@@ -87,5 +87,49 @@ describe("start-up while Postgres is down", () => {
     expect(procs[1]!.stderr()).toMatch(/password authentication failed/);
     expect(procs[2]!.stderr()).toMatch(/database "no_such_database" does not exist/);
     for (const p of procs) expect(p.stderr()).not.toMatch(/retrying/);
+  });
+});
+
+interface Ready {
+  ready: boolean;
+  checks: Record<string, { ok: boolean; detail: string }>;
+}
+
+async function ready(url: string): Promise<Ready> {
+  return (await (await fetch(`${url}/api/ready`)).json()) as Ready;
+}
+
+describe("/api/ready while Postgres is down", () => {
+  it("the leader's scheduler check fails as unknown (not standby), and passes again once Postgres is back", async () => {
+    await up();
+    const server = spawnSluice(
+      ["server", "--db", db, "--port", "0", "--workers", "none", "--scheduler-tick", "200ms"],
+      tempDir(),
+    );
+    await server.waitFor(/server \d+ ready/, 30_000);
+    const url = /API and UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(server.output())![1]!;
+    await eventually(async () => (await ready(url)).checks.scheduler!.detail === "leader", 15_000);
+    await cluster.down();
+    try {
+      // Past the leadership lease (5 s) without an answer: unknown.
+      const down = await eventually(async () => {
+        const r = await ready(url);
+        return !r.checks.scheduler!.ok ? r : null;
+      }, 20_000);
+      expect(down.ready).toBe(false);
+      expect(down.checks.scheduler!.detail).toMatch(/^leadership unknown/);
+      expect(down.checks.database!.ok).toBe(false);
+      // Never reported as a healthy standby meanwhile.
+      expect(server.output()).not.toMatch(/scheduler: standby/);
+    } finally {
+      await cluster.start();
+    }
+    const back = await eventually(async () => {
+      const r = await ready(url);
+      return r.ready ? r : null;
+    }, 30_000);
+    expect(back.checks.scheduler!.detail).toBe("leader");
+    server.proc.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
   });
 });
