@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../../bench/pg-cluster.js";
 import { withDatabase } from "../helpers/postgres.js";
+import { makeProject } from "../helpers/project.js";
 import { spawnSluice } from "../helpers/processes.js";
 import { eventually, tempDir } from "../helpers/tmp.js";
 
@@ -131,5 +132,56 @@ describe("/api/ready while Postgres is down", () => {
     expect(back.checks.scheduler!.detail).toBe("leader");
     server.proc.kill("SIGTERM");
     expect(await server.exited).toBe(0);
+  });
+});
+
+describe("--log-format json while Postgres goes down and comes back", () => {
+  it("every line dev, worker and server print, on stdout and stderr, is a JSON object", async () => {
+    await up();
+    const root = makeProject({
+      "workflows/hello.ts": `import { defineWorkflow } from "sluice";\nexport const hello = defineWorkflow("hello", { handler: async () => "hi" });\n`,
+    });
+    const json = ["--log-format", "json", "--db", db];
+    const procs = {
+      worker: spawnSluice(["worker", ...json], root),
+      server: spawnSluice(["server", ...json, "--port", "0", "--scheduler-tick", "200ms"], root),
+      dev: spawnSluice(["dev", root, ...json, "--port", "0"], root),
+    };
+    await procs.worker.waitFor(/worker \S+ ready/, 15_000);
+    await procs.server.waitFor(/server \d+ ready/, 15_000);
+    await procs.dev.waitFor(/Ctrl-C to stop/, 15_000);
+    await cluster.down();
+    try {
+      await procs.worker.waitFor(/claim failed/, 8_000);
+      await procs.server.waitFor(/sluice scheduler: /, 8_000);
+    } finally {
+      await cluster.start();
+    }
+    await new Promise((r) => setTimeout(r, 1_000));
+    for (const p of Object.values(procs)) p.proc.kill("SIGTERM");
+    for (const [name, p] of Object.entries(procs)) {
+      expect(await p.exited, name).toBe(0);
+      for (const stream of ["stdout", "stderr"] as const) {
+        const lines = p[stream]()
+          .split("\n")
+          .filter((l) => l !== "");
+        for (const line of lines) {
+          const parsed = (() => {
+            try {
+              return JSON.parse(line) as Record<string, unknown>;
+            } catch {
+              return null;
+            }
+          })();
+          expect(parsed, `${name} ${stream}: ${line}`).toMatchObject({
+            ts: expect.any(String),
+            level: expect.any(String),
+            msg: expect.any(String),
+          });
+        }
+      }
+    }
+    // The worker's database failure is a warning on stderr, as JSON.
+    expect(procs.worker.stderr()).toMatch(/"level":"warn","msg":"sluice worker: claim failed/);
   });
 });

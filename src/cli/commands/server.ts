@@ -74,6 +74,9 @@ export function registerServer(program: Command, cx: CommandContext): void {
       "separate",
     );
   laneOptions(command).action(async (opts) => {
+    // Under json every line this process prints is a JSON object, its errors and warnings included.
+    const logFormat = parseLogFormat(opts.logFormat);
+    if (logFormat === "json") cx.io.jsonLines?.();
     const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
     const laneSettings = parseLaneSettings(opts);
     const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
@@ -82,7 +85,6 @@ export function registerServer(program: Command, cx: CommandContext): void {
     const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
     const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, opts.dir, opts.db);
-    const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;
     const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-server");
