@@ -2,6 +2,7 @@
  * `sluice pull` as users run it (the real binary, a SQLite database): it refuses to overwrite a
  * file changed since it was pulled (naming it, writing nothing) unless `--force`, writes files
  * missing locally, and a pull that fails (no such release, no release at all) creates no folder.
+ * `sluice releases` lists what was published (`deploy --rollback` of a missing release points to it).
  */
 import { appendFileSync, existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +20,7 @@ const OTHER = `export async function main() {
 }
 `;
 
-describe("sluice pull", () => {
+describe("sluice pull and sluice releases", () => {
   it("refuses to overwrite local changes unless --force, writes missing files, and creates nothing when it fails", async () => {
     const db = join(tempDir("sluice-pull-db-"), "shared.db");
     const deployer = makeProject({ "workflows/hello.ts": hello("v1"), "f/x/other.ts": OTHER }, "sluice-pull-deployer-");
@@ -34,6 +35,22 @@ describe("sluice pull", () => {
     expect((await sluice(deployer, "deploy", "--db", db)).code).toBe(0);
     writeFiles(deployer, { "workflows/hello.ts": hello("v2") });
     expect((await sluice(deployer, "deploy", "--db", db)).code).toBe(0);
+    // sluice releases lists them (what deploy --rollback of a missing release points to).
+    const rollback = await sluice(deployer, "deploy", "--db", db, "--rollback", "99");
+    expect(rollback.code).toBe(1);
+    expect(rollback.err).toMatch(/release 99 does not exist .*: list the releases with sluice releases/);
+    const listed = await sluice(deployer, "releases", "--db", db);
+    expect(listed.code, listed.err).toBe(0);
+    expect(listed.out).toMatch(
+      /^RELEASE +PUBLISHED +BY +CHANGED *\n2 \(current\) +\d{4}-\d\d-\d\d .*\+0 ~1 -0 files.*\n1 +\d{4}-.*\+2 ~0 -0 files/,
+    );
+    const asJson = JSON.parse((await sluice(deployer, "releases", "--db", db, "--json")).out);
+    expect(asJson.current).toBe(2);
+    expect(asJson.releases.map((r: { id: number }) => r.id)).toEqual([2, 1]);
+    expect(asJson.releases[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const noReleases = await sluice(deployer, "releases", "--db", empty);
+    expect(noReleases.out).toMatch(/^no releases in .*: publish one with sluice deploy/);
+
     const missing = await sluice(deployer, "pull", target, "--db", db, "--release", "99");
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/release 99 does not exist/);
