@@ -41,6 +41,13 @@ export interface Cluster {
    * same port and data, running crash recovery. Resolves when it accepts connections again.
    */
   restartImmediate(): Promise<void>;
+  /**
+   * Stops the server (`pg_ctl stop -m fast`: clients are disconnected, a checkpoint is written)
+   * and keeps its data: {@link Cluster.start} starts it again on the same port.
+   */
+  down(): Promise<void>;
+  /** Starts a server {@link Cluster.down} stopped; resolves when it accepts connections. */
+  start(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -165,6 +172,15 @@ export async function startCluster(settings: Record<string, string> = {}): Promi
       const exited = old.exitCode === null ? new Promise((r) => old.once("exit", r)) : Promise.resolve();
       await run(join(binDir, "pg_ctl"), ["stop", "-D", data, "-m", "immediate", "-w"], as);
       await exited;
+      child = await startServer();
+    },
+    down: async () => {
+      const old = child!;
+      const exited = old.exitCode === null ? new Promise((r) => old.once("exit", r)) : Promise.resolve();
+      await run(join(binDir, "pg_ctl"), ["stop", "-D", data, "-m", "fast", "-w"], as);
+      await exited;
+    },
+    start: async () => {
       child = await startServer();
     },
     stop: async () => {

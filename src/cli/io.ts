@@ -26,6 +26,12 @@ export interface CliIO {
    * answers approvals inline): the next line, or null once input has ended.
    */
   prompt?(question: string): Promise<string | null>;
+  /**
+   * From now on every line the process prints, on either stream and from any module (console
+   * calls, warnings, the final error), is a JSON object (`--log-format json`). Absent where the
+   * output is not the process's own (tests, embedding).
+   */
+  jsonLines?(): void;
 }
 
 /** An IO that collects output, for tests and embedding. */

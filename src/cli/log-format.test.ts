@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonLine, jsonMessages, parseLogFormat } from "./log-format.js";
+import { jsonLine, jsonMessages, jsonOnlyWriter, parseLogFormat } from "./log-format.js";
 
 describe("log format", () => {
   it("accepts text and json, refuses anything else with the fix", () => {
@@ -16,5 +16,26 @@ describe("log format", () => {
     jsonMessages((t) => out.push(t))("first\n\nsecond\n");
     expect(out.map((l) => JSON.parse(l).msg)).toEqual(["first", "second"]);
     expect(out.every((l) => l.endsWith("}\n") && l.split("\n").length === 2)).toBe(true);
+  });
+
+  it("makes every line of a stream a JSON object: JSON lines pass, pieces wait for their line's end", () => {
+    const out: string[] = [];
+    const err = jsonOnlyWriter((t) => out.push(t), "stderr");
+    err.write('{"ts":"x","level":"info","msg":"already"}\nsluice worker: claim failed (down); ret');
+    err.write("rying\n\nsluice: cannot reach Postgres\n[1, 2]\ntail");
+    err.flush();
+    expect(
+      out
+        .join("")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { level: string; msg: string }),
+    ).toEqual([
+      { ts: "x", level: "info", msg: "already" },
+      { ts: expect.any(String), level: "warn", msg: "sluice worker: claim failed (down); retrying" },
+      { ts: expect.any(String), level: "error", msg: "sluice: cannot reach Postgres" },
+      { ts: expect.any(String), level: "warn", msg: "[1, 2]" },
+      { ts: expect.any(String), level: "warn", msg: "tail" },
+    ]);
   });
 });

@@ -57,3 +57,47 @@ export function jsonMessages(write: (text: string) => void): (text: string) => v
     for (const line of text.split("\n")) if (line.trim() !== "") write(jsonLine({ level: "info", msg: line }));
   };
 }
+
+/** A line a process prints under `json` that is already a JSON object is passed on as it is. */
+function isJsonObjectLine(line: string): boolean {
+  if (!line.startsWith("{")) return false;
+  try {
+    const value = JSON.parse(line) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Wraps a writer of one output stream so that every line it writes is a JSON object: lines that
+ * are one already pass unchanged, any other non-empty line becomes `{"ts", "level", "msg"}`
+ * (`level`: `info` on standard output; on standard error `error` for the CLI's last word,
+ * `sluice: …` or `error: …`, else `warn`). A line written in pieces is held until its end;
+ * `flush` writes what is held.
+ */
+export function jsonOnlyWriter(
+  write: (text: string) => void,
+  stream: "stdout" | "stderr",
+): { write: (text: string) => void; flush: () => void } {
+  let held = "";
+  const render = (line: string) => {
+    if (line.trim() === "") return "";
+    if (isJsonObjectLine(line)) return `${line}\n`;
+    const level = stream === "stdout" ? "info" : /^(sluice|error): /.test(line) ? "error" : "warn";
+    return jsonLine({ level, msg: line });
+  };
+  return {
+    write: (text) => {
+      const lines = (held + text).split("\n");
+      held = lines.pop()!;
+      const out = lines.map(render).join("");
+      if (out !== "") write(out);
+    },
+    flush: () => {
+      const out = render(held);
+      held = "";
+      if (out !== "") write(out);
+    },
+  };
+}

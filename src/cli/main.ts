@@ -1,5 +1,6 @@
 /** Process entry of the `sluice` command. */
 import { askTerminal, stdinPrompter } from "./ask.js";
+import { jsonOnlyWriter } from "./log-format.js";
 import { run } from "./run.js";
 
 const controller = new AbortController();
@@ -28,6 +29,26 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/** `--log-format json`: every line written to either stream becomes a JSON object (`jsonOnlyWriter`). */
+function jsonLines(): void {
+  for (const [name, stream] of [
+    ["stdout", process.stdout],
+    ["stderr", process.stderr],
+  ] as const) {
+    if ((stream as { sluiceJson?: boolean }).sluiceJson) continue;
+    (stream as { sluiceJson?: boolean }).sluiceJson = true;
+    const original = stream.write.bind(stream) as (chunk: string, cb?: (err?: Error | null) => void) => boolean;
+    const lines = jsonOnlyWriter((t) => void original(t), name);
+    stream.write = ((chunk: string | Uint8Array, encoding?: unknown, cb?: unknown) => {
+      lines.write(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
+      const done = typeof encoding === "function" ? encoding : cb;
+      if (typeof done === "function") process.nextTick(done as () => void);
+      return true;
+    }) as typeof stream.write;
+    process.once("exit", () => lines.flush());
+  }
+}
+
 const code = await run(process.argv.slice(2), {
   stdout: (t) => void process.stdout.write(t),
   stderr: (t) => void process.stderr.write(t),
@@ -37,6 +58,7 @@ const code = await run(process.argv.slice(2), {
   keepRunningWithoutOutput: () => void (outputOptional = true),
   ...(process.stdin.isTTY && { ask: (question: string) => askTerminal(question, 30_000) }),
   prompt: stdinPrompter(),
+  jsonLines,
   readStdin: async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);

@@ -19,6 +19,7 @@ const ALL = [
   "deploy",
   "push",
   "pull",
+  "releases",
   "preview",
   "triggers",
 ];

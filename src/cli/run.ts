@@ -35,6 +35,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   deploy: async () => (await import("./commands/deploy.js")).registerDeploy,
   push: async () => (await import("./commands/deploy.js")).registerPush,
   pull: async () => (await import("./commands/pull.js")).registerPull,
+  releases: async () => (await import("./commands/releases.js")).registerReleases,
   preview: async () => (await import("./commands/preview.js")).registerPreview,
   triggers: async () => (await import("./commands/triggers.js")).registerTriggers,
 };

@@ -57,8 +57,41 @@ describe("retryStartup", () => {
         { timeoutMs: 3_000, write: () => {}, ...clock() },
       ),
     ).rejects.toMatchObject({ code: "SQLITE_BUSY" });
-    // 250 + 500 + 1000 ms waited; the next 2 s wait would pass 3 s.
-    expect(calls).toBe(4);
+    // 250 + 500 + 1000 ms waited, then the 1,250 ms left: the last try is at the timeout.
+    expect(calls).toBe(5);
+  });
+
+  it("waits for a Postgres server that cannot be reached yet, not for one that refuses the login", async () => {
+    const unreachable = (code: string, reason: string) =>
+      Object.assign(new Error(`cannot reach Postgres at postgres://db (${reason}): check …`), {
+        code: "DATABASE_UNREACHABLE",
+        target: "postgres://db",
+        reason,
+        cause: Object.assign(new Error(reason), { code }),
+      });
+    for (const [code, retried] of [
+      ["ECONNREFUSED", true],
+      ["EHOSTUNREACH", true],
+      ["ENOTFOUND", true],
+      ["57P03", true],
+      ["28P01", false],
+      ["3D000", false],
+    ] as const) {
+      const lines: string[] = [];
+      let calls = 0;
+      await retryStartup(
+        "opening the database",
+        async () => {
+          if (++calls < 2) throw unreachable(code, `failure ${code}`);
+        },
+        { timeoutMs: 60_000, write: (l) => lines.push(l), command: "sluice server", ...clock() },
+      ).catch(() => {});
+      expect([code, calls]).toEqual([code, retried ? 2 : 1]);
+      if (retried)
+        expect(lines[0]).toBe(
+          `sluice server: opening the database failed (cannot reach Postgres at postgres://db: failure ${code}); retrying in 0.25 s: waiting for the database for up to --startup-timeout (60 s left)\n`,
+        );
+    }
   });
 
   it("backs off 250 ms doubling up to 5 s", () => {

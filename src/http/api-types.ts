@@ -264,14 +264,17 @@ export interface ApiApprovalResult {
   actor: string | null;
 }
 
-/** `GET /api/releases`: newest first (`createdAt` in epoch ms). */
+/** A release as listed: `createdAt` in ISO 8601 (null when the stored value is not a date). */
+export type ApiReleaseSummary = Omit<ReleaseSummary, "createdAt"> & { createdAt: string | null };
+
+/** `GET /api/releases`: newest first. */
 export interface ApiReleaseList {
   current: number | null;
-  releases: ReleaseSummary[];
+  releases: ApiReleaseSummary[];
 }
 
-/** `GET /api/releases/:id`. */
-export type ApiRelease = ReleaseRecord;
+/** `GET /api/releases/:id`: a release with its manifest. */
+export type ApiRelease = Omit<ReleaseRecord, "createdAt"> & { createdAt: string | null };
 
 /** `GET /api/releases/:id/diff`: the files it changed, with both texts (null: none, or over 256 KiB). */
 export interface ApiReleaseDiff {

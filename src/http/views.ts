@@ -4,6 +4,7 @@ import { decodeValue, type SerializedError } from "../core/serde.js";
 import { isoOrNull } from "../core/time.js";
 import { traceIdOfOptions, traceUrl } from "../core/trace-id.js";
 import type { PendingApproval } from "../engine/approvals.js";
+import type { ReleaseRecord, ReleaseSummary } from "../core/release.js";
 import { scopeAllows } from "./auth/scopes.js";
 import type { Identity } from "./auth/identity.js";
 import type { ApprovalEvent, LogRecord, RunRecord, ScheduleRecord, StepRecord, WorkflowInfo } from "../store/types.js";
@@ -11,6 +12,8 @@ import type {
   ApiApprovalEvent,
   ApiLogLine,
   ApiPendingApproval,
+  ApiRelease,
+  ApiReleaseSummary,
   ApiRun,
   ApiSchedule,
   ApiStep,
@@ -157,4 +160,11 @@ export function scheduleView(s: ScheduleRecord, upcoming: number[]): ApiSchedule
     lastFiredAt: iso(s.lastFiredAt),
     owner: s.owner,
   };
+}
+
+/** A release (with or without its manifest) as JSON: its time in ISO 8601. */
+export function releaseView(r: ReleaseRecord): ApiRelease;
+export function releaseView(r: ReleaseSummary): ApiReleaseSummary;
+export function releaseView(r: ReleaseSummary | ReleaseRecord): ApiReleaseSummary | ApiRelease {
+  return { ...r, createdAt: iso(r.createdAt) };
 }

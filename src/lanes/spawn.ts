@@ -125,11 +125,10 @@ function wrap(
       if (!stream) return resolve();
       const lines = createInterface({ input: stream, crlfDelay: Infinity });
       lines.on("line", (line) => {
-        if (name === "stderr") tail.push(line);
-        output(
-          `${format === "json" && name === "stdout" ? (laneJsonLine(line, group) ?? prefix + line) : prefix + line}\n`,
-          name,
-        );
+        // Under json both streams carry JSON lines (a worker's warnings and errors too); the crash report keeps their text.
+        const json = format === "json" ? laneJsonLine(line, group) : null;
+        if (name === "stderr") tail.push(json ? messageOf(line) : line);
+        output(`${json ?? prefix + line}\n`, name);
       });
       lines.on("close", () => resolve());
     });
@@ -156,6 +155,12 @@ function wrap(
     kill: () => void (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")),
     stderrTail: () => tail.get(),
   };
+}
+
+/** The `msg` of a JSON log line (the line itself when it has none). */
+function messageOf(line: string): string {
+  const msg = (JSON.parse(line) as { msg?: unknown }).msg;
+  return typeof msg === "string" ? msg : line;
 }
 
 /** A worker's JSON log line with its lane added (`{"lane": group, ...}`), or null when the line is not a JSON object. */

@@ -54,6 +54,27 @@ export async function materializeRelease(
   return written;
 }
 
+/**
+ * The files of `manifest` that writing it into `dir` would overwrite although they hold local
+ * work: files present in `dir` whose text differs both from the release's and from what the
+ * last pull wrote (`lock`, path → content hash; null when `dir` has no lock file). Sorted.
+ * @throws InvalidReleaseError when a path escapes `dir`
+ */
+export function overwrittenLocalChanges(
+  manifest: ReleaseManifest,
+  dir: string,
+  lock: Readonly<Record<string, string>> | null,
+): string[] {
+  const changed: string[] = [];
+  for (const f of manifest.files) {
+    const full = inside(dir, f.path);
+    if (!existsSync(full)) continue;
+    const local = contentHash(readFileSync(full, "utf8"));
+    if (local !== f.hash && local !== lock?.[f.path]) changed.push(f.path);
+  }
+  return changed.sort();
+}
+
 /** The folder where a release worker started in `root` keeps the current release's files. */
 export function releaseTree(root: string): string {
   return join(root, ".sluice", "release");

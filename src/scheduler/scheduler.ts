@@ -49,6 +49,9 @@ export interface SchedulerOptions {
 
 /** How often the leader re-anchors due times when it has not seen its own clock go back (ms). */
 const REANCHOR_EVERY_MS = 60_000;
+/** How often the same failure of every tick is told again. */
+const ERROR_REPEAT_MS = 30_000;
+
 /** Name of the leadership that decides which scheduler fires cron and runs retention. */
 const SCHEDULER_LEADERSHIP = "scheduler";
 
@@ -82,6 +85,8 @@ export class Scheduler {
   private leading = false;
   /** Wall-clock time (ms) of the store's last answer to `lead`, or null before the first. */
   private leadershipAt: number | null = null;
+  /** The failure last told to `onError` and when (monotonic ms): a database that stays down is told every 30 s, not every tick. */
+  private lastError: { text: string; at: number } | null = null;
   /** The same moment on the monotonic clock (`performance.now()`), for the staleness check. */
   private leadershipMono = 0;
   private readonly holder: string;
@@ -233,6 +238,7 @@ export class Scheduler {
       this.setLeading(await this.store.lead(SCHEDULER_LEADERSHIP, this.holder, this.leaderTtlMs));
       this.leadershipAt = Date.now();
       this.leadershipMono = performance.now();
+      this.lastError = null;
       if (!this.leading) return;
       if ((await this.fireDue()) > 0) this.options.onEnqueued?.();
       if ((await this.reanchorIfClockWentBack()) > 0) this.options.onEnqueued?.();
@@ -243,6 +249,10 @@ export class Scheduler {
         await this.retention(this.options.retentionMs);
       }
     } catch (err) {
+      const text = String((err as Error)?.message ?? err);
+      const now = performance.now();
+      if (this.lastError?.text === text && now - this.lastError.at < ERROR_REPEAT_MS) return;
+      this.lastError = { text, at: now };
       this.options.onError?.(err);
     }
   }

@@ -49,9 +49,22 @@ describe("releases", () => {
     const list = await get("/api/releases");
     expect(list.body.current).toBe(1);
     expect(list.body.releases).toEqual([
-      { id: 1, createdAt: expect.any(Number), createdBy: "ana", rollbackOf: null, changes },
+      {
+        id: 1,
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        createdBy: "ana",
+        rollbackOf: null,
+        changes,
+      },
     ]);
+    expect(Math.abs(Date.parse(list.body.releases[0].createdAt) - Date.now())).toBeLessThan(60_000);
     const one = await get("/api/releases/1");
+    expect(one.body.createdAt).toBe(list.body.releases[0].createdAt);
+    const doc = (await (await h.call("GET", "/api/openapi.json")).json()) as any;
+    expect(doc.components.schemas.ReleaseSummary.properties.createdAt.anyOf[0].format).toBe("date-time");
+    expect(doc.paths["/api/releases"].get.responses["200"].content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/ReleaseList",
+    );
     expect(one.body.manifest.modules[0].bundle).toBe(manifest.modules[0]!.bundle);
     const run = await h.start("hello", { name: "r" });
     expect((await get(`/api/runs/${run.id}/release`)).body).toEqual({

@@ -39,11 +39,15 @@ describe("Postgres startup", () => {
     await expect(store.getRun("x")).rejects.toMatchObject({ code: "DATABASE_UNREACHABLE" });
   });
 
-  it("exits the CLI with one clear line when the database is unreachable", async () => {
+  it("exits the CLI with one clear line when the database is still unreachable after --startup-timeout", async () => {
     const port = await freePort();
     const root = makeProject({});
-    const p = spawnSluice(["worker", "--db", `postgres://sluice:s3cret@127.0.0.1:${port}/nowhere`], root);
+    const p = spawnSluice(
+      ["worker", "--db", `postgres://sluice:s3cret@127.0.0.1:${port}/nowhere`, "--startup-timeout", "1s"],
+      root,
+    );
     expect(await p.exited).toBe(1);
+    expect(p.stderr()).toMatch(/retrying in .*waiting for the database for up to --startup-timeout/);
     expect(p.output()).toMatch(
       /^sluice: cannot reach Postgres at postgres:\/\/sluice:\*\*\*@127\.0\.0\.1:\d+\/nowhere/m,
     );

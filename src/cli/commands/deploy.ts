@@ -94,7 +94,7 @@ async function run(
     const old = await store.getRelease(args.rollback);
     if (!old)
       throw new InvalidInputError(
-        `release ${args.rollback} does not exist in ${project.dbLabel}: list releases with \`sluice releases\``,
+        `release ${args.rollback} does not exist in ${project.dbLabel}: list the releases with sluice releases`,
         { code: "UNKNOWN_RELEASE" },
       );
     manifest = old.manifest;

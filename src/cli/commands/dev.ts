@@ -46,13 +46,15 @@ export function registerDev(program: Command, cx: CommandContext): void {
   laneOptions(command).action(async (dir: string, opts) => {
     // Its output is a log: a reader gone must not end the work it runs (or its lane workers' supervision).
     cx.io.keepRunningWithoutOutput?.();
+    // Under json every line this process prints is a JSON object, its errors and warnings included.
+    const logFormat = parseLogFormat(opts.logFormat);
+    if (logFormat === "json") cx.io.jsonLines?.();
     const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
     const laneSettings = parseLaneSettings(opts);
     const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, dir, opts.db);
     // `sluice dev` runs the folder's code: refuse a folder that is not a project before starting anything.
     if (!isSluiceProject(project.root)) throw new NotAProjectError(project.root);
-    const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;
     const publicUrl = publicUrlSetting(cx.io, project, opts.publicUrl);

@@ -14,6 +14,7 @@ import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { parseCount, parseDurationOption } from "../options.js";
+import { retryStartup } from "../startup-retry.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
@@ -57,6 +58,11 @@ export function registerServer(program: Command, cx: CommandContext): void {
       "--servers <n>",
       "how many servers this project is deployed to (default $SLUICE_SERVERS, else 1): checks the storage model at startup",
     )
+    .option(
+      "--startup-timeout <duration>",
+      "how long to keep retrying start-up while the database is unreachable or starting up",
+      "60s",
+    )
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(...PUBLIC_URL_OPTION)
@@ -70,14 +76,17 @@ export function registerServer(program: Command, cx: CommandContext): void {
   laneOptions(command).action(async (opts) => {
     // Its output is a log: a reader gone must not end the work it runs (or its lane workers' supervision).
     cx.io.keepRunningWithoutOutput?.();
+    // Under json every line this process prints is a JSON object, its errors and warnings included.
+    const logFormat = parseLogFormat(opts.logFormat);
+    if (logFormat === "json") cx.io.jsonLines?.();
     const workers = parseWorkersMode(opts.workers, ["separate", "none"] as const);
     const laneSettings = parseLaneSettings(opts);
     const tickMs = Math.max(10, parseDurationOption(opts.schedulerTick, "--scheduler-tick"));
     const releaseDrainMs = parseDurationOption(opts.releaseDrain, "--release-drain");
+    const startupMs = parseDurationOption(opts.startupTimeout, "--startup-timeout");
     const servers = Math.max(1, parseCount(opts.servers ?? cx.io.env.SLUICE_SERVERS ?? "1", "--servers"));
     const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, opts.dir, opts.db);
-    const logFormat = parseLogFormat(opts.logFormat);
     const out = (t: string) => cx.io.stdout(t);
     const write = logFormat === "json" ? jsonMessages(out) : out;
     const tracing = await tracingFor(opts.otel, cx.io.env, "sluice-server");
@@ -115,7 +124,12 @@ export function registerServer(program: Command, cx: CommandContext): void {
     let triggers: ProjectTriggers | null = null;
     let configWatch: ConfigWatch | null = null;
     try {
-      await storeReady(engine.store);
+      await retryStartup("opening the database", () => storeReady(engine.store), {
+        timeoutMs: startupMs,
+        write: (t) => cx.io.stderr(t),
+        signal: cx.io.signal,
+        command: "sluice server",
+      });
       const release = opts.release ? await openReleaseMode(engine, project, cx.io.env, write, releaseDrainMs) : null;
       const loader = release?.loader ?? new Project(project.root, engine, cx.io.env);
       // Folder mode: the Python files run on a Python worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the

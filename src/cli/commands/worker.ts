@@ -63,6 +63,9 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .action(async (opts) => {
       // Its output is a log: a reader gone (a lane worker's dead server) must not end the work it runs.
       cx.io.keepRunningWithoutOutput?.();
+      // Under json every line this process prints is a JSON object, its errors and warnings included.
+      const logFormat = parseLogFormat(opts.logFormat);
+      if (logFormat === "json") cx.io.jsonLines?.();
       const concurrency = parseCount(opts.concurrency, "--concurrency");
       const metricsPort = opts.metricsPort === undefined ? null : parseCount(opts.metricsPort, "--metrics-port");
       const idleMs = parseDurationOption(opts.idle, "--idle");
@@ -78,7 +81,6 @@ export function registerWorker(program: Command, cx: CommandContext): void {
             .filter(Boolean)
         : undefined;
       const project = resolveProject(cx.io, opts.dir, opts.db);
-      const logFormat = parseLogFormat(opts.logFormat);
       const out = (t: string) => cx.io.stdout(t);
       const write = logFormat === "json" ? jsonMessages(out) : out;
       // Links point at the configured public URL, else at the one a server recorded in the database.

@@ -338,13 +338,13 @@ const PATHS: Record<string, Json> = {
   },
   "/api/releases": {
     get: op("read", "Releases published by `sluice deploy`, newest first: who, when, what changed", {
-      responses: { ...ok("releases", { type: "object" }), ...err("401", "403") },
+      responses: { ...ok("releases", ref("ReleaseList")), ...err("401", "403") },
     }),
   },
   "/api/releases/{id}": {
     get: op("read", "One release with its manifest (files by hash, modules, workflows, pipelines)", {
       parameters: [path("id", "release number")],
-      responses: { ...ok("the release", { type: "object" }), ...err("401", "403", "404") },
+      responses: { ...ok("the release", ref("Release")), ...err("401", "403", "404") },
     }),
   },
   "/api/releases/{id}/diff": {

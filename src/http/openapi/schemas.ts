@@ -223,6 +223,31 @@ export const SCHEMAS: Record<string, Schema> = {
     source: str(),
     diagram: { type: "object", description: "nodes and edges of the workflow DAG (src/diagram/README.md)" },
   }),
+  ReleaseSummary: obj({
+    id: int("release number"),
+    createdAt: nullable(time("when it was published")),
+    createdBy: nullable(str("who published it (SLUICE_USER, else the OS user)")),
+    rollbackOf: nullable(int("the release whose code it republished (sluice deploy --rollback)")),
+    changes: obj(
+      Object.fromEntries(
+        ["workflows", "schedules", "triggers", "files"].map((kind) => [
+          kind,
+          obj({
+            added: { type: "array", items: str() },
+            changed: { type: "array", items: str() },
+            removed: { type: "array", items: str() },
+          }),
+        ]),
+      ),
+    ),
+  }),
+  ReleaseList: obj({ current: nullable(int()), releases: { type: "array", items: ref("ReleaseSummary") } }),
+  Release: {
+    allOf: [
+      ref("ReleaseSummary"),
+      obj({ manifest: { type: "object", description: "files by hash, modules, workflows, pipelines, triggers" } }),
+    ],
+  },
   Schedule: obj({
     workflow: str(),
     cron: str(),

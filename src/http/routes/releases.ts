@@ -9,6 +9,7 @@ import { RunNotFoundError } from "../../sdk/errors.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
 import { HttpError } from "../errors.js";
+import { releaseView } from "../views.js";
 
 /** Releases listed at most. */
 const LIST_LIMIT = 200;
@@ -21,7 +22,7 @@ export function releaseRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 
   app.get("/api/releases", requireScope("read"), async (c) => {
     const releases = await store.listReleases(LIST_LIMIT);
-    return c.json({ current: releases[0]?.id ?? null, releases });
+    return c.json({ current: releases[0]?.id ?? null, releases: releases.map((r) => releaseView(r)) });
   });
 
   const releaseOr404 = async (param: string) => {
@@ -32,7 +33,9 @@ export function releaseRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     return release;
   };
 
-  app.get("/api/releases/:id", requireScope("read"), async (c) => c.json(await releaseOr404(c.req.param("id"))));
+  app.get("/api/releases/:id", requireScope("read"), async (c) =>
+    c.json(releaseView(await releaseOr404(c.req.param("id")))),
+  );
 
   app.get("/api/releases/:id/diff", requireScope("read"), async (c) => {
     const release = await releaseOr404(c.req.param("id"));

@@ -106,7 +106,10 @@ export class FreshnessWatchdog {
   async check(now = Date.now()): Promise<DispatchDecision[]> {
     const decisions: DispatchDecision[] = [];
     try {
-      this.leading = await this.host.store.lead(FRESHNESS_LEADERSHIP, this.holder, Math.max(5_000, 3 * this.tickMs));
+      // A database that cannot answer: not leading, and nothing to say until it answers (the scheduler says it).
+      this.leading = await this.host.store
+        .lead(FRESHNESS_LEADERSHIP, this.holder, Math.max(5_000, 3 * this.tickMs))
+        .catch(() => false);
       if (!this.leading) return decisions;
       for (const folder of this.host.catalog().folders()) {
         for (const m of folder.members) {

@@ -10,12 +10,18 @@ export class InvalidDatabaseUrlError extends SluiceError {
 
 /** Postgres could not be reached (wrong host or port, server down, bad credentials, missing database). */
 export class DatabaseUnreachableError extends SluiceError {
+  /** The server (URL without its password) and what the driver said, for short messages. */
+  readonly target: string;
+  readonly reason: string;
+
   constructor(target: string, reason: string, options?: { cause?: unknown }) {
     super(
       "DATABASE_UNREACHABLE",
       `cannot reach Postgres at ${target} (${reason}): check that the server runs and accepts connections, and the URL's host, port, user, password and database (--db or SLUICE_DATABASE_URL)`,
       options,
     );
+    this.target = target;
+    this.reason = reason;
   }
 }
 

@@ -23,7 +23,12 @@ export class Leadership {
     private readonly ready: () => Promise<void>,
   ) {}
 
-  /** True while `holder` leads `name` (taking the lock when it is free). */
+  /**
+   * True while `holder` leads `name` (taking the lock when it is free).
+   * @throws the database's error when it cannot answer: whether anyone leads is then unknown (a
+   *   lost connection has freed this process's locks; another server may take them), which is not
+   *   "standby" (`/api/ready` reports it as unknown)
+   */
   async lead(name: string, holder: string): Promise<boolean> {
     const current = this.held.get(name);
     if (current !== undefined && current !== holder) return false;
@@ -45,9 +50,9 @@ export class Leadership {
         [name, holder],
       );
       return true;
-    } catch {
+    } catch (err) {
       this.drop();
-      return false;
+      throw err;
     }
   }
 

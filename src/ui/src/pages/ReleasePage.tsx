@@ -9,7 +9,7 @@ import type { ApiRelease, ApiReleaseDiff } from "../../../http/api-types";
 import { useApi } from "../api/use-api";
 import { LoadError } from "../components/ErrorBlock";
 import { usePathParam, useNow, useTitle } from "../hooks";
-import { isoOf, relative, timestamp } from "../lib/format";
+import { relative, timestamp } from "../lib/format";
 import { lineDiff } from "../lib/line-diff";
 import { CHANGE_KINDS } from "../lib/release-view";
 
@@ -87,7 +87,7 @@ export function ReleasePage() {
         </div>
         <div>
           <dt>Published</dt>
-          <dd title={timestamp(isoOf(r.createdAt))}>{relative(isoOf(r.createdAt), now)}</dd>
+          <dd title={timestamp(r.createdAt)}>{relative(r.createdAt, now)}</dd>
         </div>
         <div>
           <dt>Rollback of</dt>

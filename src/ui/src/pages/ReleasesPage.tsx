@@ -5,7 +5,7 @@ import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
 import { LoadError } from "../components/ErrorBlock";
 import { useNow, useTitle } from "../hooks";
-import { isoOf, relative, timestamp } from "../lib/format";
+import { relative, timestamp } from "../lib/format";
 import { changeSummary } from "../lib/release-view";
 
 /** See the module comment. */
@@ -50,7 +50,7 @@ export function ReleasesPage() {
                     {r.id === list.data!.current ? <span className="chip chip-ok release-chip">current</span> : null}
                     {r.rollbackOf !== null ? <span className="muted small"> rollback to {r.rollbackOf}</span> : null}
                   </td>
-                  <td title={timestamp(isoOf(r.createdAt))}>{relative(isoOf(r.createdAt), now)}</td>
+                  <td title={timestamp(r.createdAt)}>{relative(r.createdAt, now)}</td>
                   <td>{r.createdBy ?? "—"}</td>
                   <td>{changeSummary(r.changes)}</td>
                 </tr>
