@@ -39,7 +39,14 @@ import { storeLocationOf, storeReady } from "../../store/open.js";
 import { json, type CommandContext } from "../command.js";
 import { table as textTable } from "../format.js";
 import { parseCount, parseDurationOption } from "../options.js";
-import { DB_OPTION, DIR_OPTION, resolveProject, withEngine, withReadEngine } from "../project.js";
+import {
+  DB_OPTION,
+  DIR_OPTION,
+  resolveProject,
+  withEngine,
+  withReadEngine,
+  wouldCreateStrayDatabase,
+} from "../project.js";
 import { renderLineage, renderRollbackRecords } from "./lake-lineage.js";
 
 interface Target {
@@ -310,17 +317,23 @@ export function registerLake(program: Command, cx: CommandContext): void {
       const to = parseCount(opts.to, "--to");
       const t = await target(cx, opts, text, true);
       const name = `${t.lake}/${t.table}`;
-      // The store is opened first: one that cannot be opened fails the command before the lake changes.
-      const { snapshot, records } = await withEngine(cx.io, opts, async (engine) => {
-        await storeReady(engine.store);
-        const made = await withLake(t, (writer) => rollbackTable(writer.db, writer.reader, t.table!, to));
-        const rollback = { uri: `ducklake://${name}`, to, snapshot: made };
-        try {
-          return { snapshot: made, records: await followRollback(engine.store, rollback) };
-        } catch (err) {
-          throw new RollbackRecordsError(rollback, name, err);
-        }
-      });
+      // A lake with no Sluice database beside it (written by other tools, or one copied alone)
+      // has no records to follow the rollback; none is created for them.
+      const noStore = wouldCreateStrayDatabase(resolveProject(cx.io, opts.dir, opts.db));
+      const rolled = async () => withLake(t, (writer) => rollbackTable(writer.db, writer.reader, t.table!, to));
+      // Otherwise the store is opened first: one that cannot be opened fails the command before the lake changes.
+      const { snapshot, records } = noStore
+        ? { snapshot: await rolled(), records: { partitions: [], schemaRestored: null, lineageRestored: null } }
+        : await withEngine(cx.io, opts, async (engine) => {
+            await storeReady(engine.store);
+            const made = await rolled();
+            const rollback = { uri: `ducklake://${name}`, to, snapshot: made };
+            try {
+              return { snapshot: made, records: await followRollback(engine.store, rollback) };
+            } catch (err) {
+              throw new RollbackRecordsError(rollback, name, err);
+            }
+          });
       if (opts.json) return json(cx, { table: name, restored: to, snapshot_id: snapshot, records });
       cx.io.stdout(
         `rolled ${name} back to snapshot ${to}: new snapshot ${snapshot}\n${renderRollbackRecords(records)}`,
