@@ -6,7 +6,7 @@ import type { Retention } from "../core/retention.js";
 import type { AssetSdkHost } from "../sdk/windmill/asset-host.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import type { LogLine, RunRecord, Store } from "../store/types.js";
-import type { WorkerOptions } from "../worker/worker.js";
+import type { WorkerOptions } from "../worker/worker-options.js";
 
 /** Options of {@link createEngine}. */
 export interface EngineOptions {

@@ -35,7 +35,8 @@ import type { CommandResult, EnqueueRequest, RunRecord, SignalOutcome, Store, Wo
 import { installConsoleCapture } from "../worker/console-capture.js";
 import { carrierOf, endEnqueueSpan, startEnqueueSpan, traceRunEvent } from "../worker/tracing.js";
 import { withTraceCarrierMany } from "../core/trace-context.js";
-import { defaultWorkerOptions, Worker } from "../worker/worker.js";
+import { Worker } from "../worker/worker.js";
+import { defaultWorkerOptions } from "../worker/worker-options.js";
 import { GroupCommitter } from "./committer.js";
 import { EngineMetrics } from "./metrics.js";
 import { Handoff } from "./handoff.js";

@@ -27,7 +27,7 @@
 import type { Span } from "@opentelemetry/api";
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { Lease, RunRecord } from "../store/types.js";
-import { type ReclaimedRun, reclaimExpiredLeases } from "../worker/reclaim.js";
+import { type ReclaimedRun, releaseLeases } from "../worker/reclaim.js";
 import { endAttemptSpan } from "../worker/tracing.js";
 import type { Engine } from "./engine.js";
 
@@ -116,29 +116,23 @@ export class ExternalLeases {
   }
 }
 
-/** Runs reclaimed per store call (as `worker/reclaim.ts`). */
-const RECLAIM_BATCH = 500;
-
 /**
  * Ends the claims of a worker whose process is known to have exited: their leases expire now
- * and are reclaimed (see the module comment). Returns the runs reclaimed that were this
- * worker's (other expired leases found on the way are reclaimed too, as any reclaim does).
+ * and are reclaimed (see the module comment, and `releaseLeases`). Returns the runs reclaimed
+ * that were this worker's.
  */
 export async function releaseExternalWorker(engine: Engine, workerId: string): Promise<ReclaimedRun[]> {
   const leases = engine.externalLeases.take(workerId);
-  if (leases.length === 0) return [];
-  // Fenced per lease: a claim that ended meanwhile (or was reclaimed) is left alone.
-  const r = await engine.committer.submit({ verb: "heartbeat", leases, leaseMs: -1 });
-  const lost = new Set(r.ok ? (r.lost ?? []) : leases.map((l) => l.runId));
-  const mine = new Set(leases.map((l) => l.runId).filter((id) => !lost.has(id)));
-  const out: ReclaimedRun[] = [];
-  for (;;) {
-    const { ids, runs } = await reclaimExpiredLeases(engine.store, leaseRetryDelay(), engine.metrics, engine.events);
-    out.push(...runs.filter((x) => mine.has(x.run.id)));
-    if (ids.length < RECLAIM_BATCH) break;
-  }
-  if (out.length) engine.events.emit("work");
-  return out;
+  return releaseLeases(
+    {
+      store: engine.store,
+      committer: engine.committer,
+      retryDelay: leaseRetryDelay(),
+      metrics: engine.metrics,
+      events: engine.events,
+    },
+    leases,
+  );
 }
 
 /**

@@ -5,7 +5,7 @@
  * supervisor's poll and the worker protocol all reclaim through here.
  */
 import type { EngineEvents } from "../engine/events.js";
-import type { RetryDelay, RunRecord, Store } from "../store/types.js";
+import type { Command, CommandResult, Lease, RetryDelay, RunRecord, Store } from "../store/types.js";
 import { traceRunEvent } from "./tracing.js";
 
 /** Where reclaims are counted (the engine's metrics). */
@@ -61,4 +61,37 @@ export function describeReclaim(r: ReclaimedRun): string {
   return r.outcome === "retry"
     ? `${what}; attempt ${r.run.attempt}/${r.run.maxAttempts} is queued`
     : `${what}; that was its last attempt: failed`;
+}
+
+/** What ending claims before their leases run out needs (the engine's parts). */
+export interface ReleaseContext {
+  readonly store: Store;
+  /** The group committer: a completion submitted before the release lands first (and keeps its result). */
+  readonly committer: { submit(command: Command): Promise<CommandResult> };
+  readonly retryDelay: RetryDelay;
+  readonly metrics: ReclaimMetrics | null | undefined;
+  readonly events: EngineEvents;
+}
+
+/**
+ * Ends `leases` now instead of at their expiry (a worker that stopped or exited and holds them
+ * no longer): a heartbeat with a lease of -1 ms, fenced per lease (a claim that ended meanwhile
+ * or was reclaimed is left alone), then reclaims them as an expiry would (another attempt after
+ * the run's backoff, or failed on its last). Other expired leases met on the way are reclaimed
+ * too, as any reclaim does. @returns the runs of `leases` reclaimed
+ */
+export async function releaseLeases(ctx: ReleaseContext, leases: readonly Lease[]): Promise<ReclaimedRun[]> {
+  if (leases.length === 0) return [];
+  const r = await ctx.committer.submit({ verb: "heartbeat", leases: [...leases], leaseMs: -1 });
+  const lost = new Set(r.ok ? (r.lost ?? []) : leases.map((l) => l.runId));
+  const mine = new Set(leases.map((l) => l.runId).filter((id) => !lost.has(id)));
+  const out: ReclaimedRun[] = [];
+  if (mine.size === 0) return out;
+  for (;;) {
+    const { ids, runs } = await reclaimExpiredLeases(ctx.store, ctx.retryDelay, ctx.metrics, ctx.events);
+    out.push(...runs.filter((x) => mine.has(x.run.id)));
+    if (ids.length < BATCH) break;
+  }
+  ctx.events.emit("work");
+  return out;
 }

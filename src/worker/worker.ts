@@ -2,7 +2,6 @@
  * The claim loop: claims runnable runs into free slots, executes them, keeps their
  * leases alive with one batched heartbeat, drains gracefully, and can exit when idle.
  */
-import { hostname } from "node:os";
 import { leaseRetryDelay } from "../core/backoff.js";
 import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js";
 import { serializeError } from "../core/serde.js";
@@ -21,40 +20,11 @@ import { crashAt } from "./crash-points.js";
 // context (where console.* is captured into the run's log).
 import { originalConsole } from "./console-capture.js";
 import { endAttemptSpan, startAttemptSpan, withSpan } from "./tracing.js";
-import { type ReclaimedRun, reclaimExpiredLeases } from "./reclaim.js";
+import { type ReclaimedRun, reclaimExpiredLeases, releaseLeases } from "./reclaim.js";
+import type { WorkerOptions } from "./worker-options.js";
 
 /** The `ended` of a slot whose claim has not started yet. */
 const SETTLED: Promise<void> = Promise.resolve();
-
-/** Options of a {@link Worker}. */
-export interface WorkerOptions {
-  /** Runs executed at once. Default 500. */
-  concurrency: number;
-  /** Worker groups to claim from; undefined claims every group. */
-  queues?: string[];
-  /**
-   * Server name for `local: true` workflows on a shared database: this worker also
-   * claims its server's local queues (`group@server`) and never another server's.
-   */
-  server?: string;
-  /** Lease length (ms). Default 30 000; heartbeats every third of it. */
-  leaseMs: number;
-  /** Longest idle wait before re-checking the store (ms), a safety net under notifications. Default 1 000. */
-  pollMs: number;
-  /** Identifies this worker in leases. */
-  workerId: string;
-}
-
-/** Default worker options. */
-export function defaultWorkerOptions(over: Partial<WorkerOptions> = {}): WorkerOptions {
-  return {
-    concurrency: 500,
-    leaseMs: 30_000,
-    pollMs: 1_000,
-    workerId: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
-    ...over,
-  };
-}
 
 /** One worker: a claim loop with `concurrency` async slots. */
 export class Worker {
@@ -281,21 +251,16 @@ export class Worker {
     const ids = leases.map((l) => l.runId);
     if (leases.length === 0 || this.running) return { ids, runs: [], released: false };
     try {
-      // Through the committer: a completion submitted before this lands first (and keeps its result).
-      const r = await this.deps.committer.submit({ verb: "heartbeat", leases, leaseMs: -1 });
-      const lost = new Set(r.ok ? (r.lost ?? []) : ids);
-      const mine = new Set(ids.filter((id) => !lost.has(id)));
-      const runs: ReclaimedRun[] = [];
-      if (mine.size > 0) {
-        const reclaimed = await reclaimExpiredLeases(
-          this.store,
-          leaseRetryDelay(this.deps.random),
-          this.deps.metrics,
-          this.events,
-        );
-        runs.push(...reclaimed.runs.filter((x) => mine.has(x.run.id)));
-        this.events.emit("work");
-      }
+      const runs = await releaseLeases(
+        {
+          store: this.store,
+          committer: this.deps.committer,
+          retryDelay: leaseRetryDelay(this.deps.random),
+          metrics: this.deps.metrics,
+          events: this.events,
+        },
+        leases,
+      );
       return { ids, runs, released: true };
     } catch (err) {
       originalConsole.error(`sluice worker: could not release the abandoned claims (${describeFailure(err)})`);
