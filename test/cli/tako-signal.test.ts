@@ -4,8 +4,7 @@
  * bad buffer fails the call with a clear error. The real binary, a separate `sluice dev` process.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeProject } from "../helpers/project.js";
-import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
+import { finished, type SluiceProcess, spawnSluice, startDev, stopDev } from "../helpers/processes.js";
 
 const FILES = {
   "workflows/pay.ts": `
@@ -22,26 +21,14 @@ const FILES = {
     });`,
 };
 
-async function done(p: SluiceProcess) {
-  const code = await p.exited;
-  return { code, out: p.stdout(), err: p.stderr() };
-}
-
 describe("tako.sh signal() in a workflow sluice dev runs", { timeout: 120_000 }, () => {
   let root: string;
   let dev: SluiceProcess;
-  beforeAll(async () => {
-    root = makeProject(FILES);
-    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
-    await dev.waitFor(/UI: http/, 30_000);
-  });
-  afterAll(async () => {
-    dev.proc.kill("SIGTERM");
-    expect(await dev.exited).toBe(0);
-  });
+  beforeAll(async () => ({ root, dev } = await startDev(FILES)));
+  afterAll(() => stopDev(dev));
 
   it("{ buffer } keeps a signal sent before the run waits; a bad buffer fails the step with a clear error", async () => {
-    const enqueue = (...args: string[]) => done(spawnSluice(["enqueue", ...args, "--wait"], root));
+    const enqueue = (...args: string[]) => finished(spawnSluice(["enqueue", ...args, "--wait"], root));
     const sent = await enqueue("pay", '{"orderId":"o1","buffer":"1h"}');
     expect(sent, sent.err).toMatchObject({ code: 0, out: "0\n" });
     const got = await enqueue("await-payment", '{"orderId":"o1"}');

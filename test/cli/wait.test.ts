@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
 import { makeProject } from "../helpers/project.js";
 import { eventually } from "../helpers/tmp.js";
-import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
+import { finished, type SluiceProcess, spawnSluice, startDev, stopDev } from "../helpers/processes.js";
 
 const FILES = {
   "workflows/echo.ts": `
@@ -40,31 +40,20 @@ const FILES = {
 const bigObject = (kib: number) => ({ blob: "x".repeat(kib * 1024) });
 const sluice = (root: string, args: string[], env: Record<string, string> = {}, stdin?: string) =>
   spawnSluice(args, root, env, { stdin });
-async function done(p: SluiceProcess) {
-  const code = await p.exited;
-  return { code, out: p.stdout(), err: p.stderr() };
-}
 
 // Each test spawns several processes; on a loaded machine one costs seconds.
 describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, () => {
   let root: string;
   let dev: SluiceProcess;
-  beforeAll(async () => {
-    root = makeProject(FILES);
-    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
-    await dev.waitFor(/UI: http/, 30_000);
-  });
-  afterAll(async () => {
-    dev.proc.kill("SIGTERM");
-    expect(await dev.exited).toBe(0);
-  });
+  beforeAll(async () => ({ root, dev } = await startDev(FILES)));
+  afterAll(() => stopDev(dev));
 
   it("blocks until the run succeeds and prints its result; --json prints the run", async () => {
-    const r = await done(sluice(root, ["enqueue", "echo", '{"a":1}', "--wait"]));
+    const r = await finished(sluice(root, ["enqueue", "echo", '{"a":1}', "--wait"]));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toEqual({ keys: ["a"], bytes: 7 });
     expect(r.err).toMatch(/^enqueued \S+; waiting for it to finish…\n$/);
-    const j = await done(sluice(root, ["enqueue", "echo", '{"b":2}', "--wait", "--json", "--id", "echo-json"]));
+    const j = await finished(sluice(root, ["enqueue", "echo", '{"b":2}', "--wait", "--json", "--id", "echo-json"]));
     expect(j.code).toBe(0);
     expect(JSON.parse(j.out)).toMatchObject({
       id: "echo-json",
@@ -76,11 +65,11 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
   });
 
   it("exits 1 with the run's error when the run fails, with or without --json", async () => {
-    const r = await done(sluice(root, ["enqueue", "boom", "--wait", "--id", "boom-1"]));
+    const r = await finished(sluice(root, ["enqueue", "boom", "--wait", "--id", "boom-1"]));
     expect(r.code).toBe(1);
     expect(r.out).toBe("");
     expect(r.err).toMatch(/run boom-1 failed: boom: the disk is full\n$/);
-    const j = await done(sluice(root, ["enqueue", "boom", "--wait", "--json", "--id", "boom-2"]));
+    const j = await finished(sluice(root, ["enqueue", "boom", "--wait", "--json", "--id", "boom-2"]));
     expect(j.code).toBe(1);
     expect(JSON.parse(j.out)).toMatchObject({
       id: "boom-2",
@@ -100,37 +89,42 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
       body: JSON.stringify({ reason: "not needed" }),
     });
     expect(res.status, await res.text()).toBe(200);
-    expect(await done(waiting)).toMatchObject({
+    expect(await finished(waiting)).toMatchObject({
       code: 1,
       out: "",
       err: expect.stringMatching(/\nrun cancel-me cancelled: not needed\n$/),
     });
     await dev.waitFor(/⊘ waiter cancel-me cancelled: not needed\n/);
-    const show = await done(sluice(root, ["show", "cancel-me"]));
+    const show = await finished(sluice(root, ["show", "cancel-me"]));
     expect(show.out).toMatch(/^error {5}Cancelled \[CANCELLED\]: not needed$/m);
     expect(dev.output() + show.out).not.toMatch(/cancelled: cancelled/i);
     // No reason (the CLI's cancel): nothing after the status.
     const bare = sluice(root, ["enqueue", "waiter", "--wait", "--id", "cancel-bare"]);
     await eventuallyStatus(root, "cancel-bare", "waiting");
-    expect(await done(sluice(root, ["cancel", "cancel-bare"]))).toMatchObject({ code: 0 });
-    expect(await done(bare)).toMatchObject({ code: 1, err: expect.stringMatching(/\nrun cancel-bare cancelled\n$/) });
-    expect((await done(sluice(root, ["show", "cancel-bare"]))).out).toMatch(/^error {5}Cancelled \[CANCELLED\]$/m);
+    expect(await finished(sluice(root, ["cancel", "cancel-bare"]))).toMatchObject({ code: 0 });
+    expect(await finished(bare)).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/\nrun cancel-bare cancelled\n$/),
+    });
+    expect((await finished(sluice(root, ["show", "cancel-bare"]))).out).toMatch(/^error {5}Cancelled \[CANCELLED\]$/m);
   });
 
   it("takes a payload of more than 200 KiB from a file and from standard input", async () => {
     const payload = JSON.stringify(bigObject(250));
     expect(payload.length).toBeGreaterThan(200 * 1024);
     writeFileSync(join(root, "big.json"), payload);
-    const file = await done(sluice(root, ["enqueue", "echo", "--payload-file", "big.json", "--wait"]));
+    const file = await finished(sluice(root, ["enqueue", "echo", "--payload-file", "big.json", "--wait"]));
     expect(file.code).toBe(0);
     expect(JSON.parse(file.out)).toEqual({ keys: ["blob"], bytes: payload.length });
-    const stdin = await done(sluice(root, ["enqueue", "echo", "--payload-file", "-", "--wait", "--json"], {}, payload));
+    const stdin = await finished(
+      sluice(root, ["enqueue", "echo", "--payload-file", "-", "--wait", "--json"], {}, payload),
+    );
     expect(stdin.code).toBe(0);
     expect(JSON.parse(stdin.out)).toMatchObject({ status: "succeeded", result: { bytes: payload.length } });
-    const both = await done(sluice(root, ["enqueue", "echo", "{}", "--payload-file", "big.json"]));
+    const both = await finished(sluice(root, ["enqueue", "echo", "{}", "--payload-file", "big.json"]));
     expect(both.code).toBe(1);
     expect(both.err).toBe("sluice: give the payload either inline or with --payload-file, not both\n");
-    const missing = await done(sluice(root, ["enqueue", "echo", "--payload-file", "nope.json"]));
+    const missing = await finished(sluice(root, ["enqueue", "echo", "--payload-file", "nope.json"]));
     expect(missing.code).toBe(1);
     expect(missing.err).toBe("sluice: cannot read --payload-file nope.json: no such file\n");
   });
@@ -140,19 +134,19 @@ describe("enqueue --wait against a separate sluice dev", { timeout: 120_000 }, (
     writeFileSync(join(root, "event.json"), payload);
     const waiter = sluice(root, ["enqueue", "waiter", "--wait", "--json", "--id", "big-waiter"]);
     await eventuallyStatus(root, "big-waiter", "waiting");
-    const sig = await done(sluice(root, ["signal", "big-event", "--payload-file", "event.json"]));
+    const sig = await finished(sluice(root, ["signal", "big-event", "--payload-file", "event.json"]));
     expect(sig).toMatchObject({ code: 0, out: 'woke 1 run waiting on "big-event"\n', err: "" });
-    const w = await done(waiter);
+    const w = await finished(waiter);
     expect(w.code).toBe(0);
     expect(JSON.parse(w.out)).toMatchObject({ status: "succeeded", result: { bytes: payload.length } });
 
-    const gate = await done(sluice(root, ["enqueue", "f/ops/gate", "{}", "--id", "big-gate"]));
+    const gate = await finished(sluice(root, ["enqueue", "f/ops/gate", "{}", "--id", "big-gate"]));
     expect(gate.code).toBe(0);
     await eventuallyStatus(root, "big-gate", "waiting");
     const value = JSON.stringify({ notes: "n".repeat(210 * 1024) });
-    const ok = await done(sluice(root, ["approve", "big-gate", "--as", "bob", "--value-file", "-"], {}, value));
+    const ok = await finished(sluice(root, ["approve", "big-gate", "--as", "bob", "--value-file", "-"], {}, value));
     expect(ok).toMatchObject({ code: 0, out: "approved big-gate (waitForApproval) as bob\n", err: "" });
-    const result = await done(sluice(root, ["enqueue", "f/ops/gate", "{}", "--id", "big-gate", "--wait"]));
+    const result = await finished(sluice(root, ["enqueue", "f/ops/gate", "{}", "--id", "big-gate", "--wait"]));
     expect(result.code).toBe(0);
     expect(JSON.parse(result.out)).toEqual({ approved: true, bytes: value.length });
   });
@@ -162,7 +156,7 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
   it("says no worker has claimed the run, and --timeout gives up with exit 124 while the run stays queued", async () => {
     const root = makeProject(FILES);
     const started = Date.now();
-    const r = await done(
+    const r = await finished(
       sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", "2s", "--id", "lonely"], {
         SLUICE_WAIT_HINT_AFTER: "300ms",
       }),
@@ -176,7 +170,7 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
     expect(r.err).toMatch(
       /sluice: run lonely did not finish within 2000 ms; it keeps running, check it later with `sluice show lonely`\n$/,
     );
-    const j = await done(
+    const j = await finished(
       sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", "300ms", "--json", "--id", "lonely"]),
     );
     expect(j.code).toBe(124);
@@ -188,20 +182,20 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
     const waiting = sluice(root, ["enqueue", "echo", "{}", "--wait", "--id", "interrupted"]);
     await waiting.waitFor(/enqueued interrupted; waiting/);
     waiting.proc.kill("SIGINT");
-    const r = await done(waiting);
+    const r = await finished(waiting);
     expect(r.code).toBe(130);
     expect(r.err).toMatch(
       /sluice: stopped waiting; run interrupted keeps going \(pending\): check it with `sluice show interrupted`\n$/,
     );
     await eventuallyStatus(root, "interrupted", "pending");
-    const noWait = await done(sluice(root, ["enqueue", "echo", "{}", "--timeout", "5s"]));
+    const noWait = await finished(sluice(root, ["enqueue", "echo", "{}", "--timeout", "5s"]));
     expect(noWait).toEqual({
       code: 1,
       out: "",
       err: "sluice: --timeout only applies with --wait: add --wait, or drop --timeout\n",
     });
     for (const zero of ["0", "0s", "-1s"]) {
-      const r = await done(
+      const r = await finished(
         sluice(root, ["enqueue", "echo", "{}", "--wait", "--timeout", zero, "--id", `zero-${zero}`]),
       );
       expect(r.code, r.err).toBe(1);
@@ -221,7 +215,7 @@ describe("enqueue --wait with no worker", { timeout: 120_000 }, () => {
     const waiting = sluice(root, ["enqueue", "echo", '{"late":true}', "--wait"], { SLUICE_WAIT_HINT_AFTER: "200ms" });
     await waiting.waitFor(/no worker has claimed run \S+ yet/);
     const worker = sluice(root, ["worker", "--exit-when-idle", "--idle", "500ms", "--quiet"]);
-    const r = await done(waiting);
+    const r = await finished(waiting);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toEqual({ keys: ["late"], bytes: 13 });
     expect(await worker.exited).toBe(0);

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach } from "vitest";
-import { REPO } from "./project.js";
+import { afterAll, afterEach, expect } from "vitest";
+import { makeProject, REPO } from "./project.js";
 import { eventually } from "./tmp.js";
 
 const BIN = join(REPO, "bin", "sluice.js");
@@ -86,4 +86,27 @@ export function spawnSluice(
     },
     exited,
   };
+}
+
+/**
+ * A `sluice dev` on a new project of `files`, kept for the file's tests (`shared`), once it serves.
+ * Pair it with {@link stopDev} in `afterAll`.
+ */
+export async function startDev(files: Record<string, string>): Promise<{ root: string; dev: SluiceProcess }> {
+  const root = makeProject(files);
+  const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
+  await dev.waitFor(/UI: http/, 30_000);
+  return { root, dev };
+}
+
+/** Stops a {@link startDev} process with SIGTERM; it must exit 0. */
+export async function stopDev(dev: SluiceProcess): Promise<void> {
+  dev.proc.kill("SIGTERM");
+  expect(await dev.exited).toBe(0);
+}
+
+/** A finished process's exit code and output. */
+export async function finished(p: SluiceProcess): Promise<{ code: number | string; out: string; err: string }> {
+  const code = await p.exited;
+  return { code, out: p.stdout(), err: p.stderr() };
 }

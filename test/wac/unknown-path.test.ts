@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { Project } from "../../src/loader/project.js";
 import { openSqliteStore } from "../../src/store/sqlite/store.js";
-import { type SluiceProcess, spawnSluice } from "../helpers/processes.js";
+import { type SluiceProcess, spawnSluice, startDev, stopDev } from "../helpers/processes.js";
 import { makeProject } from "../helpers/project.js";
 import { delay, eventually } from "../helpers/tmp.js";
 
@@ -36,15 +36,8 @@ const FILES = {
 describe("taskScript/taskFlow of an unknown path, against sluice dev", { timeout: 60_000 }, () => {
   let root: string;
   let dev: SluiceProcess;
-  beforeAll(async () => {
-    root = makeProject(FILES);
-    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
-    await dev.waitFor(/UI: http/, 30_000);
-  });
-  afterAll(async () => {
-    dev.proc.kill("SIGTERM");
-    expect(await dev.exited).toBe(0);
-  });
+  beforeAll(async () => ({ root, dev } = await startDev(FILES)));
+  afterAll(() => stopDev(dev));
 
   it("uncaught, the run fails at once with the TaskError naming the path; no child run is created", async () => {
     const p = spawnSluice(["enqueue", "f/qa/badref", "--wait", "--timeout", "20s", "--id", "badref-1"], root);
