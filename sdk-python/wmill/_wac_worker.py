@@ -11,7 +11,8 @@ fetched once (``POST /api/worker/code``) and compiled once, ``__mod/`` modules i
 The event loop (this process's main thread) runs every claim's code; ``_wac_claim.Claim`` answers
 the ``wmill`` calls from the claim's journal. The writes of all claims (checkpoints, children,
 parks, finishes, logs) go to ``POST /api/worker/batch`` from one sender thread (``_wac_outbox``);
-claims are long-polled by a thread of their own, heartbeats by another.
+claims are long-polled by a thread of their own, heartbeats by another. A watchdog thread
+(``_wac_watchdog``) fails tasks past their timeout while code blocks the loop, and stops that code.
 """
 import asyncio
 import concurrent.futures
@@ -32,6 +33,7 @@ from . import _host, _runtime
 from ._wac_claim import Claim, Final
 from ._wac_code import Code
 from ._wac_outbox import Outbox
+from ._wac_watchdog import TaskStopped, Watchdog
 from .client import SluiceError
 from .worker._errors import SluiceAPIError
 from .worker._execution import backoff_delay
@@ -64,11 +66,6 @@ def refused_for_run(error):
     if isinstance(error, SluiceAPIError) and error.status in (400, 404, 413, 422) and error.code != "RUN_NOT_FOUND":
         return {"name": "SluiceError", "message": error.message or str(error), "code": error.code}
     return None
-
-
-class TaskStopped(BaseException):
-    """Raised in a sync task's thread when its timeout has passed (not an Exception: user code's
-    ``except Exception`` does not swallow it)."""
 
 
 def _stop_thread(ex):
@@ -124,6 +121,9 @@ class WacWorker(_host.Host):
         self.stopping = False
         self.poll = None
         self.leases = {}  # run id -> token, for heartbeats (read by their thread)
+        # Ending a claim happens once, on the loop or on the watchdog's thread (a timeout while code blocks the loop).
+        self.end_lock = threading.Lock()
+        self.watchdog = Watchdog(self)
 
     # -- claims ---------------------------------------------------------------------------
 
@@ -291,30 +291,37 @@ class WacWorker(_host.Host):
         ex = _runtime.current.get()
         return self.code.module(ex.claim)
 
-    def expire(self, ex):
-        """A task past its ``deadline`` fails (TASK_TIMEOUT); its function is cancelled (a sync
-        function in a thread cannot be: its result is dropped)."""
-        if ex.ended:
-            return
+    def expire(self, ex, off_loop=False):
+        """A task past its ``deadline`` fails (TASK_TIMEOUT); its function is cancelled, or stopped
+        in its thread (a sync one) or on the loop (``_wac_watchdog``: code that blocks the loop),
+        and what it returns later is dropped. ``off_loop``: called by the watchdog, while the loop
+        is blocked. True if this call ended the claim."""
+        with self.end_lock:
+            if ex.ended or getattr(ex, "timed_out", False):
+                return False
+            ex.timed_out = True
         seconds = (ex.claim.get("timeoutMs") or 0) / 1000
         err = SluiceError(
             f"the task ran longer than its timeout of {seconds:g} s and was stopped: raise the timeout or make the task faster",
             "TASK_TIMEOUT")
         ex.log("error", f"timed out: {err}")
-        self.fail(ex, err, traceback_too=False, name="TaskTimeout")
+        self.fail(ex, err, traceback_too=False, name="TaskTimeout", off_loop=off_loop)
         _stop_thread(ex)
+        return True
 
     # -- the end of a claim ---------------------------------------------------------------
 
-    def close_claim(self, ex):
-        """Ends the claim here (once): no more calls are answered; its code is cancelled."""
-        if ex.ended:
-            return False
-        ex.ended = True
-        self.execs.pop(ex.id, None)
-        self.dirty.discard(ex)
-        if ex.task is not None and not ex.task.done() and ex.task is not asyncio.current_task(self.loop):
-            ex.task.cancel()
+    def close_claim(self, ex, off_loop=False):
+        """Ends the claim here (once): no more calls are answered; its code is cancelled. From
+        another thread (``off_loop``) what only the loop may touch is left to the loop."""
+        with self.end_lock:
+            if ex.ended:
+                return False
+            ex.ended = True
+        if off_loop:
+            self.loop.call_soon_threadsafe(self.forget, ex)
+        else:
+            self.forget(ex)
         self.stdout.flush_claim(ex)
         self.stderr.flush_claim(ex)
         # Its code is done: the slot takes the next claim while the last writes are sent (the
@@ -322,16 +329,23 @@ class WacWorker(_host.Host):
         self.give_back(1)
         return True
 
-    def fail(self, ex, err, traceback_too=True, name=None):
+    def forget(self, ex):
+        """The loop's part of ending a claim: it is no longer run or answered."""
+        self.execs.pop(ex.id, None)
+        self.dirty.discard(ex)
+        if ex.task is not None and not ex.task.done() and ex.task is not asyncio.current_task(self.loop):
+            ex.task.cancel()
+
+    def fail(self, ex, err, traceback_too=True, name=None, off_loop=False):
         info, text = error_info(err)
         if name:
             info["name"] = name
         if traceback_too and not ex.ended:
             ex.log("error", text.rstrip(), force=True)
-        self.finish(ex, {"outcome": "failed", "error": info})
+        self.finish(ex, {"outcome": "failed", "error": info}, off_loop=off_loop)
 
-    def finish(self, ex, body):
-        if not self.close_claim(ex):
+    def finish(self, ex, body, off_loop=False):
+        if not self.close_claim(ex, off_loop):
             return
         self.send_logs(ex)
         body["token"] = ex.token
@@ -615,6 +629,7 @@ def main():
     sys.stderr = worker.stderr
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, worker.stop)
+    worker.watchdog.start()
     control = sys.__stdin__
     threading.Thread(target=worker.control, args=(control,), name="sluice-control", daemon=True).start()
     threading.Thread(target=worker.claim_loop, name="sluice-claims", daemon=True).start()

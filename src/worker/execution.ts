@@ -195,6 +195,12 @@ export class Execution implements LogTarget, WacHost {
 
   /** Starts the handler; returns {@link done}. */
   start(): Promise<ExecutionResult> {
+    const overdueMs = this.overdueTimeoutMs();
+    if (overdueMs !== null) {
+      // Taken over past its timeout (e.g. from a worker its code blocked until the lease ran out): not run again.
+      void this.finishWith(this.timedOut(overdueMs));
+      return this.done;
+    }
     this.armTimeout();
     const ctx = createWorkflowContext(this);
     const scope = { execution: this, stepKey: null, runtime: this.deps.runtime };
@@ -569,15 +575,32 @@ export class Execution implements LogTarget, WacHost {
     this.timeoutTimer = setTimeout(
       () => {
         if (!this.lifecycle.can("finish")) return;
-        this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
-        void this.finishWith({ status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) });
+        void this.finishWith(this.timedOut(timeoutMs));
       },
       Math.max(0, left),
     );
     this.timeoutTimer.unref();
   }
 
+  /** The outcome of a task past its `timeout` (logged on the run). */
+  private timedOut(timeoutMs: number): RunOutcome {
+    this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
+    return { status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) };
+  }
+
+  /**
+   * The task's `timeout` if it has passed. Code that blocks the event loop (a busy loop, a
+   * synchronous call) keeps the timer from firing: when it settles late, the run still fails.
+   */
+  private overdueTimeoutMs(): number | null {
+    const timeoutMs = runTimeoutMs(this.run.options);
+    if (timeoutMs === null) return null;
+    return this.now() >= (this.run.startedAt ?? this.claimedAt) + timeoutMs ? timeoutMs : null;
+  }
+
   private outcome(settled: Settled): RunOutcome {
+    const overdueMs = this.overdueTimeoutMs();
+    if (overdueMs !== null) return this.timedOut(overdueMs);
     if (this.verdict) return this.verdict;
     if (settled.ok) {
       try {

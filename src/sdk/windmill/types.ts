@@ -5,7 +5,13 @@
 
 /** Options every task type accepts (seed 000 "Task options"). Times are in seconds. */
 export interface TaskOptions {
-  /** Maximum execution time in seconds: the child is stopped and fails after it. */
+  /**
+   * Maximum execution time in seconds: the child is stopped and fails after it (`TASK_TIMEOUT`).
+   * A TypeScript task runs on its worker's event loop, so code that blocks it (a busy loop, a
+   * synchronous call) can only be stopped when it yields: it fails when it returns, and until
+   * then that worker's timers, lease heartbeats and other runs wait. Python tasks are stopped on
+   * time (a plain `def` runs on a thread; an `async def` that blocks its loop is interrupted).
+   */
   timeout?: number;
   /** Worker tag (group) the child is routed to. */
   tag?: string;
