@@ -12,6 +12,7 @@ import { listProjectFiles } from "../project-files.js";
 import { join } from "node:path";
 import type { Engine } from "../../engine/engine.js";
 import { describeRelease, releaseExternalWorker } from "../../engine/external-leases.js";
+import { clashingSibling } from "../sibling-clash.js";
 import { DuplicateWorkflowError } from "../../sdk/errors.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
 import { pythonDefinition, type PythonVersion } from "./definitions.js";
@@ -199,11 +200,22 @@ export class PythonProject {
       const defs = header ? [this.definition(header, { hash, source })] : [];
       try {
         for (const d of defs) {
+          const sibling = clashingSibling(this.root, file, d.name);
+          if (sibling) {
+            // Neither file runs (as the TypeScript loader does for its side): refused until one is renamed.
+            const err = new DuplicateWorkflowError(d.name, `in ${file} and in ${sibling}`);
+            this.engine.registry.refuse(d.name, err);
+            throw err;
+          }
+          if (this.engine.registry.refusal(d.name) instanceof DuplicateWorkflowError)
+            this.engine.registry.allow(d.name);
           const other = this.owner(d.name);
           if (other && other !== file) throw new DuplicateWorkflowError(d.name, `in ${file} and in ${other}`);
         }
       } catch (error) {
         errors.push({ file, error: error as Error });
+        // A file that loaded before (a reload) is withdrawn: it must not run either.
+        await this.forget(file);
         continue;
       }
       if (header) await this.engine.store.putBundle(hash, bundle);
