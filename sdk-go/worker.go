@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,7 +21,9 @@ type WorkerOptions struct {
 	PollWait time.Duration
 	// InlineSleep: sleeps and step retry delays up to this long wait in the worker (default 30 s).
 	InlineSleep time.Duration
-	// WorkerID identifies this worker in leases (default host:pid).
+	// WorkerID identifies this worker in leases (default SLUICE_WORKER_ID, which Sluice sets
+	// for the worker commands of sluice.json so that it can end a dead worker's claims at once;
+	// else go:host:pid).
 	WorkerID string
 }
 
@@ -67,8 +70,7 @@ func NewWorker(c *Client, opts WorkerOptions) *Worker {
 		opts.InlineSleep = 30 * time.Second
 	}
 	if opts.WorkerID == "" {
-		host, _ := os.Hostname()
-		opts.WorkerID = fmt.Sprintf("go:%s:%d", host, os.Getpid())
+		opts.WorkerID = defaultWorkerID()
 	}
 	defs := map[string]*definition{}
 	for _, d := range registered() {
@@ -251,4 +253,14 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// defaultWorkerID is SLUICE_WORKER_ID when set (the id the supervising Sluice releases the
+// claims of when this process exits), else go:host:pid.
+func defaultWorkerID() string {
+	if id := strings.TrimSpace(os.Getenv("SLUICE_WORKER_ID")); id != "" {
+		return id
+	}
+	host, _ := os.Hostname()
+	return fmt.Sprintf("go:%s:%d", host, os.Getpid())
 }

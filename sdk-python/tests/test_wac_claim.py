@@ -15,9 +15,13 @@ class _Host:
         self.loop = asyncio.new_event_loop()
         self.checkpoints = []
         self.steps = []
+        self.buffered = 0
 
     def mark(self, ex):
         pass
+
+    def logs_buffered(self, ex):
+        self.buffered += 1
 
     def checkpoint(self, ex, step, cid, value):
         self.checkpoints.append((step, cid, value))
@@ -125,6 +129,20 @@ class ClaimTest(unittest.TestCase):
         self.turn(ex, ("step", {"name": "a"}))
         ex.log("info", "after it")
         self.assertEqual([line["message"] for line in ex.take_logs()], ["after it"])
+
+    def test_each_line_has_the_time_it_was_logged_and_a_flush_is_asked_once_per_buffer(self):
+        from unittest import mock
+        ex = Claim(self.host, claim_of(claimed_at=5_000_000), _Code())
+        with mock.patch("time.monotonic", return_value=ex.received + 1.5):
+            ex.log("info", "first")
+            ex.log("info", "second")
+        self.assertEqual(self.host.buffered, 1)
+        self.assertEqual(ex.take_logs(), [{"level": "info", "message": "first", "ts": 5_001_500},
+                                          {"level": "info", "message": "second", "ts": 5_001_500}])
+        ex.log("error", "third")
+        self.assertEqual(self.host.buffered, 2)
+        [line] = ex.take_logs()
+        self.assertGreaterEqual(line["ts"], 5_000_000)
 
     def test_a_park_refused_for_an_unknown_workflow_fails_only_the_calls_of_that_workflow(self):
         ex = Claim(self.host, claim_of(), _Code())

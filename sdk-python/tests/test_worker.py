@@ -283,6 +283,30 @@ class WorkerTest(unittest.TestCase):
         finally:
             server.close()
 
+    def test_the_worker_claims_under_sluice_worker_id_when_set(self):
+        # Sluice sets it for a sluice.json worker command and releases that id's claims when the process dies.
+        import os
+        from unittest import mock
+        server = FakeServer(lambda path, body: (200, {"claims": []} if path.endswith("/claim") else {"registered": []}))
+        try:
+            _registry.register_workflow("wf", lambda ctx, p: None)
+            with mock.patch.dict(os.environ, {"SLUICE_WORKER_ID": "cmd1:host:4242:2"}):
+                self.assertEqual(Worker(Client(server.url)).worker_id, "cmd1:host:4242:2")
+                self.assertEqual(Worker(Client(server.url), worker_id="mine").worker_id, "mine")
+                worker = Worker(Client(server.url), poll_wait=0.05)
+            t = threading.Thread(target=worker.run)
+            t.start()
+            deadline = time.time() + 5
+            while time.time() < deadline and not server.bodies("/claim"):
+                time.sleep(0.01)
+            worker.stop()
+            t.join(5)
+            self.assertEqual(server.bodies("/claim")[0]["workerId"], "cmd1:host:4242:2")
+            with mock.patch.dict(os.environ, {"SLUICE_WORKER_ID": ""}):
+                self.assertTrue(Worker(Client(server.url)).worker_id.startswith("python:"))
+        finally:
+            server.close()
+
 
 class ProducerTest(unittest.TestCase):
     def test_enqueue_and_signal_send_their_fields(self):

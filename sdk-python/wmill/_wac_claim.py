@@ -130,6 +130,7 @@ class Claim(_host.Execution):
         self.ended = False
         self.logs = []
         self.log_lock = threading.Lock()
+        self.log_flush_due = False  # a flush of the buffered lines is scheduled (host.logs_buffered)
         # The claim's trace context: the server's span of this attempt when it records traces,
         # else the run's stored context (docs/PROTOCOL.md); what wmill.trace_context() returns.
         if claim.get("traceparent"):
@@ -336,15 +337,22 @@ class Claim(_host.Execution):
         return self.position < len(self.journal)
 
     def log(self, level, text, force=False):
-        """A log line of the run; lines printed while replaying were captured by an earlier claim."""
+        """A log line of the run, stamped with the time it was logged (the claim's clock); the
+        host sends it within a second of the first buffered line, or at the claim's end. Lines
+        printed while replaying were captured by an earlier claim. Any thread may call this."""
         if not force and self.kind == "workflow" and self.replaying():
             return
+        line = {"level": level, "message": text, "ts": self.now_ms()}
         with self.log_lock:
-            self.logs.append({"level": level, "message": text})
+            self.logs.append(line)
+            first, self.log_flush_due = not self.log_flush_due, True
+        if first:
+            self.host.logs_buffered(self)
 
     def take_logs(self):
         with self.log_lock:
             lines, self.logs = self.logs, []
+            self.log_flush_due = False
         return lines
 
     def asset_call(self, op, args):

@@ -11,8 +11,10 @@ fetched once (``POST /api/worker/code``) and compiled once, ``__mod/`` modules i
 The event loop (this process's main thread) runs every claim's code; ``_wac_claim.Claim`` answers
 the ``wmill`` calls from the claim's journal. The writes of all claims (checkpoints, children,
 parks, finishes, logs) go to ``POST /api/worker/batch`` from one sender thread (``_wac_outbox``);
-claims are long-polled by a thread of their own, heartbeats by another. A watchdog thread
-(``_wac_watchdog``) fails tasks past their timeout while code blocks the loop, and stops that code.
+claims are long-polled by a thread of their own, heartbeats by another. A claim's log lines (what
+its code prints) carry the time they were printed and are sent while it runs, within a second of
+the first, the rest before its park or finish. A watchdog thread (``_wac_watchdog``) fails tasks
+past their timeout while code blocks the loop, and stops that code.
 """
 import asyncio
 import concurrent.futures
@@ -36,7 +38,7 @@ from ._wac_outbox import Outbox
 from ._wac_watchdog import TaskStopped, Watchdog
 from .client import SluiceError
 from .worker._errors import SluiceAPIError
-from .worker._execution import backoff_delay
+from .worker._execution import LOG_FLUSH_EVERY, backoff_delay
 from .worker._http import client_from_env, interrupt
 from .worker._worker import park_chunks
 
@@ -351,6 +353,16 @@ class WacWorker(_host.Host):
         body["token"] = ex.token
         self.outbox.submit("finish", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "finish", e,
                                                                                  failing=body["outcome"] == "failed"))
+
+    def logs_buffered(self, ex):
+        """A first line is in ``ex``'s log buffer (from any thread): the loop sends the buffer
+        within LOG_FLUSH_EVERY, so ``sluice logs --run`` follows the run. The loop also sends the
+        claim's last lines (``finish``, ``park``), so the writes of one claim keep their order."""
+        self.loop.call_soon_threadsafe(self.loop.call_later, LOG_FLUSH_EVERY, self.flush_logs, ex)
+
+    def flush_logs(self, ex):
+        if not ex.ended:  # else its end sent them
+            self.send_logs(ex)
 
     def send_logs(self, ex):
         lines = ex.take_logs()

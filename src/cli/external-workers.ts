@@ -6,10 +6,15 @@
  * `[group]` prefix. A command that exits is started again after a backoff (1 s, doubling up
  * to 30 s while it keeps dying; `worker-command.ts`). On stop they get SIGTERM (they drain),
  * then SIGKILL after `drainMs`, and are not restarted.
+ * Each process claims under a worker id of its own (`SLUICE_WORKER_ID`); when it exits, the
+ * claims the API answered under that id are released at once (`releaseExternalWorker`: the
+ * process is dead, so fencing makes that safe) instead of waiting for their leases.
  * Python workers find Sluice's SDK (`from wmill.worker import …`): its folder is appended
  * to `PYTHONPATH`, and their output is unbuffered so lines show as they are printed.
  */
 import { delimiter, join } from "node:path";
+import type { Engine } from "../engine/engine.js";
+import { describeRelease, releaseExternalWorker } from "../engine/external-leases.js";
 import { ApiTokens } from "../http/auth/tokens.js";
 import { pythonSdkDir } from "../loader/python/sdk-path.js";
 import type { Store } from "../store/types.js";
@@ -24,6 +29,8 @@ export interface ExternalWorkerOptions {
   url: string;
   /** The store whose tokens the API checks; null when the API needs no token. */
   tokenStore: Store | null;
+  /** The engine behind the API: an exited worker's claims are released in it. */
+  engine: Engine;
   env: NodeJS.ProcessEnv;
   write: (text: string) => void;
 }
@@ -46,12 +53,18 @@ export async function startExternalWorkers(options: ExternalWorkerOptions): Prom
     env.SLUICE_TOKEN = created.token;
   }
   const commands = entries.map((entry, i) => {
+    const label = entry.group ?? `worker${i + 1}`;
     const command = new WorkerCommand({
-      label: entry.group ?? `worker${i + 1}`,
+      label,
       command: entry.command,
       cwd: join(options.root, entry.dir ?? "."),
       env,
       write,
+      slot: i + 1,
+      onExit: async (workerId) => {
+        const runs = await releaseExternalWorker(options.engine, workerId);
+        if (runs.length) write(`[${label}] ${describeRelease(runs, "worker")}\n`);
+      },
     });
     command.start();
     return command;

@@ -1,7 +1,8 @@
 /**
  * A supervised worker command with real processes and real signals: a worker SIGKILLed by
  * its pid is started again (and the exit said), a stop during the restart's wait starts
- * nothing, and a stop leaves no process of the command's group behind.
+ * nothing, and a stop leaves no process of the command's group behind. Each process has a
+ * worker id of its own, whose claims are released once it has exited, before a restart.
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
@@ -12,7 +13,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((c) => c.stop(1_000)));
 });
 
-function command(line: string): { cmd: WorkerCommand; log: () => string } {
+function command(
+  line: string,
+  onExit?: (workerId: string) => Promise<void>,
+): { cmd: WorkerCommand; log: () => string } {
   const out: string[] = [];
   const cmd = new WorkerCommand({
     label: "t",
@@ -20,6 +24,7 @@ function command(line: string): { cmd: WorkerCommand; log: () => string } {
     cwd: process.cwd(),
     env: process.env,
     write: (t) => out.push(t),
+    onExit,
   });
   running.push(cmd);
   return { cmd, log: () => out.join("") };
@@ -79,6 +84,28 @@ describe("WorkerCommand", () => {
       await until(() => !groupExists(shell));
     },
   );
+
+  it("gives each process a SLUICE_WORKER_ID of its own and releases it once the process is gone, before the restart", async () => {
+    const released: Array<{ id: string; starts: number; groupLeft: boolean }> = [];
+    let pgid = 0;
+    const { cmd, log } = command("echo id=$SLUICE_WORKER_ID; sleep 30 & wait", async (id) => {
+      released.push({ id, starts: cmd.starts, groupLeft: groupExists(pgid) });
+      await new Promise((r) => setTimeout(r, 200));
+    });
+    cmd.start();
+    pgid = cmd.pid!;
+    await until(() => /\[t\] id=\S+/.test(log()));
+    const first = /\[t\] id=(\S+)/.exec(log())![1]!;
+    // The shell is killed, its `sleep` is left in the group: killed, gone, then released.
+    process.kill(pgid, "SIGKILL");
+    await until(() => cmd.starts === 2 && /\[t\] id=[\s\S]*\[t\] id=/.test(log()));
+    expect(released).toEqual([{ id: first, starts: 1, groupLeft: false }]);
+    const second = [...log().matchAll(/\[t\] id=(\S+)/g)][1]![1]!;
+    expect(second).not.toBe(first);
+    await cmd.stop(1_000);
+    // A stop releases the last process's id too, before it returns.
+    expect(released.map((r) => r.id)).toEqual([first, second]);
+  });
 
   it("a stop during the wait before a restart starts nothing", async () => {
     const { cmd, log } = command("sleep 30");

@@ -8,8 +8,14 @@
  * printed pid is the worker's. When its process exits, what is left of its group is killed
  * before the restart (no second worker beside an orphan). {@link stop} cancels a pending
  * restart, then sends SIGTERM to the group and SIGKILL once the drain time is over.
+ *
+ * Each process gets a worker id of its own in `SLUICE_WORKER_ID` (the SDKs claim under it).
+ * Once a process has exited and its group is gone, {@link WorkerCommandOptions.onExit} is
+ * awaited with that id (the caller ends its claims at once: nothing can write under them any
+ * more) before a restart is scheduled or {@link stop} returns.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { hostname } from "node:os";
 import { describeExit, execCommandLine, nextRestartDelay } from "./worker-command-policy.js";
 
 /** How to run one command. */
@@ -21,21 +27,29 @@ export interface WorkerCommandOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   write: (text: string) => void;
+  /** Tells this command's worker ids from those of the other commands of this process (its index in `workers`). */
+  slot?: number;
+  /** Called once an exited process's group is gone, with the worker id it claimed under; errors are written. */
+  onExit?: (workerId: string) => Promise<void>;
 }
 
 type Mode =
   | { name: "running"; proc: ChildProcess; startedAt: number }
-  | { name: "waiting"; timer: NodeJS.Timeout }
+  | { name: "waiting"; timer: NodeJS.Timeout | null }
   | { name: "stopping"; proc: ChildProcess | null }
   | { name: "stopped" };
 
 /** Polling period while waiting for the rest of a process group to exit. */
 const GROUP_POLL_MS = 50;
+/** How long an exited process's SIGKILLed group may take to go before its claims are released anyway. */
+const GROUP_GONE_MS = 2_000;
 
 /** See the module comment. */
 export class WorkerCommand {
   private mode: Mode = { name: "stopped" };
   private delayMs: number | null = null;
+  /** Settles once the last exited process's claims are released ({@link WorkerCommandOptions.onExit}). */
+  private released: Promise<void> = Promise.resolve();
   /** Processes started so far (1 + restarts). */
   starts = 0;
 
@@ -54,9 +68,10 @@ export class WorkerCommand {
   private spawn(): void {
     const { label, command, write } = this.options;
     const line = execCommandLine(command);
+    const workerId = `cmd${this.options.slot ?? 1}:${hostname()}:${process.pid}:${this.starts + 1}`;
     const proc = spawn("sh", ["-c", line ?? command], {
       cwd: this.options.cwd,
-      env: this.options.env,
+      env: { ...this.options.env, SLUICE_WORKER_ID: workerId },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -72,7 +87,7 @@ export class WorkerCommand {
       });
     }
     proc.on("error", (e) => write(`[${label}] could not start ${JSON.stringify(command)}: ${e.message}\n`));
-    proc.on("exit", (code, signal) => this.exited(proc, code, signal));
+    proc.on("exit", (code, signal) => this.exited(proc, workerId, code, signal));
     const pid = proc.pid;
     const where =
       pid === undefined
@@ -83,11 +98,13 @@ export class WorkerCommand {
     write(`worker command [${label}]: ${command} (${where})\n`);
   }
 
-  private exited(proc: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+  private exited(proc: ChildProcess, workerId: string, code: number | null, signal: NodeJS.Signals | null): void {
     const { label, write } = this.options;
     const cause = describeExit(code, signal);
     if (this.mode.name === "stopping") {
       write(`[${label}] worker command exited (${cause})\n`);
+      // stop() kills what is left of the group and awaits this.
+      this.released = this.release(proc, workerId);
       return;
     }
     if (this.mode.name !== "running" || this.mode.proc !== proc) return;
@@ -97,24 +114,44 @@ export class WorkerCommand {
     write(
       `[${label}] worker command exited (${cause})${leftovers ? "; killed the rest of its process group" : ""}; restarting it in ${this.delayMs / 1000} s\n`,
     );
-    const timer = setTimeout(() => {
-      if (this.mode.name !== "waiting" || this.mode.timer !== timer) return;
-      this.spawn();
-    }, this.delayMs);
-    timer.unref();
-    this.mode = { name: "waiting", timer };
+    const delayMs = this.delayMs;
+    // The restart's wait starts once the claims are released (no new process meanwhile).
+    const waiting: Mode & { name: "waiting" } = { name: "waiting", timer: null };
+    this.mode = waiting;
+    this.released = this.release(proc, workerId).then(() => {
+      if (this.mode !== waiting) return;
+      waiting.timer = setTimeout(() => {
+        if (this.mode === waiting) this.spawn();
+      }, delayMs);
+      waiting.timer.unref();
+    });
+  }
+
+  /** Once `proc`'s group is gone (or {@link GROUP_GONE_MS} passed), releases the claims made under `workerId`. */
+  private async release(proc: ChildProcess, workerId: string): Promise<void> {
+    const { onExit, label, write } = this.options;
+    if (!onExit) return;
+    const deadline = Date.now() + GROUP_GONE_MS;
+    while (Date.now() < deadline && groupAlive(proc)) await sleep(GROUP_POLL_MS);
+    try {
+      await onExit(workerId);
+    } catch (err) {
+      write(`[${label}] could not release the exited worker's claims: ${(err as Error).message}\n`);
+    }
   }
 
   /**
    * Stops the command for good: a pending restart is cancelled; the process group gets
-   * SIGTERM (a worker drains), then SIGKILL when it has not ended within `drainMs`.
+   * SIGTERM (a worker drains), then SIGKILL when it has not ended within `drainMs`; returns
+   * once the claims of its last process are released.
    */
   async stop(drainMs: number): Promise<void> {
     const mode = this.mode;
     if (mode.name === "stopping" || mode.name === "stopped") return;
     if (mode.name === "waiting") {
-      clearTimeout(mode.timer);
+      if (mode.timer) clearTimeout(mode.timer);
       this.mode = { name: "stopped" };
+      await this.released;
       return;
     }
     const { proc } = mode;
@@ -125,6 +162,7 @@ export class WorkerCommand {
     while (Date.now() < deadline && (running(proc) || groupAlive(proc))) await sleep(GROUP_POLL_MS);
     killGroup(proc, "SIGKILL");
     if (running(proc)) await new Promise((r) => proc.once("exit", r));
+    await this.released;
     this.mode = { name: "stopped" };
   }
 }

@@ -354,10 +354,11 @@ export class Engine implements SluiceRuntime {
     options: EnqueueManyOptions = {},
   ): Promise<RunHandle<R>[]> {
     const perRun = perRunOptions(payloads.length, options);
+    const name = typeof workflow === "string" ? workflow : workflow.name;
+    const refused = this.registry.refusal(name);
+    if (refused) throw refused;
     // A workflow registered here (the usual case) is known without an `await`.
-    const defaults =
-      this.registry.get(typeof workflow === "string" ? workflow : workflow.name)?.def ??
-      (await this.defaultsFor(workflow));
+    const defaults = this.registry.get(name)?.def ?? (await this.defaultsFor(workflow));
     if (this.options.admit) await this.options.admit(defaults.queue, this.store);
     const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
     // The runs continue the trace active here: their attempts and children hang under this span.
@@ -564,11 +565,14 @@ export class Engine implements SluiceRuntime {
   /**
    * Why a run of `name` could not be enqueued now (a `taskScript`/`taskFlow` child's target is
    * checked as an enqueue is): null when this process registers it or a process published it
-   * (and did not remove it), else the `UnknownWorkflowError` {@link enqueueRun} would throw. A
+   * (and did not remove it), else the `UnknownWorkflowError` {@link enqueueRun} would throw (or
+   * the error this process refuses the name with, `Registry.refuse`). A
    * failed store read answers null. Asked while this process loads modules, it answers once they
    * are loaded.
    */
   private enqueueRefusal(name: string): Error | null | Promise<Error | null> {
+    const refused = this.registry.refusal(name);
+    if (refused) return refused;
     if (this.registry.get(name)) return null;
     return (async () => {
       // A module this process is loading (starting, or a file changed) may be the one: wait for it.

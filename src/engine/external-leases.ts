@@ -169,3 +169,13 @@ export async function sweepQuietExternalLeases(engine: Engine, now: number, quie
   }
   return forgotten;
 }
+
+/**
+ * One line for the log: the runs an exited worker (`whose`: "Python worker", "worker") was
+ * running when its claims were released, and what happens next.
+ */
+export function describeRelease(runs: readonly ReclaimedRun[], whose: string): string {
+  const failed = runs.filter((r) => r.outcome === "failed").length;
+  const retried = runs.length - failed;
+  return `the exited ${whose}'s ${runs.length} claim(s) were released: ${retried} run(s) get another attempt now${failed ? `, ${failed} failed (it was their last attempt)` : ""}`;
+}

@@ -23,6 +23,8 @@ export class Registry {
   private readonly versions = new Map<string, Map<string, AnyWorkflow>>();
   /** Names removed after being registered: their runs already queued or started still finish on their last code. */
   private readonly retired = new Set<string>();
+  /** Names whose new runs are refused, with the error to throw (see {@link refuse}). */
+  private readonly refused = new Map<string, Error>();
   private loader: VersionLoader | null = null;
   /** Loads of modules in progress (see {@link loading}). */
   private readonly loads = new Set<Promise<unknown>>();
@@ -58,6 +60,25 @@ export class Registry {
     this.current.delete(name);
     if (had?.version) this.retired.add(name);
     this.namesCache = this.claimableCache = null;
+  }
+
+  /**
+   * Refuses new runs of `name` with `error` until {@link allow} (a pipeline script that is not
+   * loaded, e.g. two files that would both run as `name`): enqueues, triggers and cron ticks
+   * throw it. What is registered under `name` stays as it is: the caller removes it.
+   */
+  refuse(name: string, error: Error): void {
+    this.refused.set(name, error);
+  }
+
+  /** Accepts new runs of `name` again (see {@link refuse}). */
+  allow(name: string): void {
+    this.refused.delete(name);
+  }
+
+  /** The error new runs of `name` are refused with, if they are. */
+  refusal(name: string): Error | undefined {
+    return this.refused.get(name);
   }
 
   /** Sets how unknown versions are loaded. */

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
+import { clashingSibling } from "./sibling-clash.js";
 import { DuplicateWorkflowError } from "../sdk/errors.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule, type BundleOptions } from "./bundle.js";
@@ -155,6 +156,14 @@ export class Project {
     const before = this.namesByFile.get(file) ?? [];
     const now = workflows.map((w) => w.name);
     for (const wf of workflows) {
+      const sibling = clashingSibling(this.root, file, wf.name);
+      if (sibling) {
+        // Neither file runs: the name's runs are refused until one of them is renamed.
+        const err = new DuplicateWorkflowError(wf.name, `in ${file} and in ${sibling}`);
+        this.engine.registry.refuse(wf.name, err);
+        throw err;
+      }
+      if (this.engine.registry.refusal(wf.name) instanceof DuplicateWorkflowError) this.engine.registry.allow(wf.name);
       const owner = [...this.namesByFile].find(([f, names]) => f !== file && names.includes(wf.name));
       if (owner) throw new DuplicateWorkflowError(wf.name, `in ${file} and in ${owner[0]}`);
       const py = this.python.fileOf(wf.name);

@@ -157,7 +157,7 @@ export class DuplicateWorkflowError extends SluiceError {
   ) {
     super(
       "DUPLICATE_WORKFLOW",
-      `workflow name ${JSON.stringify(workflow)} is defined twice (${where}): workflow names must be unique`,
+      `workflow name ${JSON.stringify(workflow)} is defined twice (${where}): workflow names must be unique, so neither runs; rename one of them`,
     );
   }
 }

@@ -1,7 +1,8 @@
 /**
  * `workers` in sluice.json: `sluice server` and `sluice dev` start a Go worker command,
  * show its output, hand it SLUICE_URL (and a worker token when the API needs one), and
- * stop it (it drains) when they stop. Bad entries are refused with the field named.
+ * stop it (it drains) when they stop; a killed worker's claims are released at once. Bad
+ * entries are refused with the field named.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -116,6 +117,30 @@ describe.skipIf(!HAS_GO)(
       expect(await proc.exited).toBe(0);
       expect(proc.output()).toMatch(/\[go\] worker command exited \(code 0\)/);
       for (const pid of pids()) expect(processLeft(pid), `worker ${pid}`).toBe(false);
+    }, 120_000);
+
+    it("sluice dev: a Go worker SIGKILLed mid-run (by its pid) has its run claimed again by the restarted worker at once, not after its 30 s lease", async () => {
+      const root = makeProject(
+        { "sluice.json": JSON.stringify({ workers: [{ command: `ORDER_WORKER_NAME=cfg exec ${bin}`, group: "go" }] }) },
+        "sluice-go-cfg-",
+      );
+      const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root);
+      await dev.waitFor(/\[go\] .*order-worker cfg: serving/, 60_000);
+      const pid = Number(/worker command \[go\]: ORDER_WORKER_NAME=cfg \S+ \S+ \(pid (\d+)\)/.exec(dev.output())![1]);
+      const enq = await cli(["enqueue", "slow-step", JSON.stringify({ ms: 120_000 }), "--json"], root);
+      expect(enq.code, enq.err).toBe(0);
+      await dev.waitFor(/work started on cfg, attempt 1/, 30_000);
+      const killedAt = Date.now();
+      process.kill(pid, "SIGKILL");
+      await dev.waitFor(/\[go\] worker command exited \(killed by SIGKILL\)/, 10_000);
+      // The lease is 30 s: a run claimed again within 15 s was released when its worker died.
+      await dev.waitFor(/work started on cfg, attempt 2/, 15_000);
+      expect(Date.now() - killedAt).toBeLessThan(15_000);
+      expect(dev.output()).toMatch(
+        /\[go\] the exited worker's 1 claim\(s\) were released: 1 run\(s\) get another attempt now/,
+      );
+      dev.proc.kill("SIGTERM");
+      expect(await dev.exited).toBe(0);
     }, 120_000);
   },
 );

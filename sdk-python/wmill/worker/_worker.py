@@ -57,7 +57,9 @@ class Worker:
     ``inline_sleep``: sleeps and step-retry delays up to this many seconds wait in the worker,
     longer ones park the run (default 30);
     ``park_bytes``: a park whose children encode to more than this many bytes is sent in parts
-    (``children`` writes, then the park; default 512 KiB, under the server's 1 MiB body limit).
+    (``children`` writes, then the park; default 512 KiB, under the server's 1 MiB body limit);
+    ``worker_id``: the id its claims are made under (default SLUICE_WORKER_ID, which Sluice sets
+    for a ``sluice.json`` worker command to end a dead process's claims at once; else python:host:pid).
     """
 
     def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None,
@@ -70,7 +72,8 @@ class Worker:
         self.poll_wait = poll_wait
         self.inline_sleep = inline_sleep
         self.park_bytes = park_bytes
-        self.worker_id = worker_id or f"python:{socket.gethostname()}:{os.getpid()}"
+        self.worker_id = (worker_id or os.environ.get("SLUICE_WORKER_ID", "").strip()
+                          or f"python:{socket.gethostname()}:{os.getpid()}")
         self.defs = {d.name: d for d in registered()}
         self.outbox = Outbox(self.client)
         self._active = {}

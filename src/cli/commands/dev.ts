@@ -159,6 +159,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         root: project.root,
         url: http.server.url,
         tokenStore: tokens ? engine.store : null,
+        engine,
         env: cx.io.env,
         write,
       });

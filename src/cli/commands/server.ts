@@ -218,6 +218,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         root: project.root,
         url: http.server.url,
         tokenStore: engine.store,
+        engine,
         env: cx.io.env,
         write,
       });

@@ -11,8 +11,8 @@ import { companionSources } from "./companions.js";
 import { listProjectFiles } from "../project-files.js";
 import { join } from "node:path";
 import type { Engine } from "../../engine/engine.js";
-import { releaseExternalWorker } from "../../engine/external-leases.js";
-import type { ReclaimedRun } from "../../worker/reclaim.js";
+import { describeRelease, releaseExternalWorker } from "../../engine/external-leases.js";
+import { clashingSibling } from "../sibling-clash.js";
 import { DuplicateWorkflowError } from "../../sdk/errors.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
 import { pythonDefinition, type PythonVersion } from "./definitions.js";
@@ -59,13 +59,6 @@ export function pythonHostMode(env: NodeJS.ProcessEnv): "bridge" | "protocol" {
   if (v === "" || v === "protocol") return "protocol";
   if (v === "bridge") return "bridge";
   throw new InvalidPythonHostError(v);
-}
-
-/** One line for the log: the runs an exited Python worker was running, and what happens next. */
-function describeRelease(runs: readonly ReclaimedRun[]): string {
-  const failed = runs.filter((r) => r.outcome === "failed").length;
-  const retried = runs.length - failed;
-  return `the exited Python worker's ${runs.length} claim(s) were released: ${retried} run(s) get another attempt now${failed ? `, ${failed} failed (it was their last attempt)` : ""}`;
 }
 
 /** Whether stored bundle code is a Python code version. */
@@ -136,7 +129,7 @@ export class PythonProject {
     // A process that exited holds claims no one works on: they are reclaimed now, not when their leases expire.
     const onExit = async (workerId: string) => {
       const runs = await releaseExternalWorker(this.engine, workerId);
-      if (runs.length) options.write(`[python] ${describeRelease(runs)}`);
+      if (runs.length) options.write(`[python] ${describeRelease(runs, "Python worker")}`);
     };
     this.worker = new PythonProtocolWorker({ ...options, python: this.host.python, cwd: this.root, onExit });
     this.worker.setWorkflows(this.names());
@@ -207,11 +200,22 @@ export class PythonProject {
       const defs = header ? [this.definition(header, { hash, source })] : [];
       try {
         for (const d of defs) {
+          const sibling = clashingSibling(this.root, file, d.name);
+          if (sibling) {
+            // Neither file runs (as the TypeScript loader does for its side): refused until one is renamed.
+            const err = new DuplicateWorkflowError(d.name, `in ${file} and in ${sibling}`);
+            this.engine.registry.refuse(d.name, err);
+            throw err;
+          }
+          if (this.engine.registry.refusal(d.name) instanceof DuplicateWorkflowError)
+            this.engine.registry.allow(d.name);
           const other = this.owner(d.name);
           if (other && other !== file) throw new DuplicateWorkflowError(d.name, `in ${file} and in ${other}`);
         }
       } catch (error) {
         errors.push({ file, error: error as Error });
+        // A file that loaded before (a reload) is withdrawn: it must not run either.
+        await this.forget(file);
         continue;
       }
       if (header) await this.engine.store.putBundle(hash, bundle);

@@ -9,6 +9,7 @@ export type PipelineRuntimeErrorCode =
   | "PIPELINE_FOLDER_NOT_FOUND"
   | "PIPELINE_INVALID"
   | "PIPELINE_SCRIPT_UNKNOWN"
+  | "PIPELINE_SCRIPT_NOT_LOADED"
   | "PIPELINE_TRIGGER_NOT_CONFIGURED"
   | "PIPELINE_PLAN_FAILED"
   | "PIPELINE_BACKFILL_FAILED"
@@ -40,6 +41,22 @@ export class PipelineInvalidError extends PipelineRuntimeError {
     super(
       "PIPELINE_INVALID",
       `pipeline ${folder} has errors, fix them and save the files again:\n${problems.map((p) => `  ${p}`).join("\n")}`,
+    );
+  }
+}
+
+/**
+ * A run of a pipeline script that is not loaded was asked for (an enqueue, trigger or cron
+ * tick): e.g. two files of its folder would both run under its name. Neither runs.
+ */
+export class PipelineScriptNotLoadedError extends PipelineRuntimeError {
+  constructor(
+    readonly workflow: string,
+    reason: string,
+  ) {
+    super(
+      "PIPELINE_SCRIPT_NOT_LOADED",
+      `${workflow} cannot run: it is not loaded: ${reason}; fix that (sluice dev lists the pipeline's errors), then run it again`,
     );
   }
 }

@@ -32,7 +32,7 @@ import { PipelineCatalog, type MemberScript } from "./catalog.js";
 import type { DispatchDecision } from "./decisions.js";
 import { pipelineDefinition, type PipelineServices, type ScriptRunner } from "./definition.js";
 import { dispatchCascade, type Enqueue, type ProducerRun } from "./dispatch.js";
-import { PipelineRuntimeError } from "./errors.js";
+import { PipelineRuntimeError, PipelineScriptNotLoadedError } from "./errors.js";
 import { FreshnessWatchdog } from "./freshness.js";
 import type { LakeSweeper, LakeSweepOptions } from "./lake-sweeper.js";
 import { buildPayload, type RunMeta } from "./meta.js";
@@ -94,6 +94,8 @@ export class PipelineHost implements PipelineServices {
   private current: PipelineCatalog;
   private readonly assetsReady: Promise<AssetHost>;
   private readonly registered = new Set<string>();
+  /** Names of members that are not loaded, whose runs the engine refuses ({@link syncRefusals}). */
+  private readonly refused = new Set<string>();
   private watchdog: FreshnessWatchdog | null = null;
   private sweeper: LakeSweeper | null = null;
   private watcher: PipelineWatcher | null = null;
@@ -350,8 +352,28 @@ export class PipelineHost implements PipelineServices {
     return pipelineDefinition(this, member, runner, original?.module ?? undefined);
   }
 
+  /**
+   * Refuses new runs under the names of members that are not loaded (`Registry.refuse`), so that
+   * neither of two files that would both run as one name runs; names loaded again are accepted.
+   */
+  private syncRefusals(): void {
+    const now = new Map<string, string>();
+    for (const f of this.current.folders())
+      for (const m of f.members) {
+        const reason = f.broken.get(m.path);
+        if (reason !== undefined && !now.has(m.name)) now.set(m.name, reason);
+      }
+    for (const name of this.refused) if (!now.has(name)) this.engine.registry.allow(name);
+    this.refused.clear();
+    for (const [name, reason] of now) {
+      this.engine.registry.refuse(name, new PipelineScriptNotLoadedError(name, reason));
+      this.refused.add(name);
+    }
+  }
+
   /** Registers (or replaces) the Python, Bash and SQL members of loadable folders. */
   private async registerScripts(): Promise<void> {
+    this.syncRefusals();
     const defs: AnyWorkflow[] = [];
     const now = new Set<string>();
     const scripts = this.current
@@ -382,13 +404,15 @@ export class PipelineHost implements PipelineServices {
     this.refreshFor(file);
     const member = this.current.member(file);
     if (!member) return defs;
+    this.syncRefusals();
     const reason = this.current.notLoaded(member);
     if (reason !== undefined) {
       if (!this.reported.has(member.path)) {
         this.reported.add(member.path);
         this.say(`pipeline script ${member.path} is not loaded (the rest of ${member.folder || "."} is): ${reason}`);
       }
-      return defs;
+      // Not run as a plain script either: its runs are refused with the reason.
+      return defs.filter((d) => d.name !== member.name);
     }
     const main = exports.main;
     if (typeof main !== "function" || isWacWorkflow(main)) return defs;

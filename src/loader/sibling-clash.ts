@@ -1,0 +1,21 @@
+/**
+ * Two script files of a project that would run under one name: `f/p/x.ts` and `f/p/x.py` are
+ * both the runnable `f/p/x`. Neither may run (which one would is an accident of load order).
+ */
+import { existsSync } from "node:fs";
+import { extname, join } from "node:path";
+
+/** Extensions of script files whose runnable is named by their path without the extension. */
+const SCRIPT_EXTENSIONS = [".ts", ".js", ".py"];
+
+/**
+ * The other file of `root` that would run as `name` beside `file` (relative to `root`), or
+ * null: only a runnable named by `file`'s own path can clash this way.
+ */
+export function clashingSibling(root: string, file: string, name: string): string | null {
+  const ext = extname(file);
+  const stem = file.slice(0, file.length - ext.length);
+  if (stem !== name) return null;
+  for (const other of SCRIPT_EXTENSIONS) if (other !== ext && existsSync(join(root, stem + other))) return stem + other;
+  return null;
+}
