@@ -10,7 +10,9 @@ import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.j
 import { type CommandContext, untilAborted } from "../command.js";
 import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { localUser } from "../local-user.js";
-import { parseCount } from "../options.js";
+import { parseCount, parseDurationOption } from "../options.js";
+import { retryStartup, startupTimeoutOption } from "../startup-retry.js";
+import { storeReady } from "../../store/open.js";
 import { followRuns, logEcho } from "../printer.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
@@ -35,6 +37,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--port <n>", "port of the API and web UI (default 7777, or the next free one)")
     .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
     .option("--auth", "require API tokens even on loopback (sluice token create)")
+    .option(...startupTimeoutOption("0s"))
     .option(...PUBLIC_URL_OPTION)
     .option(...LOG_FORMAT_OPTION)
     .option(...OTEL_OPTION)
@@ -51,6 +54,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     if (logFormat === "json") cx.io.jsonLines?.();
     const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
     const laneSettings = parseLaneSettings(opts);
+    const startupMs = parseDurationOption(opts.startupTimeout, "--startup-timeout");
     const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, dir, opts.db);
     // `sluice dev` runs the folder's code: refuse a folder that is not a project before starting anything.
@@ -90,6 +94,12 @@ export function registerDev(program: Command, cx: CommandContext): void {
         lakeSweep,
       });
       const unfollow = followRuns(engine, out, logFormat);
+      await retryStartup("opening the database", () => storeReady(engine.store), {
+        timeoutMs: startupMs,
+        write: (t) => cx.io.stderr(t),
+        signal: cx.io.signal,
+        command: "sluice dev",
+      });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       const report = await loader.loadAll();

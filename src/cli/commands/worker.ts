@@ -13,7 +13,7 @@ import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
-import { retryableAtStartup, retryStartup } from "../startup-retry.js";
+import { retryableAtStartup, retryStartup, startupTimeoutOption } from "../startup-retry.js";
 import { followRuns, logEcho } from "../printer.js";
 import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
@@ -33,11 +33,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--concurrency <n>", "runs executed at once", "500")
     .option("--exit-when-idle", "exit once there is no runnable work (scale to zero)")
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
-    .option(
-      "--startup-timeout <duration>",
-      "how long to keep retrying start-up while the database is locked, full or unreachable",
-      "60s",
-    )
+    .option(...startupTimeoutOption("60s"))
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
     .option(
