@@ -14,6 +14,7 @@ import { parseCount, parseDurationOption } from "../options.js";
 import { retryStartup, startupTimeoutOption } from "../startup-retry.js";
 import { storeReady } from "../../store/open.js";
 import { followRuns, logEcho } from "../printer.js";
+import { describeAbandoned } from "../abandoned.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
@@ -22,6 +23,9 @@ import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { startExternalWorkers } from "../external-workers.js";
 import { startPythonWorker } from "../python-worker.js";
 import { pythonHostMode } from "../../loader/python/project.js";
+
+/** How long `sluice dev`'s stop waits for the runs its worker is running. */
+const DRAIN_MS = 10_000;
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
@@ -193,8 +197,12 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await lanes?.stop(10_000);
       await triggers.stop();
       // The engine drains before the pipeline host stops: a draining step still needs the
-      // host's asset storage and script runners.
-      await engine.stop({ drain: 10_000 });
+      // host's asset storage and script runners. Runs still running after the drain are
+      // abandoned as `sluice worker` abandons them: their leases are released for the next worker.
+      const abandoned = await engine.worker?.stop(DRAIN_MS);
+      if (abandoned?.ids.length)
+        write(describeAbandoned(abandoned, `${DRAIN_MS / 1000}s`, engine.worker!.options.leaseMs));
+      await engine.stop({ drain: 0 });
       await pipelines.stop();
       unfollow();
     } finally {
