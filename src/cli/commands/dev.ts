@@ -250,7 +250,7 @@ function watchProject(
       warn(`error: ${(err as Error).message}\n`);
     }
   };
-  // sluice.json: its trigger rows are followed (other settings need a restart).
+  // sluice.json: its trigger rows and retention are followed (other settings need a restart).
   const reloadTriggers = configTriggersReloader(root, loader.engine, triggers, write, warn);
   // Python files are not bundled: reinspect them all (one Python process).
   const reloadPython = async (file: string) => {
