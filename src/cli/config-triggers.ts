@@ -3,8 +3,8 @@
  * `sluice server` hand the file's rows to the running triggers each time it changes (rows added
  * start consuming, removed ones stop, changed ones restart) and its schedule rows to the engine
  * (published again: a cron added, changed or removed); a file that does not parse or holds
- * a bad row is refused with the reason and the running triggers stay as they were. Other
- * settings of the file still need a restart.
+ * a bad row is refused with the reason and the running triggers stay as they were. Its `retention`
+ * is followed in the same reload (`config-retention.ts`); other settings of the file still need a restart.
  *
  * @module
  */
@@ -14,11 +14,12 @@ import type { Engine } from "../engine/engine.js";
 import type { ProjectTriggers } from "../triggers/runtime/project.js";
 import { checkScheduleRowTargets, scheduleRowsOf } from "../triggers/schedule-rows.js";
 import { loadProjectConfig } from "./config.js";
+import { applyRetention } from "./config-retention.js";
 
 /**
- * Re-reads `<root>/sluice.json` and hands its trigger rows to `triggers`: the one reload both
- * `sluice dev`'s project watcher and {@link watchConfigTriggers} call. Never throws: a refused
- * file is said through `warn`.
+ * Re-reads `<root>/sluice.json` and hands its trigger rows to `triggers`, and its retention to the
+ * scheduler once they are adopted: the one reload both `sluice dev`'s project watcher and
+ * {@link watchConfigTriggers} call. Never throws: a refused file is said through `warn`.
  */
 export function configTriggersReloader(
   root: string,
@@ -29,14 +30,17 @@ export function configTriggersReloader(
 ): () => Promise<void> {
   return async () => {
     try {
-      const rows = loadProjectConfig(root).triggers;
-      // Checked before anything is adopted: a refused file leaves every running row as it was.
+      const config = loadProjectConfig(root);
+      const rows = config.triggers;
+      // Checked before anything is adopted: a refused file leaves every running row (and the retention) as it was.
       checkScheduleRowTargets(rows, engine.publishedInfos());
       const specs = await triggers.reloadConfig(rows);
       configureScheduleRows(engine, rows, warn);
       await engine.publish();
       const ids = specs.filter((s) => s.source === "sluice.json").map((s) => s.id);
       write(`reloaded sluice.json: triggers ${ids.join(", ") || "(none)"}\n`);
+      const retention = applyRetention(engine, config.retention);
+      if (retention) write(retention);
     } catch (err) {
       warn(`error: sluice.json not reloaded, the running triggers stay as they were: ${(err as Error).message}\n`);
     }

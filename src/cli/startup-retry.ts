@@ -12,6 +12,18 @@
 import { pauseUnlessAborted } from "./command.js";
 import { isTransientStorageFailure, StorageError, toStorageError } from "../store/storage-error.js";
 
+/**
+ * The `--startup-timeout` option of `sluice worker`, `sluice server` and `sluice dev`, with its default
+ * (`60s` for the long-running worker and server; `sluice dev` fails at once unless given one).
+ */
+export function startupTimeoutOption(byDefault: string): readonly [string, string, string] {
+  return [
+    "--startup-timeout <duration>",
+    "how long to keep retrying start-up while the database is locked, full, unreachable or starting up",
+    byDefault,
+  ] as const;
+}
+
 /** How {@link retryStartup} waits and reports. */
 export interface StartupRetryOptions {
   /** Give up (rethrow the last failure) once this much time has passed since the first try. */

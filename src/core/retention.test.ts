@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETENTION_MS, retentionMillis } from "./retention.js";
+import { DEFAULT_RETENTION_MS, retentionLabel, retentionMillis } from "./retention.js";
 
 describe("retention", () => {
   it("defaults to 184 days, accepts durations and forever", () => {
@@ -11,5 +11,12 @@ describe("retention", () => {
   it("rejects nonsense and zero", () => {
     expect(() => retentionMillis("never")).toThrow(/invalid retention "never".*"forever"/);
     expect(() => retentionMillis(0)).toThrow(/invalid retention/);
+  });
+  it("labels a retention in its largest whole unit", () => {
+    expect(retentionLabel(null)).toBe("forever");
+    expect(retentionLabel(DEFAULT_RETENTION_MS)).toBe("184d");
+    expect(retentionLabel(retentionMillis("36h"))).toBe("36h");
+    expect(retentionLabel(retentionMillis("90s"))).toBe("90s");
+    expect(retentionLabel(1_500)).toBe("1500ms");
   });
 });

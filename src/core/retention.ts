@@ -28,3 +28,16 @@ export function retentionMillis(input: Retention | undefined): number | null {
     );
   }
 }
+
+/** A retention in ms (null: forever) as people write it: `forever`, `184d`, `12h`, `30m`, `1s`, else `250ms`. */
+export function retentionLabel(ms: number | null): string {
+  if (ms === null) return "forever";
+  for (const [unit, size] of [
+    ["d", 86_400_000],
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1_000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}

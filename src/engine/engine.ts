@@ -311,7 +311,9 @@ export class Engine implements SluiceRuntime {
 
   /**
    * Stops claiming, drains running claims (up to `drain`, default `"30s"`), flushes writes,
-   * closes an owned store. `drainMs` is the deprecated name of `drain`.
+   * closes an owned store. Claims still running after the drain are abandoned: their leases are
+   * released at once, so another worker retries those runs without waiting for the leases to
+   * expire. `drainMs` is the deprecated name of `drain`.
    */
   async stop(
     options: {

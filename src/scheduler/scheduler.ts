@@ -90,12 +90,30 @@ export class Scheduler {
   /** The same moment on the monotonic clock (`performance.now()`), for the staleness check. */
   private leadershipMono = 0;
   private readonly holder: string;
+  /** Keep finished runs this long (ms), null for forever: `options.retentionMs`, then {@link setRetention}'s. */
+  private keepMs: number | null;
 
   constructor(
     private readonly store: Store,
     private readonly options: SchedulerOptions,
   ) {
     this.holder = options.holder ?? `scheduler:${process.pid}:${Math.random().toString(36).slice(2, 10)}`;
+    this.keepMs = options.retentionMs;
+  }
+
+  /** How long finished runs are kept (ms), null for forever. */
+  get retentionMs(): number | null {
+    return this.keepMs;
+  }
+
+  /**
+   * Keeps finished runs `ms` from now on (null: forever). A change applies at the next tick as leader,
+   * without waiting for the rest of the retention interval.
+   */
+  setRetention(ms: number | null): void {
+    if (ms === this.keepMs) return;
+    this.keepMs = ms;
+    this.lastRetention = null;
   }
 
   /** True while this scheduler is the leader (as of its last tick). */
@@ -244,9 +262,10 @@ export class Scheduler {
       if ((await this.reanchorIfClockWentBack()) > 0) this.options.onEnqueued?.();
       const now = performance.now();
       const since = this.lastRetention === null ? Infinity : now - this.lastRetention;
-      if (this.options.retentionMs !== null && since >= this.options.retentionEveryMs) {
+      const keepMs = this.keepMs;
+      if (keepMs !== null && since >= this.options.retentionEveryMs) {
         this.lastRetention = now;
-        await this.retention(this.options.retentionMs);
+        await this.retention(keepMs);
       }
     } catch (err) {
       const text = String((err as Error)?.message ?? err);

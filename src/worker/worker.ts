@@ -26,6 +26,17 @@ import type { WorkerOptions } from "./worker-options.js";
 /** The `ended` of a slot whose claim has not started yet. */
 const SETTLED: Promise<void> = Promise.resolve();
 
+/**
+ * The claims a stopping worker abandoned (still running when its drain timeout passed): their run ids and
+ * what became of each one reclaimed (`released` false when the database refused: their leases then expire
+ * as usual).
+ */
+export interface AbandonedClaims {
+  ids: string[];
+  runs: ReclaimedRun[];
+  released: boolean;
+}
+
 /** One worker: a claim loop with `concurrency` async slots. */
 export class Worker {
   /** Claims held by this worker, by run id: each one's execution once started, and when it has ended. */
@@ -189,11 +200,12 @@ export class Worker {
 
   /**
    * Stops claiming and waits up to `timeoutMs` for running claims to finish (they keep
-   * heartbeating meanwhile). Claims still running after that keep their leases until
-   * they expire and another worker takes them over.
+   * heartbeating meanwhile). Claims still running after that are abandoned: their leases are
+   * released at once ({@link releaseAbandoned}), so another worker takes them over without
+   * waiting for the leases to expire. Resolves with what was abandoned (nothing on a second call).
    */
-  async stop(timeoutMs = 30_000): Promise<void> {
-    if (!this.running) return;
+  async stop(timeoutMs = 30_000): Promise<AbandonedClaims> {
+    if (!this.running) return { ids: [], runs: [], released: false };
     this.draining = true;
     this.deps.committer.setRider(null);
     this.poke();
@@ -204,6 +216,7 @@ export class Worker {
     this.unwatch?.();
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    return this.releaseAbandoned();
   }
 
   /**
@@ -239,14 +252,12 @@ export class Worker {
   }
 
   /**
-   * After {@link stop}: the claims still running (its drain timeout passed) are abandoned. Ends
+   * At the end of {@link stop}: the claims still running (its drain timeout passed) are abandoned. Ends
    * their leases now and reclaims them, as an expiry would (another attempt after the run's
    * backoff, or failed on its last), so another worker need not wait for the leases to run out;
-   * their executions' later writes are fenced. Resolves with the abandoned run ids and what
-   * became of each one reclaimed (`released` false when the database refused: their leases then
-   * expire as usual).
+   * their executions' later writes are fenced.
    */
-  async releaseAbandoned(): Promise<{ ids: string[]; runs: ReclaimedRun[]; released: boolean }> {
+  private async releaseAbandoned(): Promise<AbandonedClaims> {
     const leases = [...this.active.values()].map((slot) => slot.lease);
     const ids = leases.map((l) => l.runId);
     if (leases.length === 0 || this.running) return { ids, runs: [], released: false };
@@ -263,7 +274,7 @@ export class Worker {
       );
       return { ids, runs, released: true };
     } catch (err) {
-      originalConsole.error(`sluice worker: could not release the abandoned claims (${describeFailure(err)})`);
+      originalConsole.error(`sluice: could not release the abandoned claims (${describeFailure(err)})`);
       return { ids, runs: [], released: false };
     }
   }

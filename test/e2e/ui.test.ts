@@ -156,6 +156,29 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    // The card said "Cancelled: cancelled: superseded by v2" (the stored message after the error's name).
+    it("run page: a cancelled run's card says its reason once", async () => {
+      const { page } = browser;
+      const id = await enqueue("slow", { ms: 60_000 });
+      await untilStatus(id, (s) => s === "waiting");
+      expect(await api(`/api/runs/${id}/cancel`, { reason: "superseded by v2" })).toMatchObject({
+        status: "cancelled",
+      });
+      // Without a reason the API gives its own ("cancelled by <who>"): that, once.
+      const unexplained = await enqueue("slow", { ms: 60_000 });
+      await untilStatus(unexplained, (s) => s === "waiting");
+      await api(`/api/runs/${unexplained}/cancel`, {});
+      await page.goto(`${url}/runs/${id}`);
+      const card = page.getByRole("region", { name: "Cancelled" });
+      await card.getByText("superseded by v2").waitFor();
+      expect(await card.locator(".error-message").innerText()).toBe("Cancelled: superseded by v2");
+      await page.goto(`${url}/runs/${unexplained}`);
+      await card.getByText("cancelled by erin").waitFor();
+      expect(await card.locator(".error-message").innerText()).toBe("Cancelled: cancelled by erin");
+      await browser.shot("run-page-cancelled");
+      expect(browser.errors).toEqual([]);
+    });
+
     it("approves a waiting run through its form (run page), and through the emailed approval page", async () => {
       const { page } = browser;
       const id = await enqueue("f/wac/approval_schema", {});

@@ -114,4 +114,36 @@ describe("workers", () => {
     next.proc.kill("SIGTERM");
     expect(await next.exited).toBe(0);
   }, 120_000);
+
+  // dev (engine.stop) kept the abandoned claims' leases: the other worker waited for them to expire (30 s).
+  it("sluice dev stopped with a run still running after its drain releases its lease: a separate worker takes it over at once", async () => {
+    const root = makeProject({ "workflows/slow.ts": SLOW_FIRST_ATTEMPT });
+    const store = openSqliteStore({ path: join(root, ".sluice", "sluice.db") });
+    stores.push(store);
+    const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root);
+    await dev.waitFor(/UI: http/, 60_000);
+    const enq = spawnSluice(["enqueue", "slow", '{"ms": 120000}'], root);
+    expect(await enq.exited).toBe(0);
+    const id = enq.stdout().trim();
+    await eventually(async () => (await store.getRun(id))?.status === "running", 30_000);
+    // Started once dev holds the run: it can only get it from dev.
+    const worker = spawnSluice(["worker"], root);
+    await worker.waitFor(/worker \S+ ready/, 60_000);
+
+    dev.proc.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
+    const stopped = Date.now();
+    // dev's lease (30 s, renewed every 10 s until its drain ended) would keep the run for 20 s more.
+    const run = await eventually(async () => {
+      const r = await store.getRun(id);
+      return r?.status === "succeeded" ? r : null;
+    }, 15_000);
+    expect(Date.now() - stopped).toBeLessThan(15_000);
+    expect(JSON.parse(run.result!)).toEqual({ slept: 0, attempt: 2 });
+    expect(dev.stdout()).toContain(
+      `drain timeout (10s) passed with 1 run(s) still running: abandoned ${id}; their leases were released: 1 run(s) get another attempt from the next worker\n`,
+    );
+    worker.proc.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+  }, 120_000);
 });

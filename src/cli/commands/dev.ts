@@ -10,8 +10,11 @@ import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.j
 import { type CommandContext, untilAborted } from "../command.js";
 import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { localUser } from "../local-user.js";
-import { parseCount } from "../options.js";
+import { parseCount, parseDurationOption } from "../options.js";
+import { retryStartup, startupTimeoutOption } from "../startup-retry.js";
+import { storeReady } from "../../store/open.js";
 import { followRuns, logEcho } from "../printer.js";
+import { describeAbandoned } from "../abandoned.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
@@ -20,6 +23,9 @@ import type { LaneSupervisor } from "../../lanes/supervisor.js";
 import { startExternalWorkers } from "../external-workers.js";
 import { startPythonWorker } from "../python-worker.js";
 import { pythonHostMode } from "../../loader/python/project.js";
+
+/** How long `sluice dev`'s stop waits for the runs its worker is running. */
+const DRAIN_MS = 10_000;
 
 /** `sluice dev [dir]`: scheduler and workers on the project's SQLite file, reloading changed workflow files. */
 export function registerDev(program: Command, cx: CommandContext): void {
@@ -35,6 +41,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option("--port <n>", "port of the API and web UI (default 7777, or the next free one)")
     .option("--host <host>", "address to listen on; anything but loopback requires API tokens", "127.0.0.1")
     .option("--auth", "require API tokens even on loopback (sluice token create)")
+    .option(...startupTimeoutOption("0s"))
     .option(...PUBLIC_URL_OPTION)
     .option(...LOG_FORMAT_OPTION)
     .option(...OTEL_OPTION)
@@ -51,6 +58,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     if (logFormat === "json") cx.io.jsonLines?.();
     const workers = parseWorkersMode(opts.workers, ["inline", "separate"] as const);
     const laneSettings = parseLaneSettings(opts);
+    const startupMs = parseDurationOption(opts.startupTimeout, "--startup-timeout");
     const lakeSweep = lakeSweepSetting(cx.io.env);
     const project = resolveProject(cx.io, dir, opts.db);
     // `sluice dev` runs the folder's code: refuse a folder that is not a project before starting anything.
@@ -90,6 +98,12 @@ export function registerDev(program: Command, cx: CommandContext): void {
         lakeSweep,
       });
       const unfollow = followRuns(engine, out, logFormat);
+      await retryStartup("opening the database", () => storeReady(engine.store), {
+        timeoutMs: startupMs,
+        write: (t) => cx.io.stderr(t),
+        signal: cx.io.signal,
+        command: "sluice dev",
+      });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       const report = await loader.loadAll();
@@ -184,8 +198,12 @@ export function registerDev(program: Command, cx: CommandContext): void {
       await lanes?.stop(10_000);
       await triggers.stop();
       // The engine drains before the pipeline host stops: a draining step still needs the
-      // host's asset storage and script runners.
-      await engine.stop({ drain: 10_000 });
+      // host's asset storage and script runners. Runs still running after the drain are
+      // abandoned as `sluice worker` abandons them: their leases are released for the next worker.
+      const abandoned = await engine.worker?.stop(DRAIN_MS);
+      if (abandoned?.ids.length)
+        write(describeAbandoned(abandoned, `${DRAIN_MS / 1000}s`, engine.worker!.options.leaseMs));
+      await engine.stop({ drain: 0 });
       await pipelines.stop();
       unfollow();
     } finally {
@@ -233,7 +251,7 @@ function watchProject(
       warn(`error: ${(err as Error).message}\n`);
     }
   };
-  // sluice.json: its trigger rows are followed (other settings need a restart).
+  // sluice.json: its trigger rows and retention are followed (other settings need a restart).
   const reloadTriggers = configTriggersReloader(root, loader.engine, triggers, write, warn);
   // Python files are not bundled: reinspect them all (one Python process).
   const reloadPython = async (file: string) => {

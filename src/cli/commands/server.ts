@@ -14,7 +14,7 @@ import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { lakeSweepSetting } from "../lake-sweep-setting.js";
 import { parseCount, parseDurationOption } from "../options.js";
-import { retryStartup } from "../startup-retry.js";
+import { retryStartup, startupTimeoutOption } from "../startup-retry.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
@@ -58,11 +58,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       "--servers <n>",
       "how many servers this project is deployed to (default $SLUICE_SERVERS, else 1): checks the storage model at startup",
     )
-    .option(
-      "--startup-timeout <duration>",
-      "how long to keep retrying start-up while the database is unreachable or starting up",
-      "60s",
-    )
+    .option(...startupTimeoutOption("60s"))
     .option("--port <n>", "port of the HTTP API and web UI", "7777")
     .option("--host <host>", "address to listen on", "127.0.0.1")
     .option(...PUBLIC_URL_OPTION)

@@ -6,15 +6,15 @@ import { ModuleImportError } from "../../loader/import-bundle.js";
 import { isSluiceProject, notAProjectHint } from "../../loader/project-marker.js";
 import { type BuildEntry, readBuildManifest } from "../../lanes/build-manifest.js";
 import { clearCrashOnClaim } from "../../lanes/claim-recovery.js";
-import type { ReclaimedRun } from "../../worker/reclaim.js";
 import { WorkerStartupError } from "../../lanes/errors.js";
 import { linkToSupervisor } from "../../lanes/worker-link.js";
 import { attachPipelines } from "../../pipeline/runtime/host.js";
 import { storeReady } from "../../store/open.js";
 import { type CommandContext, untilAborted } from "../command.js";
 import { parseCount, parseDurationOption } from "../options.js";
-import { retryableAtStartup, retryStartup } from "../startup-retry.js";
+import { retryableAtStartup, retryStartup, startupTimeoutOption } from "../startup-retry.js";
 import { followRuns, logEcho } from "../printer.js";
+import { describeAbandoned } from "../abandoned.js";
 import { startWorkerMetrics } from "../worker-metrics.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
@@ -33,11 +33,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--concurrency <n>", "runs executed at once", "500")
     .option("--exit-when-idle", "exit once there is no runnable work (scale to zero)")
     .option("--idle <duration>", "with --exit-when-idle: how long to stay idle before exiting", "1s")
-    .option(
-      "--startup-timeout <duration>",
-      "how long to keep retrying start-up while the database is locked, full or unreachable",
-      "60s",
-    )
+    .option(...startupTimeoutOption("60s"))
     .option("--lease <duration>", "lease length; heartbeats every third of it", "30s")
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
     .option(
@@ -186,9 +182,8 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       // The Python worker drains first: it still needs the API to checkpoint and finish.
       await python?.close();
       const worker = engine.worker!;
-      await worker.stop(drainMs);
       // Claims still running after the drain timeout are abandoned: their leases end now, not when they expire.
-      const abandoned = await worker.releaseAbandoned();
+      const abandoned = await worker.stop(drainMs);
       if (abandoned.ids.length) write(describeAbandoned(abandoned, opts.drainTimeout, leaseMs));
       await engine.stop({ drain: 0 });
       await metrics.stop();
@@ -202,23 +197,6 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       // Work left unfinished is a failed shutdown (raise --drain-timeout, or give the process longer to stop).
       if (left) cx.setExitCode(1);
     });
-}
-
-/** What became of the runs a worker abandoned when its drain timeout passed. */
-function describeAbandoned(
-  abandoned: { ids: string[]; runs: ReclaimedRun[]; released: boolean },
-  drainTimeout: string,
-  leaseMs: number,
-): string {
-  const head = `drain timeout (${drainTimeout}) passed with ${abandoned.ids.length} run(s) still running: abandoned ${abandoned.ids.join(", ")}`;
-  if (!abandoned.released)
-    return `${head}; another worker retries them once their leases expire (within ${leaseMs} ms)\n`;
-  const failed = abandoned.runs.filter((r) => r.outcome === "failed").length;
-  const retried = abandoned.runs.length - failed;
-  return (
-    `${head}; their leases were released: ${retried} run(s) get another attempt from the next worker` +
-    `${failed ? `, ${failed} failed (it was their last attempt)` : ""}\n`
-  );
 }
 
 /** Loads the versions a build manifest lists; each failure is reported like a broken file. */

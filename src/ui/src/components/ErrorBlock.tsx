@@ -1,10 +1,15 @@
-/** A run's error: name, code and message up front, the stack (and causes) below. */
+/**
+ * A run's error: name, code and message up front, the stack (and causes) below. A cancellation shows
+ * its reason (its stored message, `cancelled: <reason>`, after the name would say "cancelled" twice).
+ */
 import type { ApiRun } from "../../../http/api-types";
+import { cancelReason } from "../../../store/run-errors";
 
 type SerializedError = NonNullable<ApiRun["error"]>;
 
 /** See the module comment. */
 export function ErrorBlock({ error, title = "Error" }: { error: SerializedError; title?: string }) {
+  const message = error.code === "CANCELLED" ? (cancelReason(error) ?? "no reason given") : error.message;
   const causes: SerializedError[] = [];
   for (let c = error.cause; c && causes.length < 5; c = c.cause) causes.push(c);
   return (
@@ -14,7 +19,7 @@ export function ErrorBlock({ error, title = "Error" }: { error: SerializedError;
         {error.code ? <code className="code-chip">{error.code}</code> : null}
       </div>
       <p className="error-message">
-        <strong>{error.name}</strong>: {error.message}
+        <strong>{error.name}</strong>: {message}
       </p>
       {error.stack ? (
         <details open>
