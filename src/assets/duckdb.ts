@@ -5,8 +5,10 @@
  * so other processes can open the files. Results are converted to plain JSON values.
  */
 import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import type { DuckDBConnection, DuckDBResultReader } from "@duckdb/node-api";
+import type * as DuckDB from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResultReader, DuckDBValueConverter, JS } from "@duckdb/node-api";
 import { KeyedMutex } from "./keyed-mutex.js";
 
 const KEY = Symbol.for("sluice.duckdb-files.v1");
@@ -42,7 +44,7 @@ export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-/** A DuckDB value as plain JSON: big integers as numbers (strings beyond 2^53), dates as ISO strings. */
+/** A DuckDB value as plain JSON: big integers as numbers (strings beyond 2^53), timestamps as ISO strings. */
 function toJsonValue(value: unknown): unknown {
   if (typeof value === "bigint")
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
@@ -57,9 +59,25 @@ function toJsonValue(value: unknown): unknown {
   return value;
 }
 
+let jsValues: DuckDBValueConverter<JS> | undefined;
+
+/**
+ * DuckDB's JavaScript values, but a DATE (at any depth: lists, structs) as the calendar date it
+ * is, `YYYY-MM-DD`: DuckDB's JS conversion makes it a Date at UTC midnight, which would print as
+ * a timestamp (`2026-01-05T00:00:00.000Z`). TIMESTAMPs stay Dates (ISO strings in JSON). Read from
+ * the bindings on first use, as DuckDB itself is (a session has loaded them by then).
+ */
+function jsValueConverter(): DuckDBValueConverter<JS> {
+  if (jsValues) return jsValues;
+  const { DuckDBTypeId, JSDuckDBValueConverter } = createRequire(import.meta.url)("@duckdb/node-api") as typeof DuckDB;
+  const convert: DuckDBValueConverter<JS> = (value, type, self) =>
+    type.typeId === DuckDBTypeId.DATE && value !== null ? String(value) : JSDuckDBValueConverter(value, type, self);
+  return (jsValues = convert);
+}
+
 /** The rows of a result as JSON objects (at most `limit`). */
 function resultRows(reader: DuckDBResultReader, limit = Number.POSITIVE_INFINITY): Record<string, unknown>[] {
-  const rows = reader.getRowObjectsJS();
+  const rows = reader.convertRowObjects(jsValueConverter());
   return rows.slice(0, limit).map((r) => toJsonValue(r) as Record<string, unknown>);
 }
 

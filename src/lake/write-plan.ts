@@ -4,6 +4,7 @@
  * versions; a new column or a retyped one gets a new id, a moved one a new version).
  */
 import { LakeError } from "./errors.js";
+import { LossyCastError, lossyColumns } from "./exact-cast.js";
 import type { LakeColumn } from "./types.js";
 
 /** A column of the slice as DuckDB describes it, with its DuckLake type. */
@@ -62,7 +63,9 @@ function checkNames(source: readonly SourceColumn[]): void {
 
 /**
  * Append, merge and partition replace keep the table's columns: the slice may leave some
- * out (written as NULL) but may not bring new ones.
+ * out (written as NULL) but may not bring new ones, nor a column of a type the table's column
+ * cannot hold exactly (`exact-cast.ts`).
+ * @throws LakeError for new columns, LossyCastError for a cast that could change values
  */
 export function planKeepColumns(
   current: readonly LakeColumn[],
@@ -78,6 +81,8 @@ export function planKeepColumns(
       `the slice has column(s) ${extra.join(", ")} that table ${table} does not have; only a whole-table replace (no append, key= or partition) changes a table's columns, so drop them from the SELECT or rebuild the whole table`,
     );
   }
+  const lossy = lossyColumns(current, source);
+  if (lossy.length) throw new LossyCastError(table, lossy);
   const inSource = new Set(source.map((c) => c.name));
   const columns = current.map((c) => ({
     columnId: c.columnId,

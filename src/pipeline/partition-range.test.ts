@@ -116,3 +116,46 @@ describe("parsePartitionValue", () => {
     expect(() => parsePartitionValue(time("daily"), "May 16")).toThrow(PartitionResolutionError);
   });
 });
+
+describe("partition values of another scheme", () => {
+  const message = (spec: TimePartitionSpec, value: string): string => {
+    try {
+      parsePartitionValue(spec, value);
+    } catch (e) {
+      expect((e as PartitionResolutionError).code).toBe("PARTITION_VALUE_INVALID");
+      return (e as Error).message;
+    }
+    throw new Error(`${value} was accepted`);
+  };
+
+  it("refuses ISO weeks, months and years on a daily scheme, naming the format", () => {
+    expect(message(time("daily"), "2026-W01")).toBe(
+      '"2026-W01" is not a daily partition: write it as YYYY-MM-DD (format "%Y-%m-%d"), e.g. "2026-05-16"',
+    );
+    for (const v of ["2026-W03", "2026-W03-1", "2026-01", "2026", "2026-005"])
+      expect(message(time("daily"), v)).toMatch(/YYYY-MM-DD/);
+    expect(() => enumeratePartitions(time("daily"), "2026-W01", "2026-W03")).toThrow(PartitionResolutionError);
+  });
+
+  it("refuses a month on a weekly scheme and a bare date on an hourly one", () => {
+    expect(message(time("weekly"), "2026-01")).toBe(
+      '"2026-01" is not a weekly partition: write it as YYYY-Www (format "%G-W%V"), e.g. "2026-W20", or as an ISO date like "2026-05-16" (the weekly partition containing it)',
+    );
+    expect(message(time("hourly"), "2026-05-16")).toMatch(
+      /^"2026-05-16" is not an hourly partition: write it as YYYY-MM-DDTHH \(format "%Y-%m-%dT%H"\), e.g. "2026-05-16T10", or as an ISO date-time like "2026-05-16T10:00"$/,
+    );
+    expect(message(time("daily", { format: "%Y/%m/%d" }), "2026-W01")).toMatch(/write it as YYYY\/MM\/DD/);
+  });
+
+  it("still takes the scheme's own values and ISO dates inside a bucket", () => {
+    expect(enumeratePartitions(time("weekly"), "2026-W01", "2026-01-12")).toEqual(["2026-W01", "2026-W02", "2026-W03"]);
+    expect(enumeratePartitions(time("hourly"), "2026-05-16T22:30:00Z", "2026-05-16T23")).toEqual([
+      "2026-05-16T22",
+      "2026-05-16T23",
+    ]);
+    expect(enumeratePartitions(time("daily"), "2026-05-16T10:00:00Z", "2026-05-17")).toEqual([
+      "2026-05-16",
+      "2026-05-17",
+    ]);
+  });
+});

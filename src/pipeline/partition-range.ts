@@ -1,13 +1,13 @@
 /**
  * Enumerating the partitions between two values, for backfills: parse both ends in the
- * scheme's format (or ISO 8601 as a fallback), then step bucket by bucket in the scheme's
+ * scheme's format (or an ISO 8601 date as a fallback, never a coarser ISO week or month), then step bucket by bucket in the scheme's
  * zone. Daylight-saving repeats of an hour are listed once.
  */
 import { DateTime } from "luxon";
 import { PartitionRangeError, PartitionResolutionError } from "./errors.js";
 import type { PartitionSpec, TimePartitionSpec } from "./partition-spec.js";
 import { bucketStart, bucketStep, isBeforeStart, type Instant } from "./partition-time.js";
-import { compileStrftime } from "./strftime.js";
+import { compileStrftime, formatShape } from "./strftime.js";
 
 /** Options of {@link enumeratePartitions}. */
 export interface EnumerateOptions {
@@ -17,18 +17,35 @@ export interface EnumerateOptions {
   readonly clipToStart?: boolean;
 }
 
+/** An ISO 8601 calendar date, with or without a time (a week `2026-W03` or a month `2026-01` is not one). */
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:$|T)/;
+/** An ISO 8601 date with at least the hour. */
+const ISO_HOUR = /^\d{4}-\d{2}-\d{2}T\d{2}/;
+
 /**
- * The bucket start of a partition value. Accepts the value as the scheme renders it, or
- * any ISO 8601 date/time (interpreted in the scheme's zone).
+ * The bucket start of a partition value. Accepts the value as the scheme renders it, or an
+ * ISO 8601 date (with a time for `hourly`, optional otherwise) inside the bucket, interpreted
+ * in the scheme's zone. Values coarser than a bucket or of another calendar (`2026-W03`,
+ * `2026-01` on a daily scheme) are refused: they name no one bucket.
  *
- * @throws PartitionResolutionError (`PARTITION_VALUE_INVALID`) when neither parses.
+ * @throws PartitionResolutionError (`PARTITION_VALUE_INVALID`) naming the expected format.
  */
 export function parsePartitionValue(spec: TimePartitionSpec, value: string): DateTime {
-  const parsed = compileStrftime(spec.format).parse(value, spec.tz) ?? DateTime.fromISO(value, { zone: spec.tz });
-  if (!parsed.isValid) {
+  const format = compileStrftime(spec.format);
+  const iso = (spec.kind === "hourly" ? ISO_HOUR : ISO_DATE).test(value)
+    ? DateTime.fromISO(value, { zone: spec.tz })
+    : undefined;
+  const parsed = format.parse(value, spec.tz) ?? (iso?.isValid ? iso : undefined);
+  if (!parsed) {
+    const sample = format.render(DateTime.fromISO("2026-05-16T10:00", { zone: spec.tz }));
+    const alt =
+      spec.kind === "hourly"
+        ? 'an ISO date-time like "2026-05-16T10:00"'
+        : `an ISO date like "2026-05-16"${spec.kind === "daily" ? "" : ` (the ${spec.kind} partition containing it)`}`;
+    const shape = formatShape(spec.format);
     throw new PartitionResolutionError(
       "PARTITION_VALUE_INVALID",
-      `${JSON.stringify(value)} is not a ${spec.kind} partition in format ${JSON.stringify(spec.format)}; pass a value in that format or an ISO date like "2026-05-16"`,
+      `${JSON.stringify(value)} is not ${spec.kind === "hourly" ? "an" : "a"} ${spec.kind} partition: write it as ${shape} (format ${JSON.stringify(spec.format)}), e.g. ${JSON.stringify(sample)}${alt.includes(JSON.stringify(sample)) ? "" : `, or as ${alt}`}`,
     );
   }
   return bucketStart(spec, parsed);

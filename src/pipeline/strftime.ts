@@ -80,6 +80,46 @@ const DIRECTIVES: Readonly<Record<string, Directive>> = {
   Z: tok("ZZZZ", [], null),
 };
 
+/** How each directive reads in a message (`%Y-%m-%d` → `YYYY-MM-DD`). */
+const SHAPES: Readonly<Record<string, string>> = {
+  Y: "YYYY",
+  y: "YY",
+  m: "MM",
+  b: "Mon",
+  h: "Mon",
+  B: "Month",
+  d: "DD",
+  e: "DD",
+  j: "DDD",
+  H: "HH",
+  I: "hh",
+  p: "AM",
+  M: "mm",
+  S: "ss",
+  G: "YYYY",
+  g: "YY",
+  V: "ww",
+  u: "D",
+  w: "D",
+  a: "Ddd",
+  A: "Dayname",
+  F: "YYYY-MM-DD",
+  D: "MM/DD/YY",
+  T: "HH:mm:ss",
+  R: "HH:mm",
+  z: "+hhmm",
+  Z: "Zone",
+  "%": "%",
+};
+
+/**
+ * A strftime pattern as a reader expects it in a message, e.g. `YYYY-MM-DD` for `%Y-%m-%d`,
+ * `YYYY-Www` for `%G-W%V`.
+ */
+export function formatShape(pattern: string): string {
+  return pattern.replace(/%(.)/g, (all, d: string) => SHAPES[d] ?? all);
+}
+
 /** The supported directives, for messages and docs. */
 export const STRFTIME_DIRECTIVES: readonly string[] = [...Object.keys(DIRECTIVES).map((d) => `%${d}`), "%%"];
 

@@ -202,11 +202,11 @@ describe("sluice pipeline", () => {
   });
 
   it("run refuses a --partition that is not one of a daily script's days, before anything is written", async () => {
-    for (const bad of ["not-a-date", "2026-13-45"]) {
+    for (const bad of ["not-a-date", "2026-13-45", "2026-W20"]) {
       const res = await cli(root, "pipeline", "run", "f/daily", "--partition", bad, "--json");
       expect(res.code).toBe(1);
       expect(JSON.parse(res.out).error).toContain(
-        `${JSON.stringify(bad)} is not a daily partition in format "%Y-%m-%d"`,
+        `${JSON.stringify(bad)} is not a daily partition: write it as YYYY-MM-DD (format "%Y-%m-%d")`,
       );
       expect(existsSync(join(root, ".sluice", "s3", "daily", "raw", `${bad}.json`))).toBe(false);
     }

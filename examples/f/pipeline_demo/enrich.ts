@@ -7,7 +7,10 @@
 import * as wmill from 'windmill-client';
 
 // Runs once per day when both the day's events and sessions exist (an AND join);
-// rewriting the unpartitioned raw.json reference does not fire it.
+// rewriting the unpartitioned raw.json reference does not fire it. A run started by hand
+// (`sluice pipeline run f/pipeline_demo --from events.ts --to rollup.sql --partition <day>`)
+// needs the day's sessions too: loadS3File fails naming the missing object until sessions.py
+// has run for that day.
 export async function main(partition: string) {
 	const events = JSON.parse(await wmill.loadS3File({ s3: `demo/events/${partition}.json` }));
 	const sessions = JSON.parse(await wmill.loadS3File({ s3: `demo/sessions/${partition}.json` }));

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { listProjectFiles } from "../../loader/project-files.js";
-import { join, posix } from "node:path";
+import { join, posix, relative } from "node:path";
 import { analyzePipeline, type AnalyzedPipeline, type AnalyzedScript } from "../analyze.js";
 import type { AssetInput } from "../annotation-types.js";
 import { type Diagnostic, hasErrors } from "../diagnostics.js";
@@ -15,6 +15,7 @@ import { effectiveSchemes, type EffectiveScheme } from "../lineage-schemes.js";
 import { cascadeEdges, scriptId } from "../lineage-graph.js";
 import { moduleName } from "../../worker/script-paths.js";
 import { longestPath } from "../topo-order.js";
+import { dataTestFile } from "./data-test-file.js";
 import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
 
 /** File extensions that can be pipeline scripts. */
@@ -182,6 +183,7 @@ function analyzeFolder(
   for (const m of members) {
     const missingEntry = entryCheck(m);
     if (missingEntry) extra.push(missingEntry);
+    extra.push(...dataTestFileChecks(root, m));
     const marked = new Set(m.analyzed.annotations.nativeTriggers.map((t) => t.kind));
     for (const t of m.analyzed.annotations.nativeTriggers) {
       const configured =
@@ -227,6 +229,28 @@ function analyzeFolder(
     depthCap,
     schemes: effectiveSchemes(analysis.graph),
   };
+}
+
+/** A warning for each custom `// data_test <path>` of `m` with no file in the project (every run would fail its tests). */
+function dataTestFileChecks(root: string, m: MemberScript): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const t of m.analyzed.annotations.dataTests) {
+    if (t.kind !== "script") continue;
+    const file = dataTestFile(root, t.path);
+    if (file !== undefined && existsSync(file)) continue;
+    const rel = file === undefined ? undefined : relative(root, file).split("\\").join("/");
+    out.push({
+      severity: "warning",
+      line: t.line,
+      code: "DATA_TEST_SCRIPT_NOT_FOUND",
+      message:
+        rel === undefined
+          ? `\`// data_test ${t.path}\` is outside the project, so every run fails its data tests; name a .sql file under the project folder`
+          : `\`// data_test ${t.path}\` names no file (${rel} does not exist), so every run fails its data tests; create ${rel} with one SELECT returning the offending rows of the view \`slice\`, or fix the path`,
+      script: m.path,
+    });
+  }
+  return out;
 }
 
 /** Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. */

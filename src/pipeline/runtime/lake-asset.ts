@@ -19,7 +19,7 @@ import type { PipelineFolder } from "./catalog.js";
 import { type EdgeLineage, writerLineage } from "./graph-lineage.js";
 import { lineageAt, lineageHistory, type LineageRecord } from "./lineage-record.js";
 import { MATERIALIZED_PREFIX } from "./materialized-record.js";
-import { PARTITION_COLUMN } from "./runners/sql-lake.js";
+import { PARTITION_COLUMN } from "../partition-column.js";
 import { schemaHistory, type SchemaVersion } from "./schema-history.js";
 
 /** The most rows a preview returns. */

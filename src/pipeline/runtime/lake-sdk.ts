@@ -16,7 +16,7 @@ import { projectLakeExists, withProjectLake } from "../../lake/project-lake.js";
 import type { SnapshotRef } from "../../lake/types.js";
 import type { WriteMode } from "../../lake/writer.js";
 import { committedBy } from "./runners/append-retry.js";
-import { PARTITION_COLUMN } from "./runners/sql-lake.js";
+import { PARTITION_COLUMN } from "../partition-column.js";
 
 /** A managed write of rows. */
 export interface LakeRowsWrite {

@@ -35,6 +35,10 @@ export class RunAssetSdk implements AssetSdkHost {
     return this.assets.objects.get(checkObjectKey(key));
   }
 
+  objectStoreLabel(): string {
+    return this.assets.objects.label;
+  }
+
   getResource(path: string, undefinedIfEmpty: boolean): Promise<unknown> {
     return this.assets.resources.get(path, undefinedIfEmpty);
   }

@@ -34,7 +34,8 @@ import {
 import { lineageThrough } from "../lineage-through.js";
 import { slashCommentsToSql, splitSqlStatements } from "../materialize-body.js";
 import type { MemberScript, PipelineFolder } from "./catalog.js";
-import { extractLakeAttaches, PARTITION_COLUMN } from "./runners/sql-lake.js";
+import { PARTITION_COLUMN } from "../partition-column.js";
+import { extractLakeAttaches } from "./runners/sql-lake.js";
 import { serializeSql, tempTableQuery } from "./temp-tables.js";
 
 /** The lineage of one managed SQL script's write, inferred from its SQL without running it. */

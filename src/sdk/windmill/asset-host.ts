@@ -15,6 +15,8 @@ export interface AssetSdkHost {
   writeObject(key: string, body: Uint8Array, contentType?: string): Promise<string>;
   /** An object's bytes, or undefined when absent. */
   readObject(key: string): Promise<Uint8Array | undefined>;
+  /** Where objects live, for messages: a directory, or `s3://bucket/prefix/`. */
+  objectStoreLabel(): string;
   getResource(path: string, undefinedIfEmpty: boolean): Promise<unknown>;
   setResource(path: string, value: unknown, type: string): Promise<void>;
   /** Runs parameterised SQL on a data table; inside a pipeline run, written tables are recorded. */

@@ -11,7 +11,14 @@ export { TaskError } from "./task-error.js";
 export { NotInWorkflowError } from "./host.js";
 export type { TaskOptions, ApprovalOptions, ApprovalResult, ResumeUrls } from "./types.js";
 // Pipelines (seed 001): object storage, resources, data tables and volumes.
-export { writeS3File, loadS3File, loadS3FileStream, parseS3Object, S3FileContent } from "./s3.js";
+export {
+  writeS3File,
+  loadS3File,
+  loadS3FileStream,
+  parseS3Object,
+  S3FileContent,
+  S3ObjectNotFoundError,
+} from "./s3.js";
 export type { S3Object } from "./s3.js";
 export {
   getResource,

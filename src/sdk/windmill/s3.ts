@@ -4,7 +4,7 @@
  * in the project's object store (a local folder by default, or the configured bucket).
  */
 import { randomUUID } from "node:crypto";
-import { InvalidInputError } from "../errors.js";
+import { InvalidInputError, SluiceError } from "../errors.js";
 import { requireAssetHost } from "./asset-host.js";
 
 /** A file in object storage, as windmill-client passes it around. */
@@ -77,18 +77,44 @@ export async function writeS3File(
 }
 
 /**
- * Reads a file from object storage; `undefined` when it does not exist.
- * @example const rows = JSON.parse(await wmill.loadS3File({ s3: "demo/raw.json" }));
+ * An object read with {@link loadS3File} does not exist in the object store: the step that
+ * writes it has not run (for this partition), or the key is wrong. Windmill's client fails the
+ * same way (the download answers 404); returning `undefined` made `JSON.parse` fail with
+ * `"undefined" is not valid JSON`, naming neither the key nor the store.
  */
-export async function loadS3File(s3object: S3Object, _s3ResourcePath?: string): Promise<S3FileContent | undefined> {
-  const bytes = await requireAssetHost("loadS3File").readObject(keyOf(s3object, "loadS3File"));
-  return bytes === undefined ? undefined : new S3FileContent(bytes);
+export class S3ObjectNotFoundError extends SluiceError {
+  constructor(
+    /** The key read, e.g. `demo/raw.json`. */
+    readonly key: string,
+    /** The object store, e.g. its directory or `s3://bucket/prefix/`. */
+    readonly store: string,
+  ) {
+    super(
+      "S3_OBJECT_NOT_FOUND",
+      `no object ${key} in the object store (${store}); run the script that writes s3://${key} first (for a partitioned key, for this partition), or fix the key`,
+    );
+  }
 }
 
-/** Reads a file from object storage as a `Blob`; `undefined` when it does not exist. */
-export async function loadS3FileStream(s3object: S3Object, s3ResourcePath?: string): Promise<Blob | undefined> {
-  const bytes = await loadS3File(s3object, s3ResourcePath);
-  return bytes === undefined ? undefined : new Blob([bytes]);
+/**
+ * Reads a file from object storage.
+ * @throws S3ObjectNotFoundError when it does not exist, naming the key and the store
+ * @example const rows = JSON.parse(await wmill.loadS3File({ s3: "demo/raw.json" }));
+ */
+export async function loadS3File(s3object: S3Object, _s3ResourcePath?: string): Promise<S3FileContent> {
+  const host = requireAssetHost("loadS3File");
+  const key = keyOf(s3object, "loadS3File");
+  const bytes = await host.readObject(key);
+  if (bytes === undefined) throw new S3ObjectNotFoundError(key, host.objectStoreLabel());
+  return new S3FileContent(bytes);
+}
+
+/**
+ * Reads a file from object storage as a `Blob`.
+ * @throws S3ObjectNotFoundError when it does not exist
+ */
+export async function loadS3FileStream(s3object: S3Object, s3ResourcePath?: string): Promise<Blob> {
+  return new Blob([await loadS3File(s3object, s3ResourcePath)]);
 }
 
 /** Splits an S3 object into its key and storage, as windmill-client's `parseS3Object`. */

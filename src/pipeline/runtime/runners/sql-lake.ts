@@ -10,7 +10,6 @@
  * touches only that partition's files.
  */
 import { readFile } from "node:fs/promises";
-import { resolve, sep } from "node:path";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import type { AssetHost } from "../../../assets/host.js";
 import { runStatements, sqlString } from "../../../assets/duckdb.js";
@@ -26,15 +25,14 @@ import type { Held } from "../../../assets/shared-opens.js";
 import type { LakeWriter } from "../../../lake/writer.js";
 import type { MaterializeAnnotation, DataTest } from "../../annotation-types.js";
 import { slashCommentsToSql, splitSqlStatements } from "../../materialize-body.js";
+import { PARTITION_COLUMN } from "../../partition-column.js";
 import type { LineageResult } from "../../column-lineage.js";
 import { lineageThrough } from "../../lineage-through.js";
 import { PipelineRuntimeError } from "../errors.js";
+import { dataTestFile } from "../data-test-file.js";
 import { inferSelectLineage, inferTempLineage } from "./sql-lineage.js";
 import { committedBy } from "./append-retry.js";
 import { runAuthor } from "../write-author.js";
-
-/** The column holding the Sluice partition of a partitioned materialization. */
-export const PARTITION_COLUMN = "_partition";
 
 /** A `ducklake://` ATTACH taken out of a script. */
 export interface LakeAttach {
@@ -219,8 +217,8 @@ export interface Materialized {
 
 /** The SQL of a custom data test `// data_test <path>`: `<root>/<path>.sql` (or `<path>` itself when it ends in .sql), inside the project. */
 async function loadTestScript(root: string, path: string): Promise<string> {
-  const file = resolve(root, path.endsWith(".sql") ? path : `${path}.sql`);
-  if (!file.startsWith(resolve(root) + sep))
+  const file = dataTestFile(root, path);
+  if (file === undefined)
     throw new LakeError(
       "LAKE_WRITE_INVALID",
       `data test ${path} is outside the project; name a .sql file under the project folder`,
