@@ -88,14 +88,13 @@ def write_s3_file(s3object, file_content, s3_resource_path=None, content_type=No
 
 
 def load_s3_file(s3object, s3_resource_path=None):
-    """A file's bytes, or None when it does not exist."""
-    data = _call("load_s3_file", key=_key(s3object))
-    return None if data is None else base64.b64decode(data)
+    """A file's bytes. Raises ``SluiceError`` (code ``S3_OBJECT_NOT_FOUND``, naming the key and the
+    object store) when it does not exist, as Windmill's client fails on the download's 404."""
+    return base64.b64decode(_call("load_s3_file", key=_key(s3object), required=True))
 
 
 def load_s3_file_reader(s3object, s3_resource_path=None):
-    data = load_s3_file(s3object, s3_resource_path)
-    return None if data is None else io.BufferedReader(io.BytesIO(data))
+    return io.BufferedReader(io.BytesIO(load_s3_file(s3object, s3_resource_path)))
 
 
 def get_resource(path, none_if_undefined=False):

@@ -16,9 +16,13 @@ import wmill
 def main(name: str):
     wmill.write_s3_file({"s3": f"out/{name}.json"}, json.dumps({"from": "script", "name": name}))
     wmill.set_resource(f"u/test/{name}", {"owner": name})
+    try:
+        missing = wmill.load_s3_file("s3://out/absent.json")
+    except wmill.SluiceError as err:
+        missing = [err.code, str(err)]
     return {
         "read": json.loads(wmill.load_s3_file({"s3": f"out/{name}.json"})),
-        "missing": wmill.load_s3_file("s3://out/absent.json"),
+        "missing": missing,
         "resource": wmill.get_resource(f"u/test/{name}"),
     }
 `;
@@ -84,7 +88,12 @@ describe("Python asset helpers in workflows as code", () => {
       expect(out.result).toEqual({
         written: {
           read: { from: "script", name: "ada" },
-          missing: null,
+          missing: [
+            "S3_OBJECT_NOT_FOUND",
+            expect.stringMatching(
+              /^no object out\/absent\.json in the object store \(.+\); run the script that writes/,
+            ),
+          ],
           resource: { owner: "ada" },
         },
         read: { bytes: `{"from": "script", "name": "ada"}`.length, next: 42 },

@@ -8,6 +8,7 @@
  */
 import { SluiceError } from "../errors.js";
 import type { AssetSdkHost } from "./asset-host.js";
+import { S3ObjectNotFoundError } from "./s3.js";
 
 /** An asset call with an unknown operation or a wrong argument. @internal */
 export class AssetCallInvalidError extends SluiceError {
@@ -39,8 +40,13 @@ export async function performAssetCall(sdk: AssetSdkHost, op: string, a: Record<
         unb64(a.data),
         typeof a.content_type === "string" ? a.content_type : undefined,
       );
-    case "load_s3_file":
-      return b64(await sdk.readObject(str(a.key, "key")));
+    case "load_s3_file": {
+      // `required` (the Python SDK's load_s3_file): a missing object fails as loadS3File's does.
+      const key = str(a.key, "key");
+      const bytes = await sdk.readObject(key);
+      if (bytes === undefined && a.required === true) throw new S3ObjectNotFoundError(key, sdk.objectStoreLabel());
+      return b64(bytes);
+    }
     case "get_resource":
       return sdk.getResource(str(a.path, "path"), a.none_if_undefined === true);
     case "set_resource":

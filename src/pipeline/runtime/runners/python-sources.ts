@@ -73,9 +73,10 @@ def main(argv):
     if cmd == "write-s3":
         print(wmill.write_s3_file({"s3": rest[0]}, read_input(rest[1:]))["s3"])
     elif cmd == "load-s3":
-        data = wmill.load_s3_file({"s3": rest[0]})
-        if data is None:
-            raise SystemExit("wmill: s3://" + rest[0] + " does not exist")
+        try:
+            data = wmill.load_s3_file({"s3": rest[0]})
+        except wmill.SluiceError as err:
+            raise SystemExit("wmill: " + str(err))
         sys.stdout.buffer.write(data)
     elif cmd == "get-resource":
         print(json.dumps(wmill.get_resource(rest[0])))
