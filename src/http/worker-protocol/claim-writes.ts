@@ -158,7 +158,8 @@ export class ClaimWrites {
         };
       }
       case "logs":
-        return { op, runId, lines: parseLogLines(runId, lease.token, b) };
+        // Times are checked against the store's clock (the one `claimedAt` is on), read only when a line has one.
+        return { op, runId, lines: await parseLogLines(runId, lease.token, b, () => engine.store.now()) };
     }
   }
 
@@ -306,14 +307,21 @@ function refuseUnlessOk(r: CommandResult, runId: string): void {
 /** How far ahead of the server's clock a line's `ts` may be (clock skew, a request in flight). */
 const LOG_TS_AHEAD_MS = 60_000;
 
-function parseLogLines(runId: string, token: number, b: Record<string, unknown>): LogLine[] {
+async function parseLogLines(
+  runId: string,
+  token: number,
+  b: Record<string, unknown>,
+  storeNow: () => Promise<number>,
+): Promise<LogLine[]> {
   const attempt = optInt(b, "attempt", 1, 1_000_000) ?? 1;
   if (!Array.isArray(b.lines))
     throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?, ts?}', {
       code: "INVALID_BODY",
     });
-  const now = Date.now();
-  return b.lines.map((l, i) => {
+  const lines: unknown[] = b.lines;
+  const timed = lines.some((l) => typeof l === "object" && l !== null && (l as { ts?: unknown }).ts !== undefined);
+  const now = timed ? await storeNow() : Date.now();
+  return lines.map((l, i) => {
     const o = bodyObject(l, '{"level": "info", "message": "hello"}');
     const level = o.level === undefined ? "info" : (o.level as LogLine["level"]);
     if (!LOG_LEVELS.has(level))
