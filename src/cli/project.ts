@@ -10,7 +10,7 @@ import type { CliIO } from "./io.js";
 
 /** Help text of every command's `--db` option. */
 export const DB_OPTION_HELP =
-  "Postgres URL (postgres://user:pass@host/db?schema=sluice) or SQLite file; default $SLUICE_DATABASE_URL, else <dir>/.sluice/sluice.db";
+  "Postgres URL (postgres://user:pass@host/db?schema=sluice) or SQLite file; default $SLUICE_DATABASE_URL, else $SLUICE_DATABASE, else sluice.json's database, else .sluice/sluice.db in the project folder";
 
 /** The project a command works on. */
 export interface ProjectContext {
