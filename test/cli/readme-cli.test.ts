@@ -86,6 +86,13 @@ describe("README command tables agree with --help", () => {
         }
       }
     }
+    // An option's help that writes its default out as well as commander's "(default: …)" says it twice.
+    for (const [key, text] of helps)
+      for (const flag of new Set([...text.matchAll(/^\s+(?:-\w, )?(--[a-z][a-z-]*)/gm)].map((m) => m[1]!))) {
+        const option = optionHelp(text, flag) ?? "";
+        if ((option.match(/\(default/g) ?? []).length > 1)
+          problems.push(`"sluice ${key} --help" states ${flag}'s default twice: ${option}`);
+      }
     expect(problems).toEqual([]);
   });
 

@@ -13,7 +13,7 @@ export function registerRuns(program: Command, cx: CommandContext): void {
     .description("list runs, newest first")
     .option("--status <list>", `only these statuses, comma-separated: ${describeStatusNames()}`)
     .option("--workflow <name>", "only runs of this workflow")
-    .option("--limit <n>", "how many (default 20)", "20")
+    .option("--limit <n>", "how many", "20")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--json", "print JSON")

@@ -38,7 +38,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
     .option("--drain-timeout <duration>", "on SIGTERM, how long to wait for running claims", "30s")
     .option(
       "--inline-sleep <duration>",
-      "sleeps up to this long run inline, longer ones park the run (default $SLUICE_INLINE_SLEEP, else 30s)",
+      "sleeps up to this long run inline, longer ones park the run; $SLUICE_INLINE_SLEEP sets the default",
       cx.io.env.SLUICE_INLINE_SLEEP ?? "30s",
     )
     .option("--quiet", "do not print run lifecycle and logs")
