@@ -32,6 +32,7 @@ export default defineWorkflow("slow", {
     return ctx.run("finish", () => { console.log("finishing"); return { ok: true }; });
   },
 });`,
+  "workflows/order-approval.ts": readFileSync(join(REPO, "examples", "workflows", "order-approval.ts"), "utf8"),
 };
 
 describe.skipIf(skip !== null)(
@@ -176,6 +177,28 @@ describe.skipIf(skip !== null)(
       await card.getByText("cancelled by erin").waitFor();
       expect(await card.locator(".error-message").innerText()).toBe("Cancelled: cancelled by erin");
       await browser.shot("run-page-cancelled");
+      expect(browser.errors).toEqual([]);
+    });
+
+    it("run page: a wait on a computed event name (a template literal) shows as waiting in the diagram", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      const id = await enqueue("order-approval", { orderId: "ord_7" });
+      await untilStatus(id, (s) => s === "waiting");
+      await page.goto(`${url}/runs/${id}`);
+      await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
+      // The node's key is `approval:order-${payload.orderId}`, the step's `approval:order-ord_7`.
+      const wait = page.locator('[data-node="wait:approval:order-${payload.orderId}"]');
+      await page
+        .locator('[data-node="wait:approval:order-${payload.orderId}"][data-status="waiting"]')
+        .waitFor({ state: "attached", timeout: 10_000 });
+      expect(await wait.getAttribute("data-status")).toBe("waiting");
+      await api("/api/signals", { event: "approval:order-ord_7", payload: { approved: true, by: "ana" } });
+      await untilStatus(id, (s) => s === "succeeded");
+      await page
+        .locator('[data-node="wait:approval:order-${payload.orderId}"][data-status="succeeded"]')
+        .waitFor({ state: "attached", timeout: 10_000 });
+      await browser.shot("run-page-computed-wait");
       expect(browser.errors).toEqual([]);
     });
 
