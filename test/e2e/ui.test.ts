@@ -202,6 +202,31 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("run page: a run waiting for an event names it and sends the signal from its form", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      const id = await enqueue("order-approval", { orderId: "ord_8" });
+      await untilStatus(id, (s) => s === "waiting");
+      await page.goto(`${url}/runs/${id}`);
+      const panel = page.getByRole("region", { name: "Signal" });
+      await panel.getByText("approval:order-ord_8", { exact: true }).waitFor();
+      expect(await panel.innerText()).toMatch(/times out in 6 d/);
+      await panel.getByLabel("Payload (JSON, optional)").fill("{approved: true}");
+      await panel.getByRole("button", { name: "Send signal" }).click();
+      await panel
+        .getByRole("alert")
+        .getByText(/The payload is not JSON/)
+        .waitFor();
+      expect((await engine.store.getRun(id))!.status).toBe("waiting");
+      await panel.getByLabel("Payload (JSON, optional)").fill('{"approved": true, "by": "ana"}');
+      await panel.getByRole("button", { name: "Send signal" }).click();
+      await untilStatus(id, (s) => s === "succeeded");
+      expect(JSON.parse((await engine.store.getRun(id))!.result!)).toEqual({ approvedBy: "ana" });
+      await page.getByRole("region", { name: "Signal" }).waitFor({ state: "detached", timeout: 10_000 });
+      await browser.shot("run-page-signal-sent");
+      expect(browser.errors).toEqual([]);
+    });
+
     it("approves a waiting run through its form (run page), and through the emailed approval page", async () => {
       const { page } = browser;
       const id = await enqueue("f/wac/approval_schema", {});
