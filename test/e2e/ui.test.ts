@@ -227,6 +227,26 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("run page on a laptop screen: every fact of a run with child runs fits its column", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      await page.setViewportSize({ width: 1366, height: 768 });
+      try {
+        const id = await enqueue("f/wac/complete", { baseUrl: dataUrl, pageCount: 3 });
+        await untilStatus(id, (s) => s === "waiting");
+        await page.goto(`${url}/runs/${id}`);
+        const steps = page.locator(".facts > div").filter({ hasText: "Steps" }).locator("dd");
+        await eventually(async () => / · \d/.test(await steps.innerText()), 10_000);
+        const clipped = await page
+          .locator(".facts dd")
+          .evaluateAll((dds) => dds.filter((dd) => dd.scrollWidth > dd.clientWidth).map((dd) => dd.textContent));
+        expect(clipped).toEqual([]);
+        await api(`/api/runs/${id}/cancel`, {});
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 1000 });
+      }
+    });
+
     it("approves a waiting run through its form (run page), and through the emailed approval page", async () => {
       const { page } = browser;
       const id = await enqueue("f/wac/approval_schema", {});

@@ -122,10 +122,11 @@ export function RunPage() {
           </dd>
         </div>
         <div>
-          <dt>Steps</dt>
-          <dd>
+          {/* Numbers only: "5 · 2 child runs" did not fit a laptop-wide column and was cut to "5 · 2 child r…". */}
+          <dt>{d.children.length ? "Steps · tasks" : "Steps"}</dt>
+          <dd title={d.children.length ? `${d.steps.length} steps, ${d.children.length} child runs` : undefined}>
             {d.steps.length}
-            {d.children.length ? ` · ${d.children.length} child runs` : ""}
+            {d.children.length ? ` · ${d.children.length}` : ""}
           </dd>
         </div>
         <div>
