@@ -12,7 +12,21 @@ import { type Browser, launch, skipReason } from "./browser.js";
 
 const skip = skipReason();
 
+/** A chain of six scripts, each reading the previous one's asset: a graph far wider than a laptop screen. */
+const WIDE = Object.fromEntries(
+  [1, 2, 3, 4, 5, 6].map((n) => [
+    `f/wide/step${n}.ts`,
+    `// pipeline
+${n === 1 ? "" : `// on s3://wide/out${n - 1}.json\n`}import * as wmill from 'windmill-client';
+export async function main() {
+	await wmill.writeS3File({ s3: 'wide/out${n}.json' }, '[]');
+}
+`,
+  ]),
+);
+
 const FILES = {
+  ...WIDE,
   "f/demo/ingest.ts": `// pipeline
 // on schedule
 import * as wmill from 'windmill-client';
@@ -85,6 +99,32 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
       .first()
       .waitFor();
     expect(browser.errors).toEqual([]);
+  });
+
+  it("opens a wide graph on a laptop screen at a readable zoom, from its first script", async () => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 1366, height: 768 });
+    try {
+      await page.goto(`${http.url}/pipelines/f/wide`);
+      const graph = page.getByRole("region", { name: "Pipeline graph" });
+      const first = graph.locator('[data-node="script:f/wide/step1.ts"]');
+      await first.waitFor();
+      await page.waitForTimeout(300);
+      const style = (await graph.locator(".react-flow__viewport").getAttribute("style")) ?? "";
+      const zoom = Number(/scale\(([\d.]+)\)/.exec(style)?.[1]);
+      // Fitted whole, the 12-node chain would be drawn at about a third of its size: 4 px labels.
+      expect(zoom).toBeGreaterThanOrEqual(0.7);
+      const box = (await graph.locator(".diagram").boundingBox())!;
+      const node = (await first.boundingBox())!;
+      expect(node.x).toBeGreaterThanOrEqual(box.x);
+      expect(node.x + node.width).toBeLessThanOrEqual(box.x + box.width);
+      expect(node.y).toBeGreaterThanOrEqual(box.y);
+      expect(node.y + node.height).toBeLessThanOrEqual(box.y + box.height);
+      await browser.shot("pipeline-page-wide", { fullPage: false });
+      expect(browser.errors).toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 1000 });
+    }
   });
 
   it("shows a backfill's per-partition progress grid", async () => {

@@ -32,6 +32,7 @@ export default defineWorkflow("slow", {
     return ctx.run("finish", () => { console.log("finishing"); return { ok: true }; });
   },
 });`,
+  "workflows/order-approval.ts": readFileSync(join(REPO, "examples", "workflows", "order-approval.ts"), "utf8"),
 };
 
 describe.skipIf(skip !== null)(
@@ -177,6 +178,73 @@ describe.skipIf(skip !== null)(
       expect(await card.locator(".error-message").innerText()).toBe("Cancelled: cancelled by erin");
       await browser.shot("run-page-cancelled");
       expect(browser.errors).toEqual([]);
+    });
+
+    it("run page: a wait on a computed event name (a template literal) shows as waiting in the diagram", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      const id = await enqueue("order-approval", { orderId: "ord_7" });
+      await untilStatus(id, (s) => s === "waiting");
+      await page.goto(`${url}/runs/${id}`);
+      await page.locator('.diagram[data-ready="true"]').waitFor({ timeout: 15_000 });
+      // The node's key is `approval:order-${payload.orderId}`, the step's `approval:order-ord_7`.
+      const wait = page.locator('[data-node="wait:approval:order-${payload.orderId}"]');
+      await page
+        .locator('[data-node="wait:approval:order-${payload.orderId}"][data-status="waiting"]')
+        .waitFor({ state: "attached", timeout: 10_000 });
+      expect(await wait.getAttribute("data-status")).toBe("waiting");
+      await api("/api/signals", { event: "approval:order-ord_7", payload: { approved: true, by: "ana" } });
+      await untilStatus(id, (s) => s === "succeeded");
+      await page
+        .locator('[data-node="wait:approval:order-${payload.orderId}"][data-status="succeeded"]')
+        .waitFor({ state: "attached", timeout: 10_000 });
+      await browser.shot("run-page-computed-wait");
+      expect(browser.errors).toEqual([]);
+    });
+
+    it("run page: a run waiting for an event names it and sends the signal from its form", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      const id = await enqueue("order-approval", { orderId: "ord_8" });
+      await untilStatus(id, (s) => s === "waiting");
+      await page.goto(`${url}/runs/${id}`);
+      const panel = page.getByRole("region", { name: "Signal" });
+      await panel.getByText("approval:order-ord_8", { exact: true }).waitFor();
+      expect(await panel.innerText()).toMatch(/times out in 6 d/);
+      await panel.getByLabel("Payload (JSON, optional)").fill("{approved: true}");
+      await panel.getByRole("button", { name: "Send signal" }).click();
+      await panel
+        .getByRole("alert")
+        .getByText(/The payload is not JSON/)
+        .waitFor();
+      expect((await engine.store.getRun(id))!.status).toBe("waiting");
+      await panel.getByLabel("Payload (JSON, optional)").fill('{"approved": true, "by": "ana"}');
+      await panel.getByRole("button", { name: "Send signal" }).click();
+      await untilStatus(id, (s) => s === "succeeded");
+      expect(JSON.parse((await engine.store.getRun(id))!.result!)).toEqual({ approvedBy: "ana" });
+      await page.getByRole("region", { name: "Signal" }).waitFor({ state: "detached", timeout: 10_000 });
+      await browser.shot("run-page-signal-sent");
+      expect(browser.errors).toEqual([]);
+    });
+
+    it("run page on a laptop screen: every fact of a run with child runs fits its column", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      await page.setViewportSize({ width: 1366, height: 768 });
+      try {
+        const id = await enqueue("f/wac/complete", { baseUrl: dataUrl, pageCount: 3 });
+        await untilStatus(id, (s) => s === "waiting");
+        await page.goto(`${url}/runs/${id}`);
+        const steps = page.locator(".facts > div").filter({ hasText: "Steps" }).locator("dd");
+        await eventually(async () => / · \d/.test(await steps.innerText()), 10_000);
+        const clipped = await page
+          .locator(".facts dd")
+          .evaluateAll((dds) => dds.filter((dd) => dd.scrollWidth > dd.clientWidth).map((dd) => dd.textContent));
+        expect(clipped).toEqual([]);
+        await api(`/api/runs/${id}/cancel`, {});
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 1000 });
+      }
     });
 
     it("approves a waiting run through its form (run page), and through the emailed approval page", async () => {

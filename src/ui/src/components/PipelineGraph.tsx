@@ -1,12 +1,25 @@
 /**
  * A pipeline's lineage graph: scripts, assets and native triggers laid out left to right
  * by ELK and drawn with React Flow. Scripts are coloured by their last run (live), assets
- * show how many partitions were written, triggers without a row are drawn dashed.
+ * show how many partitions were written, triggers without a row are drawn dashed. A graph
+ * too wide to fit legibly opens at a readable zoom from its left end (lib/graph-viewport.ts);
+ * the fit button of the controls still shows all of it.
  */
-import { Background, Controls, type Edge, Handle, type Node, type NodeProps, Position, ReactFlow } from "@xyflow/react";
+import {
+  Background,
+  Controls,
+  type Edge,
+  Handle,
+  type Node,
+  type NodeProps,
+  Position,
+  ReactFlow,
+  type ReactFlowInstance,
+} from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import ELK from "elkjs/lib/elk.bundled.js";
-import { memo, useEffect, useMemo, useState } from "react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { boundsOf, openingViewport } from "../lib/graph-viewport";
 import type { PipelineNode, PipelineView } from "../lib/pipeline-view";
 import { statusLabel } from "../lib/status";
 
@@ -57,6 +70,9 @@ const PipelineNodeView = memo(function PipelineNodeView({ data }: NodeProps<Node
 
 const NODE_TYPES = { pl: PipelineNodeView };
 const elk = new ELK();
+
+/** The opening zoom stays between these (below 0.7 the 12.5 px labels are unreadable). */
+const OPENING = { padding: 16, minZoom: 0.7, maxZoom: 1 };
 
 async function layout(view: PipelineView): Promise<Map<string, { x: number; y: number }>> {
   const g = await elk.layout({
@@ -137,15 +153,25 @@ export default function PipelineGraph({
     }));
     return { nodes, edges };
   }, [positions, view, selected]);
+  const box = useRef<HTMLDivElement>(null);
+  // React Flow calls this once, when the first layout is drawn.
+  const open = useCallback(
+    (flow: ReactFlowInstance) => {
+      if (!positions || !box.current) return;
+      const graph = boundsOf(view.nodes.map((n) => ({ ...(positions.get(n.id) ?? { x: 0, y: 0 }), ...SIZE[n.kind] })));
+      void flow.setViewport(openingViewport(graph, box.current.clientWidth, box.current.clientHeight, OPENING));
+    },
+    [positions, view],
+  );
   const height = Math.min(720, Math.max(280, Math.max(0, ...[...(positions?.values() ?? [])].map((p) => p.y)) + 140));
   return (
-    <div className="diagram" style={{ height }} data-ready={positions ? "true" : "false"}>
+    <div className="diagram" ref={box} style={{ height }} data-ready={positions ? "true" : "false"}>
       {positions ? (
         <ReactFlow
           nodes={nodes}
           edges={edges}
           nodeTypes={NODE_TYPES}
-          fitView
+          onInit={open}
           fitViewOptions={{ padding: 0.06, maxZoom: 1 }}
           minZoom={0.2}
           nodesDraggable={false}

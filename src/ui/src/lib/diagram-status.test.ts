@@ -60,4 +60,27 @@ describe("nodeStates", () => {
     expect(s.get("task:saveResults")!.status).toBe("failed");
     expect(s.get("end")!.status).toBe("failed");
   });
+
+  it("matches a key computed by a template literal to the steps it became (any text for each ${…})", () => {
+    const waits = {
+      nodes: [
+        { id: "w", kind: "wait", key: "approval:order-${payload.orderId}", label: "w", approximateKey: true },
+        { id: "s", kind: "step", key: "load-${ids.map((i) => `${i}`).join()}", label: "s", approximateKey: true },
+        { id: "other", kind: "wait", key: "refund-${payload.orderId}", label: "other", approximateKey: true },
+      ],
+      edges: [],
+    } as unknown as WorkflowDiagram;
+    const detail = {
+      run: { status: "waiting", startedAt: "x", finishedAt: null },
+      steps: [
+        { key: "load-1,2", kind: "step", status: "done" },
+        { key: "approval:order-ord_1", kind: "wait", status: "pending" },
+      ],
+      children: [],
+    } as unknown as ApiRunDetail;
+    const s = nodeStates(waits, detail, Date.now());
+    expect(s.get("w")).toEqual({ status: "waiting", count: 1 });
+    expect(s.get("s")).toEqual({ status: "succeeded", count: 1 });
+    expect(s.has("other")).toBe(false);
+  });
 });

@@ -1,7 +1,9 @@
 /**
  * Live status of each diagram node on a run page: a primitive node's checkpoint key is
  * the step's key, so its status is the step's (a task's is its child run's). Nodes
- * that stand for many calls (inside loops and fan-outs) sum up every `key#n` step. Pure.
+ * that stand for many calls (inside loops and fan-outs) sum up every `key#n` step, and a
+ * key computed by a template literal (`approval:order-${payload.orderId}`) matches any text
+ * in place of each `${…}`. Pure.
  */
 import type { ApiRunDetail } from "../../../http/api-types";
 import type { WorkflowDiagram } from "../../../diagram/model";
@@ -17,6 +19,36 @@ export interface NodeState {
 
 const baseKey = (key: string) => key.replace(/#\d+$/, "");
 
+/** The `${…}` parts of a template key (balanced braces, so `${f({ a })}` is one part). */
+function splitTemplate(key: string): string[] | null {
+  const parts: string[] = [];
+  let literal = "";
+  let i = 0;
+  while (i < key.length) {
+    if (key.startsWith("${", i)) {
+      let depth = 1;
+      let j = i + 2;
+      for (; j < key.length && depth > 0; j++) depth += key[j] === "{" ? 1 : key[j] === "}" ? -1 : 0;
+      if (depth > 0) return null;
+      parts.push(literal);
+      literal = "";
+      i = j;
+    } else literal += key[i++];
+  }
+  parts.push(literal);
+  return parts.length > 1 ? parts : null;
+}
+
+/** Whether a runtime step key is one call of an approximate node's key (any `#n`, any text for each `${…}`). */
+function approximateMatcher(nodeKey: string): (stepKey: string) => boolean {
+  const base = baseKey(nodeKey);
+  const parts = splitTemplate(base);
+  if (!parts) return (stepKey) => baseKey(stepKey) === base;
+  const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, "\\$&");
+  const pattern = new RegExp(`^${parts.map(escape).join("[\\s\\S]*?")}(?:#\\d+)?$`);
+  return (stepKey) => pattern.test(stepKey);
+}
+
 const RANK: DisplayStatus[] = ["failed", "running", "waiting", "sleeping", "pending", "cancelled", "succeeded"];
 
 /** The state of every node of `diagram` for the run in `detail` at `now` (nodes without a state are not reached). */
@@ -26,12 +58,12 @@ export function nodeStates(diagram: WorkflowDiagram, detail: ApiRunDetail, now: 
   const states = new Map<string, NodeState>();
   for (const node of diagram.nodes) {
     if (!node.key) continue;
-    const matches =
-      node.repeated || node.approximateKey
-        ? detail.steps.filter((s) => baseKey(s.key) === baseKey(node.key!))
-        : byKey.has(node.key)
-          ? [byKey.get(node.key)!]
-          : [];
+    const approximate = node.repeated || node.approximateKey ? approximateMatcher(node.key) : null;
+    const matches = approximate
+      ? detail.steps.filter((s) => approximate(s.key))
+      : byKey.has(node.key)
+        ? [byKey.get(node.key)!]
+        : [];
     if (matches.length === 0) continue;
     const statuses = matches.map((s) =>
       stepStatus(s, s.childId ? children.get(s.childId) : undefined, detail.run.status, now),

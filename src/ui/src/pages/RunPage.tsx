@@ -1,6 +1,6 @@
 /**
  * One run: header with status and actions, the approval form when it waits for one, the
- * error with its stack, the timeline (steps and child runs), the live diagram, logs of
+ * signal form when it waits for an event, the error with its stack, the timeline (steps and child runs), the live diagram, logs of
  * the chosen row, and the payload and result.
  */
 import { lazy, Suspense, useMemo, useState } from "react";
@@ -16,6 +16,7 @@ import { ErrorBlock, LoadError } from "../components/ErrorBlock";
 import { JsonBlock } from "../components/JsonBlock";
 import { LogView } from "../components/LogView";
 import { RunActions } from "../components/RunActions";
+import { SignalPanel } from "../components/SignalPanel";
 import { StatusBadge } from "../components/StatusBadge";
 import { Timeline } from "../components/Timeline";
 import { TraceLink } from "../components/TraceLink";
@@ -121,10 +122,11 @@ export function RunPage() {
           </dd>
         </div>
         <div>
-          <dt>Steps</dt>
-          <dd>
+          {/* Numbers only: "5 · 2 child runs" did not fit a laptop-wide column and was cut to "5 · 2 child r…". */}
+          <dt>{d.children.length ? "Steps · tasks" : "Steps"}</dt>
+          <dd title={d.children.length ? `${d.steps.length} steps, ${d.children.length} child runs` : undefined}>
             {d.steps.length}
-            {d.children.length ? ` · ${d.children.length} child runs` : ""}
+            {d.children.length ? ` · ${d.children.length}` : ""}
           </dd>
         </div>
         <div>
@@ -151,6 +153,19 @@ export function RunPage() {
       {d.approvals.map((a) => (
         <ApprovalPanel key={a.key} run={run} approval={a} me={session.me.name} onDecided={detail.reload} now={now} />
       ))}
+      {run.status === "waiting"
+        ? d.steps
+            .filter((s): s is typeof s & { event: string } => s.kind === "wait" && s.status === "pending" && !!s.event)
+            .map((s) => (
+              <SignalPanel
+                key={s.key}
+                step={s}
+                canSend={session.me.scope !== "read"}
+                onSent={detail.reload}
+                now={now}
+              />
+            ))
+        : null}
       {run.error && (run.status === "failed" || run.status === "cancelled" || run.status === "pending") ? (
         <ErrorBlock
           error={run.error}
