@@ -23,6 +23,7 @@ import { type PythonWorkerHandle, startPythonWorker } from "../python-worker.js"
 import { pythonHostMode } from "../../loader/python/project.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
+import { followReleaseRetention } from "../release-retention.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
 import { scheduleChangeLines } from "../schedule-changes.js";
@@ -139,6 +140,11 @@ export function registerServer(program: Command, cx: CommandContext): void {
       release?.follower.attachPipelines(pipelines);
       follower = release?.follower ?? null;
       const report = release ? await release.follower.load() : await loader.loadAll();
+      // A release server keeps the retention the release was deployed with, followed across switches.
+      if (release)
+        followReleaseRetention(engine, release.follower, release.project.root, project.config.retention, write, (t) =>
+          cx.io.stderr(t),
+        );
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       // A folder server outside a project still serves external workers and stored code; it says why it loaded nothing.
