@@ -24,6 +24,7 @@ import { pythonHostMode } from "../../loader/python/project.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { followReleaseRetention } from "../release-retention.js";
+import { releaseAssets, warnReleaseAssetChanges } from "../release-assets.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
 import { scheduleChangeLines } from "../schedule-changes.js";
@@ -132,8 +133,14 @@ export function registerServer(program: Command, cx: CommandContext): void {
       // Folder mode: the Python files run on a Python worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the
       // stdio host); a --release server keeps the stdio host (its code comes from the release, not the folder).
       if (!release && pythonHostMode(cx.io.env) === "protocol") loader.python.useProtocol();
+      // A release process keeps the assets the release was deployed with (its sluice.json), else its folder's.
+      const assets = release ? releaseAssets(release.project.root, project.config.assets) : project.config.assets;
+      if (release)
+        warnReleaseAssetChanges(release.follower, release.project.root, project.config.assets, assets, (t) =>
+          cx.io.stderr(t),
+        );
       pipelines = attachPipelines(loader, {
-        assets: project.config.assets,
+        assets,
         env: cx.io.env,
         lakeSweep: lakeSweep && { ...lakeSweep, log: write },
       });
