@@ -7,14 +7,19 @@ import type { Engine } from "../engine/engine.js";
 
 /**
  * Gives the engine's scheduler `retention` (from a validated `sluice.json`; absent: the default).
+ * `source` opens the line said (default `reloaded sluice.json`; a `--release` server names the release).
  * @returns the line saying what changed, or null when the retention in force is the same (or there is no scheduler)
  */
-export function applyRetention(engine: Engine, retention: Retention | undefined): string | null {
+export function applyRetention(
+  engine: Engine,
+  retention: Retention | undefined,
+  source = "reloaded sluice.json",
+): string | null {
   const scheduler = engine.scheduler;
   if (!scheduler) return null;
   const before = scheduler.retentionMs;
   const after = retentionMillis(retention);
   if (after === before) return null;
   scheduler.setRetention(after);
-  return `reloaded sluice.json: retention ${retentionLabel(after)} (was ${retentionLabel(before)})\n`;
+  return `${source}: retention ${retentionLabel(after)} (was ${retentionLabel(before)})\n`;
 }

@@ -9,6 +9,7 @@
 import type { Command } from "commander";
 import { typedRange, splitKeys } from "../../pipeline/backfill-range.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "../../pipeline/runtime/backfill-workflow.js";
+import { refuseOverlappingBackfill } from "../../pipeline/runtime/backfill-overlap.js";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
 import { describeScheme } from "../../pipeline/lineage-schemes.js";
 import { json, type CommandContext } from "../command.js";
@@ -128,6 +129,7 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
         opts,
         allSteps,
         async (_host, engine) => {
+          await refuseOverlappingBackfill(engine.store, payload);
           const handle = await engine.enqueueRun(BACKFILL_WORKFLOW, payload);
           if (!opts.json) {
             cx.io.stdout(

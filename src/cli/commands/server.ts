@@ -23,6 +23,8 @@ import { type PythonWorkerHandle, startPythonWorker } from "../python-worker.js"
 import { pythonHostMode } from "../../loader/python/project.js";
 import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.js";
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
+import { followReleaseRetention } from "../release-retention.js";
+import { releaseAssets, warnReleaseAssetChanges } from "../release-assets.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 import type { ReleaseFollower } from "../../release/follower.js";
 import { scheduleChangeLines } from "../schedule-changes.js";
@@ -131,14 +133,25 @@ export function registerServer(program: Command, cx: CommandContext): void {
       // Folder mode: the Python files run on a Python worker of the worker protocol (SLUICE_PYTHON_HOST=bridge: the
       // stdio host); a --release server keeps the stdio host (its code comes from the release, not the folder).
       if (!release && pythonHostMode(cx.io.env) === "protocol") loader.python.useProtocol();
+      // A release process keeps the assets the release was deployed with (its sluice.json), else its folder's.
+      const assets = release ? releaseAssets(release.project.root, project.config.assets) : project.config.assets;
+      if (release)
+        warnReleaseAssetChanges(release.follower, release.project.root, project.config.assets, assets, (t) =>
+          cx.io.stderr(t),
+        );
       pipelines = attachPipelines(loader, {
-        assets: project.config.assets,
+        assets,
         env: cx.io.env,
         lakeSweep: lakeSweep && { ...lakeSweep, log: write },
       });
       release?.follower.attachPipelines(pipelines);
       follower = release?.follower ?? null;
       const report = release ? await release.follower.load() : await loader.loadAll();
+      // A release server keeps the retention the release was deployed with, followed across switches.
+      if (release)
+        followReleaseRetention(engine, release.follower, release.project.root, project.config.retention, write, (t) =>
+          cx.io.stderr(t),
+        );
       await pipelines.start();
       for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
       // A folder server outside a project still serves external workers and stored code; it says why it loaded nothing.

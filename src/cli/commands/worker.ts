@@ -20,6 +20,7 @@ import { jsonMessages, LOG_FORMAT_OPTION, parseLogFormat } from "../log-format.j
 import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, publicUrlSetting, resolveProject } from "../project.js";
 import { scheduleRowsOf } from "../../triggers/schedule-rows.js";
+import { releaseAssets, warnReleaseAssetChanges } from "../release-assets.js";
 import { openReleaseMode, RELEASE_DRAIN_OPTION, RELEASE_OPTION, releasePollMs } from "../release-mode.js";
 
 /** `sluice worker`: claim and execute runs until stopped (or idle, with --exit-when-idle). */
@@ -98,8 +99,14 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       // worker protocol, served by a loopback API of this process (a lane worker leaves them to its server's).
       const pythonOnProtocol = !build && !release && pythonHostMode(cx.io.env) === "protocol";
       if (pythonOnProtocol) loader.python.useProtocol();
+      // A release process keeps the assets the release was deployed with (its sluice.json), else its folder's.
+      const assets = release ? releaseAssets(release.project.root, project.config.assets) : project.config.assets;
+      if (release)
+        warnReleaseAssetChanges(release.follower, release.project.root, project.config.assets, assets, (t) =>
+          cx.io.stderr(t),
+        );
       const pipelines = attachPipelines(loader, {
-        assets: project.config.assets,
+        assets,
         env: cx.io.env,
         freshness: false,
         lakeSweep: false,

@@ -8,6 +8,7 @@ import { decodeValue } from "../../core/serde.js";
 import type { Store } from "../../store/types.js";
 import { backfillProgress, isFinal } from "./backfill-progress.js";
 import { BACKFILL_WORKFLOW, type BackfillPayload } from "./backfill-workflow.js";
+import { refuseOverlappingBackfill } from "./backfill-overlap.js";
 import { PipelineRuntimeError } from "./errors.js";
 
 /** The payload of the backfill that resumes `id` (pure). */
@@ -18,7 +19,8 @@ function resumePayload(payload: BackfillPayload, id: string, concurrency?: numbe
 /**
  * Starts the backfill resuming `id`, through `enqueue`; returns its id.
  * @throws PipelineRuntimeError `PIPELINE_BACKFILL_UNKNOWN`, `PIPELINE_BACKFILL_ACTIVE` (still
- * running: a worker of the project goes on with it), `PIPELINE_BACKFILL_FINISHED` (it succeeded)
+ * running: a worker of the project goes on with it), `PIPELINE_BACKFILL_FINISHED` (it succeeded); `PIPELINE_BACKFILL_ACTIVE` too when another unfinished
+ * backfill runs some of its partitions and steps
  */
 export async function startBackfillResume(
   store: Store,
@@ -36,5 +38,6 @@ export async function startBackfillResume(
     throw new PipelineRuntimeError("PIPELINE_BACKFILL_FINISHED", `backfill ${id} already succeeded; nothing to resume`);
   const run = (await store.getRun(id))!;
   const next = resumePayload(decodeValue<BackfillPayload>(run.payload), id, concurrency);
+  await refuseOverlappingBackfill(store, next);
   return (await enqueue(BACKFILL_WORKFLOW, next)).id;
 }

@@ -8,6 +8,7 @@
 import type { Store } from "../../store/types.js";
 import type { WorkflowContext } from "../../sdk/context.js";
 import { InvalidInputError } from "../../sdk/errors.js";
+import { TaskError } from "../../sdk/windmill/task-error.js";
 import { type AnyWorkflow, defineWorkflow } from "../../sdk/workflow.js";
 import { markTerminal } from "../../worker/control.js";
 import { resolvePartition } from "../partition-resolve.js";
@@ -166,6 +167,25 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
             await markDone(host.store, step, partition, { version: check.version, run: exec.run.id, at: Date.now() });
           done.push({ step, result });
         } catch (err) {
+          // A step cancelled by the cancel of its backfill or of this plan (a step still waiting for a
+          // concurrency slot is cancelled at once) ends the plan cancelled: nothing to fix, resume runs it.
+          // A step that failed on its own still fails the plan, cancel or not.
+          const child = err instanceof TaskError ? err.child_job_id : null;
+          const stopped = await ctx.run(
+            `plan:stopped:${i}`,
+            async () =>
+              child !== null &&
+              (await host.store.getRun(child))?.status === "cancelled" &&
+              ((backfill !== undefined && (await cancelRequested(host.store, backfill))) ||
+                (await cancelRequested(host.store, exec.run.id))),
+            { retry: false },
+          );
+          if (stopped)
+            ctx.bail(
+              backfill !== undefined
+                ? `backfill ${backfill} was cancelled during step ${step}`
+                : `plan was cancelled during step ${step}`,
+            );
           throw markTerminal(
             new PipelinePlanError(
               exec.run.id,
