@@ -12,6 +12,7 @@ import { LaneMetrics } from "./lane-metrics.js";
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Store } from "../store/types.js";
+import { describeFailure } from "../store/storage-error.js";
 import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
 import { Lane, type LaneInfo } from "./lane.js";
 import { checkSpacing, fullCheckBudget, laneDemand, takeCheck } from "./policy.js";
@@ -66,6 +67,8 @@ export class LaneSupervisor {
   private lastCheckMs = 0;
   private budget = fullCheckBudget(performance.now());
   private running = false;
+  /** The failure the checks last reported, until one succeeds (said once: {@link failedWith}). */
+  private failure: string | null = null;
   private readonly onWork = () => this.wake();
 
   constructor(private readonly options: LaneSupervisorOptions) {
@@ -84,7 +87,7 @@ export class LaneSupervisor {
     this.crashes = await this.loadCrashes();
     this.options.events.on("work", this.onWork);
     this.unwatch = this.options.store.watch(this.onWork);
-    this.pollTimer = setInterval(() => void this.serial(() => this.poll()), this.pollMs);
+    this.pollTimer = setInterval(() => void this.serial(() => this.poll(), true), this.pollMs);
     this.pollTimer.unref();
     await this.serial(() => this.check());
   }
@@ -146,10 +149,25 @@ export class LaneSupervisor {
     else setTimeout(run, wait).unref();
   }
 
-  private serial(fn: () => Promise<void>): Promise<void> {
-    const next = this.queue.then(fn).catch((err) => this.options.log(`lanes: ${(err as Error).message}\n`));
+  /** `poll`: the full poll (it writes: reclaims), whose success is what says the checks work again. */
+  private serial(fn: () => Promise<void>, poll = false): Promise<void> {
+    const next = this.queue.then(fn).then(
+      () => (poll ? this.failedWith(null) : undefined),
+      (err) => this.failedWith(describeFailure(err)),
+    );
     this.queue = next;
     return next;
+  }
+
+  /**
+   * Says a failure of the checks once, not at every poll while it lasts (a database down for a minute
+   * is one line), and says when they work again.
+   */
+  private failedWith(failure: string | null): void {
+    if (failure === this.failure) return;
+    if (failure !== null) this.options.log(`lanes: ${terminalSafe(failure)}; retrying\n`);
+    else this.options.log(`lanes: working again (after: ${terminalSafe(this.failure ?? "")})\n`);
+    this.failure = failure;
   }
 
   /** Reclaims expired leases, reloads crash records, then checks for work. */

@@ -107,3 +107,13 @@ export function isDriverFailure(err: unknown): boolean {
 export function toStorageError(err: unknown): StorageError {
   return err instanceof StorageError ? err : new StorageError(err);
 }
+
+/**
+ * An error for the operator's log: a database failure worded with its code and what to do
+ * ({@link StorageError}'s message), anything else by its own message.
+ */
+export function describeFailure(err: unknown): string {
+  return isDriverFailure(err) || (err as { code?: unknown } | null)?.code === "STORAGE_ERROR"
+    ? toStorageError(err).message
+    : ((err as Error)?.message ?? String(err));
+}

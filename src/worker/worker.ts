@@ -6,7 +6,7 @@ import { leaseRetryDelay } from "../core/backoff.js";
 import { CodeVersionMissingError, UnknownWorkflowError } from "../sdk/errors.js";
 import { serializeError } from "../core/serde.js";
 import { terminalSafe } from "../core/terminal-text.js";
-import { isDriverFailure, toStorageError } from "../store/storage-error.js";
+import { describeFailure } from "../store/storage-error.js";
 import type { EngineEvents } from "../engine/events.js";
 import type { Registry } from "../engine/registry.js";
 import { claimGroups } from "../store/local-scope.js";
@@ -591,11 +591,4 @@ interface Slot {
   announced: boolean;
   /** Settles when the claim has ended and been accounted for. */
   ended: Promise<void>;
-}
-
-/** An error for the operator: a database failure with its code and what to do, else its message. */
-function describeFailure(err: unknown): string {
-  return isDriverFailure(err) || (err as { code?: unknown } | null)?.code === "STORAGE_ERROR"
-    ? toStorageError(err).message
-    : ((err as Error)?.message ?? String(err));
 }
