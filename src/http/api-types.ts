@@ -166,6 +166,11 @@ export interface ApiWorkflow {
   maxAttempts: number;
   source: string | null;
   schedule: { cron: string; timezone: string } | null;
+  /**
+   * The named parameters a payload maps onto (workflows as code: TypeScript or Python `main(...)`), `required`
+   * being those without a default; null when Sluice cannot name them (a `defineWorkflow` handler's payload type).
+   */
+  params: { names: string[]; required: string[] } | null;
 }
 
 /** A workflow in the list, with its latest top-level run. */

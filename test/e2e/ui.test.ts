@@ -307,6 +307,24 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("start-run form: prefilled with the workflow's required parameters, and says what it expects", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      await page.goto(`${url}/workflows/${encodeURIComponent("f/wac/complete")}`);
+      const form = page.getByRole("region", { name: "Start a run" });
+      expect(JSON.parse(await form.getByLabel("Payload").inputValue())).toEqual({ baseUrl: null, pageCount: null });
+      expect(await form.getByTestId("expected-fields").innerText()).toBe(
+        "Parameters: baseUrl (required), pageCount (required).",
+      );
+      // A defineWorkflow's payload type is erased: {} and a note saying Sluice cannot name the fields.
+      await page.goto(`${url}/workflows/boom`);
+      expect(await form.getByLabel("Payload").inputValue()).toBe("{}");
+      expect(await form.getByTestId("expected-fields").innerText()).toMatch(
+        /^Sluice cannot name this workflow's payload fields/,
+      );
+      expect(browser.errors).toEqual([]);
+    });
+
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
       await page.bringToFront();

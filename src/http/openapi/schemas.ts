@@ -200,6 +200,12 @@ export const SCHEMAS: Record<string, Schema> = {
     maxAttempts: int(),
     source: nullable(str("source file, relative to the project")),
     schedule: nullable(obj({ cron: str(), timezone: str() })),
+    params: nullable(
+      obj({
+        names: { type: "array", items: str(), description: "parameters a payload object names (main(...))" },
+        required: { type: "array", items: str(), description: "those without a default" },
+      }),
+    ),
   }),
   WorkflowSummary: { allOf: [ref("Workflow"), obj({ lastRun: nullable(ref("Run")) })] },
   WorkflowStats: obj({

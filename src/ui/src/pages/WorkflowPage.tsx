@@ -1,7 +1,7 @@
 /** One workflow: success rate and p50/p95 duration, a form to start a run, its diagram, recent runs. */
 import { lazy, Suspense, useState } from "react";
 import { Link, useLocation } from "wouter";
-import type { ApiDiagram, ApiWorkflowDetail } from "../../../http/api-types";
+import type { ApiDiagram, ApiWorkflow, ApiWorkflowDetail } from "../../../http/api-types";
 import { api, ApiError, seg } from "../api/client";
 import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
@@ -10,6 +10,7 @@ import { LoadError } from "../components/ErrorBlock";
 import { RunsTable } from "../components/RunsTable";
 import { usePathParam, useNow, useTitle } from "../hooks";
 import { duration } from "../lib/format";
+import { expectedFields, payloadSkeleton } from "../lib/payload-skeleton";
 
 const Diagram = lazy(() => import("../components/Diagram"));
 
@@ -23,9 +24,10 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
   );
 }
 
-function StartRun({ workflow }: { workflow: string }) {
+function StartRun({ workflow, params }: { workflow: string; params: ApiWorkflow["params"] }) {
   const [, navigate] = useLocation();
-  const [text, setText] = useState("{}");
+  const [text, setText] = useState(() => payloadSkeleton(params));
+  const fields = expectedFields(params);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const start = async () => {
@@ -58,6 +60,11 @@ function StartRun({ workflow }: { workflow: string }) {
         onChange={(e) => setText(e.target.value)}
         aria-label="Payload"
       />
+      <p className="muted small" data-testid="expected-fields">
+        {fields === null
+          ? "Sluice cannot name this workflow's payload fields (a defineWorkflow handler's payload type is not known at run time): see its source."
+          : `Parameters: ${fields}.`}
+      </p>
       {error ? (
         <div className="notice notice-error" role="alert">
           {error}
@@ -140,7 +147,9 @@ export function WorkflowPage() {
       ) : diagram.error && diagram.error.status !== 404 ? (
         <LoadError error={diagram.error} />
       ) : null}
-      {session.me.scope !== "read" ? <StartRun workflow={workflow.name} /> : null}
+      {session.me.scope !== "read" ? (
+        <StartRun key={workflow.name} workflow={workflow.name} params={workflow.params} />
+      ) : null}
       <section className="card flush" aria-label="Recent runs">
         <div className="card-head pad-head">
           <h2>Recent runs</h2>
