@@ -206,6 +206,11 @@ export interface ApiDiagram {
   file: string;
   source: string;
   diagram: WorkflowDiagram;
+  /**
+   * A `defineWorkflow`'s payload fields as its source declares them (the type argument or the handler's
+   * parameter type, an object type of the same file), `required` those without `?`; else null.
+   */
+  payloadFields: { names: string[]; required: string[] } | null;
 }
 
 /** A cron schedule. */

@@ -314,9 +314,17 @@ describe.skipIf(skip !== null)(
       const form = page.getByRole("region", { name: "Start a run" });
       expect(JSON.parse(await form.getByLabel("Payload").inputValue())).toEqual({ baseUrl: null, pageCount: null });
       expect(await form.getByTestId("expected-fields").innerText()).toBe(
-        "Parameters: baseUrl (required), pageCount (required).",
+        "Expected fields: baseUrl (required), pageCount (required).",
       );
-      // A defineWorkflow's payload type is erased: {} and a note saying Sluice cannot name the fields.
+      // A defineWorkflow<{ orderId: string }>: the fields its source declares.
+      await page.goto(`${url}/workflows/order-approval`);
+      await form.getByText("Expected fields: orderId (required).").waitFor();
+      expect(JSON.parse(await form.getByLabel("Payload").inputValue())).toEqual({ orderId: null });
+      // The handler's parameter type: an optional field only, so {}.
+      await page.goto(`${url}/workflows/slow`);
+      await form.getByText("Expected fields: ms.").waitFor();
+      expect(await form.getByLabel("Payload").inputValue()).toBe("{}");
+      // No payload type at all: {} and a note saying Sluice cannot name the fields.
       await page.goto(`${url}/workflows/boom`);
       expect(await form.getByLabel("Payload").inputValue()).toBe("{}");
       expect(await form.getByTestId("expected-fields").innerText()).toMatch(

@@ -1,6 +1,6 @@
 /**
  * The Start-a-run form's first payload (pure): an object naming each required parameter of
- * the workflow, its value `null` to fill in. Optional parameters are left out, so their
+ * the workflow (or required payload field of a `defineWorkflow`), its value `null` to fill in. Optional parameters are left out, so their
  * defaults apply (a `null` argument would replace a default); without known parameters, `{}`.
  */
 import type { ApiWorkflow } from "../../../http/api-types";

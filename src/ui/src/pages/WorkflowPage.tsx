@@ -62,8 +62,8 @@ function StartRun({ workflow, params }: { workflow: string; params: ApiWorkflow[
       />
       <p className="muted small" data-testid="expected-fields">
         {fields === null
-          ? "Sluice cannot name this workflow's payload fields (a defineWorkflow handler's payload type is not known at run time): see its source."
-          : `Parameters: ${fields}.`}
+          ? "Sluice cannot name this workflow's payload fields (its payload type is not an object type declared in its file): see its source."
+          : `Expected fields: ${fields}.`}
       </p>
       {error ? (
         <div className="notice notice-error" role="alert">
@@ -101,6 +101,8 @@ export function WorkflowPage() {
       </div>
     );
   const { workflow, stats, recentRuns } = detail.data;
+  // Named parameters of a main(...), else the payload fields a defineWorkflow's source declares.
+  const fields = workflow.params ?? diagram.data?.payloadFields ?? null;
   const rate = stats.successRate === null ? "—" : `${Math.round(stats.successRate * 1000) / 10}%`;
   return (
     <div className="page">
@@ -148,7 +150,12 @@ export function WorkflowPage() {
         <LoadError error={diagram.error} />
       ) : null}
       {session.me.scope !== "read" ? (
-        <StartRun key={workflow.name} workflow={workflow.name} params={workflow.params} />
+        <StartRun
+          // Remounted once the source's payload fields arrive, so the form starts from them.
+          key={`${workflow.name}:${fields ? "fields" : ""}`}
+          workflow={workflow.name}
+          params={fields}
+        />
       ) : null}
       <section className="card flush" aria-label="Recent runs">
         <div className="card-head pad-head">
