@@ -43,14 +43,14 @@ describe("bucketActivity", () => {
     const rows = bucketActivity(
       range,
       [
-        { bucket: 0, event: "enqueued", count: 5 },
-        { bucket: 0, event: "started", count: 2 },
-        { bucket: 1, event: "started", count: 3 },
-        { bucket: 1, event: "succeeded", count: 2 },
-        { bucket: 1, event: "failed", count: 1 },
-        { bucket: 2, event: "left-unstarted", count: 1 },
-        { bucket: 3, event: "cancelled", count: 1 },
-        { bucket: 3, event: "enqueued", count: 4 },
+        { bucket: 0, event: "enqueued", topLevel: true, count: 5 },
+        { bucket: 0, event: "started", topLevel: true, count: 2 },
+        { bucket: 1, event: "started", topLevel: true, count: 3 },
+        { bucket: 1, event: "succeeded", topLevel: true, count: 2 },
+        { bucket: 1, event: "failed", topLevel: true, count: 1 },
+        { bucket: 2, event: "left-unstarted", topLevel: true, count: 1 },
+        { bucket: 3, event: "cancelled", topLevel: true, count: 1 },
+        { bucket: 3, event: "enqueued", topLevel: true, count: 4 },
       ],
       3,
     );
@@ -60,12 +60,34 @@ describe("bucketActivity", () => {
     expect(rows[2]).toMatchObject({ cancelled: 1, started: 0 });
   });
 
+  it("counts top-level runs only, as the Runs page lists them, while the queue counts children too", () => {
+    const rows = bucketActivity(
+      range,
+      [
+        { bucket: 0, event: "enqueued", topLevel: true, count: 1 },
+        { bucket: 0, event: "enqueued", topLevel: false, count: 3 },
+        { bucket: 0, event: "started", topLevel: true, count: 1 },
+        { bucket: 1, event: "started", topLevel: false, count: 2 },
+        { bucket: 1, event: "failed", topLevel: false, count: 1 }, // a task child its parent recovered from
+        { bucket: 1, event: "succeeded", topLevel: false, count: 1 },
+        { bucket: 2, event: "left-unstarted", topLevel: false, count: 1 },
+        { bucket: 3, event: "succeeded", topLevel: true, count: 1 },
+      ],
+      0,
+    );
+    expect(rows.map((r) => r.failed)).toEqual([0, 0, 0, 0]);
+    expect(rows.map((r) => r.finished)).toEqual([0, 0, 0, 1]);
+    expect(rows.map((r) => r.enqueued)).toEqual([1, 0, 0, 0]);
+    expect(rows.map((r) => r.cancelled)).toEqual([0, 0, 0, 0]);
+    expect(rows.map((r) => r.queued)).toEqual([3, 1, 0, 0]);
+  });
+
   it("puts counts outside the range into the nearest bucket instead of losing them", () => {
     const rows = bucketActivity(
       range,
       [
-        { bucket: 4, event: "enqueued", count: 1 },
-        { bucket: -1, event: "failed", count: 2 },
+        { bucket: 4, event: "enqueued", topLevel: true, count: 1 },
+        { bucket: -1, event: "failed", topLevel: true, count: 2 },
       ],
       0,
     );

@@ -10,6 +10,11 @@
  * "Queued" here means enqueued and not yet started, whatever the run's `run_at`: a run
  * sent back for another attempt (or woken from a wait) is not counted again, because the
  * store keeps a run's first start only.
+ *
+ * The counts (enqueued, finished, succeeded, failed, cancelled) are of top-level runs, the
+ * runs the Runs page lists by default and its status filters show: a task child whose failure
+ * its parent caught is not a failed run of the overview. The queue depth counts every run,
+ * children included, since each waits for a worker all the same.
  */
 import { InvalidInputError } from "./errors.js";
 
@@ -72,7 +77,7 @@ export interface OverviewBucket {
  */
 export function bucketActivity(
   range: OverviewRange,
-  activity: ReadonlyArray<{ bucket: number; event: BucketEvent; count: number }>,
+  activity: ReadonlyArray<{ bucket: number; event: BucketEvent; topLevel: boolean; count: number }>,
   queuedAtFrom: number,
 ): OverviewBucket[] {
   const rows: OverviewBucket[] = Array.from({ length: range.buckets }, (_, i) => ({
@@ -85,32 +90,39 @@ export function bucketActivity(
     cancelled: 0,
     queued: 0,
   }));
-  const leftUnstarted = new Array<number>(range.buckets).fill(0);
+  // The queue's flows, every run counted; the rows' figures count top-level runs only.
+  const queueIn = new Array<number>(range.buckets).fill(0);
+  const queueOut = new Array<number>(range.buckets).fill(0);
   for (const a of activity) {
     const i = Math.min(range.buckets - 1, Math.max(0, Math.floor(a.bucket)));
     const row = rows[i]!;
+    const counted = a.topLevel ? a.count : 0;
     switch (a.event) {
       case "enqueued":
+        queueIn[i]! += a.count;
+        row.enqueued += counted;
+        break;
       case "started":
-        row[a.event] += a.count;
+        queueOut[i]! += a.count;
+        row.started += counted;
         break;
       case "succeeded":
       case "failed":
       case "cancelled":
-        row[a.event] += a.count;
-        row.finished += a.count;
+        row[a.event] += counted;
+        row.finished += counted;
         break;
       case "left-unstarted":
         // Never started, so it left the queue; it finished (cancelled) all the same.
-        leftUnstarted[i]! += a.count;
-        row.cancelled += a.count;
-        row.finished += a.count;
+        queueOut[i]! += a.count;
+        row.cancelled += counted;
+        row.finished += counted;
         break;
     }
   }
   let queued = queuedAtFrom;
   rows.forEach((row, i) => {
-    queued += row.enqueued - row.started - leftUnstarted[i]!;
+    queued += queueIn[i]! - queueOut[i]!;
     row.queued = queued;
   });
   return rows;

@@ -6,6 +6,7 @@
  * @module
  */
 export { analyzeWorkflowSource } from "./analyze.js";
+export { payloadFields, type PayloadFields } from "./payload-fields.js";
 export { DiagramError, WorkflowSyntaxError } from "./errors.js";
 export type { WorkflowDiagram } from "./model.js";
 export { validateDiagram } from "./validate.js";

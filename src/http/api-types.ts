@@ -7,10 +7,14 @@ import type { FormSchema } from "../core/approval-form.js";
 import type { WorkflowDiagram } from "../diagram/model.js";
 import type { StepKind } from "../store/types.js";
 import type { TriggerView } from "../triggers/runtime/list.js";
+import type { StepTriggerView } from "../pipeline/runtime/step-triggers.js";
 import type { FileChange, ReleaseRecord, ReleaseSummary } from "../core/release.js";
 
 /** A native trigger with its state (`GET /api/triggers`). */
 export type ApiTrigger = TriggerView;
+
+/** A schedule or webhook row of a pipeline step's `pipeline.json` (`GET /api/triggers` `pipelineTriggers`). */
+export type ApiStepTrigger = StepTriggerView;
 
 /** A run's lifecycle status. */
 export type ApiRunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
@@ -162,6 +166,11 @@ export interface ApiWorkflow {
   maxAttempts: number;
   source: string | null;
   schedule: { cron: string; timezone: string } | null;
+  /**
+   * The named parameters a payload maps onto (workflows as code: TypeScript or Python `main(...)`), `required`
+   * being those without a default; null when Sluice cannot name them (a `defineWorkflow` handler's payload type).
+   */
+  params: { names: string[]; required: string[] } | null;
 }
 
 /** A workflow in the list, with its latest top-level run. */
@@ -197,6 +206,11 @@ export interface ApiDiagram {
   file: string;
   source: string;
   diagram: WorkflowDiagram;
+  /**
+   * A `defineWorkflow`'s payload fields as its source declares them (the type argument or the handler's
+   * parameter type, an object type of the same file), `required` those without `?`; else null.
+   */
+  payloadFields: { names: string[]; required: string[] } | null;
 }
 
 /** A cron schedule. */

@@ -5,7 +5,7 @@
  */
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, sep } from "node:path";
-import type { WorkflowDiagram } from "../diagram/index.js";
+import type { PayloadFields, WorkflowDiagram } from "../diagram/index.js";
 import type { WorkflowInfo } from "../store/types.js";
 import { NotFoundError } from "./errors.js";
 
@@ -15,6 +15,8 @@ export interface WorkflowDiagramView {
   file: string;
   source: string;
   diagram: WorkflowDiagram;
+  /** A `defineWorkflow`'s payload fields as its source declares them (`diagram/payload-fields.ts`), else null. */
+  payloadFields: PayloadFields | null;
 }
 
 /** Largest source file analysed (bytes). */
@@ -56,13 +58,23 @@ export class DiagramSource {
     const source = await readFile(file, "utf8");
     if (info.source.endsWith(".py")) {
       const { analyzePythonFile } = await import("./python-diagram.js");
-      const view = { file: info.source, source, diagram: await analyzePythonFile(file, info.source) };
+      const view = {
+        file: info.source,
+        source,
+        diagram: await analyzePythonFile(file, info.source),
+        payloadFields: null,
+      };
       this.cache.set(file, { stamp, view });
       return { workflow: info.name, ...view };
     }
     // Loaded on first use: the analyser brings the TypeScript compiler, which most processes never need.
-    const { analyzeWorkflowSource } = await import("../diagram/index.js");
-    const view = { file: info.source, source, diagram: analyzeWorkflowSource(source, info.source) };
+    const { analyzeWorkflowSource, payloadFields } = await import("../diagram/index.js");
+    const view = {
+      file: info.source,
+      source,
+      diagram: analyzeWorkflowSource(source, info.source),
+      payloadFields: payloadFields(source, info.name),
+    };
     this.cache.set(file, { stamp, view });
     return { workflow: info.name, ...view };
   }

@@ -145,6 +145,7 @@ export function workflowView(w: WorkflowInfo): ApiWorkflow {
     maxAttempts: w.maxAttempts,
     source: w.source,
     schedule: w.schedule,
+    params: w.params ? { names: [...w.params.names], required: [...w.params.required] } : null,
   };
 }
 

@@ -44,8 +44,11 @@ export type OverviewEvent = "enqueued" | "started" | "succeeded" | "failed" | "c
 
 /** See {@link Store.overview}. */
 export interface StoreOverview {
-  /** Counts per bucket and event; buckets and events without runs are absent. */
-  activity: Array<{ bucket: number; event: OverviewEvent; count: number }>;
+  /**
+   * Counts per bucket, event and whether the runs are top-level (no parent: what the Runs page lists by
+   * default) or task children; combinations without runs are absent.
+   */
+  activity: Array<{ bucket: number; event: OverviewEvent; topLevel: boolean; count: number }>;
   /** Runs enqueued before `from` and neither started nor finished by then (the queue at the window's start). */
   queuedAtFrom: number;
   /** Workflows whose runs finished (succeeded or failed) in the window, slowest mean first-start-to-finish first. */

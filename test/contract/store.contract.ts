@@ -412,6 +412,47 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
       });
     });
 
+    describe("overview of task children", () => {
+      it("tells top-level runs from task children, so a child's failure its parent caught is not a failed run", async () => {
+        await fresh();
+        const from = (await store.now()) - 1;
+        const parentId = await enqueue(store);
+        const { lease } = await claimOne(store);
+        expect(lease.runId).toBe(parentId);
+        const child: ChildSpec = { ...req({ task: "double" }), parentKey: "double" };
+        const step = { key: "double", kind: "task" as const, target: "double", status: "pending" as const };
+        const parked = await one(store, {
+          verb: "suspend",
+          lease,
+          steps: [{ ...step, childId: child.id, position: 0 }],
+          children: [child],
+          wakeAfterMs: null,
+          awaitChildren: true,
+        });
+        expect(parked.ok).toBe(true);
+        const { lease: childLease } = await claimOne(store);
+        expect(childLease.runId).toBe(child.id);
+        const failed = { status: "failed" as const, error: { name: "Error", message: "boom", code: "TERMINAL" } };
+        expect((await one(store, { verb: "complete", lease: childLease, outcome: failed })).ok).toBe(true);
+
+        const o = await store.overview({ from, bucketMs: 3_600_000, slowest: 5, approvals: 5 });
+        const rows = (event: string) =>
+          o.activity
+            .filter((x) => x.event === event)
+            .map((x) => [x.topLevel, x.count])
+            .sort();
+        expect(rows("failed")).toEqual([[false, 1]]);
+        expect(rows("enqueued")).toEqual([
+          [false, 1],
+          [true, 1],
+        ]);
+        expect(rows("started")).toEqual([
+          [false, 1],
+          [true, 1],
+        ]);
+      });
+    });
+
     describe("claim and leases", () => {
       it("claims highest priority first, then oldest, only known workflows and queues", async () => {
         await fresh();

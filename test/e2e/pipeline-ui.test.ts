@@ -27,6 +27,17 @@ export async function main() {
 
 const FILES = {
   ...WIDE,
+  "f/hooks/pipeline.json": JSON.stringify({
+    triggers: { nightly: { schedule: { cron: "0 3 * * *", timezone: "UTC" } }, receive: { webhook: true } },
+  }),
+  "f/hooks/nightly.ts": `// pipeline
+// on schedule
+export async function main() {}
+`,
+  "f/hooks/receive.ts": `// pipeline
+// on webhook
+export async function main(n: number) { return n; }
+`,
   "f/demo/ingest.ts": `// pipeline
 // on schedule
 import * as wmill from 'windmill-client';
@@ -98,6 +109,26 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
       .locator('tr[data-outcome="dispatched"]')
       .first()
       .waitFor();
+    expect(browser.errors).toEqual([]);
+  });
+
+  it("lists the pipelines' schedule and webhook rows on the Triggers page, linked to their pipeline", async () => {
+    const { page } = browser;
+    await page.goto(`${http.url}/triggers`);
+    await page.getByText("No native triggers").waitFor();
+    const section = page.getByRole("region", { name: "Pipeline schedules and webhooks" });
+    const nightly = section.locator('tr[data-step-trigger="schedule:f/hooks/nightly"]');
+    await nightly.waitFor();
+    expect(await nightly.locator("td").allInnerTexts()).toEqual([
+      "f/hooks/nightly schedule",
+      "0 3 * * * UTC",
+      "f/hooks/pipeline.json",
+      "f/hooks",
+    ]);
+    const receive = section.locator('tr[data-step-trigger="webhook:f/hooks/receive"]');
+    expect(await receive.locator("td").nth(1).innerText()).toBe("POST /api/pipelines/webhook/f/hooks/receive");
+    await receive.getByRole("link", { name: "f/hooks" }).click();
+    await page.waitForURL(/\/pipelines\/f\/hooks$/);
     expect(browser.errors).toEqual([]);
   });
 

@@ -307,6 +307,32 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("start-run form: prefilled with the workflow's required parameters, and says what it expects", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      await page.goto(`${url}/workflows/${encodeURIComponent("f/wac/complete")}`);
+      const form = page.getByRole("region", { name: "Start a run" });
+      expect(JSON.parse(await form.getByLabel("Payload").inputValue())).toEqual({ baseUrl: null, pageCount: null });
+      expect(await form.getByTestId("expected-fields").innerText()).toBe(
+        "Expected fields: baseUrl (required), pageCount (required).",
+      );
+      // A defineWorkflow<{ orderId: string }>: the fields its source declares.
+      await page.goto(`${url}/workflows/order-approval`);
+      await form.getByText("Expected fields: orderId (required).").waitFor();
+      expect(JSON.parse(await form.getByLabel("Payload").inputValue())).toEqual({ orderId: null });
+      // The handler's parameter type: an optional field only, so {}.
+      await page.goto(`${url}/workflows/slow`);
+      await form.getByText("Expected fields: ms.").waitFor();
+      expect(await form.getByLabel("Payload").inputValue()).toBe("{}");
+      // No payload type at all: {} and a note saying Sluice cannot name the fields.
+      await page.goto(`${url}/workflows/boom`);
+      expect(await form.getByLabel("Payload").inputValue()).toBe("{}");
+      expect(await form.getByTestId("expected-fields").innerText()).toMatch(
+        /^Sluice cannot name this workflow's payload fields/,
+      );
+      expect(browser.errors).toEqual([]);
+    });
+
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
       await page.bringToFront();

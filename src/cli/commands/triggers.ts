@@ -1,17 +1,23 @@
 /**
  * `sluice triggers [--json]`: the project's native trigger rows (`pipeline.json`,
- * `sluice.json`) with their state; `sluice triggers pause|resume <id>`.
+ * `sluice.json`) with their state, then its pipeline steps' schedule and webhook rows
+ * (`pipeline.json`); `sluice triggers pause|resume <id>`.
  */
 import type { Command } from "commander";
 import { json, type CommandContext } from "../command.js";
 import { table } from "../format.js";
 import { DB_OPTION, DIR_OPTION, type ProjectContext, withEngine, withReadEngine } from "../project.js";
 import type { TriggerSpec } from "../../triggers/spec.js";
+import type { PipelineFolder } from "../../pipeline/runtime/catalog.js";
 
-async function specsOf(project: ProjectContext): Promise<TriggerSpec[]> {
+async function foldersOf(project: ProjectContext): Promise<readonly PipelineFolder[]> {
   const { PipelineCatalog } = await import("../../pipeline/runtime/catalog.js");
+  return PipelineCatalog.scan(project.root).folders();
+}
+
+async function specsOf(project: ProjectContext, folders?: readonly PipelineFolder[]): Promise<TriggerSpec[]> {
   const { projectTriggers } = await import("../../triggers/runtime/load.js");
-  return projectTriggers(PipelineCatalog.scan(project.root).folders(), project.config.triggers);
+  return projectTriggers(folders ?? (await foldersOf(project)), project.config.triggers);
 }
 
 function ago(at: string | null, now: number): string {
@@ -31,29 +37,36 @@ export function registerTriggers(program: Command, cx: CommandContext): void {
     .action(async (opts) => {
       await withReadEngine(cx.io, opts, async (engine, project) => {
         const { listTriggers } = await import("../../triggers/runtime/list.js");
-        const rows = await listTriggers(engine.store, await specsOf(project));
+        const { stepTriggers } = await import("../../pipeline/runtime/step-triggers.js");
+        const folders = await foldersOf(project);
+        const rows = await listTriggers(engine.store, await specsOf(project, folders));
+        // --json stays the array of native triggers that scripts read; the steps' rows are in the text and the API.
         if (opts.json) return json(cx, rows);
-        if (rows.length === 0) {
-          cx.io.stdout(
-            'no triggers: add rows to a pipeline folder\'s pipeline.json or to sluice.json "triggers" (docs/TRIGGERS.md)\n',
-          );
-          return;
-        }
+        const steps = stepTriggers(folders);
         const now = Date.now();
         cx.io.stdout(
-          `${table(
-            ["ID", "KIND", "TARGET", "STATUS", "MESSAGES", "LAST MESSAGE", "LAST ERROR"],
-            rows.map((r) => [
-              r.id,
-              r.kind,
-              r.target.name,
-              r.status,
-              String(r.messages),
-              ago(r.lastMessageAt, now),
-              r.lastError ? `${ago(r.lastErrorAt, now)}: ${r.lastError.slice(0, 80)}` : "-",
-            ]),
-          )}\n`,
+          rows.length === 0
+            ? 'no native triggers (MQTT, NATS, …): add rows to a pipeline folder\'s pipeline.json or to sluice.json "triggers" (docs/TRIGGERS.md)\n'
+            : `${table(
+                ["ID", "KIND", "TARGET", "STATUS", "MESSAGES", "LAST MESSAGE", "LAST ERROR"],
+                rows.map((r) => [
+                  r.id,
+                  r.kind,
+                  r.target.name,
+                  r.status,
+                  String(r.messages),
+                  ago(r.lastMessageAt, now),
+                  r.lastError ? `${ago(r.lastErrorAt, now)}: ${r.lastError.slice(0, 80)}` : "-",
+                ]),
+              )}\n`,
         );
+        if (steps.length > 0)
+          cx.io.stdout(
+            `\npipeline steps' schedules and webhooks (a schedule pauses with sluice schedules):\n${table(
+              ["STEP", "KIND", "DETAIL", "DECLARED IN"],
+              steps.map((t) => [t.script, t.kind, t.detail, t.configuredIn]),
+            )}\n`,
+          );
       });
     });
   for (const action of ["pause", "resume"] as const)

@@ -106,9 +106,13 @@ const PATHS: Record<string, Json> = {
     get: op("read", "The caller's identity and scope", { responses: { ...ok("identity", ref("Me")), ...err("401") } }),
   },
   "/api/triggers": {
-    get: op("read", "The project's native triggers (MQTT, NATS, …) with their state, last message and last error", {
-      responses: { ...ok("the triggers", { type: "object" }), ...err("401", "403") },
-    }),
+    get: op(
+      "read",
+      "The project's native triggers (MQTT, NATS, …) with their state, last message and last error; its pipeline steps' schedule and webhook rows (pipelineTriggers)",
+      {
+        responses: { ...ok("the triggers", { type: "object" }), ...err("401", "403") },
+      },
+    ),
   },
   "/api/triggers/{id}/pause": {
     post: op("operate", "Pauses a trigger: its consumer stops within a tick, messages wait at their source", {

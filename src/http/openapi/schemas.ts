@@ -200,6 +200,12 @@ export const SCHEMAS: Record<string, Schema> = {
     maxAttempts: int(),
     source: nullable(str("source file, relative to the project")),
     schedule: nullable(obj({ cron: str(), timezone: str() })),
+    params: nullable(
+      obj({
+        names: { type: "array", items: str(), description: "parameters a payload object names (main(...))" },
+        required: { type: "array", items: str(), description: "those without a default" },
+      }),
+    ),
   }),
   WorkflowSummary: { allOf: [ref("Workflow"), obj({ lastRun: nullable(ref("Run")) })] },
   WorkflowStats: obj({
@@ -222,6 +228,12 @@ export const SCHEMAS: Record<string, Schema> = {
     file: str(),
     source: str(),
     diagram: { type: "object", description: "nodes and edges of the workflow DAG (src/diagram/README.md)" },
+    payloadFields: nullable(
+      obj({
+        names: { type: "array", items: str(), description: "a defineWorkflow's payload fields, from its source" },
+        required: { type: "array", items: str(), description: "those not marked optional" },
+      }),
+    ),
   }),
   ReleaseSummary: obj({
     id: int("release number"),

@@ -2,13 +2,15 @@
  * Native trigger routes (`sluice dev`, `sluice server`):
  *
  * - `GET /api/triggers`: every trigger row of the project with its state (status, consuming
- *   server, messages, last message, last run, last error) (read)
+ *   server, messages, last message, last run, last error), and apart, `pipelineTriggers`: the
+ *   schedule and webhook rows of its pipelines' `pipeline.json` (read)
  * - `POST /api/triggers/<id>/pause`, `POST /api/triggers/<id>/resume`: the consumer stops
  *   or starts again within a tick; messages wait at their source meanwhile (operate)
  */
 import type { Hono } from "hono";
 import { TriggerError } from "../../triggers/errors.js";
 import { listTriggers, setTriggerPaused } from "../../triggers/runtime/list.js";
+import { stepTriggers } from "../../pipeline/runtime/step-triggers.js";
 import { engineEnqueue } from "../../triggers/runtime/targets.js";
 import { acceptUpload } from "../../triggers/runtime/upload.js";
 import { acceptWebhook } from "../../triggers/runtime/webhook.js";
@@ -36,7 +38,10 @@ function rowOf(deps: AppDeps, id: string, kind: RowKind): TriggerSpec {
 /** Registers the trigger routes. */
 export function triggerRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/triggers", requireScope("read"), async (c) =>
-    c.json({ triggers: await listTriggers(deps.engine.store, specsOf(deps)) }),
+    c.json({
+      triggers: await listTriggers(deps.engine.store, specsOf(deps)),
+      pipelineTriggers: deps.pipelines ? stepTriggers(deps.pipelines.catalog().folders()) : [],
+    }),
   );
   app.post("/api/triggers/:id{.+}/upload", requireScope("operate"), async (c) => {
     const spec = rowOf(deps, c.req.param("id"), "data_upload");

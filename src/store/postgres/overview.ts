@@ -7,19 +7,19 @@ import type { OverviewEvent, OverviewRequest, StoreOverview } from "../types.js"
 import type { Queryable } from "./db.js";
 
 /** Runs that finished in the window, plus the unfinished ones. Takes `$1` (from). */
-const WINDOW_RUNS = `SELECT created_at, started_at, finished_at, status FROM runs WHERE finished_at >= $1::bigint
+const WINDOW_RUNS = `SELECT created_at, started_at, finished_at, status, parent_id IS NULL AS top FROM runs WHERE finished_at >= $1::bigint
   UNION ALL
-  SELECT created_at, started_at, finished_at, status FROM runs
+  SELECT created_at, started_at, finished_at, status, parent_id IS NULL AS top FROM runs
     WHERE status IN ('pending', 'running', 'waiting') AND finished_at IS NULL`;
 
 const ACTIVITY = `WITH w AS (${WINDOW_RUNS})
-  SELECT 'enqueued' AS event, (created_at - $1::bigint) / $2::bigint AS bucket, count(*) AS count FROM w
-    WHERE created_at >= $1::bigint GROUP BY 2
+  SELECT 'enqueued' AS event, (created_at - $1::bigint) / $2::bigint AS bucket, top, count(*) AS count FROM w
+    WHERE created_at >= $1::bigint GROUP BY 2, 3
   UNION ALL
-  SELECT 'started', (started_at - $1::bigint) / $2::bigint, count(*) FROM w WHERE started_at >= $1::bigint GROUP BY 2
+  SELECT 'started', (started_at - $1::bigint) / $2::bigint, top, count(*) FROM w WHERE started_at >= $1::bigint GROUP BY 2, 3
   UNION ALL
-  SELECT CASE WHEN started_at IS NULL THEN 'left-unstarted' ELSE status END, (finished_at - $1::bigint) / $2::bigint, count(*)
-    FROM w WHERE finished_at >= $1::bigint GROUP BY 1, 2`;
+  SELECT CASE WHEN started_at IS NULL THEN 'left-unstarted' ELSE status END, (finished_at - $1::bigint) / $2::bigint, top, count(*)
+    FROM w WHERE finished_at >= $1::bigint GROUP BY 1, 2, 3`;
 
 const QUEUED_AT_FROM = `WITH w AS (${WINDOW_RUNS})
   SELECT count(*) AS n FROM w WHERE created_at < $1::bigint AND (started_at IS NULL OR started_at >= $1::bigint)`;
@@ -37,7 +37,10 @@ const APPROVALS = `SELECT r.id, r.workflow, s.key, s.started_at, r.options FROM 
 export async function readOverview(db: Queryable, req: OverviewRequest): Promise<StoreOverview> {
   const from = Math.floor(req.from);
   const bucket = Math.max(1, Math.floor(req.bucketMs));
-  const activity = await db.query<{ event: OverviewEvent; bucket: string; count: string }>(ACTIVITY, [from, bucket]);
+  const activity = await db.query<{ event: OverviewEvent; bucket: string; top: boolean; count: string }>(ACTIVITY, [
+    from,
+    bucket,
+  ]);
   const queued = await db.query<{ n: string }>(QUEUED_AT_FROM, [from]);
   const slowest = await db.query<{ workflow: string; runs: string; mean_ms: string; max_ms: string }>(SLOWEST, [
     from,
@@ -51,7 +54,12 @@ export async function readOverview(db: Queryable, req: OverviewRequest): Promise
     options: string | null;
   }>(APPROVALS, [req.approvals]);
   return {
-    activity: activity.rows.map((r) => ({ event: r.event, bucket: Number(r.bucket), count: Number(r.count) })),
+    activity: activity.rows.map((r) => ({
+      event: r.event,
+      bucket: Number(r.bucket),
+      topLevel: r.top,
+      count: Number(r.count),
+    })),
     queuedAtFrom: Number(queued.rows[0]?.n ?? 0),
     slowest: slowest.rows.map((r) => ({
       workflow: r.workflow,

@@ -38,6 +38,8 @@ export interface PausableTableProps<T> {
   readonly paused: (row: T) => boolean;
   /** The API path that pauses or resumes the row, without the action (`/api/triggers/<id>`). */
   readonly actionPath: (row: T) => string;
+  /** Shown below the table (a related list that cannot be paused here). */
+  readonly children?: ReactNode;
 }
 
 /** See the module comment. */
@@ -107,6 +109,7 @@ export function PausableTable<T>(props: PausableTableProps<T>) {
           </table>
         )}
       </section>
+      {props.children}
     </div>
   );
 }

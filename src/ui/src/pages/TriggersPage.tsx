@@ -1,8 +1,12 @@
-/** Native triggers (MQTT, NATS, …): where each reads from, what it runs, its state, last message and error; pause and resume. */
+/**
+ * Native triggers (MQTT, NATS, …): where each reads from, what it runs, its state, last message and error; pause and
+ * resume. Below, the pipelines' schedule and webhook rows (`StepTriggers`).
+ */
 import { Link } from "wouter";
 import type { ApiTrigger } from "../../../http/api-types";
 import { seg } from "../api/client";
 import { type Column, PausableTable } from "../components/PausableTable";
+import { StepTriggers } from "../components/StepTriggers";
 import { useTitle } from "../hooks";
 import { relative, timestamp } from "../lib/format";
 
@@ -66,12 +70,14 @@ export function TriggersPage() {
       path="/api/triggers"
       field="triggers"
       pollMs={5_000}
-      empty={`No triggers. Add rows to sluice.json "triggers" or to a pipeline's pipeline.json.`}
+      empty={`No native triggers (MQTT, NATS, Kafka, uploads, sluice.json webhooks…). Add rows to sluice.json "triggers" or to a pipeline's pipeline.json.`}
       columns={COLUMNS}
       rowKey={(t) => t.id}
       rowAttr="trigger"
       paused={(t) => t.paused}
       actionPath={(t) => `/api/triggers/${seg(t.id)}`}
-    />
+    >
+      <StepTriggers />
+    </PausableTable>
   );
 }

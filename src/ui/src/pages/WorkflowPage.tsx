@@ -1,7 +1,7 @@
 /** One workflow: success rate and p50/p95 duration, a form to start a run, its diagram, recent runs. */
 import { lazy, Suspense, useState } from "react";
 import { Link, useLocation } from "wouter";
-import type { ApiDiagram, ApiWorkflowDetail } from "../../../http/api-types";
+import type { ApiDiagram, ApiWorkflow, ApiWorkflowDetail } from "../../../http/api-types";
 import { api, ApiError, seg } from "../api/client";
 import { useLiveRefresh } from "../api/live";
 import { useApi } from "../api/use-api";
@@ -10,6 +10,7 @@ import { LoadError } from "../components/ErrorBlock";
 import { RunsTable } from "../components/RunsTable";
 import { usePathParam, useNow, useTitle } from "../hooks";
 import { duration } from "../lib/format";
+import { expectedFields, payloadSkeleton } from "../lib/payload-skeleton";
 
 const Diagram = lazy(() => import("../components/Diagram"));
 
@@ -23,9 +24,10 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
   );
 }
 
-function StartRun({ workflow }: { workflow: string }) {
+function StartRun({ workflow, params }: { workflow: string; params: ApiWorkflow["params"] }) {
   const [, navigate] = useLocation();
-  const [text, setText] = useState("{}");
+  const [text, setText] = useState(() => payloadSkeleton(params));
+  const fields = expectedFields(params);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const start = async () => {
@@ -58,6 +60,11 @@ function StartRun({ workflow }: { workflow: string }) {
         onChange={(e) => setText(e.target.value)}
         aria-label="Payload"
       />
+      <p className="muted small" data-testid="expected-fields">
+        {fields === null
+          ? "Sluice cannot name this workflow's payload fields (its payload type is not an object type declared in its file): see its source."
+          : `Expected fields: ${fields}.`}
+      </p>
       {error ? (
         <div className="notice notice-error" role="alert">
           {error}
@@ -94,6 +101,8 @@ export function WorkflowPage() {
       </div>
     );
   const { workflow, stats, recentRuns } = detail.data;
+  // Named parameters of a main(...), else the payload fields a defineWorkflow's source declares.
+  const fields = workflow.params ?? diagram.data?.payloadFields ?? null;
   const rate = stats.successRate === null ? "—" : `${Math.round(stats.successRate * 1000) / 10}%`;
   return (
     <div className="page">
@@ -140,7 +149,14 @@ export function WorkflowPage() {
       ) : diagram.error && diagram.error.status !== 404 ? (
         <LoadError error={diagram.error} />
       ) : null}
-      {session.me.scope !== "read" ? <StartRun workflow={workflow.name} /> : null}
+      {session.me.scope !== "read" ? (
+        <StartRun
+          // Remounted once the source's payload fields arrive, so the form starts from them.
+          key={`${workflow.name}:${fields ? "fields" : ""}`}
+          workflow={workflow.name}
+          params={fields}
+        />
+      ) : null}
       <section className="card flush" aria-label="Recent runs">
         <div className="card-head pad-head">
           <h2>Recent runs</h2>
