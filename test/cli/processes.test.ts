@@ -171,6 +171,12 @@ describe("the CLI as processes, against one sluice dev", { timeout: 120_000 }, (
     const table = await sluice("runs", "--workflow", "waiter");
     expect(table.out).toMatch(/ID\s+WORKFLOW\s+STATUS/);
     expect(table.out).toMatch(/w1\s+waiter\s+\S+ waiting/);
+    expect(table.err).toBe("");
+    // A list cut at --limit says so (on stderr), with how to see more.
+    const cut = await sluice("runs", "--workflow", "waiter", "--limit", "1");
+    expect(cut.code).toBe(0);
+    expect(cut.out.trim().split("\n")).toHaveLength(2);
+    expect(cut.err).toBe("(the newest 1 shown: more with --limit 20, or narrow with --status / --workflow)\n");
     const sig = await sluice("signal", "go:1", '{"ok": true}');
     expect(sig).toEqual({ code: 0, out: 'woke 1 run waiting on "go:1"\n', err: "" });
     // Nobody waits on go:9 and no --buffer: the signal is dropped, and the answer says how to keep it.

@@ -21,9 +21,17 @@ export function registerRuns(program: Command, cx: CommandContext): void {
       const status = opts.status ? parseStatuses(opts.status) : undefined;
       const limit = parseCount(opts.limit, "--limit");
       await withReadEngine(cx.io, opts, async (engine) => {
-        const runs = await engine.store.listRuns({ status, workflow: opts.workflow, limit });
+        // One more than asked says whether the list was cut (said on stderr: the table stays pipeable).
+        const found = await engine.store.listRuns({ status, workflow: opts.workflow, limit: limit + 1 });
+        const runs = found.slice(0, limit);
         if (opts.json) json(cx, runs.map(runJson));
-        else cx.io.stdout(`${runsTable(runs)}\n`);
+        else {
+          cx.io.stdout(`${runsTable(runs)}\n`);
+          if (found.length > limit)
+            cx.io.stderr(
+              `(the newest ${limit} shown: more with --limit ${Math.max(limit * 5, 20)}, or narrow with --status / --workflow)\n`,
+            );
+        }
       });
     });
 }
