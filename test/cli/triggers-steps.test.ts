@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { bufferIO } from "../../src/cli/io.js";
 import { run } from "../../src/cli/run.js";
 import { makeProject } from "../helpers/project.js";
+import { finished, spawnSluice } from "../helpers/processes.js";
 
 it("lists a pipeline step's schedule and webhook with the file that declares them", async () => {
   const root = makeProject({
@@ -31,4 +32,13 @@ it("lists a pipeline step's schedule and webhook with the file that declares the
     "POST /api/pipelines/webhook/f/hooks/receive",
     "f/hooks/pipeline.json",
   ]);
+});
+
+it("sluice triggers pause|resume --help show the --dir, --db and --json they take from triggers", async () => {
+  const root = makeProject({});
+  for (const action of ["pause", "resume"]) {
+    const help = await finished(spawnSluice(["triggers", action, "--help"], root));
+    expect(help.code, help.err).toBe(0);
+    for (const flag of ["--dir <dir>", "--db <url-or-file>", "--json"]) expect(help.out).toContain(flag);
+  }
 });

@@ -78,7 +78,8 @@ export function registerTriggers(program: Command, cx: CommandContext): void {
           : "consume a paused trigger again",
       )
       .argument("<id>", "trigger id, as sluice triggers lists it")
-      // --dir, --db and --json are the parent's options (`sluice triggers pause <id> --json`).
+      // --dir, --db and --json are the parent's options (`sluice triggers pause <id> --json`): shown in its help too.
+      .configureHelp({ showGlobalOptions: true })
       .action(async (id: string, _local, sub: Command) => {
         const opts = sub.optsWithGlobals<{ dir?: string; db?: string; json?: boolean }>();
         await withEngine(cx.io, opts, async (engine, project) => {
