@@ -48,6 +48,10 @@ describe("sluice pull and sluice releases", () => {
     expect(asJson.current).toBe(2);
     expect(asJson.releases.map((r: { id: number }) => r.id)).toEqual([2, 1]);
     expect(asJson.releases[0].createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // From another folder, --dir names the project (as on the other commands).
+    const elsewhere = await sluice(tempDir("sluice-elsewhere-"), "releases", "--dir", deployer, "--db", db, "--json");
+    expect(elsewhere.code, elsewhere.err).toBe(0);
+    expect(JSON.parse(elsewhere.out).current).toBe(2);
     const noReleases = await sluice(deployer, "releases", "--db", empty);
     expect(noReleases.out).toMatch(/^no releases in .*: publish one with sluice deploy/);
 

@@ -6,7 +6,7 @@ import { openStore, storeReady } from "../../store/open.js";
 import { type CommandContext, json } from "../command.js";
 import { table, timeLabel } from "../format.js";
 import { parseCount } from "../options.js";
-import { DB_OPTION, resolveProject } from "../project.js";
+import { DB_OPTION, DIR_OPTION, resolveProject } from "../project.js";
 
 /** What a release changed, in one cell: `+1 ~2 -0 file(s), ~1 workflow(s)`. */
 function changed(r: ReleaseSummary): string {
@@ -23,12 +23,13 @@ export function registerReleases(program: Command, cx: CommandContext): void {
   program
     .command("releases")
     .description("list the releases published with sluice deploy, newest first (the current one marked)")
+    .option(...DIR_OPTION)
     .option(...DB_OPTION)
     .option("--limit <n>", "at most this many", "50")
     .option("--json", "print JSON (the shape of GET /api/releases)")
-    .action(async (opts: { db?: string; limit: string; json?: boolean }) => {
+    .action(async (opts: { dir?: string; db?: string; limit: string; json?: boolean }) => {
       const limit = Math.max(1, parseCount(opts.limit, "--limit"));
-      const project = resolveProject(cx.io, undefined, opts.db);
+      const project = resolveProject(cx.io, opts.dir, opts.db);
       const store = openStore(project.dbPath, { readOnlyFallback: true });
       try {
         await storeReady(store);
