@@ -118,7 +118,7 @@ describe("sluice.json schedule rows", () => {
     expect(schedules(root)).toEqual([{ workflow: "f/ops/report", cron: "0 6 * * *", owner: "process" }]);
     // (the running server's rows: `sluice triggers` reads the file.)
     const url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
-    expect(await (await fetch(`${url}/api/triggers`)).json()).toEqual({ triggers: [] });
+    expect(await (await fetch(`${url}/api/triggers`)).json()).toEqual({ triggers: [], pipelineTriggers: [] });
     expect((await fetch(`${url}/api/triggers/hook/webhook`, { method: "POST", body: "{}" })).status).toBe(404);
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);

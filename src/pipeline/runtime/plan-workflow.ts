@@ -9,6 +9,7 @@ import type { Store } from "../../store/types.js";
 import type { WorkflowContext } from "../../sdk/context.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { TaskError } from "../../sdk/windmill/task-error.js";
+import { cancelReason } from "../../store/run-errors.js";
 import { type AnyWorkflow, defineWorkflow } from "../../sdk/workflow.js";
 import { markTerminal } from "../../worker/control.js";
 import { resolvePartition } from "../partition-resolve.js";
@@ -171,20 +172,24 @@ export function planWorkflow(host: PlanHost): AnyWorkflow {
           // concurrency slot is cancelled at once) ends the plan cancelled: nothing to fix, resume runs it.
           // A step that failed on its own still fails the plan, cancel or not.
           const child = err instanceof TaskError ? err.child_job_id : null;
+          // The step's own cancel reason (e.g. "cancelled by Ctrl-C (answered cancel)") when it was so stopped, else null.
           const stopped = await ctx.run(
             `plan:stopped:${i}`,
-            async () =>
-              child !== null &&
-              (await host.store.getRun(child))?.status === "cancelled" &&
-              ((backfill !== undefined && (await cancelRequested(host.store, backfill))) ||
-                (await cancelRequested(host.store, exec.run.id))),
+            async () => {
+              const run = child !== null ? await host.store.getRun(child) : null;
+              if (run?.status !== "cancelled") return null;
+              const requested =
+                (backfill !== undefined && (await cancelRequested(host.store, backfill))) ||
+                (await cancelRequested(host.store, exec.run.id));
+              return requested ? (cancelReason(run.error) ?? "") : null;
+            },
             { retry: false },
           );
-          if (stopped)
+          if (typeof stopped === "string")
             ctx.bail(
-              backfill !== undefined
+              (backfill !== undefined
                 ? `backfill ${backfill} was cancelled during step ${step}`
-                : `plan was cancelled during step ${step}`,
+                : `plan was cancelled during step ${step}`) + (stopped ? `: ${stopped}` : ""),
             );
           throw markTerminal(
             new PipelinePlanError(
