@@ -16,13 +16,7 @@ import { join } from "node:path";
 import { toMillis } from "../core/duration.js";
 import { retentionMillis } from "../core/retention.js";
 import { deserializeError, encodeValue } from "../core/serde.js";
-import {
-  EngineStoppedError,
-  InvalidInputError,
-  RunIdConflictError,
-  RunNotFoundError,
-  UnknownWorkflowError,
-} from "../sdk/errors.js";
+import { EngineStoppedError, InvalidInputError, RunIdConflictError, RunNotFoundError } from "../sdk/errors.js";
 import type { AssetSdkHost } from "../sdk/windmill/asset-host.js";
 import type { Duration } from "../core/duration.js";
 import { durationOption } from "../core/duration-option.js";
@@ -45,6 +39,7 @@ import { localServerFor, scopeToServer } from "../store/local-scope.js";
 import { buildEnqueueRequest, perRunOptions, type WorkflowDefaults } from "./enqueue-request.js";
 import { EngineEvents } from "./events.js";
 import { Registry } from "./registry.js";
+import { WorkflowLookup } from "./workflow-lookup.js";
 import { type ApprovalDecision, type ApprovalDecisionResult, decideApproval } from "./approvals.js";
 import { makeRunHandle } from "./run-handle.js";
 import { RunWaiters } from "./run-waiters.js";
@@ -65,6 +60,8 @@ export class Engine implements SluiceRuntime {
   readonly store: Store;
   /** @internal The workflows this process can run, by name (the CLI, loader and HTTP layer use it). */
   readonly registry = new Registry();
+  /** Run defaults and enqueue refusals by workflow name (`workflow-lookup.ts`). */
+  private readonly lookup: WorkflowLookup;
   /** @internal Wake-ups between the engine's parts ("work", run finished). */
   readonly events = new EngineEvents();
   /** @internal Batches store writes into group commits. */
@@ -106,6 +103,7 @@ export class Engine implements SluiceRuntime {
     ]);
     this.baseUrl = this.configuredUrl ?? DEFAULT_PUBLIC_URL;
     this.store = options.store ?? openStore(options.database ?? join(process.cwd(), ".sluice", "sluice.db"));
+    this.lookup = new WorkflowLookup(this.registry, this.store);
     this.committer = new GroupCommitter(this.store, undefined, this.metrics);
     this.localServer = localServerFor(this.store, options.server);
     this.waiters = new RunWaiters(this.store, this.events, undefined, (id) => this.worker?.holds(id) ?? false);
@@ -136,7 +134,7 @@ export class Engine implements SluiceRuntime {
             random,
             echo: options.echo ?? null,
             resumeLinks: { baseUrl: () => this.publicUrl(), secret: () => this.resumeSecret() },
-            runnable: (name) => this.enqueueRefusal(name),
+            runnable: (name) => this.lookup.refusal(name),
           },
           workerOpts,
         )
@@ -356,11 +354,9 @@ export class Engine implements SluiceRuntime {
     options: EnqueueManyOptions = {},
   ): Promise<RunHandle<R>[]> {
     const perRun = perRunOptions(payloads.length, options);
-    const name = typeof workflow === "string" ? workflow : workflow.name;
-    const refused = this.registry.refusal(name);
-    if (refused) throw refused;
     // A workflow registered here (the usual case) is known without an `await`.
-    const defaults = this.registry.get(name)?.def ?? (await this.defaultsFor(workflow));
+    const found = this.lookup.defaults(workflow);
+    const defaults = found instanceof Promise ? await found : found;
     if (this.options.admit) await this.options.admit(defaults.queue, this.store);
     const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
     // The runs continue the trace active here: their attempts and children hang under this span.
@@ -562,44 +558,5 @@ export class Engine implements SluiceRuntime {
   waitForRuns(ids: readonly string[], timeout?: Duration): Promise<RunRecord[]> {
     const ms = durationOption(timeout, undefined);
     return Promise.all(ids.map((id) => this.waiters.wait(id, ms)));
-  }
-
-  /**
-   * Why a run of `name` could not be enqueued now (a `taskScript`/`taskFlow` child's target is
-   * checked as an enqueue is): null when this process registers it or a process published it
-   * (and did not remove it), else the `UnknownWorkflowError` {@link enqueueRun} would throw (or
-   * the error this process refuses the name with, `Registry.refuse`). A
-   * failed store read answers null. Asked while this process loads modules, it answers once they
-   * are loaded.
-   */
-  private enqueueRefusal(name: string): Error | null | Promise<Error | null> {
-    const refused = this.registry.refusal(name);
-    if (refused) return refused;
-    if (this.registry.get(name)) return null;
-    return (async () => {
-      // A module this process is loading (starting, or a file changed) may be the one: wait for it.
-      await this.registry.loaded();
-      if (this.registry.get(name)) return null;
-      return this.defaultsFor(name).then(
-        () => null,
-        (err: unknown) => (err instanceof UnknownWorkflowError ? err : null),
-      );
-    })();
-  }
-
-  /**
-   * The settings a new run of `workflow` starts from: this engine's registered
-   * definition, else the one a worker published, else (given a definition, as
-   * `.enqueue()` does in a producer process that registers nothing) the definition's own.
-   */
-  private async defaultsFor(workflow: string | AnyWorkflow): Promise<WorkflowDefaults> {
-    const name = typeof workflow === "string" ? workflow : workflow.name;
-    const local = this.registry.get(name)?.def;
-    if (local) return local;
-    const published = await this.store.getWorkflow(name);
-    if (published && !published.removedAt) return published;
-    if (typeof workflow !== "string") return workflow;
-    const known = new Set([...this.registry.names(), ...(await this.store.listWorkflows()).map((w) => w.name)]);
-    throw new UnknownWorkflowError(workflow, [...known].sort(), published ? { source: published.source } : undefined);
   }
 }

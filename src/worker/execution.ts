@@ -13,16 +13,9 @@
 import { backoffDelay } from "../core/backoff.js";
 import { KeyAllocator } from "../core/keys.js";
 import { decodeValue, encodeValue, serializeError } from "../core/serde.js";
-import { runTimeoutMs } from "../core/task-options.js";
 import type { GroupCommitter } from "../engine/committer.js";
 import type { EngineMetrics } from "../engine/metrics.js";
-import {
-  InvalidInputError,
-  LeaseLostError,
-  NonDeterminismError,
-  SluiceError,
-  WorkflowSuspendedError,
-} from "../sdk/errors.js";
+import { InvalidInputError, LeaseLostError, NonDeterminismError, WorkflowSuspendedError } from "../sdk/errors.js";
 import type {
   ApprovalOptions,
   ApprovalResult,
@@ -57,6 +50,7 @@ import { crashAt } from "./crash-points.js";
 import { InlineWork } from "./inline-work.js";
 import { ClaimWrites } from "./claim-writes.js";
 import { AheadSaves } from "./ahead-saves.js";
+import { TaskDeadline } from "./task-deadline.js";
 import type { Span } from "@opentelemetry/api";
 
 /** Settings and collaborators shared by every execution of one worker. */
@@ -124,16 +118,6 @@ const NO_STEPS: ReadonlyMap<string, StepRecord> = new Map();
 
 const NEVER = new Promise<never>(() => {});
 
-/** A task exceeded its `timeout` option. */
-export class TaskTimeoutError extends SluiceError {
-  constructor(ms: number) {
-    super(
-      "TASK_TIMEOUT",
-      `the task ran longer than its timeout of ${ms / 1000} s and was stopped: raise the timeout or make the task faster`,
-    );
-  }
-}
-
 /** One claim of one run. */
 export class Execution implements LogTarget, WacHost {
   readonly run: RunRecord;
@@ -160,6 +144,8 @@ export class Execution implements LogTarget, WacHost {
   /** The run as its terminal write left it (set when the claim completed with a final outcome). */
   finishedRun: RunRecord | undefined;
   private readonly claimedAt: number;
+  /** The task's `timeout` (null: none). */
+  private readonly deadline: TaskDeadline | null;
   private resolveDone!: (r: ExecutionResult) => void;
   /** Resolves when the claim has ended. */
   readonly done: Promise<ExecutionResult>;
@@ -182,6 +168,7 @@ export class Execution implements LogTarget, WacHost {
     this.run = claim.run;
     this.lease = { runId: claim.run.id, token: claim.token };
     this.claimedAt = claim.claimedAt;
+    this.deadline = TaskDeadline.of(claim.run, claim.claimedAt);
     this.journal = claim.steps.length === 0 ? NO_STEPS : new Map(claim.steps.map((s) => [s.key, s]));
     this.done = new Promise((r) => (this.resolveDone = r));
     this.ahead = new AheadSaves({
@@ -195,10 +182,9 @@ export class Execution implements LogTarget, WacHost {
 
   /** Starts the handler; returns {@link done}. */
   start(): Promise<ExecutionResult> {
-    const overdueMs = this.overdueTimeoutMs();
-    if (overdueMs !== null) {
+    if (this.deadline?.passed(this.now())) {
       // Taken over past its timeout (e.g. from a worker its code blocked until the lease ran out): not run again.
-      void this.finishWith(this.timedOut(overdueMs));
+      void this.finishWith(this.timedOut(this.deadline));
       return this.done;
     }
     this.armTimeout();
@@ -567,40 +553,24 @@ export class Execution implements LogTarget, WacHost {
     }
   }
 
-  /** Tasks with a `timeout` option fail once it passes, measured from their first start. */
+  /** Tasks with a `timeout` option fail once it passes (`task-deadline.ts`). */
   private armTimeout(): void {
-    const timeoutMs = runTimeoutMs(this.run.options);
-    if (timeoutMs === null) return;
-    const left = (this.run.startedAt ?? this.claimedAt) + timeoutMs - this.now();
-    this.timeoutTimer = setTimeout(
-      () => {
-        if (!this.lifecycle.can("finish")) return;
-        void this.finishWith(this.timedOut(timeoutMs));
-      },
-      Math.max(0, left),
-    );
-    this.timeoutTimer.unref();
+    const deadline = this.deadline;
+    if (deadline === null) return;
+    this.timeoutTimer = deadline.arm(this.now(), () => {
+      if (this.lifecycle.can("finish")) void this.finishWith(this.timedOut(deadline));
+    });
   }
 
   /** The outcome of a task past its `timeout` (logged on the run). */
-  private timedOut(timeoutMs: number): RunOutcome {
-    this.log("error", `timed out after ${timeoutMs / 1000} s`, null);
-    return { status: "failed", error: serializeError(new TaskTimeoutError(timeoutMs)) };
-  }
-
-  /**
-   * The task's `timeout` if it has passed. Code that blocks the event loop (a busy loop, a
-   * synchronous call) keeps the timer from firing: when it settles late, the run still fails.
-   */
-  private overdueTimeoutMs(): number | null {
-    const timeoutMs = runTimeoutMs(this.run.options);
-    if (timeoutMs === null) return null;
-    return this.now() >= (this.run.startedAt ?? this.claimedAt) + timeoutMs ? timeoutMs : null;
+  private timedOut(deadline: TaskDeadline): RunOutcome {
+    this.log("error", `timed out after ${deadline.timeoutMs / 1000} s`, null);
+    return deadline.outcome();
   }
 
   private outcome(settled: Settled): RunOutcome {
-    const overdueMs = this.overdueTimeoutMs();
-    if (overdueMs !== null) return this.timedOut(overdueMs);
+    // Code that blocked the event loop kept the timer from firing: settled past the timeout, it still fails.
+    if (this.deadline?.passed(this.now())) return this.timedOut(this.deadline);
     if (this.verdict) return this.verdict;
     if (settled.ok) {
       try {
