@@ -41,75 +41,51 @@ interface Directive {
   /** luxon parse token; absent when luxon cannot parse it back. */
   readonly parse?: string;
   readonly fields: readonly FormatField[];
+  /** How it reads in a message (`YYYY` for `%Y`). */
+  readonly shape: string;
 }
 
 /** A directive rendered by one luxon token; `parse` is the luxon parse token, `null` when not parseable. */
-const tok = (token: string, fields: readonly FormatField[], parse: string | null = token): Directive => ({
+const tok = (
+  token: string,
+  fields: readonly FormatField[],
+  shape: string,
+  parse: string | null = token,
+): Directive => ({
   render: (dt) => dt.setLocale("en-US").toFormat(token),
   fields,
+  shape,
   ...(parse === null ? {} : { parse }),
 });
 
 const DIRECTIVES: Readonly<Record<string, Directive>> = {
-  Y: tok("yyyy", ["year"]),
-  y: tok("yy", ["year"]),
-  m: tok("MM", ["month"]),
-  b: tok("LLL", ["month"], "MMM"),
-  h: tok("LLL", ["month"], "MMM"),
-  B: tok("LLLL", ["month"], "MMMM"),
-  d: tok("dd", ["day"]),
-  e: { render: (dt) => String(dt.day).padStart(2, " "), fields: ["day"] },
-  j: tok("ooo", ["dayOfYear"]),
-  H: tok("HH", ["hour"]),
-  I: tok("hh", ["hour12"]),
-  p: tok("a", ["ampm"]),
-  M: tok("mm", ["minute"]),
-  S: tok("ss", ["second"]),
-  G: tok("kkkk", ["isoYear"]),
-  g: tok("kk", ["isoYear"]),
-  V: tok("WW", ["isoWeek"]),
-  u: tok("E", ["weekday"]),
-  w: { render: (dt) => String(dt.weekday % 7), fields: ["weekday"] },
-  a: tok("ccc", ["weekday"], "EEE"),
-  A: tok("cccc", ["weekday"], "EEEE"),
-  F: tok("yyyy-MM-dd", ["year", "month", "day"]),
-  D: tok("MM/dd/yy", ["year", "month", "day"]),
-  T: tok("HH:mm:ss", ["hour", "minute", "second"]),
-  R: tok("HH:mm", ["hour", "minute"]),
-  z: tok("ZZZ", [], null),
-  Z: tok("ZZZZ", [], null),
-};
-
-/** How each directive reads in a message (`%Y-%m-%d` → `YYYY-MM-DD`). */
-const SHAPES: Readonly<Record<string, string>> = {
-  Y: "YYYY",
-  y: "YY",
-  m: "MM",
-  b: "Mon",
-  h: "Mon",
-  B: "Month",
-  d: "DD",
-  e: "DD",
-  j: "DDD",
-  H: "HH",
-  I: "hh",
-  p: "AM",
-  M: "mm",
-  S: "ss",
-  G: "YYYY",
-  g: "YY",
-  V: "ww",
-  u: "D",
-  w: "D",
-  a: "Ddd",
-  A: "Dayname",
-  F: "YYYY-MM-DD",
-  D: "MM/DD/YY",
-  T: "HH:mm:ss",
-  R: "HH:mm",
-  z: "+hhmm",
-  Z: "Zone",
-  "%": "%",
+  Y: tok("yyyy", ["year"], "YYYY"),
+  y: tok("yy", ["year"], "YY"),
+  m: tok("MM", ["month"], "MM"),
+  b: tok("LLL", ["month"], "Mon", "MMM"),
+  h: tok("LLL", ["month"], "Mon", "MMM"),
+  B: tok("LLLL", ["month"], "Month", "MMMM"),
+  d: tok("dd", ["day"], "DD"),
+  e: { render: (dt) => String(dt.day).padStart(2, " "), fields: ["day"], shape: "DD" },
+  j: tok("ooo", ["dayOfYear"], "DDD"),
+  H: tok("HH", ["hour"], "HH"),
+  I: tok("hh", ["hour12"], "hh"),
+  p: tok("a", ["ampm"], "AM"),
+  M: tok("mm", ["minute"], "mm"),
+  S: tok("ss", ["second"], "ss"),
+  G: tok("kkkk", ["isoYear"], "YYYY"),
+  g: tok("kk", ["isoYear"], "YY"),
+  V: tok("WW", ["isoWeek"], "ww"),
+  u: tok("E", ["weekday"], "D"),
+  w: { render: (dt) => String(dt.weekday % 7), fields: ["weekday"], shape: "D" },
+  a: tok("ccc", ["weekday"], "Ddd", "EEE"),
+  A: tok("cccc", ["weekday"], "Dayname", "EEEE"),
+  F: tok("yyyy-MM-dd", ["year", "month", "day"], "YYYY-MM-DD"),
+  D: tok("MM/dd/yy", ["year", "month", "day"], "MM/DD/YY"),
+  T: tok("HH:mm:ss", ["hour", "minute", "second"], "HH:mm:ss"),
+  R: tok("HH:mm", ["hour", "minute"], "HH:mm"),
+  z: tok("ZZZ", [], "+hhmm", null),
+  Z: tok("ZZZZ", [], "Zone", null),
 };
 
 /**
@@ -117,7 +93,7 @@ const SHAPES: Readonly<Record<string, string>> = {
  * `YYYY-Www` for `%G-W%V`.
  */
 export function formatShape(pattern: string): string {
-  return pattern.replace(/%(.)/g, (all, d: string) => SHAPES[d] ?? all);
+  return pattern.replace(/%(.)/g, (all, d: string) => (d === "%" ? "%" : (DIRECTIVES[d]?.shape ?? all)));
 }
 
 /** The supported directives, for messages and docs. */
