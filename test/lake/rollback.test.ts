@@ -72,4 +72,28 @@ describe("rollback", () => {
     await expect(rollbackTable(lake.db, lake.reader, "t", 0)).rejects.toMatchObject({ code: "LAKE_TABLE_NOT_FOUND" });
     expect((await lake.reader.snapshot()).snapshotId).toBe(6);
   });
+
+  it("restores a snapshot before an earlier rollback, and a rollback's own snapshot, exactly", async () => {
+    await write({
+      table: "t",
+      mode: "append",
+      source: "SELECT * FROM (VALUES (1::BIGINT, 'a'), (2, 'b'), (3, 'c')) v(id, label)",
+    });
+    await write({ table: "t", mode: "merge", key: "id", source: "SELECT 2::BIGINT AS id, 'B' AS label" }); // 2
+    await write({ table: "t", mode: "append", source: "SELECT 4::BIGINT AS id, 'd' AS label" }); // 3
+    await write({ table: "t", mode: "replace", source: "SELECT 5::BIGINT AS id, 2.5::DOUBLE AS score" }); // 4
+    const steps: Array<[to: number, made: number]> = [];
+    for (const to of [1, 3, 5, 2, 4, 6]) steps.push([to, await rollbackTable(lake.db, lake.reader, "t", to)]);
+    expect(steps.map(([, made]) => made)).toEqual([5, 6, 7, 8, 9, 10]);
+    for (const [to, made] of steps) {
+      expect([made, await read(made)]).toEqual([made, await read(to)]);
+      expect([made, await cols(made)]).toEqual([made, await cols(to)]);
+    }
+    expect(await read(10)).toEqual([
+      { id: 1, label: "a" },
+      { id: 2, label: "B" },
+      { id: 3, label: "c" },
+      { id: 4, label: "d" },
+    ]);
+  });
 });

@@ -26,10 +26,14 @@ export function renderLineage(record: LineageRecord): string {
 /** What a rollback changed in Sluice's records, one line each (empty when nothing). */
 export function renderRollbackRecords(r: RollbackRecords): string {
   const lines: string[] = [];
+  const slices = (p: readonly string[]) =>
+    p.length === 1 && p[0] === "" ? "the table's write" : `${p.length} partition(s): ${p.join(", ")}`;
   if (r.partitions.length)
     lines.push(
-      `undone in Sluice's records: ${r.partitions.length === 1 && r.partitions[0] === "" ? "the table's write" : `${r.partitions.length} partition(s): ${r.partitions.join(", ")}`} (no longer materialized; a plan or backfill runs them again)`,
+      `undone in Sluice's records: ${slices(r.partitions)} (no longer materialized; a plan or backfill runs them again)`,
     );
+  if (r.restored.length)
+    lines.push(`restored in Sluice's records: ${slices(r.restored)} (materialized as at the snapshot rolled back to)`);
   if (r.schemaRestored !== null) lines.push(`schema: version ${r.schemaRestored}'s columns are current again`);
   if (r.lineageRestored !== null)
     lines.push(`column lineage: the version of snapshot ${r.lineageRestored} is current again`);

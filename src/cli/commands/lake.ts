@@ -323,7 +323,10 @@ export function registerLake(program: Command, cx: CommandContext): void {
       const rolled = async () => withLake(t, (writer) => rollbackTable(writer.db, writer.reader, t.table!, to));
       // Otherwise the store is opened first: one that cannot be opened fails the command before the lake changes.
       const { snapshot, records } = noStore
-        ? { snapshot: await rolled(), records: { partitions: [], schemaRestored: null, lineageRestored: null } }
+        ? {
+            snapshot: await rolled(),
+            records: { partitions: [], restored: [], schemaRestored: null, lineageRestored: null },
+          }
         : await withEngine(cx.io, opts, async (engine) => {
             await storeReady(engine.store);
             const made = await rolled();

@@ -25,6 +25,11 @@ export function codeVersion(source: string): string {
   return createHash("sha256").update(source).digest("hex").slice(0, 16);
 }
 
+/** The key of the mark of `step` for `partition`. */
+export function doneKey(step: string, partition: string): string {
+  return slotKey(DONE_PREFIX, step, partition);
+}
+
 /** Reads the mark of a step for a partition, if any. */
 export async function readDone(store: Store, step: string, partition: string): Promise<DoneMark | null> {
   const raw = await store.kvGet(slotKey(DONE_PREFIX, step, partition));
@@ -39,11 +44,4 @@ export async function markDone(store: Store, step: string, partition: string, ma
 /** Whether a mark says the step already succeeded at this code version. */
 export function isDone(mark: DoneMark | null, version: string): boolean {
   return mark !== null && mark.version === version;
-}
-
-/** Removes the mark of a step for a partition (its next plan or backfill runs it). @returns whether there was one */
-export async function clearDone(store: Store, step: string, partition: string): Promise<boolean> {
-  const key = slotKey(DONE_PREFIX, step, partition);
-  const raw = await store.kvGet(key);
-  return raw !== null && (await store.kvSwap(key, raw, null));
 }

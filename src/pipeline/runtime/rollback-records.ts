@@ -3,25 +3,30 @@
  * The rule, as the lake's own: a rollback of table T to snapshot S, made as snapshot R, makes
  * T from R on what it was at S, and history before R is kept. So:
  *
- * - every write recorded at a snapshot W with S < W < R is undone: its materialization record
- *   (`pipeline:materialized:<uri> <partition>`, the partition grid) and the `pipeline:written:`
- *   index entry of the run that made it (`sluice pipeline status`) are removed, and so is that
- *   run's step's done mark for its partition, so a plan or backfill runs the step again; writes
- *   at or before S are what the table holds, and writes after R (a run that committed after
- *   the rollback) are kept;
+ * - the slice records (`pipeline:materialized:<uri> <partition>`, the partition grid) become
+ *   the ones in effect at S (`slice-timeline.ts`, from the table's log of writes and
+ *   rollbacks), and writes after R (a run that committed after the rollback) are kept. A
+ *   record not in effect at S is undone: it is removed, and so are the `pipeline:written:`
+ *   index entry of the run that made it (`sluice pipeline status`) and that run's step's done
+ *   mark for its partition, so a plan or backfill runs the step again. A record in effect at
+ *   S that is missing or replaced (an earlier rollback undid it, or a later write replaced
+ *   it) is restored, with the index entry and done mark its undoing removed, so rolling back
+ *   to before an earlier rollback brings its writes back;
  * - the schema version and the column lineage in effect at S become the current ones from R
  *   on (a new version restoring them, added only when they differ from the latest), so "as of
  *   R" reads what "as of S" reads and "as of" a snapshot before R is unchanged.
  *
- * Records are removed with compare-and-set, so one a concurrent write just replaced is kept.
+ * Records are removed and restored with compare-and-set, so one a concurrent write just
+ * replaced is kept.
  */
 import type { Store } from "../../store/types.js";
-import { clearDone } from "./done-marks.js";
+import { doneKey } from "./done-marks.js";
 import { PipelineRuntimeError } from "./errors.js";
 import { lineageAt, lineageHistory, recordLineage } from "./lineage-record.js";
-import { MATERIALIZED_PREFIX } from "./materialized-record.js";
+import { logRollback, logSlice, MATERIALIZED_PREFIX, sliceEvents } from "./materialized-record.js";
 import { WRITTEN_PREFIX } from "./run-context.js";
 import { captureSchema, schemaAt, schemaHistory } from "./schema-history.js";
+import { slicesAt } from "./slice-timeline.js";
 
 /** A rollback of a lake table: snapshot `snapshot` made its content equal to snapshot `to`'s. */
 export interface TableRollback {
@@ -33,8 +38,13 @@ export interface TableRollback {
 
 /** What a rollback changed in Sluice's records. */
 export interface RollbackRecords {
-  /** Partitions whose recorded write the rollback undid ("" for a whole-table write), sorted. */
+  /** Partitions whose recorded write the rollback undid, now without one ("" for a whole-table write), sorted. */
   readonly partitions: readonly string[];
+  /**
+   * Partitions whose write in effect at the snapshot rolled back to is the current record
+   * again (one an earlier rollback or a later write had replaced), sorted.
+   */
+  readonly restored: readonly string[];
   /** The schema version the rollback brought back, when the current one differed. */
   readonly schemaRestored: number | null;
   /** The snapshot of the lineage version the rollback brought back, when the current one differed. */
@@ -52,32 +62,79 @@ export class RollbackRecordsError extends PipelineRuntimeError {
   }
 }
 
-/** Whether a write recorded at snapshot `written` is undone by `rollback` (pure). */
-export function undoneBy(written: number, rollback: Pick<TableRollback, "to" | "snapshot">): boolean {
-  return written > rollback.to && written < rollback.snapshot;
-}
+/** Key-value prefix of what undoing a run's write removed (`<prefix><uri> <run>` → `[{key, value}]`). */
+const UNDONE_PREFIX = "pipeline:materialized-undone:";
 
-/** The slice records of a table a rollback undid, removed; the runs that wrote them. */
-async function dropSlices(store: Store, rollback: TableRollback): Promise<{ partitions: string[]; runs: Set<string> }> {
+/**
+ * The table's slice records made what they were at the rollback's target: a record not in
+ * effect there is removed (undone), one in effect there but missing or replaced is put back
+ * (restored). Compare-and-set, so a record a concurrent write just replaced is kept.
+ */
+async function followSlices(
+  store: Store,
+  rollback: TableRollback,
+): Promise<{ partitions: string[]; restored: string[]; undone: Set<string>; brought: Set<string> }> {
+  const prefix = `${MATERIALIZED_PREFIX}${rollback.uri} `;
+  const current = new Map((await store.kvList(prefix)).map((row) => [row.key.slice(prefix.length), row.value]));
+  // records written before the log existed enter it now, so they can be brought back later
+  for (const value of current.values()) await logSlice(store, rollback.uri, value);
+  await logRollback(store, rollback.uri, rollback.snapshot, rollback.to);
+  const target = slicesAt(await sliceEvents(store, rollback.uri), Number.MAX_SAFE_INTEGER);
   const partitions: string[] = [];
-  const runs = new Set<string>();
-  for (const row of await store.kvList(`${MATERIALIZED_PREFIX}${rollback.uri} `)) {
-    const v = JSON.parse(row.value) as { snapshot_id: number; run: string; partition?: string };
-    if (!undoneBy(v.snapshot_id, rollback) || !(await store.kvSwap(row.key, row.value, null))) continue;
-    partitions.push(v.partition ?? "");
-    runs.add(v.run);
+  const restored: string[] = [];
+  const undone = new Set<string>();
+  const brought = new Set<string>();
+  const runOf = (value: string) => (JSON.parse(value) as { run: string }).run;
+  for (const [partition, value] of current) {
+    const want = target.get(partition)?.record ?? null;
+    if (want === value || !(await store.kvSwap(`${prefix}${partition}`, value, want))) continue;
+    undone.add(runOf(value));
+    if (want === null) partitions.push(partition);
+    else {
+      restored.push(partition);
+      brought.add(runOf(want));
+    }
   }
-  return { partitions: partitions.sort(), runs };
+  for (const [partition, write] of target) {
+    if (current.has(partition) || !(await store.kvSwap(`${prefix}${partition}`, null, write.record))) continue;
+    restored.push(partition);
+    brought.add(runOf(write.record));
+  }
+  for (const run of brought) undone.delete(run);
+  return { partitions: partitions.sort(), restored: restored.sort(), undone, brought };
 }
 
-/** The status index entries of the runs `runs` for the table, removed, with their steps' done marks. */
+/**
+ * The status index entries of the runs `runs` for the table, removed, with their steps' done
+ * marks; what was removed is kept, so a later rollback restoring the runs' writes puts it back.
+ */
 async function dropWritten(store: Store, uri: string, runs: ReadonlySet<string>): Promise<void> {
   const prefix = `${WRITTEN_PREFIX}${uri} `;
+  const removed = new Map<string, Array<{ key: string; value: string }>>();
   for (const row of await store.kvList(prefix)) {
     const v = JSON.parse(row.value) as { run: string; script: string };
-    if (!runs.has(v.run) || !(await store.kvSwap(row.key, row.value, null))) continue;
+    if (!runs.has(v.run)) continue;
+    const entries = removed.get(v.run) ?? [];
+    removed.set(v.run, entries);
+    entries.push({ key: row.key, value: row.value });
     const partition = row.key.slice(prefix.length);
-    if (partition) await clearDone(store, v.script, partition);
+    const done = partition ? doneKey(v.script, partition) : null;
+    const mark = done ? await store.kvGet(done) : null;
+    if (done && mark !== null) entries.push({ key: done, value: mark });
+  }
+  for (const [run, entries] of removed) {
+    await store.kvPut(`${UNDONE_PREFIX}${uri} ${run}`, JSON.stringify(entries));
+    for (const { key, value } of entries) await store.kvSwap(key, value, null);
+  }
+}
+
+/** The status index entries and done marks of the runs `runs`, put back where nothing replaced them. */
+async function restoreWritten(store: Store, uri: string, runs: ReadonlySet<string>): Promise<void> {
+  for (const run of runs) {
+    const kept = await store.kvGet(`${UNDONE_PREFIX}${uri} ${run}`);
+    if (kept === null) continue;
+    for (const { key, value } of JSON.parse(kept) as Array<{ key: string; value: string }>)
+      await store.kvSwap(key, null, value);
   }
 }
 
@@ -87,8 +144,9 @@ export async function followRollback(
   rollback: TableRollback,
   now = Date.now(),
 ): Promise<RollbackRecords> {
-  const { partitions, runs } = await dropSlices(store, rollback);
-  await dropWritten(store, rollback.uri, runs);
+  const { partitions, restored, undone, brought } = await followSlices(store, rollback);
+  await dropWritten(store, rollback.uri, undone);
+  await restoreWritten(store, rollback.uri, brought);
   const schema = await schemaHistory(store, rollback.uri);
   const schemaThen = schemaAt(schema, rollback.to);
   let schemaRestored: number | null = null;
@@ -113,5 +171,5 @@ export async function followRollback(
     }))
       ? lineageThen.snapshot_id
       : null;
-  return { partitions, schemaRestored, lineageRestored };
+  return { partitions, restored, schemaRestored, lineageRestored };
 }
