@@ -8,7 +8,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../assets/duckdb.js";
 import { LakeError } from "./errors.js";
-import { jsonRows } from "./json-rows.js";
+import { jsonRows } from "../assets/duckdb-json.js";
 import { ident } from "./scan-plan.js";
 
 /** Examples of offending values kept per failed test. */

@@ -15,7 +15,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../assets/duckdb.js";
 import { duckdbTypeOf, hasMinMax, isFloat } from "./column-types.js";
 import { LakeError } from "./errors.js";
-import { jsonRows } from "./json-rows.js";
+import { jsonRows } from "../assets/duckdb-json.js";
 import { ident } from "./scan-plan.js";
 import { type FileColumnStats, statExpression } from "./stats.js";
 import type { TargetColumn } from "./write-plan.js";

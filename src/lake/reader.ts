@@ -26,7 +26,7 @@ import {
 import { openSqliteCatalog } from "./catalog-sqlite.js";
 import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError, TableNotFoundError } from "./errors.js";
-import { jsonRows } from "./json-rows.js";
+import { jsonRows } from "../assets/duckdb-json.js";
 import { isRemotePath, resolveDataPath, resolveRelative } from "./paths.js";
 import type { RemoteFiles } from "./remote-files.js";
 import { type ScanColumn, scanSql } from "./scan-plan.js";
@@ -266,7 +266,7 @@ export class LakeReader {
 
   /**
    * Run `sql` over a table at a snapshot in a fresh DuckDB instance; `{table}` in `sql`
-   * names the table's rows. Rows come back as JSON values (see `json-rows.ts`).
+   * names the table's rows. Rows come back as JSON values (`assets/duckdb-json.ts`).
    */
   async query(name: string, ref: SnapshotRef, sql: string): Promise<Record<string, unknown>[]> {
     const { sql: scan } = await this.scan(name, ref);

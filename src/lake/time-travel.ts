@@ -11,7 +11,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { runStatements, sqlString } from "../assets/duckdb.js";
 import { LakeError } from "./errors.js";
-import { jsonRows } from "./json-rows.js";
+import { jsonRows } from "../assets/duckdb-json.js";
 import type { LakeReader } from "./reader.js";
 import { ident } from "./scan-plan.js";
 import type { SnapshotRef } from "./types.js";

@@ -24,7 +24,7 @@ import { duckdbTypeOf } from "./column-types.js";
 import { LakeError, LakeUnsupportedError } from "./errors.js";
 import type { LakeSnapshot } from "./types.js";
 import { type WrittenDataFile, type WrittenFile, writeDataFiles, writeDeleteFile } from "./file-writer.js";
-import { jsonRows } from "./json-rows.js";
+import { jsonRows } from "../assets/duckdb-json.js";
 import { openPostgresCatalog, POSTGRES_CATALOG_DDL } from "./catalog-postgres.js";
 import { createLake, initLake } from "./lake-create.js";
 import { stageFiles } from "./file-staging.js";

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { withDuckDb } from "../../src/assets/duckdb.js";
 import { readDataFiles, readLatestSnapshot, readSnapshots } from "../../src/lake/catalog-read.js";
 import { lakeTypeOf } from "../../src/lake/column-types.js";
-import { jsonRows } from "../../src/lake/json-rows.js";
+import { jsonRows } from "../../src/assets/duckdb-json.js";
 import { bindOnly, sourceColumns } from "../../src/lake/source-columns.js";
 import { filesAt } from "../../src/lake/visibility.js";
 import { openLakeForWrite } from "../../src/lake/writer.js";

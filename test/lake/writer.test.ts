@@ -14,7 +14,7 @@ import { REPO } from "../helpers/project.js";
 import { reportChanges } from "../../src/lake/changes.js";
 import { sqlString } from "../../src/assets/duckdb.js";
 import { isFloat } from "../../src/lake/column-types.js";
-import { jsonRows } from "../../src/lake/json-rows.js";
+import { jsonRows } from "../../src/assets/duckdb-json.js";
 import { factsFromCopyStats } from "../../src/lake/file-writer.js";
 import { ident } from "../../src/lake/scan-plan.js";
 import { statExpression } from "../../src/lake/stats.js";

@@ -1,52 +1,93 @@
 /**
- * How DuckDB values come out of a run, as the binary prints its result: a DATE is the
- * calendar date `YYYY-MM-DD` (also inside lists and structs, and from a data-table query in
- * TypeScript), a TIMESTAMP an ISO timestamp, a NULL date null.
+ * How DuckDB values come out, by one rule (`src/assets/duckdb-json.ts`) wherever Sluice hands
+ * them out, as the real binaries give them: a SQL script's run result, a data-table query in
+ * TypeScript, and a lake table's preview served by `sluice dev`. A DATE is the calendar date
+ * `YYYY-MM-DD` (also inside lists and structs), a TIME `HH:MM:SS[.ffffff]` as DuckDB prints it
+ * (it came out as a number of microseconds), a TIMESTAMP ISO 8601 in UTC with its microseconds
+ * (run results cut them to milliseconds, lake previews printed DuckDB's `2026-01-05 10:30:00`),
+ * a DECIMAL its exact digits, a NULL null.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { finished, spawnSluice } from "../helpers/processes.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { finished, type SluiceProcess, spawnSluice } from "../helpers/processes.js";
 import { makeProject } from "../helpers/project.js";
+
+const VALUES = `SELECT DATE '2026-01-05' AS d,
+  TIMESTAMP '2026-01-05 10:30:00' AS ts,
+  TIMESTAMP '2026-01-05 10:30:00.123456' AS ts_us,
+  TIME '10:11:12.5' AS t,
+  TIME '01:02:03' AS t0,
+  10.50::DECIMAL(10, 2) AS amount,
+  CAST(NULL AS DATE) AS none`;
+const ROW = {
+  d: "2026-01-05",
+  ts: "2026-01-05T10:30:00.000000Z",
+  ts_us: "2026-01-05T10:30:00.123456Z",
+  t: "10:11:12.5",
+  t0: "01:02:03",
+  amount: "10.50",
+  none: null,
+};
 
 const FILES = {
   "f/sql/values.sql": `-- pipeline
-SELECT DATE '2026-01-05' AS d,
-  TIMESTAMP '2026-01-05 10:30:00' AS ts,
-  CAST(NULL AS DATE) AS none,
+${VALUES},
   [DATE '2026-01-06', DATE '1969-12-31'] AS days,
-  {'at': DATE '2026-02-01'} AS s
+  [TIME '23:59:59.999999'] AS times,
+  {'at': DATE '2026-02-01', 'when': TIMESTAMP '1969-12-31 23:59:59.5'} AS s
 `,
   "f/ts/query.ts": `// pipeline
 import * as wmill from 'windmill-client';
 export async function main() {
-  return await wmill.datatable()\`SELECT DATE '2026-01-05' AS d, TIMESTAMP '2026-01-05 10:30:00' AS ts\`.fetchOne();
+  return await wmill.datatable()\`${VALUES}\`.fetchOne();
 }
+`,
+  "f/lake/vals.sql": `-- pipeline
+-- materialize ducklake://main/vals
+${VALUES}
 `,
 };
 
-describe("DuckDB values in run results", () => {
+describe("DuckDB values in run results and previews", () => {
   let root: string;
+  let dev: SluiceProcess;
+  let url: string;
   const result = async (folder: string) => {
     const r = await finished(spawnSluice(["pipeline", "run", folder, "--json"], root));
     expect(r.code, r.err).toBe(0);
     return (JSON.parse(r.out) as { steps: { result: unknown }[] }).steps[0]!.result;
   };
-  beforeAll(() => {
+  beforeAll(async () => {
     root = makeProject(FILES);
+    // shared: it serves every test of the file (unshared processes are killed after each test)
+    dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
+    await dev.waitFor(/UI: http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    url = /UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(dev.output())![1]!;
+  }, 60_000);
+  afterAll(async () => {
+    dev?.proc.kill("SIGTERM");
+    await dev?.exited;
   });
 
-  it("a SQL script's DATE is YYYY-MM-DD, its TIMESTAMP an ISO timestamp", async () => {
+  it("a SQL script's result: DATE YYYY-MM-DD, TIME as DuckDB prints it, TIMESTAMP ISO with microseconds", async () => {
     expect(await result("f/sql")).toEqual([
       {
-        d: "2026-01-05",
-        ts: "2026-01-05T10:30:00.000Z",
-        none: null,
+        ...ROW,
         days: ["2026-01-06", "1969-12-31"],
-        s: { at: "2026-02-01" },
+        times: ["23:59:59.999999"],
+        s: { at: "2026-02-01", when: "1969-12-31T23:59:59.500000Z" },
       },
     ]);
   });
 
-  it("a data-table query's DATE is YYYY-MM-DD too", async () => {
-    expect(await result("f/ts")).toEqual({ d: "2026-01-05", ts: "2026-01-05T10:30:00.000Z" });
+  it("a data-table query's values follow the same rule", async () => {
+    expect(await result("f/ts")).toEqual(ROW);
+  });
+
+  it("a lake table's preview follows the same rule", async () => {
+    await result("f/lake");
+    const res = await fetch(`${url}/api/lake/table/preview?uri=ducklake://main/vals`);
+    const preview = (await res.json()) as { rows: unknown[] };
+    expect(res.status, JSON.stringify(preview)).toBe(200);
+    expect(preview.rows).toEqual([ROW]);
   });
 });

@@ -18,7 +18,7 @@ import { ident } from "../../../lake/scan-plan.js";
 import { DataTestsFailedError, runSliceTests, type TestOutcome } from "../../../lake/data-tests.js";
 import { duckdbTypeOf } from "../../../lake/column-types.js";
 import { LakeError } from "../../../lake/errors.js";
-import { jsonRows } from "../../../lake/json-rows.js";
+import { jsonRows } from "../../../assets/duckdb-json.js";
 import { rewriteTimeTravel } from "../../../lake/time-travel.js";
 import { holdProjectLake, projectLakeExists, withProjectLake } from "../../../lake/project-lake.js";
 import type { Held } from "../../../assets/shared-opens.js";

@@ -9,7 +9,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString } from "../../../assets/duckdb.js";
-import { jsonRows } from "../../../lake/json-rows.js";
+import { jsonRows } from "../../../assets/duckdb-json.js";
 import { ident } from "../../../lake/scan-plan.js";
 import { inferColumnLineage, tableRefs, type KnownTable, type LineageResult } from "../../column-lineage.js";
 import { lineageThrough } from "../../lineage-through.js";
