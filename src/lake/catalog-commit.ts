@@ -7,7 +7,7 @@
  * statistics and partition values, and the table's statistics.
  */
 import { randomUUID } from "node:crypto";
-import { bool, type CatalogDb, num, strOrNull } from "./catalog-db.js";
+import { bool, type CatalogDb, type CatalogRow, num, strOrNull } from "./catalog-db.js";
 import { formatChanges, type SnapshotChange } from "./changes.js";
 import { LakeError } from "./errors.js";
 import type { WrittenDataFile, WrittenFile } from "./file-writer.js";
@@ -179,16 +179,36 @@ export async function commitWrite(db: CatalogDb, plan: CommitPlan, options: Comm
     } else if (schemaChanged) {
       changes.push({ kind: "altered_table", tableId });
     }
+    // a new version of a column (moved, or its type promoted) keeps the previous version's defaults
+    const previous = new Map<number, CatalogRow>();
     for (const id of plan.columns.ended) {
+      const [row] = await db.all(
+        "SELECT initial_default, default_value, nulls_allowed, default_value_type, default_value_dialect FROM ducklake_column WHERE table_id = ? AND column_id = ? AND end_snapshot IS NULL",
+        [tableId, id],
+      );
+      if (row) previous.set(id, row);
       await db.run(
         "UPDATE ducklake_column SET end_snapshot = ? WHERE table_id = ? AND column_id = ? AND end_snapshot IS NULL",
         [s, tableId, id],
       );
     }
     for (const c of plan.columns.added) {
+      const p = previous.get(c.columnId);
       await db.run(
-        "INSERT INTO ducklake_column (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name, column_type, initial_default, default_value, nulls_allowed, parent_column, default_value_type, default_value_dialect) VALUES (?, ?, NULL, ?, ?, ?, ?, NULL, 'NULL', ?, NULL, 'literal', 'duckdb')",
-        [c.columnId, s, tableId, c.order, c.name, c.lakeType, true],
+        "INSERT INTO ducklake_column (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name, column_type, initial_default, default_value, nulls_allowed, parent_column, default_value_type, default_value_dialect) VALUES (?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+        [
+          c.columnId,
+          s,
+          tableId,
+          c.order,
+          c.name,
+          c.lakeType,
+          p ? p.initial_default : null,
+          p ? p.default_value : "NULL",
+          p ? p.nulls_allowed : true,
+          p ? p.default_value_type : "literal",
+          p ? p.default_value_dialect : "duckdb",
+        ],
       );
     }
     const schemaVersion = num(last.schema_version) + (schemaChanged ? 1 : 0);

@@ -8,6 +8,8 @@
  * DECIMAL(4,2) → DECIMAL(10,2), FLOAT → DOUBLE, DATE → TIMESTAMP), so a write does not succeed
  * one day and fail the next with the same SQL. A DECIMAL goes into a FLOAT or DOUBLE when its
  * digits fit the float's (6 and 15), as a decimal literal such as `2.5` in a DOUBLE column does.
+ * A slice type the column may be promoted to (`type-promotion.ts`) widens the column instead
+ * (`write-plan.ts`).
  */
 import { duckdbTypeOf } from "./column-types.js";
 import { LakeError } from "./errors.js";
@@ -123,7 +125,7 @@ export class LossyCastError extends LakeError {
       .join("; ");
     super(
       "LAKE_CAST_LOSSY",
-      `table ${table}: ${list}, and writing it would change values (round, truncate or overflow); cast it in the SELECT to the table's type if that is meant (e.g. CAST(${columns[0]!.name} AS ${sqlType(columns[0]!.to)})), or replace the whole table (no append, key= or partition) to change the column's type`,
+      `table ${table}: ${list}, and writing it would change values (round, truncate or overflow); cast it in the SELECT to the table's type if that is meant (e.g. CAST(${columns[0]!.name} AS ${sqlType(columns[0]!.to)})), or replace the whole table (no append, key= or partition) to change the column's type; append, merge and partition replace widen a column only by DuckLake's type promotions (TINYINT → SMALLINT → INTEGER → BIGINT, UTINYINT → USMALLINT → UINTEGER → UBIGINT, FLOAT → DOUBLE)`,
     );
   }
 

@@ -49,6 +49,33 @@ describe("write column plans", () => {
     );
   });
 
+  it("widens a column by DuckLake's type promotions only, as a new version with the same id", () => {
+    const narrow = [col(1, "id", "int32", 1), col(2, "f", "float32", 2), col(3, "u", "uint32", 3)];
+    const plan = planKeepColumns(
+      narrow,
+      [
+        { name: "id", lakeType: "int64" },
+        { name: "f", lakeType: "float64" },
+        { name: "u", lakeType: "uint16" },
+      ],
+      "main.t",
+    );
+    expect(plan.columns.map((c) => [c.columnId, c.lakeType])).toEqual([
+      [1, "int64"],
+      [2, "float64"],
+      [3, "uint32"],
+    ]);
+    expect([plan.ended, plan.added.map((c) => c.columnId)]).toEqual([
+      [1, 2],
+      [1, 2],
+    ]);
+    // int64 → int128 and uint32 → int64 are not DuckLake promotions
+    expect(() => planKeepColumns(current, [{ name: "id", lakeType: "int128" }], "main.t")).toThrow(
+      /column id is HUGEINT in the SELECT but BIGINT in the table/,
+    );
+    expect(() => planKeepColumns(narrow, [{ name: "u", lakeType: "int64" }], "main.t")).toThrow(/type promotions/);
+  });
+
   it("follows the slice on a whole-table replace: kept, moved, retyped, added and dropped columns", () => {
     const plan = planReplaceColumns(
       current,

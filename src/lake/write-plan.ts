@@ -1,10 +1,12 @@
 /**
  * Deciding a write's columns (pure): which columns a slice is written with, and, for a
  * whole-table replace, how the table's columns change (DuckLake keeps a column's id across
- * versions; a new column or a retyped one gets a new id, a moved one a new version).
+ * versions; a new column or a retyped one gets a new id, a moved one a new version; a column
+ * other writes widen by a type promotion a new version too).
  */
 import { LakeError } from "./errors.js";
 import { LossyCastError, lossyColumns } from "./exact-cast.js";
+import { isPromotion } from "./type-promotion.js";
 import type { LakeColumn } from "./types.js";
 
 /** A column of the slice as DuckDB describes it, with its DuckLake type. */
@@ -63,8 +65,12 @@ function checkNames(source: readonly SourceColumn[]): void {
 
 /**
  * Append, merge and partition replace keep the table's columns: the slice may leave some
- * out (written as NULL) but may not bring new ones, nor a column of a type the table's column
- * cannot hold exactly (`exact-cast.ts`).
+ * out (written as NULL) but may not bring new ones. A slice column of another type is written
+ * cast to the column's type when that keeps every value (`exact-cast.ts`); when instead the
+ * slice's type is one DuckLake allows the column to be promoted to (`type-promotion.ts`:
+ * INTEGER → BIGINT, FLOAT → DOUBLE, …) the column is widened: a new version with the same id
+ * and the slice's type. Any other type (narrowing, or a change DuckLake does not allow) is
+ * refused.
  * @throws LakeError for new columns, LossyCastError for a cast that could change values
  */
 export function planKeepColumns(
@@ -82,16 +88,24 @@ export function planKeepColumns(
     );
   }
   const lossy = lossyColumns(current, source);
-  if (lossy.length) throw new LossyCastError(table, lossy);
+  const promoted = new Map(lossy.filter((l) => isPromotion(l.to, l.from)).map((l) => [l.name, l.from] as const));
+  const refused = lossy.filter((l) => !promoted.has(l.name));
+  if (refused.length) throw new LossyCastError(table, refused);
   const inSource = new Set(source.map((c) => c.name));
   const columns = current.map((c) => ({
     columnId: c.columnId,
     name: c.name,
-    lakeType: c.type,
+    lakeType: promoted.get(c.name) ?? c.type,
     order: c.order,
     inSource: inSource.has(c.name),
   }));
-  return { columns, ended: [], added: [], maxColumnId: Math.max(0, ...current.map((c) => c.columnId)) };
+  const added = columns.filter((c) => promoted.has(c.name));
+  return {
+    columns,
+    ended: added.map((c) => c.columnId),
+    added,
+    maxColumnId: Math.max(0, ...current.map((c) => c.columnId)),
+  };
 }
 
 /**
