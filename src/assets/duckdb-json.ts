@@ -4,7 +4,10 @@
  * examples. Exact where JSON has no type of its own:
  *
  * - integers: JSON numbers, as decimal strings beyond 2^53 (BIGINT, HUGEINT, …);
- * - DECIMAL: the exact value as DuckDB prints it (`"10.50"`); FLOAT, DOUBLE: numbers;
+ * - DECIMAL: in values handed to code (a script's run result, a data-table query) a JSON number
+ *   when one holds it exactly (up to 15 significant digits: `10.5`), else its exact digits as a
+ *   string; in what is shown and compared exactly (lake previews and reads, data-test examples)
+ *   always the exact digits as DuckDB prints them (`"10.50"`); FLOAT, DOUBLE: numbers;
  * - DATE: `YYYY-MM-DD`; TIME: `HH:MM:SS[.ffffff]`, TIMETZ with its offset (`10:11:12+02`),
  *   as DuckDB prints them;
  * - TIMESTAMP (any precision) and TIMESTAMPTZ: ISO 8601 in UTC with microseconds,
@@ -37,15 +40,28 @@ function integer(value: bigint): number | string {
     : value.toString();
 }
 
-let converter: DuckDBValueConverter<unknown> | undefined;
+/** How DECIMAL values come out: `exact` digits as a string, or a `number` when one holds them exactly. */
+export type DecimalStyle = "exact" | "number";
+
+/** Most significant digits a JSON number (a double) carries so that it prints back as the same decimal. */
+const EXACT_DIGITS = 15;
+
+/** A DECIMAL printed by DuckDB (`-0012.50` style digits) as a number when it has at most 15 significant digits (pure). */
+export function decimalNumber(printed: string): number | string {
+  const digits = printed.replace(/^-/, "").replace(".", "").replace(/^0+/, "");
+  return digits.replace(/0+$/, "").length <= EXACT_DIGITS ? Number(printed) : printed;
+}
+
+const converters = new Map<DecimalStyle, DuckDBValueConverter<unknown>>();
 
 /**
  * The rule as a DuckDB value converter, built from the bindings on first use (a static value
  * import would load DuckDB in every process that imports this module; a session has loaded it
  * by the time results are converted).
  */
-function jsonConverter(): DuckDBValueConverter<unknown> {
-  if (converter) return converter;
+function jsonConverter(decimals: DecimalStyle): DuckDBValueConverter<unknown> {
+  const kept = converters.get(decimals);
+  if (kept) return kept;
   const { DuckDBTypeId: T, JSDuckDBValueConverter } = createRequire(import.meta.url)(
     "@duckdb/node-api",
   ) as typeof DuckDB;
@@ -54,6 +70,7 @@ function jsonConverter(): DuckDBValueConverter<unknown> {
   const printed = new Set<number>([T.DECIMAL, T.DATE, T.TIME, T.TIME_NS, T.TIME_TZ]);
   const convert: DuckDBValueConverter<unknown> = (value, type, self) => {
     if (value === null || value === undefined) return null;
+    if (type.typeId === T.DECIMAL && decimals === "number") return decimalNumber(String(value));
     if (printed.has(type.typeId)) return String(value);
     switch (type.typeId) {
       case T.TIMESTAMP:
@@ -83,11 +100,19 @@ function jsonConverter(): DuckDBValueConverter<unknown> {
     }
     return js;
   };
-  return (converter = convert);
+  converters.set(decimals, convert);
+  return convert;
 }
 
-/** The rows of a fully read result as JSON objects (at most `limit`), by the module's rule. */
-export function jsonRows(reader: DuckDBResultReader, limit = Number.POSITIVE_INFINITY): Record<string, unknown>[] {
-  const rows = reader.convertRowObjects(jsonConverter()) as Record<string, unknown>[];
+/**
+ * The rows of a fully read result as JSON objects (at most `limit`), by the module's rule;
+ * DECIMALs as exact strings unless `decimals` is `number` (values handed to code).
+ */
+export function jsonRows(
+  reader: DuckDBResultReader,
+  limit = Number.POSITIVE_INFINITY,
+  decimals: DecimalStyle = "exact",
+): Record<string, unknown>[] {
+  const rows = reader.convertRowObjects(jsonConverter(decimals)) as Record<string, unknown>[];
   return limit < rows.length ? rows.slice(0, limit) : rows;
 }

@@ -47,7 +47,8 @@ export function sqlString(text: string): string {
 /**
  * Runs every statement of `sql` on `conn`, binding each named parameter (`$name`, `$1`)
  * to `valueOf(name)` (which throws, with the caller's own error, for a name it lacks),
- * and returns the rows of the last statement (at most `limit`) as JSON (`duckdb-json.ts`).
+ * and returns the rows of the last statement (at most `limit`) as JSON (`duckdb-json.ts`; values
+ * handed to code, so a DECIMAL is a number when one holds it exactly).
  */
 export async function runStatements(
   conn: DuckDBConnection,
@@ -65,7 +66,7 @@ export async function runStatements(
       bind[name] = valueOf(name);
     }
     if (prepared.parameterCount > 0) prepared.bind(bind as Parameters<typeof prepared.bind>[0]);
-    last = jsonRows(await prepared.runAndReadAll(), limit);
+    last = jsonRows(await prepared.runAndReadAll(), limit, "number");
   }
   return last;
 }

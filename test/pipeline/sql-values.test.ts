@@ -5,7 +5,9 @@
  * `YYYY-MM-DD` (also inside lists and structs), a TIME `HH:MM:SS[.ffffff]` as DuckDB prints it
  * (it came out as a number of microseconds), a TIMESTAMP ISO 8601 in UTC with its microseconds
  * (run results cut them to milliseconds, lake previews printed DuckDB's `2026-01-05 10:30:00`),
- * a DECIMAL its exact digits, a NULL null.
+ * a NULL null. A DECIMAL handed to code (run result, data-table query) is a number when a JSON
+ * number holds it exactly and its exact digits beyond (a 16-digit sum); a preview shows its exact
+ * digits as DuckDB prints them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { finished, type SluiceProcess, spawnSluice } from "../helpers/processes.js";
@@ -17,6 +19,7 @@ const VALUES = `SELECT DATE '2026-01-05' AS d,
   TIME '10:11:12.5' AS t,
   TIME '01:02:03' AS t0,
   10.50::DECIMAL(10, 2) AS amount,
+  1234567890123456.78::DECIMAL(38, 2) AS big,
   CAST(NULL AS DATE) AS none`;
 const ROW = {
   d: "2026-01-05",
@@ -24,9 +27,12 @@ const ROW = {
   ts_us: "2026-01-05T10:30:00.123456Z",
   t: "10:11:12.5",
   t0: "01:02:03",
-  amount: "10.50",
+  amount: 10.5,
+  big: "1234567890123456.78",
   none: null,
 };
+/** As a preview shows it: a DECIMAL's exact digits. */
+const SHOWN = { ...ROW, amount: "10.50" };
 
 const FILES = {
   "f/sql/values.sql": `-- pipeline
@@ -83,11 +89,11 @@ describe("DuckDB values in run results and previews", () => {
     expect(await result("f/ts")).toEqual(ROW);
   });
 
-  it("a lake table's preview follows the same rule", async () => {
+  it("a lake table's preview follows the same rule, a DECIMAL shown with its exact digits", async () => {
     await result("f/lake");
     const res = await fetch(`${url}/api/lake/table/preview?uri=ducklake://main/vals`);
     const preview = (await res.json()) as { rows: unknown[] };
     expect(res.status, JSON.stringify(preview)).toBe(200);
-    expect(preview.rows).toEqual([ROW]);
+    expect(preview.rows).toEqual([SHOWN]);
   });
 });
