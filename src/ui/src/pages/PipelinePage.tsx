@@ -71,8 +71,8 @@ function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; 
     );
   return (
     <div className="pl-actions" aria-label="Run actions">
-      <label className="small muted">
-        Partition{" "}
+      <label className="small muted pl-partition">
+        Partition
         <input
           className="mono"
           value={partition}
