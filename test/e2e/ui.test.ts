@@ -333,6 +333,41 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("start-run form: a required field left null is refused in the form, naming it, and nothing is enqueued", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      await page.setViewportSize({ width: 1366, height: 768 });
+      try {
+        const before = (await engine.store.listRuns({ workflow: "order-approval", limit: 1000 })).length;
+        await page.goto(`${url}/workflows/order-approval`);
+        const form = page.getByRole("region", { name: "Start a run" });
+        await form.getByText("Expected fields: orderId (required).").waitFor();
+        await form.getByRole("button", { name: "Start run" }).click();
+        const alert = form.getByRole("alert");
+        await alert.waitFor();
+        expect(await alert.innerText()).toBe(
+          'orderId is required: replace its null with a value (e.g. {"orderId": "…"}) before starting the run.',
+        );
+        await browser.shot("start-run-required-null", { fullPage: false });
+        // Missing altogether is refused the same way; a value starts the run.
+        await form.getByLabel("Payload").fill("{}");
+        await form.getByRole("button", { name: "Start run" }).click();
+        await form
+          .getByRole("alert")
+          .getByText(/^orderId is required/)
+          .waitFor();
+        expect(page.url()).toMatch(/\/workflows\/order-approval$/);
+        expect((await engine.store.listRuns({ workflow: "order-approval", limit: 1000 })).length).toBe(before);
+        await form.getByLabel("Payload").fill('{"orderId": "ord_form"}');
+        await form.getByRole("button", { name: "Start run" }).click();
+        await page.waitForURL(/\/runs\//);
+        expect((await engine.store.listRuns({ workflow: "order-approval", limit: 1000 })).length).toBe(before + 1);
+        expect(browser.errors).toEqual([]);
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 1000 });
+      }
+    });
+
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
       await page.bringToFront();

@@ -10,7 +10,7 @@ import { LoadError } from "../components/ErrorBlock";
 import { RunsTable } from "../components/RunsTable";
 import { usePathParam, useNow, useTitle } from "../hooks";
 import { duration } from "../lib/format";
-import { expectedFields, payloadSkeleton } from "../lib/payload-skeleton";
+import { expectedFields, payloadSkeleton, unfilledRequired } from "../lib/payload-skeleton";
 
 const Diagram = lazy(() => import("../components/Diagram"));
 
@@ -38,6 +38,8 @@ function StartRun({ workflow, params }: { workflow: string; params: ApiWorkflow[
     } catch (e) {
       return setError(`The payload is not JSON: ${(e as Error).message}`);
     }
+    const unfilled = unfilledRequired(payload, params);
+    if (unfilled) return setError(unfilled);
     setBusy(true);
     try {
       const res = await api<{ run: { id: string } }>("/api/runs", { method: "POST", body: { workflow, payload } });
