@@ -368,6 +368,25 @@ describe.skipIf(skip !== null)(
       }
     });
 
+    it("a failed run that waited in the queue: header and timeline give one duration (running time)", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      // Queued for about 2 s before its only attempt (runAt), then fails at once.
+      const runAt = new Date(Date.now() + 2000).toISOString();
+      const id = (await api("/api/runs", { workflow: "boom", payload: {}, runAt })).run.id as string;
+      await untilStatus(id, (s) => s === "failed");
+      const run = (await engine.store.getRun(id))!;
+      expect(run.startedAt! - run.createdAt).toBeGreaterThan(1500);
+      await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
+      const header = await page.getByTestId("run-duration").innerText();
+      const timeline = await page.locator(`[data-row="run:${id}"] .tl-dur`).innerText();
+      await browser.shot("failed-run-durations", { fullPage: false });
+      expect(timeline).toBe(header);
+      // Both are the running time, as the Runs table and the workflow's p50 count it.
+      expect(header).toMatch(/^\d+ ms$/);
+      expect(browser.errors).toEqual([]);
+    });
+
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
       await page.bringToFront();
