@@ -189,8 +189,12 @@ export interface ApiWorkflowStats {
   successRate: number | null;
   p50DurationMs: number | null;
   p95DurationMs: number | null;
-  /** Runs pending, running or waiting right now. */
+  /** Runs running or waiting right now (the Runs page's Running and Waiting filters). */
   active: number;
+  /** Runs pending and due: waiting for a worker slot. */
+  queued: number;
+  /** Runs pending until a later time (a `runAt`, a retry's back-off): neither active nor queued yet. */
+  scheduled: number;
 }
 
 /** `GET /api/workflows/:name`. */

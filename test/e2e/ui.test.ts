@@ -387,6 +387,30 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("workflow page: 'Active now' counts running and waiting runs, not one scheduled an hour ahead", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      const runAt = new Date(Date.now() + 3_600_000).toISOString();
+      const later = (await api("/api/runs", { workflow: "order-approval", payload: { orderId: "later" }, runAt })).run
+        .id as string;
+      const waiting = await enqueue("order-approval", { orderId: "now" });
+      await untilStatus(waiting, (s) => s === "waiting");
+      const active = (await engine.store.listRuns({ workflow: "order-approval", status: ["running", "waiting"] }))
+        .length;
+      await page.goto(`${url}/workflows/order-approval`);
+      const stat = page.locator('[aria-label="Statistics"] .stat', { hasText: "Active now" });
+      await stat.waitFor();
+      expect(await stat.locator(".stat-value").innerText()).toBe(String(active));
+      expect(await stat.locator(".stat-hint").innerText()).toMatch(/\b1 scheduled\b/);
+      // The Runs page's Running and Waiting filters list the same runs; the scheduled one is Queued.
+      await page.goto(`${url}/runs?status=waiting&workflow=order-approval`);
+      await page.locator(`tr[data-run="${waiting}"]`).waitFor();
+      expect(await page.locator(`tr[data-run="${later}"]`).count()).toBe(0);
+      await browser.shot("workflow-active-now", { fullPage: false });
+      await api(`/api/runs/${later}/cancel`, {});
+      expect(browser.errors).toEqual([]);
+    });
+
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
       await page.bringToFront();

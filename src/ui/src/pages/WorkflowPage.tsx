@@ -124,13 +124,17 @@ export function WorkflowPage() {
         </div>
       </header>
       <div className="stats" aria-label="Statistics">
-        <Stat label="Success rate" value={rate} hint={`${stats.succeeded} succeeded · ${stats.failed} failed`} />
+        <Stat
+          label="Success rate"
+          value={rate}
+          hint={`${stats.succeeded} succeeded · ${stats.failed} failed · ${stats.cancelled} cancelled of the last ${stats.sample} finished`}
+        />
         <Stat label="p50 duration" value={duration(stats.p50DurationMs)} />
         <Stat label="p95 duration" value={duration(stats.p95DurationMs)} />
         <Stat
           label="Active now"
           value={String(stats.active)}
-          hint={`of the last ${stats.sample} finished, ${stats.cancelled} cancelled`}
+          hint={`running or waiting · ${stats.queued} queued · ${stats.scheduled} scheduled`}
         />
       </div>
       {diagram.data ? (
