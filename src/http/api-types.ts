@@ -7,14 +7,14 @@ import type { FormSchema } from "../core/approval-form.js";
 import type { WorkflowDiagram } from "../diagram/model.js";
 import type { StepKind } from "../store/types.js";
 import type { TriggerView } from "../triggers/runtime/list.js";
-import type { StepTriggerView } from "../pipeline/runtime/step-triggers.js";
+import type { StepTriggerRow } from "./step-trigger-rows.js";
 import type { FileChange, ReleaseRecord, ReleaseSummary } from "../core/release.js";
 
 /** A native trigger with its state (`GET /api/triggers`). */
 export type ApiTrigger = TriggerView;
 
 /** A schedule or webhook row of a pipeline step's `pipeline.json` (`GET /api/triggers` `pipelineTriggers`). */
-export type ApiStepTrigger = StepTriggerView;
+export type ApiStepTrigger = StepTriggerRow;
 
 /** A run's lifecycle status. */
 export type ApiRunStatus = "pending" | "running" | "waiting" | "succeeded" | "failed" | "cancelled";
@@ -189,8 +189,12 @@ export interface ApiWorkflowStats {
   successRate: number | null;
   p50DurationMs: number | null;
   p95DurationMs: number | null;
-  /** Runs pending, running or waiting right now. */
+  /** Runs running or waiting right now (the Runs page's Running and Waiting filters). */
   active: number;
+  /** Runs pending and due: waiting for a worker slot. */
+  queued: number;
+  /** Runs pending until a later time (a `runAt`, a retry's back-off): neither active nor queued yet. */
+  scheduled: number;
 }
 
 /** `GET /api/workflows/:name`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunRecord } from "../store/types.js";
-import { percentile, workflowStats } from "./stats.js";
+import { percentile, unfinishedCounts, workflowStats } from "./stats.js";
 
 const run = (status: RunRecord["status"], ms: number): RunRecord =>
   ({ status, startedAt: 1000, finishedAt: 1000 + ms }) as RunRecord;
@@ -20,7 +20,7 @@ describe("workflowStats", () => {
   it("counts outcomes; the success rate leaves out cancelled runs; durations of finished attempts", () => {
     const stats = workflowStats(
       [run("succeeded", 100), run("succeeded", 300), run("failed", 200), run("cancelled", 5)],
-      2,
+      { active: 2, queued: 1, scheduled: 0 },
     );
     expect(stats).toEqual({
       sample: 4,
@@ -31,7 +31,26 @@ describe("workflowStats", () => {
       p50DurationMs: 200,
       p95DurationMs: 300,
       active: 2,
+      queued: 1,
+      scheduled: 0,
     });
-    expect(workflowStats([], 0)).toMatchObject({ sample: 0, successRate: null, p50DurationMs: null });
+    expect(workflowStats([], { active: 0, queued: 0, scheduled: 0 })).toMatchObject({
+      sample: 0,
+      successRate: null,
+      p50DurationMs: null,
+    });
+  });
+});
+
+describe("unfinishedCounts", () => {
+  it("counts running and waiting runs as active, a pending run as queued, or scheduled when it is due later", () => {
+    const now = 10_000;
+    const r = (status: RunRecord["status"], readyAt: number | null) => ({ status, readyAt }) as RunRecord;
+    expect(
+      unfinishedCounts(
+        [r("running", 1), r("waiting", null), r("pending", now), r("pending", null), r("pending", now + 3_600_000)],
+        now,
+      ),
+    ).toEqual({ active: 2, queued: 2, scheduled: 1 });
   });
 });

@@ -9,8 +9,32 @@ export function percentile(sorted: readonly number[], p: number): number | null 
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
-/** Success rate and p50/p95 duration of finished runs, plus the count of active ones. */
-export function workflowStats(finished: readonly RunRecord[], active: number): ApiWorkflowStats {
+/** How many unfinished runs are active (running or waiting), queued (pending, due) and scheduled (pending, due later). */
+export interface Unfinished {
+  active: number;
+  queued: number;
+  scheduled: number;
+}
+
+/**
+ * Sorts unfinished runs as the Runs page does: `running` and `waiting` are active (its Running
+ * and Waiting filters); a `pending` run is queued, or scheduled when its ready time (a `runAt`,
+ * a retry's back-off) is after `now`, and counts as neither active nor running.
+ */
+export function unfinishedCounts(runs: readonly RunRecord[], now: number): Unfinished {
+  const counts: Unfinished = { active: 0, queued: 0, scheduled: 0 };
+  for (const r of runs) {
+    if (r.status === "running" || r.status === "waiting") counts.active++;
+    else if (r.status === "pending") {
+      if (r.readyAt !== null && r.readyAt > now) counts.scheduled++;
+      else counts.queued++;
+    }
+  }
+  return counts;
+}
+
+/** Success rate and p50/p95 duration of finished runs, plus the counts of unfinished ones. */
+export function workflowStats(finished: readonly RunRecord[], unfinished: Unfinished): ApiWorkflowStats {
   let succeeded = 0;
   let failed = 0;
   let cancelled = 0;
@@ -32,6 +56,6 @@ export function workflowStats(finished: readonly RunRecord[], active: number): A
     successRate: succeeded + failed === 0 ? null : succeeded / (succeeded + failed),
     p50DurationMs: percentile(durations, 50),
     p95DurationMs: percentile(durations, 95),
-    active,
+    ...unfinished,
   };
 }

@@ -143,5 +143,39 @@ describe.skipIf(skip !== null)(
       await browser.shot("lake-lineage");
       expect(browser.errors).toEqual([]);
     }, 60_000);
+
+    it("at 1366x768 the partition box beside the lake table shows its whole placeholder", async () => {
+      const { page } = browser;
+      await page.setViewportSize({ width: 1366, height: 768 });
+      try {
+        await page.goto(`${http.url}/pipelines/f/lake`);
+        await page
+          .getByRole("region", { name: "Pipeline graph" })
+          .locator('[data-node="asset:ducklake://main/daily"]')
+          .click();
+        const input = page.getByRole("textbox", { name: "Partition" });
+        await input.waitFor();
+        // The placeholder's width in the input's own font, against the room inside the input.
+        // (The test files compile without the DOM types: the page's globals are reached through `any`.)
+        const { text, room, needed } = await input.evaluate((el: any) => {
+          const w = globalThis as any;
+          const style = w.getComputedStyle(el);
+          const ctx = w.document.createElement("canvas").getContext("2d");
+          ctx.font = style.font;
+          const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+          return {
+            text: el.placeholder as string,
+            room: (el.clientWidth as number) - pad,
+            needed: ctx.measureText(el.placeholder).width as number,
+          };
+        });
+        expect(text).toBe("resolved automatically");
+        expect(room, `${room}px of room for ${needed}px of placeholder`).toBeGreaterThanOrEqual(needed);
+        await browser.shot("lake-partition-box-1366", { fullPage: false });
+        expect(browser.errors).toEqual([]);
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 1000 });
+      }
+    }, 60_000);
   },
 );

@@ -54,6 +54,17 @@ export async function main() {
 	await wmill.writeS3File({ s3: 'demo/sum.json' }, JSON.stringify({ sum: rows.length }));
 }
 `,
+  "f/deb/write.ts": `// pipeline
+import * as wmill from 'windmill-client';
+export async function main() {
+	await wmill.writeS3File({ s3: 'deb/x.json' }, '[]');
+}
+`,
+  "f/deb/later.ts": `// pipeline
+// on s3://deb/x.json
+// debounce 1h
+export async function main() {}
+`,
   "f/slow/nap.ts": `// pipeline
 export async function main(partition: string) {
 	await new Promise((r) => setTimeout(r, 400));
@@ -112,6 +123,29 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
     expect(browser.errors).toEqual([]);
   });
 
+  it("shows the time in a debounce decision's reason as the UI shows times, not as ISO text", async () => {
+    const h = await p.pipelines.runScript("f/deb/write", {});
+    await h.result({ timeoutMs: 15_000 });
+    const { page } = browser;
+    await page.goto(`${http.url}/pipelines/f/deb`);
+    const row = page
+      .getByRole("region", { name: "Dispatch decisions" })
+      .locator('tr[data-outcome="debounce-scheduled"]');
+    await row.waitFor({ timeout: 10_000 });
+    const why = row.locator("td").nth(4);
+    const text = await why.innerText();
+    expect(text).toMatch(/^debounce window \d+ \(3600s\) opened; the run starts at /);
+    expect(text).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    // The same `timestamp()` text as every other time on the page, with the exact instant on hover.
+    const time = why.locator("time");
+    const iso = (await time.getAttribute("datetime"))!;
+    expect(Math.abs(new Date(iso).getTime() - Date.now() - 3_600_000)).toBeLessThan(60_000);
+    expect(await time.innerText()).toMatch(/^\w{3} \d+, \d\d:\d\d:\d\d$/);
+    expect(await time.getAttribute("title")).toBe(iso);
+    await browser.shot("pipeline-decision-times");
+    expect(browser.errors).toEqual([]);
+  });
+
   it("lists the pipelines' schedule and webhook rows on the Triggers page, linked to their pipeline", async () => {
     const { page } = browser;
     await page.goto(`${http.url}/triggers`);
@@ -119,14 +153,16 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
     const section = page.getByRole("region", { name: "Pipeline schedules and webhooks" });
     const nightly = section.locator('tr[data-step-trigger="schedule:f/hooks/nightly"]');
     await nightly.waitFor();
-    expect(await nightly.locator("td").allInnerTexts()).toEqual([
-      "f/hooks/nightly schedule",
-      "0 3 * * * UTC",
-      "f/hooks/pipeline.json",
-      "f/hooks",
-    ]);
+    // The next run on the schedule's clock, its zone named.
+    await nightly.locator("td").nth(2).getByText(/UTC$/).waitFor();
+    const cells = await nightly.locator("td").allInnerTexts();
+    expect(cells[0]).toBe("f/hooks/nightly schedule");
+    expect(cells[1]).toBe("0 3 * * * UTC");
+    expect(cells[2]).toMatch(/^in \d+ \w+ · \w{3} \d+, 03:00:00 UTC$/);
+    expect(cells.slice(3)).toEqual(["f/hooks/pipeline.json", "f/hooks"]);
     const receive = section.locator('tr[data-step-trigger="webhook:f/hooks/receive"]');
     expect(await receive.locator("td").nth(1).innerText()).toBe("POST /api/pipelines/webhook/f/hooks/receive");
+    expect(await receive.locator("td").nth(2).innerText()).toBe("—");
     await receive.getByRole("link", { name: "f/hooks" }).click();
     await page.waitForURL(/\/pipelines\/f\/hooks$/);
     expect(browser.errors).toEqual([]);

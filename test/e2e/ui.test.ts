@@ -333,6 +333,84 @@ describe.skipIf(skip !== null)(
       expect(browser.errors).toEqual([]);
     });
 
+    it("start-run form: a required field left null is refused in the form, naming it, and nothing is enqueued", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      await page.setViewportSize({ width: 1366, height: 768 });
+      try {
+        const before = (await engine.store.listRuns({ workflow: "order-approval", limit: 1000 })).length;
+        await page.goto(`${url}/workflows/order-approval`);
+        const form = page.getByRole("region", { name: "Start a run" });
+        await form.getByText("Expected fields: orderId (required).").waitFor();
+        await form.getByRole("button", { name: "Start run" }).click();
+        const alert = form.getByRole("alert");
+        await alert.waitFor();
+        expect(await alert.innerText()).toBe(
+          'orderId is required: replace its null with a value (e.g. {"orderId": "…"}) before starting the run.',
+        );
+        await browser.shot("start-run-required-null", { fullPage: false });
+        // Missing altogether is refused the same way; a value starts the run.
+        await form.getByLabel("Payload").fill("{}");
+        await form.getByRole("button", { name: "Start run" }).click();
+        await form
+          .getByRole("alert")
+          .getByText(/^orderId is required/)
+          .waitFor();
+        expect(page.url()).toMatch(/\/workflows\/order-approval$/);
+        expect((await engine.store.listRuns({ workflow: "order-approval", limit: 1000 })).length).toBe(before);
+        await form.getByLabel("Payload").fill('{"orderId": "ord_form"}');
+        await form.getByRole("button", { name: "Start run" }).click();
+        await page.waitForURL(/\/runs\//);
+        expect((await engine.store.listRuns({ workflow: "order-approval", limit: 1000 })).length).toBe(before + 1);
+        expect(browser.errors).toEqual([]);
+      } finally {
+        await page.setViewportSize({ width: 1440, height: 1000 });
+      }
+    });
+
+    it("a failed run that waited in the queue: header and timeline give one duration (running time)", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      // Queued for about 2 s before its only attempt (runAt), then fails at once.
+      const runAt = new Date(Date.now() + 2000).toISOString();
+      const id = (await api("/api/runs", { workflow: "boom", payload: {}, runAt })).run.id as string;
+      await untilStatus(id, (s) => s === "failed");
+      const run = (await engine.store.getRun(id))!;
+      expect(run.startedAt! - run.createdAt).toBeGreaterThan(1500);
+      await page.goto(`${url}/runs/${encodeURIComponent(id)}`);
+      const header = await page.getByTestId("run-duration").innerText();
+      const timeline = await page.locator(`[data-row="run:${id}"] .tl-dur`).innerText();
+      await browser.shot("failed-run-durations", { fullPage: false });
+      expect(timeline).toBe(header);
+      // Both are the running time, as the Runs table and the workflow's p50 count it.
+      expect(header).toMatch(/^\d+ ms$/);
+      expect(browser.errors).toEqual([]);
+    });
+
+    it("workflow page: 'Active now' counts running and waiting runs, not one scheduled an hour ahead", async () => {
+      const { page } = browser;
+      await page.bringToFront();
+      const runAt = new Date(Date.now() + 3_600_000).toISOString();
+      const later = (await api("/api/runs", { workflow: "order-approval", payload: { orderId: "later" }, runAt })).run
+        .id as string;
+      const waiting = await enqueue("order-approval", { orderId: "now" });
+      await untilStatus(waiting, (s) => s === "waiting");
+      const active = (await engine.store.listRuns({ workflow: "order-approval", status: ["running", "waiting"] }))
+        .length;
+      await page.goto(`${url}/workflows/order-approval`);
+      const stat = page.locator('[aria-label="Statistics"] .stat', { hasText: "Active now" });
+      await stat.waitFor();
+      expect(await stat.locator(".stat-value").innerText()).toBe(String(active));
+      expect(await stat.locator(".stat-hint").innerText()).toMatch(/\b1 scheduled\b/);
+      // The Runs page's Running and Waiting filters list the same runs; the scheduled one is Queued.
+      await page.goto(`${url}/runs?status=waiting&workflow=order-approval`);
+      await page.locator(`tr[data-run="${waiting}"]`).waitFor();
+      expect(await page.locator(`tr[data-run="${later}"]`).count()).toBe(0);
+      await browser.shot("workflow-active-now", { fullPage: false });
+      await api(`/api/runs/${later}/cancel`, {});
+      expect(browser.errors).toEqual([]);
+    });
+
     it("shows the diagram of seed 000's complete example, coloured by a run's live status", async () => {
       const { page } = browser;
       await page.bringToFront();

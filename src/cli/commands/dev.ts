@@ -182,7 +182,11 @@ export function registerDev(program: Command, cx: CommandContext): void {
         : null;
       for (const item of project.config.dev?.enqueue ?? []) {
         try {
-          const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, item.id ? { id: item.id } : {});
+          // Started by the person who ran `sluice dev`, named as its UI and `sluice enqueue` name them.
+          const handle = await engine.enqueueRun(item.workflow, item.payload ?? {}, {
+            ...(item.id && { id: item.id }),
+            createdBy: localUser(cx.io.env),
+          });
           write(`enqueued ${item.workflow} ${handle.id}${handle.deduplicated ? " (already there)" : ""}\n`);
         } catch (err) {
           cx.io.stderr(`error: could not enqueue ${item.workflow} from sluice.json: ${(err as Error).message}\n`);

@@ -12,6 +12,7 @@ import { startBackfillResume } from "../../pipeline/runtime/backfill-resume.js";
 import { decodeValue } from "../../core/serde.js";
 import { terminalSafe } from "../../core/terminal-text.js";
 import { json, type CommandContext } from "../command.js";
+import { localUser } from "../local-user.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { withEngine } from "../project.js";
 import { backfillHints, cancelWithNotice, followBackfill, progressBar } from "./pipeline-backfill-follow.js";
@@ -108,7 +109,7 @@ export async function backfillAdmin(
       if (isFinal(progress.status)) {
         target = await startBackfillResume(
           engine.store,
-          (w, p) => engine.enqueueRun(w, p),
+          (w, p) => engine.enqueueRun(w, p, { createdBy: localUser(cx.io.env) }),
           id,
           opts.concurrency !== undefined ? Math.max(1, parseCount(opts.concurrency, "--concurrency")) : undefined,
         );

@@ -13,6 +13,7 @@ import { refuseOverlappingBackfill } from "../../pipeline/runtime/backfill-overl
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
 import { describeScheme } from "../../pipeline/lineage-schemes.js";
 import { json, type CommandContext } from "../command.js";
+import { localUser } from "../local-user.js";
 import { parseCount, parseDurationOption, parseJsonArg } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject } from "../project.js";
 import { backfillAdmin, BACKFILL_VERBS } from "./pipeline-backfill-admin.js";
@@ -130,7 +131,7 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
         allSteps,
         async (_host, engine) => {
           await refuseOverlappingBackfill(engine.store, payload);
-          const handle = await engine.enqueueRun(BACKFILL_WORKFLOW, payload);
+          const handle = await engine.enqueueRun(BACKFILL_WORKFLOW, payload, { createdBy: localUser(cx.io.env) });
           if (!opts.json) {
             cx.io.stdout(
               `backfill ${handle.id} of ${folder.folder}: ${range.partitions.length} ${scheme} partition(s) × ${range.steps.length} step(s), concurrency ${concurrency}\n${mappedText}${excludedText}`,

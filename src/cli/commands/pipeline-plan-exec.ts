@@ -7,6 +7,7 @@
 import type { Engine } from "../../engine/engine.js";
 import { PLAN_WORKFLOW, type PlanPayload } from "../../pipeline/runtime/plan-workflow.js";
 import { json, type CommandContext } from "../command.js";
+import { localUser } from "../local-user.js";
 import { parseDurationOption } from "../options.js";
 import { withPipelineRuntime } from "./pipeline-local.js";
 import { followPlan, planHints } from "./pipeline-plan-follow.js";
@@ -36,7 +37,8 @@ export async function executePlan(
     opts,
     payload.steps,
     async (_host, engine) => {
-      const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload);
+      // Started by the person at this machine, named as `sluice enqueue` and the UI of `sluice dev` name them.
+      const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload, { createdBy: localUser(cx.io.env) });
       await onStarted?.(handle.id, engine);
       if (opts.detach) {
         if (opts.json) json(cx, { ...summary, run: handle.id, detached: true });

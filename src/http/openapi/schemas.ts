@@ -216,7 +216,9 @@ export const SCHEMAS: Record<string, Schema> = {
     successRate: nullable({ type: "number" }),
     p50DurationMs: nullable(int()),
     p95DurationMs: nullable(int()),
-    active: int(),
+    active: int("runs running or waiting now"),
+    queued: int("runs pending and due now"),
+    scheduled: int("runs pending until a later time (runAt, a retry's back-off)"),
   }),
   WorkflowDetail: obj({
     workflow: ref("Workflow"),

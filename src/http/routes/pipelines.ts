@@ -175,8 +175,10 @@ export function pipelineRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     onlyFields(body, ["args", "partition", "cascade"]);
     const args = bodyObject(body.args, '{"args": {"limit": 10}}');
     const partition = optString(body, "partition");
+    const by = c.get("identity")?.name;
     const handle = await host.runScript(c.req.param("script") ?? "", args, {
       cascade: body.cascade !== false,
+      ...(by && { createdBy: by }),
       ...(partition !== undefined && { partition }),
     });
     return c.json({ run: handle.id }, 202);

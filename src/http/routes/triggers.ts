@@ -19,6 +19,7 @@ import { readBodyBytes } from "../json-body.js";
 import type { TriggerSpec } from "../../triggers/spec.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
+import { stepTriggerRows } from "../step-trigger-rows.js";
 
 function specsOf(deps: AppDeps): readonly TriggerSpec[] {
   return deps.triggers?.specs() ?? [];
@@ -40,7 +41,13 @@ export function triggerRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
   app.get("/api/triggers", requireScope("read"), async (c) =>
     c.json({
       triggers: await listTriggers(deps.engine.store, specsOf(deps)),
-      pipelineTriggers: deps.pipelines ? stepTriggers(deps.pipelines.catalog().folders()) : [],
+      pipelineTriggers: deps.pipelines
+        ? stepTriggerRows(
+            stepTriggers(deps.pipelines.catalog().folders()),
+            await deps.engine.store.listSchedules(),
+            deps.clock.now(),
+          )
+        : [],
     }),
   );
   app.post("/api/triggers/:id{.+}/upload", requireScope("operate"), async (c) => {

@@ -5,7 +5,7 @@ import { type Store, TERMINAL_STATUSES, type WorkflowInfo } from "../../store/ty
 import type { ApiDiagram, ApiWorkflowDetail, ApiWorkflowSummary } from "../api-types.js";
 import { requireScope } from "../auth/identity.js";
 import type { AppDeps, AppEnv } from "../context.js";
-import { workflowStats } from "../stats.js";
+import { unfinishedCounts, workflowStats } from "../stats.js";
 import { errorDetailFor, runView, workflowView } from "../views.js";
 import { listRuns } from "./runs.js";
 
@@ -42,7 +42,7 @@ export function workflowRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 
   app.get("/api/workflows/:name", requireScope("read"), async (c) => {
     const info = await findWorkflow(store, c.req.param("name"));
-    const [recent, finished, active] = await Promise.all([
+    const [recent, finished, unfinished] = await Promise.all([
       listRuns(
         store,
         { filter: { workflow: info.name }, limit: 20, topLevel: true },
@@ -54,7 +54,13 @@ export function workflowRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
     const topFinished = finished.filter((r) => r.parentId === null).slice(0, STATS_SAMPLE);
     const detail: ApiWorkflowDetail = {
       workflow: workflowView(info),
-      stats: workflowStats(topFinished, active.filter((r) => r.parentId === null).length),
+      stats: workflowStats(
+        topFinished,
+        unfinishedCounts(
+          unfinished.filter((r) => r.parentId === null),
+          deps.clock.now(),
+        ),
+      ),
       recentRuns: recent.runs,
     };
     return c.json(detail);

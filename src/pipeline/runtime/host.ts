@@ -83,6 +83,8 @@ export interface RunScriptOptions {
   trigger?: RunMeta["trigger"];
   /** The triggering object (e.g. a webhook body). */
   body?: unknown;
+  /** Who started it (the run's `createdBy`: a person through the UI or CLI); unset for triggers. */
+  createdBy?: string;
 }
 
 /** The pipeline runtime of one project in one process. */
@@ -233,7 +235,10 @@ export class PipelineHost implements PipelineServices {
       { ...args, ...(options.partition !== undefined && { partition: options.partition }) },
       meta,
     );
-    return this.engine.enqueueRun(m.name, payload, options.id ? { id: options.id } : {});
+    return this.engine.enqueueRun(m.name, payload, {
+      ...(options.id && { id: options.id }),
+      ...(options.createdBy !== undefined && { createdBy: options.createdBy }),
+    });
   }
 
   /**

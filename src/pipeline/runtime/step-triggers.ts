@@ -5,6 +5,7 @@
  * schedule is paused on the Schedules page), so `GET /api/triggers` and `sluice triggers`
  * list them apart from the native triggers.
  */
+import type { CronSchedule } from "../../core/cron.js";
 import type { PipelineFolder } from "./catalog.js";
 import { triggerViews } from "./render.js";
 import { TRIGGERS_FILE } from "./triggers-config.js";
@@ -20,6 +21,8 @@ export interface StepTriggerView {
   readonly detail: string;
   /** The file that declares it, e.g. `f/demo/pipeline.json`. */
   readonly configuredIn: string;
+  /** A schedule row's cron and time zone (UTC when the row names none); null for a webhook. */
+  readonly schedule: CronSchedule | null;
 }
 
 /** Every configured schedule and webhook row of loaded steps, in folder and member order. */
@@ -31,7 +34,14 @@ export function stepTriggers(folders: readonly PipelineFolder[]): StepTriggerVie
       if (folder.broken.has(m.path)) continue;
       for (const t of triggerViews(m))
         if ((t.kind === "schedule" || t.kind === "webhook") && t.state === "configured")
-          out.push({ kind: t.kind, folder: folder.folder, script: m.name, detail: t.detail ?? "", configuredIn });
+          out.push({
+            kind: t.kind,
+            folder: folder.folder,
+            script: m.name,
+            detail: t.detail ?? "",
+            configuredIn,
+            schedule: t.kind === "schedule" ? (m.triggers.schedule ?? null) : null,
+          });
     }
   }
   return out;

@@ -1,18 +1,30 @@
 /**
  * The workflow diagram: the DAG parsed from the workflow's source (tasks, steps, sleeps,
- * approvals, branches, fan-outs, loops), laid out by ELK and drawn with React Flow. On a
- * run page each node is coloured by its live status.
+ * approvals, branches, fan-outs, loops), laid out and its edges routed by ELK, drawn with
+ * React Flow. On a run page each node is coloured by its live status.
  */
-import { Background, Controls, type Edge, Handle, type Node, type NodeProps, Position, ReactFlow } from "@xyflow/react";
+import {
+  Background,
+  BaseEdge,
+  Controls,
+  type Edge,
+  type EdgeProps,
+  Handle,
+  type Node,
+  type NodeProps,
+  Position,
+  ReactFlow,
+} from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import type { DiagramNode, WorkflowDiagram } from "../../../diagram/model";
 import type { NodeState } from "../lib/diagram-status";
-import { layoutDiagram, type Layout } from "../lib/diagram-layout";
+import { layoutDiagram, type Layout, type PlacedEdge } from "../lib/diagram-layout";
 import { statusLabel } from "../lib/status";
 
 type NodeData = { node: DiagramNode; state: NodeState | null; live: boolean };
 type GroupData = { label: string };
+type RouteData = { route: PlacedEdge | undefined };
 
 const KIND: Record<string, string> = {
   task: "Task",
@@ -100,7 +112,38 @@ const GroupNode = memo(function GroupNode({ data }: NodeProps<Node<GroupData>>) 
   );
 });
 
+/**
+ * An edge drawn along ELK's route (`lib/diagram-layout.ts`): orthogonal segments between the
+ * layers that go around the boxes, the label where ELK made room for it. Without a route, a
+ * straight line between the handles.
+ */
+const RoutedEdge = memo(function RoutedEdge(props: EdgeProps<Edge<RouteData>>) {
+  const { sourceX, sourceY, targetX, targetY, data, label, labelStyle, markerEnd, style } = props;
+  const points = data?.route?.points.length
+    ? data.route.points
+    : [
+        { x: sourceX, y: sourceY },
+        { x: targetX, y: targetY },
+      ];
+  const path = points.map((p, i) => `${i === 0 ? "M" : "L"} ${p.x} ${p.y}`).join(" ");
+  const at = data?.route?.label ?? { x: (sourceX + targetX) / 2, y: (sourceY + targetY) / 2 };
+  return (
+    <BaseEdge
+      path={path}
+      label={label}
+      labelX={at.x}
+      labelY={at.y}
+      labelStyle={labelStyle}
+      labelBgPadding={[4, 2]}
+      labelBgBorderRadius={4}
+      markerEnd={markerEnd}
+      style={style}
+    />
+  );
+});
+
 const NODE_TYPES = { prim: PrimitiveNode, shape: ShapeNode, dot: DotNode, backdrop: GroupNode };
+const EDGE_TYPES = { routed: RoutedEdge };
 const PRIMS = new Set(["task", "step", "sleep", "approval", "wait"]);
 
 /** The height that shows the whole diagram at a readable zoom in a box `width` wide (between 260 and `max`). */
@@ -163,18 +206,18 @@ export default function Diagram({
       connectable: false,
     }));
     const reached = (id: string) => states?.has(id) ?? false;
-    const edges: Edge[] = diagram.edges.map((e, i) => {
+    const routes = new Map(layout.edges.map((r) => [r.id, r]));
+    const edges: Edge<RouteData>[] = diagram.edges.map((e, i) => {
       const active = live && reached(e.from) && reached(e.to);
       return {
         id: `e${i}`,
         source: e.from,
         target: e.to,
-        type: "smoothstep",
+        type: "routed",
+        data: { route: routes.get(`e${i}`) },
         label: e.label,
         className: active ? "dg-edge-active" : undefined,
         animated: active && ["running", "waiting", "pending", "sleeping"].includes(states?.get(e.to)?.status ?? ""),
-        labelBgPadding: [4, 2] as [number, number],
-        labelBgBorderRadius: 4,
       };
     });
     return { nodes: [...groups, ...nodes], edges };
@@ -188,6 +231,7 @@ export default function Diagram({
           nodes={nodes}
           edges={edges}
           nodeTypes={NODE_TYPES}
+          edgeTypes={EDGE_TYPES}
           fitView
           fitViewOptions={{ padding: 0.06, maxZoom: 1 }}
           minZoom={0.2}

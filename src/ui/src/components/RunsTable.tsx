@@ -1,7 +1,8 @@
 /** Runs as a table: status, workflow, id, started by, created, duration; rows link to the run page. */
 import { Link } from "wouter";
 import type { ApiRun } from "../../../http/api-types";
-import { between, duration, relative, shortId, timestamp } from "../lib/format";
+import { duration, relative, shortId, timestamp } from "../lib/format";
+import { runDuration } from "../lib/run-duration";
 import { StatusBadge } from "./StatusBadge";
 import { seg } from "../api/client";
 
@@ -44,7 +45,7 @@ export function RunsTable({ runs, showWorkflow = true, now }: { runs: ApiRun[]; 
             </td>
             <td className="muted">{r.createdBy ?? "—"}</td>
             <td title={timestamp(r.createdAt)}>{relative(r.createdAt, now)}</td>
-            <td className="num mono">{r.startedAt ? duration(between(r.startedAt, r.finishedAt, now)) : "—"}</td>
+            <td className="num mono">{duration(runDuration(r, now))}</td>
           </tr>
         ))}
       </tbody>

@@ -1,16 +1,20 @@
 /**
  * The schedule and webhook rows of the pipelines' `pipeline.json` (`GET /api/triggers`
- * `pipelineTriggers`): each step, what fires it, the file that declares it and its pipeline.
+ * `pipelineTriggers`): each step, what fires it, its next run (on the schedule's clock, its zone
+ * named), the file that declares it and its pipeline.
  * Nothing to pause here: a step's schedule is paused on the Schedules page.
  */
 import { Link } from "wouter";
 import type { ApiStepTrigger } from "../../../http/api-types";
 import { useApi } from "../api/use-api";
+import { useNow } from "../hooks";
+import { relative, timestamp, zonedTimestamp } from "../lib/format";
 
 /** See the module comment. */
 export function StepTriggers() {
   const list = useApi<{ pipelineTriggers: ApiStepTrigger[] }>("/api/triggers");
   const rows = list.data?.pipelineTriggers ?? [];
+  const now = useNow(30_000);
   if (rows.length === 0) return null;
   return (
     <section className="card flush" aria-label="Pipeline schedules and webhooks">
@@ -26,6 +30,7 @@ export function StepTriggers() {
           <tr>
             <th>Step</th>
             <th>Fires on</th>
+            <th>Next run</th>
             <th>Declared in</th>
             <th>Pipeline</th>
           </tr>
@@ -38,6 +43,15 @@ export function StepTriggers() {
               </td>
               <td>
                 <code>{t.detail}</code>
+              </td>
+              <td title={t.nextAt ? `${timestamp(t.nextAt)} in your time zone` : undefined}>
+                {t.paused ? (
+                  <span className="muted">paused</span>
+                ) : t.nextAt ? (
+                  `${relative(t.nextAt, now)} · ${zonedTimestamp(t.nextAt, t.schedule?.timezone)}`
+                ) : (
+                  <span className="muted">—</span>
+                )}
               </td>
               <td>
                 <code>{t.configuredIn}</code>

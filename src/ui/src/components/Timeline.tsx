@@ -55,7 +55,7 @@ export function Timeline({
             onClick={() => onSelect(row)}
             data-row={row.id}
             data-status={row.status}
-            aria-label={`${row.label}: ${statusLabel(row.status)}, ${duration(row.end - row.start)}`}
+            aria-label={`${row.label}: ${statusLabel(row.status)}, ${duration(row.durationMs)}`}
           >
             <div className="tl-label">
               <span className={`kind kind-${row.kind}`}>{KIND_LABEL[row.kind]}</span>
@@ -80,7 +80,7 @@ export function Timeline({
                 style={{ left: pct(running), width: width(running, row.end) }}
               />
             </div>
-            <div className="tl-dur mono">{duration(row.end - row.start)}</div>
+            <div className="tl-dur mono">{duration(row.durationMs)}</div>
           </button>
         );
       })}

@@ -1,9 +1,12 @@
 /**
  * Lays out a workflow diagram with ELK (layered, top to bottom). Loops and fan-outs
  * are drawn as a backdrop behind the group node and its body, sized from the laid-out
- * positions. Returns absolute positions for React Flow.
+ * positions. ELK also routes the edges (orthogonal, between the layers, around the boxes;
+ * edge labels get room of their own), and the diagram draws those routes as they are.
+ * Returns absolute positions for React Flow.
  */
 import ELK from "elkjs/lib/elk.bundled.js";
+import type { ElkNode } from "elkjs/lib/elk-api";
 import type { DiagramNode, WorkflowDiagram } from "../../../diagram/model";
 
 /** A placed node. */
@@ -26,10 +29,26 @@ export interface PlacedGroup {
   depth: number;
 }
 
+/** A point of the flow's plane. */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** A routed edge: ELK's route from the source's border to the target's, and its label's centre. */
+export interface PlacedEdge {
+  /** `e<i>` for the diagram's edge `i`. */
+  id: string;
+  /** Start, bend points, end; empty when ELK gave no route (then a straight line is drawn). */
+  points: Point[];
+  label: Point | null;
+}
+
 /** The laid-out diagram. */
 export interface Layout {
   nodes: PlacedNode[];
   groups: PlacedGroup[];
+  edges: PlacedEdge[];
 }
 
 const PRIMITIVES = new Set(["task", "step", "sleep", "approval", "wait"]);
@@ -45,9 +64,14 @@ function nodeSize(node: DiagramNode): { width: number; height: number } {
 const elk = new ELK();
 const GROUP_PAD = 14;
 
+/** The room an edge label (`true`, `false`, `catch`…) takes: 11 px bold text plus its background's padding. */
+function labelSize(text: string): { width: number; height: number } {
+  return { width: text.length * 7 + 10, height: 18 };
+}
+
 /** Lays out `diagram`. */
 export async function layoutDiagram(diagram: WorkflowDiagram): Promise<Layout> {
-  const graph = await elk.layout({
+  const input: ElkNode = {
     id: "root",
     layoutOptions: {
       "elk.algorithm": "layered",
@@ -58,16 +82,36 @@ export async function layoutDiagram(diagram: WorkflowDiagram): Promise<Layout> {
       "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
       "elk.layered.considerModelOrder.strategy": "NODES_AND_EDGES",
       "elk.edgeRouting": "ORTHOGONAL",
+      "elk.edgeLabels.placement": "CENTER",
+      "elk.layered.spacing.edgeNodeBetweenLayers": "14",
     },
     children: diagram.nodes.map((n) => ({ id: n.id, ...nodeSize(n) })),
-    edges: diagram.edges.map((e, i) => ({ id: `e${i}`, sources: [e.from], targets: [e.to] })),
-  });
+    edges: diagram.edges.map((e, i) => ({
+      id: `e${i}`,
+      sources: [e.from],
+      targets: [e.to],
+      ...(e.label ? { labels: [{ id: `e${i}:label`, text: e.label, ...labelSize(e.label) }] } : {}),
+    })),
+  };
+  const graph = await elk.layout(input);
   const pos = new Map((graph.children ?? []).map((c) => [c.id, c]));
   const nodes = diagram.nodes.map((node) => {
     const p = pos.get(node.id)!;
     return { node, x: p.x ?? 0, y: p.y ?? 0, width: p.width ?? 0, height: p.height ?? 0 };
   });
-  return { nodes, groups: groupBackdrops(nodes) };
+  const edges = (graph.edges ?? []).map((e): PlacedEdge => {
+    const section = e.sections?.[0];
+    const label = e.labels?.[0];
+    return {
+      id: e.id,
+      points: section ? [section.startPoint, ...(section.bendPoints ?? []), section.endPoint] : [],
+      label:
+        label && label.x !== undefined && label.y !== undefined
+          ? { x: label.x + (label.width ?? 0) / 2, y: label.y + (label.height ?? 0) / 2 }
+          : null,
+    };
+  });
+  return { nodes, groups: groupBackdrops(nodes), edges };
 }
 
 /** One backdrop per group node, around the group node and every node inside it (nested groups included). */

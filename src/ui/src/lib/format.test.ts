@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { duration, isoOf, relative, shortId } from "./format";
+import { duration, isoOf, relative, shortId, zonedClock, zonedTimestamp } from "./format";
 
 describe("format", () => {
   it("durations read naturally", () => {
@@ -29,5 +29,13 @@ describe("format", () => {
   it("short ids keep the distinctive end of UUIDv7s", () => {
     expect(shortId("01a22994-c119-75ad-8aa9-64625538593d")).toBe("64625538593d");
     expect(shortId("order-42")).toBe("order-42");
+  });
+
+  it("a schedule's times are on its zone's clock, the zone named (UTC when none)", () => {
+    const iso = `${new Date().getUTCFullYear()}-06-02T07:00:00.000Z`;
+    expect(zonedTimestamp(iso, "Europe/Paris")).toMatch(/ 09:00:00 Europe\/Paris$/);
+    expect(zonedTimestamp(iso, "")).toMatch(/ 07:00:00 UTC$/);
+    expect(zonedClock(iso, "America/New_York")).toMatch(/ 03:00:00$/);
+    expect(zonedTimestamp(null, "UTC")).toBe("—");
   });
 });

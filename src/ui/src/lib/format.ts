@@ -54,6 +54,32 @@ export function timestamp(iso: string | null | undefined): string {
   });
 }
 
+/**
+ * A time on a schedule's clock with its zone named, `Dec 4, 09:00:00 Europe/Paris` (the zone
+ * is UTC when none is given): a cron fires on its own zone's clock, not the browser's.
+ */
+export function zonedTimestamp(iso: string | null | undefined, timeZone: string | null | undefined): string {
+  if (!iso) return "—";
+  return `${zonedClock(iso, timeZone)} ${timeZone || "UTC"}`;
+}
+
+/** {@link zonedTimestamp} without the zone's name, for a list that names it once. */
+export function zonedClock(iso: string, timeZone: string | null | undefined): string {
+  const zone = timeZone || "UTC";
+  const year = (d: Date) => d.toLocaleString("en-US", { timeZone: zone, year: "numeric" });
+  const d = new Date(iso);
+  return d.toLocaleString(undefined, {
+    timeZone: zone,
+    month: "short",
+    day: "numeric",
+    ...(year(d) === year(new Date()) ? {} : { year: "numeric" }),
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    hour12: false,
+  });
+}
+
 /** Milliseconds between two ISO times (or until now when `to` is null). */
 export function between(from: string | null, to: string | null, now = Date.now()): number | null {
   if (!from) return null;

@@ -4,6 +4,7 @@
  * until their wake time, waits and approvals until decided (or now). Pure.
  */
 import type { ApiRun, ApiRunDetail, ApiStep } from "../../../http/api-types";
+import { runDuration } from "./run-duration";
 import type { DisplayStatus } from "./status";
 
 /** One bar of the chart. */
@@ -17,6 +18,8 @@ export interface TimelineRow {
   end: number;
   /** Part of the bar spent queued before running (tasks). */
   queuedUntil: number | null;
+  /** The duration shown: a run's or task's running time ({@link runDuration}), else the bar's span; null before a start. */
+  durationMs: number | null;
   /** Attempts used (step retries, or the child run's attempt). */
   attempts: number;
   open: boolean;
@@ -73,6 +76,7 @@ export function buildTimeline(detail: ApiRunDetail, now: number): Timeline {
       start: t(run.createdAt)!,
       end: runEnd,
       queuedUntil: t(run.startedAt),
+      durationMs: runDuration(run, now),
       attempts: run.attempt,
       open: run.finishedAt === null,
       child: null,
@@ -100,6 +104,7 @@ export function buildTimeline(detail: ApiRunDetail, now: number): Timeline {
       start,
       end: Math.max(end, start),
       queuedUntil: child ? (t(child.startedAt) ?? (child.finishedAt ? null : now)) : null,
+      durationMs: child ? runDuration(child, now) : Math.max(end, start) - start,
       attempts: child ? child.attempt : step.attempts,
       open: finished === null && run.finishedAt === null,
       child,
@@ -116,6 +121,7 @@ export function buildTimeline(detail: ApiRunDetail, now: number): Timeline {
       start: t(child.createdAt)!,
       end: t(child.finishedAt) ?? now,
       queuedUntil: t(child.startedAt),
+      durationMs: runDuration(child, now),
       attempts: child.attempt,
       open: child.finishedAt === null,
       child,

@@ -16,6 +16,7 @@ import { useSession } from "../app-context";
 import { BackfillGrid } from "../components/BackfillGrid";
 import { LoadError } from "../components/ErrorBlock";
 import { LakeTable } from "../components/LakeTable";
+import { TextWithTimes } from "../components/TextWithTimes";
 import { useNow, useTitle } from "../hooks";
 import { isoOf, relative as relativeIso, timestamp as timestampIso } from "../lib/format";
 import { type PipelineNode, pipelineView } from "../lib/pipeline-view";
@@ -71,8 +72,8 @@ function Actions({ folder, node, graph }: { folder: string; node: PipelineNode; 
     );
   return (
     <div className="pl-actions" aria-label="Run actions">
-      <label className="small muted">
-        Partition{" "}
+      <label className="small muted pl-partition">
+        Partition
         <input
           className="mono"
           value={partition}
@@ -377,7 +378,7 @@ export function PipelinePage() {
                     {d.run ? <Link href={`/runs/${seg(d.run)}`}>{d.outcome}</Link> : d.outcome}
                     {d.partition ? <span className="muted"> [{d.partition}]</span> : null}
                   </td>
-                  <td className="small muted">{d.reason ?? ""}</td>
+                  <td className="small muted">{d.reason ? <TextWithTimes text={d.reason} /> : null}</td>
                 </tr>
               ))}
             </tbody>

@@ -22,7 +22,8 @@ import { Timeline } from "../components/Timeline";
 import { TraceLink } from "../components/TraceLink";
 import { usePathParam, useNow, useTitle } from "../hooks";
 import { nodeStates } from "../lib/diagram-status";
-import { between, duration, relative, timestamp } from "../lib/format";
+import { duration, relative, timestamp } from "../lib/format";
+import { runDuration } from "../lib/run-duration";
 import { isFinished } from "../lib/status";
 import { buildTimeline, type TimelineRow } from "../lib/timeline";
 
@@ -112,7 +113,7 @@ export function RunPage() {
         <div>
           <dt>Duration</dt>
           <dd className="mono" data-testid="run-duration">
-            {run.startedAt ? duration(between(run.startedAt, run.finishedAt, now)) : "not started"}
+            {run.startedAt ? duration(runDuration(run, now)) : "not started"}
           </dd>
         </div>
         <div>

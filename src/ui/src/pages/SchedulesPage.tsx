@@ -4,7 +4,7 @@ import type { ApiSchedule } from "../../../http/api-types";
 import { seg } from "../api/client";
 import { type Column, PausableTable } from "../components/PausableTable";
 import { useTitle } from "../hooks";
-import { relative, timestamp } from "../lib/format";
+import { relative, timestamp, zonedClock, zonedTimestamp } from "../lib/format";
 
 const COLUMNS: ReadonlyArray<Column<ApiSchedule>> = [
   {
@@ -22,14 +22,21 @@ const COLUMNS: ReadonlyArray<Column<ApiSchedule>> = [
   },
   {
     header: "Next fire",
-    title: (s) => timestamp(s.nextAt),
+    title: (s) => (s.nextAt ? `${timestamp(s.nextAt)} in your time zone` : ""),
     cell: (s, now) =>
-      s.paused ? <span className="muted">paused</span> : `${relative(s.nextAt, now)} · ${timestamp(s.nextAt)}`,
+      s.paused ? (
+        <span className="muted">paused</span>
+      ) : (
+        `${relative(s.nextAt, now)} · ${zonedTimestamp(s.nextAt, s.timezone)}`
+      ),
   },
   {
     header: "Then",
     className: "muted small",
-    cell: (s) => s.upcoming.slice(1, 4).map(timestamp).join(", ") || "—",
+    cell: (s) => {
+      const then = s.upcoming.slice(1, 4);
+      return then.length ? `${then.map((t) => zonedClock(t, s.timezone)).join(", ")} ${s.timezone || "UTC"}` : "—";
+    },
   },
   {
     header: "Last fired",

@@ -10,7 +10,7 @@ import { LoadError } from "../components/ErrorBlock";
 import { RunsTable } from "../components/RunsTable";
 import { usePathParam, useNow, useTitle } from "../hooks";
 import { duration } from "../lib/format";
-import { expectedFields, payloadSkeleton } from "../lib/payload-skeleton";
+import { expectedFields, payloadSkeleton, unfilledRequired } from "../lib/payload-skeleton";
 
 const Diagram = lazy(() => import("../components/Diagram"));
 
@@ -38,6 +38,8 @@ function StartRun({ workflow, params }: { workflow: string; params: ApiWorkflow[
     } catch (e) {
       return setError(`The payload is not JSON: ${(e as Error).message}`);
     }
+    const unfilled = unfilledRequired(payload, params);
+    if (unfilled) return setError(unfilled);
     setBusy(true);
     try {
       const res = await api<{ run: { id: string } }>("/api/runs", { method: "POST", body: { workflow, payload } });
@@ -122,13 +124,17 @@ export function WorkflowPage() {
         </div>
       </header>
       <div className="stats" aria-label="Statistics">
-        <Stat label="Success rate" value={rate} hint={`${stats.succeeded} succeeded · ${stats.failed} failed`} />
+        <Stat
+          label="Success rate"
+          value={rate}
+          hint={`${stats.succeeded} succeeded · ${stats.failed} failed · ${stats.cancelled} cancelled of the last ${stats.sample} finished`}
+        />
         <Stat label="p50 duration" value={duration(stats.p50DurationMs)} />
         <Stat label="p95 duration" value={duration(stats.p95DurationMs)} />
         <Stat
           label="Active now"
           value={String(stats.active)}
-          hint={`of the last ${stats.sample} finished, ${stats.cancelled} cancelled`}
+          hint={`running or waiting · ${stats.queued} queued · ${stats.scheduled} scheduled`}
         />
       </div>
       {diagram.data ? (
