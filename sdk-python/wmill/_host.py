@@ -21,8 +21,8 @@ forwarded to the worker's workflows-as-code host in call order, and every call m
 this event loop goes idle travels in one ``turn`` message (one suspend for a ``gather``).
 
 Sluice fails a task past its timeout itself (TASK_TIMEOUT) and drops it here; this process stops
-its code, as the worker protocol's does (``_wac_watchdog``): a sync task with a timeout runs on a
-thread of its own, stopped when it is dropped or its timeout passes, and a watchdog thread stops
+its code, as the worker protocol's does (``_wac_watchdog``): a sync task (or a script's sync
+``main`` called with a timeout) runs on a thread of its own, stopped when it is dropped or its timeout passes, and a watchdog thread stops
 an async one that blocks this event loop past its timeout (where the ``drop`` cannot be read).
 """
 import asyncio
@@ -438,7 +438,7 @@ class Host:
                 raise SluiceError(f"{msg['file']} has no main function", "MAIN_MISSING")
         if inspect.iscoroutinefunction(fn):
             return await fn(*pos, **kw)
-        if ex.kind == "task" and ex.has_deadline():
+        if ex.has_deadline():  # a task, or a script or flow called with a timeout
             result = await self.on_own_thread(ex, fn, pos, kw)
         else:
             result = await asyncio.to_thread(fn, *pos, **kw)
@@ -447,7 +447,7 @@ class Host:
         return result
 
     async def on_own_thread(self, ex, fn, pos, kw):
-        """Runs a sync task with a timeout on a thread of its own, which ``stop_thread`` can stop
+        """Runs a sync task (or script ``main``) with a timeout on a thread of its own, which ``stop_thread`` can stop
         (the pool's threads are shared, this one is not)."""
         done = self.loop.create_future()
         context = contextvars.copy_context()

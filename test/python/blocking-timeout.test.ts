@@ -54,6 +54,21 @@ def slow(marker: str):
 async def main(marker: str):
     return await slow(marker)
 `;
+/** A plain script run with `task_script(…, timeout=1)`: its sync `main` is stopped as a task's is. */
+const SCRIPTED = `from wmill import task_script, workflow
+
+@workflow
+async def main(marker: str):
+    return await task_script("f/t/slowscript", timeout=1)(marker=marker)
+`;
+const SLOW_SCRIPT = `import time
+
+def main(marker: str):
+    for _ in range(40):
+        time.sleep(0.1)
+    open(marker, "w").write("ran on")
+    return "late"
+`;
 const STALL = `import time
 from wmill import task, workflow
 
@@ -77,6 +92,8 @@ const FILES = {
   "f/t/sleepy.py": SLEEPY,
   "f/t/crunch.py": CRUNCH,
   "f/t/threaded.py": THREADED,
+  "f/t/scripted.py": SCRIPTED,
+  "f/t/slowscript.py": SLOW_SCRIPT,
   "f/t/stall.py": STALL,
   "f/t/quick.py": QUICK,
 };
@@ -93,7 +110,7 @@ interface RunJson {
 const took = (r: RunJson) => Date.parse(r.finishedAt) - Date.parse(r.startedAt);
 
 describe.each([
-  { host: "the worker protocol's Python worker", env: {}, ready: /claiming 5 workflow\(s\)/, who: "worker" },
+  { host: "the worker protocol's Python worker", env: {}, ready: /claiming 7 workflow\(s\)/, who: "worker" },
   { host: "the stdio host bridge", env: { SLUICE_PYTHON_HOST: "bridge" }, ready: /UI: http/, who: "host" },
 ])("on $host", ({ env, ready, who }) => {
   let root = "";
@@ -155,15 +172,22 @@ describe.each([
     }, 60_000);
   });
 
-  it("a sync task past its timeout: fails on time and its thread is stopped", async () => {
-    const marker = join(root, "thread-ran-on.txt");
-    const started = Date.now();
-    const p = spawnSluice(["enqueue", "f/t/threaded", JSON.stringify({ marker }), "--wait", "--json"], root);
-    const { code, run } = await enqueued(p);
-    expect(code).toBe(1);
-    expect(run.error!.message).toMatch(/the task ran longer than its timeout of 1 s and was stopped/);
-    expect(took(run)).toBeLessThan(3_000);
-    await delay(4_500 - (Date.now() - started));
-    expect(existsSync(marker)).toBe(false); // its loop of sleeps did not run on to the end
-  }, 60_000);
+  it.each([
+    ["a sync task", "f/t/threaded"],
+    ["a script's sync main called with task_script(…, timeout=1)", "f/t/scripted"],
+  ])(
+    "%s past its timeout: fails on time and its thread is stopped",
+    async (_, workflow) => {
+      const marker = join(root, `${workflow.replaceAll("/", "_")}-ran-on.txt`);
+      const p = spawnSluice(["enqueue", workflow, JSON.stringify({ marker }), "--wait", "--json"], root);
+      const { code, run } = await enqueued(p);
+      expect(code).toBe(1);
+      expect(run.error!.message).toMatch(/the task ran longer than its timeout of 1 s and was stopped/);
+      expect(took(run)).toBeLessThan(3_000);
+      // Its loop of sleeps (4 s from its start, about 1 s before the run ended) would be over by now.
+      await delay(4_000);
+      expect(existsSync(marker)).toBe(false);
+    },
+    60_000,
+  );
 });
