@@ -41,7 +41,7 @@ import types
 from . import _runtime
 from ._modules import PinnedModules, read_companions
 from ._wac_watchdog import TaskStopped, Watchdog, stop_thread
-from .client import SluiceError, TaskError
+from .client import SluiceError, TaskError, error_fields
 
 _write_lock = threading.Lock()
 _HOST_FILE = os.path.abspath(__file__)
@@ -68,10 +68,7 @@ def _json_default(value):
 
 
 def error_of(err):
-    out = {"name": type(err).__name__, "message": str(err) or type(err).__name__}
-    code = getattr(err, "code", None)
-    if isinstance(code, str):
-        out["code"] = code
+    out = error_fields(err)
     # The user's frames only: the host's own frames say nothing about the error.
     frames = [f for f in traceback.extract_tb(err.__traceback__) if os.path.abspath(f.filename) != _HOST_FILE]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]

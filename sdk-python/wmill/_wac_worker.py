@@ -34,7 +34,7 @@ from ._wac_claim import Claim, Final
 from ._wac_code import Code
 from ._wac_outbox import Outbox
 from ._wac_watchdog import Watchdog, stop_thread
-from .client import SluiceError
+from .client import SluiceError, error_fields
 from .worker._errors import SluiceAPIError
 from .worker._execution import LOG_FLUSH_EVERY, backoff_delay
 from .worker._http import client_from_env, interrupt
@@ -45,10 +45,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 def error_info(err):
     """``{name, message, code?}`` of an exception, and its traceback (the user's frames only)."""
-    info = {"name": type(err).__name__, "message": str(err) or type(err).__name__}
-    code = getattr(err, "code", None)
-    if isinstance(code, str):
-        info["code"] = code
+    info = error_fields(err)
     frames = [f for f in traceback.extract_tb(err.__traceback__)
               if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]

@@ -63,6 +63,26 @@ async def main(mode: str):
         await sleep(1)
     return out
 `,
+  "f/qa/badstr.py": `from wmill import task, workflow
+from wmill.client import TaskError
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+@task
+def raiser():
+    raise Unprintable()
+
+@workflow
+async def main(where: str):
+    if where == "main":
+        raise Unprintable()
+    try:
+        return await raiser()
+    except TaskError as e:
+        return f"caught: {e}"
+`,
   "f/qa/helper.py": `def main(x: int = 0):
     return x + 100
 `,
@@ -85,7 +105,7 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     root = makeProject(FILES, "sluice-py-failures-");
     // shared: it serves every test of the file (unshared processes are killed after each test)
     dev = spawnSluice(["dev", ".", "--port", "0"], root, ENV, { shared: true });
-    await dev.waitFor(/claiming 3 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    await dev.waitFor(/claiming 4 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
   }, 40_000);
   afterAll(async () => {
     dev?.proc.kill("SIGTERM");
@@ -122,6 +142,18 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     },
     20_000,
   );
+
+  it("an exception whose str() raises still ends its run, on its first attempt, saying so (a task's and a workflow's)", async () => {
+    const unreadable = "Unprintable (its message could not be read: str() raised RuntimeError)";
+    const caught = await run("f/qa/badstr", { where: "task" });
+    expect(caught, dev.output()).toMatchObject({ status: "succeeded", result: `caught: ${unreadable}` });
+    const failed = await run("f/qa/badstr", { where: "main" });
+    expect(failed).toMatchObject({ status: "failed", attempt: 1, error: { name: "Unprintable", message: unreadable } });
+    // The stdio host the same way.
+    const preview = spawnSluice(["preview", "f/qa/badstr", '{"where": "task"}', "--timeout", "20s"], root, ENV);
+    expect(await preview.exited, preview.output()).toBe(0);
+    expect(preview.output()).toContain(`caught: ${unreadable}`);
+  }, 40_000);
 
   it("sluice preview (the stdio host) fails the same run the same way instead of converting the value", async () => {
     const preview = spawnSluice(["preview", "f/qa/pyerr", '{"where": "main"}', "--timeout", "20s"], root, ENV);
