@@ -554,8 +554,11 @@ class WacWorker(_host.Host):
                 self.set_workflows([str(n) for n in msg["workflows"]])
         self.loop.call_soon_threadsafe(self.stop)
 
-    def stop(self, drain_s=5.0):
-        """Stops claiming; running claims get ``drain_s`` to end, then the process exits."""
+    def stop(self, drain_s=None):
+        """Stops claiming; running claims get ``drain_s`` to end (default ``SLUICE_WORKER_DRAIN_MS``,
+        the drain of the Sluice command that started this process, else 5 s), then the process exits."""
+        if drain_s is None:
+            drain_s = int(os.environ.get("SLUICE_WORKER_DRAIN_MS") or 5000) / 1000
         if self.stopping:
             return
         with self.cond:
