@@ -233,6 +233,24 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(by_run["t3"]["outcome"], "failed")
         self.assertIn("has no task 'nope'", by_run["t3"]["error"]["message"])
 
+    def test_an_exception_whose_str_raises_still_fails_its_run_saying_so(self):
+        class Unprintable(Exception):
+            def __str__(self):
+                raise RuntimeError("no message")
+
+            @property
+            def code(self):
+                raise RuntimeError("no code either")
+
+        def broken(_ctx, _payload):
+            raise Unprintable()
+
+        server = self.run_claims({"wf": broken}, [claim("wf")])
+        finish = [b for p, b in server.requests if p.endswith("/finish")]
+        self.assertEqual(len(finish), 1, "the claim ends instead of being heartbeated forever")
+        self.assertEqual(finish[0]["error"], {
+            "name": "Unprintable", "message": "Unprintable (its message could not be read: str() raised RuntimeError)"})
+
     def test_task_calls_send_options_replay_by_target_and_raise_a_stable_task_error(self):
         from wmill.worker import TaskError
 

@@ -5,7 +5,7 @@ messages from Sluice, fd 4: messages to it, fd 5: the answers to asset calls), o
 per line:
 
     -> {"t": "start", "id", "seq", "kind": "workflow"|"task"|"script", "file", "fn"?, "args",
-        "traceparent"?, "tracestate"?}
+        "traceparent"?, "tracestate"?, "timeLeftMs"?}     timeLeftMs: until a task's timeout passes
     -> {"t": "resolve", "id", "seq", "results": [{"cid", "ok", "value"?, "error"?}]}
     -> {"t": "step_body", "id", "seq", "cid"}
     -> {"t": "drop", "id"}
@@ -19,21 +19,29 @@ per line:
 The engine keeps keys, checkpoints, replay and suspension: a workflow's durable calls are
 forwarded to the worker's workflows-as-code host in call order, and every call made before
 this event loop goes idle travels in one ``turn`` message (one suspend for a ``gather``).
+
+Sluice fails a task past its timeout itself (TASK_TIMEOUT) and drops it here; this process stops
+its code, as the worker protocol's does (``_wac_watchdog``): a sync task (or a script's sync
+``main`` called with a timeout) runs on a thread of its own, stopped when it is dropped or its timeout passes, and a watchdog thread stops
+an async one that blocks this event loop past its timeout (where the ``drop`` cannot be read).
 """
 import asyncio
 import concurrent.futures
+import contextvars
 import inspect
 import json
 import os
 import re
 import sys
 import threading
+import time
 import traceback
 import types
 
 from . import _runtime
 from ._modules import PinnedModules, read_companions
-from .client import SluiceError, TaskError
+from ._wac_watchdog import TaskStopped, Watchdog, stop_thread
+from .client import SluiceError, TaskError, error_fields
 
 _write_lock = threading.Lock()
 _HOST_FILE = os.path.abspath(__file__)
@@ -60,10 +68,7 @@ def _json_default(value):
 
 
 def error_of(err):
-    out = {"name": type(err).__name__, "message": str(err) or type(err).__name__}
-    code = getattr(err, "code", None)
-    if isinstance(code, str):
-        out["code"] = code
+    out = error_fields(err)
     # The user's frames only: the host's own frames say nothing about the error.
     frames = [f for f in traceback.extract_tb(err.__traceback__) if os.path.abspath(f.filename) != _HOST_FILE]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
@@ -158,6 +163,25 @@ class Execution:
         self.next_cid = 0
         self.task = None
         self.trace = None
+        # A task's timeout: when it passes (time.monotonic()), None without one; set once Sluice
+        # or the watchdog ends the run for it. ``thread``: the thread of its own a sync task with a
+        # timeout runs on, guarded by ``thread_lock`` (``stop_thread``).
+        self.deadline = None
+        self.timed_out = False
+        self.thread = None
+        self.thread_lock = threading.Lock()
+
+    def has_deadline(self):
+        """True for a run with a timeout (its sync code runs on a thread of its own, to be stopped)."""
+        return self.deadline is not None
+
+    def overdue(self, grace):
+        """True once the timeout has passed by ``grace`` seconds and the run is not ended yet."""
+        return self.deadline is not None and not self.timed_out and time.monotonic() >= self.deadline + grace
+
+    def log(self, level, text, force=False):
+        """A log line of the run (from any thread)."""
+        send({"t": "log", "id": self.id, "level": level, "text": text})
 
     def call(self, op, fields, body=None):
         """Registers a durable call; returns the future its result resolves."""
@@ -276,6 +300,8 @@ class Host:
         self.partial = b""
         self.stdout = _LogRouter("info", sys.stdout)
         self.stderr = _LogRouter("error", sys.stderr)
+        # Ending a run for its timeout happens once, on the loop or on the watchdog's thread.
+        self.end_lock = threading.Lock()
 
     # -- idle detection ---------------------------------------------------------------
 
@@ -345,10 +371,25 @@ class Host:
         self.dirty.discard(ex)
         if ex.task is not None and not ex.task.done():
             ex.task.cancel()
+        # Sluice ended the run (its timeout, a lost lease): a sync task's own thread stops too.
+        stop_thread(ex)
+
+    def expire(self, ex, off_loop=False):
+        """The watchdog found ``ex`` past its timeout while the loop could not read Sluice's ``drop``
+        (code blocking it): Sluice has failed the run (TASK_TIMEOUT); its code is stopped here and
+        whatever it returns is dropped. True if this call ended it."""
+        with self.end_lock:
+            if ex.timed_out or self.execs.get(ex.id) is not ex:
+                return False
+            ex.timed_out = True
+        stop_thread(ex)
+        return True
 
     def start(self, msg):
         ex = Execution(self, msg["id"], msg["kind"])
         ex.seq = msg.get("seq", 0)
+        if msg.get("timeLeftMs") is not None:
+            ex.deadline = time.monotonic() + msg["timeLeftMs"] / 1000
         if msg.get("traceparent"):
             ex.trace = {"traceparent": msg["traceparent"], "tracestate": msg.get("tracestate")}
         self.execs[ex.id] = ex
@@ -372,7 +413,8 @@ class Host:
         if self.execs.get(ex.id) is ex:
             self.execs.pop(ex.id, None)
             self.dirty.discard(ex)
-            send(out)
+            if not ex.timed_out:  # else Sluice has failed it for its timeout already
+                send(out)
 
     async def invoke(self, ex, msg):
         module = self.load(msg)
@@ -393,10 +435,43 @@ class Host:
                 raise SluiceError(f"{msg['file']} has no main function", "MAIN_MISSING")
         if inspect.iscoroutinefunction(fn):
             return await fn(*pos, **kw)
-        result = await asyncio.to_thread(fn, *pos, **kw)
+        if ex.has_deadline():  # a task, or a script or flow called with a timeout
+            result = await self.on_own_thread(ex, fn, pos, kw)
+        else:
+            result = await asyncio.to_thread(fn, *pos, **kw)
         if inspect.isawaitable(result):
             result = await result
         return result
+
+    async def on_own_thread(self, ex, fn, pos, kw):
+        """Runs a sync task (or script ``main``) with a timeout on a thread of its own, which ``stop_thread`` can stop
+        (the pool's threads are shared, this one is not)."""
+        done = self.loop.create_future()
+        context = contextvars.copy_context()
+
+        def settle(ok, value):
+            if not done.done():
+                done.set_result(value) if ok else done.set_exception(value)
+
+        def target():
+            try:
+                with ex.thread_lock:
+                    ex.thread = threading.get_ident()
+                try:
+                    value, ok = context.run(fn, *pos, **kw), True
+                except BaseException as err:  # noqa: BLE001 - the task's error, or its stop
+                    value, ok = err, False
+                finally:
+                    with ex.thread_lock:
+                        ex.thread = None
+                self.loop.call_soon_threadsafe(settle, ok, value)
+            except TaskStopped:
+                pass  # stopped just as it ended: the run is over either way
+            except RuntimeError:
+                pass  # the loop is closed: this process is ending
+
+        threading.Thread(target=target, name=f"sluice-task-{ex.id}", daemon=True).start()
+        return await done
 
     def run_body(self, ex, cid):
         body = ex.bodies.get(cid)
@@ -484,6 +559,7 @@ def main():
     sys.stdout = host.stdout
     sys.stderr = host.stderr
     threading.Thread(target=_answers.read_forever, name="sluice-asset-answers", daemon=True).start()
+    Watchdog(host, who="sluice python host").start()
     os.set_blocking(_IN_FD, False)
     loop.add_reader(_IN_FD, host.on_readable)
     send({"t": "ready", "pid": os.getpid()})

@@ -138,6 +138,14 @@ class Claim(_host.Execution):
 
     # -- keys and journal -----------------------------------------------------------------
 
+    def has_deadline(self):
+        return self.claim.get("deadline") is not None
+
+    def overdue(self, grace):
+        """True once the claim's ``deadline`` has passed by ``grace`` seconds and it is not ended."""
+        deadline = self.claim.get("deadline")
+        return deadline is not None and not self.ended and self.now_ms() >= deadline + grace * 1000
+
     def now_ms(self):
         """The store's clock: the claim time plus the time elapsed since it arrived."""
         return self.claim["claimedAt"] + int((time.monotonic() - self.received) * 1000)

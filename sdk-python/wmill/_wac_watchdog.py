@@ -1,5 +1,7 @@
 """The Python worker's watchdog: task timeouts kept, and a blocked event loop reported.
 
+Used by both Python hosts: the worker protocol's (``_wac_worker``) and the stdio host bridge
+(``_host``, where Sluice fails the task itself and the watchdog only stops its code).
 Every claim's code runs on one asyncio event loop (``_wac_worker``). Code that blocks it (a
 ``time.sleep``, a synchronous HTTP request or a long computation inside an ``async def``) keeps the
 loop's own timers from firing: a task past its ``deadline`` would not fail, and the worker's other
@@ -17,6 +19,7 @@ runs wait. This thread watches from outside the loop:
   run's log when the blocking code is a claim's own.
 """
 import asyncio
+import ctypes
 import signal
 import sys
 import threading
@@ -33,11 +36,24 @@ class TaskStopped(BaseException):
     by the watchdog's signal). Not an Exception: user code's ``except Exception`` does not swallow it."""
 
 
-class Watchdog:
-    """Watches ``worker`` (a ``WacWorker``): its claims' deadlines and its loop's liveness."""
+def stop_thread(ex):
+    """Stops the thread of its own running a timed-out sync task (``ex.thread``, if any): the
+    exception is raised in it at its next Python instruction (a blocking call, e.g. a long
+    ``time.sleep`` or a socket read, ends first)."""
+    with ex.thread_lock:
+        tid = ex.thread
+        if tid is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(TaskStopped))
 
-    def __init__(self, worker, period=0.1, grace=0.25, stall=2.0):
+
+class Watchdog:
+    """Watches ``worker`` (a ``_host.Host``: a ``WacWorker`` or the bridge's host): its runs'
+    timeouts (``ex.overdue``, ended by ``worker.expire``) and its loop's liveness. ``who`` starts
+    the lines it prints."""
+
+    def __init__(self, worker, period=0.1, grace=0.25, stall=2.0, who="sluice python worker"):
         self.worker = worker
+        self.who = who
         self.period = period
         self.grace = grace
         self.stall = stall
@@ -63,15 +79,12 @@ class Watchdog:
             try:
                 self.check()
             except Exception as err:  # noqa: BLE001 - the watchdog outlives a surprise
-                print(f"sluice python worker: watchdog: {err!r}", file=sys.__stderr__)
+                print(f"{self.who}: watchdog: {err!r}", file=sys.__stderr__)
 
     def check(self):
         """One look (on the watchdog's thread): overdue claims fail, a long stall is reported."""
         for ex in tuple(self.worker.execs.values()):
-            deadline = ex.claim.get("deadline")
-            if deadline is None or ex.ended or ex.now_ms() < deadline + self.grace * 1000:
-                continue
-            if self.worker.expire(ex, off_loop=True) and getattr(ex, "thread", None) is None:
+            if ex.overdue(self.grace) and self.worker.expire(ex, off_loop=True) and ex.thread is None:
                 self.interrupt()
         stalled = time.monotonic() - self.beat
         if stalled >= self.stall and self.reported != self.beat:
@@ -95,6 +108,6 @@ class Watchdog:
         text = (f"the event loop has been blocked for {stalled:.1f} s by {who} (a blocking call such as time.sleep "
                 "or a synchronous request in an async def): the worker's other runs wait until it returns; await "
                 "asyncio.sleep or asyncio.to_thread(...) instead, or make the function a plain def (it runs on a thread)")
-        print(f"sluice python worker: {text}", file=sys.__stderr__)
+        print(f"{self.who}: {text}", file=sys.__stderr__)
         if ex is not None:
             ex.log("warn", text, force=True)

@@ -18,8 +18,6 @@ past their timeout while code blocks the loop, and stops that code.
 """
 import asyncio
 import concurrent.futures
-import contextvars
-import ctypes
 import http.client
 import inspect
 import json
@@ -35,8 +33,8 @@ from . import _host, _runtime
 from ._wac_claim import Claim, Final
 from ._wac_code import Code
 from ._wac_outbox import Outbox
-from ._wac_watchdog import TaskStopped, Watchdog
-from .client import SluiceError
+from ._wac_watchdog import Watchdog, stop_thread
+from .client import SluiceError, error_fields
 from .worker._errors import SluiceAPIError
 from .worker._execution import LOG_FLUSH_EVERY, backoff_delay
 from .worker._http import client_from_env, interrupt
@@ -47,10 +45,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 def error_info(err):
     """``{name, message, code?}`` of an exception, and its traceback (the user's frames only)."""
-    info = {"name": type(err).__name__, "message": str(err) or type(err).__name__}
-    code = getattr(err, "code", None)
-    if isinstance(code, str):
-        info["code"] = code
+    info = error_fields(err)
     frames = [f for f in traceback.extract_tb(err.__traceback__)
               if not os.path.abspath(f.filename).startswith(_PACKAGE + os.sep)]
     lines = ["Traceback (most recent call last):\n", *traceback.format_list(frames)]
@@ -68,15 +63,6 @@ def refused_for_run(error):
     if isinstance(error, SluiceAPIError) and error.status in (400, 404, 413, 422) and error.code != "RUN_NOT_FOUND":
         return {"name": "SluiceError", "message": error.message or str(error), "code": error.code}
     return None
-
-
-def _stop_thread(ex):
-    """Stops the thread running a timed-out sync task: the exception is raised in it at its next
-    Python instruction (a blocking call, e.g. a long ``time.sleep`` or a socket read, ends first)."""
-    with ex.log_lock:
-        tid = getattr(ex, "thread", None)
-        if tid is not None:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(TaskStopped))
 
 
 class _ClaimLogs(_host._LogRouter):
@@ -123,8 +109,6 @@ class WacWorker(_host.Host):
         self.stopping = False
         self.poll = None
         self.leases = {}  # run id -> token, for heartbeats (read by their thread)
-        # Ending a claim happens once, on the loop or on the watchdog's thread (a timeout while code blocks the loop).
-        self.end_lock = threading.Lock()
         self.watchdog = Watchdog(self)
 
     # -- claims ---------------------------------------------------------------------------
@@ -250,45 +234,6 @@ class WacWorker(_host.Host):
             return self.fail(ex, err)
         self.finish(ex, {"outcome": "succeeded", "result": value})
 
-    async def invoke(self, ex, msg):
-        """As the bridge's, but a sync task with a timeout runs on a thread of its own, which
-        ``expire`` can stop (``_stop_thread``): the pool's threads are shared, this one is not."""
-        fn = None
-        if ex.kind == "task" and ex.claim.get("deadline") is not None:
-            fn = getattr(self.load(msg), msg["fn"], None)
-            fn = getattr(fn, "fn", fn)
-        if not callable(fn) or inspect.iscoroutinefunction(fn):
-            return await super().invoke(ex, msg)
-        args = msg.get("args")
-        pos, kw = (args, {}) if isinstance(args, list) else ([], args or {})
-        done = self.loop.create_future()
-        context = contextvars.copy_context()
-
-        def settle(ok, value):
-            if not done.done():
-                done.set_result(value) if ok else done.set_exception(value)
-
-        def target():
-            try:
-                with ex.log_lock:
-                    ex.thread = threading.get_ident()
-                try:
-                    value, ok = context.run(fn, *pos, **kw), True
-                except BaseException as err:  # noqa: BLE001 - the task's error, or its stop
-                    value, ok = err, False
-                finally:
-                    with ex.log_lock:
-                        ex.thread = None
-                self.loop.call_soon_threadsafe(settle, ok, value)
-            except TaskStopped:
-                pass  # stopped just as it ended: the claim is over either way
-
-        threading.Thread(target=target, name=f"sluice-task-{ex.id}", daemon=True).start()
-        result = await done
-        if inspect.isawaitable(result):
-            result = await result
-        return result
-
     def load(self, msg):
         ex = _runtime.current.get()
         return self.code.module(ex.claim)
@@ -308,7 +253,7 @@ class WacWorker(_host.Host):
             "TASK_TIMEOUT")
         ex.log("error", f"timed out: {err}")
         self.fail(ex, err, traceback_too=False, name="TaskTimeout", off_loop=off_loop)
-        _stop_thread(ex)
+        stop_thread(ex)
         return True
 
     # -- the end of a claim ---------------------------------------------------------------
@@ -609,8 +554,11 @@ class WacWorker(_host.Host):
                 self.set_workflows([str(n) for n in msg["workflows"]])
         self.loop.call_soon_threadsafe(self.stop)
 
-    def stop(self, drain_s=5.0):
-        """Stops claiming; running claims get ``drain_s`` to end, then the process exits."""
+    def stop(self, drain_s=None):
+        """Stops claiming; running claims get ``drain_s`` to end (default ``SLUICE_WORKER_DRAIN_MS``,
+        the drain of the Sluice command that started this process, else 5 s), then the process exits."""
+        if drain_s is None:
+            drain_s = int(os.environ.get("SLUICE_WORKER_DRAIN_MS") or 5000) / 1000
         if self.stopping:
             return
         with self.cond:

@@ -39,3 +39,21 @@ class NotInWorkflowError(SluiceError):
             f"{what} can only be called while a workflow runs: decorate main with @workflow and run it with sluice",
             "NOT_IN_WORKFLOW",
         )
+
+
+def error_fields(err):
+    """``{"name", "message", "code"?}`` of an exception, as a run's error. Never raises: an
+    exception whose ``__str__`` (or ``code``) fails still ends its run, with a message saying so."""
+    name = type(err).__name__
+    try:
+        message = str(err)
+    except Exception as e:  # noqa: BLE001 - user code's __str__ may raise anything
+        message = f"{name} (its message could not be read: str() raised {type(e).__name__})"
+    out = {"name": name, "message": message or name}
+    try:
+        code = getattr(err, "code", None)
+    except Exception:  # noqa: BLE001 - a property that raises
+        code = None
+    if isinstance(code, str):
+        out["code"] = code
+    return out

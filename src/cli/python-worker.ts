@@ -13,13 +13,17 @@ export interface PythonWorkerHandle {
   stop(): Promise<void>;
 }
 
-/** Starts the Python protocol worker of `loader`'s Python files against the API at `url`. */
+/**
+ * Starts the Python protocol worker of `loader`'s Python files against the API at `url`; on
+ * stop, its running claims get `drainMs` to end (the command's own drain).
+ */
 export async function startPythonWorker(
   loader: Project,
   url: string,
   tokenStore: Store | null,
   env: NodeJS.ProcessEnv,
   write: (text: string) => void,
+  drainMs: number,
 ): Promise<PythonWorkerHandle> {
   let tokenId: string | null = null;
   let token: string | undefined;
@@ -30,7 +34,7 @@ export async function startPythonWorker(
     tokenId = created.record.id;
     token = created.token;
   }
-  loader.python.startProtocolWorker({ url, token, env, write: (line) => write(`${line}\n`) });
+  loader.python.startProtocolWorker({ url, token, env, drainMs, write: (line) => write(`${line}\n`) });
   // Said when there are Python files (sluice dev starts the process too when one appears later).
   if (loader.python.names().length > 0)
     write(
@@ -56,19 +60,21 @@ export async function pythonRunsBusy(engine: Engine, loader: Project): Promise<b
 
 /**
  * `sluice worker` on the protocol: a loopback API of its own (tokens required; the Python worker
- * gets a `worker` token) and the Python worker claiming from it. `close` stops both.
+ * gets a `worker` token) and the Python worker claiming from it. `close` stops both (the Python
+ * worker's running claims get `drainMs` to end).
  */
 export async function servePythonFromWorker(
   engine: Engine,
   loader: Project,
   env: NodeJS.ProcessEnv,
   write: (text: string) => void,
+  drainMs: number,
 ): Promise<{ url: string; close(): Promise<void> }> {
   // Loaded here: a worker without Python files on the protocol starts without the HTTP layer.
   const { createApp, listen } = await import("../http/serve.js");
   const http = await listen({ host: "127.0.0.1", port: 0, env });
   http.attach(createApp({ engine, auth: { mode: "tokens" }, projectRoot: loader.root }));
-  const worker = await startPythonWorker(loader, http.server.url, engine.store, env, write);
+  const worker = await startPythonWorker(loader, http.server.url, engine.store, env, write, drainMs);
   return {
     url: http.server.url,
     async close() {

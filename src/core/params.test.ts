@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkArguments } from "./params.js";
+import { checkArguments, parseParamSpec, type ParamSpec } from "./params.js";
 
 const spec = { names: ["baseUrl", "pages"], required: ["baseUrl"] };
 
@@ -53,5 +53,50 @@ describe("checkArguments", () => {
       "too many arguments for f/none: the payload true is its first, it takes no parameters",
     );
     expect(() => checkArguments("f/none", { names: [], required: [] }, null)).not.toThrow();
+  });
+});
+
+describe("checkArguments with types (Python's hints)", () => {
+  const typed: ParamSpec = {
+    names: ["n", "ratio", "names", "opts", "flag", "maybe"],
+    required: ["n"],
+    types: {
+      n: { hint: "int", json: ["integer"] },
+      ratio: { hint: "float", json: ["number"] },
+      names: { hint: "list[str]", json: ["array"] },
+      opts: { hint: "dict", json: ["object"] },
+      flag: { hint: "bool", json: ["boolean"] },
+      maybe: { hint: "Optional[str]", json: ["string", "null"] },
+    },
+  };
+
+  it("accepts values of each parameter's kind, an integer for a float, null for a parameter with a default", () => {
+    const ok = { n: 1, ratio: 2, names: ["a"], opts: {}, flag: false, maybe: null };
+    expect(() => checkArguments("f/t", typed, ok)).not.toThrow();
+    expect(() => checkArguments("f/t", typed, { n: 1, ratio: 0.5, flag: null })).not.toThrow();
+    expect(() => checkArguments("f/t", typed, [3, 1.5])).not.toThrow();
+  });
+
+  it("names the parameter, its hint, what it takes and what was given, by name or by position", () => {
+    expect(() => checkArguments("f/t", typed, { n: "three" })).toThrow(
+      'parameter "n" of f/t is int, so it takes a whole number: got "three" (a string)',
+    );
+    expect(() => checkArguments("f/t", typed, { n: 1.5 })).toThrow(/"n" of f\/t is int.*got 1\.5 \(a number\)/);
+    expect(() => checkArguments("f/t", typed, { n: true })).toThrow(/got true \(true or false\)/);
+    expect(() => checkArguments("f/t", typed, { n: null })).toThrow(/got null \(null\)/);
+    expect(() => checkArguments("f/t", typed, [1, "x"])).toThrow(/"ratio" of f\/t is float, so it takes a number/);
+    expect(() => checkArguments("f/t", typed, "seven")).toThrow(/"n" of f\/t is int/);
+    expect(() => checkArguments("f/t", typed, { n: 1, maybe: 3 })).toThrow(
+      'parameter "maybe" of f/t is Optional[str], so it takes a string or null: got 3 (a whole number)',
+    );
+  });
+
+  it("survives the store's JSON; unreadable types are dropped, an unreadable list is no check at all", () => {
+    expect(parseParamSpec(JSON.stringify(typed))).toEqual(typed);
+    const bad = { ...typed, types: { n: { hint: "int", json: ["integer", "complex"] }, flag: typed.types!.flag } };
+    expect(parseParamSpec(JSON.stringify(bad))).toEqual({ ...typed, types: { flag: typed.types!.flag } });
+    expect(parseParamSpec(JSON.stringify({ names: ["a"], required: [] }))).toEqual({ names: ["a"], required: [] });
+    expect(parseParamSpec("{oops")).toBeNull();
+    expect(parseParamSpec(JSON.stringify({ names: [1], required: [] }))).toBeNull();
   });
 });

@@ -5,12 +5,25 @@
  */
 import { InvalidInputError } from "./errors.js";
 
+/** A kind of JSON value (`integer` is a whole `number`). */
+export type JsonKind = "integer" | "number" | "string" | "boolean" | "array" | "object" | "null";
+
+/** The JSON values a parameter takes, from its type hint as written (`int` → `["integer"]`). */
+export interface ParamType {
+  hint: string;
+  json: JsonKind[];
+}
+
 /** What is known of a workflow's parameters: their names in order and which must be given. */
 export interface ParamSpec {
   names: string[];
   /** Names without a default or `?`; empty when the loader could not tell. */
   required: string[];
+  /** The JSON values a parameter takes, by name, where its type hint says (Python's); others are not checked. */
+  types?: Record<string, ParamType>;
 }
+
+const JSON_KINDS: readonly JsonKind[] = ["integer", "number", "string", "boolean", "array", "object", "null"];
 
 /** A payload does not fit a workflow's parameters. */
 export class InvalidArgumentsError extends InvalidInputError {
@@ -57,6 +70,74 @@ export function checkArguments(workflow: string, spec: ParamSpec, payload: unkno
       `missing parameter${missing.length > 1 ? "s" : ""} ${quoted(missing)} for ${workflow}: ${takes} (required: ${spec.required.join(", ")})`,
     );
   }
+  if (spec.types) checkTypes(workflow, spec, payload);
+}
+
+/** The arguments of a payload (already checked by {@link checkArguments}), by parameter name. */
+function argumentsOf(spec: ParamSpec, payload: unknown): Array<[string, unknown]> {
+  if (payload === null || payload === undefined) return [];
+  if (Array.isArray(payload)) return payload.map((v, i) => [spec.names[i]!, v]);
+  if (typeof payload === "object") return Object.entries(payload as Record<string, unknown>);
+  return spec.names.length ? [[spec.names[0]!, payload]] : [];
+}
+
+function kindOf(value: unknown): JsonKind {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value as JsonKind;
+}
+
+const A: Record<JsonKind, string> = {
+  integer: "a whole number",
+  number: "a number",
+  string: "a string",
+  boolean: "true or false",
+  array: "an array",
+  object: "an object",
+  null: "null",
+};
+
+function checkTypes(workflow: string, spec: ParamSpec, payload: unknown): void {
+  for (const [name, value] of argumentsOf(spec, payload)) {
+    const type = spec.types![name];
+    if (!type || value === undefined) continue;
+    // null for a parameter with a default: Python's `None`, which a default often is.
+    if (value === null && !spec.required.includes(name)) continue;
+    const kind = kindOf(value);
+    if (type.json.includes(kind) || (kind === "integer" && type.json.includes("number"))) continue;
+    throw new InvalidArgumentsError(
+      `parameter ${JSON.stringify(name)} of ${workflow} is ${type.hint}, so it takes ${type.json.map((k) => A[k]).join(" or ")}: got ${describe(value)} (${A[kind]})`,
+    );
+  }
+}
+
+/**
+ * A parameter list as stored (JSON text): anything unreadable is treated as unknown (no check),
+ * never as an error; a `types` entry that is unreadable is left out.
+ */
+export function parseParamSpec(text: string | null): ParamSpec | null {
+  if (text === null) return null;
+  let v: Partial<ParamSpec> | null;
+  try {
+    v = JSON.parse(text) as Partial<ParamSpec> | null;
+  } catch {
+    return null;
+  }
+  const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((n) => typeof n === "string");
+  if (!v || !strings(v.names) || !strings(v.required)) return null;
+  const spec: ParamSpec = { names: v.names, required: v.required };
+  const types = Object.entries(v.types && typeof v.types === "object" ? v.types : {}).filter(
+    ([, t]) =>
+      t !== null &&
+      typeof t === "object" &&
+      typeof t.hint === "string" &&
+      Array.isArray(t.json) &&
+      t.json.length > 0 &&
+      t.json.every((k) => JSON_KINDS.includes(k)),
+  );
+  if (types.length) spec.types = Object.fromEntries(types);
+  return spec;
 }
 
 /** A payload that is not an object, as it is written, shortened. */

@@ -89,12 +89,15 @@ export function spawnSluice(
 }
 
 /**
- * A `sluice dev` on a new project of `files`, kept for the file's tests (`shared`), once it serves.
- * Pair it with {@link stopDev} in `afterAll`.
+ * A `sluice dev` on a new project of `files`, kept for the file's tests (`shared`), once it serves;
+ * `env` is added to its environment. Pair it with {@link stopDev} in `afterAll`.
  */
-export async function startDev(files: Record<string, string>): Promise<{ root: string; dev: SluiceProcess }> {
+export async function startDev(
+  files: Record<string, string>,
+  env: Record<string, string | undefined> = {},
+): Promise<{ root: string; dev: SluiceProcess }> {
   const root = makeProject(files);
-  const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, {}, { shared: true });
+  const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, env, { shared: true });
   await dev.waitFor(/UI: http/, 30_000);
   return { root, dev };
 }

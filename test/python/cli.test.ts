@@ -79,6 +79,23 @@ describe("Python workflows through the CLI", () => {
     const missing = spawnSluice(["enqueue", "f/data/etl", "{}"], root);
     expect(await missing.exited).toBe(1);
     expect(missing.stderr()).toMatch(/missing parameter "url" for f\/data\/etl/);
+    // An argument of the wrong JSON type for its hint is refused at enqueue, before a run exists.
+    const typed = spawnSluice(["enqueue", "f/data/etl", '{"url": "u", "limit": "two"}', "--wait"], root);
+    expect(await typed.exited).toBe(1);
+    expect(typed.stderr()).toBe(
+      'sluice: parameter "limit" of f/data/etl is int, so it takes a whole number: got "two" (a string)\n',
+    );
+    const api = dev.output().match(/UI: (http:\/\/127\.0\.0\.1:\d+)/)![1];
+    const posted = await fetch(`${api}/api/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ workflow: "f/data/etl", payload: { url: 7 } }),
+    });
+    expect(posted.status).toBe(400);
+    expect(await posted.text()).toMatch(/parameter \\"url\\" of f\/data\/etl is str, so it takes a string: got 7/);
+    const runs = spawnSluice(["runs", "--json"], root);
+    expect(await runs.exited).toBe(0);
+    expect((JSON.parse(runs.stdout()) as unknown[]).length).toBe(3); // etl-1 and its two tasks: nothing more
     dev.proc.kill("SIGTERM");
     expect(await dev.exited).toBe(0);
   }, 90_000);

@@ -64,6 +64,42 @@ describe("the Python worker of the worker protocol, started by the CLI", () => {
     await eventually(() => !alive(pid!), 10_000);
   }, 90_000);
 
+  it("sluice dev stopped while a Python task runs: the task gets dev's 10 s drain, as other runs do, and finishes", async () => {
+    const SLOW = `import time
+from wmill import task, workflow
+
+@task
+def slow():
+    time.sleep(7)
+    return "slow done"
+
+@workflow
+async def main():
+    return await slow()
+`;
+    const root = makeProject({ "f/p/slow.py": SLOW }, "sluice-py-proto-drain-");
+    const dev = spawnSluice(["dev", ".", "--port", "0", "--no-watch"], root, ENV);
+    await dev.waitFor(/claiming 1 workflow\(s\) from/, 30_000);
+    const enq = spawnSluice(["enqueue", "f/p/slow", "{}"], root);
+    expect(await enq.exited).toBe(0);
+    const runId = enq.stdout().trim();
+    await delay(2_000); // the task sleeps by now
+    dev.proc.kill("SIGINT");
+    expect(await dev.exited).toBe(0);
+    // Its claim was not cut off after 5 s (an attempt spent, the sleep run again on the next start).
+    expect(dev.output()).not.toMatch(/claim\(s\) were released/);
+    const show = spawnSluice(["runs", "--json"], root);
+    expect(await show.exited).toBe(0);
+    const runs = JSON.parse(show.stdout()) as Array<{
+      id: string;
+      task: string | null;
+      status: string;
+      attempt: number;
+    }>;
+    expect(runs.find((r) => r.task === "slow")).toMatchObject({ status: "succeeded", attempt: 1 });
+    expect(runs.find((r) => r.id === runId)?.status).not.toBe("failed");
+  }, 90_000);
+
   it("sluice dev: a Python workflow file added while it runs is claimed as soon as it is loaded", async () => {
     const root = makeProject({ "f/p/flow.py": FLOW }, "sluice-py-proto-added-");
     const dev = spawnSluice(["dev", ".", "--port", "0"], root, ENV);

@@ -19,6 +19,10 @@ from wmill import step, task, workflow
 async def boom():
     return {1, 2, 3}
 
+@task
+async def take(s: str):
+    return len(s)
+
 @workflow
 async def main(where: str):
     if where == "main":
@@ -27,6 +31,10 @@ async def main(where: str):
         return await step("s", lambda: {1, 2})
     if where == "big":
         return "y" * 2_000_000
+    if where == "at_limit":
+        return "e" * (1024 * 1024 - 2)  # its JSON is 1 MiB, the limit, exactly
+    if where == "big_arg":
+        return await take("a" * 2_000_000)
     if where == "big_step":
         try:
             await step("big", lambda: "x" * 2_000_000)
@@ -55,6 +63,26 @@ async def main(mode: str):
         await sleep(1)
     return out
 `,
+  "f/qa/badstr.py": `from wmill import task, workflow
+from wmill.client import TaskError
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise RuntimeError("no message")
+
+@task
+def raiser():
+    raise Unprintable()
+
+@workflow
+async def main(where: str):
+    if where == "main":
+        raise Unprintable()
+    try:
+        return await raiser()
+    except TaskError as e:
+        return f"caught: {e}"
+`,
   "f/qa/helper.py": `def main(x: int = 0):
     return x + 100
 `,
@@ -77,7 +105,7 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     root = makeProject(FILES, "sluice-py-failures-");
     // shared: it serves every test of the file (unshared processes are killed after each test)
     dev = spawnSluice(["dev", ".", "--port", "0"], root, ENV, { shared: true });
-    await dev.waitFor(/claiming 3 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
+    await dev.waitFor(/claiming 4 workflow\(s\) from http:\/\/127\.0\.0\.1:\d+/, 30_000);
   }, 40_000);
   afterAll(async () => {
     dev?.proc.kill("SIGTERM");
@@ -115,6 +143,18 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     20_000,
   );
 
+  it("an exception whose str() raises still ends its run, on its first attempt, saying so (a task's and a workflow's)", async () => {
+    const unreadable = "Unprintable (its message could not be read: str() raised RuntimeError)";
+    const caught = await run("f/qa/badstr", { where: "task" });
+    expect(caught, dev.output()).toMatchObject({ status: "succeeded", result: `caught: ${unreadable}` });
+    const failed = await run("f/qa/badstr", { where: "main" });
+    expect(failed).toMatchObject({ status: "failed", attempt: 1, error: { name: "Unprintable", message: unreadable } });
+    // The stdio host the same way.
+    const preview = spawnSluice(["preview", "f/qa/badstr", '{"where": "task"}', "--timeout", "20s"], root, ENV);
+    expect(await preview.exited, preview.output()).toBe(0);
+    expect(preview.output()).toContain(`caught: ${unreadable}`);
+  }, 40_000);
+
   it("sluice preview (the stdio host) fails the same run the same way instead of converting the value", async () => {
     const preview = spawnSluice(["preview", "f/qa/pyerr", '{"where": "main"}', "--timeout", "20s"], root, ENV);
     expect(await preview.exited).not.toBe(0);
@@ -127,10 +167,21 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
     const big = await run("f/qa/pyerr", { where: "big" });
     expect(big.status, dev.output()).toBe("failed");
     expect(big.attempt).toBe(1);
-    expect(big.error!.message).toMatch(/^could not finish: .*over the 1048576-byte limit/);
+    // Named as the engine names it, not as a request body over the API's limit.
+    expect(big.error!.message).toBe(
+      `could not finish: result of run ${big.id} is 2000002 bytes, over the 1048576-byte limit: store large data elsewhere (a file or object store) and pass a reference`,
+    );
     const step = await run("f/qa/pyerr", { where: "big_step" });
     expect(step.status, dev.output()).toBe("succeeded");
-    expect(step.result).toMatch(/^caught SluiceError: could not save step "big": .*over the 1048576-byte limit/);
+    expect(step.result).toBe(
+      'caught SluiceError: could not save step "big": value of step "big" is 2000002 bytes, over the 1048576-byte limit: store large data elsewhere (a file or object store) and pass a reference',
+    );
+  }, 30_000);
+
+  it("a result at the size limit is kept, as the built-in worker keeps it (its write's envelope does not count)", async () => {
+    const out = await run("f/qa/pyerr", { where: "at_limit" });
+    expect(out.status, dev.output()).toBe("succeeded");
+    expect((out.result as string).length).toBe(1024 * 1024 - 2);
   }, 30_000);
 
   it("task_script of an unknown path raises a TaskError naming it in the workflow, which may catch it, on every replay", async () => {
@@ -159,4 +210,13 @@ describe("the Python worker of the worker protocol fails a run it cannot write, 
       /^task_script\("f\/nope\/missing"\) cannot run: unknown workflow "f\/nope\/missing"/,
     );
   }, 20_000);
+
+  // Last: the dev's output then holds a "could not park" line, which the tests above look for.
+  it("a task's argument over the size limit fails the park, naming the child's payload", async () => {
+    const arg = await run("f/qa/pyerr", { where: "big_arg" });
+    expect(arg.status, dev.output()).toBe("failed");
+    expect(arg.error!.message).toMatch(
+      /^could not park: children\[0\]: payload of child "take" is \d+ bytes, over the 1048576-byte limit/,
+    );
+  }, 30_000);
 });

@@ -137,7 +137,12 @@ describe("Python workflows on the worker protocol", () => {
 
   it("the files are external workflows: the built-in worker never runs them, the Python worker does", async () => {
     expect(engine.registry.get("f/pp/fanout")).toBeUndefined();
-    expect((await engine.store.getWorkflow("f/pp/fanout"))?.params).toEqual({ names: ["n"], required: ["n"] });
+    // Published with the type of its hint (`n: int`), so an enqueue in any process checks it.
+    expect((await engine.store.getWorkflow("f/pp/fanout"))?.params).toEqual({
+      names: ["n"],
+      required: ["n"],
+      types: { n: { hint: "int", json: ["integer"] } },
+    });
     const run = await runToEnd("f/pp/steps", { x: 4 });
     expect(run.status).toBe("succeeded");
     expect(JSON.parse(run.result!)).toEqual([5, 10]);

@@ -40,8 +40,18 @@ def park_chunks(children, budget=PARK_BYTES):
 
 
 def _error_body(err):
-    out = {"message": str(err) or type(err).__name__, "name": type(err).__name__}
-    code = getattr(err, "code", None)
+    """The run's error of an exception. Never raises: an exception whose ``__str__`` (or ``code``)
+    fails still ends its run (else its claim would stay held by heartbeats), saying so."""
+    name = type(err).__name__
+    try:
+        message = str(err)
+    except Exception as e:  # noqa: BLE001 - user code's __str__ may raise anything
+        message = f"{name} (its message could not be read: str() raised {type(e).__name__})"
+    out = {"message": message or name, "name": name}
+    try:
+        code = getattr(err, "code", None)
+    except Exception:  # noqa: BLE001 - a property that raises
+        code = None
     if isinstance(code, str):
         out["code"] = code
     return out

@@ -178,7 +178,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         write,
       });
       const pythonWorker = loader.python.onProtocol
-        ? await startPythonWorker(loader, http.server.url, tokens ? engine.store : null, cx.io.env, write)
+        ? await startPythonWorker(loader, http.server.url, tokens ? engine.store : null, cx.io.env, write, DRAIN_MS)
         : null;
       for (const item of project.config.dev?.enqueue ?? []) {
         try {

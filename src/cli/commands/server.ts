@@ -221,7 +221,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
       // A folder-mode server does not reload module files: no Python file now, none later (and no token).
       // --workers none runs no workflow code here, Python included: `sluice worker` runs the Python files too.
       if (workers === "separate" && loader.python.onProtocol && loader.python.names().length > 0)
-        pythonWorker = await startPythonWorker(loader, http.server.url, engine.store, cx.io.env, write);
+        pythonWorker = await startPythonWorker(loader, http.server.url, engine.store, cx.io.env, write, 10_000);
       external = await startExternalWorkers({
         entries: project.config.workers ?? [],
         root: project.root,

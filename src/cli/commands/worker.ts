@@ -166,7 +166,7 @@ export function registerWorker(program: Command, cx: CommandContext): void {
       // Only for Python files that loaded: a worker without them opens no API of its own.
       const python =
         pythonOnProtocol && loader.python.names().length > 0
-          ? await servePythonFromWorker(engine, loader, cx.io.env, write)
+          ? await servePythonFromWorker(engine, loader, cx.io.env, write, drainMs)
           : null;
       // The Python files its own Python worker claims are served too: listed with the rest.
       const names = [...engine.registry.names(), ...(python ? loader.python.names() : [])];

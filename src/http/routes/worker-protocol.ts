@@ -23,6 +23,14 @@ import { WorkBell } from "../worker-protocol/work-bell.js";
 
 /** Largest body of an asset call (a `write_s3_file` of 48 MiB, as base64). */
 const ASSET_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * Largest body of one claim write (a finish, checkpoint, park, children): well above the
+ * engine's value limit (1 MiB by default), so a result, step value or child payload over that
+ * limit is refused by the engine's own check, which names it ("result of run … is 2000002 bytes,
+ * over the 1048576-byte limit"), and a value at the limit is not refused for its envelope.
+ * Batches stay under the app's body limit (SDKs send a large write alone, to its own route).
+ */
+const CLAIM_WRITE_BODY_BYTES = 64 * 1024 * 1024;
 
 /** Registers the worker protocol's routes (scope `worker`). */
 export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
@@ -66,7 +74,8 @@ export function workerProtocolRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
 
   for (const op of CLAIM_WRITE_OPS) {
     app.post(`/api/worker/runs/:id/${op}`, requireScope("worker"), async (c) => {
-      const prepared = await writes.prepare(op, c.req.param("id"), await readJsonBody(c, deps.limits));
+      const limits = { ...deps.limits, maxBytes: Math.max(deps.limits.maxBytes, CLAIM_WRITE_BODY_BYTES) };
+      const prepared = await writes.prepare(op, c.req.param("id"), await readJsonBody(c, limits));
       return c.json(await writes.apply(prepared));
     });
   }

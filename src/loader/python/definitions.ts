@@ -15,6 +15,7 @@ import { WAC_MAX_ATTEMPTS } from "../runnables.js";
 import { runPython, type PythonStart, type TaskFunctionFor } from "./driver.js";
 import type { PythonHost } from "./host.js";
 import type { PythonParam } from "./inspect.js";
+import { pythonParamSpec } from "./param-types.js";
 
 /** The `@task` functions of one Python file, by name, created on first use. */
 class PythonTaskTable extends Map<string, (...args: any[]) => unknown> {
@@ -32,12 +33,6 @@ class PythonTaskTable extends Map<string, (...args: any[]) => unknown> {
   override has(): boolean {
     return true;
   }
-}
-
-/** The parameters an enqueue is checked against (null: `*args`/`**kwargs`, not checked). */
-function pythonParamSpec(params: PythonParam[] | null): ParamSpec | null {
-  if (params === null) return null;
-  return { names: params.map((p) => p.name), required: params.filter((p) => p.required).map((p) => p.name) };
 }
 
 /** Arguments for Python's `main`: an object by name (checked), an array by position, nothing for null. */

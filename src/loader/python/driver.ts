@@ -20,6 +20,7 @@ import { validateTaskOptions } from "../../sdk/windmill/task.js";
 import type { TaskOptions } from "../../sdk/windmill/types.js";
 import { markTerminal } from "../../worker/control.js";
 import type { Execution } from "../../worker/execution.js";
+import { TaskDeadline } from "../../worker/task-deadline.js";
 import { PythonError, type PythonErrorInfo, PythonHostExitedError } from "./errors.js";
 import type { HostMessage, PythonHost } from "./host.js";
 
@@ -93,8 +94,9 @@ class PythonRun {
     // The claim ended (suspended, fenced, finished): Python forgets the execution.
     void exec.done.then(() => this.end(true));
     try {
-      // The run's trace context, for `wmill.trace_context()` in Python.
-      this.send({ t: "start", ...start, ...subprocessCarrier(exec.run) });
+      // The run's trace context, for `wmill.trace_context()` in Python; a task's time left before
+      // its timeout, for Python's watchdog (it stops code that blocks its loop past it).
+      this.send({ t: "start", ...start, ...subprocessCarrier(exec.run), ...timeLeft(exec) });
     } catch (err) {
       this.fail(err);
     }
@@ -287,6 +289,13 @@ class PythonRun {
       }
     });
   }
+}
+
+/** `{timeLeftMs}` until the run's `timeout` passes (none without one), as the worker's timer counts it. */
+function timeLeft(exec: Execution): { timeLeftMs?: number } {
+  const now = exec.now();
+  const deadline = TaskDeadline.of(exec.run, now);
+  return deadline === null ? {} : { timeLeftMs: Math.max(0, deadline.at - now) };
 }
 
 function pythonError(info: PythonErrorInfo | undefined, exec: Execution): PythonError {

@@ -9,7 +9,8 @@
  * Each process gets a worker id of its own (`SLUICE_WORKER_ID`); when it exits, {@link
  * PythonProtocolWorkerOptions.onExit} is called with that id (the CLI releases its claims at
  * once: the process is dead, so fencing makes that safe) before a restart is scheduled.
- * {@link stop} sends SIGTERM (running claims get a few seconds to end), then SIGKILL.
+ * {@link stop} sends SIGTERM (running claims get {@link PythonProtocolWorkerOptions.drainMs} to
+ * end, as the command's own worker's get theirs), then SIGKILL.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { hostname } from "node:os";
@@ -27,6 +28,11 @@ export interface PythonProtocolWorkerOptions {
   /** The API the worker claims from (`SLUICE_URL`), and a `worker` token when it requires one. */
   url: string;
   token?: string;
+  /**
+   * On stop, how long running claims get to end (`SLUICE_WORKER_DRAIN_MS` of the process): the
+   * command's own drain (`sluice dev` 10 s, `sluice worker --drain-timeout`). Default 5 s.
+   */
+  drainMs?: number;
   env: NodeJS.ProcessEnv;
   /** Where the worker's own output and the supervisor's notices go, line by line. */
   write: (line: string) => void;
@@ -40,7 +46,9 @@ export interface PythonProtocolWorkerOptions {
 /** Restart delays: from the first, doubling while the process keeps dying within a minute. */
 const RESTART_MIN_MS = 500;
 const RESTART_MAX_MS = 10_000;
-const STOP_GRACE_MS = 6_000;
+const DEFAULT_DRAIN_MS = 5_000;
+/** Past its drain, what the process gets to send its last writes (its outbox waits 2 s) and exit. */
+const STOP_GRACE_MS = 3_000;
 
 /** One supervised `wmill._wac_worker` process. */
 export class PythonProtocolWorker {
@@ -89,6 +97,7 @@ export class PythonProtocolWorker {
     };
     const workerId = `python-wac:${hostname()}:${process.pid}:${this.starts + 1}`;
     env.SLUICE_WORKER_ID = workerId;
+    env.SLUICE_WORKER_DRAIN_MS = String(this.drainMs);
     if (this.options.token) env.SLUICE_TOKEN = this.options.token;
     else delete env.SLUICE_TOKEN;
     const child = spawn(this.options.python, ["-m", "wmill._wac_worker"], {
@@ -155,8 +164,12 @@ export class PythonProtocolWorker {
     this.restartMs = Math.min(RESTART_MAX_MS, this.restartMs * 2);
   }
 
-  /** Stops the process: its stdin closes and it gets SIGTERM; SIGKILL if it has not exited in time. */
-  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
+  private get drainMs(): number {
+    return this.options.drainMs ?? DEFAULT_DRAIN_MS;
+  }
+
+  /** Stops the process: its stdin closes and it gets SIGTERM (it drains); SIGKILL if it has not exited in time. */
+  async stop(graceMs = this.drainMs + STOP_GRACE_MS): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

@@ -1,4 +1,4 @@
-import type { ParamSpec } from "../../core/params.js";
+import { parseParamSpec } from "../../core/params.js";
 import type { SerializedError } from "../../core/serde.js";
 import { toScheduleOwner } from "../schedule-sync.js";
 import type { LogRecord, RunRecord, RunStatus, ScheduleRecord, StepKind, StepRecord, WorkflowInfo } from "../types.js";
@@ -213,21 +213,9 @@ export function toWorkflow(r: {
     source: r.source,
     schedule: r.schedule === null ? null : (JSON.parse(r.schedule) as WorkflowInfo["schedule"]),
     local: Boolean(r.local),
-    params: parseParams(r.params ?? null),
+    params: parseParamSpec(r.params ?? null),
     removedAt: r.removed_at === null || r.removed_at === undefined ? null : Number(r.removed_at),
   };
-}
-
-/** A stored parameter list; anything unreadable is treated as unknown (no check), never as an error. */
-function parseParams(text: string | null): ParamSpec | null {
-  if (text === null) return null;
-  try {
-    const v = JSON.parse(text) as ParamSpec;
-    const strings = (x: unknown) => Array.isArray(x) && x.every((n) => typeof n === "string");
-    return v && strings(v.names) && strings(v.required) ? { names: v.names, required: v.required } : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Maps a `schedules` row. */
