@@ -1,7 +1,8 @@
 /**
  * The pipelines of a project on disk: every script marked `// pipeline` (TypeScript,
  * JavaScript, Python, Bash, DuckDB SQL), grouped by folder, analysed by the pure layer
- * (`analyzePipeline`), with each folder's `pipeline.json` trigger rows. A folder with an
+ * (`analyzePipeline`, given the `ducklake()` helper calls the scripts' own parsers find,
+ * `lake-calls.ts`), with each folder's `pipeline.json` trigger rows. A folder with an
  * error diagnostic is not loaded.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -16,6 +17,8 @@ import { cascadeEdges, scriptId } from "../lineage-graph.js";
 import { moduleName } from "../../worker/script-paths.js";
 import { longestPath } from "../topo-order.js";
 import { dataTestFile } from "./data-test-file.js";
+import { lakeCallsOf } from "./lake-calls.js";
+import type { CodeFindings } from "../detect-types.js";
 import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
 
 /** File extensions that can be pipeline scripts. */
@@ -144,13 +147,16 @@ function analyzeFolder(
   root: string,
   folder: string,
   sources: ReadonlyArray<{ path: string; source: string }>,
+  code: ReadonlyMap<string, CodeFindings>,
 ): PipelineFolder {
   const triggersPath = folder === "" ? TRIGGERS_FILE : `${folder}/${TRIGGERS_FILE}`;
   const triggersFile = parseTriggersFile(
     existsSync(join(root, triggersPath)) ? readSource(root, triggersPath) : undefined,
     triggersPath,
   );
-  const analysis = analyzePipeline(sources.map((s) => ({ path: s.path, source: s.source })));
+  const analysis = analyzePipeline(
+    sources.map((s) => ({ path: s.path, source: s.source, ...(code.has(s.path) && { code: code.get(s.path)! }) })),
+  );
   const members: MemberScript[] = analysis.scripts
     .filter((s) => s.annotations.pipeline)
     .map((s) => {
@@ -269,9 +275,10 @@ export class PipelineCatalog {
       const folder = posix.dirname(path) === "." ? "" : posix.dirname(path);
       groups.set(folder, [...(groups.get(folder) ?? []), { path, source }]);
     }
+    const code = lakeCallsOf([...groups.values()].flat());
     const folders = new Map<string, PipelineFolder>();
     for (const [folder, sources] of groups) {
-      const info = analyzeFolder(root, folder, sources);
+      const info = analyzeFolder(root, folder, sources, code);
       if (info.members.length > 0) folders.set(folder, info);
     }
     return new PipelineCatalog(root, folders);
