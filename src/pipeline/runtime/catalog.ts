@@ -18,6 +18,7 @@ import { moduleName } from "../../worker/script-paths.js";
 import { longestPath } from "../topo-order.js";
 import { dataTestFile } from "./data-test-file.js";
 import { lakeCallsOf } from "./lake-calls.js";
+import { reservedColumnErrors, type RecordedColumns } from "./reserved-column.js";
 import type { CodeFindings } from "../detect-types.js";
 import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
 
@@ -259,15 +260,53 @@ function dataTestFileChecks(root: string, m: MemberScript): Diagnostic[] {
   return out;
 }
 
-/** Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. */
+/** What the DuckDB-parsed checks found in one script ({@link PipelineCatalog.checked}), with the source they read. */
+interface ScriptCheck {
+  readonly source: string;
+  readonly errors: readonly Diagnostic[];
+}
+
+/** `base` with each member's check errors added to its folder (which then does not load that script). */
+function withCheckErrors(
+  base: ReadonlyMap<string, PipelineFolder>,
+  checks: ReadonlyMap<string, ScriptCheck>,
+): Map<string, PipelineFolder> {
+  const out = new Map<string, PipelineFolder>();
+  for (const [name, f] of base) {
+    const extra = f.members.flatMap((m) => checks.get(m.path)?.errors ?? []);
+    if (extra.length === 0) {
+      out.set(name, f);
+      continue;
+    }
+    const diagnostics = [...f.diagnostics, ...extra];
+    out.set(name, { ...f, diagnostics, ok: !hasErrors(diagnostics), broken: brokenScripts(f.members, diagnostics) });
+  }
+  return out;
+}
+
+/**
+ * Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. The checks
+ * that need DuckDB's parser (`reserved-column.ts`) are asynchronous: {@link PipelineCatalog.load}
+ * (or {@link PipelineCatalog.checked}) runs them; a synchronous rescan keeps what the last check
+ * found for the scripts whose source has not changed.
+ */
 export class PipelineCatalog {
+  private readonly byFolder: ReadonlyMap<string, PipelineFolder>;
+
   private constructor(
     readonly root: string,
-    private readonly byFolder: ReadonlyMap<string, PipelineFolder>,
-  ) {}
+    /** The folders as analysed, without the checks' errors. */
+    private readonly base: ReadonlyMap<string, PipelineFolder>,
+    private readonly checks: ReadonlyMap<string, ScriptCheck> = new Map(),
+  ) {
+    this.byFolder = withCheckErrors(base, checks);
+  }
 
-  /** Find and analyse every pipeline script under `root`. */
-  static scan(root: string): PipelineCatalog {
+  /**
+   * Find and analyse every pipeline script under `root`, without the DuckDB-parsed checks; the
+   * errors they found in `previous` are kept for scripts whose source is unchanged.
+   */
+  static scan(root: string, previous?: PipelineCatalog): PipelineCatalog {
     const groups = new Map<string, Array<{ path: string; source: string }>>();
     for (const path of candidateFiles(root)) {
       const source = readSource(root, path);
@@ -281,7 +320,28 @@ export class PipelineCatalog {
       const info = analyzeFolder(root, folder, sources, code);
       if (info.members.length > 0) folders.set(folder, info);
     }
-    return new PipelineCatalog(root, folders);
+    const sourceOf = new Map([...folders.values()].flatMap((f) => f.members.map((m) => [m.path, m.source] as const)));
+    const kept = new Map([...(previous?.checks ?? [])].filter(([path, c]) => sourceOf.get(path) === c.source));
+    return new PipelineCatalog(root, folders, kept);
+  }
+
+  /** {@link scan} and then {@link checked}: what `sluice pipeline …` commands report and run. */
+  static async load(root: string, recordedColumns?: RecordedColumns): Promise<PipelineCatalog> {
+    return PipelineCatalog.scan(root).checked(recordedColumns);
+  }
+
+  /**
+   * This catalog with the checks that need DuckDB's parser run on every script (a `// partitioned`
+   * materialization's SELECT producing `_partition`: an error, so that script does not load).
+   * `recordedColumns` gives a lake table's columns as its last write left them.
+   */
+  async checked(recordedColumns?: RecordedColumns): Promise<PipelineCatalog> {
+    const errors = await reservedColumnErrors([...this.base.values()], recordedColumns);
+    const checks = new Map<string, ScriptCheck>();
+    for (const f of this.base.values())
+      for (const m of f.members)
+        checks.set(m.path, { source: m.source, errors: errors.filter((e) => e.script === m.path) });
+    return new PipelineCatalog(this.root, this.base, checks);
   }
 
   /** Every pipeline folder, sorted. */
