@@ -17,7 +17,7 @@ import {
   type RawDetection,
 } from "./detect-types.js";
 import { DiagnosticSink, type Diagnostic } from "./diagnostics.js";
-import { languageFromPath, type ScriptLanguage } from "./language.js";
+import { commentPrefixOf, languageFromPath, type ScriptLanguage } from "./language.js";
 import { blankCommentLines, lineLocator, stringLiterals } from "./source-scan.js";
 
 /** One asset a script uses, merged over every place it appears. */
@@ -155,6 +155,8 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
   const text = blankCommentLines(source, language);
   const lineOf = lineLocator(text);
   const sink = new DiagnosticSink();
+  // a hint's annotation line must be a comment of the script's own language (`//` breaks Python)
+  const c = commentPrefixOf(language) ?? "//";
   const { raw, consumed } = collect(text, language, options.code);
   for (const w of options.code?.warnings ?? []) sink.warn(w.line, w.code, w.message);
   type Entry = {
@@ -205,7 +207,7 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
       sink.warn(
         lineOf(d.offset),
         "DETECT_DYNAMIC_PATH",
-        `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`// asset write <uri>\` or \`// asset read <uri>\` (use {partition} for the partition)`,
+        `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`${c} asset write <uri>\` or \`${c} asset read <uri>\` (use {partition} for the partition)`,
       );
     }
   }
@@ -216,7 +218,7 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
     sink.warn(
       a.line,
       "DETECT_ACCESS_UNKNOWN",
-      `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`// asset read ${a.asset.uri}\` or \`// asset write ${a.asset.uri}\``,
+      `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`${c} asset read ${a.asset.uri}\` or \`${c} asset write ${a.asset.uri}\``,
     );
   }
   return {

@@ -11,7 +11,7 @@ import { join, posix, relative } from "node:path";
 import { analyzePipeline, type AnalyzedPipeline, type AnalyzedScript } from "../analyze.js";
 import type { AssetInput } from "../annotation-types.js";
 import { type Diagnostic, hasErrors } from "../diagnostics.js";
-import { languageFromPath, type ScriptLanguage } from "../language.js";
+import { commentPrefixOf, languageFromPath, type ScriptLanguage } from "../language.js";
 import { effectiveSchemes, type EffectiveScheme } from "../lineage-schemes.js";
 import { cascadeEdges, scriptId } from "../lineage-graph.js";
 import { moduleName } from "../../worker/script-paths.js";
@@ -210,7 +210,7 @@ function analyzeFolder(
         severity: "warning",
         line: 0,
         code: "TRIGGER_WITHOUT_MARKER",
-        message: `${triggersPath} configures a schedule for this script, but it has no \`// on schedule\` line, so the schedule is ignored; add the marker to opt in`,
+        message: `${triggersPath} configures a schedule for this script, but it has no \`${commentPrefixOf(m.language) ?? "//"} on schedule\` line, so the schedule is ignored; add the marker to opt in`,
         script: m.path,
       });
     if (m.triggers.webhook && !marked.has("webhook"))
@@ -218,7 +218,7 @@ function analyzeFolder(
         severity: "warning",
         line: 0,
         code: "TRIGGER_WITHOUT_MARKER",
-        message: `${triggersPath} configures a webhook for this script, but it has no \`// on webhook\` line, so the webhook is refused; add the marker to opt in`,
+        message: `${triggersPath} configures a webhook for this script, but it has no \`${commentPrefixOf(m.language) ?? "//"} on webhook\` line, so the webhook is refused; add the marker to opt in`,
         script: m.path,
       });
   }
