@@ -4,6 +4,7 @@
  */
 import { parseAnnotations, type ParseAnnotationsOptions } from "./annotations.js";
 import { detectAssets, type DetectedAssets } from "./detect-assets.js";
+import type { CodeFindings } from "./detect-types.js";
 import { hasErrors, type Diagnostic } from "./diagnostics.js";
 import type { ScriptLanguage } from "./language.js";
 import { buildLineageGraph } from "./lineage-graph.js";
@@ -18,6 +19,8 @@ export interface ScriptSource {
   readonly language?: ScriptLanguage;
   /** Used for the language when the path has no known extension. */
   readonly commentPrefix?: ParseAnnotationsOptions["commentPrefix"];
+  /** What the script's own language's parser found (`ducklake()` helper calls), when the caller ran one. */
+  readonly code?: CodeFindings;
 }
 
 /** One analysed script. */
@@ -31,7 +34,11 @@ export interface AnalyzedScript extends PipelineScript {
 /** Parse a script's annotations and detect its assets. Never throws for bad input. */
 export function analyzeScript(file: ScriptSource): AnalyzedScript {
   const parsed = parseAnnotations(file.source, file);
-  const assets = detectAssets(file.source, { language: parsed.language, annotations: parsed.annotations });
+  const assets = detectAssets(file.source, {
+    language: parsed.language,
+    annotations: parsed.annotations,
+    ...(file.code && { code: file.code }),
+  });
   const diagnostics = [...parsed.diagnostics, ...assets.diagnostics]
     .sort((a, b) => a.line - b.line)
     .map((d) => ({ ...d, script: file.path }));

@@ -155,22 +155,3 @@ describe("checkMaterializeBody", () => {
     ]);
   });
 });
-
-describe("// materialize on a // partitioned script: the reserved _partition column", () => {
-  const script = (select: string, ...annotations: string[]) =>
-    parseAnnotations(["// pipeline", ...annotations, "", "ATTACH 'ducklake://main' AS dl;", select].join("\n"), {
-      path: "f/x/daily.sql",
-    });
-  const codes = (r: ReturnType<typeof script>) => r.diagnostics.map((d) => `${d.severity}:${d.line}:${d.code}`);
-
-  it("is an error on the SELECT's line when the SELECT produces it", () => {
-    const select = "SELECT id, day AS _partition FROM dl.t";
-    expect(codes(script(select, "// partitioned daily", "// materialize ducklake://main/t"))).toEqual([
-      "error:6:PARTITION_COLUMN_RESERVED",
-    ]);
-    // not partitioned, manual, or a SELECT whose outputs the text does not give: no problem
-    expect(codes(script(select, "// materialize ducklake://main/t"))).toEqual([]);
-    expect(codes(script(select, "// partitioned daily", "// materialize manual ducklake://main/t"))).toEqual([]);
-    expect(codes(script("SELECT * FROM dl.t", "// partitioned daily", "// materialize ducklake://main/t"))).toEqual([]);
-  });
-});

@@ -4,7 +4,6 @@
  */
 import type { ScriptAnnotations } from "./annotation-types.js";
 import type { ParseState } from "./annotation-state.js";
-import { reservedColumnProblem } from "./partition-column.js";
 
 function checkDataTests(state: ParseState): void {
   const first = state.dataTests[0];
@@ -22,13 +21,6 @@ function checkDataTests(state: ParseState): void {
       "// data_test is rejected on `// materialize manual`: tests run on slices Sluice writes itself; drop `manual` or remove the data tests",
     );
   }
-}
-
-/** A `// partitioned` managed materialization's SELECT may not produce Sluice's partition column. */
-function checkReservedColumn(state: ParseState): void {
-  if (state.materialize?.mode !== "managed" || !state.partitioned) return;
-  const problem = reservedColumnProblem(state.source);
-  if (problem) state.sink.error(problem.line, "PARTITION_COLUMN_RESERVED", problem.message);
 }
 
 function checkTriggerAll(state: ParseState): void {
@@ -103,7 +95,6 @@ export function finalizeAnnotations(state: ParseState): ScriptAnnotations {
     );
   }
   checkDataTests(state);
-  checkReservedColumn(state);
   checkTriggerAll(state);
   checkCascadeOnly(state);
   const columns = [...state.columns].map(([output, c]) => ({ output, sources: c.sources, lines: c.lines }));

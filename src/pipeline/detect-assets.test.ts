@@ -107,6 +107,26 @@ describe("Python SDK calls", () => {
     ]);
   });
 
+  it("a plain string is the S3 key itself, as both SDKs take it (f-string partition included)", () => {
+    const r = detectAssets(
+      [
+        "import wmill",
+        "def main(partition: str):",
+        '    wmill.write_s3_file(f"sales/orders/{partition}.json", "[]")',
+        "    wmill.load_s3_file('sales/ref.json')",
+        "    wmill.write_s3_file('s3:///sales/lead.json', '[]')",
+        "    wmill.write_s3_file(f'sales/{name}.json', '[]')",
+      ].join("\n"),
+      { path: "x.py" },
+    );
+    expect(summary(r)).toEqual([
+      "write s3://sales/orders/{partition}.json @3",
+      "read s3://sales/ref.json @4",
+      "write s3://sales/lead.json @5",
+    ]);
+    expect(codes(r)).toEqual(["6:DETECT_DYNAMIC_PATH"]);
+  });
+
   it("does not read Python imports or docstrings as SQL tables", () => {
     const r = detectAssets(
       'from wmill import datatable\n"""Reads from the staging area."""\ndb = datatable("main")\ndb.query("INSERT INTO staged VALUES (1)")',

@@ -9,9 +9,15 @@ import type { ScriptAnnotations } from "./annotation-types.js";
 import { hasAssetScheme, tryParseAssetUri, type AssetUri } from "./asset-uri.js";
 import { detectSdkCalls, detectSqlClients, type SqlClient } from "./detect-sdk.js";
 import { detectSqlLiterals, sqlAliases, tableUses, type SqlAlias } from "./detect-sql.js";
-import { emptyOutput, type DetectedAccess, type DetectorOutput, type RawDetection } from "./detect-types.js";
+import {
+  emptyOutput,
+  type CodeFindings,
+  type DetectedAccess,
+  type DetectorOutput,
+  type RawDetection,
+} from "./detect-types.js";
 import { DiagnosticSink, type Diagnostic } from "./diagnostics.js";
-import { languageFromPath, type ScriptLanguage } from "./language.js";
+import { commentPrefixOf, languageFromPath, type ScriptLanguage } from "./language.js";
 import { blankCommentLines, lineLocator, stringLiterals } from "./source-scan.js";
 
 /** One asset a script uses, merged over every place it appears. */
@@ -46,6 +52,8 @@ export interface DetectAssetsOptions {
   readonly path?: string;
   /** The script's parsed annotations: overrides and the materialize target are applied. */
   readonly annotations?: Pick<ScriptAnnotations, "assetOverrides" | "materialize">;
+  /** What the script's own language's parser found (`ducklake()` helper calls; `runtime/lake-calls.ts`). */
+  readonly code?: CodeFindings;
 }
 
 const SQL_START = /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|MERGE|COPY|ATTACH|FROM|DROP|ALTER|TRUNCATE)\b/i;
@@ -84,7 +92,11 @@ function tableDetections(
   return out;
 }
 
-function collect(text: string, language: ScriptLanguage): { raw: DetectorOutput; consumed: Set<string> } {
+function collect(
+  text: string,
+  language: ScriptLanguage,
+  code: CodeFindings | undefined,
+): { raw: DetectorOutput; consumed: Set<string> } {
   const raw = emptyOutput();
   const add = (o: DetectorOutput): void => {
     raw.detections.push(...o.detections);
@@ -99,9 +111,17 @@ function collect(text: string, language: ScriptLanguage): { raw: DetectorOutput;
   const tables = tableDetections(segments, aliases, clients);
   raw.detections.push(...tables);
   const consumed = new Set(aliases.map((a) => a.base));
+  if (code) {
+    const offsetOf = lineOffsets(text);
+    for (const d of code.detections)
+      raw.detections.push({ uri: d.uri, access: d.access, offset: offsetOf(d.line), via: d.via });
+    for (const d of code.dynamic) raw.dynamic.push({ offset: offsetOf(d.line), via: d.via });
+    // a client whose helper calls name its tables: the tables are its uses, not the lake as a whole
+    for (const base of code.clients) consumed.add(base);
+  }
   for (const client of clients) {
     const base = `${client.kind}://${client.name}`;
-    if (!tables.some((t) => t.uri.startsWith(`${base}/`)))
+    if (!tables.some((t) => t.uri.startsWith(`${base}/`)) && !consumed.has(base))
       raw.detections.push({ uri: base, access: "unknown", offset: client.offset, via: `${client.kind}()` });
   }
   for (const lit of stringLiterals(text)) {
@@ -109,6 +129,13 @@ function collect(text: string, language: ScriptLanguage): { raw: DetectorOutput;
       raw.detections.push({ uri: lit.value, access: "unknown", offset: lit.start, via: "string literal" });
   }
   return { raw, consumed };
+}
+
+/** A function from a 1-based line number to the offset where it starts in `text`. */
+function lineOffsets(text: string): (line: number) => number {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === "\n") starts.push(i + 1);
+  return (line) => starts[Math.min(Math.max(line, 1), starts.length) - 1]!;
 }
 
 function combine(a: DetectedAccess, b: DetectedAccess): DetectedAccess {
@@ -128,7 +155,10 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
   const text = blankCommentLines(source, language);
   const lineOf = lineLocator(text);
   const sink = new DiagnosticSink();
-  const { raw, consumed } = collect(text, language);
+  // a hint's annotation line must be a comment of the script's own language (`//` breaks Python)
+  const c = commentPrefixOf(language) ?? "//";
+  const { raw, consumed } = collect(text, language, options.code);
+  for (const w of options.code?.warnings ?? []) sink.warn(w.line, w.code, w.message);
   type Entry = {
     asset: AssetUri;
     access: DetectedAccess;
@@ -151,11 +181,7 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
     if (!asset) raw.dynamic.push({ offset: d.offset, via: d.via });
     else if (!(d.access === "unknown" && consumed.has(asset.uri))) record(asset, d.access, d.offset, d.via);
   }
-  const lineStart = (line: number): number =>
-    text
-      .split("\n")
-      .slice(0, line - 1)
-      .reduce((n, l) => n + l.length + 1, 0);
+  const lineStart = lineOffsets(text);
   const materialize = options.annotations?.materialize;
   if (materialize) record(materialize.target, "write", lineStart(materialize.line), "// materialize");
   const overrides = options.annotations?.assetOverrides ?? [];
@@ -181,7 +207,7 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
       sink.warn(
         lineOf(d.offset),
         "DETECT_DYNAMIC_PATH",
-        `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`// asset write <uri>\` or \`// asset read <uri>\` (use {partition} for the partition)`,
+        `\`${d.via}\` uses an asset path built at run time, so it cannot be tracked; declare it with \`${c} asset write <uri>\` or \`${c} asset read <uri>\` (use {partition} for the partition)`,
       );
     }
   }
@@ -192,7 +218,7 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
     sink.warn(
       a.line,
       "DETECT_ACCESS_UNKNOWN",
-      `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`// asset read ${a.asset.uri}\` or \`// asset write ${a.asset.uri}\``,
+      `could not tell whether this script reads or writes ${a.asset.uri}, so it is left out of the lineage; add \`${c} asset read ${a.asset.uri}\` or \`${c} asset write ${a.asset.uri}\``,
     );
   }
   return {

@@ -45,13 +45,23 @@ function calls(text: string, names: readonly string[]): Array<{ name: string; ar
   return out;
 }
 
-/** The S3 key of an S3-object argument: `{ s3: "k" }`, `S3Object(s3="k")`, `{"s3": "k"}` or `"s3://k"`. */
+/** The asset of an S3 key as the SDKs read it: an optional `s3://`, then leading slashes dropped. */
+const s3Uri = (key: string): string =>
+  `s3://${key
+    .trim()
+    .replace(/^s3:\/\//, "")
+    .replace(/^\/+/, "")}`;
+
+/**
+ * The S3 key of an S3-object argument: `{ s3: "k" }`, `S3Object(s3="k")`, `{"s3": "k"}`, or a
+ * string, which both SDKs take as the key itself (`"k"`, `"s3://k"`, `f"raw/{partition}.json"`).
+ */
 function s3Target(arg: CallArgument | undefined): { uri?: string; dynamic: boolean } {
   if (!arg) return { dynamic: true };
   const direct = readStringLiteral(arg.text, 0);
   if (direct && direct.end === arg.text.length) {
-    if (direct.dynamic) return { dynamic: true };
-    return direct.value.startsWith("s3://") ? { uri: direct.value, dynamic: false } : { dynamic: true };
+    if (direct.dynamic || direct.value.trim() === "") return { dynamic: true };
+    return { uri: s3Uri(direct.value), dynamic: false };
   }
   const field = /(?:\bs3\s*[:=]|["']s3["']\s*:)\s*/.exec(arg.text);
   const lit = field ? readStringLiteral(arg.text, field.index + field[0].length) : undefined;

@@ -33,3 +33,29 @@ export interface DetectorOutput {
 export function emptyOutput(): DetectorOutput {
   return { detections: [], dynamic: [] };
 }
+
+/** One asset use a parser outside this layer found, placed by line. */
+export interface CodeFinding {
+  /** The asset URI, e.g. `ducklake://shop/orders`. */
+  readonly uri: string;
+  readonly access: "read" | "write";
+  /** 1-based line of the call. */
+  readonly line: number;
+  /** What recognised it, e.g. `ducklake().upsertPartition`. */
+  readonly via: string;
+}
+
+/**
+ * What a parser of the script's own language (TypeScript's, Python's `ast`) found: helper calls
+ * on `ducklake(...)` clients. The runtime runs those parsers (`runtime/lake-calls.ts`) and hands
+ * the findings to {@link detectAssets} through `analyzeScript`.
+ */
+export interface CodeFindings {
+  readonly detections: readonly CodeFinding[];
+  /** Helper calls on a known client whose table is only known at run time. */
+  readonly dynamic: readonly { readonly line: number; readonly via: string }[];
+  /** Base URIs (`ducklake://shop`) of the clients these calls were made on: their tables are known, not the lake as a whole. */
+  readonly clients: readonly string[];
+  /** Why some calls could not be looked at (no python3, a syntax error), with a line (0: the script). */
+  readonly warnings: readonly { readonly line: number; readonly code: string; readonly message: string }[];
+}

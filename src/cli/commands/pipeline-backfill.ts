@@ -62,7 +62,10 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
       const leaseMs = parseDurationOption(opts.lease, "--lease");
       const args = parseJsonArg(opts.args, "--args", {}) as Record<string, unknown>;
       const project = resolveProject(cx.io, opts.dir, opts.db);
-      const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
+      const folder = pipelineFolder(
+        await PipelineCatalog.load(project.root),
+        folderArg(project.root, cx.io.cwd, folderText),
+      );
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
       const range = typedRange(
         plan.steps.map((path) => ({

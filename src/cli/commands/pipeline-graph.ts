@@ -32,7 +32,7 @@ export function registerPipelineGraph(pipeline: Command, cx: CommandContext): vo
       if (opts.json && opts.mermaid)
         throw new InvalidInputError("choose one of --json and --mermaid", { code: "INVALID_OPTIONS" });
       const project = resolveProject(cx.io, opts.dir, opts.db);
-      const catalog = PipelineCatalog.scan(project.root);
+      const catalog = await PipelineCatalog.load(project.root);
       const folders =
         folderText === undefined
           ? catalog.folders()

@@ -41,7 +41,10 @@ export function registerPipelineRun(pipeline: Command, cx: CommandContext): void
     .option("--json", "print JSON")
     .action(async (folderText: string, opts) => {
       const project = resolveProject(cx.io, opts.dir, opts.db);
-      const folder = pipelineFolder(PipelineCatalog.scan(project.root), folderArg(project.root, cx.io.cwd, folderText));
+      const folder = pipelineFolder(
+        await PipelineCatalog.load(project.root),
+        folderArg(project.root, cx.io.cwd, folderText),
+      );
       const args = parseJsonArg(opts.args, "--args", {}) as Record<string, unknown>;
       const plan = planSteps(folder, { to: opts.to, from: opts.from });
       assertStepsLoaded(folder, plan.steps);

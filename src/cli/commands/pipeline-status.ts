@@ -80,7 +80,7 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
     .action(async (folderText: string | undefined, opts) => {
       const limit = parseCount(opts.decisions, "--decisions");
       await withEngine(cx.io, opts, async (engine, project) => {
-        const catalog = PipelineCatalog.scan(project.root);
+        const catalog = await PipelineCatalog.load(project.root);
         const folders =
           folderText === undefined
             ? catalog.folders()

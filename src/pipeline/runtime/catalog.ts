@@ -1,7 +1,8 @@
 /**
  * The pipelines of a project on disk: every script marked `// pipeline` (TypeScript,
  * JavaScript, Python, Bash, DuckDB SQL), grouped by folder, analysed by the pure layer
- * (`analyzePipeline`), with each folder's `pipeline.json` trigger rows. A folder with an
+ * (`analyzePipeline`, given the `ducklake()` helper calls the scripts' own parsers find,
+ * `lake-calls.ts`), with each folder's `pipeline.json` trigger rows. A folder with an
  * error diagnostic is not loaded.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -10,12 +11,15 @@ import { join, posix, relative } from "node:path";
 import { analyzePipeline, type AnalyzedPipeline, type AnalyzedScript } from "../analyze.js";
 import type { AssetInput } from "../annotation-types.js";
 import { type Diagnostic, hasErrors } from "../diagnostics.js";
-import { languageFromPath, type ScriptLanguage } from "../language.js";
+import { commentPrefixOf, languageFromPath, type ScriptLanguage } from "../language.js";
 import { effectiveSchemes, type EffectiveScheme } from "../lineage-schemes.js";
 import { cascadeEdges, scriptId } from "../lineage-graph.js";
 import { moduleName } from "../../worker/script-paths.js";
 import { longestPath } from "../topo-order.js";
 import { dataTestFile } from "./data-test-file.js";
+import { lakeCallsOf } from "./lake-calls.js";
+import { reservedColumnErrors, type RecordedColumns } from "./reserved-column.js";
+import type { CodeFindings } from "../detect-types.js";
 import { DEFAULT_DEPTH_CAP, parseTriggersFile, type ScriptTriggers, TRIGGERS_FILE } from "./triggers-config.js";
 
 /** File extensions that can be pipeline scripts. */
@@ -144,13 +148,16 @@ function analyzeFolder(
   root: string,
   folder: string,
   sources: ReadonlyArray<{ path: string; source: string }>,
+  code: ReadonlyMap<string, CodeFindings>,
 ): PipelineFolder {
   const triggersPath = folder === "" ? TRIGGERS_FILE : `${folder}/${TRIGGERS_FILE}`;
   const triggersFile = parseTriggersFile(
     existsSync(join(root, triggersPath)) ? readSource(root, triggersPath) : undefined,
     triggersPath,
   );
-  const analysis = analyzePipeline(sources.map((s) => ({ path: s.path, source: s.source })));
+  const analysis = analyzePipeline(
+    sources.map((s) => ({ path: s.path, source: s.source, ...(code.has(s.path) && { code: code.get(s.path)! }) })),
+  );
   const members: MemberScript[] = analysis.scripts
     .filter((s) => s.annotations.pipeline)
     .map((s) => {
@@ -203,7 +210,7 @@ function analyzeFolder(
         severity: "warning",
         line: 0,
         code: "TRIGGER_WITHOUT_MARKER",
-        message: `${triggersPath} configures a schedule for this script, but it has no \`// on schedule\` line, so the schedule is ignored; add the marker to opt in`,
+        message: `${triggersPath} configures a schedule for this script, but it has no \`${commentPrefixOf(m.language) ?? "//"} on schedule\` line, so the schedule is ignored; add the marker to opt in`,
         script: m.path,
       });
     if (m.triggers.webhook && !marked.has("webhook"))
@@ -211,7 +218,7 @@ function analyzeFolder(
         severity: "warning",
         line: 0,
         code: "TRIGGER_WITHOUT_MARKER",
-        message: `${triggersPath} configures a webhook for this script, but it has no \`// on webhook\` line, so the webhook is refused; add the marker to opt in`,
+        message: `${triggersPath} configures a webhook for this script, but it has no \`${commentPrefixOf(m.language) ?? "//"} on webhook\` line, so the webhook is refused; add the marker to opt in`,
         script: m.path,
       });
   }
@@ -253,15 +260,53 @@ function dataTestFileChecks(root: string, m: MemberScript): Diagnostic[] {
   return out;
 }
 
-/** Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. */
+/** What the DuckDB-parsed checks found in one script ({@link PipelineCatalog.checked}), with the source they read. */
+interface ScriptCheck {
+  readonly source: string;
+  readonly errors: readonly Diagnostic[];
+}
+
+/** `base` with each member's check errors added to its folder (which then does not load that script). */
+function withCheckErrors(
+  base: ReadonlyMap<string, PipelineFolder>,
+  checks: ReadonlyMap<string, ScriptCheck>,
+): Map<string, PipelineFolder> {
+  const out = new Map<string, PipelineFolder>();
+  for (const [name, f] of base) {
+    const extra = f.members.flatMap((m) => checks.get(m.path)?.errors ?? []);
+    if (extra.length === 0) {
+      out.set(name, f);
+      continue;
+    }
+    const diagnostics = [...f.diagnostics, ...extra];
+    out.set(name, { ...f, diagnostics, ok: !hasErrors(diagnostics), broken: brokenScripts(f.members, diagnostics) });
+  }
+  return out;
+}
+
+/**
+ * Every pipeline of a project, as found on disk at {@link PipelineCatalog.scan} time. The checks
+ * that need DuckDB's parser (`reserved-column.ts`) are asynchronous: {@link PipelineCatalog.load}
+ * (or {@link PipelineCatalog.checked}) runs them; a synchronous rescan keeps what the last check
+ * found for the scripts whose source has not changed.
+ */
 export class PipelineCatalog {
+  private readonly byFolder: ReadonlyMap<string, PipelineFolder>;
+
   private constructor(
     readonly root: string,
-    private readonly byFolder: ReadonlyMap<string, PipelineFolder>,
-  ) {}
+    /** The folders as analysed, without the checks' errors. */
+    private readonly base: ReadonlyMap<string, PipelineFolder>,
+    private readonly checks: ReadonlyMap<string, ScriptCheck> = new Map(),
+  ) {
+    this.byFolder = withCheckErrors(base, checks);
+  }
 
-  /** Find and analyse every pipeline script under `root`. */
-  static scan(root: string): PipelineCatalog {
+  /**
+   * Find and analyse every pipeline script under `root`, without the DuckDB-parsed checks; the
+   * errors they found in `previous` are kept for scripts whose source is unchanged.
+   */
+  static scan(root: string, previous?: PipelineCatalog): PipelineCatalog {
     const groups = new Map<string, Array<{ path: string; source: string }>>();
     for (const path of candidateFiles(root)) {
       const source = readSource(root, path);
@@ -269,12 +314,34 @@ export class PipelineCatalog {
       const folder = posix.dirname(path) === "." ? "" : posix.dirname(path);
       groups.set(folder, [...(groups.get(folder) ?? []), { path, source }]);
     }
+    const code = lakeCallsOf([...groups.values()].flat());
     const folders = new Map<string, PipelineFolder>();
     for (const [folder, sources] of groups) {
-      const info = analyzeFolder(root, folder, sources);
+      const info = analyzeFolder(root, folder, sources, code);
       if (info.members.length > 0) folders.set(folder, info);
     }
-    return new PipelineCatalog(root, folders);
+    const sourceOf = new Map([...folders.values()].flatMap((f) => f.members.map((m) => [m.path, m.source] as const)));
+    const kept = new Map([...(previous?.checks ?? [])].filter(([path, c]) => sourceOf.get(path) === c.source));
+    return new PipelineCatalog(root, folders, kept);
+  }
+
+  /** {@link scan} and then {@link checked}: what `sluice pipeline …` commands report and run. */
+  static async load(root: string, recordedColumns?: RecordedColumns): Promise<PipelineCatalog> {
+    return PipelineCatalog.scan(root).checked(recordedColumns);
+  }
+
+  /**
+   * This catalog with the checks that need DuckDB's parser run on every script (a `// partitioned`
+   * materialization's SELECT producing `_partition`: an error, so that script does not load).
+   * `recordedColumns` gives a lake table's columns as its last write left them.
+   */
+  async checked(recordedColumns?: RecordedColumns): Promise<PipelineCatalog> {
+    const errors = await reservedColumnErrors([...this.base.values()], recordedColumns);
+    const checks = new Map<string, ScriptCheck>();
+    for (const f of this.base.values())
+      for (const m of f.members)
+        checks.set(m.path, { source: m.source, errors: errors.filter((e) => e.script === m.path) });
+    return new PipelineCatalog(this.root, this.base, checks);
   }
 
   /** Every pipeline folder, sorted. */

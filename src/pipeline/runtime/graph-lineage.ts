@@ -16,7 +16,7 @@ import type { Store } from "../../store/types.js";
 import type { PipelineFolder } from "./catalog.js";
 import type { ColumnLineage } from "../annotation-types.js";
 import { lineageOf, mergeColumnLineage, type LineageColumn, type LineageRecord } from "./lineage-record.js";
-import { schemaHistory } from "./schema-history.js";
+import { storedColumns } from "./reserved-column.js";
 import type { StaticLineage } from "./static-lineage.js";
 
 /** A lake table URI (`ducklake://<lake>/<table>`), the assets lineage is recorded for. */
@@ -72,11 +72,7 @@ export async function graphLineage(
   if (!writesLakeTables(folders)) return { recorded, inferred: new Map() };
   // loaded on first use: DuckDB's bindings are heavy, and only a graph with lake tables needs them
   const { inferLoadedLineage } = await import("./static-lineage.js");
-  const inferred = await inferLoadedLineage(folders, async (uri) => {
-    if (!store) return undefined;
-    const latest = (await schemaHistory(store, uri)).at(-1);
-    return latest?.columns.map((c) => c.name);
-  });
+  const inferred = await inferLoadedLineage(folders, store ? storedColumns(store) : async () => undefined);
   return { recorded, inferred };
 }
 

@@ -39,6 +39,7 @@ import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
+import { storedColumns } from "./reserved-column.js";
 import { typescriptRunner } from "./runners/typescript.js";
 import { assetSdkFor } from "./sdk-host.js";
 import type { PipelineRunContext } from "./run-context.js";
@@ -264,7 +265,7 @@ export class PipelineHost implements PipelineServices {
   /** Re-reads the pipelines from disk and re-registers what changed. */
   async reload(): Promise<void> {
     const before = this.current;
-    this.current = PipelineCatalog.scan(this.root);
+    this.current = await PipelineCatalog.scan(this.root, this.current).checked(storedColumns(this.store));
     this.reported.clear();
     await this.ensurePlanWorkflow();
     await this.registerScripts();
@@ -283,6 +284,7 @@ export class PipelineHost implements PipelineServices {
     this.started = true;
     await this.planReady;
     await this.assetsReady;
+    this.current = await this.current.checked(storedColumns(this.store));
     await this.registerScripts();
     this.summary();
     if (this.options.freshness !== false) {
@@ -436,6 +438,7 @@ export class PipelineHost implements PipelineServices {
       return;
     }
     const marked = /^[ \t]*(?:\/\/|#|--)[ \t]*pipeline[ \t]*$/m.test(source);
-    if ((known && known.source !== source) || (!known && marked)) this.current = PipelineCatalog.scan(this.root);
+    if ((known && known.source !== source) || (!known && marked))
+      this.current = PipelineCatalog.scan(this.root, this.current);
   }
 }

@@ -254,6 +254,20 @@ async function selectLineage(
   }
 }
 
+/**
+ * A `// partitioned` slice gets Sluice's `_partition` column added; a SELECT that produces one
+ * itself (most often `*` over a partitioned table, which has it) is refused naming the fix.
+ */
+async function refuseReservedColumn(conn: DuckDBConnection, script: string): Promise<void> {
+  const names = jsonRows(await conn.runAndReadAll("DESCRIBE __sluice_materialize")).map((r) => String(r.column_name));
+  const own = names.find((n) => n.toLowerCase() === PARTITION_COLUMN);
+  if (own === undefined) return;
+  throw new PipelineRuntimeError(
+    "PARTITION_COLUMN_RESERVED",
+    `${script}: the SELECT produces a column named ${own}, which Sluice adds itself to every slice of a // partitioned materialization (a * over a // partitioned table brings that table's ${PARTITION_COLUMN} along); leave it out (SELECT * EXCLUDE (${PARTITION_COLUMN}) …) or rename it (AS another_name)`,
+  );
+}
+
 /** Run the setup statements, write the trailing SELECT into the lake table, test it before publishing. */
 export async function materialize(conn: DuckDBConnection, req: MaterializeRequest): Promise<Materialized> {
   const statements = splitSqlStatements(req.sql);
@@ -273,6 +287,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
       `${req.script} is // partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`,
     );
   }
+  if (req.partitioned) await refuseReservedColumn(conn, req.script);
   const [lakeName, table] = req.annotation.target.path.split("/") as [string, string];
   let outcomes: TestOutcome[] = [];
   try {
