@@ -78,6 +78,21 @@ describe("seed 001 partitioned join (trigger all)", () => {
       "2026-05-16",
     ]);
   });
+
+  it("counts a write that fires nothing (a plan's step, cascade: false) towards the join", async () => {
+    // a plan's or backfill's step writes the day's sessions without cascading (trigger "plan")
+    const h = await p.pipelines.runScript("f/lake/ingest_sessions", {}, { partition: "2026-05-17", cascade: false });
+    await h.result({ timeoutMs: 15_000 });
+    await p.settle();
+    expect(await enrichRuns()).toHaveLength(2);
+    const slot = (await listJoins(p.store)).find((s) => s.partition === "2026-05-17");
+    expect(Object.keys(slot!.state.inputs)).toEqual(["s3://lake/raw/sessions/{partition}/sessions.parquet"]);
+    // the day's events arriving by the cascade complete the join: both inputs are materialized
+    await run("f/lake/ingest_events", "2026-05-17");
+    const runs = await enrichRuns();
+    expect(runs.map((r) => decodeValue<{ partition: string }>(r.payload).partition)).toContain("2026-05-17");
+    expect(runs).toHaveLength(3);
+  });
 });
 
 describe("join scope", () => {

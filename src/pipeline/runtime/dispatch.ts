@@ -13,7 +13,7 @@ import type { MemberScript, PipelineCatalog, Subscription } from "./catalog.js";
 import { debounceKey, offerDebounce } from "./debounce.js";
 import { type DispatchDecision, logDecisions } from "./decisions.js";
 import { dispatchRunId } from "./ids.js";
-import { offerJoin } from "./join.js";
+import { noteJoinInput, offerJoin } from "./join.js";
 import { buildPayload, type RunMeta } from "./meta.js";
 import { DEFAULT_DEPTH_CAP } from "./triggers-config.js";
 
@@ -104,6 +104,33 @@ export async function dispatchCascade(deps: DispatchDeps, producer: ProducerRun)
   return decisions;
 }
 
+/**
+ * A write that fires nothing still materializes its partition of a `trigger all` subscriber's
+ * partition-bearing inputs (seed 001: the join runs when every one "has been materialized for
+ * that partition"): count it in the join's slot, so the cascade write that completes the slot
+ * fires the join. @returns what to add to the skip's reason ("" when nothing was counted)
+ */
+async function countTowardsJoin(deps: DispatchDeps, producer: ProducerRun, hit: Hit): Promise<string> {
+  const annotations = hit.member.analyzed.annotations;
+  if (annotations.trigger !== "all" || producer.partition === undefined) return "";
+  const required = partitionBearingInputs(annotations).map((i) => i.asset.uri);
+  let missing: readonly string[] = required;
+  let counted = false;
+  for (const input of hit.inputs.filter((i) => i.asset.partitioned)) {
+    missing = await noteJoinInput(
+      deps.store,
+      hit.member.path,
+      producer.partition,
+      input.asset.uri,
+      producer.runId,
+      required,
+    );
+    counted = true;
+  }
+  if (!counted) return "";
+  return `; the write counts towards the join for ${producer.partition}${missing.length ? ` (still waiting for ${missing.join(", ")})` : ", which the next cascade write of one of its inputs fires"}`;
+}
+
 /** The decision (and action) for one subscriber hit by a producer's writes. */
 async function decide(
   deps: DispatchDeps,
@@ -125,7 +152,8 @@ async function decide(
   };
   const skip = (reason: string) => decisions.push({ ...base, outcome: "skipped", reason });
   if (!producer.meta.cascade) {
-    skip(`cascade off for this run (${producer.meta.cascadeOffReason ?? "cascade: false"})`);
+    const off = `cascade off for this run (${producer.meta.cascadeOffReason ?? "cascade: false"})`;
+    skip(off + (await countTowardsJoin(deps, producer, hit)));
     return;
   }
   const cap = deps.catalog.folderOf(producer.member)?.depthCap ?? MAX_CASCADE_DEPTH;

@@ -98,6 +98,29 @@ export async function offerJoin(
   });
 }
 
+/**
+ * Count a write of `input` (by run `by`) that does not fire anything (a plan's or backfill's
+ * step, a run started with `cascade: false`) towards the join of `script` for `partition`: the
+ * input is materialized for that partition, so the next cascade write that completes the slot
+ * fires the join with it counted. It never fires the join itself. @returns the inputs still missing
+ */
+export async function noteJoinInput(
+  store: Store,
+  script: string,
+  partition: string,
+  input: string,
+  by: string,
+  required: readonly string[],
+): Promise<readonly string[]> {
+  const now = await store.now();
+  return swapJson<JoinState, readonly string[]>(store, joinKey(script, partition), (cur) => {
+    const state: JoinState = cur ?? { generation: 1, epoch: now, inputs: {}, consumed: {} };
+    const counted = state.consumed[input] === by || state.inputs[input]?.run === by;
+    const inputs = counted ? state.inputs : { ...state.inputs, [input]: { run: by, at: now } };
+    return { next: counted ? undefined : { ...state, inputs }, result: required.filter((r) => !inputs[r]) };
+  });
+}
+
 /** Every join slot with inputs collected, for status views. */
 export async function listJoins(store: Store): Promise<Array<{ script: string; partition: string; state: JoinState }>> {
   return (await store.kvList(JOIN_PREFIX)).map((row) => {
