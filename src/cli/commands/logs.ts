@@ -13,11 +13,14 @@ import { RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
 import type { LogFilter, LogRecord } from "../../store/types.js";
 import { type CommandContext, pauseUnlessAborted, untilAborted } from "../command.js";
 import { safe } from "../format.js";
+import { FollowCursor } from "../log-follow.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION, DIR_OPTION, withReadEngine } from "../project.js";
 
 /** How often `--follow` looks for new lines. */
 const FOLLOW_EVERY_MS = 500;
+/** Lines `--follow` reads per query. */
+const FOLLOW_PAGE = 1000;
 
 type Line = LogRecord & { workflow: string };
 
@@ -73,7 +76,7 @@ export function registerLogs(program: Command, cx: CommandContext): void {
           );
         for (const line of first) cx.io.stdout(render(line, asJson));
         if (!opts.follow) return;
-        let afterSeq = first.at(-1)?.seq ?? 0;
+        const cursor = new FollowCursor(first.map((l) => l.seq));
         let stopped = false;
         void untilAborted(cx.io.signal).then(() => (stopped = true));
         // A followed run that has finished has printed all it will: one more read, then done.
@@ -84,15 +87,18 @@ export function registerLogs(program: Command, cx: CommandContext): void {
         };
         while (!stopped) {
           const over = await runOver();
-          const next = await store.listLogs({ ...filter, afterSeq, limit: 1000 });
-          for (const line of next) cx.io.stdout(render(line, asJson));
-          afterSeq = next.at(-1)?.seq ?? afterSeq;
-          if (next.length < 1000) {
-            if (over) return;
-            // A pause that takes its listener off the signal when it ends (a race with
-            // `untilAborted` left one per poll: Node warned of a leak after 11).
-            await pauseUnlessAborted(cx.io.signal, FOLLOW_EVERY_MS);
+          // From the low-water mark (lines can become visible out of order: cli/log-follow.ts), page by page.
+          for (let after = cursor.after; !stopped;) {
+            const page = await store.listLogs({ ...filter, afterSeq: after, limit: FOLLOW_PAGE });
+            for (const line of cursor.fresh(page)) cx.io.stdout(render(line, asJson));
+            if (page.length < FOLLOW_PAGE) break;
+            after = page.at(-1)!.seq;
           }
+          cursor.settle(Date.now());
+          if (over) return;
+          // A pause that takes its listener off the signal when it ends (a race with
+          // `untilAborted` left one per poll: Node warned of a leak after 11).
+          await pauseUnlessAborted(cx.io.signal, FOLLOW_EVERY_MS);
         }
       });
     });
