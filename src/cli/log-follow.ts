@@ -10,7 +10,7 @@
  */
 
 /** How long a line's number may be taken before its transaction commits and it can be read. */
-export const FOLLOW_SETTLE_MS = 5_000;
+const FOLLOW_SETTLE_MS = 5_000;
 
 /** See the module comment. */
 export class FollowCursor {

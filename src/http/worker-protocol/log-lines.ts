@@ -12,7 +12,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import { optInt } from "../input.js";
 
 /** How far ahead of the server's clock a line's `ts` may be (clock skew, a request in flight). */
-export const LOG_TS_AHEAD_MS = 60_000;
+const LOG_TS_AHEAD_MS = 60_000;
 
 const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
 
