@@ -55,7 +55,7 @@ it.skipIf(!existsSync("/dev/full"))("says in one line that its output could not 
   });
   closeSync(full);
   let stderr = "";
-  proc.stderr.on("data", (d) => (stderr += d));
+  proc.stderr!.on("data", (d) => (stderr += d));
   const code = await new Promise<number | string>((resolve) => proc.on("exit", (c, s) => resolve(c ?? s ?? -1)));
   expect(code).toBe(1);
   expect(stderr).toMatch(/^sluice: could not write its output \(ENOSPC: no space left on device, write\): .*\n$/);
