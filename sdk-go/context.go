@@ -94,11 +94,15 @@ type execution struct {
 	outcome  error
 	result   json.RawMessage
 	lost     bool
-	logs     []logLine
+	logs     logBuffer
 	// logTimer sends the buffered lines a while after the first (nil: none waits).
 	logTimer *time.Timer
 	// logsEnded: the claim's last lines were sent; later ones are dropped.
 	logsEnded bool
+	// logFailures counts the sends of lines that failed in a row (their next try waits longer).
+	logFailures int
+	// lostTold: stderr was told that this claim's lines are no longer written (its lease is lost).
+	lostTold bool
 	// flushMu orders the sends of the log lines (a flush in flight ends before the next).
 	flushMu sync.Mutex
 }

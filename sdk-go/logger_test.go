@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +17,8 @@ import (
 type logsServer struct {
 	// refuse503 answers this many log writes with 503 (a database refusal: the SDK retries).
 	refuse503 int
+	// refuse500 answers this many log writes with 500 (the SDK keeps the lines and tries again later).
+	refuse500 int
 	mu        sync.Mutex
 	events    []string
 	ts        map[string]int64
@@ -32,14 +36,27 @@ func newLogsServer(t *testing.T) *logsServer {
 				s.refuse503--
 				return 503, map[string]any{"error": map[string]any{"code": "STORAGE_ERROR", "message": "busy"}}
 			}
+			if s.refuse500 > 0 {
+				s.refuse500--
+				return 500, map[string]any{"error": map[string]any{"code": "INTERNAL", "message": "internal error"}}
+			}
 			// A slow write: a flush still in flight when the claim ends must land before its finish.
 			time.Sleep(30 * time.Millisecond)
-			for _, raw := range body["lines"].([]any) {
+			var refused []any
+			for i, raw := range body["lines"].([]any) {
 				l := raw.(map[string]any)
 				msg := l["message"].(string)
+				ts, timed := l["ts"].(float64)
+				// A line "skewed" with a ts is refused alone, as the server refuses a ts too far ahead.
+				if msg == "skewed" && timed {
+					refused = append(refused, map[string]any{"line": i, "code": "INVALID_LINE", "message": "ts ahead"})
+					continue
+				}
 				s.events = append(s.events, msg)
-				ts, _ := l["ts"].(float64)
 				s.ts[msg] = int64(ts)
+			}
+			if refused != nil {
+				return 200, map[string]any{"accepted": len(body["lines"].([]any)) - len(refused), "refused": refused}
 			}
 		case "/api/worker/runs/run-1/finish":
 			s.events = append(s.events, "finish:"+body["outcome"].(string))
@@ -121,5 +138,71 @@ func TestLinesOfAFlushBeingRetriedLandBeforeTheFinish(t *testing.T) {
 	w.execute(newExecution(context.Background(), newOutbox(s.f.client()), testClaim(), time.Second))
 	if got, want := s.seen(), []string{"about to fail", "finish:retry"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestLinesOfALogWriteAnswered5xxAreKeptAndSentLaterWhileTheRunRuns(t *testing.T) {
+	defer func(d time.Duration) { logFlushEvery = d }(logFlushEvery)
+	logFlushEvery = 50 * time.Millisecond
+	s := newLogsServer(t)
+	s.refuse500 = 2
+	sentMidRun := false
+	w := &Worker{defs: map[string]*definition{"wf": {Name: "wf", handler: func(ctx *WorkflowContext, _ json.RawMessage) error {
+		ctx.Logger.Info("first")
+		time.Sleep(800 * time.Millisecond)
+		for _, e := range s.seen() {
+			sentMidRun = sentMidRun || e == "first"
+		}
+		ctx.Logger.Info("second")
+		return nil
+	}}}}
+	w.execute(newExecution(context.Background(), newOutbox(s.f.client()), testClaim(), time.Second))
+	if got, want := s.seen(), []string{"first", "second", "finish:succeeded"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if !sentMidRun {
+		t.Fatalf("the first line, refused twice with 500, was not sent again while the run ran")
+	}
+}
+
+func TestALogLineRefusedForItsTimeIsSentAgainWithoutIt(t *testing.T) {
+	s := newLogsServer(t)
+	e := newExecution(context.Background(), newOutbox(s.f.client()), testClaim(), time.Second)
+	e.log("info", "before", "")
+	e.log("info", "skewed", "")
+	e.log("info", "after", "")
+	e.endLogs()
+	if got, want := s.seen(), []string{"before", "after", "skewed"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if s.ts["skewed"] != 0 {
+		t.Fatalf("the refused line was sent again with ts %d, want none", s.ts["skewed"])
+	}
+}
+
+func TestTheLogBufferKeepsTheNewestLinesAndCountsTheDropped(t *testing.T) {
+	defer func(n int) { maxBufferedLogLines = n }(maxBufferedLogLines)
+	maxBufferedLogLines = 3
+	var b logBuffer
+	for i := 1; i <= 4; i++ {
+		b.add(logLine{Message: fmt.Sprint(i), Ts: int64(i)})
+	}
+	lines, dropped := b.take()
+	if dropped != 1 || len(lines) != 4 || !strings.HasPrefix(lines[0].Message, "sluice: 1 log line(s) dropped here") || lines[0].Ts != 2 || lines[1].Message != "2" {
+		t.Fatalf("dropped %d, lines %v", dropped, lines)
+	}
+	// The send failed: back ahead of a newer line, the oldest dropped again, and counted with the first.
+	b.add(logLine{Message: "5", Ts: 5})
+	b.putBack(lines, dropped)
+	again, dropped := b.take()
+	var got []string
+	for _, l := range again {
+		got = append(got, l.Message)
+	}
+	if dropped != 2 || !reflect.DeepEqual(got[1:], []string{"3", "4", "5"}) || !strings.HasPrefix(got[0], "sluice: 2 log line(s) dropped here") {
+		t.Fatalf("dropped %d, lines %v", dropped, got)
+	}
+	if _, d := b.take(); d != 0 {
+		t.Fatalf("an empty buffer still counts %d dropped", d)
 	}
 }

@@ -82,5 +82,5 @@ type logLine struct {
 	Message string `json:"message"`
 	StepKey string `json:"stepKey,omitempty"`
 	// Ts is when the line was logged (epoch ms, the claim's clock).
-	Ts int64 `json:"ts"`
+	Ts int64 `json:"ts,omitempty"`
 }

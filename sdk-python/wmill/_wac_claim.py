@@ -13,10 +13,12 @@ written by one park: the calls of one ``asyncio.gather`` are one suspend.
 import json
 import math
 import re
+import sys
 import threading
 import time
 
 from . import _host
+from .worker._log_buffer import LogBuffer, lost_note
 from .client import SluiceError, TaskError
 
 #: Key of ``wait_for_approval`` calls (as the engine and the diagram name them).
@@ -128,7 +130,10 @@ class Claim(_host.Execution):
         self.child_calls = {}  # a deferred child's key -> (call id, what the code called)
         self.fresh = False
         self.ended = False
-        self.logs = []
+        self.logs = LogBuffer()
+        self.log_failures = 0  # sends of lines that failed in a row (the next waits longer)
+        self.lost = False  # the lease is lost: lines are no longer sent
+        self.lost_told = False  # stderr was told so
         self.log_lock = threading.Lock()
         self.log_flush_due = False  # a flush of the buffered lines is scheduled (host.logs_buffered)
         # The claim's trace context: the server's span of this attempt when it records traces,
@@ -352,16 +357,35 @@ class Claim(_host.Execution):
             return
         line = {"level": level, "message": text, "ts": self.now_ms()}
         with self.log_lock:
-            self.logs.append(line)
+            if self.lost:
+                told, self.lost_told = self.lost_told, True
+                if not told:
+                    print(lost_note(self.id), file=sys.__stderr__)
+                return
+            self.logs.add(line)
             first, self.log_flush_due = not self.log_flush_due, True
         if first:
             self.host.logs_buffered(self)
 
     def take_logs(self):
+        """The buffered lines and how many were dropped (``LogBuffer.take``)."""
         with self.log_lock:
-            lines, self.logs = self.logs, []
             self.log_flush_due = False
-        return lines
+            return self.logs.take()
+
+    def put_back_logs(self, lines, dropped):
+        """Gives back the lines of a send that failed for a reason worth retrying; True when the
+        host should schedule a flush (none is due yet)."""
+        with self.log_lock:
+            self.logs.put_back(lines, dropped)
+            first, self.log_flush_due = not self.log_flush_due, True
+            self.log_failures += 1
+        return first
+
+    def lose(self):
+        """The lease is lost: the lines logged from now on are not sent (stderr says so once)."""
+        with self.log_lock:
+            self.lost = True
 
     def asset_call(self, op, args):
         return self.host.asset_call(self, op, args)

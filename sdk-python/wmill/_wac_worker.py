@@ -32,11 +32,12 @@ import traceback
 from . import _host, _runtime
 from ._wac_claim import Claim, Final
 from ._wac_code import Code
+from ._wac_logs import ClaimLogs, LogWrites
 from ._wac_outbox import Outbox
 from ._wac_watchdog import Watchdog, stop_thread
 from .client import SluiceError, error_fields
 from .worker._errors import SluiceAPIError
-from .worker._execution import LOG_FLUSH_EVERY, backoff_delay
+from .worker._execution import backoff_delay
 from .worker._http import client_from_env, interrupt
 from .worker._worker import park_chunks
 
@@ -65,29 +66,7 @@ def refused_for_run(error):
     return None
 
 
-class _ClaimLogs(_host._LogRouter):
-    """``sys.stdout``/``sys.stderr``: lines printed by a claim's code become its log lines."""
-
-    def write(self, text):
-        ex = _runtime.current.get()
-        if not isinstance(ex, Claim):
-            return self.fallback.write(text)
-        with self.lock:
-            buf = self.buffers.get(ex.id, "") + text
-            *lines, rest = buf.split("\n")
-            self.buffers[ex.id] = rest
-        for line in lines:
-            ex.log(self.level, line)
-        return len(text)
-
-    def flush_claim(self, ex):
-        with self.lock:
-            rest = self.buffers.pop(ex.id, "")
-        if rest:
-            ex.log(self.level, rest)
-
-
-class WacWorker(_host.Host):
+class WacWorker(LogWrites, _host.Host):
     """Claims the runs of the project's Python files and runs them on this event loop."""
 
     def __init__(self, loop, client, root, concurrency=100, lease=30.0, poll_wait=20.0):
@@ -96,8 +75,8 @@ class WacWorker(_host.Host):
         self.code = Code(client, root)
         self.outbox = Outbox(client)
         self.io = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="sluice-io")
-        self.stdout = _ClaimLogs("info", sys.stdout)
-        self.stderr = _ClaimLogs("error", sys.stderr)
+        self.stdout = ClaimLogs("info", sys.stdout)
+        self.stderr = ClaimLogs("error", sys.stderr)
         self.lease = lease
         self.poll_wait = poll_wait
         # Set by the supervisor (`sluice dev`), which releases this id's claims when the process exits.
@@ -299,22 +278,6 @@ class WacWorker(_host.Host):
         self.outbox.submit("finish", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "finish", e,
                                                                                  failing=body["outcome"] == "failed"))
 
-    def logs_buffered(self, ex):
-        """A first line is in ``ex``'s log buffer (from any thread): the loop sends the buffer
-        within LOG_FLUSH_EVERY, so ``sluice logs --run`` follows the run. The loop also sends the
-        claim's last lines (``finish``, ``park``), so the writes of one claim keep their order."""
-        self.loop.call_soon_threadsafe(self.loop.call_later, LOG_FLUSH_EVERY, self.flush_logs, ex)
-
-    def flush_logs(self, ex):
-        if not ex.ended:  # else its end sent them
-            self.send_logs(ex)
-
-    def send_logs(self, ex):
-        lines = ex.take_logs()
-        if lines:
-            self.outbox.submit("logs", ex.id, {"token": ex.token, "attempt": ex.claim.get("attempt", 1), "lines": lines},
-                               lambda r, e: None)
-
     def park(self, ex):
         """Parks the claim with every deferred call. A park that starts runs of other workflows
         (``task_script``/``task_flow``) keeps the claim until it is answered: one the server
@@ -401,6 +364,8 @@ class WacWorker(_host.Host):
     def lose(self, run_id):
         """The lease is gone (heartbeat, LEASE_LOST): stop the claim's work, write nothing more."""
         ex = self.execs.get(run_id)
+        if ex is not None:
+            ex.lose()
         if ex is not None and self.close_claim(ex):
             self.leases.pop(run_id, None)
 

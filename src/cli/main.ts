@@ -17,7 +17,8 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-// A reader that stops early (`sluice runs --json | head`) closes the pipe: stop quietly, as Unix tools do.
+// A reader that stops early (`sluice runs --json | head`) closes the pipe: stop quietly, as Unix tools do;
+// output that cannot be written otherwise is one clear line on stderr and exit 1.
 // A command running work in this process (a worker, a server) carries on without its output instead:
 // a lane worker whose server died writes to a pipe nobody reads, and must still finish its runs.
 let outputOptional = false;
@@ -25,7 +26,12 @@ for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (err: NodeJS.ErrnoException) => {
     if (outputOptional) return;
     if (err.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw err;
+    // Any other failure to write (`> file` on a full disk): one line and exit 1, not a stack trace.
+    const where = stream === process.stdout ? "its output" : "to stderr";
+    process.stderr.write(
+      `sluice: could not write ${where} (${err.message}): free space where it goes, or send it elsewhere\n`,
+    );
+    process.exit(1);
   });
 }
 

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
-import { clashingSibling } from "./sibling-clash.js";
+import { clashingSibling, onceEachClash } from "./sibling-clash.js";
 import { DuplicateWorkflowError } from "../sdk/errors.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
 import { bundleModule, type BundleOptions } from "./bundle.js";
@@ -101,7 +101,8 @@ export class Project {
     }
     const py = await this.loadPython();
     report.loaded.push(...py.loaded);
-    report.errors.push(...py.errors);
+    // x.ts and x.py clash from both sides: each loader refuses its own file; the clash is told once.
+    report.errors = onceEachClash([...report.errors, ...py.errors]);
     return report;
   }
 

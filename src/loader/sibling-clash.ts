@@ -4,6 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { extname, join } from "node:path";
+import { DuplicateWorkflowError } from "../sdk/errors.js";
 
 /** Extensions of script files whose runnable is named by their path without the extension. */
 const SCRIPT_EXTENSIONS = [".ts", ".js", ".py"];
@@ -18,4 +19,19 @@ export function clashingSibling(root: string, file: string, name: string): strin
   if (stem !== name) return null;
   for (const other of SCRIPT_EXTENSIONS) if (other !== ext && existsSync(join(root, stem + other))) return stem + other;
   return null;
+}
+
+/**
+ * `errors` with one {@link DuplicateWorkflowError} per workflow name: both files of a clash
+ * refuse the name (`x.ts` by the TypeScript loader, `x.py` by the Python one), and a load
+ * report tells the clash once, not once per file.
+ */
+export function onceEachClash<E extends { error: Error }>(errors: readonly E[]): E[] {
+  const told = new Set<string>();
+  return errors.filter(({ error }) => {
+    if (!(error instanceof DuplicateWorkflowError)) return true;
+    if (told.has(error.workflow)) return false;
+    told.add(error.workflow);
+    return true;
+  });
 }

@@ -1,7 +1,8 @@
 /**
  * `sluice logs` as the real binary: lines of several runs after a worker ran them,
  * filtered by run (an unknown run is an error) and workflow, as text and JSON Lines, and `--follow` printing a line
- * printed after it started, then stopping on SIGTERM.
+ * printed after it started, then stopping on SIGTERM; `--follow --run` stopping once the run
+ * has finished (at once for a finished run); an unknown `--workflow` is an error.
  */
 import { describe, expect, it } from "vitest";
 import { makeProject } from "../helpers/project.js";
@@ -16,6 +17,14 @@ const FILES = {
   "workflows/other.ts": `
     import { defineWorkflow } from "sluice";
     export default defineWorkflow("other", { handler: async () => { console.log("other speaks"); return 1; } });`,
+  "workflows/slow.ts": `
+    import { defineWorkflow } from "sluice";
+    export default defineWorkflow("slow", { handler: async (_p, ctx) => {
+      console.log("slow starts");
+      await ctx.run("wait", () => new Promise((r) => setTimeout(r, 1500)));
+      console.log("slow ends");
+      return 1;
+    } });`,
   "workflows/quiet.ts": `
     import { defineWorkflow } from "sluice";
     export default defineWorkflow("quiet", { handler: async () => 1 });`,
@@ -75,6 +84,15 @@ describe("sluice logs", { timeout: 120_000 }, () => {
     expect(missing).toMatchObject({ code: 1, out: "" });
     expect(missing.err).toMatch(/^sluice: no run with id "nosuch": check the id with `sluice runs`/);
 
+    // A workflow nobody registered (a typo) is an error naming the known ones, not an empty answer.
+    for (const extra of [[], ["--follow"]]) {
+      const typo = await done(spawnSluice(["logs", "--workflow", "helo", ...extra], root));
+      expect(typo).toMatchObject({ code: 1, out: "" });
+      expect(typo.err).toMatch(/^sluice: unknown workflow "helo"; known workflows: .*hello/);
+    }
+    // A known one without lines is not.
+    expect(await done(spawnSluice(["logs", "--workflow", "quiet"], root))).toEqual({ code: 0, out: "", err: "" });
+
     const bad = await done(spawnSluice(["logs", "--since", "yesterday"], root));
     expect(bad.code).not.toBe(0);
     expect(bad.err).toMatch(/--since "yesterday" is not a duration/);
@@ -97,5 +115,25 @@ describe("sluice logs", { timeout: 120_000 }, () => {
     expect(await follow.exited).toBe(0);
     expect(follow.stdout().match(/greeting early/g)).toHaveLength(1);
     expect(follow.stderr()).toBe("");
+  });
+
+  it("--follow --run stops once the run has finished, with every line it printed", async () => {
+    const root = makeProject(FILES);
+    expect((await done(spawnSluice(["enqueue", "slow", "{}", "--id", "s1"], root))).code).toBe(0);
+    // Started before the run is claimed: it prints the lines as they come, then ends by itself.
+    const follow = spawnSluice(["logs", "--follow", "--run", "s1"], root);
+    await new Promise((r) => setTimeout(r, 500));
+    await runAll(root);
+    expect(await follow.exited).toBe(0);
+    expect(follow.stdout()).toMatch(/slow s1: slow starts\n.*slow s1: slow ends\n$/s);
+    // A finished run: its lines, then done at once.
+    const again = await done(spawnSluice(["logs", "--follow", "--run", "s1", "--json"], root));
+    expect(again.code).toBe(0);
+    expect(
+      again.out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).msg),
+    ).toEqual(["slow starts", "slow ends"]);
   });
 });

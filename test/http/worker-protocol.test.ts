@@ -170,7 +170,7 @@ describe("worker protocol", () => {
     expect((await store.getLogs(id)).map((l) => l.message)).toEqual(["shipped"]);
   });
 
-  it("log lines keep the time each was logged (ts); a bad ts is refused with 400 naming the line and stores nothing", async () => {
+  it("log lines keep the time each was logged (ts); a line with a bad ts or level is refused alone, naming it, and the others are stored", async () => {
     const id = await enqueue("once");
     const [c] = await claim(["once"]);
     const first = c.claimedAt + 5;
@@ -183,34 +183,43 @@ describe("worker protocol", () => {
       ],
     });
     expect(ok).toEqual({ status: 200, body: { accepted: 2 } });
-    for (const [ts, why] of [
-      ["soon", /"lines\[1\]\.ts" must be when the line was logged, in epoch milliseconds .*got "soon"/],
-      [1.5, /"lines\[1\]\.ts" must be when the line was logged/],
-      [-1, /"lines\[1\]\.ts" must be when the line was logged/],
-      [Date.now() + 3_600_000, /"lines\[1\]\.ts" is \d+ ms ahead of the server's clock/],
+    for (const [line, why] of [
+      [{ ts: "soon" }, /"lines\[1\]\.ts" must be when the line was logged, in epoch milliseconds .*got "soon"/],
+      [{ ts: 1.5 }, /"lines\[1\]\.ts" must be when the line was logged/],
+      [{ ts: -1 }, /"lines\[1\]\.ts" must be when the line was logged/],
+      [{ ts: Date.now() + 3_600_000 }, /"lines\[1\]\.ts" is \d+ ms ahead of the server's clock/],
+      [{ level: "loud" }, /"lines\[1\]\.level" must be one of debug, info, warn, error; got "loud"/],
     ] as const) {
       const bad = await json(`/api/worker/runs/${id}/logs`, {
         token: c.token,
         attempt: 1,
         lines: [
           { level: "info", message: "fine", ts: first },
-          { level: "info", message: "bad", ts },
+          { level: "info", message: "bad", ...line },
+          { level: "info", message: "also fine", ts: first + 1 },
         ],
       });
-      expect(bad.status).toBe(400);
-      expect(bad.body.error.code).toBe("INVALID_BODY");
-      expect(bad.body.error.message).toMatch(why);
+      expect(bad.status, JSON.stringify(bad.body)).toBe(200);
+      expect(bad.body.accepted).toBe(2);
+      expect(bad.body.refused).toEqual([{ line: 1, code: "INVALID_LINE", message: expect.stringMatching(why) }]);
     }
+    expect((await store.getLogs(id)).filter((l) => l.message === "bad")).toEqual([]);
+    expect((await store.getLogs(id)).filter((l) => l.message.endsWith("fine"))).toHaveLength(10);
+    // A body wrong as a whole is still refused.
+    const whole = await json(`/api/worker/runs/${id}/logs`, { token: c.token, lines: "nope" });
+    expect(whole.status).toBe(400);
+    expect(whole.body.error.code).toBe("INVALID_BODY");
     // A worker that sends no ts (older SDKs): the time the server received the line.
     const before = Date.now();
     await json(`/api/worker/runs/${id}/logs`, { token: c.token, attempt: 1, lines: [{ message: "untimed" }] });
     const logs = await store.getLogs(id);
-    expect(logs.map((l) => [l.message, l.ts])).toEqual([
+    const told = logs.filter((l) => !l.message.endsWith("fine"));
+    expect(told.map((l) => [l.message, l.ts])).toEqual([
       ["first", first],
       ["second", first + 3_000],
       ["untimed", expect.any(Number)],
     ]);
-    expect(logs[2]!.ts).toBeGreaterThanOrEqual(before);
+    expect(told[2]!.ts).toBeGreaterThanOrEqual(before);
     await json(`/api/worker/runs/${id}/finish`, { token: c.token, outcome: "succeeded" });
   });
 
@@ -446,7 +455,8 @@ describe("worker protocol", () => {
     const scope = await json("/api/worker/claim", { workerId: "w", workflows: ["order"] }, operate);
     expect(scope).toMatchObject({ status: 403, body: { error: { code: "AUTH_SCOPE" } } });
     const badLevel = await json("/api/worker/runs/x/logs", { token: 1, lines: [{ level: "loud", message: "x" }] });
-    expect(badLevel.body.error.message).toMatch(/"level" must be one of debug, info, warn, error/);
+    // Refused alone (the request's other lines would be stored).
+    expect(badLevel.body.refused[0].message).toMatch(/"lines\[0\]\.level" must be one of debug, info, warn, error/);
     const finished = await json("/api/worker/runs/nope/finish", { token: 1, outcome: "succeeded" });
     expect(finished).toMatchObject({ status: 404, body: { error: { code: "RUN_NOT_FOUND" } } });
   });

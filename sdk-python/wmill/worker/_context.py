@@ -42,7 +42,7 @@ class WorkflowContext:
         raise err
 
     def log(self, message, level="info"):
-        """Writes a line to the run's log (sent when the claim ends)."""
+        """Writes a line to the run's log (sent within a second, and the rest when the claim ends)."""
         self._e.log(level, message)
 
     @property

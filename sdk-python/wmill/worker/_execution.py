@@ -6,6 +6,7 @@ import threading
 import time
 
 from ._errors import LeaseLost, NonDeterminismError, Parked, SluiceAPIError
+from ._log_buffer import LogBuffer, lost_note, refused_lines, retryable, untimed, whole_refusal
 
 
 def _key(name, n):
@@ -40,7 +41,9 @@ class Execution:
         self.park = None
         self.outcome = None
         self.permanent = None
-        self.logs = []
+        self.logs = LogBuffer()
+        self._log_failures = 0  # sends of lines that failed in a row (the next waits longer)
+        self._lost_told = False  # stderr was told that this claim's lines are no longer written
         self._log_timer = None  # sends the buffered lines a while after the first
         self._logs_ended = False  # the claim's last lines were sent: later ones are dropped
         self._flush_lock = threading.Lock()  # one send of lines at a time, in order
@@ -140,30 +143,95 @@ class Execution:
 
     def log(self, level, message, step_key=None):
         """Buffers a line of the run's log, stamped with the time it was logged (the claim's clock);
-        a flush within LOG_FLUSH_EVERY sends it, and the claim's end sends what is left."""
+        a flush within LOG_FLUSH_EVERY sends it, and the claim's end sends what is left. A lost
+        claim's lines are not kept (the server would drop them; stderr says so once)."""
         line = {"level": level, "message": str(message), "ts": self.now_ms()}
         if step_key:
             line["stepKey"] = step_key
         with self._lock:
+            if self._lost.is_set():
+                self._tell_lost()
+                return
             if self._logs_ended:
                 return  # the claim has ended: the server would drop the line
-            self.logs.append(line)
+            self.logs.add(line)
             if self._log_timer is None:
-                self._log_timer = threading.Timer(LOG_FLUSH_EVERY, self.flush_logs)
-                self._log_timer.daemon = True
-                self._log_timer.start()
+                self._arm_log_timer(LOG_FLUSH_EVERY)
+
+    def _arm_log_timer(self, delay):
+        self._log_timer = threading.Timer(delay, self.flush_logs)
+        self._log_timer.daemon = True
+        self._log_timer.start()
 
     def flush_logs(self):
-        """Sends the buffered lines; one flush at a time, so lines arrive in order and before the claim's end."""
+        """Sends the buffered lines; one flush at a time, so lines arrive in order and before the
+        claim's end. A send that fails for a reason worth retrying (``_log_buffer.retryable``)
+        keeps its lines for a later flush after a growing wait, or, at the claim's end, is retried
+        while its lease would last."""
         with self._flush_lock:
             with self._lock:
-                lines, self.logs = self.logs, []
+                lines, dropped = self.logs.take()
                 self._log_timer = None
-            if lines and not self.is_lost():
+                ended = self._logs_ended
+            if not lines:
+                return
+            deadline = time.monotonic() + self.claim["leaseMs"] / 1000
+            attempt = 0
+            while True:
+                attempt += 1
                 try:
-                    self.write("logs", {"token": self.token, "attempt": self.claim["attempt"], "lines": lines})
-                except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException):
-                    pass
+                    self._send_logs(lines)
+                    self._log_failures = 0
+                    return
+                except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException) as err:
+                    failure = err
+                with self._lock:
+                    if isinstance(failure, LeaseLost) or self._lost.is_set():
+                        return self._tell_lost()
+                    if not retryable(failure):
+                        return print(f"sluice worker: run {self.run_id}: {len(lines)} log line(s) not written: "
+                                     f"{failure}", file=sys.stderr)
+                    if not ended:
+                        # Kept for a later flush, ahead of the lines logged meanwhile.
+                        self.logs.put_back(lines, dropped)
+                        self._log_failures += 1
+                        if self._log_timer is None:
+                            self._arm_log_timer(backoff_delay(LOG_FLUSH_EVERY, 30.0, self._log_failures))
+                        return
+                    if time.monotonic() > deadline:
+                        return print(f"sluice worker: run {self.run_id}: {len(lines)} log line(s) not written: the "
+                                     f"server did not take them within the claim's lease ({failure})", file=sys.stderr)
+                print(f"sluice worker: run {self.run_id}: logs failed ({failure}); retrying", file=sys.stderr)
+                time.sleep(backoff_delay(0.25, 5.0, attempt))
+
+    def _send_logs(self, lines):
+        """Writes lines of the claim; lines the server refuses for their ``ts`` go once more without it."""
+        body = {"token": self.token, "attempt": self.claim["attempt"]}
+        try:
+            answer = self.write("logs", {**body, "lines": lines})
+        except SluiceAPIError as err:
+            if not whole_refusal(err):
+                raise
+            print(f"sluice worker: run {self.run_id}: the server refused log lines ({err.message}); sending them "
+                  "again without their times", file=sys.stderr)
+            self.write("logs", {**body, "lines": untimed(lines)})
+            return
+        again, why = refused_lines(lines, answer)
+        for reason in why:
+            print(f"sluice worker: run {self.run_id}: the server refused a log line ({reason}); sending it again "
+                  "without its time", file=sys.stderr)
+        if again:
+            try:
+                self.write("logs", {**body, "lines": again})
+            except (LeaseLost, SluiceAPIError, OSError, http.client.HTTPException) as err:
+                print(f"sluice worker: run {self.run_id}: {len(again)} refused log line(s) not written: {err}",
+                      file=sys.stderr)
+
+    def _tell_lost(self):
+        """Says once on stderr that this claim's lines are no longer written (``_lock`` held)."""
+        if not self._lost_told:
+            self._lost_told = True
+            print(lost_note(self.run_id), file=sys.stderr)
 
     def end_logs(self):
         """Sends the claim's last lines before it parks or finishes, after any flush still in flight;

@@ -1,20 +1,26 @@
 /**
  * `sluice logs`: the lines runs printed, across runs (one run with `--run`, one workflow
  * with `--workflow`, a time window with `--since`), newest page by default, and
- * `--follow` to keep printing new lines until interrupted. `--json`: one JSON object per
- * line (JSON Lines), the same with or without `--follow`.
+ * `--follow` to keep printing new lines until interrupted (with `--run`: until that run has
+ * finished). `--json`: one JSON object per line (JSON Lines), the same with or without
+ * `--follow`. A `--workflow` nobody registered and with no lines is an error, as an unknown
+ * `--run` is (a typo would otherwise print nothing, or follow nothing forever).
  */
 import type { Command } from "commander";
 import { terminalSafe } from "../../core/terminal-text.js";
-import { RunNotFoundError } from "../../sdk/errors.js";
+import { isTerminal } from "../../core/run-status.js";
+import { RunNotFoundError, UnknownWorkflowError } from "../../sdk/errors.js";
 import type { LogFilter, LogRecord } from "../../store/types.js";
 import { type CommandContext, pauseUnlessAborted, untilAborted } from "../command.js";
 import { safe } from "../format.js";
+import { FollowCursor } from "../log-follow.js";
 import { parseCount, parseDurationOption } from "../options.js";
 import { DB_OPTION, DIR_OPTION, withReadEngine } from "../project.js";
 
 /** How often `--follow` looks for new lines. */
 const FOLLOW_EVERY_MS = 500;
+/** Lines `--follow` reads per query. */
+const FOLLOW_PAGE = 1000;
 
 type Line = LogRecord & { workflow: string };
 
@@ -44,7 +50,7 @@ export function registerLogs(program: Command, cx: CommandContext): void {
     .option("--workflow <name>", "only runs of this workflow")
     .option("--since <duration>", "only lines printed within this long, e.g. 1d, 2h, 30m")
     .option("--limit <n>", "at most this many lines (the newest)", "1000")
-    .option("--follow", "keep printing new lines until interrupted (Ctrl-C)")
+    .option("--follow", "keep printing new lines until interrupted (Ctrl-C); with --run, until the run has finished")
     .option("--json", "one JSON object per line")
     .option(...DIR_OPTION)
     .option(...DB_OPTION)
@@ -59,22 +65,40 @@ export function registerLogs(program: Command, cx: CommandContext): void {
       };
       const asJson = Boolean(opts.json);
       await withReadEngine(cx.io, opts, async (engine) => {
+        const { store } = engine;
         // As `show` and `cancel`: a run that does not exist is not a run without lines.
-        if (filter.runId !== undefined && !(await engine.store.getRun(filter.runId)))
-          throw new RunNotFoundError(filter.runId);
-        const first = await engine.store.listLogs(filter);
+        if (filter.runId !== undefined && !(await store.getRun(filter.runId))) throw new RunNotFoundError(filter.runId);
+        const first = await store.listLogs(filter);
+        if (filter.workflow !== undefined && first.length === 0 && !(await store.getWorkflow(filter.workflow)))
+          throw new UnknownWorkflowError(
+            filter.workflow,
+            (await store.listWorkflows()).map((w) => w.name),
+          );
         for (const line of first) cx.io.stdout(render(line, asJson));
         if (!opts.follow) return;
-        let afterSeq = first.at(-1)?.seq ?? 0;
+        const cursor = new FollowCursor(first.map((l) => l.seq));
         let stopped = false;
         void untilAborted(cx.io.signal).then(() => (stopped = true));
+        // A followed run that has finished has printed all it will: one more read, then done.
+        const runOver = async () => {
+          if (filter.runId === undefined) return false;
+          const run = await store.getRun(filter.runId);
+          return run === null || isTerminal(run.status);
+        };
         while (!stopped) {
-          const next = await engine.store.listLogs({ ...filter, afterSeq, limit: 1000 });
-          for (const line of next) cx.io.stdout(render(line, asJson));
-          afterSeq = next.at(-1)?.seq ?? afterSeq;
+          const over = await runOver();
+          // From the low-water mark (lines can become visible out of order: cli/log-follow.ts), page by page.
+          for (let after = cursor.after; !stopped;) {
+            const page = await store.listLogs({ ...filter, afterSeq: after, limit: FOLLOW_PAGE });
+            for (const line of cursor.fresh(page)) cx.io.stdout(render(line, asJson));
+            if (page.length < FOLLOW_PAGE) break;
+            after = page.at(-1)!.seq;
+          }
+          cursor.settle(Date.now());
+          if (over) return;
           // A pause that takes its listener off the signal when it ends (a race with
           // `untilAborted` left one per poll: Node warned of a leak after 11).
-          if (next.length < 1000) await pauseUnlessAborted(cx.io.signal, FOLLOW_EVERY_MS);
+          await pauseUnlessAborted(cx.io.signal, FOLLOW_EVERY_MS);
         }
       });
     });

@@ -313,7 +313,19 @@ export const WORKER_PATHS: Record<string, Json> = {
           ["token", "lines"],
         ),
       ),
-      responses: { ...ok("accepted", obj({ accepted: int })), ...errors("400", "401", "403") },
+      responses: {
+        ...ok(
+          "accepted (lines refused for their own fields are listed in refused; the others are stored)",
+          obj({
+            accepted: int,
+            refused: {
+              type: "array",
+              items: obj({ line: int, code: str, message: str }, ["line", "code", "message"]),
+            },
+          }),
+        ),
+        ...errors("400", "401", "403"),
+      },
     }),
   },
   "/api/worker/runs/{id}/resume-urls": {

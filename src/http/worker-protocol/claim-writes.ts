@@ -26,6 +26,7 @@ import type {
   WorkflowInfo,
 } from "../../store/types.js";
 import { ConflictError } from "../errors.js";
+import { parseLogLines, type RefusedLogLine } from "./log-lines.js";
 import { bodyObject, onlyFields, optInt } from "../input.js";
 import {
   type ChildMessage,
@@ -58,9 +59,7 @@ export type PreparedWrite =
       /** Whether committing it may make other runs claimable (rings the claims' bell); default: for parks and finishes. */
       wakes?: boolean;
     }
-  | { op: "logs"; runId: string; lines: LogLine[] };
-
-const LOG_LEVELS = new Set(["debug", "info", "warn", "error"]);
+  | { op: "logs"; runId: string; lines: LogLine[]; refused: RefusedLogLine[] };
 
 const EXAMPLES: Record<ClaimWriteOp, string> = {
   steps: '{"token": 3, "steps": [{"key": "charge", "kind": "step", "status": "done", "position": 0, "value": 1}]}',
@@ -159,7 +158,7 @@ export class ClaimWrites {
       }
       case "logs":
         // Times are checked against the store's clock (the one `claimedAt` is on), read only when a line has one.
-        return { op, runId, lines: await parseLogLines(runId, lease.token, b, () => engine.store.now()) };
+        return { op, runId, ...(await parseLogLines(runId, lease.token, b, () => engine.store.now())) };
     }
   }
 
@@ -267,7 +266,7 @@ export class ClaimWrites {
       // Drained a microtask later, so that the writes applied after these in the same turn share the commit.
       return Promise.resolve()
         .then(() => engine.committer.drain())
-        .then(() => ({ accepted: w.lines.length }));
+        .then(() => ({ accepted: w.lines.length, ...(w.refused.length > 0 && { refused: w.refused }) }));
     }
     return engine.committer.submit(w.command).then((r) => {
       // A park or finish ends the claim (whether it was written or fenced): nothing to release.
@@ -302,59 +301,6 @@ export function finishWakes(run: { parentId: string | null; concurrency: unknown
 function refuseUnlessOk(r: CommandResult, runId: string): void {
   if (!r.ok && r.fenced) throw new LeaseLostHttpError(runId);
   if (!r.ok) throw new ConflictError(r.error.code ?? "WRITE_REFUSED", r.error.message);
-}
-
-/** How far ahead of the server's clock a line's `ts` may be (clock skew, a request in flight). */
-const LOG_TS_AHEAD_MS = 60_000;
-
-async function parseLogLines(
-  runId: string,
-  token: number,
-  b: Record<string, unknown>,
-  storeNow: () => Promise<number>,
-): Promise<LogLine[]> {
-  const attempt = optInt(b, "attempt", 1, 1_000_000) ?? 1;
-  if (!Array.isArray(b.lines))
-    throw new InvalidInputError('"lines" must be an array of {level, message, stepKey?, ts?}', {
-      code: "INVALID_BODY",
-    });
-  const lines: unknown[] = b.lines;
-  const timed = lines.some((l) => typeof l === "object" && l !== null && (l as { ts?: unknown }).ts !== undefined);
-  const now = timed ? await storeNow() : Date.now();
-  return lines.map((l, i) => {
-    const o = bodyObject(l, '{"level": "info", "message": "hello"}');
-    const level = o.level === undefined ? "info" : (o.level as LogLine["level"]);
-    if (!LOG_LEVELS.has(level))
-      throw new InvalidInputError(`"level" must be one of debug, info, warn, error`, { code: "INVALID_BODY" });
-    return {
-      runId,
-      token,
-      attempt,
-      level,
-      message: String(o.message ?? ""),
-      stepKey: typeof o.stepKey === "string" ? o.stepKey : null,
-      ts: o.ts === undefined ? now : lineTime(o.ts, i, now),
-    };
-  });
-}
-
-/**
- * A line's `ts`: when the worker logged it, epoch ms on the store's clock (the claim's
- * `claimedAt` plus the time since the claim arrived), at most {@link LOG_TS_AHEAD_MS} ahead.
- * @throws InvalidInputError naming the line
- */
-function lineTime(ts: unknown, i: number, now: number): number {
-  if (typeof ts !== "number" || !Number.isSafeInteger(ts) || ts < 0)
-    throw new InvalidInputError(
-      `"lines[${i}].ts" must be when the line was logged, in epoch milliseconds (an integer such as ${now}), or be left out for the time the server receives it; got ${JSON.stringify(ts)}`,
-      { code: "INVALID_BODY" },
-    );
-  if (ts > now + LOG_TS_AHEAD_MS)
-    throw new InvalidInputError(
-      `"lines[${i}].ts" is ${ts - now} ms ahead of the server's clock: send times on the claim's clock (claimedAt plus the time elapsed since the claim arrived)`,
-      { code: "INVALID_BODY" },
-    );
-  return ts;
 }
 
 /** The store outcome for a worker's finish; `retry` becomes `failed` once attempts are spent, with the run's backoff. */
