@@ -115,8 +115,11 @@ export function registerDev(program: Command, cx: CommandContext): void {
       for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
       configureScheduleRows(engine, project.config.triggers, (t) => cx.io.stderr(t));
       await engine.publish();
-      // a project of pipeline scripts only (DuckDB SQL, Bash) has no modules, and needs no hint
-      if (report.loaded.length === 0 && report.errors.length === 0 && pipelines.catalog().folders().length === 0) {
+      // a project of pipeline scripts only (DuckDB SQL, Bash) has no modules, and needs no hint; nor does one
+      // whose workflows come from the worker commands of sluice.json (Go, Python workers): they register theirs
+      const workerCommands = (project.config.workers ?? []).length > 0;
+      const nothing = report.loaded.length === 0 && report.errors.length === 0;
+      if (nothing && !workerCommands && pipelines.catalog().folders().length === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
       await pipelines.start();
