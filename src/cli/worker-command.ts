@@ -13,10 +13,21 @@
  * Once a process has exited and its group is gone, {@link WorkerCommandOptions.onExit} is
  * awaited with that id (the caller ends its claims at once: nothing can write under them any
  * more) before a restart is scheduled or {@link stop} returns.
+ *
+ * {@link health} says whether the command keeps crashing (`/api/ready`'s `workers` check, the
+ * rule in `worker-command-policy.ts`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { hostname } from "node:os";
-import { describeExit, execCommandLine, nextRestartDelay } from "./worker-command-policy.js";
+import {
+  type CommandHealth,
+  type QuickExit,
+  RESTART_STABLE_MS,
+  commandHealth,
+  describeExit,
+  execCommandLine,
+  nextRestartDelay,
+} from "./worker-command-policy.js";
 
 /** How to run one command. */
 export interface WorkerCommandOptions {
@@ -52,12 +63,23 @@ export class WorkerCommand {
   private released: Promise<void> = Promise.resolve();
   /** Processes started so far (1 + restarts). */
   starts = 0;
+  /** The latest exit before a process stayed up {@link RESTART_STABLE_MS} (see {@link health}). */
+  private lastQuickExit: QuickExit | null = null;
+  /** The last line the running (or last) process printed. */
+  private lastLine: string | null = null;
 
   constructor(private readonly options: WorkerCommandOptions) {}
 
   /** Pid of the running process (its process group's id too), or null. */
   get pid(): number | null {
     return this.mode.name === "running" ? (this.mode.proc.pid ?? null) : null;
+  }
+
+  /** Whether the command is healthy: not crashing at startup or soon after (`worker-command-policy.ts`). */
+  health(now = Date.now()): CommandHealth {
+    const upMs = this.mode.name === "running" ? now - this.mode.startedAt : null;
+    if (upMs !== null && upMs >= RESTART_STABLE_MS) this.lastQuickExit = null;
+    return commandHealth(this.options.label, this.options.command, this.lastQuickExit, upMs);
   }
 
   /** Starts the command (once: later calls do nothing; a stopped command stays stopped). */
@@ -76,6 +98,7 @@ export class WorkerCommand {
       detached: true,
     });
     this.starts++;
+    this.lastLine = null;
     this.mode = { name: "running", proc, startedAt: Date.now() };
     for (const stream of [proc.stdout!, proc.stderr!]) {
       let rest = "";
@@ -84,6 +107,8 @@ export class WorkerCommand {
         const lines = (rest + chunk).split("\n");
         rest = lines.pop()!;
         for (const l of lines) write(`[${label}] ${l}\n`);
+        const last = lines.filter((l) => l.trim() !== "").pop();
+        if (last !== undefined) this.lastLine = last.trim();
       });
     }
     proc.on("error", (e) => write(`[${label}] could not start ${JSON.stringify(command)}: ${e.message}\n`));
@@ -109,6 +134,8 @@ export class WorkerCommand {
     }
     if (this.mode.name !== "running" || this.mode.proc !== proc) return;
     const upMs = Date.now() - this.mode.startedAt;
+    const streak = (this.lastQuickExit?.streak ?? 0) + 1;
+    this.lastQuickExit = upMs < RESTART_STABLE_MS ? { cause, upMs, lastLine: this.lastLine, streak } : null;
     const leftovers = killGroup(proc, "SIGKILL");
     this.delayMs = nextRestartDelay(this.delayMs, upMs);
     write(

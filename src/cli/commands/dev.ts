@@ -20,7 +20,7 @@ import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
-import { startExternalWorkers } from "../external-workers.js";
+import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { startPythonWorker } from "../python-worker.js";
 import { pythonHostMode } from "../../loader/python/project.js";
 
@@ -79,6 +79,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     });
     try {
       let lanes: LaneSupervisor | null = null;
+      let external: ExternalWorkers | null = null;
       const engine = openEngine(project, {
         worker:
           workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
@@ -162,6 +163,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           auth: tokens ? { mode: "tokens" } : { mode: "off", user: localUser(cx.io.env) },
           projectRoot: project.root,
           lanes,
+          workerCommands: () => external?.health() ?? [],
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
           pipelines,
@@ -171,7 +173,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       write(
         `UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`,
       );
-      const external = await startExternalWorkers({
+      external = await startExternalWorkers({
         entries: project.config.workers ?? [],
         root: project.root,
         url: http.server.url,

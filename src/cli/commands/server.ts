@@ -210,6 +210,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           auth: { mode: "tokens" },
           projectRoot: project.root,
           lanes,
+          workerCommands: () => external?.health() ?? [],
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
           pipelines,
