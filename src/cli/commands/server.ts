@@ -163,7 +163,12 @@ export function registerServer(program: Command, cx: CommandContext): void {
         (t) => cx.io.stderr(t),
       );
       // Seed 002: several servers need shared state unless every workflow is local.
-      checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
+      checkStorageModel({
+        servers,
+        sharedStore: engine.localServer !== null,
+        workflows: engine.registry.infos(),
+        workerCommands: (project.config.workers ?? []).map((w, i) => `[${w.group ?? `worker${i + 1}`}] ${w.command}`),
+      });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       follower?.follow(releasePollMs(cx.io.env));
