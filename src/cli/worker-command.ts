@@ -5,8 +5,10 @@
  * backoff, `worker-command-policy.ts`) → `running` … and, from any of them, `stopping` →
  * `stopped`. A command runs through `sh -c` in its own process group (so signals reach
  * `go run`'s child too), with `exec` in front when the line is one simple command so that the
- * printed pid is the worker's. When its process exits, what is left of its group is killed
- * before the restart (no second worker beside an orphan). {@link stop} cancels a pending
+ * printed pid is the worker's. When its process exits, what is left of its group is stopped
+ * before the restart (no second worker beside an orphan): SIGTERM, so a worker left behind by
+ * its launcher (`go run`'s program when `go run` itself was signalled) drains, then SIGKILL after
+ * {@link LEFTOVER_DRAIN_MS}. {@link stop} cancels a pending
  * restart, then sends SIGTERM to the group and SIGKILL once the drain time is over.
  *
  * Each process gets a worker id of its own in `SLUICE_WORKER_ID` (the SDKs claim under it).
@@ -54,6 +56,8 @@ type Mode =
 const GROUP_POLL_MS = 50;
 /** How long an exited process's SIGKILLed group may take to go before its claims are released anyway. */
 const GROUP_GONE_MS = 2_000;
+/** How long what is left of an exited process's group may drain after SIGTERM before SIGKILL. */
+const LEFTOVER_DRAIN_MS = 10_000;
 
 /** See the module comment. */
 export class WorkerCommand {
@@ -136,16 +140,16 @@ export class WorkerCommand {
     const upMs = Date.now() - this.mode.startedAt;
     const streak = (this.lastQuickExit?.streak ?? 0) + 1;
     this.lastQuickExit = upMs < RESTART_STABLE_MS ? { cause, upMs, lastLine: this.lastLine, streak } : null;
-    const leftovers = killGroup(proc, "SIGKILL");
+    const leftovers = killGroup(proc, "SIGTERM");
     this.delayMs = nextRestartDelay(this.delayMs, upMs);
     write(
-      `[${label}] worker command exited (${cause})${leftovers ? "; killed the rest of its process group" : ""}; restarting it in ${this.delayMs / 1000} s\n`,
+      `[${label}] worker command exited (${cause})${leftovers ? `; stopping the rest of its process group (SIGTERM: a worker drains; SIGKILL after ${LEFTOVER_DRAIN_MS / 1000} s)` : ""}; restarting it in ${this.delayMs / 1000} s\n`,
     );
     const delayMs = this.delayMs;
     // The restart's wait starts once the claims are released (no new process meanwhile).
     const waiting: Mode & { name: "waiting" } = { name: "waiting", timer: null };
     this.mode = waiting;
-    this.released = this.release(proc, workerId).then(() => {
+    this.released = this.release(proc, workerId, leftovers ? LEFTOVER_DRAIN_MS : 0).then(() => {
       if (this.mode !== waiting) return;
       waiting.timer = setTimeout(() => {
         if (this.mode === waiting) this.spawn();
@@ -154,9 +158,17 @@ export class WorkerCommand {
     });
   }
 
-  /** Once `proc`'s group is gone (or {@link GROUP_GONE_MS} passed), releases the claims made under `workerId`. */
-  private async release(proc: ChildProcess, workerId: string): Promise<void> {
+  /**
+   * Once `proc`'s group is gone (or {@link GROUP_GONE_MS} passed), releases the claims made under
+   * `workerId`. With `drainMs`, the group (sent SIGTERM) has that long to end before SIGKILL.
+   */
+  private async release(proc: ChildProcess, workerId: string, drainMs = 0): Promise<void> {
     const { onExit, label, write } = this.options;
+    if (drainMs > 0) {
+      const drained = Date.now() + drainMs;
+      while (Date.now() < drained && groupAlive(proc)) await sleep(GROUP_POLL_MS);
+      killGroup(proc, "SIGKILL");
+    }
     if (!onExit) return;
     const deadline = Date.now() + GROUP_GONE_MS;
     while (Date.now() < deadline && groupAlive(proc)) await sleep(GROUP_POLL_MS);
