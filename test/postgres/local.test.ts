@@ -101,4 +101,15 @@ describe("local: true workflows on several servers", () => {
     pg.proc.kill("SIGTERM");
     expect(await pg.exited).toBe(0);
   }, 60_000);
+
+  it("refuses a multi-server setup of Python workflows (on the worker protocol) without a shared database", async () => {
+    // Published for the Python worker rather than registered, they were not counted: two servers started.
+    const root = makeProject({
+      "f/etl.py":
+        "from wmill import step, workflow\n\n@workflow\nasync def main(n: int = 1):\n    return await step('a', lambda: n)\n",
+    });
+    const sqlite = spawnSluice(["server", "--port", "0", "--servers", "2"], root);
+    expect(await sqlite.exited).toBe(1);
+    expect(sqlite.output()).toMatch(/2-server setup has global workflows \(f\/etl\) but no shared workflow state/);
+  }, 60_000);
 });

@@ -166,7 +166,11 @@ export function registerServer(program: Command, cx: CommandContext): void {
       checkStorageModel({
         servers,
         sharedStore: engine.localServer !== null,
-        workflows: engine.registry.infos(),
+        // Python files on the worker protocol are published, not registered (no local opt-out: global).
+        workflows: [
+          ...engine.registry.infos(),
+          ...(loader.python.onProtocol ? loader.python.names().map((name) => ({ name })) : []),
+        ],
         workerCommands: (project.config.workers ?? []).map((w, i) => `[${w.group ?? `worker${i + 1}`}] ${w.command}`),
       });
       await engine.start();
