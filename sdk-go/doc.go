@@ -2,8 +2,9 @@
 // worker that claims their runs from a Sluice server over the worker protocol
 // (docs/PROTOCOL.md), and enqueue or signal runs.
 //
-// The names follow Tako's Go workflow SDK, so its examples compile with only the
-// import path changed:
+// The names follow Tako's Go workflow SDK. Its import path, github.com/tako-sh/tako/sdk/go,
+// is the module in packages/tako-go (this package re-exported), so its examples build
+// unchanged; Sluice's own path is:
 //
 //	import workflow "sluice.dev/sdk-go"
 //

@@ -9,6 +9,8 @@
  * Each process claims under a worker id of its own (`SLUICE_WORKER_ID`); when it exits, the
  * claims the API answered under that id are released at once (`releaseExternalWorker`: the
  * process is dead, so fencing makes that safe) instead of waiting for their leases.
+ * A command that exits soon after it started makes `/api/ready` not ready until a process of it
+ * stays up a minute (`health`, `worker-command-policy.ts`).
  * Python workers find Sluice's SDK (`from wmill.worker import …`): its folder is appended
  * to `PYTHONPATH`, and their output is unbuffered so lines show as they are printed.
  */
@@ -20,6 +22,7 @@ import { pythonSdkDir } from "../loader/python/sdk-path.js";
 import type { Store } from "../store/types.js";
 import type { ExternalWorkerConfig } from "./config.js";
 import { WorkerCommand } from "./worker-command.js";
+import type { CommandHealth } from "./worker-command-policy.js";
 
 /** What {@link startExternalWorkers} needs. */
 export interface ExternalWorkerOptions {
@@ -39,12 +42,14 @@ export interface ExternalWorkerOptions {
 export interface ExternalWorkers {
   /** Cancels pending restarts; SIGTERM to each (its process group), SIGKILL after `drainMs`; revokes the token. */
   stop(drainMs: number): Promise<void>;
+  /** Each command's health, for `/api/ready` (none: empty). */
+  health(): CommandHealth[];
 }
 
 /** Starts the worker commands (none: a no-op handle). */
 export async function startExternalWorkers(options: ExternalWorkerOptions): Promise<ExternalWorkers> {
   const { entries, write } = options;
-  if (entries.length === 0) return { stop: async () => {} };
+  if (entries.length === 0) return { stop: async () => {}, health: () => [] };
   let tokenId: string | null = null;
   const env: NodeJS.ProcessEnv = { ...options.env, SLUICE_URL: options.url, ...pythonEnv(options.env) };
   if (options.tokenStore) {
@@ -70,6 +75,7 @@ export async function startExternalWorkers(options: ExternalWorkerOptions): Prom
     return command;
   });
   return {
+    health: () => commands.map((c) => c.health()),
     async stop(drainMs) {
       await Promise.all(commands.map((c) => c.stop(drainMs)));
       if (tokenId && options.tokenStore) await new ApiTokens(options.tokenStore).revoke(tokenId).catch(() => false);

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import {
+  commandHealth,
   describeExit,
   execCommandLine,
   nextRestartDelay,
@@ -19,6 +20,29 @@ describe("nextRestartDelay", () => {
     expect(RESTART_MAX_MS).toBe(30_000);
     expect(nextRestartDelay(30_000, RESTART_STABLE_MS)).toBe(1_000);
     expect(nextRestartDelay(30_000, RESTART_STABLE_MS - 1)).toBe(30_000);
+  });
+});
+
+describe("commandHealth", () => {
+  const crash = { cause: "code 2", upMs: 400, lastLine: "main.go:3:1: undefined: x", streak: 2 };
+  it("is unhealthy after quick exits in a row until a later process stays up as long as resets the restart delay", () => {
+    expect(commandHealth("go", "go run .", null, 10)).toEqual({
+      label: "go",
+      ok: true,
+      detail: "worker command [go] (go run .) running",
+    });
+    const pending = commandHealth("go", "go run .", crash, null);
+    expect(pending.ok).toBe(false);
+    expect(pending.detail).toBe(
+      'worker command [go] (go run .) keeps exiting: 2 times in a row, the last after 0.4 s (code 2, last output "main.go:3:1: undefined: x"); a restart is pending, healthy again once a process stays up 60 s (see the server\'s log)',
+    );
+    expect(commandHealth("go", "go run .", crash, RESTART_STABLE_MS - 1).ok).toBe(false);
+    expect(commandHealth("go", "go run .", crash, RESTART_STABLE_MS).ok).toBe(true);
+    // One crash is restarted, not reported.
+    expect(commandHealth("go", "go run .", { ...crash, streak: 1 }, null).ok).toBe(true);
+    expect(commandHealth("go", "go run .", { ...crash, lastLine: null }, 5_000).detail).toContain(
+      "(code 2); restarted 5 s ago",
+    );
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Pure rules of the supervised worker commands (`sluice.json` `workers`, see
  * `worker-command.ts`): how long to wait before starting a command that exited again, how
- * an exit is described to the operator, and when `sh -c` may `exec` the command so that
- * the pid Sluice prints is the worker's own.
+ * an exit is described to the operator, whether a command is healthy (`/api/ready`), and when
+ * `sh -c` may `exec` the command so that the pid Sluice prints is the worker's own.
  */
 import { constants } from "node:os";
 
@@ -21,6 +21,55 @@ export const RESTART_STABLE_MS = 60_000;
 export function nextRestartDelay(previousMs: number | null, upMs: number): number {
   if (previousMs === null || upMs >= RESTART_STABLE_MS) return RESTART_FIRST_MS;
   return Math.min(RESTART_MAX_MS, previousMs * 2);
+}
+
+/** A process of a command that exited before it had stayed up {@link RESTART_STABLE_MS}. */
+export interface QuickExit {
+  /** How it ended ({@link describeExit}). */
+  cause: string;
+  /** How long it ran, ms. */
+  upMs: number;
+  /** Its last line of output, if any (a build error, a stack trace's message…). */
+  lastLine: string | null;
+  /** How many processes in a row exited this quickly (this one included). */
+  streak: number;
+}
+
+/** Quick exits in a row that make a command unhealthy: one crash is restarted and not reported. */
+const UNHEALTHY_STREAK = 2;
+
+/** Whether a command is healthy, for `/api/ready`'s `workers` check. */
+export interface CommandHealth {
+  label: string;
+  ok: boolean;
+  detail: string;
+}
+
+/**
+ * A command is unhealthy once {@link UNHEALTHY_STREAK} processes in a row exited before staying up
+ * {@link RESTART_STABLE_MS} (it keeps crashing at startup or soon after: a build error, a missing
+ * binary, a bad setting) until a later process of it has stayed up that long, the rule that resets
+ * its restart delay. A single crash is only restarted.
+ * @param lastQuickExit its latest quick exit, null when none since it was last stable
+ * @param upMs how long its current process has run, null when none runs (a restart is pending)
+ */
+export function commandHealth(
+  label: string,
+  command: string,
+  lastQuickExit: QuickExit | null,
+  upMs: number | null,
+): CommandHealth {
+  const name = `worker command [${label}] (${command})`;
+  const stable = upMs !== null && upMs >= RESTART_STABLE_MS;
+  if (lastQuickExit === null || lastQuickExit.streak < UNHEALTHY_STREAK || stable)
+    return { label, ok: true, detail: upMs === null ? `${name} not running` : `${name} running` };
+  const output = lastQuickExit.lastLine ? `, last output ${JSON.stringify(lastQuickExit.lastLine)}` : "";
+  const now = upMs === null ? "a restart is pending" : `restarted ${Math.round(upMs / 1000)} s ago`;
+  return {
+    label,
+    ok: false,
+    detail: `${name} keeps exiting: ${lastQuickExit.streak} times in a row, the last after ${(lastQuickExit.upMs / 1000).toFixed(1)} s (${lastQuickExit.cause}${output}); ${now}, healthy again once a process stays up ${RESTART_STABLE_MS / 1000} s (see the server's log)`,
+  };
 }
 
 /**

@@ -80,10 +80,27 @@ describe("WorkerCommand", () => {
       await until(() => readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(" ").length === 2);
       process.kill(shell, "SIGKILL");
       await until(() => log().includes("restarting"));
-      expect(log()).toContain("(killed by SIGKILL); killed the rest of its process group; restarting it in 1 s");
+      expect(log()).toContain(
+        "(killed by SIGKILL); stopping the rest of its process group (SIGTERM: a worker drains; SIGKILL after 10 s); restarting it in 1 s",
+      );
       await until(() => !groupExists(shell));
     },
   );
+
+  it("stops what its exited launcher left (go run's worker when go run was signalled) with SIGTERM first: it drains", async () => {
+    // The subshell stands in for the Go program under `go run`: on SIGTERM it drains and exits 0.
+    const { cmd, log } = command(
+      "(trap 'echo drained; exit 0' TERM; echo serving; while :; do sleep 0.05; done) & sleep 30; wait",
+    );
+    cmd.start();
+    const launcher = cmd.pid!;
+    await until(() => log().includes("[t] serving"));
+    process.kill(launcher, "SIGKILL");
+    await until(() => log().includes("[t] drained"));
+    await until(() => cmd.starts === 2);
+    expect(log()).toContain("stopping the rest of its process group (SIGTERM: a worker drains; SIGKILL after 10 s)");
+    expect(groupExists(launcher)).toBe(false);
+  });
 
   it("gives each process a SLUICE_WORKER_ID of its own and releases it once the process is gone, before the restart", async () => {
     const released: Array<{ id: string; starts: number; groupLeft: boolean }> = [];

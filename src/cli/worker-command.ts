@@ -5,18 +5,31 @@
  * backoff, `worker-command-policy.ts`) → `running` … and, from any of them, `stopping` →
  * `stopped`. A command runs through `sh -c` in its own process group (so signals reach
  * `go run`'s child too), with `exec` in front when the line is one simple command so that the
- * printed pid is the worker's. When its process exits, what is left of its group is killed
- * before the restart (no second worker beside an orphan). {@link stop} cancels a pending
+ * printed pid is the worker's. When its process exits, what is left of its group is stopped
+ * before the restart (no second worker beside an orphan): SIGTERM, so a worker left behind by
+ * its launcher (`go run`'s program when `go run` itself was signalled) drains, then SIGKILL after
+ * {@link LEFTOVER_DRAIN_MS}. {@link stop} cancels a pending
  * restart, then sends SIGTERM to the group and SIGKILL once the drain time is over.
  *
  * Each process gets a worker id of its own in `SLUICE_WORKER_ID` (the SDKs claim under it).
  * Once a process has exited and its group is gone, {@link WorkerCommandOptions.onExit} is
  * awaited with that id (the caller ends its claims at once: nothing can write under them any
  * more) before a restart is scheduled or {@link stop} returns.
+ *
+ * {@link health} says whether the command keeps crashing (`/api/ready`'s `workers` check, the
+ * rule in `worker-command-policy.ts`).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { hostname } from "node:os";
-import { describeExit, execCommandLine, nextRestartDelay } from "./worker-command-policy.js";
+import {
+  type CommandHealth,
+  type QuickExit,
+  RESTART_STABLE_MS,
+  commandHealth,
+  describeExit,
+  execCommandLine,
+  nextRestartDelay,
+} from "./worker-command-policy.js";
 
 /** How to run one command. */
 export interface WorkerCommandOptions {
@@ -43,6 +56,8 @@ type Mode =
 const GROUP_POLL_MS = 50;
 /** How long an exited process's SIGKILLed group may take to go before its claims are released anyway. */
 const GROUP_GONE_MS = 2_000;
+/** How long what is left of an exited process's group may drain after SIGTERM before SIGKILL. */
+const LEFTOVER_DRAIN_MS = 10_000;
 
 /** See the module comment. */
 export class WorkerCommand {
@@ -52,12 +67,23 @@ export class WorkerCommand {
   private released: Promise<void> = Promise.resolve();
   /** Processes started so far (1 + restarts). */
   starts = 0;
+  /** The latest exit before a process stayed up {@link RESTART_STABLE_MS} (see {@link health}). */
+  private lastQuickExit: QuickExit | null = null;
+  /** The last line the running (or last) process printed. */
+  private lastLine: string | null = null;
 
   constructor(private readonly options: WorkerCommandOptions) {}
 
   /** Pid of the running process (its process group's id too), or null. */
   get pid(): number | null {
     return this.mode.name === "running" ? (this.mode.proc.pid ?? null) : null;
+  }
+
+  /** Whether the command is healthy: not crashing at startup or soon after (`worker-command-policy.ts`). */
+  health(now = Date.now()): CommandHealth {
+    const upMs = this.mode.name === "running" ? now - this.mode.startedAt : null;
+    if (upMs !== null && upMs >= RESTART_STABLE_MS) this.lastQuickExit = null;
+    return commandHealth(this.options.label, this.options.command, this.lastQuickExit, upMs);
   }
 
   /** Starts the command (once: later calls do nothing; a stopped command stays stopped). */
@@ -76,6 +102,7 @@ export class WorkerCommand {
       detached: true,
     });
     this.starts++;
+    this.lastLine = null;
     this.mode = { name: "running", proc, startedAt: Date.now() };
     for (const stream of [proc.stdout!, proc.stderr!]) {
       let rest = "";
@@ -84,6 +111,8 @@ export class WorkerCommand {
         const lines = (rest + chunk).split("\n");
         rest = lines.pop()!;
         for (const l of lines) write(`[${label}] ${l}\n`);
+        const last = lines.filter((l) => l.trim() !== "").pop();
+        if (last !== undefined) this.lastLine = last.trim();
       });
     }
     proc.on("error", (e) => write(`[${label}] could not start ${JSON.stringify(command)}: ${e.message}\n`));
@@ -109,16 +138,18 @@ export class WorkerCommand {
     }
     if (this.mode.name !== "running" || this.mode.proc !== proc) return;
     const upMs = Date.now() - this.mode.startedAt;
-    const leftovers = killGroup(proc, "SIGKILL");
+    const streak = (this.lastQuickExit?.streak ?? 0) + 1;
+    this.lastQuickExit = upMs < RESTART_STABLE_MS ? { cause, upMs, lastLine: this.lastLine, streak } : null;
+    const leftovers = killGroup(proc, "SIGTERM");
     this.delayMs = nextRestartDelay(this.delayMs, upMs);
     write(
-      `[${label}] worker command exited (${cause})${leftovers ? "; killed the rest of its process group" : ""}; restarting it in ${this.delayMs / 1000} s\n`,
+      `[${label}] worker command exited (${cause})${leftovers ? `; stopping the rest of its process group (SIGTERM: a worker drains; SIGKILL after ${LEFTOVER_DRAIN_MS / 1000} s)` : ""}; restarting it in ${this.delayMs / 1000} s\n`,
     );
     const delayMs = this.delayMs;
     // The restart's wait starts once the claims are released (no new process meanwhile).
     const waiting: Mode & { name: "waiting" } = { name: "waiting", timer: null };
     this.mode = waiting;
-    this.released = this.release(proc, workerId).then(() => {
+    this.released = this.release(proc, workerId, leftovers ? LEFTOVER_DRAIN_MS : 0).then(() => {
       if (this.mode !== waiting) return;
       waiting.timer = setTimeout(() => {
         if (this.mode === waiting) this.spawn();
@@ -127,9 +158,17 @@ export class WorkerCommand {
     });
   }
 
-  /** Once `proc`'s group is gone (or {@link GROUP_GONE_MS} passed), releases the claims made under `workerId`. */
-  private async release(proc: ChildProcess, workerId: string): Promise<void> {
+  /**
+   * Once `proc`'s group is gone (or {@link GROUP_GONE_MS} passed), releases the claims made under
+   * `workerId`. With `drainMs`, the group (sent SIGTERM) has that long to end before SIGKILL.
+   */
+  private async release(proc: ChildProcess, workerId: string, drainMs = 0): Promise<void> {
     const { onExit, label, write } = this.options;
+    if (drainMs > 0) {
+      const drained = Date.now() + drainMs;
+      while (Date.now() < drained && groupAlive(proc)) await sleep(GROUP_POLL_MS);
+      killGroup(proc, "SIGKILL");
+    }
     if (!onExit) return;
     const deadline = Date.now() + GROUP_GONE_MS;
     while (Date.now() < deadline && groupAlive(proc)) await sleep(GROUP_POLL_MS);

@@ -43,4 +43,21 @@ describe("checkStorageModel (seed 002's multi-server table)", () => {
       /mixes local workflows \(clean\) with global ones \(a\), so it needs shared workflow state: set SLUICE_DATABASE_URL/,
     );
   });
+
+  it("refuses worker commands (Go workers) on several servers without a shared database: they have no local opt-out", () => {
+    const cmd = ["[go] go run ./cmd/worker"];
+    expect(() => checkStorageModel({ servers: 2, sharedStore: false, workflows: [], workerCommands: cmd })).toThrow(
+      /2-server setup starts worker commands \(\[go\] go run \.\/cmd\/worker\) whose workflows have no local opt-out, so it needs shared workflow state: set SLUICE_DATABASE_URL/,
+    );
+    // Even beside workflows that are all local.
+    expect(() =>
+      checkStorageModel({ servers: 2, sharedStore: false, workflows: [wf("clean", true)], workerCommands: cmd }),
+    ).toThrow(StorageModelError);
+    expect(() =>
+      checkStorageModel({ servers: 2, sharedStore: true, workflows: [], workerCommands: cmd }),
+    ).not.toThrow();
+    expect(() =>
+      checkStorageModel({ servers: 1, sharedStore: false, workflows: [], workerCommands: cmd }),
+    ).not.toThrow();
+  });
 });

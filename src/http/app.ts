@@ -15,6 +15,7 @@ import { type AuthConfig, identify } from "./auth/identity.js";
 import { ApiTokens } from "./auth/tokens.js";
 import { ChangeFeed } from "./change-feed.js";
 import type { AppDeps, AppEnv, LaneStatus, TriggerSource } from "./context.js";
+import type { WorkerCommandState } from "./readiness.js";
 import { DiagramSource } from "./diagram-source.js";
 import { httpStatusOf } from "./errors.js";
 import { guard } from "./guard.js";
@@ -54,6 +55,8 @@ export interface AppOptions {
   onError?: (err: unknown) => void;
   /** The server's lane supervisor, for `GET /api/lanes`; default none. */
   lanes?: LaneStatus | null;
+  /** The health of the worker commands of `sluice.json` this server started, for `GET /api/ready`; default none. */
+  workerCommands?: (() => WorkerCommandState[]) | null;
   /** Trace viewer URL template with `{traceId}`, e.g. `https://jaeger.example/trace/{traceId}` (`SLUICE_TRACE_URL`); default none. */
   traceUrl?: string | null;
   /** The server's trigger rows, for `/api/triggers`; default none. */
@@ -77,6 +80,7 @@ export function createApp(options: AppOptions): SluiceApp {
     feed: new ChangeFeed(options.engine),
     diagrams: new DiagramSource(options.projectRoot ?? null),
     lanes: options.lanes ?? null,
+    workerCommands: options.workerCommands ?? null,
     traceUrl: options.traceUrl || null,
     triggers: options.triggers ?? null,
     pipelines: options.pipelines ?? null,

@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import type { Engine } from "../engine/engine.js";
 import type { LaneInfo } from "../lanes/lane.js";
 import type { MetricsJson } from "../lanes/lane-metrics.js";
+import type { WorkerCommandState } from "./readiness.js";
 import type { PipelineHost } from "../pipeline/runtime/host.js";
 import type { AuthConfig, Identity } from "./auth/identity.js";
 import type { ApiTokens } from "./auth/tokens.js";
@@ -29,6 +30,8 @@ export interface AppDeps {
   diagrams: DiagramSource;
   /** The lane supervisor of this server (`sluice server`, `sluice dev --workers separate`), or null. */
   lanes: LaneStatus | null;
+  /** The health of the worker commands of `sluice.json` this server started (for `/api/ready`), or null. */
+  workerCommands: (() => WorkerCommandState[]) | null;
   /** Trace viewer URL template with `{traceId}` (`SLUICE_TRACE_URL`), or null: trace ids are shown unlinked. */
   traceUrl: string | null;
   /** The trigger rows of this server's project (`sluice dev`, `sluice server`), or null. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lanesCheck, schedulerCheck } from "./readiness.js";
+import { lanesCheck, schedulerCheck, workerCommandsCheck } from "./readiness.js";
 
 describe("readiness checks", () => {
   it("the scheduler check fails only while leadership is unknown", () => {
@@ -21,5 +21,18 @@ describe("readiness checks", () => {
     expect(bad.ok).toBe(false);
     expect(bad.detail).toContain("etl (its worker could not be started: EACCES)");
     expect(bad.detail).not.toMatch(/\ba\b,/);
+  });
+
+  it("the workers check joins the failing worker commands' details", () => {
+    expect(workerCommandsCheck(null)).toEqual({ ok: true, detail: "no worker commands started by this process" });
+    expect(workerCommandsCheck([{ label: "go", ok: true, detail: "running" }])).toEqual({
+      ok: true,
+      detail: "1 worker command(s), none failing",
+    });
+    const bad = workerCommandsCheck([
+      { label: "go", ok: false, detail: "worker command [go] (go run .) keeps exiting" },
+      { label: "py", ok: true, detail: "running" },
+    ]);
+    expect(bad).toEqual({ ok: false, detail: "worker command [go] (go run .) keeps exiting" });
   });
 });

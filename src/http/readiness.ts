@@ -3,7 +3,8 @@
  * Unlike liveness (`/api/health`: the process answers), readiness asks the things the
  * process needs: the database answers and is migrated, a write that needs new space
  * commits (a full disk makes the process not ready), the scheduler
- * knows whether it leads, and no worker lane is crashed. Each check runs with a time
+ * knows whether it leads, no worker lane is crashed, and no worker command of `sluice.json`
+ * keeps exiting. Each check runs with a time
  * limit, so a hung database makes the probe fail instead of hang.
  */
 import type { LaneInfo } from "../lanes/lane.js";
@@ -21,7 +22,20 @@ export interface ReadinessCheck {
 /** Answer of `GET /api/ready`. */
 export interface Readiness {
   ready: boolean;
-  checks: { database: ReadinessCheck; write: ReadinessCheck; scheduler: ReadinessCheck; lanes: ReadinessCheck };
+  checks: {
+    database: ReadinessCheck;
+    write: ReadinessCheck;
+    scheduler: ReadinessCheck;
+    lanes: ReadinessCheck;
+    workers: ReadinessCheck;
+  };
+}
+
+/** A worker command's health (`cli/worker-command-policy.ts` decides it). */
+export interface WorkerCommandState {
+  label: string;
+  ok: boolean;
+  detail: string;
 }
 
 /** What the readiness probe looks at. */
@@ -31,6 +45,8 @@ export interface ReadinessSources {
   leadership: (() => { state: "leader" | "standby" | "unknown"; checkedAt: number | null }) | null;
   /** The lane supervisor's lanes, or null when this process supervises none. */
   lanes: (() => LaneInfo[]) | null;
+  /** The worker commands of `sluice.json` this process started, or null when it starts none. */
+  workerCommands?: (() => WorkerCommandState[]) | null;
   /** Per-check time limit, ms (default 3 000). */
   timeoutMs?: number;
 }
@@ -61,6 +77,15 @@ export function lanesCheck(lanes: LaneInfo[] | null): ReadinessCheck {
   return { ok: true, detail: `${lanes.length} lane(s), none crashed` };
 }
 
+/** The worker commands check (pure): one that keeps exiting is unhealthy, with its cause and last output. */
+export function workerCommandsCheck(commands: WorkerCommandState[] | null): ReadinessCheck {
+  if (commands === null || commands.length === 0)
+    return { ok: true, detail: "no worker commands started by this process" };
+  const failing = commands.filter((c) => !c.ok);
+  if (failing.length > 0) return { ok: false, detail: failing.map((c) => c.detail).join("; ") };
+  return { ok: true, detail: `${commands.length} worker command(s), none failing` };
+}
+
 /** Runs every check and answers whether the process is ready. */
 export async function checkReadiness(sources: ReadinessSources): Promise<Readiness> {
   const limit = sources.timeoutMs ?? 3_000;
@@ -83,6 +108,7 @@ export async function checkReadiness(sources: ReadinessSources): Promise<Readine
     write,
     scheduler: schedulerCheck(sources.leadership ? sources.leadership().state : null),
     lanes: lanesCheck(sources.lanes ? sources.lanes() : null),
+    workers: workerCommandsCheck(sources.workerCommands ? sources.workerCommands() : null),
   };
   return { ready: Object.values(checks).every((c) => c.ok), checks };
 }

@@ -1,6 +1,8 @@
 /**
  * `sluice dev`'s hint when a project has nothing to run: printed for a project with no modules
- * and no pipelines, not for one of pipeline scripts only (DuckDB SQL has no module to load).
+ * and no pipelines, not for one of pipeline scripts only (DuckDB SQL has no module to load), nor
+ * for one whose workflows come from a worker command of sluice.json (a Go worker's project has no
+ * module: the hint told its developer to add workflows/hello.ts).
  */
 import { describe, expect, it } from "vitest";
 import { makeProject } from "../helpers/project.js";
@@ -33,6 +35,16 @@ describe("sluice dev's empty-project hint", () => {
     });
     const out = await devOutput(root);
     expect(out).toContain("pipeline f/sales: 1 script(s)");
+    expect(out).not.toContain(HINT);
+  }, 60_000);
+
+  it("is not printed for a project whose workflows come from a worker command (a Go worker)", async () => {
+    // The command stands in for `go run ./cmd/worker` (the hint is decided before any worker registers).
+    const root = makeProject({
+      "sluice.json": JSON.stringify({ workers: [{ command: "exec sleep 60", group: "go" }] }),
+    });
+    const out = await devOutput(root);
+    expect(out).toMatch(/worker command \[go\]: exec sleep 60 \(pid \d+\)/);
     expect(out).not.toContain(HINT);
   }, 60_000);
 });

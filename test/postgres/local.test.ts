@@ -83,4 +83,33 @@ describe("local: true workflows on several servers", () => {
     ok.proc.kill("SIGTERM");
     expect(await ok.exited).toBe(0);
   }, 60_000);
+
+  it("refuses a multi-server setup whose sluice.json starts worker commands (Go) without a shared database", async () => {
+    // The Go worker registers its workflows after the check, so a project of Go workflows counted none.
+    const root = makeProject({
+      "sluice.json": JSON.stringify({ workers: [{ command: "exec sleep 60", group: "go" }] }),
+    });
+    const sqlite = spawnSluice(["server", "--port", "0", "--servers", "2"], root);
+    expect(await sqlite.exited).toBe(1);
+    expect(sqlite.output()).toMatch(
+      /2-server setup starts worker commands \(\[go\] exec sleep 60\) whose workflows have no local opt-out, so it needs shared workflow state: set SLUICE_DATABASE_URL/,
+    );
+    expect(sqlite.output()).not.toMatch(/worker command \[go\]:/);
+    const url = await testDatabase("localcmd");
+    const pg = spawnSluice(["server", "--port", "0", "--servers", "2"], root, { SLUICE_DATABASE_URL: url });
+    await pg.waitFor(/server \d+ ready/, 30_000);
+    pg.proc.kill("SIGTERM");
+    expect(await pg.exited).toBe(0);
+  }, 60_000);
+
+  it("refuses a multi-server setup of Python workflows (on the worker protocol) without a shared database", async () => {
+    // Published for the Python worker rather than registered, they were not counted: two servers started.
+    const root = makeProject({
+      "f/etl.py":
+        "from wmill import step, workflow\n\n@workflow\nasync def main(n: int = 1):\n    return await step('a', lambda: n)\n",
+    });
+    const sqlite = spawnSluice(["server", "--port", "0", "--servers", "2"], root);
+    expect(await sqlite.exited).toBe(1);
+    expect(sqlite.output()).toMatch(/2-server setup has global workflows \(f\/etl\) but no shared workflow state/);
+  }, 60_000);
 });

@@ -142,6 +142,24 @@ describe.skipIf(!HAS_GO)(
       dev.proc.kill("SIGTERM");
       expect(await dev.exited).toBe(0);
     }, 120_000);
+
+    it("sluice server SIGKILLed: its Go worker exits by itself (its output pipe is gone), as docs/PROTOCOL.md says", async () => {
+      const root = makeProject(
+        { "sluice.json": JSON.stringify({ workers: [{ command: `ORDER_WORKER_NAME=cfg exec ${bin}`, group: "go" }] }) },
+        "sluice-go-cfg-",
+      );
+      const proc = spawnSluice(["server", "--port", "0", "--workers", "none"], root);
+      await proc.waitFor(/\[go\] .*order-worker cfg: serving/, 60_000);
+      const pid = Number(/worker command \[go\]: ORDER_WORKER_NAME=cfg \S+ \S+ \(pid (\d+)\)/.exec(proc.output())![1]);
+      expect(processLeft(pid)).toBe(true);
+      proc.proc.kill("SIGKILL");
+      await proc.exited;
+      try {
+        await eventually(() => !processLeft(pid), 10_000);
+      } finally {
+        if (processLeft(pid)) process.kill(pid, "SIGKILL");
+      }
+    }, 120_000);
   },
 );
 

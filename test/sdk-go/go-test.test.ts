@@ -10,9 +10,7 @@ describe("Go SDK", () => {
   });
 
   it.skipIf(!HAS_GO)(
-    HAS_GO
-      ? "go vet and go test ./... pass (seed 002's Go examples compile unchanged)"
-      : `go test ./... ${SKIP_REASON}`,
+    HAS_GO ? "go vet and go test ./... pass" : `go test ./... ${SKIP_REASON}`,
     () => {
       mkdirSync(GO_ENV.GOCACHE!, { recursive: true });
       const env = { ...process.env, ...GO_ENV };

@@ -20,7 +20,7 @@ import { OTEL_OPTION, tracingFor, tracingLine } from "../otel.js";
 import { DB_OPTION_HELP, openEngine, PUBLIC_URL_OPTION, publicUrlSetting, resolveProject } from "../project.js";
 import { createLanes, laneOptions, parseLaneSettings, parseWorkersMode } from "../lanes.js";
 import type { LaneSupervisor } from "../../lanes/supervisor.js";
-import { startExternalWorkers } from "../external-workers.js";
+import { type ExternalWorkers, startExternalWorkers } from "../external-workers.js";
 import { startPythonWorker } from "../python-worker.js";
 import { pythonHostMode } from "../../loader/python/project.js";
 
@@ -79,6 +79,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     });
     try {
       let lanes: LaneSupervisor | null = null;
+      let external: ExternalWorkers | null = null;
       const engine = openEngine(project, {
         worker:
           workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
@@ -115,8 +116,11 @@ export function registerDev(program: Command, cx: CommandContext): void {
       for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
       configureScheduleRows(engine, project.config.triggers, (t) => cx.io.stderr(t));
       await engine.publish();
-      // a project of pipeline scripts only (DuckDB SQL, Bash) has no modules, and needs no hint
-      if (report.loaded.length === 0 && report.errors.length === 0 && pipelines.catalog().folders().length === 0) {
+      // a project of pipeline scripts only (DuckDB SQL, Bash) has no modules, and needs no hint; nor does one
+      // whose workflows come from the worker commands of sluice.json (Go, Python workers): they register theirs
+      const workerCommands = (project.config.workers ?? []).length > 0;
+      const nothing = report.loaded.length === 0 && report.errors.length === 0;
+      if (nothing && !workerCommands && pipelines.catalog().folders().length === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
       await pipelines.start();
@@ -159,6 +163,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
           auth: tokens ? { mode: "tokens" } : { mode: "off", user: localUser(cx.io.env) },
           projectRoot: project.root,
           lanes,
+          workerCommands: () => external?.health() ?? [],
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
           pipelines,
@@ -168,7 +173,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       write(
         `UI: ${http.baseUrl}  (API ${http.baseUrl}/api${tokens ? "; send a token from sluice token create" : ", no login on loopback"}${listening})\n`,
       );
-      const external = await startExternalWorkers({
+      external = await startExternalWorkers({
         entries: project.config.workers ?? [],
         root: project.root,
         url: http.server.url,

@@ -163,7 +163,16 @@ export function registerServer(program: Command, cx: CommandContext): void {
         (t) => cx.io.stderr(t),
       );
       // Seed 002: several servers need shared state unless every workflow is local.
-      checkStorageModel({ servers, sharedStore: engine.localServer !== null, workflows: engine.registry.infos() });
+      checkStorageModel({
+        servers,
+        sharedStore: engine.localServer !== null,
+        // Python files on the worker protocol are published, not registered (no local opt-out: global).
+        workflows: [
+          ...engine.registry.infos(),
+          ...(loader.python.onProtocol ? loader.python.names().map((name) => ({ name })) : []),
+        ],
+        workerCommands: (project.config.workers ?? []).map((w, i) => `[${w.group ?? `worker${i + 1}`}] ${w.command}`),
+      });
       await engine.start();
       await engine.recordPublicUrl(http.baseUrl);
       follower?.follow(releasePollMs(cx.io.env));
@@ -210,6 +219,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
           auth: { mode: "tokens" },
           projectRoot: project.root,
           lanes,
+          workerCommands: () => external?.health() ?? [],
           traceUrl: cx.io.env.SLUICE_TRACE_URL,
           triggers,
           pipelines,

@@ -276,7 +276,7 @@ export const SCHEMAS: Record<string, Schema> = {
     ready: { type: "boolean" },
     checks: obj(
       Object.fromEntries(
-        ["database", "write", "scheduler", "lanes"].map((name) => [
+        ["database", "write", "scheduler", "lanes", "workers"].map((name) => [
           name,
           obj({ ok: { type: "boolean" }, detail: str("what was found, or why the check failed") }),
         ]),

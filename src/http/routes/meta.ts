@@ -17,6 +17,7 @@ export function metaRoutes(app: Hono<AppEnv>, deps: AppDeps): void {
       store: deps.engine.store,
       leadership: scheduler ? () => scheduler.leadership() : null,
       lanes: lanes ? () => lanes.lanesInfo() : null,
+      workerCommands: deps.workerCommands,
     });
     return c.json(readiness, readiness.ready ? 200 : 503);
   });

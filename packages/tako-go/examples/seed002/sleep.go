@@ -2,7 +2,7 @@ package seed002
 
 import (
     "time"
-    workflow "sluice.dev/sdk-go"
+    workflow "github.com/tako-sh/tako/sdk/go"
 )
 
 // sleepExample wraps the seed's sleep snippet ("Inside a registered Go workflow") in a function.

@@ -1,10 +1,10 @@
 // Package seed002 holds the Go examples of seed 002 (Tako's workflow docs), copied
-// unchanged apart from the import path, so `go vet ./...` proves they compile.
+// unchanged (import path included), so `go vet ./...` proves they compile against Sluice.
 package seed002
 
 import (
     "context"
-    workflow "sluice.dev/sdk-go"
+    workflow "github.com/tako-sh/tako/sdk/go"
 )
 
 func enqueueOrder(ctx context.Context, orderID string) (string, error) {

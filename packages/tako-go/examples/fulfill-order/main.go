@@ -6,7 +6,7 @@ import (
     "encoding/json"
     "log"
 
-    workflow "sluice.dev/sdk-go"
+    workflow "github.com/tako-sh/tako/sdk/go"
 )
 
 func main() {

@@ -2,7 +2,7 @@ package seed002
 
 import (
     "context"
-    workflow "sluice.dev/sdk-go"
+    workflow "github.com/tako-sh/tako/sdk/go"
 )
 
 func approveOrder(ctx context.Context, orderID, userID string) (uint64, error) {

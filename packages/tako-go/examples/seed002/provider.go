@@ -2,7 +2,7 @@ package seed002
 
 import (
     "time"
-    workflow "sluice.dev/sdk-go"
+    workflow "github.com/tako-sh/tako/sdk/go"
 )
 
 func callProviderStep(ctx *workflow.WorkflowContext, callProvider func() (any, error)) error {

@@ -3,7 +3,7 @@ package seed002
 import (
     "context"
     "time"
-    workflow "sluice.dev/sdk-go"
+    workflow "github.com/tako-sh/tako/sdk/go"
 )
 
 func enqueueDelayedOrder(ctx context.Context) (*workflow.EnqueueResult, error) {
