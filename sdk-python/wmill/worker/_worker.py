@@ -12,6 +12,7 @@ import threading
 import time
 import traceback
 
+from ..client import error_fields
 from ._context import WorkflowContext
 from ._errors import BailError, FailError, LeaseLost, Parked, SluiceAPIError, TaskTimeout
 from ._execution import Execution, backoff_delay
@@ -37,24 +38,6 @@ def park_chunks(children, budget=PARK_BYTES):
         size += n
     chunks.append(current)
     return chunks
-
-
-def _error_body(err):
-    """The run's error of an exception. Never raises: an exception whose ``__str__`` (or ``code``)
-    fails still ends its run (else its claim would stay held by heartbeats), saying so."""
-    name = type(err).__name__
-    try:
-        message = str(err)
-    except Exception as e:  # noqa: BLE001 - user code's __str__ may raise anything
-        message = f"{name} (its message could not be read: str() raised {type(e).__name__})"
-    out = {"message": message or name, "name": name}
-    try:
-        code = getattr(err, "code", None)
-    except Exception:  # noqa: BLE001 - a property that raises
-        code = None
-    if isinstance(code, str):
-        out["code"] = code
-    return out
 
 
 class Worker:
@@ -271,18 +254,18 @@ class Worker:
             body = {"outcome": "cancelled", "reason": e.outcome.reason}
         elif isinstance(e.outcome, FailError):
             inner = e.outcome.error
-            body = {"outcome": "failed", "error": _error_body(inner if isinstance(inner, BaseException) else Exception(str(inner)))}
+            body = {"outcome": "failed", "error": error_fields(inner if isinstance(inner, BaseException) else Exception(str(inner)))}
         elif error is None:
             body = {"outcome": "succeeded", "result": result}
         elif error is e.permanent:
-            body = {"outcome": "failed", "error": _error_body(error)}
+            body = {"outcome": "failed", "error": error_fields(error)}
         else:
-            body = {"outcome": "retry", "error": _error_body(error)}
+            body = {"outcome": "retry", "error": error_fields(error)}
         body["token"] = e.token
         try:
             self._write(e, "finish", body)
         except TypeError as err:  # a result that is not JSON
-            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
+            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": error_fields(err)})
 
     def _arm_deadline(self, e):
         """A task with a ``timeout`` fails at its ``deadline`` (server clock, from its first start),
@@ -298,7 +281,7 @@ class Worker:
             e.log("error", f"timed out: {err}")
             e.end_logs()
             e.mark_lost()
-            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": _error_body(err)})
+            self._write(e, "finish", {"token": e.token, "outcome": "failed", "error": error_fields(err)})
 
         timer = threading.Timer(max(0.0, (deadline - e.now_ms()) / 1000), expire)
         timer.daemon = True
