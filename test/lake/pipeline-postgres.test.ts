@@ -94,7 +94,7 @@ describe("lakes of a Postgres project", () => {
       table: "main/dim",
       restored: 1,
       snapshot_id: 3,
-      records: { partitions: [""], schemaRestored: null, lineageRestored: null },
+      records: { partitions: [], restored: [""], schemaRestored: null, lineageRestored: null },
     });
     const after = await sluice(["tables", "main", "--json"]);
     expect(JSON.parse(after.stdout)).toEqual([{ table: "main.dim", table_id: 1, rows: 2, files: 1, snapshot: 3 }]);

@@ -41,7 +41,7 @@ describe("followRollback", () => {
     await write("ducklake://main/other", "d9", 3, "r5"); // another table: kept
 
     const out = await followRollback(store, { uri: URI, to: 1, snapshot: 6 });
-    expect(out).toEqual({ partitions: ["d2", "d3"], schemaRestored: null, lineageRestored: null });
+    expect(out).toEqual({ partitions: ["d2", "d3"], restored: [], schemaRestored: null, lineageRestored: null });
     const slices = (await store.kvList(`pipeline:materialized:${URI} `)).map((r) => JSON.parse(r.value).partition);
     expect(slices.sort()).toEqual(["d1", "d4"]);
     const written = (await store.kvList(`pipeline:written:${URI} `)).map((r) => r.key.split(" ")[1]);
