@@ -19,6 +19,11 @@ const FILES = {
 
 SELECT '{partition}'::DATE AS day, '{partition}' || '-' || i AS n FROM range(0, 3) r(i)
 `,
+  "f/whole/t.sql": `// pipeline
+// materialize ducklake://main/whole
+
+SELECT 1 AS n
+`,
   "f/evo/writer.ts": `// pipeline
 // column kind <- ducklake://main/raw.kind_code
 // column label <- ducklake://main/raw.label_text
@@ -129,6 +134,20 @@ function suite(store: string, env: () => Promise<Record<string, string>>) {
       expect(await grid()).toEqual(before.slice(0, 2));
       expect(await written()).toBe([...kept].sort().join(", "));
     }, 240_000);
+
+    it("brings back the status of a whole-table write that a later write replaced", async () => {
+      const status = async () =>
+        /ducklake:\/\/main\/whole\s+(.*)/.exec(await sluice("pipeline", "status", "f/whole"))?.[1];
+      await sluice("pipeline", "run", "f/whole");
+      const first = (await detail("ducklake://main/whole")).partitions[0].snapshot_id as number;
+      await sluice("pipeline", "run", "f/whole");
+      expect(await status()).toBe("written: (unpartitioned)");
+      const rolled = JSON.parse(await sluice("lake", "rollback", "main/whole", "--to", String(first), "--json"));
+      expect(rolled.records).toMatchObject({ partitions: [], restored: [""] });
+      // the first write's record is current again, and so is its status entry (it said "not written yet")
+      expect((await detail("ducklake://main/whole")).partitions[0].snapshot_id).toBe(first);
+      expect(await status()).toBe("written: (unpartitioned)");
+    }, 120_000);
 
     it("makes the schema version and column lineage of the snapshot rolled back to current again", async () => {
       const EVO = "ducklake://main/evo";

@@ -39,14 +39,18 @@ export interface MaterializedWrite {
   readonly tests?: readonly unknown[];
 }
 
-/** Record `result` as the slice's latest write by run `run` (replaces the slice's previous record). */
+/**
+ * Record `result` as the slice's latest write by run `run` of `script` (replaces the slice's
+ * previous record; the script lets a rollback restoring the record rebuild its status entry).
+ */
 export async function recordMaterialized(
   store: Store,
   result: MaterializedWrite,
   run: string,
+  script?: string,
   at = Date.now(),
 ): Promise<void> {
-  const record = JSON.stringify({ ...result, run, at });
+  const record = JSON.stringify({ ...result, run, ...(script !== undefined && { script }), at });
   await logSlice(store, result.asset, record);
   await store.kvPut(`${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`, record);
 }

@@ -73,7 +73,7 @@ const UNDONE_PREFIX = "pipeline:materialized-undone:";
 async function followSlices(
   store: Store,
   rollback: TableRollback,
-): Promise<{ partitions: string[]; restored: string[]; undone: Set<string>; brought: Set<string> }> {
+): Promise<{ partitions: string[]; restored: string[]; undone: Set<string>; brought: Map<string, string[]> }> {
   const prefix = `${MATERIALIZED_PREFIX}${rollback.uri} `;
   const current = new Map((await store.kvList(prefix)).map((row) => [row.key.slice(prefix.length), row.value]));
   // records written before the log existed enter it now, so they can be brought back later
@@ -83,7 +83,12 @@ async function followSlices(
   const partitions: string[] = [];
   const restored: string[] = [];
   const undone = new Set<string>();
-  const brought = new Set<string>();
+  /** Run → the slice records of it this rollback brings back. */
+  const brought = new Map<string, string[]>();
+  const bring = (record: string) => {
+    const run = runOf(record);
+    brought.set(run, [...(brought.get(run) ?? []), record]);
+  };
   const runOf = (value: string) => (JSON.parse(value) as { run: string }).run;
   for (const [partition, value] of current) {
     const want = target.get(partition)?.record ?? null;
@@ -92,15 +97,15 @@ async function followSlices(
     if (want === null) partitions.push(partition);
     else {
       restored.push(partition);
-      brought.add(runOf(want));
+      bring(want);
     }
   }
   for (const [partition, write] of target) {
     if (current.has(partition) || !(await store.kvSwap(`${prefix}${partition}`, null, write.record))) continue;
     restored.push(partition);
-    brought.add(runOf(write.record));
+    bring(write.record);
   }
-  for (const run of brought) undone.delete(run);
+  for (const run of brought.keys()) undone.delete(run);
   return { partitions: partitions.sort(), restored: restored.sort(), undone, brought };
 }
 
@@ -128,13 +133,26 @@ async function dropWritten(store: Store, uri: string, runs: ReadonlySet<string>)
   }
 }
 
-/** The status index entries and done marks of the runs `runs`, put back where nothing replaced them. */
-async function restoreWritten(store: Store, uri: string, runs: ReadonlySet<string>): Promise<void> {
-  for (const run of runs) {
+/**
+ * The status index entries and done marks of the runs brought back (run → its slice records),
+ * put back where nothing replaced them. A run whose entries no rollback removed (a later write of
+ * the slice replaced them) gets its index entry again from its slice record, when the record
+ * names its script (records written before it did are left); its done mark is not rebuilt, so a backfill runs it again.
+ */
+async function restoreWritten(store: Store, uri: string, runs: ReadonlyMap<string, readonly string[]>): Promise<void> {
+  for (const [run, records] of runs) {
     const kept = await store.kvGet(`${UNDONE_PREFIX}${uri} ${run}`);
-    if (kept === null) continue;
-    for (const { key, value } of JSON.parse(kept) as Array<{ key: string; value: string }>)
-      await store.kvSwap(key, null, value);
+    if (kept !== null) {
+      for (const { key, value } of JSON.parse(kept) as Array<{ key: string; value: string }>)
+        await store.kvSwap(key, null, value);
+      continue;
+    }
+    for (const record of records) {
+      const r = JSON.parse(record) as { partition?: string; script?: string; at?: number };
+      if (r.script === undefined) continue;
+      const entry = JSON.stringify({ run, script: r.script, at: r.at ?? 0 });
+      await store.kvSwap(`${WRITTEN_PREFIX}${uri} ${r.partition ?? ""}`, null, entry);
+    }
   }
 }
 

@@ -121,7 +121,7 @@ export class RunAssetSdk implements AssetSdkHost {
     await this.run?.recordWrite(uri, "ducklake");
     if (this.run) {
       // The same state a `// materialize` write records: the slice written, and the schema version.
-      await recordMaterialized(this.run.store, result, this.run.runId);
+      await recordMaterialized(this.run.store, result, this.run.runId, this.run.member.path);
       await captureSchema(this.run.store, uri, schema, {
         snapshot_id: result.snapshot_id,
         run: this.run.runId,

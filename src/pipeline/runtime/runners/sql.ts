@@ -110,7 +110,7 @@ export function sqlRunner(assets: () => Promise<AssetHost>, member: MemberScript
               valueOf,
               lakes: lakeAliases,
             });
-            await recordMaterialized(ctx.store, result, ctx.runId);
+            await recordMaterialized(ctx.store, result, ctx.runId, member.path);
             const version = await captureSchema(ctx.store, result.asset, columns, {
               snapshot_id: result.snapshot_id,
               run: ctx.runId,
