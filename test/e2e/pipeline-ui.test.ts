@@ -187,7 +187,25 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
       expect(node.x + node.width).toBeLessThanOrEqual(box.x + box.width);
       expect(node.y).toBeGreaterThanOrEqual(box.y);
       expect(node.y + node.height).toBeLessThanOrEqual(box.y + box.height);
+      // The graph has the page's width (the main column beside the 216 px menu); the panel goes under it.
+      const main = (await page.locator(".page").boundingBox())!;
+      expect(box.width).toBeGreaterThan(main.width - 120);
+      const side = page.getByRole("region", { name: "Selection" });
+      expect((await side.boundingBox())!.y).toBeGreaterThan(box.y + box.height);
       await browser.shot("pipeline-page-wide", { fullPage: false });
+      // A click brings the panel under the graph into view (on a 768 px screen the browser's own bars
+      // leave about 650 px of page).
+      await page.setViewportSize({ width: 1366, height: 650 });
+      await first.click();
+      await side.getByRole("heading", { name: "step1.ts" }).waitFor();
+      await page.waitForFunction(
+        () => {
+          const r = document.querySelector('[aria-label="Selection"]')!.getBoundingClientRect();
+          return r.top >= 0 && r.bottom <= window.innerHeight + 1;
+        },
+        undefined,
+        { timeout: 5_000 },
+      );
       expect(browser.errors).toEqual([]);
     } finally {
       await page.setViewportSize({ width: 1440, height: 1000 });

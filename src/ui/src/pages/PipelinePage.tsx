@@ -4,7 +4,7 @@
  * per asset (a materialized lake table adds its partition grid, preview, snapshots, schema
  * versions and column lineage), open joins and debounce windows, and the latest dispatch decisions.
  */
-import { lazy, Suspense, useMemo, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { DECISION_OUTCOMES } from "../../../pipeline/decision-outcomes";
 import type { PipelineGraphJson } from "../../../pipeline/runtime/render";
@@ -220,6 +220,11 @@ export function PipelinePage() {
   const graph = graphs.data?.pipelines.find((p) => p.folder === folder) ?? null;
   const view = useMemo(() => (graph ? pipelineView(graph, status.data) : null), [graph, status.data]);
   const current = selected && view ? (view.nodes.find((n) => n.id === selected.id) ?? null) : null;
+  const side = useRef<HTMLElement>(null);
+  // Under the graph (a laptop screen), a click brings the selection's panel into view.
+  useEffect(() => {
+    if (selected) side.current?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
+  }, [selected]);
   if (graphs.error)
     return (
       <div className="page">
@@ -281,7 +286,7 @@ export function PipelinePage() {
             <PipelineGraph view={view} selected={current?.id ?? null} onSelect={setSelected} />
           </Suspense>
         </section>
-        <section className="card pl-side" aria-label="Selection">
+        <section className="card pl-side" aria-label="Selection" ref={side}>
           <div className="card-head">
             <h2>{current ? current.label : "Select a node"}</h2>
           </div>
