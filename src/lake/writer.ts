@@ -292,6 +292,12 @@ export class LakeWriter {
       if (counted === undefined && req.partition) checkWrittenPartition(req.partition, partitionNames, newFiles);
       const rows = counted ?? newFiles.reduce((n, f) => n + f.recordCount, 0);
       const endFiles = req.mode === "replace" ? visible.map((f) => f.dataFileId) : [];
+      // The audit runs on every slice, also one that changes nothing (an empty merge or append):
+      // a test such as "the day has rows" must be able to fail it.
+      if (req.audit) {
+        await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
+        await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
+      }
       if (
         table &&
         !newFiles.length &&
@@ -301,10 +307,6 @@ export class LakeWriter {
         !plan.ended.length
       ) {
         return { snapshotId: base, rows, tableId: table.table.tableId, created: false, unchanged: true };
-      }
-      if (req.audit) {
-        await conn.run(`CREATE OR REPLACE TEMP VIEW __sluice_lake_audit AS SELECT * FROM ${SLICE}`);
-        await req.audit({ conn, relation: "__sluice_lake_audit", files: newFiles.map((f) => f.path) });
       }
       // local files are flushed while the catalog transaction writes its rows (it commits after them;
       // the data files' flushes began when their COPY ended, see `flush` above); uploads end

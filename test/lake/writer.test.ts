@@ -625,6 +625,27 @@ describe("write-audit-publish", () => {
     const ok = await write({ table: "t", mode: "replace", source: "SELECT 2 AS id", audit: async () => undefined });
     expect(ok.snapshotId).toBe(2);
   });
+
+  it("audits a slice that changes nothing too (an empty merge): a failing test still fails the write", async () => {
+    await write({ table: "t", mode: "append", source: "SELECT 1 AS id" });
+    let audited = -1;
+    const empty = "SELECT * FROM (VALUES (1)) v(id) WHERE false";
+    const failing = write({
+      table: "t",
+      mode: "merge",
+      key: "id",
+      source: empty,
+      audit: async ({ conn, relation }) => {
+        const [row] = jsonRows(await conn.runAndReadAll(`SELECT count(*) AS n FROM ${relation}`));
+        audited = Number(row!.n);
+        if (audited === 0) throw new Error("the slice has no rows");
+      },
+    });
+    await expect(failing).rejects.toThrow("the slice has no rows");
+    expect(audited).toBe(0);
+    const passing = await write({ table: "t", mode: "merge", key: "id", source: empty, audit: async () => undefined });
+    expect(passing).toMatchObject({ snapshotId: 1, unchanged: true });
+  });
 });
 
 describe("durability", () => {
