@@ -29,6 +29,13 @@ SELECT * FROM (VALUES
 ATTACH 'ducklake://main' AS dl;
 SELECT id, amount * 2 AS doubled FROM dl.orders WHERE day = '{partition}'
 `,
+  "f/lake/checked.sql": `-- pipeline
+-- materialize ducklake://main/checked
+-- data_test unique id
+-- data_test accepted_values id = 1,2
+ATTACH 'ducklake://main' AS dl;
+SELECT id FROM dl.orders
+`,
 };
 
 describe.skipIf(skip !== null)(
@@ -141,6 +148,22 @@ describe.skipIf(skip !== null)(
         .waitFor();
       expect(await lineage.locator("tbody tr").count()).toBe(2);
       await browser.shot("lake-lineage");
+      expect(browser.errors).toEqual([]);
+    }, 60_000);
+
+    it("lists a run's data tests on its page: each outcome, offending rows and examples", async () => {
+      const h = await p.pipelines.runScript("f/lake/checked", {}, { cascade: false });
+      await expect(h.result({ timeoutMs: 20_000 })).rejects.toThrow("1 of 2 data test(s) failed");
+      const { page } = browser;
+      await page.goto(`${http.url}/runs/${h.id}`);
+      const tests = page.getByRole("region", { name: "Data tests" });
+      await tests.locator("tbody tr").nth(1).waitFor();
+      expect(await tests.locator(".card-head").innerText()).toContain("1 of 2 failed: the slice was not published");
+      expect((await tests.locator("tbody tr").allInnerTexts()).map((t) => t.split("\t"))).toEqual([
+        ["unique id", "pass", "0", "—"],
+        ["accepted_values id = 1,2", "fail", "1", "3"],
+      ]);
+      await browser.shot("run-data-tests");
       expect(browser.errors).toEqual([]);
     }, 60_000);
 

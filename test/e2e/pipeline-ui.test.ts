@@ -200,8 +200,10 @@ describe.skipIf(skip !== null)(`pipeline page in headless Chromium${skip ? ` (sk
       await side.getByRole("heading", { name: "step1.ts" }).waitFor();
       await page.waitForFunction(
         () => {
-          const r = document.querySelector('[aria-label="Selection"]')!.getBoundingClientRect();
-          return r.top >= 0 && r.bottom <= window.innerHeight + 1;
+          // (The test files compile without the DOM types: the page's globals are reached through `any`.)
+          const w = globalThis as any;
+          const r = w.document.querySelector('[aria-label="Selection"]').getBoundingClientRect();
+          return r.top >= 0 && r.bottom <= w.innerHeight + 1;
         },
         undefined,
         { timeout: 5_000 },

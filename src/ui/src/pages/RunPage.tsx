@@ -12,6 +12,7 @@ import { useApi } from "../api/use-api";
 import { useSession } from "../app-context";
 import { ApprovalPanel } from "../components/ApprovalPanel";
 import { CopyButton } from "../components/CopyButton";
+import { DataTests } from "../components/DataTests";
 import { ErrorBlock, LoadError } from "../components/ErrorBlock";
 import { JsonBlock } from "../components/JsonBlock";
 import { LogView } from "../components/LogView";
@@ -21,6 +22,7 @@ import { StatusBadge } from "../components/StatusBadge";
 import { Timeline } from "../components/Timeline";
 import { TraceLink } from "../components/TraceLink";
 import { usePathParam, useNow, useTitle } from "../hooks";
+import { dataTestOutcomes } from "../lib/data-test-outcomes";
 import { nodeStates } from "../lib/diagram-status";
 import { duration, relative, timestamp } from "../lib/format";
 import { runDuration } from "../lib/run-duration";
@@ -66,6 +68,7 @@ export function RunPage() {
       </div>
     );
   const d = detail.data;
+  const tests = dataTestOutcomes(run);
   const row = selected ? (timeline.rows.find((r) => r.id === selected.id) ?? null) : null;
   const logRun = row?.child ? row.child.id : run.id;
   const logStep = row && !row.child && row.step ? row.step.key : null;
@@ -179,6 +182,7 @@ export function RunPage() {
           }
         />
       ) : null}
+      {tests.length ? <DataTests rows={tests} /> : null}
       <section className="card" aria-label="Timeline card">
         <div className="card-head">
           <h2>Timeline</h2>
