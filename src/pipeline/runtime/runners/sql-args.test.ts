@@ -31,6 +31,27 @@ describe("DuckDB script arguments", () => {
       "demo/x.parquet",
     );
   });
+
+  it("checks dates, times and timestamps as DuckDB reads them, before DuckDB sees them", () => {
+    const [day, at, clock, tz] = parseSqlArguments(
+      "-- $day (date)\n-- $at (timestamp)\n-- $clock (time)\n-- $tz (timestamptz)",
+    );
+    expect(coerceSqlArgument(day!, "2026-05-16")).toBe("2026-05-16");
+    expect(coerceSqlArgument(at!, "2026-12-03T16:07:30Z")).toBe("2026-12-03T16:07:30Z");
+    expect(coerceSqlArgument(at!, "2026-12-03 16:07:30.123456")).toBe("2026-12-03 16:07:30.123456");
+    expect(coerceSqlArgument(at!, "2026-12-03")).toBe("2026-12-03");
+    expect(coerceSqlArgument(tz!, "2026-12-03 16:07:30+01:00")).toBe("2026-12-03 16:07:30+01:00");
+    expect(coerceSqlArgument(tz!, "2026-12-03 16:07:30 UTC")).toBe("2026-12-03 16:07:30 UTC");
+    // a named zone other than UTC needs DuckDB's ICU extension, which is not installed here
+    expect(() => coerceSqlArgument(tz!, "2026-12-03 16:07 Europe/Paris")).toThrow(/a zone as Z, \+01:00 or UTC/);
+    expect(coerceSqlArgument(clock!, "09:30")).toBe("09:30");
+    expect(() => coerceSqlArgument(at!, "yesterday")).toThrow(
+      /\$at \(timestamp, line 2\) must be a date and time such as 2026-05-16 09:30:00 \(ISO.*, got "yesterday"/,
+    );
+    expect(() => coerceSqlArgument(day!, "2026-02-30")).toThrow(/must be a date such as 2026-05-16/);
+    expect(() => coerceSqlArgument(day!, 20260516)).toThrow(/must be a date/);
+    expect(() => coerceSqlArgument(clock!, "9.30")).toThrow(/must be a time such as 09:30:00/);
+  });
 });
 
 describe("SQL text", () => {

@@ -55,6 +55,36 @@ function s3ObjectKey(arg: SqlArgument, value: unknown): string {
   return raw.replace(/^s3:\/\//, "").replace(/^\/+/, "");
 }
 
+const DATE = String.raw`\d{4}-\d{2}-\d{2}`;
+const CLOCK = String.raw`\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?`;
+const OFFSET = String.raw`(?:\s*(?:Z|[+-]\d{2}(?::?\d{2})?))?`;
+const SPECIAL = "infinity|-infinity|epoch";
+// Named zones need DuckDB's ICU extension, which is not installed: only UTC is read without it.
+const ZONE = String.raw`(?:\s*UTC)?`;
+
+/** What DuckDB reads as each date or time type, written as a user would: ISO text. */
+function temporalShape(type: string): RegExp | undefined {
+  if (type === "date") return new RegExp(`^(?:${DATE}|${SPECIAL})$`, "i");
+  if (type === "time") return new RegExp(`^${CLOCK}$`);
+  if (/^(timestamp|datetime|timestamptz|timestamp with time zone)$/.test(type))
+    return new RegExp(`^(?:${DATE}(?:[T ]${CLOCK}${OFFSET}${ZONE})?|${SPECIAL})$`, "i");
+  return undefined;
+}
+
+const TEMPORAL_EXPECTED: Record<string, string> = {
+  date: "a date such as 2026-05-16",
+  time: "a time such as 09:30:00",
+};
+
+/** The month and day of a leading `YYYY-MM-DD` are a real calendar day (2026-02-30 is not). */
+function validDatePart(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+  if (!m) return true;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+}
+
 /**
  * The value of one argument, coerced to its declared type (`null` when absent without a
  * default). `s3object` values are returned as keys; the runner maps them to files.
@@ -84,6 +114,16 @@ export function coerceSqlArgument(arg: SqlArgument, given: unknown): unknown {
     throw bad(arg, value, "true or false");
   }
   if (t === "json") return JSON.stringify(value);
+  const temporal = temporalShape(t);
+  if (temporal) {
+    if (typeof value !== "string" || !temporal.test(value.trim()) || !validDatePart(value.trim()))
+      throw bad(
+        arg,
+        value,
+        TEMPORAL_EXPECTED[t] ?? "a date and time such as 2026-05-16 09:30:00 (ISO; a zone as Z, +01:00 or UTC)",
+      );
+    return value.trim();
+  }
   if (t === "s3object") return s3ObjectKey(arg, value);
   if (typeof value === "object") throw bad(arg, value, "a string");
   return String(value);
