@@ -88,4 +88,28 @@ describe.skipIf(skip !== null)(`"Started by", UI and CLI alike${skip ? ` (skippe
     await browser.shot("started-by", { fullPage: false });
     expect(browser.errors).toEqual([]);
   }, 90_000);
+
+  it("a run the cascade started names its upstream script, linked to the run that wrote", async () => {
+    const up = spawnSluice(["enqueue", "f/p/first", "--wait", "--json"], root, ENV);
+    expect(await up.exited, up.output()).toBe(0);
+    const upstream = (JSON.parse(up.stdout()) as { id: string }).id;
+    let cascaded: string | undefined;
+    for (let i = 0; i < 100 && !cascaded; i++) {
+      const list = spawnSluice(["runs", "--workflow", "f/p/second", "--json"], root, ENV);
+      expect(await list.exited, list.output()).toBe(0);
+      const runs = JSON.parse(list.stdout()) as Array<{
+        id: string;
+        payload: { _sluice?: { upstream?: { run: string } } };
+      }>;
+      cascaded = runs.find((r) => r.payload?._sluice?.upstream?.run === upstream)?.id;
+      if (!cascaded) await new Promise((r) => setTimeout(r, 150));
+    }
+    expect(cascaded, "the cascade run of f/p/second").toBeDefined();
+    expect(await startedBy(cascaded!)).toBe("cascade from first.ts");
+    const { page } = browser;
+    await page.locator(`tr[data-run="${cascaded}"]`).getByRole("link", { name: "cascade from first.ts" }).click();
+    await page.waitForURL(new RegExp(`/runs/${upstream}$`));
+    expect(await page.locator("dl.facts").getByText("ana").count()).toBe(1);
+    expect(browser.errors).toEqual([]);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { duration, relative, shortId, timestamp } from "../lib/format";
 import { runDuration } from "../lib/run-duration";
 import { StatusBadge } from "./StatusBadge";
 import { seg } from "../api/client";
+import { StartedBy } from "./StartedBy";
 
 /** See the module comment. */
 export function RunsTable({ runs, showWorkflow = true, now }: { runs: ApiRun[]; showWorkflow?: boolean; now: number }) {
@@ -43,7 +44,9 @@ export function RunsTable({ runs, showWorkflow = true, now }: { runs: ApiRun[]; 
                 </span>
               ) : null}
             </td>
-            <td className="muted">{r.createdBy ?? "—"}</td>
+            <td>
+              <StartedBy run={r} />
+            </td>
             <td title={timestamp(r.createdAt)}>{relative(r.createdAt, now)}</td>
             <td className="num mono">{duration(runDuration(r, now))}</td>
           </tr>

@@ -14,6 +14,7 @@ import { ApprovalPanel } from "../components/ApprovalPanel";
 import { CopyButton } from "../components/CopyButton";
 import { DataTests } from "../components/DataTests";
 import { ErrorBlock, LoadError } from "../components/ErrorBlock";
+import { StartedBy } from "../components/StartedBy";
 import { JsonBlock } from "../components/JsonBlock";
 import { LogView } from "../components/LogView";
 import { RunActions } from "../components/RunActions";
@@ -107,7 +108,9 @@ export function RunPage() {
       <dl className="facts">
         <div>
           <dt>Started by</dt>
-          <dd>{run.createdBy ?? "—"}</dd>
+          <dd>
+            <StartedBy run={run} />
+          </dd>
         </div>
         <div>
           <dt>Created</dt>
