@@ -15,8 +15,9 @@ export interface EngineEventMap {
    */
   settled: [runId: string, finished?: RunRecord];
   /**
-   * An expired lease of this run (its worker stopped heartbeating) was ended here: another
-   * attempt is queued or the run failed. Not a claim of this process (a lane worker's first
+   * An expired lease of this run (its worker stopped heartbeating), or one released because its
+   * worker was known gone (the run's error `LEASE_RELEASED`), was ended here: another attempt is
+   * queued or the run failed. Not a claim of this process (a lane worker's first
    * claim is `started`/`settled` only).
    */
   reclaimed: [runId: string];

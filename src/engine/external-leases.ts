@@ -5,10 +5,11 @@
  *
  * A claim is recorded when the server answers it (`http/worker-protocol/claims.ts`) and
  * forgotten when its park or finish is applied, or a heartbeat finds it lost. Releasing a
- * worker ({@link releaseExternalWorker}) expires the leases it still holds, each under its
+ * worker ({@link releaseExternalWorker}) ends the leases it still holds, each under its
  * own fencing token (a stale token changes nothing), and reclaims them as an expired lease
  * is reclaimed (`worker/reclaim.ts`): another attempt after the run's backoff, or `failed`
- * on its last one, with the reclaim span, metric and `reclaimed` event. Only safe for a
+ * on its last one, with the reclaim span, metric and `reclaimed` event; the run's error says
+ * its worker process exited (`LEASE_RELEASED`, not `LEASE_EXPIRED`). Only safe for a
  * worker known to be dead: a live one would keep writing under tokens that are now fenced.
  * A claim answered to a released worker afterwards (its long-poll raced the process's death)
  * is released as soon as it is recorded.
@@ -117,8 +118,8 @@ export class ExternalLeases {
 }
 
 /**
- * Ends the claims of a worker whose process is known to have exited: their leases expire now
- * and are reclaimed (see the module comment, and `releaseLeases`). Returns the runs reclaimed
+ * Ends the claims of a worker whose process is known to have exited: their leases end now,
+ * marked released (`worker-exited`), and are reclaimed (see the module comment, and `releaseLeases`). Returns the runs reclaimed
  * that were this worker's.
  */
 export async function releaseExternalWorker(engine: Engine, workerId: string): Promise<ReclaimedRun[]> {
@@ -132,6 +133,7 @@ export async function releaseExternalWorker(engine: Engine, workerId: string): P
       events: engine.events,
     },
     leases,
+    "worker-exited",
   );
 }
 

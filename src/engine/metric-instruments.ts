@@ -52,8 +52,8 @@ export class MetricInstruments {
   });
   readonly reclaimed = new Counter({
     name: "sluice_leases_reclaimed_total",
-    help: "Expired leases (a worker that stopped heartbeating) this process ended, by workflow and outcome (retry: another attempt is queued, failed: that was the last attempt)",
-    labelNames: ["workflow", "outcome"] as const,
+    help: "Leases this process ended before their run finished, by workflow, outcome (retry: another attempt is queued, failed: that was the last attempt) and cause (expired: its worker stopped heartbeating; released: its worker process exited, or its worker stopped after its drain timeout)",
+    labelNames: ["workflow", "outcome", "cause"] as const,
   });
   readonly cancels = new Counter({
     name: "sluice_run_cancels_total",

@@ -85,9 +85,12 @@ export class EngineMetrics {
     this.m.queueWait.observe({ workflow }, Math.max(0, queueSeconds));
   }
 
-  /** Records an expired lease this process ended: `retry` (another attempt queued) or `failed` (it was the last). */
-  reclaimed(workflow: string, outcome: "retry" | "failed"): void {
-    this.m.reclaimed.inc({ workflow, outcome });
+  /**
+   * Records an expired or released lease this process ended: `retry` (another attempt queued) or
+   * `failed` (it was the last); `cause` `expired` (it ran out) or `released` (its worker was known gone).
+   */
+  reclaimed(workflow: string, outcome: "retry" | "failed", cause: "expired" | "released"): void {
+    this.m.reclaimed.inc({ workflow, outcome, cause });
   }
 
   /** Records a cancel request handled here, by the run's status afterwards. */

@@ -93,6 +93,12 @@ export type Command =
        */
       claimed?: RunRecord;
     }
+  /**
+   * Renews each still-current lease to `leaseMs` from now (recording that length); answers the
+   * runs whose lease is gone in `lost`. A negative `leaseMs` is a release mark
+   * (`releaseLeaseMs`, store/run-errors.ts): the lease ends now, and the next
+   * {@link Store.reclaimExpired} writes the run's error as released for that reason.
+   */
   | { verb: "heartbeat"; leases: Lease[]; leaseMs: number }
   /** Append captured log lines; lines of a stale claim (see {@link LogLine.token}) are dropped. */
   | { verb: "appendLogs"; lines: LogLine[] }

@@ -439,6 +439,10 @@ export interface Store {
   /**
    * Ends expired leases: another attempt if attempts remain, ready after
    * `retryDelayMs(failed attempt, the run's own backoff)`, else `failed`. Returns the ids handled.
+   * The run's error is `LEASE_RELEASED` (with `data.reason`) for a lease a release heartbeat
+   * ended (its stored length a release mark), else `LEASE_EXPIRED`: `reclaimError` in
+   * `store/run-errors.ts`, read from the row in the same transaction, so a release is told from
+   * an expiry whichever process reclaims it.
    * First looks at leases written by a clock ahead of the store's (ending more than their length
    * plus the tolerance from now; `store/clock-reanchor.ts` `leaseAheadAction`): notes each when
    * first found, and ends (and so reclaims) those still noted a lease length later; a claim or a

@@ -1,32 +1,37 @@
 /**
- * Ending expired leases (a worker that stopped heartbeating: killed, frozen, cut off) so
- * their runs go on, and making each one visible: a `reclaim` span in the run's trace and
- * `sluice_leases_reclaimed_total{workflow,outcome}`. The worker's timer, the lane
- * supervisor's poll and the worker protocol all reclaim through here.
+ * Ending expired leases (a worker that stopped heartbeating: killed, frozen, cut off) and
+ * released ones (a worker known gone: its process exited, or it stopped after its drain
+ * timeout) so their runs go on, and making each one visible: a `reclaim` span in the run's
+ * trace and `sluice_leases_reclaimed_total{workflow,outcome,cause}`. The worker's timer, the
+ * lane supervisor's poll and the worker protocol all reclaim through here.
  */
 import type { EngineEvents } from "../engine/events.js";
+import { describeLeaseRelease, type LeaseRelease, releaseLeaseMs, releaseOf } from "../store/run-errors.js";
 import type { Command, CommandResult, Lease, RetryDelay, RunRecord, Store } from "../store/types.js";
 import { traceRunEvent } from "./tracing.js";
 
 /** Where reclaims are counted (the engine's metrics). */
 export interface ReclaimMetrics {
-  reclaimed(workflow: string, outcome: "retry" | "failed"): void;
+  /** `cause`: `expired` (the lease ran out) or `released` (its worker was known gone). */
+  reclaimed(workflow: string, outcome: "retry" | "failed", cause: "expired" | "released"): void;
 }
 
 /** Runs reclaimed per call, at most. */
 const BATCH = 500;
 
-/** One expired lease ended: the run as it stood right after, and what became of it. */
+/** One expired or released lease ended: the run as it stood right after, and what became of it. */
 export interface ReclaimedRun {
   run: RunRecord;
   /** `retry`: another attempt is queued; `failed`: that was the run's last attempt. */
   outcome: "retry" | "failed";
-  /** The attempt whose lease expired. */
+  /** The attempt whose lease ended. */
   attempt: number;
+  /** Why its claim was released before its lease ran out (the stored `LEASE_RELEASED` error's reason); null: it expired. */
+  released: LeaseRelease | null;
 }
 
 /**
- * Ends up to 500 expired leases (`Store.reclaimExpired`), records each (span, metric) and
+ * Ends up to 500 expired (or released) leases (`Store.reclaimExpired`), records each (span, metric) and
  * announces it (`reclaimed`: printed by `sluice worker`/`dev`, seen by waiting handles and the
  * UI's feed). Returns the runs reclaimed, for the caller's log (every run reclaimed, also one
  * deleted since: then without its record).
@@ -45,19 +50,24 @@ export async function reclaimExpiredLeases(
     const run = byId.get(id);
     if (!run) continue;
     const outcome = run.status === "failed" ? "failed" : "retry";
-    metrics?.reclaimed(run.workflow, outcome);
+    // What the store wrote says whether the lease expired or was released (store/run-errors.ts).
+    const released = releaseOf(run.error);
+    metrics?.reclaimed(run.workflow, outcome, released ? "released" : "expired");
     // A retry has already moved the run on to its next attempt.
     const attempt = outcome === "retry" ? run.attempt - 1 : run.attempt;
     traceRunEvent("reclaim", { ...run, attempt }, outcome, outcome === "failed" ? run.error : null);
-    runs.push({ run, outcome, attempt });
+    runs.push({ run, outcome, attempt, released });
   }
   for (const id of ids) events.emit("reclaimed", id);
   return { ids, runs };
 }
 
-/** One line for an operator's log: which run's lease expired and what happens next. */
+/** One line for an operator's log: which run's lease expired or was released, and what happens next. */
 export function describeReclaim(r: ReclaimedRun): string {
-  const what = `run ${r.run.id} (${r.run.workflow}): the lease of attempt ${r.attempt} expired (its worker stopped heartbeating)`;
+  const ended = r.released
+    ? `attempt ${r.attempt} was released (${describeLeaseRelease(r.released)})`
+    : `the lease of attempt ${r.attempt} expired (its worker stopped heartbeating)`;
+  const what = `run ${r.run.id} (${r.run.workflow}): ${ended}`;
   return r.outcome === "retry"
     ? `${what}; attempt ${r.run.attempt}/${r.run.maxAttempts} is queued`
     : `${what}; that was its last attempt: failed`;
@@ -75,14 +85,20 @@ export interface ReleaseContext {
 
 /**
  * Ends `leases` now instead of at their expiry (a worker that stopped or exited and holds them
- * no longer): a heartbeat with a lease of -1 ms, fenced per lease (a claim that ended meanwhile
- * or was reclaimed is left alone), then reclaims them as an expiry would (another attempt after
- * the run's backoff, or failed on its last). Other expired leases met on the way are reclaimed
- * too, as any reclaim does. @returns the runs of `leases` reclaimed
+ * no longer, `why`): a heartbeat with a negative lease that marks each lease released for `why`
+ * (`releaseLeaseMs`, store/run-errors.ts), fenced per lease (a claim that ended meanwhile or was
+ * reclaimed is left alone), then reclaims them as an expiry would (another attempt after the
+ * run's backoff, or failed on its last), the run's error saying it was released (`LEASE_RELEASED`)
+ * whichever process reclaims it. Other expired leases met on the way are reclaimed too, as any
+ * reclaim does. @returns the runs of `leases` reclaimed
  */
-export async function releaseLeases(ctx: ReleaseContext, leases: readonly Lease[]): Promise<ReclaimedRun[]> {
+export async function releaseLeases(
+  ctx: ReleaseContext,
+  leases: readonly Lease[],
+  why: LeaseRelease,
+): Promise<ReclaimedRun[]> {
   if (leases.length === 0) return [];
-  const r = await ctx.committer.submit({ verb: "heartbeat", leases: [...leases], leaseMs: -1 });
+  const r = await ctx.committer.submit({ verb: "heartbeat", leases: [...leases], leaseMs: releaseLeaseMs(why) });
   const lost = new Set(r.ok ? (r.lost ?? []) : leases.map((l) => l.runId));
   const mine = new Set(leases.map((l) => l.runId).filter((id) => !lost.has(id)));
   const out: ReclaimedRun[] = [];

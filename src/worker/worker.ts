@@ -255,7 +255,8 @@ export class Worker {
    * At the end of {@link stop}: the claims still running (its drain timeout passed) are abandoned. Ends
    * their leases now and reclaims them, as an expiry would (another attempt after the run's
    * backoff, or failed on its last), so another worker need not wait for the leases to run out;
-   * their executions' later writes are fenced.
+   * their executions' later writes are fenced. The runs' errors say they were released after the
+   * drain timeout (`LEASE_RELEASED`, `drain-timeout`), not that their leases expired.
    */
   private async releaseAbandoned(): Promise<AbandonedClaims> {
     const leases = [...this.active.values()].map((slot) => slot.lease);
@@ -271,6 +272,7 @@ export class Worker {
           events: this.events,
         },
         leases,
+        "drain-timeout",
       );
       return { ids, runs, released: true };
     } catch (err) {

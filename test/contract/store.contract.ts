@@ -10,6 +10,7 @@ import { deriveSecretKey } from "../../src/core/sealed-secret.js";
 import { loadResumeSecret } from "../../src/engine/resume-secret.js";
 import { backoffDelay } from "../../src/core/backoff.js";
 import { RELEASE_FORMAT } from "../../src/core/release.js";
+import { releaseLeaseMs } from "../../src/store/run-errors.js";
 
 /** Makes a fresh, empty, migrated store for one test. */
 export type StoreFactory = () => Promise<Store>;
@@ -770,6 +771,86 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(run.status).toBe("failed");
         expect(run.error).toMatchObject({ code: "LEASE_EXPIRED" });
         expect(run.error!.message).toMatch(/last of 2 attempts/);
+      });
+
+      it("a lease released by its worker gets LEASE_RELEASED with its reason, an expired one LEASE_EXPIRED; both retried alike", async () => {
+        await fresh();
+        const backoff = { base: 45_000, max: 90_000 };
+        await enqueue(store, { backoff });
+        await enqueue(store, { backoff });
+        const released = await claimOne(store, 30_000);
+        const expired = await claimOne(store, 1);
+        // The worker holding `released` is known gone (its process exited): the fenced release heartbeat.
+        const [hb] = await store.commit([
+          { verb: "heartbeat", leases: [released.lease], leaseMs: releaseLeaseMs("worker-exited") },
+        ]);
+        expect(hb).toEqual({ ok: true, lost: [] });
+        await delay(15);
+        const asked: Array<[number, { base: number; max: number }]> = [];
+        const before = await store.now();
+        const ids = await store.reclaimExpired(10, (attempt, b) => {
+          asked.push([attempt, b]);
+          return backoffDelay(b, attempt, () => 0.5);
+        });
+        expect([...ids].sort()).toEqual([released.lease.runId, expired.lease.runId].sort());
+        // Same attempt counting and backoff for both kinds.
+        expect(asked).toEqual([
+          [1, backoff],
+          [1, backoff],
+        ]);
+        const r = (await store.getRun(released.lease.runId))!;
+        const e = (await store.getRun(expired.lease.runId))!;
+        for (const run of [r, e]) {
+          expect(run).toMatchObject({ status: "pending", attempt: 2, leaseOwner: null });
+          expect(run.readyAt! - before).toBeGreaterThanOrEqual(45_000);
+          expect(run.readyAt! - before).toBeLessThan(46_000);
+        }
+        expect(r.error).toEqual({
+          name: "LeaseReleasedError",
+          code: "LEASE_RELEASED",
+          message: "attempt 1 was ended when its worker process exited (its claim was released, not left to expire)",
+          data: { reason: "worker-exited" },
+        });
+        expect(e.error).toMatchObject({ name: "LeaseExpiredError", code: "LEASE_EXPIRED" });
+        expect(e.error!.message).toBe(
+          "attempt 1 stopped heartbeating (its worker died or stalled) and its lease expired",
+        );
+      });
+
+      it("a lease released on the run's last attempt fails the run with LEASE_RELEASED and its reason", async () => {
+        await fresh();
+        const id = await enqueue(store, { maxAttempts: 1 });
+        const { lease } = await claimOne(store, 30_000);
+        await store.commit([{ verb: "heartbeat", leases: [lease], leaseMs: releaseLeaseMs("drain-timeout") }]);
+        expect(await store.reclaimExpired(10, () => 0)).toEqual([id]);
+        const run = (await store.getRun(id))!;
+        expect(run.status).toBe("failed");
+        expect(run.error).toMatchObject({ code: "LEASE_RELEASED", data: { reason: "drain-timeout" } });
+        expect(run.error!.message).toBe(
+          "attempt 1 was ended when its worker stopped with it still running after its drain timeout (its claim was released, not left to expire); that was the last of 1 attempts",
+        );
+      });
+
+      it("a release marks only the claim it ended: a stale release changes nothing, the next attempt's expiry says expired", async () => {
+        await fresh();
+        const id = await enqueue(store);
+        const first = await claimOne(store, 30_000);
+        await store.commit([{ verb: "heartbeat", leases: [first.lease], leaseMs: releaseLeaseMs("worker-exited") }]);
+        expect(await store.reclaimExpired(10, () => 0)).toEqual([id]);
+        expect((await store.getRun(id))!.error).toMatchObject({ code: "LEASE_RELEASED" });
+        const second = await claimOne(store, 1);
+        expect(second.attempt).toBe(2);
+        // The first claim's worker, released already, cannot mark the new claim.
+        const [stale] = await store.commit([
+          { verb: "heartbeat", leases: [first.lease], leaseMs: releaseLeaseMs("drain-timeout") },
+        ]);
+        expect(stale).toEqual({ ok: true, lost: [id] });
+        await delay(15);
+        expect(await store.reclaimExpired(10, () => 0)).toEqual([id]);
+        const run = (await store.getRun(id))!;
+        expect(run).toMatchObject({ status: "pending", attempt: 3 });
+        expect(run.error).toMatchObject({ code: "LEASE_EXPIRED" });
+        expect(run.error!.message).toMatch(/^attempt 2 stopped heartbeating/);
       });
     });
 

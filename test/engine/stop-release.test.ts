@@ -31,5 +31,17 @@ describe("engine.stop", () => {
     stores.push(store);
     // Kept, it would stay running under the stopped engine's ten-minute lease.
     expect(await store.getRun(run.id)).toMatchObject({ status: "pending", attempt: 2, leaseOwner: null });
+    // Its error says it was released after the drain, not that its lease expired.
+    expect((await store.getRun(run.id))!.error).toMatchObject({
+      code: "LEASE_RELEASED",
+      data: { reason: "drain-timeout" },
+    });
+    // Counted as released, not as an expired lease.
+    const reclaimed = (await engine.metrics.registry.getMetricsAsJSON()).find(
+      (m) => m.name === "sluice_leases_reclaimed_total",
+    )!;
+    expect(reclaimed.values.map((v) => ({ ...v.labels, n: v.value }))).toEqual([
+      { workflow: "stuck", outcome: "retry", cause: "released", n: 1 },
+    ]);
   });
 });

@@ -127,6 +127,11 @@ describe("crashes with real processes", () => {
     const run = (await store.getRun("zombie"))!;
     expect(run).toMatchObject({ status: "succeeded", result: '"A2!"', attempt: 2 });
     expect((await store.getSteps("zombie")).map((s) => [s.key, s.value])).toEqual([["side-effect", '"A2"']]);
+    // A frozen worker's lease genuinely expired: B says so (not "released", which is for a worker known gone).
+    expect(b.stdout()).toContain(
+      "↻ crashy zombie attempt 1 failed (attempt 1 stopped heartbeating (its worker died or stalled) and its lease expired); retry 2/6",
+    );
+    expect(b.stdout()).not.toMatch(/released/);
     a.proc.kill("SIGTERM");
     b.proc.kill("SIGTERM");
     expect(await a.exited).toBe(0);
@@ -179,8 +184,11 @@ describe("crashes with real processes", () => {
     w.proc.kill("SIGTERM");
     await w.exited;
     const run = (await store.getRun("poison"))!;
-    expect(run.error).toMatchObject({ code: "LEASE_EXPIRED" });
-    expect(run.error!.message).toMatch(/last of 2 attempts/);
+    // Killed workers nobody supervises: their leases ran out, so the error says expired, not released.
+    expect(run.error).toMatchObject({ name: "LeaseExpiredError", code: "LEASE_EXPIRED" });
+    expect(run.error!.message).toBe(
+      "attempt 2 stopped heartbeating (its worker died or stalled) and its lease expired; that was the last of 2 attempts",
+    );
     expect(lines("effects.log")).toHaveLength(2);
   });
 });

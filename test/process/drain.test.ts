@@ -103,6 +103,22 @@ describe("workers", () => {
     // Released, not left running under the dead worker's lease: attempt 2 is queued.
     const after = await store.getRun(id);
     expect(after).toMatchObject({ status: "pending", attempt: 2, leaseOwner: null });
+    // Its error and the worker's log say it was released after the drain timeout, not that its lease expired.
+    const released =
+      "attempt 1 was ended when its worker stopped with it still running after its drain timeout (its claim was released, not left to expire)";
+    expect(out).toContain(`↻ slow ${id} attempt 1 failed (${released}); retry 2/2`);
+    expect(out).not.toMatch(/stopped heartbeating|lease expired/);
+    const shown = spawnSluice(["show", id, "--json"], root);
+    expect(await shown.exited).toBe(0);
+    expect(JSON.parse(shown.stdout())).toMatchObject({
+      status: "pending",
+      error: {
+        name: "LeaseReleasedError",
+        code: "LEASE_RELEASED",
+        message: released,
+        data: { reason: "drain-timeout" },
+      },
+    });
 
     // The next worker takes it at once (after the run's backoff), not minutes later.
     const next = spawnSluice(["worker"], root);
@@ -142,6 +158,9 @@ describe("workers", () => {
     expect(JSON.parse(run.result!)).toEqual({ slept: 0, attempt: 2 });
     expect(dev.stdout()).toContain(
       `drain timeout (10s) passed with 1 run(s) still running: abandoned ${id}; their leases were released: 1 run(s) get another attempt from the next worker\n`,
+    );
+    expect(dev.stdout()).toContain(
+      `↻ slow ${id} attempt 1 failed (attempt 1 was ended when its worker stopped with it still running after its drain timeout (its claim was released, not left to expire)); retry 2/2`,
     );
     worker.proc.kill("SIGTERM");
     expect(await worker.exited).toBe(0);

@@ -232,6 +232,13 @@ async def main(n: int):
           ? /\[python\] the exited Python worker's \d+ claim\(s\) were released: \d+ run\(s\) get another attempt now[^]*\[python\] the Python worker exited \(killed by SIGKILL\); starting it again in \d+ ms/
           : /\[python\] the Python process exited \(killed by SIGKILL\); \d+ run\(s\) it was running are retried/,
       );
+      // The released tasks' attempts say their worker process exited, not that their leases expired.
+      if (PYTHON_ON_PROTOCOL) {
+        expect(dev.output()).toMatch(
+          /↻ f\/fan\/out:work \S+ attempt 1 failed \(attempt 1 was ended when its worker process exited \(its claim was released, not left to expire\)\); retry 2\//,
+        );
+        expect(dev.output()).not.toMatch(/stopped heartbeating|lease expired/);
+      }
     } finally {
       await store.close();
     }

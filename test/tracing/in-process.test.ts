@@ -322,8 +322,8 @@ async def main():
         .values.map((v) => ({ ...v.labels, n: v.value }));
     expect(await counted("sluice_leases_reclaimed_total")).toEqual(
       expect.arrayContaining([
-        { workflow: "again", outcome: "retry", n: 1 },
-        { workflow: "once", outcome: "failed", n: 1 },
+        { workflow: "again", outcome: "retry", cause: "expired", n: 1 },
+        { workflow: "once", outcome: "failed", cause: "expired", n: 1 },
       ]),
     );
     expect(await counted("sluice_run_cancels_total")).toEqual([{ status: "cancelled", n: 1 }]);

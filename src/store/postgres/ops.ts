@@ -5,7 +5,7 @@
 import type pg from "pg";
 import type { SerializedError } from "../../core/serde.js";
 import type { Lease, ResolveWaitOutcome, ResolveWaitRequest, RetryDelay, RunStatus, SignalOutcome } from "../types.js";
-import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
+import { cancelledError, PARENT_CANCELLED, reclaimError, releaseOf } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { waitOutcome } from "../wait-outcome.js";
 import { releaseClaims } from "./commit.js";
@@ -153,17 +153,28 @@ export async function reclaimExpired(
     parent_id: string | null;
     parent_key: string | null;
     claims: number;
+    lease_ms: string | number | null;
     backoff_base: string | number;
     backoff_max: string | number;
   }>(
-    `SELECT id, attempt, max_attempts, parent_id, parent_key, claims, backoff_base, backoff_max FROM runs
+    `SELECT id, attempt, max_attempts, parent_id, parent_key, claims, lease_ms, backoff_base, backoff_max FROM runs
      WHERE status = 'running' AND lease_expires_at < now_ms() ORDER BY lease_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
     [limit],
   );
   if (rows.length === 0) return [];
+  // Expired, or released by its worker (a release mark in lease_ms): one rule, store/run-errors.ts.
+  const errors = new Map<string, SerializedError>(
+    rows.map((r) => [
+      r.id,
+      reclaimError(
+        { attempt: r.attempt, maxAttempts: r.max_attempts },
+        r.lease_ms === null ? null : Number(r.lease_ms),
+      ),
+    ]),
+  );
+  const errorOf = (r: { id: string }): SerializedError => errors.get(r.id)!;
   const again = rows.filter((r) => r.attempt < r.max_attempts);
   const last = rows.filter((r) => r.attempt >= r.max_attempts);
-  const errorOf = (r: { attempt: number }): SerializedError => leaseExpiredError(r.attempt);
   if (again.length) {
     await c.query(
       `UPDATE runs r SET status = 'pending', attempt = r.attempt + 1, ready_at = now_ms() + u.delay, error = u.error,
@@ -183,20 +194,17 @@ export async function reclaimExpired(
   }
   await finishRuns(
     c,
-    last.map((r) => {
-      const error = errorOf(r);
-      error.message += `; that was the last of ${r.max_attempts} attempts`;
-      return {
-        runId: r.id,
-        outcome: { status: "failed" as const, error },
-      };
-    }),
+    last.map((r) => ({ runId: r.id, outcome: { status: "failed" as const, error: errorOf(r) } })),
   );
-  if (audit)
-    await releaseClaims(
-      c,
-      rows.map((r) => ({ runId: r.id, token: r.claims })),
-      "expired",
-    );
+  if (audit) {
+    // claim_log says how each claim ended: `released` by its worker, or `expired`.
+    const how = (r: { id: string }) => (releaseOf(errorOf(r)) ? "released" : "expired");
+    for (const kind of ["expired", "released"])
+      await releaseClaims(
+        c,
+        rows.filter((r) => how(r) === kind).map((r) => ({ runId: r.id, token: r.claims })),
+        kind,
+      );
+  }
   return rows.map((r) => r.id);
 }

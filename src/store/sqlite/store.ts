@@ -35,7 +35,7 @@ import type {
   ReleaseSummary,
   WatchOptions,
 } from "../types.js";
-import { cancelledError, leaseExpiredError, PARENT_CANCELLED } from "../run-errors.js";
+import { cancelledError, PARENT_CANCELLED, reclaimError } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
 import { claimRuns, nextReadyAt } from "./claim.js";
@@ -323,20 +323,25 @@ export class SqliteStore implements Store {
       reanchorLeases(this.s, now);
       const rows = this.s
         .get(
-          `SELECT id, attempt, max_attempts, parent_id, parent_key, backoff_base, backoff_max FROM runs
+          `SELECT id, attempt, max_attempts, lease_ms, parent_id, parent_key, backoff_base, backoff_max FROM runs
            WHERE status = 'running' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`,
         )
         .all(now, limit) as Array<{
         id: string;
         attempt: number;
         max_attempts: number;
+        lease_ms: number | null;
         backoff_base: number;
         backoff_max: number;
         parent_id: string | null;
         parent_key: string | null;
       }>;
       for (const row of rows) {
-        const error: SerializedError = leaseExpiredError(row.attempt);
+        // Expired, or released by its worker (a release mark in lease_ms): one rule, store/run-errors.ts.
+        const error: SerializedError = reclaimError(
+          { attempt: row.attempt, maxAttempts: row.max_attempts },
+          row.lease_ms,
+        );
         if (row.attempt < row.max_attempts) {
           this.s
             .get(
@@ -349,10 +354,7 @@ export class SqliteStore implements Store {
               now,
               row.id,
             );
-        } else {
-          error.message += `; that was the last of ${row.max_attempts} attempts`;
-          this.w.finish(row.id, { status: "failed", error }, now);
-        }
+        } else this.w.finish(row.id, { status: "failed", error }, now);
       }
       return rows.map((r) => r.id);
     });
