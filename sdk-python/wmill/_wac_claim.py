@@ -136,6 +136,8 @@ class Claim(_host.Execution):
         self.lost_told = False  # stderr was told so
         self.log_lock = threading.Lock()
         self.log_flush_due = False  # a flush of the buffered lines is scheduled (host.logs_buffered)
+        self.logs_sending = 0  # writes of its lines not answered yet
+        self.logs_end = None  # while its last lines are sent (host.end_logs): lines logged meanwhile are dropped
         # The claim's trace context: the server's span of this attempt when it records traces,
         # else the run's stored context (docs/PROTOCOL.md); what wmill.trace_context() returns.
         if claim.get("traceparent"):
@@ -362,6 +364,8 @@ class Claim(_host.Execution):
                 if not told:
                     print(lost_note(self.id), file=sys.__stderr__)
                 return
+            if self.logs_end is not None:
+                return  # its last lines are being sent, its park or finish follows
             self.logs.add(line)
             first, self.log_flush_due = not self.log_flush_due, True
         if first:

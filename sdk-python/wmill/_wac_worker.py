@@ -88,6 +88,7 @@ class WacWorker(LogWrites, _host.Host):
         self.stopping = False
         self.poll = None
         self.leases = {}  # run id -> token, for heartbeats (read by their thread)
+        self.ending = set()  # run ids whose last lines are being sent before their park or finish
         self.watchdog = Watchdog(self)
 
     # -- claims ---------------------------------------------------------------------------
@@ -271,12 +272,13 @@ class WacWorker(LogWrites, _host.Host):
         self.finish(ex, {"outcome": "failed", "error": info}, off_loop=off_loop)
 
     def finish(self, ex, body, off_loop=False):
+        """Ends the claim with ``body`` (its outcome), written once its last lines are (``end_logs``)."""
         if not self.close_claim(ex, off_loop):
             return
-        self.send_logs(ex)
         body["token"] = ex.token
-        self.outbox.submit("finish", ex.id, body, lambda r, e: self.last_write_done(ex.id, ex.token, "finish", e,
-                                                                                 failing=body["outcome"] == "failed"))
+        self.end_logs(ex, lambda: self.outbox.submit(
+            "finish", ex.id, body,
+            lambda r, e: self.last_write_done(ex.id, ex.token, "finish", e, failing=body["outcome"] == "failed")))
 
     def park(self, ex):
         """Parks the claim with every deferred call. A park that starts runs of other workflows
@@ -293,7 +295,6 @@ class WacWorker(LogWrites, _host.Host):
         if named:  # as close_claim does: a line printed without its newline yet is sent too
             self.stdout.flush_claim(ex)
             self.stderr.flush_claim(ex)
-        self.send_logs(ex)
         body, children = ex.park_body()
         chunks = park_chunks(children) if children else [[]]
 
@@ -331,7 +332,7 @@ class WacWorker(LogWrites, _host.Host):
 
             self.outbox.submit("park", ex.id, body, after_park)
 
-        send(0)
+        self.end_logs(ex, lambda: send(0))  # its last lines first
 
     def park_refused(self, ex, what, error):
         """A park that kept its claim was refused (on the loop). An unknown workflow fails the calls
@@ -534,7 +535,7 @@ class WacWorker(LogWrites, _host.Host):
         until = time.monotonic() + drain_s
 
         def check():
-            if self.execs and time.monotonic() < until:
+            if (self.execs or self.ending) and time.monotonic() < until:
                 self.loop.call_later(0.05, check)
                 return
             self.outbox.close(timeout=2.0)

@@ -191,6 +191,11 @@ export interface LogFilter {
   since?: number;
   /** Only lines after this `seq`, oldest first (following); absent: the newest `limit` lines, oldest first. */
   afterSeq?: number;
+  /**
+   * With `afterSeq`: only lines up to this `seq` (a follower's poll reads up to the {@link Store.lastLogSeq}
+   * it read first), so that the read is a short range of the log's primary key whatever the filter.
+   */
+  upToSeq?: number;
   limit: number;
 }
 
@@ -479,6 +484,12 @@ export interface Store {
   getLogs(runId: string, afterSeq?: number): Promise<LogRecord[]>;
   /** Log lines across runs (`sluice logs`), each with its run's workflow; see {@link LogFilter}. */
   listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>>;
+  /**
+   * The highest `seq` of a stored log line, whatever its run or time (0 when there is none): where
+   * `sluice logs --follow` stands in the log, so that it reads only the lines stored since (a seek
+   * on the primary key). On Postgres a line numbered below it may still be committing.
+   */
+  lastLogSeq(): Promise<number>;
 
   /**
    * After the store's clock was set back: moves the due time of each run due later whose row was

@@ -204,8 +204,9 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect((await store.readyByQueue(WF)).map((r) => r.queue)).toEqual(["default", "email"]);
       });
 
-      it("lists log lines across runs by run, workflow and time, newest page or after a seq (listLogs)", async () => {
+      it("lists log lines across runs by run, workflow and time, newest page or after a seq (listLogs, lastLogSeq)", async () => {
         await fresh();
+        expect(await store.lastLogSeq()).toBe(0);
         const a = await enqueue(store, { workflow: "wf" });
         const b = await enqueue(store, { workflow: "other" });
         const now = await store.now();
@@ -235,6 +236,25 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         ).toEqual(["a2", "a3"]);
         expect((await store.listLogs({ afterSeq: all[1]!.seq, limit: 1 })).map((l) => l.message)).toEqual(["a2"]);
         expect(await store.listLogs({ afterSeq: all[3]!.seq, limit: 10 })).toEqual([]);
+        // The log's end, whatever the run; a follower's range stops there.
+        expect(await store.lastLogSeq()).toBe(all[3]!.seq);
+        expect(
+          (await store.listLogs({ afterSeq: all[0]!.seq, upToSeq: all[2]!.seq, limit: 10 })).map((l) => l.message),
+        ).toEqual(["b1", "a2"]);
+        expect(
+          (await store.listLogs({ workflow: "wf", afterSeq: 0, upToSeq: all[2]!.seq, limit: 10 })).map(
+            (l) => l.message,
+          ),
+        ).toEqual(["a1", "a2"]);
+        expect(
+          (await store.listLogs({ runId: a, afterSeq: all[1]!.seq, upToSeq: all[3]!.seq, limit: 10 })).map((l) => [
+            l.message,
+            l.workflow,
+          ]),
+        ).toEqual([
+          ["a2", "wf"],
+          ["a3", "wf"],
+        ]);
         // A finished run's line stamped by a worker clock ahead of the store's is still found by `since`
         // (store/log-window.ts bounds the scan by the runs that can have printed since then).
         const c = await enqueue(store, { workflow: "wf", priority: 100 });
@@ -246,6 +266,7 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
           lease: { runId: c, token: cc!.token },
           outcome: { status: "succeeded", result: null },
         });
+        expect(await store.lastLogSeq()).toBeGreaterThan(all[3]!.seq);
         expect((await store.listLogs({ since: now + 30_000, limit: 100 })).map((l) => l.message)).toEqual(["c-ahead"]);
         expect((await store.listLogs({ since: now + 3_600_000, limit: 100 })).map((l) => l.message)).toEqual([]);
         expect((await store.listLogs({ since: now - 60_000, limit: 2 })).map((l) => l.message)).toEqual([

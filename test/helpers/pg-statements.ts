@@ -4,14 +4,24 @@
  */
 import { pgDriver } from "../../src/store/postgres/driver.js";
 
-/** Records the statements sent on any pg client, and when each was answered, until `stop`. */
-export function recordStatements(): { texts: string[]; stop: () => void } {
+/**
+ * Records the statements sent on any pg client, and when each was answered, until `stop`;
+ * `sent` has each statement with its parameters.
+ */
+export function recordStatements(): {
+  texts: string[];
+  sent: Array<{ text: string; values: unknown[] }>;
+  stop: () => void;
+} {
   const texts: string[] = [];
+  const sent: Array<{ text: string; values: unknown[] }> = [];
   const proto = pgDriver().Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
   const query = proto.query;
   proto.query = function (this: unknown, config: unknown, ...rest: unknown[]) {
     const text = typeof config === "string" ? config : (config as { text: string }).text;
+    const values = Array.isArray(rest[0]) ? rest[0] : ((config as { values?: unknown[] }).values ?? []);
     texts.push(text);
+    sent.push({ text, values });
     const answered = () => texts.push(`answered ${text.split(/\s/)[0]}`);
     const cb = rest.findIndex((a) => typeof a === "function");
     if (cb >= 0) {
@@ -23,7 +33,7 @@ export function recordStatements(): { texts: string[]; stop: () => void } {
     void answer.then(answered, () => {});
     return answer;
   };
-  return { texts, stop: () => (proto.query = query) };
+  return { texts, sent, stop: () => (proto.query = query) };
 }
 
 /** Runs `work` while {@link recordStatements} records: its value, and the statements it sent. */

@@ -4,6 +4,8 @@
  * program, each against `sluice server --workers none` through a proxy that fails or alters
  * their log writes (test/helpers/log-fault-proxy.ts; every other request reaches the real server).
  *   - A log write answered 500 (twice) keeps its lines: they are sent again while the run runs.
+ *   - The run's last lines, answered 500, are sent again before its finish (which would make the
+ *     server drop them).
  *   - Lines whose `ts` reads ahead of the server's clock are refused one by one by the server and
  *     sent again without `ts`, so they are stored.
  *   - (`wmill.worker`) a claim whose lease is lost (the run cancelled) does not send its lines and
@@ -124,6 +126,16 @@ describe.each([
     expect(await status(id)).toBe("running");
     expect(failures).toBeLessThan(0);
     await eventually(async () => (await status(id)) === "succeeded", 20_000);
+    expect((await logs(id)).map((l) => l.msg)).toEqual(["first", "second"]);
+  }, 60_000);
+
+  it("the last lines' write answered 500 is sent again before the finish", async () => {
+    // The run's lines all go in its last write (no wait between them); its first send fails.
+    let failures = 1;
+    fault = (b) => (b.lines.some((l) => l.message === "second") && failures-- > 0 ? INTERNAL : null);
+    const id = await enqueue(workflow, { ms: 0 });
+    await eventually(async () => (await status(id)) === "succeeded", 20_000);
+    expect(failures).toBeLessThan(0);
     expect((await logs(id)).map((l) => l.msg)).toEqual(["first", "second"]);
   }, 60_000);
 

@@ -47,6 +47,7 @@ const FORWARDED = [
   "getSteps",
   "getLogs",
   "listLogs",
+  "lastLogSeq",
   "reanchorDueTimes",
   "deleteFinished",
   "registerWorkflows",

@@ -31,7 +31,6 @@ import type {
   ReleaseSummary,
   WatchOptions,
 } from "../types.js";
-import { boundsLogScan, LOG_SINCE_MAX_RUNS, LOG_SINCE_SLACK_MS } from "../log-window.js";
 import { CLAIM_SETUP, type ClaimShape, claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
 import { applyCheckpoints, checkpointsAlone } from "./checkpoints.js";
@@ -46,8 +45,9 @@ import { channelOf, Listener } from "./listener.js";
 import { migrate } from "./migrate.js";
 import * as ops from "./ops.js";
 import * as releases from "./releases.js";
+import { lastLogSeq, readLogs } from "./logs.js";
 import { PostgresReads } from "./reads.js";
-import { toLog, toSchedule } from "./rows.js";
+import { toSchedule } from "./rows.js";
 import * as schedules from "./schedules.js";
 import { readOverview } from "./overview.js";
 import { probeNewSpace } from "./ready-probe.js";
@@ -417,31 +417,11 @@ export class PostgresStore implements Store {
   }
   async listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>> {
     await this.ready();
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: string, value: unknown) => {
-      params.push(value);
-      clauses.push(sql.replace("?", `$${params.length}`));
-    };
-    if (filter.runId !== undefined) add("l.run_id = ?", filter.runId);
-    if (filter.workflow !== undefined) add("r.workflow = ?", filter.workflow);
-    if (filter.since !== undefined) add("l.ts >= ?", filter.since);
-    if (filter.afterSeq !== undefined) add("l.seq > ?", filter.afterSeq);
-    // See store/log-window.ts: the first line of the runs that can have printed since `since` bounds the scan.
-    if (boundsLogScan(filter)) {
-      params.push(filter.since! - LOG_SINCE_SLACK_MS, LOG_SINCE_MAX_RUNS);
-      const [from, max] = [`$${params.length - 1}::bigint`, `$${params.length}::bigint`];
-      const runs = `SELECT id FROM runs WHERE finished_at >= ${from} UNION ALL
-        SELECT id FROM runs WHERE status IN ('pending', 'running', 'waiting')`;
-      clauses.push(`l.seq >= COALESCE(CASE WHEN (SELECT count(*) FROM (${runs} LIMIT ${max} + 1) c) > ${max} THEN 0
-        ELSE (SELECT min((SELECT min(x.seq) FROM logs x WHERE x.run_id = w.id)) FROM (${runs}) w) END, 9000000000000000000)`);
-    }
-    const follow = filter.afterSeq !== undefined;
-    const sql = `SELECT l.*, r.workflow AS workflow FROM logs l JOIN runs r ON r.id = l.run_id
-      ${clauses.length ? `WHERE ${clauses.join(" AND ")}` : ""} ORDER BY l.seq ${follow ? "ASC" : "DESC"} LIMIT ${Math.max(1, Math.floor(filter.limit))}`;
-    const { rows } = await this.db.query<Parameters<typeof toLog>[0] & { workflow: string }>(sql, params);
-    const out = rows.map((r) => ({ ...toLog(r), workflow: r.workflow }));
-    return follow ? out : out.reverse();
+    return readLogs(this.db, filter);
+  }
+  async lastLogSeq(): Promise<number> {
+    await this.ready();
+    return lastLogSeq(this.db);
   }
 
   getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {

@@ -50,7 +50,7 @@ import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
 import { WriteTransactions, type WriteOptions } from "./write-lock.js";
 import { EnqueueConflict, SqliteWrites } from "./writes.js";
-import { readLogs } from "./logs.js";
+import { lastLogSeq, readLogs } from "./logs.js";
 import { readOverview } from "./overview.js";
 import { reserveWal } from "./wal-reserve.js";
 import { workflowChanged } from "../workflow-changed.js";
@@ -413,6 +413,9 @@ export class SqliteStore implements Store {
   }
   async listLogs(filter: LogFilter): Promise<Array<LogRecord & { workflow: string }>> {
     return readLogs(this.s, filter);
+  }
+  async lastLogSeq(): Promise<number> {
+    return lastLogSeq(this.s);
   }
 
   async getLogs(runId: string, afterSeq = 0): Promise<LogRecord[]> {
