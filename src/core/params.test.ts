@@ -100,3 +100,37 @@ describe("checkArguments with types (Python's hints)", () => {
     expect(parseParamSpec(JSON.stringify({ names: [1], required: [] }))).toBeNull();
   });
 });
+
+describe("checkArguments with an open spec (a pipeline script's)", () => {
+  const open: ParamSpec = {
+    names: ["n", "tag"],
+    required: ["n"],
+    types: { n: { hint: "int", json: ["integer"] }, tag: { hint: "Optional[str]", json: ["string", "null"] } },
+    open: true,
+  };
+
+  it("checks the types of the arguments given, by name or by position", () => {
+    expect(() => checkArguments("f/p/step", open, { n: "two" })).toThrow(
+      'parameter "n" of f/p/step is int, so it takes a whole number: got "two" (a string)',
+    );
+    expect(() => checkArguments("f/p/step", open, { n: null })).toThrow(/"n" of f\/p\/step is int.*got null/);
+    expect(() => checkArguments("f/p/step", open, [1, 2])).toThrow(/"tag" of f\/p\/step is Optional\[str\]/);
+  });
+
+  it("accepts keys that name no parameter, missing required ones and extra positions: the runner decides", () => {
+    for (const p of [
+      {},
+      null,
+      { n: 1, extra: "x", _sluice: { cascade: false }, _wmill_skip_asset_dispatch: true },
+      { tag: null },
+      JSON.parse('{"toString": 1, "constructor": "x", "__proto__": 2}') as unknown,
+      [1, "a", "more", 4],
+    ])
+      expect(() => checkArguments("f/p/step", open, p)).not.toThrow();
+  });
+
+  it("keeps `open` through the store's JSON", () => {
+    expect(parseParamSpec(JSON.stringify(open))).toEqual(open);
+    expect(parseParamSpec(JSON.stringify({ ...open, open: "yes" }))).not.toHaveProperty("open");
+  });
+});

@@ -21,6 +21,12 @@ export interface ParamSpec {
   required: string[];
   /** The JSON values a parameter takes, by name, where its type hint says (Python's); others are not checked. */
   types?: Record<string, ParamType>;
+  /**
+   * Only the types of the arguments given are checked, not their names: an argument that names no
+   * parameter is accepted (the runner drops it), as are more positions than parameters, and a
+   * required one may be missing. A pipeline script's (`pipeline/runtime/script-params.ts`).
+   */
+  open?: boolean;
 }
 
 const JSON_KINDS: readonly JsonKind[] = ["integer", "number", "string", "boolean", "array", "object", "null"];
@@ -39,10 +45,17 @@ const quoted = (names: string[]) => names.map((n) => JSON.stringify(n)).join(", 
  * the arguments: every key must name a parameter. An array gives them by position (as a
  * `task(fn)(a, b)` child's payload does), and any other JSON value (a string, a number) is the
  * first argument alone: no more arguments than parameters. `null` gives none. Either way every
- * required parameter must be given.
+ * required parameter must be given, and each argument given must be of its parameter's type
+ * where `spec.types` knows it. An {@link ParamSpec.open} spec checks the types alone.
  * @throws InvalidArgumentsError naming the workflow, the bad keys and the parameters
  */
 export function checkArguments(workflow: string, spec: ParamSpec, payload: unknown): void {
+  if (!spec.open) checkNames(workflow, spec, payload);
+  if (spec.types) checkTypes(workflow, spec, payload);
+}
+
+/** The names part of {@link checkArguments}: unknown, too many and missing arguments. */
+function checkNames(workflow: string, spec: ParamSpec, payload: unknown): void {
   const takes = spec.names.length ? `its parameters are ${spec.names.join(", ")}` : "it takes no parameters";
   let given: (name: string) => boolean;
   if (payload !== null && typeof payload === "object" && !Array.isArray(payload)) {
@@ -70,13 +83,13 @@ export function checkArguments(workflow: string, spec: ParamSpec, payload: unkno
       `missing parameter${missing.length > 1 ? "s" : ""} ${quoted(missing)} for ${workflow}: ${takes} (required: ${spec.required.join(", ")})`,
     );
   }
-  if (spec.types) checkTypes(workflow, spec, payload);
 }
 
-/** The arguments of a payload (already checked by {@link checkArguments}), by parameter name. */
+/** The arguments of a payload by parameter name (positions past the parameters, which an open spec lets by, left out). */
 function argumentsOf(spec: ParamSpec, payload: unknown): Array<[string, unknown]> {
   if (payload === null || payload === undefined) return [];
-  if (Array.isArray(payload)) return payload.map((v, i) => [spec.names[i]!, v]);
+  if (Array.isArray(payload))
+    return payload.slice(0, spec.names.length).map((v, i): [string, unknown] => [spec.names[i]!, v]);
   if (typeof payload === "object") return Object.entries(payload as Record<string, unknown>);
   return spec.names.length ? [[spec.names[0]!, payload]] : [];
 }
@@ -100,7 +113,8 @@ const A: Record<JsonKind, string> = {
 
 function checkTypes(workflow: string, spec: ParamSpec, payload: unknown): void {
   for (const [name, value] of argumentsOf(spec, payload)) {
-    const type = spec.types![name];
+    // Own entries only: an open spec lets any key through ("toString", "constructor").
+    const type = Object.hasOwn(spec.types!, name) ? spec.types![name] : undefined;
     if (!type || value === undefined) continue;
     // null for a parameter with a default: Python's `None`, which a default often is.
     if (value === null && !spec.required.includes(name)) continue;
@@ -126,7 +140,7 @@ export function parseParamSpec(text: string | null): ParamSpec | null {
   }
   const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((n) => typeof n === "string");
   if (!v || !strings(v.names) || !strings(v.required)) return null;
-  const spec: ParamSpec = { names: v.names, required: v.required };
+  const spec: ParamSpec = { names: v.names, required: v.required, ...(v.open === true && { open: true }) };
   const types = Object.entries(v.types && typeof v.types === "object" ? v.types : {}).filter(
     ([, t]) =>
       t !== null &&

@@ -134,7 +134,7 @@ export class Engine implements SluiceRuntime {
             random,
             echo: options.echo ?? null,
             resumeLinks: { baseUrl: () => this.publicUrl(), secret: () => this.resumeSecret() },
-            runnable: (name) => this.lookup.refusal(name),
+            runnable: (name, payload) => this.lookup.refusal(name, payload),
           },
           workerOpts,
         )

@@ -4,6 +4,7 @@
  * `.enqueue()` does in a producer that registers nothing) the definition's own. A name the
  * registry refuses (`Registry.refuse`, e.g. `x.ts` and `x.py` under one name) is refused first.
  */
+import { checkArguments, InvalidArgumentsError } from "../core/params.js";
 import type { Store } from "../store/types.js";
 import { UnknownWorkflowError } from "../sdk/errors.js";
 import type { AnyWorkflow } from "../sdk/workflow.js";
@@ -30,21 +31,24 @@ export class WorkflowLookup {
   }
 
   /**
-   * Why a run of `name` could not be enqueued now (a `taskScript`/`taskFlow` child's target is
-   * checked as an enqueue is): null when this process registers it or a process published it (and
-   * did not remove it), else the error {@link defaults} would throw. A failed store read answers
+   * Why a run of `name` with `payload` could not be enqueued now (a `taskScript`/`taskFlow` child
+   * is checked as an enqueue is): null when this process registers it or a process published it
+   * (and did not remove it) and the payload fits its parameters, else the error {@link defaults}
+   * would throw, or the `InvalidArgumentsError` of `checkArguments`. A failed store read answers
    * null. Asked while this process loads modules, it answers once they are loaded.
    */
-  refusal(name: string): Error | null | Promise<Error | null> {
+  refusal(name: string, payload?: unknown): Error | null | Promise<Error | null> {
     const refused = this.registry.refusal(name);
     if (refused) return refused;
-    if (this.registry.get(name)) return null;
+    const local = this.registry.get(name)?.def;
+    if (local) return argumentsRefusal(local, payload);
     return (async () => {
       // A module this process is loading (starting, or a file changed) may be the one: wait for it.
       await this.registry.loaded();
-      if (this.registry.get(name)) return null;
+      const loaded = this.registry.get(name)?.def;
+      if (loaded) return argumentsRefusal(loaded, payload);
       return this.elsewhere(name).then(
-        () => null,
+        (wf) => argumentsRefusal(wf, payload),
         (err: unknown) => (err instanceof UnknownWorkflowError ? err : null),
       );
     })();
@@ -60,5 +64,17 @@ export class WorkflowLookup {
     if (typeof workflow !== "string") return workflow;
     const known = new Set([...this.registry.names(), ...(await this.store.listWorkflows()).map((w) => w.name)]);
     throw new UnknownWorkflowError(workflow, [...known].sort(), published ? { source: published.source } : undefined);
+  }
+}
+
+/** The error of `checkArguments` for `payload` against the workflow's parameters, or null when it fits (or they are unknown). */
+function argumentsRefusal(wf: WorkflowDefaults, payload: unknown): InvalidArgumentsError | null {
+  if (!wf.params) return null;
+  try {
+    checkArguments(wf.name, wf.params, payload);
+    return null;
+  } catch (err) {
+    if (err instanceof InvalidArgumentsError) return err;
+    throw err;
   }
 }

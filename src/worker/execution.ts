@@ -72,12 +72,14 @@ export interface ExecutionDeps {
   /** Slots of the executing worker for children a suspension creates leased to it; none when absent. */
   childLeases?: ChildLeases;
   /**
-   * Whether the runnable a `taskScript(path)`/`taskFlow(path)` call names exists, as an enqueue of it
-   * decides: null when it does (this process registers it, or a process published it), else the
-   * `UnknownWorkflowError` the enqueue would throw. A promise when the store must be asked; it never
-   * rejects (a failed read answers null: the suspension meets the database next). Absent: not checked.
+   * Whether a `taskScript(path)`/`taskFlow(path)` call may start its child, as an enqueue of the
+   * runnable it names with `payload` (the call's arguments) decides: null when it exists (this
+   * process registers it, or a process published it) and the arguments fit its parameters, else the
+   * `UnknownWorkflowError` or `InvalidArgumentsError` the enqueue would throw. A promise when the
+   * store must be asked; it never rejects (a failed read answers null: the suspension meets the
+   * database next). Absent: not checked.
    */
-  runnable?: (name: string) => Error | null | Promise<Error | null>;
+  runnable?: (name: string, payload: unknown) => Error | null | Promise<Error | null>;
 }
 
 /**

@@ -41,9 +41,10 @@ export function callTask(
   const payload = exec.encode(args, `arguments of task "${key}"`);
   const create = () => createChild(exec, { key, position, workflow, task, version, label }, options, payload);
   if (target.kind === "function") return create();
-  // A script or workflow named by path must exist, as an enqueue of it must: an unknown path fails
-  // the call at once (recorded, so every replay fails it the same way) instead of a child nobody runs.
-  const refusal = exec.deps.runnable?.(workflow) ?? null;
+  // A script or workflow named by path must exist and take these arguments, as an enqueue of it
+  // must: an unknown path, or arguments its `main` does not take, fail the call at once (recorded,
+  // so every replay fails it the same way) instead of a child nobody runs or one that fails later.
+  const refusal = exec.deps.runnable?.(workflow, args) ?? null;
   if (refusal === null) return create();
   // The store is asked, or the failure is written: inline work, which the turn's suspension waits for.
   exec.beginInline();
@@ -52,7 +53,7 @@ export function callTask(
     .then(async (err) => {
       try {
         if (!err) return create();
-        return await unknownTarget(exec, { key, position, label }, target, workflow, err);
+        return await refusedTarget(exec, { key, position, label }, target, workflow, err);
       } finally {
         exec.endInline();
       }
@@ -108,10 +109,12 @@ function createChild(
 }
 
 /**
- * Fails a `taskScript`/`taskFlow` call whose path names no runnable: the `task` checkpoint is
- * written as failed (no child), and the call rejects with the `TaskError` every replay reads back.
+ * Fails a `taskScript`/`taskFlow` call whose path names no runnable, or whose arguments do not fit
+ * its parameters: the `task` checkpoint is written as failed (no child) with the refusal's name and
+ * code (`UNKNOWN_WORKFLOW`, `INVALID_ARGUMENTS`), and the call rejects with the `TaskError` every
+ * replay reads back.
  */
-async function unknownTarget(
+async function refusedTarget(
   exec: Execution,
   at: CallSite,
   target: Exclude<TaskTarget, { kind: "function" }>,

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine } from "../../src/index.js";
 import { createApp, type SluiceApp } from "../../src/http/app.js";
+import { decodeValue } from "../../src/core/serde.js";
 import { postJson } from "../helpers/post-json.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/store.js";
 import { tempDir } from "../helpers/tmp.js";
@@ -95,6 +96,78 @@ describe("child runs in the worker protocol", () => {
     await json(`/api/worker/runs/${child.runId}/finish`, { token: child.token, outcome: "succeeded", result: 2 });
     const [p3] = await claim("c-parent");
     expect(p3.steps.map((s: any) => [s.key, s.status, s.value])).toEqual([["slow", "done", 2]]);
+    await json(`/api/worker/runs/${parentId}/finish`, { token: p3.token, outcome: "succeeded" });
+  });
+
+  it("a workflow child whose payload does not fit the workflow's parameters is not created: its step fails with INVALID_ARGUMENTS", async () => {
+    await engine.registerExternal([
+      {
+        name: "c-typed",
+        version: null,
+        queue: "default",
+        maxAttempts: 1,
+        backoff: { base: 1000, max: 1000 },
+        source: "f/c_typed.py",
+        schedule: null,
+        params: { names: ["n", "tag"], required: ["n"], types: { n: { hint: "int", json: ["integer"] } } },
+      },
+    ]);
+    const parentId = (await engine.enqueueRun("c-parent", {})).id;
+    const [p1] = await claim("c-parent");
+    const parked = await json(`/api/worker/runs/${parentId}/park`, {
+      token: p1.token,
+      children: [
+        { key: "good", position: 0, workflow: "c-typed", payload: { n: 2, tag: "x" }, target: "script:c-typed" },
+        { key: "typed", position: 1, workflow: "c-typed", payload: { n: "two" }, target: "script:c-typed" },
+        { key: "named", position: 2, workflow: "c-typed", payload: { m: 1 } },
+      ],
+    });
+    expect(parked).toEqual({ status: 200, body: { status: "waiting" } });
+    const kids = await store.listRuns({ parentId, limit: 10 });
+    expect(kids.map((k) => [k.workflow, decodeValue(k.payload)])).toEqual([["c-typed", { n: 2, tag: "x" }]]);
+    const steps = await store.getSteps(parentId);
+    expect(steps.map((s) => [s.key, s.target, s.status, s.childId, s.error])).toEqual([
+      ["good", "script:c-typed", "pending", kids[0]!.id, null],
+      [
+        "typed",
+        "script:c-typed",
+        "error",
+        null,
+        {
+          name: "InvalidArgumentsError",
+          code: "INVALID_ARGUMENTS",
+          message:
+            'child "typed" not started: parameter "n" of c-typed is int, so it takes a whole number: got "two" (a string)',
+        },
+      ],
+      [
+        "named",
+        "c-typed",
+        "error",
+        null,
+        expect.objectContaining({
+          message: expect.stringMatching(/^child "named" not started: unknown parameter "m" for c-typed/),
+        }),
+      ],
+    ]);
+    // The good child still runs the parent's wait; once it is done the replay reads the refusals.
+    const [child] = await claim("c-typed");
+    await json(`/api/worker/runs/${child.runId}/finish`, { token: child.token, outcome: "succeeded", result: 4 });
+    const [p2] = await claim("c-parent");
+    expect(p2.steps.map((s: any) => [s.key, s.status, s.value, s.error?.code ?? null])).toEqual([
+      ["good", "done", 4, null],
+      ["typed", "error", null, "INVALID_ARGUMENTS"],
+      ["named", "error", null, "INVALID_ARGUMENTS"],
+    ]);
+    // A park whose only child is refused leaves nothing to wait for: the parent is claimable at once.
+    const again = await json(`/api/worker/runs/${parentId}/park`, {
+      token: p2.token,
+      children: [{ key: "typed#2", position: 3, workflow: "c-typed", payload: { n: 1.5 } }],
+    });
+    expect(again).toEqual({ status: 200, body: { status: "waiting" } });
+    const [p3] = await claim("c-parent");
+    expect(p3.steps.find((s: any) => s.key === "typed#2")).toMatchObject({ status: "error", childId: null });
+    expect(await store.listRuns({ parentId, limit: 10 })).toHaveLength(1);
     await json(`/api/worker/runs/${parentId}/finish`, { token: p3.token, outcome: "succeeded" });
   });
 

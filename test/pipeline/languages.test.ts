@@ -128,9 +128,16 @@ describe("Python, DuckDB SQL and Bash pipeline scripts", () => {
   });
 
   it("fails a Python run with the script's own error and exit code", async () => {
+    // A value of the wrong type for `rows: int` is refused at enqueue (nothing runs); null passes and fails in main.
+    await expect(
+      p.pipelines.runScript("f/poly/extract", { rows: "x" }, { partition: "2026-05-17", cascade: false }),
+    ).rejects.toMatchObject({
+      code: "INVALID_ARGUMENTS",
+      message: 'parameter "rows" of f/poly/extract is int, so it takes a whole number: got "x" (a string)',
+    });
     const bad = await p.pipelines.runScript(
       "f/poly/extract",
-      { rows: "x" },
+      { rows: null },
       { partition: "2026-05-17", cascade: false },
     );
     await expect(bad.result({ timeoutMs: 15_000 })).rejects.toThrow(

@@ -132,7 +132,9 @@ export function registerPipelineBackfill(pipeline: Command, cx: CommandContext):
         cx.io,
         opts,
         allSteps,
-        async (_host, engine) => {
+        async (host, engine) => {
+          // `--args` reach every step: refused here, as an enqueue of a step would refuse them, before the backfill is stored.
+          host.checkStepArguments(allSteps, args);
           await refuseOverlappingBackfill(engine.store, payload);
           const handle = await engine.enqueueRun(BACKFILL_WORKFLOW, payload, { createdBy: localUser(cx.io.env) });
           if (!opts.json) {

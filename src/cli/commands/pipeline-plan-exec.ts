@@ -36,7 +36,9 @@ export async function executePlan(
     cx.io,
     opts,
     payload.steps,
-    async (_host, engine) => {
+    async (host, engine) => {
+      // `--args` reach every step: refused here, as an enqueue of a step would refuse them, before the plan is stored.
+      if (payload.args) host.checkStepArguments(payload.steps, payload.args);
       // Started by the person at this machine, named as `sluice enqueue` and the UI of `sluice dev` name them.
       const handle = await engine.enqueueRun(PLAN_WORKFLOW, payload, { createdBy: localUser(cx.io.env) });
       await onStarted?.(handle.id, engine);

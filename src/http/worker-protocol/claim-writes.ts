@@ -9,7 +9,8 @@
  * A stale fencing token is refused with 409 `LEASE_LOST` and nothing is written.
  */
 import { backoffDelay } from "../../core/backoff.js";
-import { encodeValue } from "../../core/serde.js";
+import { checkArguments, InvalidArgumentsError, type ParamSpec } from "../../core/params.js";
+import { decodeValue, encodeValue, type SerializedError } from "../../core/serde.js";
 import { taskRunFields } from "../../core/task-options.js";
 import type { Engine } from "../../engine/engine.js";
 import { newRunId } from "../../core/ids.js";
@@ -125,7 +126,8 @@ export class ClaimWrites {
       case "park": {
         const steps = parseSteps(b.steps, engine.maxValueLimit);
         const wakeAfterMs = optInt(b, "wakeAfterMs", 0, Number.MAX_SAFE_INTEGER) ?? null;
-        const children = await this.childSpecs(lease, parseChildren(b.children, engine.maxValueLimit), steps);
+        const asked = parseChildren(b.children, engine.maxValueLimit);
+        const children = await this.childSpecs(lease, asked, steps);
         await this.tracePark(lease, steps, wakeAfterMs);
         if (b.awaitChildren !== undefined && typeof b.awaitChildren !== "boolean")
           throw new InvalidInputError('"awaitChildren" must be true or false', { code: "INVALID_BODY" });
@@ -135,8 +137,9 @@ export class ClaimWrites {
           steps,
           children,
           wakeAfterMs,
-          // Wake when all children of the run are finished (default: when this park creates some).
-          awaitChildren: (b.awaitChildren as boolean | undefined) ?? children.length > 0,
+          // Wake when all children of the run are finished (default: when this park asks for some;
+          // with every one refused for its arguments, at once, to read the failed steps).
+          awaitChildren: (b.awaitChildren as boolean | undefined) ?? asked.length > 0,
         };
         return { op, runId, command, answer: { status: "waiting" } };
       }
@@ -169,7 +172,10 @@ export class ClaimWrites {
    * stored as the built-in engine stores a `task(fn)` call (`workflow`, `task`, `version`,
    * step target = the function's name); its options follow the engine's rules
    * (`core/task-options.ts`): `options.timeoutMs`, and a cache key and TTL the store
-   * resolves in the park's commit.
+   * resolves in the park's commit. A workflow child whose payload does not fit its workflow's
+   * parameters (as an enqueue of it would be refused: `checkArguments`) is not created: its step is
+   * written failed with the `INVALID_ARGUMENTS` error, which the parent's replay reads back, as the
+   * built-in engine does for such a `taskScript` call (`worker/wac-host.ts`).
    * @throws UnknownWorkflowError for a child of a workflow nobody registered
    * @throws InvalidInputError for a task child that names another workflow than its parent's
    */
@@ -197,10 +203,16 @@ export class ClaimWrites {
     }
     // The claim's attempt span (`child` spans under it), else the parent's stored context.
     const traced = { traceSpan: this.engine.externalLeases.spanOf(lease), run: parent };
-    return msgs.map((m) => {
+    return msgs.flatMap((m) => {
       const workflow = m.workflow ?? parent.workflow;
       const info = infos.get(workflow)!;
       const task = m.task ?? null;
+      const refused = task === null ? argumentsRefusal(m, workflow, info.params) : null;
+      if (refused) {
+        const target = m.target ?? workflow;
+        steps.push({ key: m.key, kind: "task", target, status: "error", error: refused, position: m.position });
+        return [];
+      }
       const id = newRunId();
       steps.push({
         key: m.key,
@@ -211,7 +223,7 @@ export class ClaimWrites {
         position: m.position,
       });
       const fields = taskRunFields(workflow, task, m.payload, { timeoutMs: m.timeoutMs, cacheTtlMs: m.cacheTtlMs });
-      return {
+      const child: ChildSpec = {
         id,
         dedupe: false,
         workflow,
@@ -231,6 +243,7 @@ export class ClaimWrites {
         // Children continue the parent's trace: a `child` span of the attempt, as in process.
         options: tracePark(traced, { child: { id, workflow, task, options: fields.options } }) ?? null,
       };
+      return [child];
     });
   }
 
@@ -284,6 +297,18 @@ export class ClaimWrites {
       if (w.op !== "steps" && w.wakes !== false) engine.events.emit("work");
       return w.answer;
     });
+  }
+}
+
+/** Why a workflow child may not start with its payload (the step's error), or null when it fits or the parameters are unknown. */
+function argumentsRefusal(m: ChildMessage, workflow: string, params?: ParamSpec | null): SerializedError | null {
+  if (!params) return null;
+  try {
+    checkArguments(workflow, params, decodeValue(m.payload));
+    return null;
+  } catch (err) {
+    if (!(err instanceof InvalidArgumentsError)) throw err;
+    return { name: err.name, message: `child ${JSON.stringify(m.key)} not started: ${err.message}`, code: err.code };
   }
 }
 

@@ -18,6 +18,7 @@
 import { ATTR, inSpan } from "../../worker/tracing.js";
 import type { AssetHost } from "../../assets/host.js";
 import { RUN_BACKOFF } from "../../core/backoff.js";
+import type { ParamSpec } from "../../core/params.js";
 import { WAC_MAX_ATTEMPTS } from "../../loader/runnables.js";
 import type { WorkflowContext } from "../../sdk/context.js";
 import { InvalidInputError } from "../../sdk/errors.js";
@@ -55,12 +56,16 @@ export interface PipelineServices {
 
 const CASCADE_TRIGGERS = new Set(["cascade", "debounce", "join"]);
 
-/** Build the runnable of a member script. */
+/**
+ * Build the runnable of a member script; `params` (a Python script's open spec, `script-params.ts`)
+ * are what an enqueue of it checks its arguments against.
+ */
 export function pipelineDefinition(
   services: PipelineServices,
   member: MemberScript,
   runner: ScriptRunner,
   module?: WorkflowModule,
+  params?: ParamSpec | null,
 ): AnyWorkflow {
   const a = member.analyzed.annotations;
   const delayMs = a.retry?.delay ? a.retry.delay.seconds * 1000 : undefined;
@@ -71,6 +76,7 @@ export function pipelineDefinition(
     ...(a.tag && { worker: a.tag.name }),
     ...(schedule && { schedule }),
     module: module ?? { path: member.path, functions: new Map() },
+    params: params ?? null,
     handler: (payload: unknown, ctx: WorkflowContext) => runMember(services, member, runner, payload, ctx),
   });
 }

@@ -21,6 +21,7 @@ import type { AssetConfig } from "../../assets/config.js";
 import { resolveAssetConfig } from "../../assets/config.js";
 import { type AssetHost, openAssetHost } from "../../assets/host.js";
 import type { CronSchedule } from "../../core/cron.js";
+import { checkArguments, type ParamSpec } from "../../core/params.js";
 import type { Engine } from "../../engine/engine.js";
 import type { Project } from "../../loader/project.js";
 import { RunIdConflictError } from "../../sdk/errors.js";
@@ -39,6 +40,7 @@ import { buildPayload, type RunMeta } from "./meta.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
+import { PythonScriptParams } from "./script-params.js";
 import { storedColumns } from "./reserved-column.js";
 import { typescriptRunner } from "./runners/typescript.js";
 import { assetSdkFor } from "./sdk-host.js";
@@ -116,6 +118,8 @@ export class PipelineHost implements PipelineServices {
   private readonly runs = new WeakMap<object, PipelineRunContext>();
   /** Removes this host's asset storage from its engine ({@link stop}). */
   private readonly detachAssetSdk: () => void;
+  /** The parameters of Python members, checked at enqueue. */
+  private readonly scriptParams: PythonScriptParams;
 
   constructor(
     readonly project: Project,
@@ -125,6 +129,8 @@ export class PipelineHost implements PipelineServices {
     this.store = this.engine.store;
     this.root = project.root;
     this.subprocess = options.subprocess ?? {};
+    // The interpreter the runner starts the scripts with (`runners/subprocess.ts`).
+    this.scriptParams = new PythonScriptParams(this.subprocess.python ?? "python3", this.root);
     this.config = resolveAssetConfig(this.root, options.assets, options.env ?? process.env);
     this.current = PipelineCatalog.scan(this.root);
     this.assetsReady = openAssetHost(this.config, this.store).then((host) => (this.openedAssets = host));
@@ -355,8 +361,26 @@ export class PipelineHost implements PipelineServices {
     for (const f of this.current.folders()) this.say(renderText(f));
   }
 
-  private definition(member: MemberScript, runner: ScriptRunner, original?: AnyWorkflow): AnyWorkflow {
-    return pipelineDefinition(this, member, runner, original?.module ?? undefined);
+  private definition(
+    member: MemberScript,
+    runner: ScriptRunner,
+    original?: AnyWorkflow,
+    params?: ParamSpec | null,
+  ): AnyWorkflow {
+    return pipelineDefinition(this, member, runner, original?.module ?? undefined, params);
+  }
+
+  /**
+   * Checks arguments given to every step of a plan or backfill (`--args`) as an enqueue of each
+   * step checks its own, before anything is stored.
+   * @throws InvalidArgumentsError naming the step, the parameter, its hint and the value
+   */
+  checkStepArguments(steps: readonly string[], args: Record<string, unknown>): void {
+    for (const step of steps) {
+      const name = this.member(step).name;
+      const params = this.engine.registry.get(name)?.def.params;
+      if (params) checkArguments(name, params, args);
+    }
   }
 
   /**
@@ -391,10 +415,11 @@ export class PipelineHost implements PipelineServices {
     if (scripts.length) {
       const { runnerFor } = await import("./runners/index.js");
       this.runnersLoaded = true;
+      const params = await this.scriptParams.specs(scripts);
       for (const m of scripts) {
         const runner = runnerFor(this, m);
         if (!runner) continue;
-        defs.push(this.definition(m, runner));
+        defs.push(this.definition(m, runner, undefined, params.get(m.path)));
         now.add(m.name);
       }
     }
