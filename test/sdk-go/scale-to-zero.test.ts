@@ -314,6 +314,36 @@ describe.skipIf(!HAS_GO)(
       }
     }, 120_000);
 
+    it("a command that has not said what it serves (it exited before asking) is started by runs of workflows nothing else serves", async () => {
+      // Registered by a first server; the second's command exits 0 at once until \`ready\` exists.
+      const first = await startServer(bin, []);
+      await eventually(
+        () => started(first.server).length === 1 && exitedIdle(first.server, started(first.server)[0]!),
+        30_000,
+      );
+      await stop(first.server);
+      writeFileSync(
+        join(first.root, "sluice.json"),
+        JSON.stringify({ workers: [{ command: `test -f ready || exit 0; exec ${bin}`, group: "go" }] }),
+      );
+      const server = spawnSluice(["server", "--port", "0", "--lane-idle", "1s"], first.root);
+      try {
+        await server.waitFor(/lane command:go: worker pid \d+ exited \(idle\)/, 30_000);
+        expect(server.output()).not.toMatch(/\[go\] .*lanes-worker \d+: serving/);
+        writeFileSync(join(first.root, "ready"), "");
+        const enq = await cli(["enqueue", "ping", "{}", "--json"], first.root);
+        expect(enq.code, enq.err).toBe(0);
+        await eventually(
+          async () =>
+            JSON.parse((await cli(["show", JSON.parse(enq.out).id, "--json"], first.root)).out).status === "succeeded",
+          30_000,
+        );
+        expect(server.output()).toMatch(/lane command:go: runnable work, starting worker pid \d+/);
+      } finally {
+        await stop(server);
+      }
+    }, 120_000);
+
     it('"scaleToZero": false keeps the command running past the idle window, restarted as before', async () => {
       const s = await startServer(bin, [], { scaleToZero: false });
       try {
