@@ -20,7 +20,7 @@
 import { LaneMetrics } from "./lane-metrics.js";
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { EngineEvents } from "../engine/events.js";
-import type { Store } from "../store/types.js";
+import type { QueueReadiness, Store } from "../store/types.js";
 import { describeFailure } from "../store/storage-error.js";
 import {
   clearLaneCrash,
@@ -33,7 +33,6 @@ import {
 } from "./crash-record.js";
 import { Lane, type LaneInfo } from "./lane.js";
 import { checkSpacing, commandDemand, fullCheckBudget, laneDemand, takeCheck, unservedWorkflows } from "./policy.js";
-import type { QueueReadiness } from "../store/types.js";
 import { describeReclaim, type ReclaimMetrics, reclaimExpiredLeases } from "../worker/reclaim.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import type { LaneSpawner } from "./spawn.js";
