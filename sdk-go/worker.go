@@ -25,6 +25,11 @@ type WorkerOptions struct {
 	// for the worker commands of sluice.json so that it can end a dead worker's claims at once;
 	// else go:host:pid).
 	WorkerID string
+	// ExitWhenIdle, when positive, makes Run return nil once the worker has had no run to
+	// execute for this long: no claim came and none is running (scale to zero). Zero takes
+	// SLUICE_EXIT_WHEN_IDLE_MS (milliseconds), which Sluice sets for a sluice.json worker
+	// command it runs as a scale-to-zero lane; negative never exits when idle.
+	ExitWhenIdle time.Duration
 }
 
 // Worker claims and runs the registered workflows' runs.
@@ -36,8 +41,12 @@ type Worker struct {
 
 	mu     sync.Mutex
 	active map[string]*execution
-	wg     sync.WaitGroup
-	slots  chan struct{}
+	// lastBusy is when a run last started or ended (or the claim loop began): the idle window counts from it.
+	lastBusy time.Time
+	wg       sync.WaitGroup
+	slots    chan struct{}
+	// optErr is a bad setting read from the environment, returned by Run.
+	optErr error
 }
 
 // RunWorker registers the workflows with the server named by SLUICE_URL and runs their
@@ -72,16 +81,36 @@ func NewWorker(c *Client, opts WorkerOptions) *Worker {
 	if opts.WorkerID == "" {
 		opts.WorkerID = defaultWorkerID()
 	}
+	var optErr error
+	if opts.ExitWhenIdle == 0 {
+		opts.ExitWhenIdle, optErr = exitWhenIdleFromEnv()
+	}
 	defs := map[string]*definition{}
 	for _, d := range registered() {
 		defs[d.Name] = d
 	}
-	return &Worker{client: c, outbox: newOutbox(c), opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency)}
+	return &Worker{client: c, outbox: newOutbox(c), opts: opts, defs: defs, active: map[string]*execution{}, slots: make(chan struct{}, opts.Concurrency), optErr: optErr}
+}
+
+// exitWhenIdleFromEnv reads SLUICE_EXIT_WHEN_IDLE_MS: 0 when unset.
+func exitWhenIdleFromEnv() (time.Duration, error) {
+	raw := strings.TrimSpace(os.Getenv("SLUICE_EXIT_WHEN_IDLE_MS"))
+	if raw == "" {
+		return 0, nil
+	}
+	ms, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || ms <= 0 {
+		return 0, fmt.Errorf("sluice: SLUICE_EXIT_WHEN_IDLE_MS must be a positive whole number of milliseconds (the idle window after which the worker exits), got %q", raw)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
 }
 
 // Run registers the workflows, then claims and executes runs until ctx is cancelled,
 // and drains (see RunWorker).
 func (w *Worker) Run(ctx context.Context) error {
+	if w.optErr != nil {
+		return w.optErr
+	}
 	if len(w.defs) == 0 {
 		return errors.New("sluice: no workflows registered: call workflow.RegisterWorkflow before RunWorker")
 	}
@@ -105,8 +134,16 @@ func (w *Worker) Run(ctx context.Context) error {
 	stopBeats := make(chan struct{})
 	beatsDone := make(chan struct{})
 	go w.heartbeats(stopBeats, beatsDone)
+	w.mu.Lock()
+	w.lastBusy = time.Now()
+	w.mu.Unlock()
 	failures := 0
 	for ctx.Err() == nil {
+		wait, idle := w.pollWait()
+		if idle {
+			fmt.Fprintf(os.Stderr, "sluice worker: no run for %v (its idle window): exiting\n", w.opts.ExitWhenIdle)
+			break
+		}
 		free := w.acquireSlots(ctx)
 		if free == 0 {
 			break
@@ -114,7 +151,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		var out struct {
 			Claims []claim `json:"claims"`
 		}
-		req := claimRequest{WorkerID: w.opts.WorkerID, Workflows: names, Limit: free, LeaseMs: w.opts.Lease.Milliseconds(), WaitMs: w.opts.PollWait.Milliseconds(), Version: version}
+		req := claimRequest{WorkerID: w.opts.WorkerID, Workflows: names, Limit: free, LeaseMs: w.opts.Lease.Milliseconds(), WaitMs: wait.Milliseconds(), Version: version}
 		err := w.client.post(ctx, "/api/worker/claim", req, &out)
 		for i := len(out.Claims); i < free; i++ {
 			<-w.slots
@@ -140,6 +177,32 @@ func (w *Worker) Run(ctx context.Context) error {
 	close(stopBeats)
 	<-beatsDone
 	return nil
+}
+
+// pollWait is how long the next claim may wait on the server: PollWait, cut to what is left
+// of the idle window when the worker exits when idle (the whole window while a run executes,
+// so that a run ending during the poll is followed by at most one more window). idle is true
+// once no run has executed for the whole window: the worker stops claiming.
+func (w *Worker) pollWait() (wait time.Duration, idle bool) {
+	wait = w.opts.PollWait
+	window := w.opts.ExitWhenIdle
+	if window <= 0 {
+		return wait, false
+	}
+	w.mu.Lock()
+	left := window
+	if len(w.active) == 0 {
+		left -= time.Since(w.lastBusy)
+	}
+	w.mu.Unlock()
+	if left <= 0 {
+		return 0, true
+	}
+	if left < wait {
+		// Whole milliseconds, rounded up: a wait of 0 ms would not wait at all.
+		wait = (left + time.Millisecond - 1).Truncate(time.Millisecond)
+	}
+	return wait, false
 }
 
 // acquireSlots blocks until at least one slot is free and takes every free one;
@@ -190,12 +253,14 @@ func (w *Worker) start(ctx context.Context, c claim) *execution {
 	e := newExecution(context.Background(), w.outbox, c, w.opts.InlineSleep)
 	w.mu.Lock()
 	w.active[c.RunID] = e
+	w.lastBusy = time.Now()
 	w.mu.Unlock()
 	w.wg.Add(1)
 	go func() {
 		defer func() {
 			w.mu.Lock()
 			delete(w.active, c.RunID)
+			w.lastBusy = time.Now()
 			w.mu.Unlock()
 			e.cancel()
 			e.wrote()

@@ -326,6 +326,99 @@ class WorkerTest(unittest.TestCase):
             server.close()
 
 
+class IdleExitTest(unittest.TestCase):
+    """SLUICE_EXIT_WHEN_IDLE_MS (Sluice sets it for a worker command it runs as a scale-to-zero lane):
+    ``run`` returns once no run has executed for the window, so the program exits 0."""
+
+    def setUp(self):
+        _registry._registry.clear()
+        self.waits = []
+        self.finished_at = None
+        self.pending = []
+
+    def tearDown(self):
+        _registry._registry.clear()
+
+    def answer(self, path, body):
+        """Claims as the server answers them with nothing runnable: after ``waitMs`` (at most 2 s), none."""
+        if path.endswith("/claim"):
+            self.waits.append(body["waitMs"])
+            if self.pending:
+                batch, self.pending = self.pending, []
+                return 200, {"claims": batch}
+            time.sleep(min(body["waitMs"], 2000) / 1000)
+            return 200, {"claims": []}
+        if path.endswith("/finish"):
+            self.finished_at = time.monotonic()
+        return 200, {"registered": []} if path.endswith("/workflows") else {"ok": True}
+
+    def run_until_exit(self, worker):
+        t = threading.Thread(target=worker.run)
+        started = time.monotonic()
+        t.start()
+        t.join(5)
+        alive = t.is_alive()
+        if alive:
+            worker.stop()
+            t.join(5)
+        self.assertFalse(alive, "the worker did not return from run() within 5 s")
+        return time.monotonic() - started
+
+    def test_with_sluice_exit_when_idle_ms_run_returns_once_no_claim_came_within_the_window(self):
+        import os
+        from unittest import mock
+        server = FakeServer(self.answer)
+        try:
+            _registry.register_workflow("wf", lambda ctx, p: None)
+            with mock.patch.dict(os.environ, {"SLUICE_EXIT_WHEN_IDLE_MS": "300"}):
+                worker = Worker(Client(server.url), poll_wait=20)
+            took = self.run_until_exit(worker)
+            self.assertGreaterEqual(took, 0.3, "exited before its 300 ms idle window")
+            # Its long-polls were cut to the window instead of the 20 s poll_wait.
+            self.assertTrue(self.waits and all(1 <= w <= 300 for w in self.waits), self.waits)
+        finally:
+            server.close()
+
+    def test_the_idle_window_counts_from_the_end_of_the_last_run(self):
+        server = FakeServer(self.answer)
+        try:
+            _registry.register_workflow("slow", lambda ctx, p: time.sleep(0.3))
+            self.pending = [claim("slow")]
+            worker = Worker(Client(server.url), poll_wait=20, exit_when_idle=0.2, lease=3)
+            self.run_until_exit(worker)
+            exited = time.monotonic()
+            [finish] = server.bodies("/r1/finish")
+            self.assertEqual(finish["outcome"], "succeeded")
+            self.assertGreaterEqual(exited - self.finished_at, 0.2, "exited within the idle window after the run")
+        finally:
+            server.close()
+
+    def test_a_bad_sluice_exit_when_idle_ms_is_refused_naming_it(self):
+        import os
+        from unittest import mock
+        for bad in ("30s", "0", "-5"):
+            with mock.patch.dict(os.environ, {"SLUICE_EXIT_WHEN_IDLE_MS": bad}):
+                with self.assertRaisesRegex(ValueError, f"SLUICE_EXIT_WHEN_IDLE_MS must be a positive whole number of milliseconds.*{bad!r}"):
+                    Worker(Client("http://127.0.0.1:9"))
+
+    def test_without_an_idle_window_the_worker_keeps_claiming(self):
+        import os
+        from unittest import mock
+        server = FakeServer(self.answer)
+        try:
+            _registry.register_workflow("wf", lambda ctx, p: None)
+            with mock.patch.dict(os.environ, {"SLUICE_EXIT_WHEN_IDLE_MS": ""}):
+                worker = Worker(Client(server.url), poll_wait=0.05)
+            t = threading.Thread(target=worker.run)
+            t.start()
+            t.join(0.5)
+            self.assertTrue(t.is_alive(), "the worker returned although no idle window was set")
+            worker.stop()
+            t.join(5)
+        finally:
+            server.close()
+
+
 class ProducerTest(unittest.TestCase):
     def test_enqueue_and_signal_send_their_fields(self):
         def answer(path, body):

@@ -41,6 +41,12 @@ export interface ExternalWorkerConfig {
   group?: string;
   /** Folder to run it in, relative to the project. */
   dir?: string;
+  /**
+   * Where a lane supervisor runs (`sluice server`, `sluice dev --workers separate`): true (the
+   * default) runs the command only while its workflows have runnable work, as a lane that exits
+   * after its idle window; false keeps it running for the server's lifetime, restarted when it exits.
+   */
+  scaleToZero?: boolean;
 }
 
 /** Reads and validates `<root>/sluice.json` (empty config when absent). */
@@ -117,13 +123,17 @@ function validateWorkers(raw: unknown, bad: (msg: string) => Error): void {
       throw bad(`"workers[${i}]" must be an object such as { "command": "go run ./cmd/worker" }`);
     const o = w as Record<string, unknown>;
     for (const k of Object.keys(o))
-      if (!["command", "group", "dir"].includes(k))
-        throw bad(`"workers[${i}]": unknown field "${k}" (known: command, group, dir)`);
+      if (!["command", "group", "dir", "scaleToZero"].includes(k))
+        throw bad(`"workers[${i}]": unknown field "${k}" (known: command, group, dir, scaleToZero)`);
     if (typeof o.command !== "string" || o.command.trim() === "")
       throw bad(`"workers[${i}].command" must be a non-empty shell command, e.g. "go run ./cmd/worker"`);
     if (o.group !== undefined && (typeof o.group !== "string" || !/^[\w.-]{1,64}$/.test(o.group)))
       throw bad(`"workers[${i}].group" must be a short name (letters, digits, . _ -)`);
     if (o.dir !== undefined && typeof o.dir !== "string")
       throw bad(`"workers[${i}].dir" must be a folder path relative to the project`);
+    if (o.scaleToZero !== undefined && typeof o.scaleToZero !== "boolean")
+      throw bad(
+        `"workers[${i}].scaleToZero" must be true (run it only while its workflows have runnable work, the default) or false (keep it running)`,
+      );
   });
 }

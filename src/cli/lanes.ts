@@ -88,6 +88,8 @@ export function createLanes(args: {
     store: engine.store,
     events: engine.events,
     workflows: () => engine.registry.names(),
+    // The Python files' worker (always on) serves these: a worker command's lane does not wake for them.
+    servedElsewhere: () => (loader.python.onProtocol ? loader.python.names() : []),
     localServer: engine.localServer,
     serverName: engine.localServer ?? defaultServerName(io.env),
     spawner,

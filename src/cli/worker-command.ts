@@ -1,11 +1,11 @@
 /**
- * One supervised worker command of `sluice.json` `workers` (see `external-workers.ts`).
+ * One always-on worker command of `sluice.json` `workers` (see `external-workers.ts`; a command
+ * that scales to zero is a lane instead, `command-lane.ts`).
  *
  * Modes: `running` (its process is up) → `waiting` (it exited; a restart is due after a
  * backoff, `worker-command-policy.ts`) → `running` … and, from any of them, `stopping` →
- * `stopped`. A command runs through `sh -c` in its own process group (so signals reach
- * `go run`'s child too), with `exec` in front when the line is one simple command so that the
- * printed pid is the worker's. When its process exits, what is left of its group is stopped
+ * `stopped`. A process is started as `command-process.ts` says (`sh -c`, its own process
+ * group, `exec` when the line allows it). When its process exits, what is left of its group is stopped
  * before the restart (no second worker beside an orphan): SIGTERM, so a worker left behind by
  * its launcher (`go run`'s program when `go run` itself was signalled) drains, then SIGKILL after
  * {@link LEFTOVER_DRAIN_MS}. {@link stop} cancels a pending
@@ -19,15 +19,23 @@
  * {@link health} says whether the command keeps crashing (`/api/ready`'s `workers` check, the
  * rule in `worker-command-policy.ts`).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { hostname } from "node:os";
+import type { ChildProcess } from "node:child_process";
+import {
+  commandWorkerId,
+  GROUP_POLL_MS,
+  groupAlive,
+  groupGone,
+  killGroup,
+  running,
+  sleep,
+  spawnCommand,
+} from "./command-process.js";
 import {
   type CommandHealth,
   type QuickExit,
   RESTART_STABLE_MS,
   commandHealth,
   describeExit,
-  execCommandLine,
   nextRestartDelay,
 } from "./worker-command-policy.js";
 
@@ -52,8 +60,6 @@ type Mode =
   | { name: "stopping"; proc: ChildProcess | null }
   | { name: "stopped" };
 
-/** Polling period while waiting for the rest of a process group to exit. */
-const GROUP_POLL_MS = 50;
 /** How long an exited process's SIGKILLed group may take to go before its claims are released anyway. */
 const GROUP_GONE_MS = 2_000;
 /** How long what is left of an exited process's group may drain after SIGTERM before SIGKILL. */
@@ -93,37 +99,22 @@ export class WorkerCommand {
 
   private spawn(): void {
     const { label, command, write } = this.options;
-    const line = execCommandLine(command);
-    const workerId = `cmd${this.options.slot ?? 1}:${hostname()}:${process.pid}:${this.starts + 1}`;
-    const proc = spawn("sh", ["-c", line ?? command], {
+    const workerId = commandWorkerId(this.options.slot ?? 1, this.starts + 1);
+    const { proc, where } = spawnCommand({
+      label,
+      command,
       cwd: this.options.cwd,
-      env: { ...this.options.env, SLUICE_WORKER_ID: workerId },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
+      env: this.options.env,
+      workerId,
+      write,
+      onLine: (l) => {
+        if (l.trim() !== "") this.lastLine = l.trim();
+      },
     });
     this.starts++;
     this.lastLine = null;
     this.mode = { name: "running", proc, startedAt: Date.now() };
-    for (const stream of [proc.stdout!, proc.stderr!]) {
-      let rest = "";
-      stream.setEncoding("utf8");
-      stream.on("data", (chunk: string) => {
-        const lines = (rest + chunk).split("\n");
-        rest = lines.pop()!;
-        for (const l of lines) write(`[${label}] ${l}\n`);
-        const last = lines.filter((l) => l.trim() !== "").pop();
-        if (last !== undefined) this.lastLine = last.trim();
-      });
-    }
-    proc.on("error", (e) => write(`[${label}] could not start ${JSON.stringify(command)}: ${e.message}\n`));
     proc.on("exit", (code, signal) => this.exited(proc, workerId, code, signal));
-    const pid = proc.pid;
-    const where =
-      pid === undefined
-        ? "not started"
-        : line === null
-          ? `pid ${pid} is the sh -c running it; kill -- -${pid} signals its whole process group`
-          : `pid ${pid}`;
     write(`worker command [${label}]: ${command} (${where})\n`);
   }
 
@@ -170,8 +161,7 @@ export class WorkerCommand {
       killGroup(proc, "SIGKILL");
     }
     if (!onExit) return;
-    const deadline = Date.now() + GROUP_GONE_MS;
-    while (Date.now() < deadline && groupAlive(proc)) await sleep(GROUP_POLL_MS);
+    await groupGone(proc, GROUP_GONE_MS);
     try {
       await onExit(workerId);
     } catch (err) {
@@ -204,37 +194,4 @@ export class WorkerCommand {
     await this.released;
     this.mode = { name: "stopped" };
   }
-}
-
-/** Whether `proc` started and has not exited (yet). */
-function running(proc: ChildProcess): boolean {
-  return proc.pid !== undefined && proc.exitCode === null && proc.signalCode === null;
-}
-
-/** Whether any process of `proc`'s group is still there (a zombie counts until it is reaped). */
-function groupAlive(proc: ChildProcess): boolean {
-  if (proc.pid === undefined) return false;
-  try {
-    process.kill(-proc.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Signals `proc`'s process group; true when there was one to signal. */
-function killGroup(proc: ChildProcess, signal: NodeJS.Signals): boolean {
-  if (proc.pid === undefined) return false;
-  try {
-    process.kill(-proc.pid, signal);
-    return true;
-  } catch {
-    // No group (already gone): the process itself, in case it is still there.
-    if (running(proc)) proc.kill(signal);
-    return false;
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

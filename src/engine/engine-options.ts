@@ -74,10 +74,11 @@ export interface EngineOptions {
    */
   secretKey?: string;
   /**
-   * Asked before every enqueue with the runs' worker group; throwing refuses the enqueue
-   * with that error (a server refuses groups whose worker lane crashed at startup).
+   * Asked before every enqueue with the runs' worker group and workflow; throwing refuses the
+   * enqueue with that error (a server refuses groups whose worker lane crashed at startup, and
+   * the workflows of a worker command whose lane did).
    */
-  admit?: (group: string, store: Store) => void | Promise<void>;
+  admit?: (group: string, store: Store, workflow: string) => void | Promise<void>;
 }
 
 /** Worker settings of {@link EngineOptions.worker}; durations follow `core/duration-option.ts`. */

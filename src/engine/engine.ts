@@ -357,7 +357,7 @@ export class Engine implements SluiceRuntime {
     // A workflow registered here (the usual case) is known without an `await`.
     const found = this.lookup.defaults(workflow);
     const defaults = found instanceof Promise ? await found : found;
-    if (this.options.admit) await this.options.admit(defaults.queue, this.store);
+    if (this.options.admit) await this.options.admit(defaults.queue, this.store, defaults.name);
     const requests = payloads.map((p, i) => buildEnqueueRequest(defaults, p, perRun[i], this.maxValueBytes));
     // The runs continue the trace active here: their attempts and children hang under this span.
     const span = startEnqueueSpan(defaults.name, requests.length, options.trace);

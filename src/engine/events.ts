@@ -21,6 +21,14 @@ export interface EngineEventMap {
    * claim is `started`/`settled` only).
    */
   reclaimed: [runId: string];
+  /**
+   * An out-of-process worker asked this server for work (the worker protocol's claim): the id it
+   * claims under, the workflows it serves and the groups it claims from (null: any). How a
+   * supervisor learns what a worker command it started serves (`lanes/`).
+   */
+  workerPoll: [workerId: string, workflows: readonly string[], groups: readonly string[] | null];
+  /** This server answered `runs` claimed runs to an out-of-process worker's claim. */
+  claimedExternally: [workerId: string, runs: number];
 }
 
 /** Typed event bus of one engine. */

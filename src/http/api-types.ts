@@ -239,7 +239,7 @@ export interface ApiMe {
   auth: "off" | "tokens";
 }
 
-/** One worker lane (scale to zero): the worker process of one worker group. */
+/** One worker lane (scale to zero): the worker process of one worker group, or of one `sluice.json` worker command. */
 export interface ApiLane {
   group: string;
   /** `idle` (no process), `starting` (spawned, no claim yet), `running`, `crashed` (exited with an error before its first claim), `draining`, `stopped`. */
@@ -250,13 +250,17 @@ export interface ApiLane {
   draining: number[];
   /** While `crashed`: why (the worker could not be started, or how it exited and its last stderr line); else null. */
   error: string | null;
+  /** A `sluice.json` worker command's lane (`group` is `command:<label>`): its command line; null for a worker group's lane. */
+  command: string | null;
+  /** A worker command's lane: the workflows its processes claim; null until one asked for work, and for a group's lane. */
+  workflows: string[] | null;
 }
 
 /** `GET /api/lanes`. */
 export interface ApiLanes {
   /** False when this process supervises no lanes (`sluice dev` runs its worker in-process, `--workers none`). */
   supervised: boolean;
-  /** Every lane that has started a worker since the server started, by group. */
+  /** Every lane that has started a worker since the server started, and every scale-to-zero worker command's, by name. */
   lanes: ApiLane[];
 }
 

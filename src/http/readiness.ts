@@ -80,7 +80,7 @@ export function lanesCheck(lanes: LaneInfo[] | null): ReadinessCheck {
 /** The worker commands check (pure): one that keeps exiting is unhealthy, with its cause and last output. */
 export function workerCommandsCheck(commands: WorkerCommandState[] | null): ReadinessCheck {
   if (commands === null || commands.length === 0)
-    return { ok: true, detail: "no worker commands started by this process" };
+    return { ok: true, detail: "no always-on worker commands started by this process" };
   const failing = commands.filter((c) => !c.ok);
   if (failing.length > 0) return { ok: false, detail: failing.map((c) => c.detail).join("; ") };
   return { ok: true, detail: `${commands.length} worker command(s), none failing` };

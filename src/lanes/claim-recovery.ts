@@ -6,7 +6,7 @@
  */
 import type { EngineEvents } from "../engine/events.js";
 import type { RunRecord, Store } from "../store/types.js";
-import { laneCrashKey } from "./crash-record.js";
+import { clearLaneCrash } from "./crash-record.js";
 import { laneOfQueue } from "./policy.js";
 
 /** Clears crash records on first claims; returns a function that stops listening. */
@@ -21,12 +21,9 @@ export function clearCrashOnClaim(
     const group = laneOfQueue(run.queue, server) ?? run.queue;
     if (seen.has(group)) return;
     seen.add(group);
-    const key = laneCrashKey(group);
-    void store
-      .kvGet(key)
-      .then(async (value) => {
-        if (value !== null && (await store.kvSwap(key, value, null)))
-          warn(`lane ${group}: claimed a run, the lane's crash record is cleared\n`);
+    void clearLaneCrash(store, group)
+      .then((cleared) => {
+        if (cleared) warn(`lane ${group}: claimed a run, the lane's crash record is cleared\n`);
       })
       .catch((err) => warn(`lane ${group}: could not clear its crash record (${(err as Error).message})\n`));
   };

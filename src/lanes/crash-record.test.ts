@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  crashRefuses,
   decodeLaneCrash,
   describeLaneCrash,
   encodeLaneCrash,
@@ -52,5 +53,36 @@ describe("lane crash records", () => {
     );
     expect(summarizeLaneCrash(failed)).toBe("its worker could not be started: EACCES: permission denied");
     expect(summarizeLaneCrash(crash)).toBe("its worker exited with code 1 before claiming any run: Error: no SMTP_URL");
+  });
+
+  it("a worker command's crash keeps its command and workflows, refuses only those, and says so", () => {
+    const go: LaneCrash = {
+      group: "command:go",
+      server: "web-1",
+      exitCode: 1,
+      signal: null,
+      stderrTail: ["cannot open the orders database"],
+      at: 5,
+      command: "go run ./cmd/worker",
+      workflows: ["charge", "refund"],
+    };
+    expect(decodeLaneCrash("command:go", encodeLaneCrash(go))).toEqual(go);
+    expect(crashRefuses(go, "default", "charge")).toBe(true);
+    expect(crashRefuses(go, "go", "ship")).toBe(false);
+    // A group's crash refuses its group, whatever the workflow.
+    expect(crashRefuses(crash, "email", "anything")).toBe(true);
+    expect(crashRefuses(crash, "default", "anything")).toBe(false);
+    expect(describeLaneCrash(go)).toMatch(
+      /^worker lane "command:go" is down: its command "go run \.\/cmd\/worker" exited with code 1 before claiming any run \(server web-1\), so new runs of its workflows \(charge, refund\) are refused\./,
+    );
+    expect(describeLaneCrash(go)).toMatch(/Worker stderr:\n {2}cannot open the orders database$/);
+    expect(summarizeLaneCrash(go)).toBe(
+      "its command exited with code 1 before claiming any run: cannot open the orders database",
+    );
+    // Crashed before it ever asked for work: nothing is known to refuse.
+    expect(describeLaneCrash({ ...go, workflows: [] })).toContain(
+      "its workflows are not known yet (it never asked for work), so no enqueue is refused",
+    );
+    expect(crashRefuses({ ...go, workflows: [] }, "go", "charge")).toBe(false);
   });
 });

@@ -3,6 +3,9 @@
  * the database sees it: the enqueue path of any server or CLI refuses new runs of the
  * group with the worker's error, and the next successful claim of the group (any
  * worker's) deletes the record, which restores normal operation (seed 002, "Scale To Zero").
+ * A worker command's lane (`command:<label>`, `sluice.json` `workers`) is no worker group: its
+ * record lists the workflows the command was seen serving, and new runs of those are refused;
+ * its supervisor deletes the record when a process of the command claims a run.
  */
 import { SluiceError } from "../sdk/errors.js";
 import type { Store } from "../store/types.js";
@@ -22,6 +25,10 @@ export interface LaneCrash {
   stderrTail: string[];
   /** Why no worker process could be started at all (spawning failed, its build file could not be written), else absent. */
   startError?: string;
+  /** A worker command's lane: its command line (else absent). */
+  command?: string;
+  /** A worker command's lane: the workflows it was seen serving, whose new runs are refused (else absent). */
+  workflows?: string[];
   /** When it crashed (epoch ms). */
   at: number;
 }
@@ -58,13 +65,27 @@ export function decodeLaneCrash(group: string, value: string): LaneCrash {
     stderrTail: tail,
     at: typeof raw.at === "number" ? raw.at : 0,
     ...(typeof raw.startError === "string" && { startError: raw.startError }),
+    ...(typeof raw.command === "string" && { command: raw.command }),
+    ...(Array.isArray(raw.workflows) && {
+      workflows: raw.workflows.filter((w): w is string => typeof w === "string"),
+    }),
   };
 }
 
-/** Reads a group's crash record, or null when its lane is healthy. */
-async function readLaneCrash(store: Store, group: string): Promise<LaneCrash | null> {
-  const value = await store.kvGet(laneCrashKey(group));
-  return value === null ? null : decodeLaneCrash(group, value);
+/** Whether `crash` refuses a new run of `workflow` in `group`: its lane is that group, or a command lane serving it. */
+export function crashRefuses(crash: LaneCrash, group: string, workflow: string | undefined): boolean {
+  if (crash.command !== undefined) return workflow !== undefined && (crash.workflows ?? []).includes(workflow);
+  return crash.group === group;
+}
+
+/**
+ * Deletes a lane's crash record if there is one (compare-and-set: a record written again
+ * meanwhile stays); true when one was deleted.
+ */
+export async function clearLaneCrash(store: Store, lane: string): Promise<boolean> {
+  const key = laneCrashKey(lane);
+  const value = await store.kvGet(key);
+  return value !== null && (await store.kvSwap(key, value, null));
 }
 
 /** Every recorded lane crash, by group. */
@@ -90,9 +111,10 @@ export class LaneCrashedError extends SluiceError<"LANE_CRASHED"> {
 
 /** One line on why a lane is down (`GET /api/lanes`, the readiness probe): the start error, or the exit and the last stderr line. */
 export function summarizeLaneCrash(crash: LaneCrash): string {
-  if (crash.startError !== undefined) return `its worker could not be started: ${crash.startError}`;
+  const what = crash.command === undefined ? "worker" : "command";
+  if (crash.startError !== undefined) return `its ${what} could not be started: ${crash.startError}`;
   const last = crash.stderrTail.at(-1);
-  return `its worker ${describeCrashExit(crash)} before claiming any run${last ? `: ${last}` : ""}`;
+  return `its ${what} ${describeCrashExit(crash)} before claiming any run${last ? `: ${last}` : ""}`;
 }
 
 function describeCrashExit(crash: LaneCrash): string {
@@ -101,6 +123,7 @@ function describeCrashExit(crash: LaneCrash): string {
 
 /** The one-paragraph explanation of a crashed lane, with the stderr tail indented below it. */
 export function describeLaneCrash(crash: LaneCrash): string {
+  if (crash.command !== undefined) return describeCommandCrash(crash, crash.command);
   if (crash.startError !== undefined)
     return (
       `worker lane ${JSON.stringify(crash.group)} is down: its worker could not be started (server ${crash.server}): ${crash.startError}; ` +
@@ -115,8 +138,29 @@ export function describeLaneCrash(crash: LaneCrash): string {
     : `${head} (the worker wrote nothing to stderr).`;
 }
 
-/** Refuses an enqueue into `group` when its lane's crash is recorded in the store. */
-export async function admitFromStore(group: string, store: Store): Promise<void> {
-  const crash = await readLaneCrash(store, group);
-  if (crash) throw new LaneCrashedError(crash);
+/** The explanation of a worker command lane's crash (see {@link describeLaneCrash}). */
+function describeCommandCrash(crash: LaneCrash, command: string): string {
+  const served = crash.workflows?.length
+    ? `new runs of its workflows (${crash.workflows.join(", ")}) are refused`
+    : "its workflows are not known yet (it never asked for work), so no enqueue is refused";
+  const how =
+    crash.startError !== undefined
+      ? `could not be started: ${crash.startError}`
+      : `${describeCrashExit(crash)} before claiming any run`;
+  const head =
+    `worker lane ${JSON.stringify(crash.group)} is down: its command ${JSON.stringify(command)} ${how} (server ${crash.server}), so ${served}. ` +
+    `Fix the worker; the lane tries it again after a back-off, and its next successful claim restores it`;
+  const tail = crash.startError !== undefined ? [] : crash.stderrTail.slice(-10);
+  return tail.length
+    ? `${head}. Worker stderr:\n${tail.map((l) => `  ${l}`).join("\n")}`
+    : `${head}${crash.startError !== undefined ? "." : " (the worker wrote nothing to stderr)."}`;
+}
+
+/**
+ * Refuses an enqueue of `workflow` into `group` when a crash recorded in the store covers it:
+ * its group's lane, or a worker command lane that serves the workflow.
+ */
+export async function admitFromStore(group: string, store: Store, workflow?: string): Promise<void> {
+  for (const crash of (await listLaneCrashes(store)).values())
+    if (crashRefuses(crash, group, workflow)) throw new LaneCrashedError(crash);
 }

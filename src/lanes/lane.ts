@@ -1,7 +1,9 @@
 /**
  * One worker lane: the worker process of one group, started on demand and gone when
  * idle. Owns its {@link LaneState}, its current process, the processes it retired
- * after a code change (they drain on their own), and its back-off times.
+ * after a code change (they drain on their own), and its back-off times. A worker
+ * command's lane (`sluice.json` `workers`, {@link LaneHooks.command}) runs that command
+ * instead and keeps what its processes said they serve ({@link Lane.serves}).
  */
 import type { LaneMetrics, MetricsJson } from "./lane-metrics.js";
 import { type LaneCrash, summarizeLaneCrash } from "./crash-record.js";
@@ -26,6 +28,16 @@ export interface LaneHooks {
   onExit: () => void;
   /** Where the workers' metrics go (served by the server's `/metrics`); none when absent. */
   metrics?: LaneMetrics;
+  /** A worker command's lane: its command line (recorded with a crash, shown in status). */
+  command?: string;
+  /** A process of the lane claimed its first run (the supervisor clears the lane's crash record). */
+  onClaimed?: () => void;
+}
+
+/** What a worker command's processes claim: its workflows, in its groups (null: any). */
+export interface LaneServes {
+  workflows: string[];
+  groups: string[] | null;
 }
 
 /** A snapshot of a lane for status output. */
@@ -37,6 +49,10 @@ export interface LaneInfo {
   draining: number[];
   /** While `crashed`: why (the worker's start error, or its exit and last stderr line); else null. */
   error: string | null;
+  /** A worker command's lane: its command line; null for a worker group's lane. */
+  command: string | null;
+  /** A worker command's lane: the workflows its processes claim (null until one asked for work, and for a group's lane). */
+  workflows: string[] | null;
 }
 
 /** One lane (see the module comment). */
@@ -52,6 +68,9 @@ export class Lane {
   private stopped: Promise<void> | null = null;
   /** The crash that stopped the lane (while it is `crashed`). */
   private crash: LaneCrash | null = null;
+  /** The current process was started only to learn what the command serves (no work was waiting). */
+  private discovering = false;
+  private serving: LaneServes | null = null;
 
   constructor(
     readonly group: string,
@@ -68,7 +87,14 @@ export class Lane {
       pid: this.proc?.pid ?? null,
       draining: [...this.retiring].map((p) => p.pid),
       error: this.state.mode === "crashed" && this.crash ? summarizeLaneCrash(this.crash) : null,
+      command: this.hooks.command ?? null,
+      workflows: this.serving ? [...this.serving.workflows] : null,
     };
+  }
+
+  /** A worker command's lane: what its processes last said they claim, or null before any asked for work. */
+  get serves(): LaneServes | null {
+    return this.serving;
   }
 
   /** When this lane may start again, if it is held back (else null). */
@@ -80,8 +106,11 @@ export class Lane {
   /**
    * Runnable work is waiting in this lane's group: start a worker, unless one is up, the
    * lane is held back, or it crashed and its retry time has not come (then one probe).
+   * `discover`: no work waits, the process is started to learn what a worker command serves
+   * (it registers its workflows and asks for work, then exits after its idle window; that
+   * clean exit without a claim holds nothing back).
    */
-  demand(): void {
+  demand(discover = false): void {
     const mode = this.state.mode;
     if (mode !== "idle" && mode !== "crashed") return;
     if (this.hooks.now() < this.notBefore) return;
@@ -89,7 +118,7 @@ export class Lane {
       this.state.setRecovered();
       this.hooks.log(`lane ${this.group}: trying a fresh worker after its crash (attempt ${this.crashes + 1})\n`);
     }
-    this.start();
+    this.start(discover);
   }
 
   /** A crash record was cleared elsewhere (a successful claim): a crashed lane may start again at once. */
@@ -146,8 +175,9 @@ export class Lane {
     clearTimeout(timer);
   }
 
-  private start(): void {
+  private start(discover: boolean): void {
     this.state.setStarting();
+    this.discovering = discover;
     this.spawnedAt = this.hooks.now();
     let proc: LaneProcess;
     try {
@@ -157,14 +187,18 @@ export class Lane {
       return this.crashed(null, { code: null, signal: null, startError: (err as Error).message });
     }
     this.proc = proc;
-    this.hooks.log(`lane ${this.group}: runnable work, starting worker pid ${proc.pid}\n`);
+    this.hooks.log(
+      `lane ${this.group}: ${discover ? "learning what the command serves (it registers its workflows, then exits when idle)" : "runnable work"}, starting worker pid ${proc.pid}\n`,
+    );
     proc.onMessage((m) => {
       if (m.sluiceLane === "metrics") return this.hooks.metrics?.update(proc.pid, m.metrics as MetricsJson);
+      if (m.sluiceLane === "serves") return void (this.serving = { workflows: m.workflows, groups: m.groups });
       if (proc !== this.proc) return;
       if (m.sluiceLane === "claimed" && this.state.mode === "starting") {
         this.state.setRunning();
         this.crashes = 0;
         this.quietExits = 0;
+        this.hooks.onClaimed?.();
         this.hooks.log(
           `lane ${this.group}: worker pid ${proc.pid} claimed its first run ${this.hooks.now() - this.spawnedAt} ms after start` +
             `${m.cpuMs === undefined ? "" : ` (${m.cpuMs} ms of CPU)`}\n`,
@@ -192,6 +226,9 @@ export class Lane {
     const now = this.hooks.now();
     if (mode === "starting" && failed) {
       this.crashed(proc, exit);
+    } else if (mode === "starting" && this.discovering) {
+      this.state.setExited();
+      this.hooks.log(`lane ${this.group}: worker pid ${proc.pid} exited (idle)\n`);
     } else if (mode === "starting") {
       this.state.setExited();
       this.quietExits++;
@@ -222,9 +259,11 @@ export class Lane {
       exit.startError !== undefined
         ? `could not start a worker: ${exit.startError};`
         : `worker pid ${proc?.pid ?? "?"} ${describeExit(exit)} before its first claim;`;
+    const command = this.hooks.command;
+    const refused = command === undefined ? `new runs of group ${this.group}` : "new runs of its workflows";
     this.hooks.log(
       `lane ${this.group}: ${what} not respawning ` +
-        `(new runs of group ${this.group} are refused; next try in ${Math.round(wait / 1000)} s if work is waiting)\n`,
+        `(${refused} are refused; next try in ${Math.round(wait / 1000)} s${command === undefined ? " if work is waiting" : ""})\n`,
     );
     this.crash = {
       group: this.group,
@@ -234,6 +273,7 @@ export class Lane {
       stderrTail: proc?.stderrTail() ?? [],
       at: now,
       ...(exit.startError !== undefined && { startError: exit.startError }),
+      ...(command !== undefined && { command, workflows: [...(this.serving?.workflows ?? [])] }),
     };
     this.hooks.onCrash(this.crash);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   CHECK_BURST,
   checkSpacing,
+  commandDemand,
   crashRetryDelay,
   fullCheckBudget,
   laneDemand,
@@ -9,6 +10,7 @@ import {
   LineTail,
   quietExitDelay,
   takeCheck,
+  unservedWorkflows,
 } from "./policy.js";
 
 describe("laneDemand", () => {
@@ -32,6 +34,41 @@ describe("laneDemand", () => {
     expect(laneDemand(rows, 20, "a")).toEqual({ due: ["default"], nextAt: 50 });
     expect(laneOfQueue("email@b", "a")).toBeNull();
     expect(laneOfQueue("email@b", null)).toBe("email@b");
+  });
+});
+
+describe("commandDemand", () => {
+  const rows = [
+    { queue: "go", readyAt: 100 },
+    { queue: "default", readyAt: 500 },
+  ];
+
+  it("has work when any queue of the command's workflows is due, else says when one will be", () => {
+    expect(commandDemand(rows, 200, null, null)).toEqual({ due: true, nextAt: 500 });
+    expect(commandDemand(rows, 50, null, null)).toEqual({ due: false, nextAt: 100 });
+    expect(commandDemand([], 50, null, null)).toEqual({ due: false, nextAt: null });
+  });
+
+  it("counts only the groups a command claims from, and this server's local queues", () => {
+    expect(commandDemand(rows, 200, null, ["default"])).toEqual({ due: false, nextAt: 500 });
+    expect(commandDemand(rows, 600, null, ["default"])).toEqual({ due: true, nextAt: null });
+    const local = [
+      { queue: "go@b", readyAt: 10 },
+      { queue: "go@a", readyAt: 300 },
+    ];
+    expect(commandDemand(local, 200, "a", ["go"])).toEqual({ due: false, nextAt: 300 });
+  });
+});
+
+describe("unservedWorkflows", () => {
+  it("lists published workflows nobody here serves, removed ones aside", () => {
+    const published = [
+      { name: "ts", queue: "default", maxAttempts: 3, backoff: { base: 1, max: 2 } },
+      { name: "go-a", queue: "go", maxAttempts: 3, backoff: { base: 1, max: 2 } },
+      { name: "gone", queue: "go", maxAttempts: 3, backoff: { base: 1, max: 2 }, removedAt: 5 },
+    ];
+    expect(unservedWorkflows(published, new Set(["ts"]))).toEqual(["go-a"]);
+    expect(unservedWorkflows(published, new Set(["ts", "go-a"]))).toEqual([]);
   });
 });
 

@@ -3,7 +3,7 @@
  * how long to hold back a lane that did not do any (so a broken worker cannot cause a
  * storm of processes).
  */
-import type { QueueReadiness } from "../store/types.js";
+import type { QueueReadiness, WorkflowInfo } from "../store/types.js";
 
 /** Which lanes have runnable work now, and the earliest time another one will. */
 export interface LaneDemand {
@@ -36,6 +36,40 @@ export function laneOfQueue(queue: string, server: string | null): string | null
   const at = queue.lastIndexOf("@");
   if (at < 0) return queue;
   return queue.slice(at + 1) === server ? queue.slice(0, at) : null;
+}
+
+/**
+ * Whether a worker command's lane has runnable work, and when it next will: `rows` are
+ * `readyByQueue` of the workflows the command claims; with `groups` (it claims only from
+ * those) runs of other groups do not count. Queues map to lanes as in {@link laneDemand}.
+ */
+export function commandDemand(
+  rows: readonly QueueReadiness[],
+  now: number,
+  server: string | null,
+  groups: readonly string[] | null,
+): { due: boolean; nextAt: number | null } {
+  const mine =
+    groups === null
+      ? rows
+      : rows.filter((r) => {
+          const lane = laneOfQueue(r.queue, server);
+          return lane !== null && groups.includes(lane);
+        });
+  const demand = laneDemand(mine, now, server);
+  return { due: demand.due.length > 0, nextAt: demand.nextAt };
+}
+
+/**
+ * The published workflows that nothing this server knows of serves: not removed and not in
+ * `served` (its own registry, the Python files' worker, the worker commands that said what
+ * they claim). Their runs wake a worker command that has not said yet what it serves.
+ */
+export function unservedWorkflows(
+  published: readonly Pick<WorkflowInfo, "name" | "removedAt">[],
+  served: ReadonlySet<string>,
+): string[] {
+  return published.filter((w) => !w.removedAt && !served.has(w.name)).map((w) => w.name);
 }
 
 /**

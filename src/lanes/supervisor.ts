@@ -7,15 +7,32 @@
  * reclaims expired leases, since no worker may be alive to do it. Each lane then runs at
  * most one claiming worker per server; a worker that crashes before its first claim
  * stops the lane and is recorded (see `crash-record.ts`).
+ *
+ * Worker commands (`sluice.json` `workers`, {@link LaneSupervisor.addCommand}) are lanes too,
+ * woken by the same checks: a command's lane has work when a run of a workflow it claims is
+ * runnable. What it claims is learned from its processes' claim requests (the worker
+ * protocol), so each command is started once when added (it registers its workflows and
+ * exits after its idle window); until one of its processes has asked for work, runs of
+ * published workflows that nothing here serves start it. A crashed command lane is tried
+ * again after its back-off whether or not work waits: enqueues of its workflows are refused
+ * meanwhile, so none might come.
  */
 import { LaneMetrics } from "./lane-metrics.js";
 import { leaseRetryDelay } from "../core/backoff.js";
 import type { EngineEvents } from "../engine/events.js";
-import type { Store } from "../store/types.js";
+import type { QueueReadiness, Store } from "../store/types.js";
 import { describeFailure } from "../store/storage-error.js";
-import { encodeLaneCrash, type LaneCrash, LaneCrashedError, laneCrashKey, listLaneCrashes } from "./crash-record.js";
+import {
+  clearLaneCrash,
+  crashRefuses,
+  encodeLaneCrash,
+  type LaneCrash,
+  LaneCrashedError,
+  laneCrashKey,
+  listLaneCrashes,
+} from "./crash-record.js";
 import { Lane, type LaneInfo } from "./lane.js";
-import { checkSpacing, fullCheckBudget, laneDemand, takeCheck } from "./policy.js";
+import { checkSpacing, commandDemand, fullCheckBudget, laneDemand, takeCheck, unservedWorkflows } from "./policy.js";
 import { describeReclaim, type ReclaimMetrics, reclaimExpiredLeases } from "../worker/reclaim.js";
 import { terminalSafe } from "../core/terminal-text.js";
 import type { LaneSpawner } from "./spawn.js";
@@ -27,6 +44,8 @@ export interface LaneSupervisorOptions {
   events: EngineEvents;
   /** Workflows the lanes' workers can run (the server's registry). */
   workflows: () => readonly string[];
+  /** Workflows served by workers this supervisor does not start (the Python files' worker): not a worker command's. */
+  servedElsewhere?: () => readonly string[];
   /** The server that local queues (`group@server`) belong to, or null when the store is not shared. */
   localServer: string | null;
   /** This server's name in crash records and messages. */
@@ -45,9 +64,21 @@ export interface LaneSupervisorOptions {
   random?: () => number;
 }
 
+/** A worker command of `sluice.json` `workers` run as a lane (scale to zero); see {@link LaneSupervisor.addCommand}. */
+export interface CommandLaneSpec {
+  /** The lane's name (`command:<label>`): in logs, `GET /api/lanes` and its crash record. */
+  name: string;
+  /** The command line, as written in `sluice.json`. */
+  command: string;
+  /** Starts a process of the command (`cli/command-lane.ts`). */
+  spawner: LaneSpawner;
+}
+
 /** Starts and stops lane workers on demand. */
 export class LaneSupervisor {
   private readonly lanes = new Map<string, Lane>();
+  /** The names of the worker commands' lanes (also in {@link lanes}). */
+  private readonly commands = new Set<string>();
   /** The lane workers' metrics, served by this server's `/metrics`. */
   readonly metrics = new LaneMetrics();
   /** Recorded lane crashes of every server, by group (refreshed each poll): what enqueues are refused for. */
@@ -97,9 +128,25 @@ export class LaneSupervisor {
    * another server).
    * @throws LaneCrashedError
    */
-  admit(group: string): void {
-    const crash = this.crashes.get(group);
-    if (crash) throw new LaneCrashedError(crash);
+  admit(group: string, workflow?: string): void {
+    for (const crash of this.crashes.values())
+      if (crashRefuses(crash, group, workflow)) throw new LaneCrashedError(crash);
+  }
+
+  /**
+   * Runs a worker command as a lane: started now to learn what it serves (it registers its
+   * workflows, asks for work and exits after its idle window), then whenever a run of a
+   * workflow it claims is runnable.
+   */
+  addCommand(spec: CommandLaneSpec): void {
+    const lane = this.lane(spec.name, spec);
+    this.commands.add(spec.name);
+    if (this.running) lane.demand(true);
+  }
+
+  /** Drains the worker commands' lanes and stops them (before the API they need closes). */
+  async stopCommands(drainMs: number): Promise<void> {
+    await Promise.all([...this.commands].map((name) => this.lanes.get(name)!.stop(drainMs)));
   }
 
   /** Every lane this supervisor has started, with its mode and worker pid. */
@@ -112,7 +159,8 @@ export class LaneSupervisor {
    * new work starts a fresh worker on the new code; crashed lanes get a fresh chance.
    */
   async refresh(): Promise<void> {
-    for (const lane of this.lanes.values()) lane.retire();
+    // A worker command's code is not the project's modules: its process keeps running.
+    for (const lane of this.lanes.values()) if (!this.commands.has(lane.group)) lane.retire();
     await this.serial(async () => {
       this.unwritten.clear();
       await this.forgetOwnCrashes();
@@ -194,18 +242,54 @@ export class LaneSupervisor {
     const store = this.options.store;
     const started = performance.now();
     const rows = await store.readyByQueue(this.options.workflows());
+    const commandRows = await this.commandRows();
     this.lastCheckMs = performance.now() - started;
     const storeNow = await store.now();
     const demand = laneDemand(rows, storeNow, this.options.localServer);
-    let next: number | null = demand.nextAt === null ? null : this.now() + (demand.nextAt - storeNow);
+    let next: number | null = null;
+    const wakeAt = (at: number | null) => {
+      if (at !== null) next = next === null ? at : Math.min(next, at);
+    };
+    if (demand.nextAt !== null) wakeAt(this.now() + (demand.nextAt - storeNow));
     for (const group of demand.due) {
       const lane = this.lane(group);
       lane.demand();
-      const held = lane.heldUntil();
-      if (held !== null) next = next === null ? held : Math.min(next, held);
+      wakeAt(lane.heldUntil());
+    }
+    for (const [lane, ready] of commandRows) {
+      const d = commandDemand(ready, storeNow, this.options.localServer, lane.serves?.groups ?? null);
+      if (d.nextAt !== null) wakeAt(this.now() + (d.nextAt - storeNow));
+      // A crashed command is tried again after its back-off even without work (see the module comment).
+      if (d.due || lane.state.mode === "crashed") lane.demand();
+      wakeAt(lane.heldUntil());
     }
     this.wakeAt = next;
     this.armTimer();
+  }
+
+  /**
+   * The readiness rows of each worker command lane that has no process (idle or crashed): of the
+   * workflows it claims, or, while it has not said, of the published workflows nothing here serves.
+   */
+  private async commandRows(): Promise<Array<[Lane, QueueReadiness[]]>> {
+    const { store } = this.options;
+    const lanes = [...this.commands].map((name) => this.lanes.get(name)!);
+    const waiting = lanes.filter((l) => l.state.mode === "idle" || l.state.mode === "crashed");
+    if (waiting.length === 0) return [];
+    let unserved: Promise<QueueReadiness[]> | null = null;
+    const orphans = () =>
+      (unserved ??= (async () => {
+        const served = new Set([...this.options.workflows(), ...(this.options.servedElsewhere?.() ?? [])]);
+        for (const l of lanes) for (const w of l.serves?.workflows ?? []) served.add(w);
+        const names = unservedWorkflows(await store.listWorkflows(), served);
+        return names.length ? store.readyByQueue(names) : [];
+      })());
+    const out: Array<[Lane, QueueReadiness[]]> = [];
+    for (const lane of waiting) {
+      const serves = lane.serves;
+      out.push([lane, serves ? await store.readyByQueue(serves.workflows) : await orphans()]);
+    }
+    return out;
   }
 
   private armTimer(): void {
@@ -219,11 +303,12 @@ export class LaneSupervisor {
     this.wakeTimer.unref();
   }
 
-  private lane(group: string): Lane {
+  private lane(group: string, command?: CommandLaneSpec): Lane {
     let lane = this.lanes.get(group);
     if (!lane) {
       lane = new Lane(group, {
-        spawner: this.options.spawner,
+        spawner: command?.spawner ?? this.options.spawner,
+        ...(command && { command: command.command, onClaimed: () => this.claimed(group) }),
         log: this.options.log,
         now: this.now,
         crashRetryMs: this.options.crashRetryMs ?? 30_000,
@@ -235,6 +320,20 @@ export class LaneSupervisor {
       this.lanes.set(group, lane);
     }
     return lane;
+  }
+
+  /**
+   * A worker command's process claimed its first run: its lane's crash record, if any, is
+   * deleted (a lane worker of a group deletes its own, `claim-recovery.ts`).
+   */
+  private claimed(lane: string): void {
+    if (!this.crashes.has(lane) && !this.unwritten.has(lane)) return;
+    this.crashes.delete(lane);
+    this.unwritten.delete(lane);
+    void this.serial(async () => {
+      if (await clearLaneCrash(this.options.store, lane))
+        this.options.log(`lane ${lane}: claimed a run, the lane's crash record is cleared\n`);
+    });
   }
 
   private recordCrash(crash: LaneCrash): void {

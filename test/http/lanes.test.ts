@@ -87,7 +87,15 @@ export default defineWorkflow("slow", { worker: "batch", handler: async (_p, ctx
     }, 30_000);
     // The process the API showed is the one that ran the step.
     expect(busy.lanes).toEqual([
-      { group: "batch", mode: "running", pid: JSON.parse(run.result!), draining: [], error: null },
+      {
+        group: "batch",
+        mode: "running",
+        pid: JSON.parse(run.result!),
+        draining: [],
+        error: null,
+        command: null,
+        workflows: null,
+      },
     ]);
     const idle = await eventually(async () => {
       const body = await get();
@@ -95,7 +103,7 @@ export default defineWorkflow("slow", { worker: "batch", handler: async (_p, ctx
     }, 30_000);
     expect(idle).toEqual({
       supervised: true,
-      lanes: [{ group: "batch", mode: "idle", pid: null, draining: [], error: null }],
+      lanes: [{ group: "batch", mode: "idle", pid: null, draining: [], error: null, command: null, workflows: null }],
     });
   }, 60_000);
 });

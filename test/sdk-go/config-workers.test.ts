@@ -33,6 +33,10 @@ describe("sluice.json workers: validation", () => {
     expect(() => validateConfig({ workers: [{ command: "x", group: "a b" }] })).toThrow(
       /"workers\[0\]\.group" must be a short name/,
     );
+    expect(validateConfig({ workers: [{ command: "x", scaleToZero: false }] }).workers![0]!.scaleToZero).toBe(false);
+    expect(() => validateConfig({ workers: [{ command: "x", scaleToZero: "no" }] })).toThrow(
+      /"workers\[0\]\.scaleToZero" must be true \(run it only while its workflows have runnable work, the default\) or false \(keep it running\)/,
+    );
   });
 });
 

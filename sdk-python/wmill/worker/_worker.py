@@ -3,6 +3,7 @@ thread of its pool, sends the claims' writes together through the outbox, heartb
 and drains on SIGTERM (docs/PROTOCOL.md)."""
 import http.client
 import json
+import math
 import os
 import queue
 import signal
@@ -52,11 +53,18 @@ class Worker:
     ``park_bytes``: a park whose children encode to more than this many bytes is sent in parts
     (``children`` writes, then the park; default 512 KiB, under the server's 1 MiB body limit);
     ``worker_id``: the id its claims are made under (default SLUICE_WORKER_ID, which Sluice sets
-    for a ``sluice.json`` worker command to end a dead process's claims at once; else python:host:pid).
+    for a ``sluice.json`` worker command to end a dead process's claims at once; else python:host:pid);
+    ``exit_when_idle``: seconds without a run (no claim came, none running) after which ``run``
+    returns, so the program exits (scale to zero; its long-polls are cut to what is left of the
+    window). Default SLUICE_EXIT_WHEN_IDLE_MS (milliseconds), which Sluice sets for a
+    ``sluice.json`` worker command it runs as a scale-to-zero lane; 0 or less: never.
     """
 
     def __init__(self, client=None, *, concurrency=None, lease=30.0, poll_wait=20.0, inline_sleep=30.0, worker_id=None,
-                 park_bytes=PARK_BYTES):
+                 park_bytes=PARK_BYTES, exit_when_idle=None):
+        if exit_when_idle is None:
+            exit_when_idle = exit_when_idle_from_env()
+        self.exit_when_idle = exit_when_idle if exit_when_idle and exit_when_idle > 0 else None
         self.client = client or client_from_env()
         if concurrency is None:
             concurrency = int(os.environ.get("SLUICE_WORKER_CONCURRENCY") or 100)
@@ -78,6 +86,7 @@ class Worker:
         self._stop = threading.Event()
         self._drained = threading.Event()
         self._poll = None
+        self._last_busy = time.monotonic()
 
     def stop(self):
         """Stops claiming (a long-poll in flight is cut: it claims nothing); running handlers finish."""
@@ -100,13 +109,19 @@ class Worker:
         beats.start()
         failures = 0
         self._poll = self.client.dedicated()
+        with self._lock:
+            self._last_busy = time.monotonic()
         try:
             while not self._stop.is_set():
+                wait, idle = self._poll_wait()
+                if idle:
+                    print(f"sluice worker: no run for {self.exit_when_idle:g} s (its idle window): exiting", file=sys.stderr)
+                    break
                 free = self._take_slots()
                 if free == 0:
                     break
                 body = {"workerId": self.worker_id, "workflows": list(self.defs), "limit": free,
-                        "leaseMs": round(self.lease * 1000), "waitMs": round(self.poll_wait * 1000)}
+                        "leaseMs": round(self.lease * 1000), "waitMs": max(1, math.ceil(wait * 1000))}
                 if version:
                     body["version"] = version  # only runs unpinned or pinned to this code version
                 try:
@@ -140,6 +155,20 @@ class Worker:
         beats.join(timeout=self.lease)
         self.client.close()
 
+    def _poll_wait(self):
+        """How long the next claim may wait on the server (seconds), and whether the worker has been
+        idle for its whole window (then it stops claiming): ``poll_wait``, cut to what is left of the
+        window (the whole window while a run executes, so that a run ending during the poll is
+        followed by at most one more window)."""
+        window = self.exit_when_idle
+        if window is None:
+            return self.poll_wait, False
+        with self._lock:
+            left = window if self._active else window - (time.monotonic() - self._last_busy)
+        if left <= 0:
+            return 0.0, True
+        return min(self.poll_wait, left), False
+
     def _take_slots(self):
         """Waits for one free slot, then takes every free one; 0 once stopped."""
         while not self._free.acquire(timeout=0.25):
@@ -162,6 +191,7 @@ class Worker:
         e = Execution(self.client, claim, self.inline_sleep, self.outbox)
         with self._lock:
             self._active[e.run_id] = e
+            self._last_busy = time.monotonic()
             spawn = self._idle == 0
             if spawn:
                 self._threads += 1
@@ -192,6 +222,7 @@ class Worker:
         finally:
             with self._lock:
                 self._active.pop(e.run_id, None)
+                self._last_busy = time.monotonic()
                 self._idle += 1  # idle before its slot is free: threads never outnumber slots
             self._free.release()
 
@@ -315,6 +346,17 @@ class Worker:
                     e = self._active.get(run_id)
                     if e is not None:
                         e.mark_lost()
+
+
+def exit_when_idle_from_env():
+    """SLUICE_EXIT_WHEN_IDLE_MS in seconds, or None when unset; a bad value raises ValueError naming it."""
+    raw = os.environ.get("SLUICE_EXIT_WHEN_IDLE_MS", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) <= 0:
+        raise ValueError("sluice: SLUICE_EXIT_WHEN_IDLE_MS must be a positive whole number of milliseconds "
+                         f"(the idle window after which the worker exits), got {raw!r}")
+    return int(raw) / 1000
 
 
 def run_worker(**options):

@@ -47,7 +47,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
     .option(...OTEL_OPTION)
     .option(
       "--workers <mode>",
-      "inline: run workflows in this process; separate: one worker process per worker group, started when work is runnable and gone when idle (as sluice server does)",
+      "inline: run workflows in this process (sluice.json worker commands run all the time); separate: one worker process per worker group, and each worker command, started when work is runnable and gone when idle (as sluice server does)",
       "inline",
     );
   laneOptions(command).action(async (dir: string, opts) => {
@@ -83,7 +83,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
       const engine = openEngine(project, {
         worker:
           workers === "inline" ? { concurrency: Math.max(1, parseCount(opts.concurrency, "--concurrency")) } : false,
-        admit: (group) => lanes?.admit(group),
+        admit: (group, _store, workflow) => lanes?.admit(group, workflow),
         scheduler: true,
         echo: logEcho(out, logFormat),
         baseUrl: http.baseUrl,
@@ -181,6 +181,7 @@ export function registerDev(program: Command, cx: CommandContext): void {
         engine,
         env: cx.io.env,
         write,
+        lanes: lanes && { supervisor: lanes, idleMs: laneSettings.idleMs },
       });
       const pythonWorker = loader.python.onProtocol
         ? await startPythonWorker(loader, http.server.url, tokens ? engine.store : null, cx.io.env, write, DRAIN_MS)

@@ -68,7 +68,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     .option(...OTEL_OPTION)
     .option(
       "--workers <mode>",
-      "separate: start one worker process per worker group when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself",
+      "separate: start one worker process per worker group, and each sluice.json worker command, when work is runnable, gone when idle (scale to zero); none: run `sluice worker` yourself (worker commands then run all the time)",
       "separate",
     );
   laneOptions(command).action(async (opts) => {
@@ -99,7 +99,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
     });
     let lanes: LaneSupervisor | null = null;
     const engine = openEngine(project, {
-      admit: (group) => lanes?.admit(group),
+      admit: (group, _store, workflow) => lanes?.admit(group, workflow),
       baseUrl: http.baseUrl,
       server: opts.name ?? cx.io.env.SLUICE_SERVER_NAME,
       releaseSchedules: Boolean(opts.release),
@@ -240,6 +240,7 @@ export function registerServer(program: Command, cx: CommandContext): void {
         engine,
         env: cx.io.env,
         write,
+        lanes: lanes && { supervisor: lanes, idleMs: laneSettings.idleMs },
       });
       // Python files on the worker protocol are published, not registered: counted too.
       const names = [...engine.registry.names(), ...(loader.python.onProtocol ? loader.python.names() : [])];

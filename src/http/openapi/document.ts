@@ -169,9 +169,13 @@ const PATHS: Record<string, Json> = {
     }),
   },
   "/api/lanes": {
-    get: op("read", "This server's worker lanes (scale to zero): one per worker group, its mode and process", {
-      responses: { ...ok("the lanes", ref("Lanes")), ...err("401", "403") },
-    }),
+    get: op(
+      "read",
+      "This server's worker lanes (scale to zero): one per worker group and per scale-to-zero sluice.json worker command, its mode and process",
+      {
+        responses: { ...ok("the lanes", ref("Lanes")), ...err("401", "403") },
+      },
+    ),
   },
   "/api/overview": {
     get: op(

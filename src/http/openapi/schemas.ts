@@ -304,6 +304,16 @@ export const SCHEMAS: Record<string, Schema> = {
           type: ["string", "null"],
           description: "while crashed: why (the worker could not be started, or its exit and last stderr line)",
         },
+        command: {
+          type: ["string", "null"],
+          description:
+            "a sluice.json worker command's lane (group command:<label>): its command line; null for a group's",
+        },
+        workflows: {
+          type: ["array", "null"],
+          items: str(),
+          description: "a worker command's lane: the workflows its processes claim (null until one asked for work)",
+        },
       }),
     },
   }),

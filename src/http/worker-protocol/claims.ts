@@ -103,6 +103,7 @@ export class ExternalClaims {
   /** Claims up to `msg.limit` runs; waits (long-poll) until one is claimable, `waitMs` passes or `signal` aborts. */
   async claim(msg: ClaimMessage, signal?: AbortSignal): Promise<ClaimView[]> {
     const { store } = this.engine;
+    this.engine.events.emit("workerPoll", msg.workerId, msg.workflows, msg.groups ?? null);
     // Monotonic: a wall clock jumping back must not stretch the long-poll (nor a jump forward cut it).
     const deadline = performance.now() + msg.waitMs;
     // Writes queued for the group commit go first (a claim costs a store query).
@@ -149,6 +150,7 @@ export class ExternalClaims {
     // Answered to a worker whose process has exited meanwhile: nobody will run these.
     if (!live) void releaseExternalWorker(this.engine, msg.workerId).catch(() => {});
     for (const c of claims) this.engine.metrics.claimedExternally(c.run.workflow, (c.claimedAt - c.dueAt) / 1000);
+    this.engine.events.emit("claimedExternally", msg.workerId, claims.length);
     return claims.map((c, i) => claimView(c, leaseMs, spans[i]!));
   }
 
