@@ -36,6 +36,7 @@ import { PipelineRuntimeError, PipelineScriptNotLoadedError } from "./errors.js"
 import { FreshnessWatchdog } from "./freshness.js";
 import type { LakeSweeper, LakeSweepOptions } from "./lake-sweeper.js";
 import { buildPayload, type RunMeta } from "./meta.js";
+import { PlainScripts } from "./plain-scripts.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
@@ -116,6 +117,8 @@ export class PipelineHost implements PipelineServices {
   private readonly runs = new WeakMap<object, PipelineRunContext>();
   /** Removes this host's asset storage from its engine ({@link stop}). */
   private readonly detachAssetSdk: () => void;
+  /** The project's plain DuckDB SQL and Bash scripts (not pipeline members), registered with the members. */
+  readonly plainScripts: PlainScripts;
 
   constructor(
     readonly project: Project,
@@ -127,6 +130,7 @@ export class PipelineHost implements PipelineServices {
     this.subprocess = options.subprocess ?? {};
     this.config = resolveAssetConfig(this.root, options.assets, options.env ?? process.env);
     this.current = PipelineCatalog.scan(this.root);
+    this.plainScripts = new PlainScripts(this, (line) => this.say(line));
     this.assetsReady = openAssetHost(this.config, this.store).then((host) => (this.openedAssets = host));
     this.assetsReady.catch(() => {});
     // The SDK's asset helpers called by this engine's code reach this host's storage through the engine.
@@ -269,6 +273,7 @@ export class PipelineHost implements PipelineServices {
     this.reported.clear();
     await this.ensurePlanWorkflow();
     await this.registerScripts();
+    await this.plainScripts.sync();
     for (const m of this.current.members()) {
       const old = before.member(m.path);
       const tsLike = m.language === "typescript" || m.language === "javascript";
@@ -286,6 +291,7 @@ export class PipelineHost implements PipelineServices {
     await this.assetsReady;
     this.current = await this.current.checked(storedColumns(this.store));
     await this.registerScripts();
+    await this.plainScripts.sync();
     this.summary();
     if (this.options.freshness !== false) {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
@@ -325,6 +331,7 @@ export class PipelineHost implements PipelineServices {
     await this.watchdog?.stop();
     await this.sweeper?.stop();
     await this.watcher?.close();
+    await this.plainScripts.stop();
     // Only a Python or Bash runner starts the bridge, and those load with the runners.
     if (this.runnersLoaded) {
       const { stopBridge } = await import("./runners/bridge.js");
