@@ -173,3 +173,27 @@ describe("sluice preview's message for an unknown path", { timeout: 60_000 }, ()
     );
   });
 });
+
+describe("sluice pipeline run's own worker", { timeout: 90_000 }, () => {
+  it("does not take a plain script's run: it runs pipeline work only, and ends with the command", async () => {
+    const project = makeProject({
+      "sluice.json": "{}",
+      "f/sales/one.sql": "-- pipeline\nSELECT 1 AS n;\n",
+      "f/lake/double.sql": "-- $n (integer)\nSELECT $n * 2 AS doubled;\n",
+    });
+    const inProject = (...args: string[]) => finished(spawnSluice(args, project));
+    // A worker publishes the scripts, then leaves: the run enqueued next has no worker.
+    const publish = await inProject("worker", "--exit-when-idle", "--idle", "100ms");
+    expect(publish.code, publish.err).toBe(0);
+    expect(publish.out).toMatch(/ready: .*f\/lake\/double/);
+    const enq = await inProject("enqueue", "f/lake/double", '{"n": 1}', "--json");
+    expect(enq.code, enq.err).toBe(0);
+    const id = (JSON.parse(enq.out) as { id: string }).id;
+    const plan = await inProject("pipeline", "run", "f/sales");
+    expect(plan.code, plan.err).toBe(0);
+    expect(plan.out).toMatch(/plan \S+ succeeded/);
+    const runs = await inProject("runs", "--json");
+    const statuses = (JSON.parse(runs.out) as Array<{ id: string; status: string }>).find((r) => r.id === id);
+    expect(statuses?.status).toBe("pending");
+  });
+});

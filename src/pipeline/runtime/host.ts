@@ -66,6 +66,11 @@ export interface PipelineOptions {
   lakeSweep?: false | LakeSweepOptions;
   /** Interpreters of Python and Bash scripts. */
   subprocess?: Partial<SubprocessSettings>;
+  /**
+   * Register the project's plain DuckDB SQL and Bash scripts (`plain-scripts.ts`). Default true;
+   * false for a process that runs pipeline work only (`sluice pipeline run`'s worker).
+   */
+  plainScripts?: boolean;
 }
 
 /** Attach the pipeline runtime to a project loader (before `project.loadAll()`). */
@@ -273,7 +278,7 @@ export class PipelineHost implements PipelineServices {
     this.reported.clear();
     await this.ensurePlanWorkflow();
     await this.registerScripts();
-    await this.plainScripts.sync();
+    if (this.options.plainScripts !== false) await this.plainScripts.sync();
     for (const m of this.current.members()) {
       const old = before.member(m.path);
       const tsLike = m.language === "typescript" || m.language === "javascript";
@@ -291,7 +296,7 @@ export class PipelineHost implements PipelineServices {
     await this.assetsReady;
     this.current = await this.current.checked(storedColumns(this.store));
     await this.registerScripts();
-    await this.plainScripts.sync();
+    if (this.options.plainScripts !== false) await this.plainScripts.sync();
     this.summary();
     if (this.options.freshness !== false) {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
