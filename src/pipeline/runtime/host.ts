@@ -1,9 +1,9 @@
 /**
  * The pipeline runtime attached to a project loader and its engine: finds the pipelines
  * on disk, wraps TypeScript members loaded by the project, registers Python, Bash and
- * DuckDB SQL members, runs the cascade, the native triggers (schedule rows become the
- * script's cron; webhooks go through {@link PipelineHost.webhook}) and the freshness
- * watchdog. `sluice dev`, `sluice worker` and `sluice server` attach one; so can an
+ * DuckDB SQL members (and the project's plain SQL and Bash scripts, `plain-scripts.ts`),
+ * runs the cascade, the native triggers (schedule rows become the script's cron; webhooks
+ * go through {@link PipelineHost.webhook}) and the freshness watchdog. `sluice dev`, `sluice worker` and `sluice server` attach one; so can an
  * embedding application:
  *
  * ```ts
@@ -55,7 +55,10 @@ export interface PipelineOptions {
   env?: Record<string, string | undefined>;
   /** Where load summaries and diagnostics go (default: nowhere). */
   log?: (line: string) => void;
-  /** Reload pipelines when Python/Bash/SQL scripts or `pipeline.json` change (dev). Default false. */
+  /**
+   * Reload pipelines (and plain SQL/Bash scripts) when Python/Bash/SQL scripts or `pipeline.json`
+   * change (dev). Default false.
+   */
   watch?: boolean;
   /** The freshness watchdog: `false` turns it off; default tick 30 s. */
   freshness?: false | { tickMs?: number };
