@@ -197,3 +197,19 @@ describe("sluice pipeline run's own worker", { timeout: 90_000 }, () => {
     expect(statuses?.status).toBe("pending");
   });
 });
+
+describe("sluice enqueue with no process running", { timeout: 60_000 }, () => {
+  it("finds a plain script no process published yet, and checks its parameters", async () => {
+    const project = makeProject({ "sluice.json": "{}", "f/lake/q.sql": "-- $n (integer)\nSELECT $n AS n;\n" });
+    const ok = await finished(spawnSluice(["enqueue", "f/lake/q", '{"n": 3}', "--json"], project));
+    expect(ok.code, ok.err).toBe(0);
+    expect(JSON.parse(ok.out)).toMatchObject({ workflow: "f/lake/q", deduplicated: false });
+    const missing = await finished(spawnSluice(["enqueue", "f/lake/q", "{}"], project));
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('missing parameter "n" for f/lake/q');
+    const runs = await finished(spawnSluice(["runs", "--json"], project));
+    expect(
+      (JSON.parse(runs.out) as Array<{ workflow: string; status: string }>).map((r) => [r.workflow, r.status]),
+    ).toEqual([["f/lake/q", "pending"]]);
+  });
+});

@@ -5,11 +5,7 @@ import type { Command } from "commander";
 import { decodeValue } from "../../core/serde.js";
 import { createEngine } from "../../engine/engine.js";
 import { Project } from "../../loader/project.js";
-import { resolveAssetConfig } from "../../assets/config.js";
-import { type AssetHost, openAssetHost } from "../../assets/host.js";
-import type { Engine } from "../../engine/engine.js";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
-import { PlainScripts } from "../../pipeline/runtime/plain-scripts.js";
 import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { moduleName } from "../../worker/script-paths.js";
@@ -19,6 +15,7 @@ import { waitAnsweringApprovals } from "../approval-answer.js";
 import { parseDurationOption } from "../options.js";
 import { DIR_OPTION, resolveProject } from "../project.js";
 import { errorSuffix } from "../format.js";
+import { commandPlainScripts } from "../plain-scripts.js";
 
 /**
  * What to say about a path preview cannot run: a pipeline script (DuckDB SQL, Bash, …) runs with
@@ -40,36 +37,6 @@ function unknownPath(root: string, path: string, known: readonly string[], pipel
   if (members.length)
     return `${path} is not a workflow or script of ${root}; its only scripts are pipeline scripts (${runWith}): ${members.join(", ")}`;
   return `${path} is not a workflow or script of ${root}, which has none (workflows/ modules; f/ and u/ scripts that define a workflow or export main, Python files with def main, .sql and .sh files)`;
-}
-
-/**
- * The project's plain DuckDB SQL and Bash scripts, registered with the preview's engine: they run
- * against the project's asset storage as `sluice.json` configures it (object store, data tables,
- * lakes), opened on first use.
- */
-function previewPlainScripts(
-  engine: Engine,
-  root: string,
-  catalog: PipelineCatalog,
-  assets: unknown,
-  env: NodeJS.ProcessEnv,
-): { scripts: PlainScripts; close(): Promise<void> } {
-  let opened: Promise<AssetHost> | null = null;
-  const services = {
-    engine,
-    root,
-    catalog: () => catalog,
-    assets: () => (opened ??= openAssetHost(resolveAssetConfig(root, assets, env), engine.store)),
-    subprocessSettings: () => ({}),
-  };
-  const scripts = new PlainScripts(services);
-  return {
-    scripts,
-    async close() {
-      await scripts.stop();
-      await (await opened?.catch(() => null))?.shared?.close();
-    },
-  };
 }
 
 /** `sluice preview <path> [payload]`: one run from the local files, in a throwaway database, without a server. */
@@ -98,7 +65,8 @@ export function registerPreview(program: Command, cx: CommandContext): void {
       const engine = createEngine({ database: join(scratch, "preview.db"), scheduler: false, captureConsole: true });
       const out = (t: string) => cx.io.stdout(t);
       const catalog = PipelineCatalog.scan(project.root);
-      const plain = previewPlainScripts(engine, project.root, catalog, project.config.assets, cx.io.env);
+      // plain SQL and Bash scripts run against the project's asset storage (object store, data tables, lakes)
+      const plain = commandPlainScripts(engine, project.root, catalog, project.config.assets, cx.io.env);
       try {
         const loader = new Project(project.root, engine, cx.io.env);
         const report = await loader.loadAll();
