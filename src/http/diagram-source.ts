@@ -19,6 +19,25 @@ export interface WorkflowDiagramView {
   payloadFields: PayloadFields | null;
 }
 
+/**
+ * The diagram of a DuckDB SQL or Bash script (`pipeline/runtime/plain-scripts.ts`): one run of the
+ * whole file, `start → end` (nothing in it is durable).
+ */
+function scriptDiagram(fileName: string, source: string): WorkflowDiagram {
+  const lines = source.split("\n");
+  return {
+    version: 1,
+    fileName,
+    workflow: null,
+    nodes: [
+      { id: "start", kind: "start", label: fileName, line: 1, column: 1 },
+      { id: "end", kind: "end", label: "end", line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 },
+    ],
+    edges: [{ from: "start", to: "end" }],
+    warnings: [],
+  };
+}
+
 /** Largest source file analysed (bytes). */
 const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 
@@ -56,6 +75,11 @@ export class DiagramSource {
     const cached = this.cache.get(file);
     if (cached?.stamp === stamp) return { workflow: info.name, ...cached.view };
     const source = await readFile(file, "utf8");
+    if (/\.(sql|sh)$/.test(info.source)) {
+      const view = { file: info.source, source, diagram: scriptDiagram(info.source, source), payloadFields: null };
+      this.cache.set(file, { stamp, view });
+      return { workflow: info.name, ...view };
+    }
     if (info.source.endsWith(".py")) {
       const { analyzePythonFile } = await import("./python-diagram.js");
       const view = {

@@ -1,13 +1,20 @@
 /**
- * Two script files of a project that would run under one name: `f/p/x.ts` and `f/p/x.py` are
- * both the runnable `f/p/x`. Neither may run (which one would is an accident of load order).
+ * Two script files of a project that would run under one name: `f/p/x.ts`, `f/p/x.py` and
+ * `f/p/x.sql` are all the runnable `f/p/x`. Neither may run (which one would is an accident of
+ * load order).
  */
 import { existsSync } from "node:fs";
 import { extname, join } from "node:path";
 import { DuplicateWorkflowError } from "../sdk/errors.js";
+import { SCRIPT_FOLDERS } from "./project-marker.js";
 
 /** Extensions of script files whose runnable is named by their path without the extension. */
 const SCRIPT_EXTENSIONS = [".ts", ".js", ".py"];
+/**
+ * DuckDB SQL and Bash files are runnable scripts under `f/` and `u/` only
+ * (`pipeline/runtime/plain-scripts.ts`); elsewhere one beside `x.ts` is just a file.
+ */
+const FOLDER_SCRIPT_EXTENSIONS = [".sql", ".sh"];
 
 /**
  * The other file of `root` that would run as `name` beside `file` (relative to `root`), or
@@ -17,7 +24,9 @@ export function clashingSibling(root: string, file: string, name: string): strin
   const ext = extname(file);
   const stem = file.slice(0, file.length - ext.length);
   if (stem !== name) return null;
-  for (const other of SCRIPT_EXTENSIONS) if (other !== ext && existsSync(join(root, stem + other))) return stem + other;
+  const inScriptFolder = SCRIPT_FOLDERS.includes(stem.split("/")[0]!);
+  const others = inScriptFolder ? [...SCRIPT_EXTENSIONS, ...FOLDER_SCRIPT_EXTENSIONS] : SCRIPT_EXTENSIONS;
+  for (const other of others) if (other !== ext && existsSync(join(root, stem + other))) return stem + other;
   return null;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Builds a release from a project folder (`sluice deploy`, `sluice push`): bundles every
- * TypeScript module with its npm dependencies, stores Python as it is, loads them all into a
+ * TypeScript module with its npm dependencies, stores Python as it is (DuckDB SQL and Bash scripts,
+ * pipeline members or plain, travel as the release's files and run from its tree), loads them all into a
  * throwaway engine (so the loader's checks run), validates the pipelines and the storage model,
  * and returns the manifest with the blobs to store. Nothing is written to the project's database.
  *
@@ -20,6 +21,7 @@ import { createEngine } from "../engine/engine.js";
 import type { CronSchedule } from "../core/cron.js";
 import { checkStorageModel, StorageModelError } from "../engine/storage-model.js";
 import { Project } from "../loader/project.js";
+import { onceEachClash } from "../loader/sibling-clash.js";
 import { formatDiagnostic } from "../pipeline/diagnostics.js";
 import { cascadeEdges } from "../pipeline/lineage-graph.js";
 import { attachPipelines } from "../pipeline/runtime/host.js";
@@ -69,7 +71,9 @@ export async function buildRelease(root: string, options: BuildOptions): Promise
   try {
     const report = await loader.loadAll();
     await pipelines.start();
-    for (const e of report.errors) problems.push(e.error.message);
+    // a clash of x.ts and x.sql is told by both loaders: once here
+    for (const e of onceEachClash([...report.errors, ...pipelines.plainScripts.errors()]))
+      problems.push(e.error.message);
     problems.push(...pipelineProblems(pipelines.catalog()));
     // sluice.json schedule rows give their runnables a cron, as on a folder server.
     engine.setConfiguredSchedules(options.schedules ?? new Map());

@@ -166,6 +166,8 @@ export default defineWorkflow<{ n: number }>("hello", { handler: async (p, ctx) 
         (m.startsWith("dist/store/postgres/") && !POSTGRES_AT_OPEN.includes(m)) ||
         m === "dist/pipeline/runtime/watch.js" ||
         m === "dist/pipeline/runtime/lake-sdk.js" ||
+        // plain SQL and Bash scripts' definitions (and their runners) load only for a project that has one
+        m === "dist/pipeline/runtime/plain-definition.js" ||
         (m.startsWith("dist/pipeline/runtime/runners/") && m !== "dist/pipeline/runtime/runners/typescript.js"),
     );
     expect(unwanted).toEqual([]);

@@ -116,14 +116,15 @@ export function registerDev(program: Command, cx: CommandContext): void {
       for (const name of await loader.forgetDeletedFiles()) write(`removed ${name}: its file is gone\n`);
       configureScheduleRows(engine, project.config.triggers, (t) => cx.io.stderr(t));
       await engine.publish();
-      // a project of pipeline scripts only (DuckDB SQL, Bash) has no modules, and needs no hint; nor does one
-      // whose workflows come from the worker commands of sluice.json (Go, Python workers): they register theirs
+      await pipelines.start();
+      // a project of pipeline or plain scripts only (DuckDB SQL, Bash) has no modules, and needs no hint; nor does
+      // one whose workflows come from the worker commands of sluice.json (Go, Python workers): they register theirs
       const workerCommands = (project.config.workers ?? []).length > 0;
       const nothing = report.loaded.length === 0 && report.errors.length === 0;
-      if (nothing && !workerCommands && pipelines.catalog().folders().length === 0) {
+      const plain = pipelines.plainScripts.scripts().length + pipelines.plainScripts.errors().length;
+      if (nothing && !workerCommands && pipelines.catalog().folders().length === 0 && plain === 0) {
         write(`no workflow modules found under ${project.root}: add one in workflows/, e.g. workflows/hello.ts\n`);
       }
-      await pipelines.start();
       // Each kind's client loads only when the project has a trigger of that kind.
       const triggers = await startProjectTriggers({
         engine,

@@ -4,12 +4,15 @@ import { safe } from "../format.js";
 import { admitFromStore } from "../../lanes/crash-record.js";
 import { existsSync } from "node:fs";
 import { Project } from "../../loader/project.js";
+import { onceEachClash } from "../../loader/sibling-clash.js";
+import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
 import { isSluiceProject, NotAProjectError } from "../../loader/project-marker.js";
 import { isPostgresUrl } from "../../store/open.js";
 import { InvalidInputError } from "../../sdk/errors.js";
 import { json, type CommandContext } from "../command.js";
 import { readJsonInput } from "../json-input.js";
 import { localUser } from "../local-user.js";
+import { commandPlainScripts } from "../plain-scripts.js";
 import { parseCount, parseDurationOption, parseRunAtOption } from "../options.js";
 import { DB_OPTION, DIR_OPTION, resolveProject, withEngine } from "../project.js";
 import { EXIT_WAIT_TIMEOUT, waitAndReport } from "../wait.js";
@@ -79,9 +82,19 @@ export function registerEnqueue(program: Command, cx: CommandContext): void {
           if (!(await engine.store.listWorkflows()).some((w) => w.name === workflow)) {
             if (!isSluiceProject(project.root))
               throw new NotAProjectError(project.root, `workflow ${workflow} is not published in ${project.dbLabel}`);
-            // Not published by a running `sluice dev`/worker yet: load the project's modules to find it.
+            // Not published by a running `sluice dev`/worker yet: load the project's modules (and plain
+            // SQL and Bash scripts) to find it.
             const report = await new Project(project.root, engine, cx.io.env).loadAll();
-            for (const e of report.errors) cx.io.stderr(`warning: ${e.error.message}\n`);
+            const plain = commandPlainScripts(
+              engine,
+              project.root,
+              PipelineCatalog.scan(project.root),
+              project.config.assets,
+              cx.io.env,
+            );
+            await plain.scripts.sync();
+            for (const e of onceEachClash([...report.errors, ...plain.scripts.errors()]))
+              cx.io.stderr(`warning: ${e.error.message}\n`);
           }
           const handle = await engine.enqueueRun(workflow, payload, {
             id: opts.id,

@@ -1,7 +1,7 @@
 /**
  * Running pipeline plans from the CLI: an engine with a worker in this process, the
  * project's pipelines attached, and only the TypeScript modules a plan needs loaded (so
- * the worker does not take other work of the project). Other workers on the same
+ * the worker does not take other work of the project: no plain SQL or Bash script either). Other workers on the same
  * database may take steps too; the plan run is durable either way.
  */
 import type { Engine } from "../../engine/engine.js";
@@ -41,6 +41,8 @@ export async function withPipelineRuntime<T>(
     env: io.env,
     freshness: false,
     lakeSweep: false,
+    // its worker takes pipeline work, not a plain script's run it would end with the command
+    plainScripts: false,
   });
   try {
     await storeReady(engine.store);

@@ -15,24 +15,28 @@ import { waitAnsweringApprovals } from "../approval-answer.js";
 import { parseDurationOption } from "../options.js";
 import { DIR_OPTION, resolveProject } from "../project.js";
 import { errorSuffix } from "../format.js";
+import { commandPlainScripts } from "../plain-scripts.js";
 
 /**
  * What to say about a path preview cannot run: a pipeline script (DuckDB SQL, Bash, …) runs with
  * its pipeline's assets through `sluice pipeline run`, not in a throwaway database; anything else
- * is unknown, with what the project does have.
+ * is unknown, with what the project does have (its workflows and scripts, and its pipeline scripts).
  */
-function unknownPath(root: string, path: string, known: readonly string[]): string {
+function unknownPath(root: string, path: string, known: readonly string[], pipelines: PipelineCatalog): string {
   const rel = path.replace(/^\.?\/+/, "");
-  const pipelines = PipelineCatalog.scan(root);
   const member = pipelines.member(rel) ?? pipelines.member(moduleName(rel));
   if (member) {
     const step = member.path.slice(member.folder.length + 1);
     const partition = pipelines.scheme(member) ? " --partition <partition>" : "";
     return `${path} is a pipeline script: it reads and writes its pipeline's assets, so it does not run in preview's throwaway database; run it with \`sluice pipeline run ${member.folder} --to ${step}${partition}\` (add --dry-run to see the plan first)`;
   }
-  return known.length
-    ? `${path} is not a workflow or script of ${root}; known: ${known.join(", ")}`
-    : `${path} is not a workflow or script of ${root}, which has none (workflows/ modules, or f/ and u/ scripts that define a workflow or export main)`;
+  const members = pipelines.members().map((m) => m.name);
+  const runWith = "run them with `sluice pipeline run <folder>`";
+  if (known.length)
+    return `${path} is not a workflow or script of ${root}; known: ${known.join(", ")}${members.length ? `; pipeline scripts (${runWith}): ${members.join(", ")}` : ""}`;
+  if (members.length)
+    return `${path} is not a workflow or script of ${root}; its only scripts are pipeline scripts (${runWith}): ${members.join(", ")}`;
+  return `${path} is not a workflow or script of ${root}, which has none (workflows/ modules; f/ and u/ scripts that define a workflow or export main, Python files with def main, .sql and .sh files)`;
 }
 
 /** `sluice preview <path> [payload]`: one run from the local files, in a throwaway database, without a server. */
@@ -60,15 +64,19 @@ export function registerPreview(program: Command, cx: CommandContext): void {
       const scratch = mkdtempSync(join(tmpdir(), "sluice-preview-"));
       const engine = createEngine({ database: join(scratch, "preview.db"), scheduler: false, captureConsole: true });
       const out = (t: string) => cx.io.stdout(t);
+      const catalog = PipelineCatalog.scan(project.root);
+      // plain SQL and Bash scripts run against the project's asset storage (object store, data tables, lakes)
+      const plain = commandPlainScripts(engine, project.root, catalog, project.config.assets, cx.io.env);
       try {
         const loader = new Project(project.root, engine, cx.io.env);
         const report = await loader.loadAll();
+        await plain.scripts.sync();
         await engine.start();
         const name = engine.registry.get(path) ? path : moduleName(path.replace(/^\.?\/+/, ""));
         if (!engine.registry.get(name)) {
-          const broken = report.errors.find((e) => moduleName(e.file) === name);
+          const broken = [...report.errors, ...plain.scripts.errors()].find((e) => moduleName(e.file) === name);
           throw new InvalidInputError(
-            broken ? broken.error.message : unknownPath(project.root, path, engine.registry.names()),
+            broken ? broken.error.message : unknownPath(project.root, path, engine.registry.names(), catalog),
             {
               code: "UNKNOWN_WORKFLOW",
             },
@@ -99,6 +107,7 @@ export function registerPreview(program: Command, cx: CommandContext): void {
         }
       } finally {
         await engine.stop({ drain: 0 });
+        await plain.close();
         rmSync(scratch, { recursive: true, force: true });
       }
     });

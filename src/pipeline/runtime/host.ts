@@ -1,9 +1,9 @@
 /**
  * The pipeline runtime attached to a project loader and its engine: finds the pipelines
  * on disk, wraps TypeScript members loaded by the project, registers Python, Bash and
- * DuckDB SQL members, runs the cascade, the native triggers (schedule rows become the
- * script's cron; webhooks go through {@link PipelineHost.webhook}) and the freshness
- * watchdog. `sluice dev`, `sluice worker` and `sluice server` attach one; so can an
+ * DuckDB SQL members (and the project's plain SQL and Bash scripts, `plain-scripts.ts`),
+ * runs the cascade, the native triggers (schedule rows become the script's cron; webhooks
+ * go through {@link PipelineHost.webhook}) and the freshness watchdog. `sluice dev`, `sluice worker` and `sluice server` attach one; so can an
  * embedding application:
  *
  * ```ts
@@ -37,6 +37,7 @@ import { PipelineRuntimeError, PipelineScriptNotLoadedError } from "./errors.js"
 import { FreshnessWatchdog } from "./freshness.js";
 import type { LakeSweeper, LakeSweepOptions } from "./lake-sweeper.js";
 import { buildPayload, type RunMeta } from "./meta.js";
+import { PlainScripts } from "./plain-scripts.js";
 import { planWorkflow } from "./plan-workflow.js";
 import { backfillWorkflow } from "./backfill-workflow.js";
 import { renderText } from "./render.js";
@@ -56,7 +57,10 @@ export interface PipelineOptions {
   env?: Record<string, string | undefined>;
   /** Where load summaries and diagnostics go (default: nowhere). */
   log?: (line: string) => void;
-  /** Reload pipelines when Python/Bash/SQL scripts or `pipeline.json` change (dev). Default false. */
+  /**
+   * Reload pipelines (and plain SQL/Bash scripts) when Python/Bash/SQL scripts or `pipeline.json`
+   * change (dev). Default false.
+   */
   watch?: boolean;
   /** The freshness watchdog: `false` turns it off; default tick 30 s. */
   freshness?: false | { tickMs?: number };
@@ -67,6 +71,11 @@ export interface PipelineOptions {
   lakeSweep?: false | LakeSweepOptions;
   /** Interpreters of Python and Bash scripts. */
   subprocess?: Partial<SubprocessSettings>;
+  /**
+   * Register the project's plain DuckDB SQL and Bash scripts (`plain-scripts.ts`). Default true;
+   * false for a process that runs pipeline work only (`sluice pipeline run`'s worker).
+   */
+  plainScripts?: boolean;
 }
 
 /** Attach the pipeline runtime to a project loader (before `project.loadAll()`). */
@@ -120,6 +129,8 @@ export class PipelineHost implements PipelineServices {
   private readonly detachAssetSdk: () => void;
   /** The parameters of Python members, checked at enqueue. */
   private readonly scriptParams: PythonScriptParams;
+  /** The project's plain DuckDB SQL and Bash scripts (not pipeline members), registered with the members. */
+  readonly plainScripts: PlainScripts;
 
   constructor(
     readonly project: Project,
@@ -133,6 +144,7 @@ export class PipelineHost implements PipelineServices {
     this.scriptParams = new PythonScriptParams(this.subprocess.python ?? "python3", this.root);
     this.config = resolveAssetConfig(this.root, options.assets, options.env ?? process.env);
     this.current = PipelineCatalog.scan(this.root);
+    this.plainScripts = new PlainScripts(this, (line) => this.say(line));
     this.assetsReady = openAssetHost(this.config, this.store).then((host) => (this.openedAssets = host));
     this.assetsReady.catch(() => {});
     // The SDK's asset helpers called by this engine's code reach this host's storage through the engine.
@@ -275,6 +287,7 @@ export class PipelineHost implements PipelineServices {
     this.reported.clear();
     await this.ensurePlanWorkflow();
     await this.registerScripts();
+    if (this.options.plainScripts !== false) await this.plainScripts.sync();
     for (const m of this.current.members()) {
       const old = before.member(m.path);
       const tsLike = m.language === "typescript" || m.language === "javascript";
@@ -292,6 +305,7 @@ export class PipelineHost implements PipelineServices {
     await this.assetsReady;
     this.current = await this.current.checked(storedColumns(this.store));
     await this.registerScripts();
+    if (this.options.plainScripts !== false) await this.plainScripts.sync();
     this.summary();
     if (this.options.freshness !== false) {
       this.watchdog = new FreshnessWatchdog(this, this.options.freshness?.tickMs ?? 30_000);
@@ -331,6 +345,7 @@ export class PipelineHost implements PipelineServices {
     await this.watchdog?.stop();
     await this.sweeper?.stop();
     await this.watcher?.close();
+    await this.plainScripts.stop();
     // Only a Python or Bash runner starts the bridge, and those load with the runners.
     if (this.runnersLoaded) {
       const { stopBridge } = await import("./runners/bridge.js");

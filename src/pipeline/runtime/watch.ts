@@ -1,6 +1,6 @@
 /**
  * Dev reloading of what the project loader does not watch: Python, Bash and SQL pipeline
- * scripts and `pipeline.json` trigger rows. (TypeScript members reload through the
+ * scripts, plain SQL and Bash scripts (`plain-scripts.ts`) and `pipeline.json` trigger rows. (TypeScript members reload through the
  * loader, whose transform rescans the pipelines.)
  */
 import { relative, sep } from "node:path";
