@@ -14,6 +14,7 @@
  * workflows do not have the source-level local opt-out"): the commands count as global workflows.
  * Sluice's own workflows (named `sluice:…`) are not the user's choice and are not counted.
  */
+import { isInternalWorkflow } from "../core/internal-workflows.js";
 import { SluiceError } from "../sdk/errors.js";
 
 /** A multi-server setup without shared storage runs global workflows. */
@@ -44,7 +45,7 @@ export function checkStorageModel(input: {
       `this ${input.servers}-server setup starts worker commands (${list(commands)}) whose workflows have no local opt-out, so it needs shared workflow state: ${fix}`,
     );
   // Sluice's own workflows (`sluice:…`, e.g. pipeline plans) follow the user's choice.
-  const user = input.workflows.filter((w) => !w.name.startsWith("sluice:"));
+  const user = input.workflows.filter((w) => !isInternalWorkflow(w.name));
   const global = user.filter((w) => !w.local).map((w) => w.name);
   if (global.length === 0) return;
   const local = user.filter((w) => w.local).map((w) => w.name);

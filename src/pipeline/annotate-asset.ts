@@ -17,8 +17,9 @@ const ACCESS: Readonly<Record<string, AssetAccess>> = {
   ignore: "ignore",
 };
 
-const FORM =
-  "write `// asset read <uri>`, `// asset write <uri>`, `// asset readwrite <uri>` or `// asset ignore <uri>`";
+/** The forms of the line, in the script's comment syntax. */
+const form = (c: string) =>
+  `write \`${c} asset read <uri>\`, \`${c} asset write <uri>\`, \`${c} asset readwrite <uri>\` or \`${c} asset ignore <uri>\``;
 
 /** `// asset …` */
 export const onAsset: AnnotationHandler = (state, rest, line) => {
@@ -30,7 +31,7 @@ export const onAsset: AnnotationHandler = (state, rest, line) => {
       state.sink.warn(
         line,
         "ASSET_ACCESS_UNKNOWN",
-        `\`${mode}\` is not an access mode, so this line is ignored; ${FORM}`,
+        `\`${mode}\` is not an access mode, so this line is ignored; ${form(state.prefix)}`,
       );
     }
     return;
@@ -39,7 +40,7 @@ export const onAsset: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "ASSET_OVERRIDE_MALFORMED",
-      `this asset override is malformed and ignored; ${FORM} (one URI per line)`,
+      `this asset override is malformed and ignored; ${form(state.prefix)} (one URI per line)`,
     );
     return;
   }

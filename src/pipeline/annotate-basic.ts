@@ -12,7 +12,7 @@ export const onPipeline: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "PIPELINE_NOT_BARE",
-      "`// pipeline` must stand alone on its line; this line is ignored. Write `// pipeline` with nothing after it",
+      `\`${state.prefix} pipeline\` must stand alone on its line; this line is ignored. Write \`${state.prefix} pipeline\` with nothing after it`,
     );
     return;
   }
@@ -25,7 +25,7 @@ export const onTrigger: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "TRIGGER_VALUE_UNKNOWN",
-      `\`// trigger ${rest}\` is not a join mode; this line is ignored and inputs combine with \`any\`. Write \`// trigger any\` or \`// trigger all\``,
+      `\`${state.prefix} trigger ${rest}\` is not a join mode; this line is ignored and inputs combine with \`any\`. Write \`${state.prefix} trigger any\` or \`${state.prefix} trigger all\``,
     );
     return;
   }
@@ -62,7 +62,7 @@ export const onFreshness: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "FRESHNESS_EMPTY",
-      "`// freshness` has no duration and is ignored; write e.g. `// freshness 2h`",
+      `\`${state.prefix} freshness\` has no duration and is ignored; write e.g. \`${state.prefix} freshness 2h\``,
     );
     return;
   }
@@ -89,7 +89,11 @@ export const onFreshness: AnnotationHandler = (state, rest, line) => {
 /** `// tag <name>`: worker tag taken verbatim (first wins; empty ignored). */
 export const onTag: AnnotationHandler = (state, rest, line) => {
   if (rest === "") {
-    state.sink.warn(line, "TAG_EMPTY", "`// tag` has no worker tag and is ignored; write e.g. `// tag gpu`");
+    state.sink.warn(
+      line,
+      "TAG_EMPTY",
+      `\`${state.prefix} tag\` has no worker tag and is ignored; write e.g. \`${state.prefix} tag gpu\``,
+    );
     return;
   }
   if (state.tag) return reportLaterLine(state, "tag", line, state.tag.line, state.tag.name === rest);
@@ -111,7 +115,7 @@ export const onRetry: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "RETRY_COUNT_INVALID",
-      `retry count ${JSON.stringify(countText)} is not a positive integer; this line is ignored (no retries). Write e.g. \`// retry 3 10s\``,
+      `retry count ${JSON.stringify(countText)} is not a positive integer; this line is ignored (no retries). Write e.g. \`${state.prefix} retry 3 10s\``,
     );
     return;
   }
@@ -132,7 +136,7 @@ export const onRetry: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "RETRY_EXTRA_IGNORED",
-      `\`${extra.join(" ")}\` after the retry delay is ignored; the form is \`// retry <count> [<delay>]\``,
+      `\`${extra.join(" ")}\` after the retry delay is ignored; the form is \`${state.prefix} retry <count> [<delay>]\``,
     );
   }
   state.retry = delay ? { count, delay, line } : { count, line };

@@ -60,7 +60,7 @@ export const onDataTest: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "DATA_TEST_MALFORMED",
-      `\`// data_test ${rest}\` is malformed and dropped; the forms are ${DATA_TEST_FORMS}`,
+      `\`${state.prefix} data_test ${rest}\` is malformed and dropped; the forms are ${DATA_TEST_FORMS}`,
     );
     return;
   }
@@ -77,7 +77,7 @@ export const onColumn: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "COLUMN_MALFORMED",
-      `\`// column ${rest}\` is malformed and ignored; write \`// column <out_col> <- <asset-uri>.<col>[, <asset-uri>.<col> …]\`, e.g. \`// column total <- ducklake://wh/orders.amount, ducklake://wh/orders.tax\``,
+      `\`${state.prefix} column ${rest}\` is malformed and ignored; write \`${state.prefix} column <out_col> <- <asset-uri>.<col>[, <asset-uri>.<col> …]\`, e.g. \`${state.prefix} column total <- ducklake://wh/orders.amount, ducklake://wh/orders.tax\``,
     );
     return;
   }

@@ -20,7 +20,7 @@ function target(state: ParseState, text: string | undefined, line: number): Asse
     state.sink.error(
       line,
       "MATERIALIZE_TARGET_MISSING",
-      "`// materialize` needs a target table; write e.g. `// materialize ducklake://main/orders_daily`",
+      `\`${state.prefix} materialize\` needs a target table; write e.g. \`${state.prefix} materialize ducklake://main/orders_daily\``,
     );
     return undefined;
   }
@@ -53,7 +53,7 @@ function target(state: ParseState, text: string | undefined, line: number): Asse
     state.sink.error(
       line,
       "MATERIALIZE_TARGET_PARTITIONED",
-      `materialize target ${uri.uri} contains {partition}; name the whole table — with // partitioned, Sluice manages the partition slice inside it`,
+      `materialize target ${uri.uri} contains {partition}; name the whole table — with ${state.prefix} partitioned, Sluice manages the partition slice inside it`,
     );
     return undefined;
   }
@@ -108,7 +108,7 @@ export const onMaterialize: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "DUPLICATE_IGNORED",
-      `this // materialize is ignored: the first (line ${state.materializeLine}) wins; remove this line`,
+      `this ${state.prefix} materialize is ignored: the first (line ${state.materializeLine}) wins; remove this line`,
     );
     return;
   }
@@ -120,7 +120,7 @@ export const onMaterialize: AnnotationHandler = (state, rest, line) => {
     state.sink.error(
       line,
       "MATERIALIZE_NOT_DUCKDB",
-      `// materialize is for DuckDB SQL scripts, not ${state.language}; from ${state.language} use the ducklake helpers (upsert_partition, append_partition) instead`,
+      `${state.prefix} materialize is for DuckDB SQL scripts, not ${state.language}; from ${state.language} use the ducklake helpers (upsert_partition, append_partition) instead`,
     );
     return;
   }

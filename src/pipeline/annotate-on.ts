@@ -20,7 +20,7 @@ function onNativeKind(state: ParseState, kind: string, extra: readonly string[],
     state.sink.warn(
       line,
       "ON_TRIGGER_MALFORMED",
-      `\`// on ${kind}\` is a bare marker; \`${extra.join(" ")}\` makes this line malformed and it is ignored. Configure the cron, topic or other options on the ${kind} trigger itself`,
+      `\`${state.prefix} on ${kind}\` is a bare marker; \`${extra.join(" ")}\` makes this line malformed and it is ignored. Configure the cron, topic or other options on the ${kind} trigger itself`,
     );
     return;
   }
@@ -49,20 +49,20 @@ function readDebounce(state: ParseState, options: readonly string[], line: numbe
         state.sink.warn(
           line,
           "ON_DEBOUNCE_INVALID",
-          `debounce=${JSON.stringify(text)} is not a positive duration and is ignored: this input uses the script-level // debounce, or no debounce; ${DURATION_HINT}`,
+          `debounce=${JSON.stringify(text)} is not a positive duration and is ignored: this input uses the script-level ${state.prefix} debounce, or no debounce; ${DURATION_HINT}`,
         );
       }
     } else if (hasAssetScheme(option)) {
       state.sink.warn(
         line,
         "ON_EXTRA_URI",
-        `only one asset per \`// on\` line: ${option} is ignored; put it on its own \`// on\` line`,
+        `only one asset per \`${state.prefix} on\` line: ${option} is ignored; put it on its own \`${state.prefix} on\` line`,
       );
     } else {
       state.sink.warn(
         line,
         "ON_OPTION_UNKNOWN",
-        `\`${option}\` is not an option of \`// on\` and is ignored; the only option is debounce=<duration>`,
+        `\`${option}\` is not an option of \`${state.prefix} on\` and is ignored; the only option is debounce=<duration>`,
       );
     }
   }
@@ -75,7 +75,7 @@ function onAsset(state: ParseState, uriText: string, options: readonly string[],
     asset = parseAssetUri(uriText);
   } catch (error) {
     const reason = error instanceof PipelineError ? error.message : String(error);
-    state.sink.warn(line, "ON_URI_INVALID", `${reason}; this \`// on\` line is ignored`);
+    state.sink.warn(line, "ON_URI_INVALID", `${reason}; this \`${state.prefix} on\` line is ignored`);
     return;
   }
   const debounce = readDebounce(state, options, line);
@@ -96,7 +96,7 @@ export const onOn: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "ON_EMPTY",
-      "`// on` needs an asset URI or a trigger kind and is ignored; write e.g. `// on s3://bucket/key` or `// on schedule`",
+      `\`${state.prefix} on\` needs an asset URI or a trigger kind and is ignored; write e.g. \`${state.prefix} on s3://bucket/key\` or \`${state.prefix} on schedule\``,
     );
     return;
   }
@@ -104,11 +104,11 @@ export const onOn: AnnotationHandler = (state, rest, line) => {
   if (hasAssetScheme(first)) return onAsset(state, first, extra, line);
   const lower = first.toLowerCase();
   const hint = isNativeTriggerKind(lower)
-    ? `trigger kinds are lower-case: write \`// on ${lower}\``
+    ? `trigger kinds are lower-case: write \`${state.prefix} on ${lower}\``
     : `use an asset URI (s3://, $res:, datatable://, ducklake://, volume://) or a trigger kind (${NATIVE_TRIGGER_KINDS.join(", ")})`;
   state.sink.warn(
     line,
     "ON_URI_UNRECOGNIZED",
-    `\`${first}\` is neither an asset URI nor a trigger kind, so this \`// on\` line is ignored; ${hint}`,
+    `\`${first}\` is neither an asset URI nor a trigger kind, so this \`${state.prefix} on\` line is ignored; ${hint}`,
   );
 };

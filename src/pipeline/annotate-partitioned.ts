@@ -77,7 +77,7 @@ export const onPartitioned: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "PARTITIONED_EMPTY",
-      `\`// partitioned\` needs a kind and is ignored; write e.g. \`// partitioned daily\` (kinds: ${PARTITION_KINDS.join(", ")})`,
+      `\`${state.prefix} partitioned\` needs a kind and is ignored; write e.g. \`${state.prefix} partitioned daily\` (kinds: ${PARTITION_KINDS.join(", ")})`,
     );
     return;
   }
@@ -93,7 +93,7 @@ export const onPartitioned: AnnotationHandler = (state, rest, line) => {
     state.sink.warn(
       line,
       "DUPLICATE_IGNORED",
-      `this // partitioned is ignored: at most one per script and the first (line ${state.partitionedLine}) wins; remove this line`,
+      `this ${state.prefix} partitioned is ignored: at most one per script and the first (line ${state.partitionedLine}) wins; remove this line`,
     );
     return;
   }

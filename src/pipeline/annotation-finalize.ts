@@ -12,13 +12,13 @@ function checkDataTests(state: ParseState): void {
     state.sink.error(
       first.line,
       "DATA_TEST_WITHOUT_MATERIALIZE",
-      "// data_test needs a managed // materialize ducklake://<name>/<table> in the same script; add one or remove the data tests",
+      `${state.prefix} data_test needs a managed ${state.prefix} materialize ducklake://<name>/<table> in the same script; add one or remove the data tests`,
     );
   } else if (state.materialize?.mode === "manual") {
     state.sink.error(
       first.line,
       "DATA_TEST_ON_MANUAL",
-      "// data_test is rejected on `// materialize manual`: tests run on slices Sluice writes itself; drop `manual` or remove the data tests",
+      `${state.prefix} data_test is rejected on \`${state.prefix} materialize manual\`: tests run on slices Sluice writes itself; drop \`manual\` or remove the data tests`,
     );
   }
 }
@@ -30,12 +30,12 @@ function checkTriggerAll(state: ParseState): void {
     state.sink.warn(
       line,
       "TRIGGER_ALL_NO_INPUTS",
-      "`// trigger all` has no effect without `// on <asset>` inputs; remove it",
+      `\`${state.prefix} trigger all\` has no effect without \`${state.prefix} on <asset>\` inputs; remove it`,
     );
   } else if (!state.inputs.some((i) => i.asset.partitioned)) {
     const message =
-      "under `// trigger all` only inputs whose path contains {partition} fire the join, and none of this script's inputs do, " +
-      "so asset writes never run it; add {partition} to the partitioned inputs' paths or use `// trigger any`";
+      `under \`${state.prefix} trigger all\` only inputs whose path contains {partition} fire the join, and none of this script's inputs do, ` +
+      `so asset writes never run it; add {partition} to the partitioned inputs' paths or use \`${state.prefix} trigger any\``;
     if (state.nativeTriggers.length > 0) state.sink.warn(line, "TRIGGER_ALL_NO_PARTITION_INPUT", message);
     else state.sink.error(line, "TRIGGER_ALL_NO_PARTITION_INPUT", message);
   }
@@ -47,14 +47,14 @@ function checkCascadeOnly(state: ParseState): void {
     state.sink.warn(
       state.debounce.line,
       "DEBOUNCE_NO_INPUTS",
-      "`// debounce` only applies to `// on <asset>` inputs and this script has none; it has no effect",
+      `\`${state.prefix} debounce\` only applies to \`${state.prefix} on <asset>\` inputs and this script has none; it has no effect`,
     );
   }
   if (state.retry) {
     state.sink.warn(
       state.retry.line,
       "RETRY_NO_CASCADE",
-      "`// retry` only applies to runs dispatched by an asset write, and this script has no `// on <asset>` input; it has no effect",
+      `\`${state.prefix} retry\` only applies to runs dispatched by an asset write, and this script has no \`${state.prefix} on <asset>\` input; it has no effect`,
     );
   }
 }
@@ -91,7 +91,7 @@ export function finalizeAnnotations(state: ParseState): ScriptAnnotations {
     state.sink.warn(
       state.memberOnlyLine,
       "NOT_A_PIPELINE_MEMBER",
-      "this script has pipeline annotations but no `// pipeline` marker, so its triggers and options have no effect; add a `// pipeline` line",
+      `this script has pipeline annotations but no \`${state.prefix} pipeline\` marker, so its triggers and options have no effect; add a \`${state.prefix} pipeline\` line`,
     );
   }
   checkDataTests(state);

@@ -16,12 +16,14 @@ import type {
   TriggerMode,
 } from "./annotation-types.js";
 import type { DiagnosticSink } from "./diagnostics.js";
-import type { ScriptLanguage } from "./language.js";
+import { type CommentPrefix, hintPrefix, type ScriptLanguage } from "./language.js";
 
 /** Parser state for one script. */
 export interface ParseState {
   readonly sink: DiagnosticSink;
   readonly language: ScriptLanguage;
+  /** The comment prefix diagnostics write annotation lines with (the language's own, {@link hintPrefix}). */
+  readonly prefix: CommentPrefix;
   readonly source: string;
   pipeline: boolean;
   readonly inputs: AssetInput[];
@@ -55,6 +57,7 @@ export function createParseState(sink: DiagnosticSink, language: ScriptLanguage,
   return {
     sink,
     language,
+    prefix: hintPrefix(language),
     source,
     pipeline: false,
     inputs: [],
@@ -85,7 +88,7 @@ export function reportLaterLine(
   state.sink.warn(
     line,
     "DUPLICATE_IGNORED",
-    `this // ${keyword} is ignored: the first // ${keyword} (line ${firstLine}) wins; remove one of them`,
+    `this ${state.prefix} ${keyword} is ignored: the first ${state.prefix} ${keyword} (line ${firstLine}) wins; remove one of them`,
   );
 }
 

@@ -81,7 +81,7 @@ function parseLine(state: ParseState, text: string, line: number): void {
   const rest = (match?.[2] ?? "").trim();
   const handler = Object.hasOwn(ANNOTATION_HANDLERS, keyword) ? ANNOTATION_HANDLERS[keyword] : undefined;
   if (handler) handler(state, rest, line);
-  else checkNearMiss(state.sink, keyword, rest, line);
+  else checkNearMiss(state.sink, keyword, rest, line, state.prefix);
 }
 
 /**

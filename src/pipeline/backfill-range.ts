@@ -8,6 +8,7 @@
  * scheme as a stage of the partitions whose windows overlap the range
  * (`partition-mapping.ts`), run after the range's own partitions.
  */
+import { annotationHint } from "./language.js";
 import { PartitionRangeError } from "./errors.js";
 import { describeScheme } from "./lineage-schemes.js";
 import { grain, isCoarser, mapTimeRange } from "./partition-mapping.js";
@@ -70,7 +71,13 @@ function fail(message: string): never {
 function pickScheme(steps: readonly RangeStep[], request: RangeRequest): PartitionSpec {
   if (request.keys !== undefined) {
     const dyn = steps.find((s) => s.scheme?.kind === "dynamic")?.scheme;
-    if (!dyn) fail("--keys backfills dynamic partitions, but no planned step is `// partitioned dynamic`");
+    if (!dyn)
+      fail(
+        `--keys backfills dynamic partitions, but no planned step is \`${annotationHint(
+          steps.map((s) => s.path),
+          "partitioned dynamic",
+        )}\``,
+      );
     return dyn;
   }
   const timed = steps.flatMap((s) => (s.scheme && isTimeKind(s.scheme.kind) ? [s.scheme] : []));
@@ -85,7 +92,12 @@ function pickScheme(steps: readonly RangeStep[], request: RangeRequest): Partiti
   if (timed[0]) return timed[0];
   if (steps.some((s) => s.scheme?.kind === "dynamic"))
     fail("the planned steps have dynamic partitions, which have no range: list the keys with --keys a,b,c");
-  fail("none of the planned steps is partitioned (add `// partitioned daily` or another scheme)");
+  fail(
+    `none of the planned steps is partitioned (add \`${annotationHint(
+      steps.map((s) => s.path),
+      "partitioned daily",
+    )}\` or another scheme)`,
+  );
 }
 
 function exclusion(step: RangeStep, scheme: PartitionSpec): string {

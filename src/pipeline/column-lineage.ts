@@ -474,7 +474,7 @@ export function inferColumnLineage(
     const output = useNames ? outputNames[i]! : c.name || `#${i + 1}`;
     if (!c.unknown) return { output, sources: c.sources, passthrough: c.passthrough };
     walker.warnings.push(
-      `the sources of ${output} are unknown: it reads a column that more than one table of unknown schema (or an alias, or an outer query) may hold; qualify it (t.col) or declare it with // column`,
+      `the sources of ${output} are unknown: it reads a column that more than one table of unknown schema (or an alias, or an outer query) may hold; qualify it (t.col) or declare it with -- column`,
     );
     return { output, sources: [], passthrough: false, unknown: true };
   });

@@ -17,7 +17,7 @@ import {
   type RawDetection,
 } from "./detect-types.js";
 import { DiagnosticSink, type Diagnostic } from "./diagnostics.js";
-import { commentPrefixOf, languageFromPath, type ScriptLanguage } from "./language.js";
+import { hintPrefix, languageFromPath, type ScriptLanguage } from "./language.js";
 import { blankCommentLines, lineLocator, stringLiterals } from "./source-scan.js";
 
 /** One asset a script uses, merged over every place it appears. */
@@ -156,7 +156,7 @@ export function detectAssets(source: string, options: DetectAssetsOptions = {}):
   const lineOf = lineLocator(text);
   const sink = new DiagnosticSink();
   // a hint's annotation line must be a comment of the script's own language (`//` breaks Python)
-  const c = commentPrefixOf(language) ?? "//";
+  const c = hintPrefix(language);
   const { raw, consumed } = collect(text, language, options.code);
   for (const w of options.code?.warnings ?? []) sink.warn(w.line, w.code, w.message);
   type Entry = {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { commentBody, commentPrefixOf, languageFromPath, languageFromPrefix } from "./language.js";
+import {
+  annotationHint,
+  commentBody,
+  commentPrefixOf,
+  everySyntaxHint,
+  hintPrefix,
+  languageFromPath,
+  languageFromPrefix,
+} from "./language.js";
 
 describe("languageFromPath", () => {
   it.each([
@@ -40,5 +48,24 @@ describe("comment prefixes", () => {
   it("returns undefined for code lines", () => {
     expect(commentBody("const x = 1; // pipeline")).toBeUndefined();
     expect(commentBody("SELECT 1")).toBeUndefined();
+  });
+});
+
+describe("hints in the script's comment syntax", () => {
+  it("writes an annotation line with the language's own prefix, // when unknown", () => {
+    expect(hintPrefix("python")).toBe("#");
+    expect(hintPrefix("bash")).toBe("#");
+    expect(hintPrefix("sql")).toBe("--");
+    expect(hintPrefix("typescript")).toBe("//");
+    expect(hintPrefix("unknown")).toBe("//");
+  });
+
+  it("names a line for several scripts in their shared syntax, else the bare annotation", () => {
+    expect(annotationHint(["f/a/x.py", "f/a/y.sh"], "partitioned daily")).toBe("# partitioned daily");
+    expect(annotationHint(["f/a/x.sql"], "column total <- …")).toBe("-- column total <- …");
+    expect(annotationHint(["f/a/x.py", "f/a/y.ts"], "partitioned daily")).toBe("partitioned daily");
+    expect(everySyntaxHint("pipeline")).toBe(
+      "`// pipeline` (`# pipeline` in Python, Bash or PowerShell, `-- pipeline` in SQL)",
+    );
   });
 });

@@ -56,6 +56,33 @@ export function commentPrefixOf(language: ScriptLanguage): CommentPrefix | undef
   return PREFIX_OF[language];
 }
 
+/**
+ * The prefix a hint writes an annotation line with: the script language's own comment prefix
+ * (`# on schedule` in Python or Bash, `-- column …` in SQL), `//` when the language is unknown.
+ * A hint followed literally must leave the script valid (`//` is floor division in Python).
+ */
+export function hintPrefix(language: ScriptLanguage): CommentPrefix {
+  return commentPrefixOf(language) ?? "//";
+}
+
+/**
+ * Annotation `text` as a hint writes it for the scripts at `paths`: a line in their comment
+ * syntax when they share one (`# partitioned daily` for Python and Bash scripts), else the bare
+ * annotation (`partitioned daily`), which each script writes in its own.
+ */
+export function annotationHint(paths: readonly string[], text: string): string {
+  const prefixes = new Set(paths.map((p) => hintPrefix(languageFromPath(p))));
+  return prefixes.size === 1 ? `${[...prefixes][0]!} ${text}` : text;
+}
+
+/**
+ * Annotation `text` in every language's comment syntax, for a hint about no one script:
+ * `` `// pipeline` (`# pipeline` in Python, Bash or PowerShell, `-- pipeline` in SQL) ``.
+ */
+export function everySyntaxHint(text: string): string {
+  return `\`// ${text}\` (\`# ${text}\` in Python, Bash or PowerShell, \`-- ${text}\` in SQL)`;
+}
+
 /** The language implied by a comment prefix alone (`--` → SQL, `#` → Python, `//` → TypeScript). */
 export function languageFromPrefix(prefix: CommentPrefix): ScriptLanguage {
   return prefix === "--" ? "sql" : prefix === "#" ? "python" : "typescript";

@@ -5,6 +5,7 @@
  * never complete, Sluice refuses to load it.
  */
 import type { Diagnostic } from "./diagnostics.js";
+import { annotationHint } from "./language.js";
 import { assetId, cascadeEdges, producersOf } from "./lineage-graph.js";
 import { describeScheme, effectiveSchemes, producerSchemes, type EffectiveScheme } from "./lineage-schemes.js";
 import type { LineageGraph, ScriptNode } from "./lineage-types.js";
@@ -38,7 +39,7 @@ function checkJoin(
         s,
         input.line,
         "JOIN_INPUT_EXTERNAL",
-        `no script in this pipeline writes ${input.asset.uri}, so the \`// trigger all\` join waits for a writer outside the pipeline and its partition scheme cannot be checked`,
+        `no script in this pipeline writes ${input.asset.uri}, so the \`${annotationHint([s.path], "trigger all")}\` join waits for a writer outside the pipeline and its partition scheme cannot be checked`,
       );
     } else if (withScheme.length === 0) {
       report(
@@ -46,7 +47,10 @@ function checkJoin(
         s,
         input.line,
         "JOIN_INPUT_UNPARTITIONED",
-        `${input.asset.uri} is only written by unpartitioned scripts (${producers.map((p) => p.slice(7)).join(", ")}); their writes carry no partition, so this \`// trigger all\` join would never fire. Add \`// partitioned …\` to the producer, or use \`// trigger any\``,
+        `${input.asset.uri} is only written by unpartitioned scripts (${producers.map((p) => p.slice(7)).join(", ")}); their writes carry no partition, so this \`${annotationHint([s.path], "trigger all")}\` join would never fire. Add \`${annotationHint(
+          producers.map((p) => p.slice(7)),
+          "partitioned …",
+        )}\` to the producer, or use \`${annotationHint([s.path], "trigger any")}\``,
       );
     }
     for (const p of withScheme) {
@@ -60,7 +64,7 @@ function checkJoin(
       s,
       line,
       "JOIN_SCHEME_MISMATCH",
-      `the partition-bearing inputs of this \`// trigger all\` step use different partition schemes, so their partition values never coincide and the join would never fire: ${[...seen.values()].join("; ")}. Put every partition-bearing input on the same scheme (kind, tz and format)`,
+      `the partition-bearing inputs of this \`${annotationHint([s.path], "trigger all")}\` step use different partition schemes, so their partition values never coincide and the join would never fire: ${[...seen.values()].join("; ")}. Put every partition-bearing input on the same scheme (kind, tz and format)`,
     );
   }
 }
@@ -97,7 +101,7 @@ function checkSchemes(
         s,
         0,
         "WRITES_PARTITION_WITHOUT_SCHEME",
-        `this script writes ${templated.to.slice(6)} but is not partitioned and has no partitioned upstream, so it never receives a partition value; add \`// partitioned …\``,
+        `this script writes ${templated.to.slice(6)} but is not partitioned and has no partitioned upstream, so it never receives a partition value; add \`${annotationHint([s.path], "partitioned …")}\``,
       );
     }
   }
@@ -143,7 +147,10 @@ export function validatePipeline(graph: LineageGraph): Diagnostic[] {
       first,
       0,
       "PIPELINE_CYCLE",
-      `the cascade has a cycle (${cycle.map((id) => id.slice(7)).join(" -> ")}); it is depth-capped at run time, but selective runs through it are refused. Break the cycle by removing one \`// on\` input`,
+      `the cascade has a cycle (${cycle.map((id) => id.slice(7)).join(" -> ")}); it is depth-capped at run time, but selective runs through it are refused. Break the cycle by removing one \`${annotationHint(
+        cycle.map((id) => id.slice(7)),
+        "on",
+      )}\` input`,
     );
   }
   return out;

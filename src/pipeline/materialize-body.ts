@@ -98,7 +98,7 @@ export function checkMaterializeBody(sql: string): BodyProblem | undefined {
     return {
       line: 1,
       message:
-        "a managed // materialize script needs a trailing SELECT for the slice; add one, or use `// materialize manual` if the script writes the table itself",
+        "a managed -- materialize script needs a trailing SELECT for the slice; add one, or use `-- materialize manual` if the script writes the table itself",
     };
   }
   for (const statement of statements.slice(0, -1)) {
@@ -106,7 +106,7 @@ export function checkMaterializeBody(sql: string): BodyProblem | undefined {
       const word = statement.text.split(/\s+/, 1)[0] ?? "";
       return {
         line: statement.line,
-        message: `a managed // materialize script may only have setup statements (ATTACH, SET, INSTALL, LOAD, USE, PRAGMA, CREATE TEMP …) before its one trailing SELECT, but this statement starts with ${word.toUpperCase()}; move it out, or use \`// materialize manual\` and write the table yourself`,
+        message: `a managed -- materialize script may only have setup statements (ATTACH, SET, INSTALL, LOAD, USE, PRAGMA, CREATE TEMP …) before its one trailing SELECT, but this statement starts with ${word.toUpperCase()}; move it out, or use \`-- materialize manual\` and write the table yourself`,
       };
     }
   }
@@ -114,7 +114,7 @@ export function checkMaterializeBody(sql: string): BodyProblem | undefined {
     const word = last.text.split(/\s+/, 1)[0] ?? "";
     return {
       line: last.line,
-      message: `a managed // materialize script must end with one SELECT (the slice Sluice writes), but its last statement starts with ${word.toUpperCase()}; end it with the SELECT, or use \`// materialize manual\``,
+      message: `a managed -- materialize script must end with one SELECT (the slice Sluice writes), but its last statement starts with ${word.toUpperCase()}; end it with the SELECT, or use \`-- materialize manual\``,
     };
   }
   return undefined;

@@ -8,6 +8,7 @@ import { isNativeTriggerKind } from "./annotation-types.js";
 import { hasAssetScheme } from "./asset-uri.js";
 import type { DiagnosticSink } from "./diagnostics.js";
 import { parsePipelineDuration } from "./duration.js";
+import type { CommentPrefix } from "./language.js";
 import { isPartitionKind } from "./partition-spec.js";
 
 const KEYWORDS = [
@@ -48,28 +49,40 @@ function looksLikeValue(keyword: string, rest: string): boolean {
   }
 }
 
-const WRONG_FORMS: ReadonlyArray<{ test: (keyword: string, rest: string) => boolean; message: string }> = [
-  {
-    test: (k, rest) => k === "schedule" && (rest === "" || /^["'\d*@]/.test(rest)),
-    message:
-      "there is no `// schedule` annotation, so this line is ignored; write `// on schedule` and set the cron and time zone on the schedule itself",
-  },
-  {
-    test: (k, rest) => k === "partition" && isPartitionKind(rest.split(/\s+/, 1)[0] ?? ""),
-    message: "`// partition` is not an annotation, so this line is ignored; did you mean `// partitioned`?",
-  },
-  {
-    test: (k, rest) => k === "materialise" && (rest.startsWith("manual") || hasAssetScheme(rest)),
-    message: "`// materialise` is not an annotation, so this line is ignored; write `// materialize`",
-  },
-  {
-    test: (k) => k === "data-test" || k === "datatest",
-    message: "this data test is ignored; the annotation is spelled `// data_test`",
-  },
-];
+/** Known wrong forms; `message` writes annotation lines with the script's comment prefix `c`. */
+const WRONG_FORMS: ReadonlyArray<{ test: (keyword: string, rest: string) => boolean; message: (c: string) => string }> =
+  [
+    {
+      test: (k, rest) => k === "schedule" && (rest === "" || /^["'\d*@]/.test(rest)),
+      message: (c) =>
+        `there is no \`${c} schedule\` annotation, so this line is ignored; write \`${c} on schedule\` and set the cron and time zone on the schedule itself`,
+    },
+    {
+      test: (k, rest) => k === "partition" && isPartitionKind(rest.split(/\s+/, 1)[0] ?? ""),
+      message: (c) =>
+        `\`${c} partition\` is not an annotation, so this line is ignored; did you mean \`${c} partitioned\`?`,
+    },
+    {
+      test: (k, rest) => k === "materialise" && (rest.startsWith("manual") || hasAssetScheme(rest)),
+      message: (c) => `\`${c} materialise\` is not an annotation, so this line is ignored; write \`${c} materialize\``,
+    },
+    {
+      test: (k) => k === "data-test" || k === "datatest",
+      message: (c) => `this data test is ignored; the annotation is spelled \`${c} data_test\``,
+    },
+  ];
 
-/** Warn when an unknown comment keyword is probably a mistyped annotation. */
-export function checkNearMiss(sink: DiagnosticSink, keyword: string, rest: string, line: number): void {
+/**
+ * Warn when an unknown comment keyword is probably a mistyped annotation; a hint writes the
+ * annotation with `prefix`, the script's comment prefix (`hintPrefix`).
+ */
+export function checkNearMiss(
+  sink: DiagnosticSink,
+  keyword: string,
+  rest: string,
+  line: number,
+  prefix: CommentPrefix = "//",
+): void {
   const glued = KEYWORDS.find((k) => keyword.startsWith(k) && /^[\d=]/.test(keyword.slice(k.length)));
   if (glued) {
     sink.warn(
@@ -81,7 +94,7 @@ export function checkNearMiss(sink: DiagnosticSink, keyword: string, rest: strin
   }
   const wrong = WRONG_FORMS.find((w) => w.test(keyword, rest));
   if (wrong) {
-    sink.warn(line, "ANNOTATION_UNKNOWN", wrong.message);
+    sink.warn(line, "ANNOTATION_UNKNOWN", wrong.message(prefix));
     return;
   }
   const lower = keyword.toLowerCase();

@@ -10,6 +10,7 @@
 // The base class and the input errors live in core (which imports nothing else of Sluice);
 // they are part of the public SDK under the same names.
 import { SluiceError } from "../core/errors.js";
+import { isInternalWorkflow } from "../core/internal-workflows.js";
 
 export {
   InvalidDurationError,
@@ -34,14 +35,18 @@ export class RunIdConflictError extends SluiceError {
   }
 }
 
-/** No workflow with that name is registered (or it was, and its module was removed: `removed`). */
+/**
+ * No workflow with that name is registered (or it was, and its module was removed: `removed`).
+ * The message lists the `known` workflows a user can enqueue: Sluice's own (`sluice:…`) are left out.
+ */
 export class UnknownWorkflowError extends SluiceError {
   constructor(
     readonly workflow: string,
     known: readonly string[] = [],
     readonly removed?: { source: string | null },
   ) {
-    const list = known.length > 0 ? `; known workflows: ${known.join(", ")}` : "; no workflows are registered yet";
+    const offered = known.filter((name) => !isInternalWorkflow(name));
+    const list = offered.length > 0 ? `; known workflows: ${offered.join(", ")}` : "; no workflows are registered yet";
     const what = removed
       ? `workflow ${JSON.stringify(workflow)} was removed${removed.source ? ` (its file ${removed.source} was deleted)` : ""}: restore it to enqueue it again (runs already started finish on their code)`
       : `unknown workflow ${JSON.stringify(workflow)}`;

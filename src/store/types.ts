@@ -422,6 +422,14 @@ export interface Store {
   /** Small named settings and records (API tokens, …): get, put (insert or replace), delete, list by prefix. */
   kvGet(key: string): Promise<string | null>;
   kvPut(key: string, value: string): Promise<void>;
+  /**
+   * Puts every entry in one atomic write: either all are stored, or none is (a crash or a
+   * refused entry leaves every key as it was). A key given more than once takes its last value
+   * (`kv-batch.ts`); an empty list writes nothing. For records that must agree (a log entry and
+   * the current record it is the latest of).
+   * @throws the store's error (storage full, a value the database refuses …) when it cannot write; nothing is written then
+   */
+  kvPutAll(entries: ReadonlyArray<{ key: string; value: string }>): Promise<void>;
   kvDelete(key: string): Promise<boolean>;
   /**
    * Compare-and-set: writes `value` (null deletes) only if the key's current value is

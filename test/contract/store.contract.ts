@@ -1348,6 +1348,31 @@ export function runStoreContract(name: string, makeStore: StoreFactory): void {
         expect(await store.kvGet("join:x")).toBeNull();
       });
 
+      it("puts several records in one atomic write: all of them, or none when one is refused", async () => {
+        await fresh();
+        await store.kvPut("batch:b", "old");
+        await store.kvPutAll([
+          { key: "batch:a", value: "1" },
+          { key: "batch:b", value: "2" },
+          { key: "batch:a", value: "3" },
+        ]);
+        expect(await store.kvList("batch:")).toEqual([
+          { key: "batch:a", value: "3" },
+          { key: "batch:b", value: "2" },
+        ]);
+        await store.kvPutAll([]);
+        // the database refuses the second record (a value must not be null): the first is not left behind
+        const refused = [
+          { key: "batch:c", value: "new" },
+          { key: "batch:b", value: null as unknown as string },
+        ];
+        await expect(store.kvPutAll(refused)).rejects.toThrow();
+        expect(await store.kvList("batch:")).toEqual([
+          { key: "batch:a", value: "3" },
+          { key: "batch:b", value: "2" },
+        ]);
+      });
+
       it("keeps the resume-link secret sealed: one per database, readable only with the secret key", async () => {
         await fresh();
         for (const k of ["sealed-secret:resume-links", "legacy-secret:resume-links"]) await store.kvDelete(k);

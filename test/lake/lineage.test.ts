@@ -154,7 +154,7 @@ describe("column lineage of a materialized table", () => {
     ]);
     expect(mystery.cli.lineage.warnings).toEqual([
       "* over b cannot be expanded: its columns are not known; lineage may be partial",
-      "the sources of x are unknown: it reads a column that more than one table of unknown schema (or an alias, or an outer query) may hold; qualify it (t.col) or declare it with // column",
+      "the sources of x are unknown: it reads a column that more than one table of unknown schema (or an alias, or an outer query) may hold; qualify it (t.col) or declare it with -- column",
     ]);
     await run("f/shop/customers", false);
     await eventually(async () => {

@@ -39,10 +39,10 @@ FROM dl.src WHERE _partition = '{partition}'
 };
 
 const MISSING =
-  "f/t/checked.sql:3: warning: `// data_test f/tests/nope` names no file (f/tests/nope.sql does not exist), so every run fails its data tests; create f/tests/nope.sql with one SELECT returning the offending rows of the view `slice`, or fix the path [DATA_TEST_SCRIPT_NOT_FOUND]";
+  "f/t/checked.sql:3: warning: `-- data_test f/tests/nope` names no file (f/tests/nope.sql does not exist), so every run fails its data tests; create f/tests/nope.sql with one SELECT returning the offending rows of the view `slice`, or fix the path [DATA_TEST_SCRIPT_NOT_FOUND]";
 const reserved = (file: string, line: number) =>
   new RegExp(
-    `${file.replace(/[/.]/g, "\\$&")}:${line}: error: the SELECT produces a column named _partition, which Sluice reserves for the partition of a // partitioned materialization .*SELECT \\* EXCLUDE \\(_partition\\).*\\[PARTITION_COLUMN_RESERVED\\]`,
+    `${file.replace(/[/.]/g, "\\$&")}:${line}: error: the SELECT produces a column named _partition, which Sluice reserves for the partition of a -- partitioned materialization .*SELECT \\* EXCLUDE \\(_partition\\).*\\[PARTITION_COLUMN_RESERVED\\]`,
   );
 const RESERVED = reserved("f/t/daily.sql", 4);
 const STAR = reserved("f/t/star.sql", 6);

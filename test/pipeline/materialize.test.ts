@@ -13,7 +13,7 @@ import { withDuckDb } from "../../src/assets/duckdb.js";
 import { withProjectLake } from "../../src/lake/project-lake.js";
 import { openLake } from "../../src/lake/reader.js";
 import { manualTargetChanged, markManualTarget } from "../../src/pipeline/runtime/runners/manual-materialize.js";
-import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/run-context.js";
+import { WRITTEN_PREFIX } from "../../src/pipeline/runtime/written-index.js";
 import { MATERIALIZED_PREFIX } from "../../src/pipeline/runtime/runners/sql.js";
 import { lineageOf } from "../../src/pipeline/runtime/lineage-record.js";
 import { schemaHistory } from "../../src/pipeline/runtime/schema-history.js";

@@ -41,7 +41,7 @@ describe("a partitioned materialization reading a partitioned table with *", { t
     expect(failed.code).toBe(1);
     const out = failed.out + failed.err;
     expect(out).toContain(
-      "the SELECT produces a column named _partition, which Sluice adds itself to every slice of a // partitioned materialization",
+      "the SELECT produces a column named _partition, which Sluice adds itself to every slice of a -- partitioned materialization",
     );
     expect(out).toContain("SELECT * EXCLUDE (_partition)");
     expect(out).not.toContain("two columns named");

@@ -63,4 +63,22 @@ describe("followRollback", () => {
     expect(await store.kvList(`pipeline:written:${URI} `)).toHaveLength(1);
     expect(await readDone(store, "f/part/ev.sql", "d2")).not.toBeNull();
   });
+
+  it("undoes a whole-table write of a run a partitioned chain started: its one entry, and its done mark under the run's partition", async () => {
+    // an unpartitioned step run for d1, then for d2: one whole-table slice record and index entry, the latest
+    const whole = async (snapshot: number, run: string, day: string) => {
+      await recordMaterialized(store, { asset: URI, rows: 1, snapshot_id: snapshot }, run, "f/w/total.sql", snapshot);
+      const entry = { run, script: "f/w/total.sql", at: snapshot, runPartition: day };
+      await store.kvPut(`pipeline:written:${URI} `, JSON.stringify(entry));
+      await markDone(store, "f/w/total.sql", day, { version: "v", run: `plan-${run}`, at: 1 });
+    };
+    await whole(1, "r1", "d1");
+    await whole(2, "r2", "d2");
+    const out = await followRollback(store, { uri: URI, to: 1, snapshot: 6 });
+    expect(out).toMatchObject({ partitions: [], restored: [""] });
+    const written = (await store.kvList(`pipeline:written:${URI} `)).map((r) => [r.key, JSON.parse(r.value).run]);
+    expect(written).toEqual([[`pipeline:written:${URI} `, "r1"]]);
+    expect(await readDone(store, "f/w/total.sql", "d2")).toBeNull();
+    expect(await readDone(store, "f/w/total.sql", "d1")).not.toBeNull();
+  });
 });

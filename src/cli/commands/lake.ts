@@ -270,7 +270,7 @@ export function registerLake(program: Command, cx: CommandContext): void {
         throw new PipelineRuntimeError(
           "LINEAGE_NOT_FOUND",
           snapshot === undefined
-            ? `no column lineage is recorded for ${uri}; it is recorded by a managed \`// materialize ${uri}\` SQL run, so run that script first`
+            ? `no column lineage is recorded for ${uri}; it is recorded by a managed \`-- materialize ${uri}\` SQL run, so run that script first`
             : `no column lineage is recorded for ${uri} at or before snapshot ${snapshot}; see the snapshots with sluice lake snapshots`,
         );
       if (opts.json) return json(cx, record);

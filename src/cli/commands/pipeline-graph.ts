@@ -11,6 +11,7 @@ import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/cat
 import { graphLineage, writesLakeTables, type GraphLineage } from "../../pipeline/runtime/graph-lineage.js";
 import { graphJson, renderMermaid, renderText } from "../../pipeline/runtime/render.js";
 import { InvalidInputError } from "../../sdk/errors.js";
+import { everySyntaxHint } from "../../pipeline/language.js";
 import { json, type CommandContext } from "../command.js";
 import { isPostgresUrl } from "../../store/open.js";
 import { DB_OPTION, DIR_OPTION, resolveProject, withReadEngine, type ProjectContext } from "../project.js";
@@ -48,7 +49,7 @@ export function registerPipelineGraph(pipeline: Command, cx: CommandContext): vo
         for (const f of folders) for (const d of f.diagnostics) cx.io.stderr(`${formatDiagnostic(d)}\n`);
       } else
         cx.io.stdout(
-          `${folders.map(renderText).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`,
+          `${folders.map(renderText).join("\n\n") || `no pipelines in this project (mark scripts with ${everySyntaxHint("pipeline")})`}\n`,
         );
       if (folders.some((f) => !f.ok)) cx.setExitCode(1);
     });

@@ -5,6 +5,7 @@ import { InvalidInputError } from "../../sdk/errors.js";
 import { PipelineCatalog, type PipelineFolder } from "../../pipeline/runtime/catalog.js";
 import { PipelineInvalidError, PipelineRuntimeError } from "../../pipeline/runtime/errors.js";
 import { cascadeEdges, scriptId } from "../../pipeline/lineage-graph.js";
+import { everySyntaxHint } from "../../pipeline/language.js";
 export { planSteps } from "../../pipeline/runtime/plan.js";
 
 /** The project-relative folder named by a `<folder>` argument (relative to the project or to the working directory). */
@@ -33,7 +34,7 @@ export function pipelineFolder(catalog: PipelineCatalog, folder: string): Pipeli
     const known = catalog.folders().map((x) => x.folder || ".");
     throw new PipelineRuntimeError(
       "PIPELINE_FOLDER_NOT_FOUND",
-      `no pipeline in ${folder || "."}: mark its scripts with a \`// pipeline\` line${known.length ? `; pipelines in this project: ${known.join(", ")}` : ""}`,
+      `no pipeline in ${folder || "."}: mark its scripts with a line ${everySyntaxHint("pipeline")}${known.length ? `; pipelines in this project: ${known.join(", ")}` : ""}`,
     );
   }
   return f;

@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { PipelineCatalog } from "../../pipeline/runtime/catalog.js";
 import { parseOutcomes } from "../../pipeline/runtime/decisions.js";
 import { pipelineStatus, type PipelineStatus } from "../../pipeline/runtime/status.js";
+import { everySyntaxHint } from "../../pipeline/language.js";
 import { json, type CommandContext } from "../command.js";
 import { statusLabel, timeLabel } from "../format.js";
 import { parseCount } from "../options.js";
@@ -95,7 +96,7 @@ export function registerPipelineStatus(pipeline: Command, cx: CommandContext): v
         if (opts.json) json(cx, folderText === undefined ? statuses : statuses[0]);
         else
           cx.io.stdout(
-            `${statuses.map(render).join("\n\n") || "no pipelines in this project (mark scripts with // pipeline)"}\n`,
+            `${statuses.map(render).join("\n\n") || `no pipelines in this project (mark scripts with ${everySyntaxHint("pipeline")})`}\n`,
           );
       });
     });

@@ -11,7 +11,7 @@ import { join, posix, relative } from "node:path";
 import { analyzePipeline, type AnalyzedPipeline, type AnalyzedScript } from "../analyze.js";
 import type { AssetInput } from "../annotation-types.js";
 import { type Diagnostic, hasErrors } from "../diagnostics.js";
-import { commentPrefixOf, languageFromPath, type ScriptLanguage } from "../language.js";
+import { hintPrefix, languageFromPath, type ScriptLanguage } from "../language.js";
 import { effectiveSchemes, type EffectiveScheme } from "../lineage-schemes.js";
 import { cascadeEdges, scriptId } from "../lineage-graph.js";
 import { moduleName } from "../../worker/script-paths.js";
@@ -200,7 +200,7 @@ function analyzeFolder(
           severity: "warning",
           line: t.line,
           code: "TRIGGER_NOT_CONFIGURED",
-          message: `\`// on ${t.kind}\` has no trigger row yet, so it never fires; add it to ${triggersPath}, e.g. {"triggers": {"${posix.basename(m.name)}": {${t.kind === "schedule" ? '"schedule": {"cron": "0 6 * * *"}' : '"webhook": true'}}}}`,
+          message: `\`${hintPrefix(m.language)} on ${t.kind}\` has no trigger row yet, so it never fires; add it to ${triggersPath}, e.g. {"triggers": {"${posix.basename(m.name)}": {${t.kind === "schedule" ? '"schedule": {"cron": "0 6 * * *"}' : '"webhook": true'}}}}`,
           script: m.path,
         });
       }
@@ -210,7 +210,7 @@ function analyzeFolder(
         severity: "warning",
         line: 0,
         code: "TRIGGER_WITHOUT_MARKER",
-        message: `${triggersPath} configures a schedule for this script, but it has no \`${commentPrefixOf(m.language) ?? "//"} on schedule\` line, so the schedule is ignored; add the marker to opt in`,
+        message: `${triggersPath} configures a schedule for this script, but it has no \`${hintPrefix(m.language)} on schedule\` line, so the schedule is ignored; add the marker to opt in`,
         script: m.path,
       });
     if (m.triggers.webhook && !marked.has("webhook"))
@@ -218,7 +218,7 @@ function analyzeFolder(
         severity: "warning",
         line: 0,
         code: "TRIGGER_WITHOUT_MARKER",
-        message: `${triggersPath} configures a webhook for this script, but it has no \`${commentPrefixOf(m.language) ?? "//"} on webhook\` line, so the webhook is refused; add the marker to opt in`,
+        message: `${triggersPath} configures a webhook for this script, but it has no \`${hintPrefix(m.language)} on webhook\` line, so the webhook is refused; add the marker to opt in`,
         script: m.path,
       });
   }
@@ -252,8 +252,8 @@ function dataTestFileChecks(root: string, m: MemberScript): Diagnostic[] {
       code: "DATA_TEST_SCRIPT_NOT_FOUND",
       message:
         rel === undefined
-          ? `\`// data_test ${t.path}\` is outside the project, so every run fails its data tests; name a .sql file under the project folder`
-          : `\`// data_test ${t.path}\` names no file (${rel} does not exist), so every run fails its data tests; create ${rel} with one SELECT returning the offending rows of the view \`slice\`, or fix the path`,
+          ? `\`${hintPrefix(m.language)} data_test ${t.path}\` is outside the project, so every run fails its data tests; name a .sql file under the project folder`
+          : `\`${hintPrefix(m.language)} data_test ${t.path}\` names no file (${rel} does not exist), so every run fails its data tests; create ${rel} with one SELECT returning the offending rows of the view \`slice\`, or fix the path`,
       script: m.path,
     });
   }

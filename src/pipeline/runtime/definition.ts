@@ -26,6 +26,7 @@ import { type AnyWorkflow, defineWorkflow, type WorkflowModule } from "../../sdk
 import type { Store } from "../../store/types.js";
 import { markTerminal } from "../../worker/control.js";
 import { substitutePartition } from "../asset-match.js";
+import { hintPrefix } from "../language.js";
 import type { CronSchedule } from "../../core/cron.js";
 import type { MemberScript, PipelineCatalog } from "./catalog.js";
 import { passDebounceGate } from "./debounce.js";
@@ -171,7 +172,7 @@ async function runMember(
       exec.run.attempt < exec.run.maxAttempts;
     if (retryable)
       ctx.logger.warn(
-        `attempt ${exec.run.attempt} of ${exec.run.maxAttempts} failed (// retry ${member.analyzed.annotations.retry!.count}): ${(err as Error)?.message ?? String(err)}`,
+        `attempt ${exec.run.attempt} of ${exec.run.maxAttempts} failed (${hintPrefix(member.language)} retry ${member.analyzed.annotations.retry!.count}): ${(err as Error)?.message ?? String(err)}`,
       );
     throw retryable ? err : markTerminal(err);
   }

@@ -29,6 +29,7 @@ import type { RunHandle } from "../../sdk/types.js";
 import { isWacWorkflow } from "../../sdk/windmill/workflow.js";
 import type { AnyWorkflow } from "../../sdk/workflow.js";
 import type { Store } from "../../store/types.js";
+import { everySyntaxHint, hintPrefix } from "../language.js";
 import { PipelineCatalog, type MemberScript } from "./catalog.js";
 import type { DispatchDecision } from "./decisions.js";
 import { pipelineDefinition, type PipelineServices, type ScriptRunner } from "./definition.js";
@@ -231,7 +232,7 @@ export class PipelineHost implements PipelineServices {
       const known = this.current.members().map((x) => x.name);
       throw new PipelineRuntimeError(
         "PIPELINE_SCRIPT_UNKNOWN",
-        `${JSON.stringify(ref)} is not a pipeline script of this project; known: ${known.join(", ") || "none (mark scripts with // pipeline)"}`,
+        `${JSON.stringify(ref)} is not a pipeline script of this project; known: ${known.join(", ") || `none (mark scripts with ${everySyntaxHint("pipeline")})`}`,
       );
     }
     return m;
@@ -272,7 +273,7 @@ export class PipelineHost implements PipelineServices {
     if (!marked || !m.triggers.webhook || !loaded) {
       throw new PipelineRuntimeError(
         "PIPELINE_TRIGGER_NOT_CONFIGURED",
-        `${m.path} has no webhook: it needs a \`// on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${loaded ? "" : ", and the script must load without errors"}`,
+        `${m.path} has no webhook: it needs a \`${hintPrefix(m.language)} on webhook\` line and {"triggers": {"${m.name.split("/").pop()}": {"webhook": true}}} in ${m.folder ? `${m.folder}/` : ""}pipeline.json${loaded ? "" : ", and the script must load without errors"}`,
       );
     }
     const args =

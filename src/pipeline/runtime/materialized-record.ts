@@ -42,6 +42,8 @@ export interface MaterializedWrite {
 /**
  * Record `result` as the slice's latest write by run `run` of `script` (replaces the slice's
  * previous record; the script lets a rollback restoring the record rebuild its status entry).
+ * The log entry and the current record are one atomic store write (`kvPutAll`): a crash or a
+ * refused write leaves neither, never one without the other.
  */
 export async function recordMaterialized(
   store: Store,
@@ -51,14 +53,21 @@ export async function recordMaterialized(
   at = Date.now(),
 ): Promise<void> {
   const record = JSON.stringify({ ...result, run, ...(script !== undefined && { script }), at });
-  await logSlice(store, result.asset, record);
-  await store.kvPut(`${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`, record);
+  await store.kvPutAll([
+    { key: logKey(result.asset, record), value: record },
+    { key: `${MATERIALIZED_PREFIX}${result.asset} ${result.partition ?? ""}`, value: record },
+  ]);
+}
+
+/** The log key of slice record `record` of table `uri`. */
+function logKey(uri: string, record: string): string {
+  const v = JSON.parse(record) as StoredSlice;
+  return `${LOG_PREFIX}${uri} ${padded(v.snapshot_id)} ${v.partition ?? ""}`;
 }
 
 /** Keeps slice record `record` of table `uri` in the table's log. */
 export async function logSlice(store: Store, uri: string, record: string): Promise<void> {
-  const v = JSON.parse(record) as StoredSlice;
-  await store.kvPut(`${LOG_PREFIX}${uri} ${padded(v.snapshot_id)} ${v.partition ?? ""}`, record);
+  await store.kvPut(logKey(uri, record), record);
 }
 
 /** Records that table `uri` was rolled back to snapshot `to` as snapshot `snapshot`. */

@@ -47,7 +47,7 @@ export async function reservedColumnErrors(
       severity: "error",
       line,
       code: "PARTITION_COLUMN_RESERVED",
-      message: `the SELECT produces a column named ${name}, which Sluice reserves for the partition of a // partitioned materialization (it adds ${PARTITION_COLUMN} to every slice itself); rename the column (AS another_name) or drop it (a * over a // partitioned table brings that table's ${PARTITION_COLUMN} along: SELECT * EXCLUDE (${PARTITION_COLUMN}) …)`,
+      message: `the SELECT produces a column named ${name}, which Sluice reserves for the partition of a -- partitioned materialization (it adds ${PARTITION_COLUMN} to every slice itself); rename the column (AS another_name) or drop it (a * over a partitioned table brings that table's ${PARTITION_COLUMN} along: SELECT * EXCLUDE (${PARTITION_COLUMN}) …)`,
       script: m.path,
     });
   }

@@ -24,7 +24,7 @@ import { doneKey } from "./done-marks.js";
 import { PipelineRuntimeError } from "./errors.js";
 import { lineageAt, lineageHistory, recordLineage } from "./lineage-record.js";
 import { logRollback, logSlice, MATERIALIZED_PREFIX, sliceEvents } from "./materialized-record.js";
-import { WRITTEN_PREFIX } from "./run-context.js";
+import { parseWritten, WRITTEN_PREFIX, writtenKey } from "./written-index.js";
 import { captureSchema, schemaAt, schemaHistory } from "./schema-history.js";
 import { slicesAt } from "./slice-timeline.js";
 
@@ -117,12 +117,13 @@ async function dropWritten(store: Store, uri: string, runs: ReadonlySet<string>)
   const prefix = `${WRITTEN_PREFIX}${uri} `;
   const removed = new Map<string, Array<{ key: string; value: string }>>();
   for (const row of await store.kvList(prefix)) {
-    const v = JSON.parse(row.value) as { run: string; script: string };
+    const v = parseWritten(row.key, row.value);
     if (!runs.has(v.run)) continue;
     const entries = removed.get(v.run) ?? [];
     removed.set(v.run, entries);
     entries.push({ key: row.key, value: row.value });
-    const partition = row.key.slice(prefix.length);
+    // the run's done mark is under its own partition (a whole-table write may come from a partitioned chain)
+    const partition = v.runPartition ?? v.partition;
     const done = partition ? doneKey(v.script, partition) : null;
     const mark = done ? await store.kvGet(done) : null;
     if (done && mark !== null) entries.push({ key: done, value: mark });
@@ -151,7 +152,7 @@ async function restoreWritten(store: Store, uri: string, runs: ReadonlyMap<strin
       const r = JSON.parse(record) as { partition?: string; script?: string; at?: number };
       if (r.script === undefined) continue;
       const entry = JSON.stringify({ run, script: r.script, at: r.at ?? 0 });
-      await store.kvSwap(`${WRITTEN_PREFIX}${uri} ${r.partition ?? ""}`, null, entry);
+      await store.kvSwap(writtenKey(uri, r.partition), null, entry);
     }
   }
 }

@@ -2,7 +2,7 @@
  * The context of one running pipeline script: its member, partition, metadata and the
  * assets it writes. When the script succeeds, each write is checkpointed on the run as an
  * `asset` step (through the execution's fenced, group-committed save) and indexed per
- * asset and partition for the status views. The pipeline host that started the run keeps
+ * asset and slice for the status views (`written-index.ts`). The pipeline host that started the run keeps
  * its context by execution (`PipelineServices.bindRun`); SDK helpers reach it through
  * the engine of the calling code (`sdk-host.ts`).
  */
@@ -13,6 +13,7 @@ import type { Execution } from "../../worker/execution.js";
 import { parseAssetUri } from "../asset-uri.js";
 import type { MemberScript } from "./catalog.js";
 import type { RunMeta } from "./meta.js";
+import { type WrittenEntry, writtenKey, writtenSlice } from "./written-index.js";
 
 /** An asset write of a run. */
 export interface RecordedWrite {
@@ -21,14 +22,8 @@ export interface RecordedWrite {
   /** What wrote it (`writeS3File`, `COPY … TO`, `static`, …). */
   readonly via: string;
   readonly at: number;
-}
-
-/** Prefix of the per-asset write index in the store's key-value records. */
-export const WRITTEN_PREFIX = "pipeline:written:";
-
-/** The index key of an asset write (`<uri> <partition>`; URIs never contain spaces). */
-function writtenKey(uri: string, partition: string | undefined): string {
-  return `${WRITTEN_PREFIX}${uri} ${partition ?? ""}`;
+  /** The slice written, when the write reported it (a lake write: `partition` undefined for the whole table). */
+  readonly slice?: { readonly partition?: string };
 }
 
 /** One running pipeline script. */
@@ -75,12 +70,14 @@ export class PipelineRunContext {
   /**
    * Notes that this run wrote `uri` (validated, once per URI). The writes become `asset`
    * checkpoints of the run when it succeeds ({@link flushWrites}): a failed attempt leaves
-   * none, so a retry starts from a clean checkpoint.
+   * none, so a retry starts from a clean checkpoint. `slice` is the slice the write reported
+   * (a lake write's), else the status index takes it from the script ({@link writtenSlice}).
    * @throws AssetUriError for an invalid URI
    */
-  async recordWrite(uri: string, via: string): Promise<void> {
+  async recordWrite(uri: string, via: string, slice?: { partition?: string }): Promise<void> {
     const asset = parseAssetUri(uri);
-    if (!this.recorded.has(asset.uri)) this.recorded.set(asset.uri, { uri: asset.uri, via, at: Date.now() });
+    if (!this.recorded.has(asset.uri))
+      this.recorded.set(asset.uri, { uri: asset.uri, via, at: Date.now(), ...(slice && { slice }) });
   }
 
   /**
@@ -97,11 +94,16 @@ export class PipelineRunContext {
       return { key, kind: "asset" as const, target: w.uri, status: "done" as const, value, position };
     });
     await this.exec.save(steps);
-    for (const w of writes)
-      await this.store.kvPut(
-        writtenKey(w.uri, this.partition),
-        JSON.stringify({ run: this.runId, script: this.member.path, at: w.at }),
-      );
+    for (const w of writes) {
+      const partition = w.slice ? w.slice.partition : writtenSlice(this.member, this.partition, w.uri);
+      const entry: WrittenEntry = {
+        run: this.runId,
+        script: this.member.path,
+        at: w.at,
+        ...(this.partition !== undefined && partition !== this.partition && { runPartition: this.partition }),
+      };
+      await this.store.kvPut(writtenKey(w.uri, partition), JSON.stringify(entry));
+    }
   }
 }
 

@@ -118,7 +118,9 @@ export class RunAssetSdk implements AssetSdkHost {
       ...options,
       ...(author && { author }),
     });
-    await this.run?.recordWrite(uri, "ducklake");
+    await this.run?.recordWrite(uri, "ducklake", {
+      ...(result.partition !== undefined && { partition: result.partition }),
+    });
     if (this.run) {
       // The same state a `// materialize` write records: the slice written, and the schema version.
       await recordMaterialized(this.run.store, result, this.run.runId, this.run.member.path);

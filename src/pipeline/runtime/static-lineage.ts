@@ -17,8 +17,9 @@
  *   functions) is of unknown schema: its qualified columns still name it, `*` over it is not
  *   expanded and an unqualified column it may hold is `unknown` (said in the warnings).
  *
- * The parse of a script is kept per loaded script object, so a reload parses again and a
- * graph request after that does not.
+ * The parse of a script is kept by its source (a parse reads nothing else), so a reload or a
+ * graph request parses only the scripts whose source changed; what depends on other scripts and
+ * the store (the columns of the tables it reads) is walked again each time, without DuckDB.
  */
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { sqlString, withDuckDb } from "../../assets/duckdb.js";
@@ -66,8 +67,28 @@ interface Parsed {
   readonly lakes: ReadonlyMap<string, string>;
 }
 
-/** Parses by loaded script object: a reloaded script is a new object. */
-const parsedScripts = new WeakMap<MemberScript, Parsed>();
+/** Parses by script source, least recently used first (at most {@link MAX_PARSED}). */
+const parsedSources = new Map<string, Parsed>();
+/** Sources whose parse is kept: every managed script of a large project, and the edits of a dev session. */
+const MAX_PARSED = 512;
+
+/** The kept parse of `m`'s source, now the most recently used. */
+function parsedOf(m: MemberScript): Parsed | undefined {
+  const parsed = parsedSources.get(m.source);
+  if (parsed) {
+    parsedSources.delete(m.source);
+    parsedSources.set(m.source, parsed);
+  }
+  return parsed;
+}
+
+function keepParse(source: string, parsed: Parsed): void {
+  parsedSources.set(source, parsed);
+  for (const old of parsedSources.keys()) {
+    if (parsedSources.size <= MAX_PARSED) break;
+    parsedSources.delete(old);
+  }
+}
 
 /** `{partition}` stands for a value only a run has; parsing needs some value of the same lexical kind. */
 const PARTITION_PLACEHOLDER = "1970-01-01";
@@ -199,13 +220,24 @@ async function parse(conn: DuckDBConnection, m: MemberScript): Promise<Parsed> {
   return { tree, temps, names: await expressionNames(conn, tree), lakes };
 }
 
-/** Parse every script of `members` not parsed yet, on one in-memory DuckDB. */
-async function parseAll(members: readonly MemberScript[]): Promise<void> {
-  const todo = members.filter((m) => !parsedScripts.has(m));
-  if (todo.length === 0) return;
+/** The parse of every script of `members`, by path: kept ones as they are, the others on one in-memory DuckDB (opened only for them). */
+async function parseAll(members: readonly MemberScript[]): Promise<Map<string, Parsed>> {
+  const out = new Map<string, Parsed>();
+  const todo: MemberScript[] = [];
+  for (const m of members) {
+    const kept = parsedOf(m);
+    if (kept) out.set(m.path, kept);
+    else todo.push(m);
+  }
+  if (todo.length === 0) return out;
   await withDuckDb([], async (conn) => {
-    for (const m of todo) parsedScripts.set(m, await parse(conn, m));
+    for (const m of todo) {
+      const parsed = parsedOf(m) ?? (await parse(conn, m));
+      keepParse(m.source, parsed);
+      out.set(m.path, parsed);
+    }
   });
+  return out;
 }
 
 /**
@@ -220,8 +252,9 @@ export async function inferLoadedLineage(
   const managed = folders.flatMap((f) => f.members).filter((m) => managedTarget(m) !== undefined);
   const out = new Map<string, StaticLineage>();
   if (managed.length === 0) return out;
+  let parses: Map<string, Parsed>;
   try {
-    await parseAll(managed);
+    parses = await parseAll(managed);
   } catch (err) {
     // lineage is metadata: DuckDB failing to start costs the pre-write lineage, not the graph
     for (const m of managed)
@@ -241,7 +274,7 @@ export async function inferLoadedLineage(
     const done = out.get(m.path);
     if (done) return done;
     const asset = managedTarget(m)!;
-    const parsed = parsedScripts.get(m)!;
+    const parsed = parses.get(m.path)!;
     if (parsed.error) {
       const r = {
         asset,

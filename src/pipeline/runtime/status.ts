@@ -16,7 +16,7 @@ import { isLakeTableUri } from "./graph-lineage.js";
 import { splitPayload } from "./meta.js";
 import { triggerOf } from "./partition.js";
 import { orderedMembers, triggerViews, type TriggerView } from "./render.js";
-import { WRITTEN_PREFIX } from "./run-context.js";
+import { parseWritten, WRITTEN_PREFIX } from "./written-index.js";
 
 /** A script's state. */
 interface ScriptStatus {
@@ -37,7 +37,7 @@ interface ScriptStatus {
   readonly triggers: readonly TriggerView[];
 }
 
-/** A partition written to an asset. */
+/** A partition written to an asset (`partition` null: the whole asset, its latest write). */
 interface WrittenPartition {
   readonly partition: string | null;
   readonly uri: string;
@@ -142,11 +142,9 @@ export async function pipelineStatus(
       writes: d.state.count,
       run: d.state.run,
     }));
-  const written = (await store.kvList(WRITTEN_PREFIX)).map((row) => {
-    const rest = row.key.slice(WRITTEN_PREFIX.length);
-    const space = rest.lastIndexOf(" ");
-    const v = JSON.parse(row.value) as { run: string; script: string; at: number };
-    return { uri: rest.slice(0, space), partition: rest.slice(space + 1) || null, ...v };
+  const written = (await store.kvList(WRITTEN_PREFIX)).map((row): WrittenPartition => {
+    const { uri, partition, run, script, at } = parseWritten(row.key, row.value);
+    return { uri, partition, run, script, at };
   });
   const assets = [];
   for (const a of folder.analysis.graph.assets) {

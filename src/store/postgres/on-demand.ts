@@ -30,6 +30,7 @@ const FORWARDED = [
   "probeWrite",
   "kvGet",
   "kvPut",
+  "kvPutAll",
   "kvDelete",
   "kvSwap",
   "kvList",

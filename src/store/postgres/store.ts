@@ -31,6 +31,7 @@ import type {
   ReleaseSummary,
   WatchOptions,
 } from "../types.js";
+import { lastPerKey } from "../kv-batch.js";
 import { CLAIM_SETUP, type ClaimShape, claimRuns } from "./claim.js";
 import { applyCommands } from "./commit.js";
 import { applyCheckpoints, checkpointsAlone } from "./checkpoints.js";
@@ -294,6 +295,16 @@ export class PostgresStore implements Store {
     await this.db.query(
       "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
       [`kv:${key}`, value],
+    );
+  }
+  async kvPutAll(entries: ReadonlyArray<{ key: string; value: string }>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.ready();
+    const one = lastPerKey(entries);
+    // one statement: atomic by itself
+    await this.db.query(
+      "INSERT INTO meta (key, value) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      [one.map((e) => `kv:${e.key}`), one.map((e) => e.value)],
     );
   }
   async kvDelete(key: string): Promise<boolean> {

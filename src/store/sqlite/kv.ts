@@ -1,4 +1,5 @@
 /** The key-value verbs of the SQLite store (see `Store.kvGet`): rows of `meta` under the `kv:` prefix. */
+import { type KvEntry, lastPerKey } from "../kv-batch.js";
 import type { Statements } from "./statements.js";
 
 const PREFIX = "kv:";
@@ -13,6 +14,11 @@ export function kvGet(s: Statements, key: string): string | null {
 /** Sets `key` to `value`. */
 export function kvPut(s: Statements, key: string, value: string): void {
   s.get(UPSERT).run(PREFIX + key, value);
+}
+
+/** Sets every key of `entries` (the last value of a key given twice); call inside a transaction, so all or none is written. */
+export function kvPutAll(s: Statements, entries: readonly KvEntry[]): void {
+  for (const e of lastPerKey(entries)) kvPut(s, e.key, e.value);
 }
 
 /** Removes `key`; true when it was there. */

@@ -244,6 +244,10 @@ export class SqliteStore implements Store {
   async kvPut(key: string, value: string): Promise<void> {
     await this.tx(() => kv.kvPut(this.s, key, value));
   }
+  async kvPutAll(entries: ReadonlyArray<{ key: string; value: string }>): Promise<void> {
+    if (entries.length === 0) return;
+    await this.tx(() => kv.kvPutAll(this.s, entries));
+  }
   async kvDelete(key: string): Promise<boolean> {
     return this.tx(() => kv.kvDelete(this.s, key));
   }

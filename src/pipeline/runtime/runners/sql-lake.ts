@@ -264,7 +264,7 @@ async function refuseReservedColumn(conn: DuckDBConnection, script: string): Pro
   if (own === undefined) return;
   throw new PipelineRuntimeError(
     "PARTITION_COLUMN_RESERVED",
-    `${script}: the SELECT produces a column named ${own}, which Sluice adds itself to every slice of a // partitioned materialization (a * over a // partitioned table brings that table's ${PARTITION_COLUMN} along); leave it out (SELECT * EXCLUDE (${PARTITION_COLUMN}) …) or rename it (AS another_name)`,
+    `${script}: the SELECT produces a column named ${own}, which Sluice adds itself to every slice of a -- partitioned materialization (a * over a partitioned table brings that table's ${PARTITION_COLUMN} along); leave it out (SELECT * EXCLUDE (${PARTITION_COLUMN}) …) or rename it (AS another_name)`,
   );
 }
 
@@ -284,7 +284,7 @@ export async function materialize(conn: DuckDBConnection, req: MaterializeReques
   if (req.partitioned && req.partition === undefined) {
     throw new PipelineRuntimeError(
       "SQL_PARTITION_MISSING",
-      `${req.script} is // partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`,
+      `${req.script} is -- partitioned but this run has no partition; run it with a partition (sluice pipeline run … --partition 2026-05-16)`,
     );
   }
   if (req.partitioned) await refuseReservedColumn(conn, req.script);
