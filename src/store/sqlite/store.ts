@@ -3,7 +3,6 @@ import Database from "better-sqlite3";
 import { type Clock, systemClock } from "../../core/clock.js";
 import type { Duration } from "../../core/duration.js";
 import { durationOption } from "../../core/duration-option.js";
-import type { SerializedError } from "../../core/serde.js";
 import type {
   ApprovalEvent,
   ClaimedRun,
@@ -35,7 +34,7 @@ import type {
   ReleaseSummary,
   WatchOptions,
 } from "../types.js";
-import { cancelledError, PARENT_CANCELLED, reclaimError } from "../run-errors.js";
+import { cancelledError, PARENT_CANCELLED } from "../run-errors.js";
 import { isTerminal } from "../types.js";
 import { listApprovalEvents, recordApprovalEvent, resolveWait } from "./approvals.js";
 import { claimRuns, nextReadyAt } from "./claim.js";
@@ -44,7 +43,8 @@ import { SqliteReads } from "./reads.js";
 import * as kv from "./kv.js";
 import * as leaders from "./leaders.js";
 import { probeNewSpace, writeProbeKey } from "./ready-probe.js";
-import { anyWrittenAhead, reanchorDueTimes, reanchorLeases } from "./clock-reanchor.js";
+import { anyWrittenAhead, reanchorDueTimes } from "./clock-reanchor.js";
+import { reclaimExpired } from "./reclaim.js";
 import * as releases from "./releases.js";
 import * as schedules from "./schedules.js";
 import { Statements } from "./statements.js";
@@ -322,46 +322,7 @@ export class SqliteStore implements Store {
   }
 
   async reclaimExpired(limit: number, retryDelayMs: RetryDelay): Promise<string[]> {
-    return this.tx((now) => {
-      // Leases a clock ahead wrote: noted, and ended once not renewed for their length (store/clock-reanchor.ts).
-      reanchorLeases(this.s, now);
-      const rows = this.s
-        .get(
-          `SELECT id, attempt, max_attempts, lease_ms, parent_id, parent_key, backoff_base, backoff_max FROM runs
-           WHERE status = 'running' AND lease_expires_at < ? ORDER BY lease_expires_at LIMIT ?`,
-        )
-        .all(now, limit) as Array<{
-        id: string;
-        attempt: number;
-        max_attempts: number;
-        lease_ms: number | null;
-        backoff_base: number;
-        backoff_max: number;
-        parent_id: string | null;
-        parent_key: string | null;
-      }>;
-      for (const row of rows) {
-        // Expired, or released by its worker (a release mark in lease_ms): one rule, store/run-errors.ts.
-        const error: SerializedError = reclaimError(
-          { attempt: row.attempt, maxAttempts: row.max_attempts },
-          row.lease_ms,
-        );
-        if (row.attempt < row.max_attempts) {
-          this.s
-            .get(
-              `UPDATE runs SET status = 'pending', attempt = attempt + 1, ready_at = ?, error = ?, lease_owner = NULL,
-                 lease_expires_at = NULL, updated_at = ? WHERE id = ?`,
-            )
-            .run(
-              now + retryDelayMs(row.attempt, { base: row.backoff_base, max: row.backoff_max }),
-              JSON.stringify(error),
-              now,
-              row.id,
-            );
-        } else this.w.finish(row.id, { status: "failed", error }, now);
-      }
-      return rows.map((r) => r.id);
-    });
+    return this.tx((now) => reclaimExpired(this.s, this.w, now, limit, retryDelayMs));
   }
 
   async nextReadyAt(workflows: readonly string[], queues?: readonly string[]): Promise<number | null> {
